@@ -1,0 +1,102 @@
+/**
+ * The one error type of the VFS. Every layer, the path grammar and the namespace throw
+ * `VfsError` and nothing else on purpose: callers branch on `code`, never on the message.
+ *
+ * The codes are the public tool codes of DESIGN.md (one vocabulary from the walk to the agent,
+ * so the gate needs no translation table), plus `NOT_EMPTY`, which no public tool can produce
+ * today (no tool deletes folders) and which the gate would report as `INTERNAL`.
+ *
+ * `path` is always a layer-relative path ('' is the layer root) or, once the namespace has
+ * re-anchored it, a namespace path. A host path never appears in `path` or `message`.
+ */
+export type VfsCode =
+  | 'PATH_ESCAPE'
+  | 'OUTSIDE_MOUNTS'
+  | 'BAD_NAME'
+  | 'NAME_TOO_LONG'
+  | 'SYMLINK_ESCAPE'
+  | 'NOT_FOUND'
+  | 'NOT_DISCLOSED'
+  | 'IS_DIRECTORY'
+  | 'NOT_DIRECTORY'
+  | 'NOT_REGULAR_FILE'
+  | 'ALREADY_EXISTS'
+  | 'READ_ONLY'
+  | 'PROTECTED_PATH'
+  | 'TOO_LARGE'
+  | 'NOT_EMPTY'
+  | 'INTERNAL';
+
+/** An error raised by the VFS: a stable `code`, the operation (`op`) and the path it concerns. */
+export class VfsError extends Error {
+  override readonly name = 'VfsError';
+
+  constructor(
+    readonly code: VfsCode,
+    readonly op: string,
+    readonly path: string,
+    readonly detail: string = defaultDetail(code),
+    options?: { cause?: unknown },
+  ) {
+    super(`${code}: ${op} '${path}': ${detail}`, options);
+  }
+
+  /** The same error re-anchored at another path (a layer path seen through a mount). */
+  withPath(path: string): VfsError {
+    return new VfsError(this.code, this.op, path, this.detail, { cause: this.cause });
+  }
+}
+
+/** True when `e` is a VfsError, optionally with the given code. */
+export function isVfsError(e: unknown, code?: VfsCode): e is VfsError {
+  return e instanceof VfsError && (code === undefined || e.code === code);
+}
+
+function defaultDetail(code: VfsCode): string {
+  switch (code) {
+    case 'PATH_ESCAPE': return 'the path climbs out of the namespace';
+    case 'OUTSIDE_MOUNTS': return 'the path is not inside the workspace or any mount';
+    case 'BAD_NAME': return 'the path contains a character that is not allowed';
+    case 'NAME_TOO_LONG': return 'a name is longer than 255 bytes or the path longer than 4096 bytes';
+    case 'SYMLINK_ESCAPE': return 'the path goes through a symbolic link, which is never followed';
+    case 'NOT_FOUND': return 'no such file or folder';
+    case 'NOT_DISCLOSED': return 'the file exists but has not been disclosed yet: ask for it with request_files';
+    case 'IS_DIRECTORY': return 'the path is a folder';
+    case 'NOT_DIRECTORY': return 'a part of the path is not a folder';
+    case 'NOT_REGULAR_FILE': return 'the path is not a regular file';
+    case 'ALREADY_EXISTS': return 'the path already exists';
+    case 'READ_ONLY': return 'the path is in a read-only mount';
+    case 'PROTECTED_PATH': return 'the path is protected and never writable through tools';
+    case 'TOO_LARGE': return 'the file is larger than allowed';
+    case 'NOT_EMPTY': return 'the folder is not empty';
+    case 'INTERNAL': return 'internal error';
+  }
+}
+
+const ERRNO_CODES: Record<string, VfsCode> = {
+  ENOENT: 'NOT_FOUND',
+  ENOTDIR: 'NOT_DIRECTORY',
+  EISDIR: 'IS_DIRECTORY',
+  EEXIST: 'ALREADY_EXISTS',
+  ENOTEMPTY: 'NOT_EMPTY',
+  ELOOP: 'SYMLINK_ESCAPE',
+  EROFS: 'READ_ONLY',
+  EACCES: 'READ_ONLY',
+  EPERM: 'READ_ONLY',
+  ENAMETOOLONG: 'NAME_TOO_LONG',
+  EFBIG: 'TOO_LARGE',
+  ENXIO: 'NOT_REGULAR_FILE',
+};
+
+/**
+ * Turns a Node errno error (from node:fs or memfs) into a VfsError at a layer-relative path.
+ * The original error is kept as `cause` for debugging; its message (which may hold a host
+ * path) is never copied into the VfsError's message. Unknown errnos become `INTERNAL`.
+ */
+export function fromErrno(e: unknown, op: string, path: string): VfsError {
+  if (e instanceof VfsError) return e;
+  const errno = (e as { code?: unknown } | null)?.code;
+  const code = typeof errno === 'string' ? ERRNO_CODES[errno] : undefined;
+  if (code) return new VfsError(code, op, path, undefined, { cause: e });
+  return new VfsError('INTERNAL', op, path, `unexpected ${typeof errno === 'string' ? errno : 'error'}`, { cause: e });
+}

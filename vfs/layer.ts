@@ -1,0 +1,102 @@
+/**
+ * The layer interfaces: what every filesystem implementation of the VFS honours.
+ *
+ * Paths given to a layer are layer-relative and already validated by the path grammar
+ * (`vfs/path.ts`): '' is the layer root, otherwise segments joined by '/', with no '.', '..',
+ * empty segment, NUL or backslash. A layer never follows a symbolic link: a link as an
+ * intermediate component is `SYMLINK_ESCAPE`; as the last component, `stat` reports it as
+ * `symlink` and `readFile` refuses it with `SYMLINK_ESCAPE`.
+ *
+ * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
+ * (`WritableLayer`), and optional fast paths found by checking for the method.
+ */
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+/** What `stat` reports (lstat semantics: a final symlink is reported, not followed). */
+export interface Stat {
+  type: EntryType;
+  /** Bytes for files; 0 for folders in layers that do not track it. */
+  size: number;
+  /** Permission bits (e.g. 0o644). */
+  mode: number;
+  mtimeMs: number;
+}
+
+/** One entry of a folder listing. Listings are sorted by name (UTF-16 code unit order). */
+export interface DirEntry {
+  name: string;
+  type: EntryType;
+}
+
+export interface ReadOptions {
+  /** Refuse with `TOO_LARGE` instead of reading more than this many bytes. */
+  maxBytes?: number;
+}
+
+/** The read core every layer implements. All methods throw `VfsError` only. */
+export interface Layer {
+  /** A short name of the implementation ('memory', 'host', 'overlay', …) for status and errors. */
+  readonly kind: string;
+  /** Metadata of a path without following a final symlink. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */
+  stat(path: string): Promise<Stat>;
+  /** All bytes of a regular file. `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `SYMLINK_ESCAPE`, `TOO_LARGE`, `NOT_FOUND`. */
+  readFile(path: string, options?: ReadOptions): Promise<Uint8Array>;
+  /** The entries of a folder, sorted by name. `NOT_DIRECTORY`, `NOT_FOUND`, `SYMLINK_ESCAPE`. */
+  readdir(path: string): Promise<DirEntry[]>;
+}
+
+export interface WriteOptions {
+  /** Create only: `ALREADY_EXISTS` when the name exists (O_EXCL semantics). */
+  exclusive?: boolean;
+  /** Mode for a new file (default 0o644). An existing file always keeps its mode. */
+  mode?: number;
+}
+
+export interface WriteResult {
+  /** True when the file did not exist before. */
+  created: boolean;
+}
+
+/**
+ * The writing extension. Every method either does the whole change or throws; a layer that
+ * cannot write (the read-only wrapper) throws `READ_ONLY` and never drops a write.
+ */
+export interface WritableLayer extends Layer {
+  /**
+   * Replace (or create) a file atomically: a reader sees the old or the new bytes, never a mix.
+   * The parent folder must exist (`NOT_FOUND`). Replacing never writes through a hard link.
+   */
+  writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
+  /** Create one folder. `ALREADY_EXISTS` when the name exists. */
+  mkdir(path: string): Promise<void>;
+  /** Remove a file, a symlink (not its target) or an empty folder (`NOT_EMPTY`). */
+  remove(path: string): Promise<void>;
+  /** Rename within the layer, replacing a file at `to` (never following a link there). */
+  rename(from: string, to: string): Promise<void>;
+}
+
+/** True when the layer offers the writing extension (it may still refuse with `READ_ONLY`). */
+export function isWritableLayer(layer: Layer): layer is WritableLayer {
+  return typeof (layer as Partial<WritableLayer>).writeFile === 'function';
+}
+
+/** Joins a layer-relative folder path and a child name. */
+export function childPath(dir: string, name: string): string {
+  return dir === '' ? name : `${dir}/${name}`;
+}
+
+/** The parent of a layer-relative path ('' for a top-level name). */
+export function parentPath(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut < 0 ? '' : path.slice(0, cut);
+}
+
+/** The last segment of a layer-relative path. */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Compares names in the one stable listing order used everywhere (UTF-16 code units). */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

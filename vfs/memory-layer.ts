@@ -1,0 +1,198 @@
+/**
+ * `MemoryLayer`: a layer over a memfs volume (optionally a sub-folder of a shared volume).
+ *
+ * Mirrors the host layer's rules: no symlink is followed (each intermediate component is
+ * checked with lstat), writes replace the name through a temp file and a rename (so a hard link
+ * never changes in place and a symlink at the name is replaced, not followed), and an existing
+ * file keeps its mode. memfs is synchronous underneath; each call is one short synchronous step.
+ */
+import { Volume } from 'memfs';
+import { VfsError, fromErrno } from './errors.js';
+import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import { baseName, compareNames, parentPath } from './layer.js';
+
+type Vol = InstanceType<typeof Volume>;
+interface LstatLike {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  size: number | bigint;
+  mode: number | bigint;
+  mtimeMs: number | bigint;
+}
+
+export interface MemoryLayerOptions {
+  /** The volume to use (default: a new empty one). */
+  volume?: Vol;
+  /** Absolute folder inside the volume that is this layer's root (default '/'). Created if missing. */
+  root?: string;
+  /** Initial files, layer-relative path → content. */
+  files?: Record<string, string | Uint8Array>;
+}
+
+let tempCounter = 0;
+
+export class MemoryLayer implements WritableLayer {
+  readonly kind = 'memory';
+  readonly volume: Vol;
+  private readonly root: string;
+
+  constructor(options: MemoryLayerOptions = {}) {
+    this.volume = options.volume ?? new Volume();
+    this.root = (options.root ?? '/').replace(/\/+$/, '');
+    if (this.root !== '') this.volume.mkdirSync(this.root, { recursive: true });
+    for (const [path, content] of Object.entries(options.files ?? {})) {
+      const abs = this.abs(path);
+      this.volume.mkdirSync(abs.slice(0, abs.lastIndexOf('/')) || '/', { recursive: true });
+      this.volume.writeFileSync(abs, content);
+    }
+  }
+
+  async stat(path: string): Promise<Stat> {
+    return toStat(this.lstat(path, 'stat'));
+  }
+
+  async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    const st = this.lstat(path, 'read');
+    if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'read', path);
+    if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
+    if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
+    if (options?.maxBytes !== undefined && Number(st.size) > options.maxBytes) {
+      throw new VfsError('TOO_LARGE', 'read', path);
+    }
+    try {
+      const buf = this.volume.readFileSync(this.abs(path)) as Buffer;
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } catch (e) {
+      throw fromErrno(e, 'read', path);
+    }
+  }
+
+  async readdir(path: string): Promise<DirEntry[]> {
+    const st = this.lstat(path, 'readdir');
+    if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'readdir', path);
+    if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', 'readdir', path);
+    try {
+      const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as {
+        name: string;
+        isFile(): boolean;
+        isDirectory(): boolean;
+        isSymbolicLink(): boolean;
+      }[];
+      return dirents
+        .map((d) => ({ name: String(d.name), type: typeOf(d) }))
+        .sort((a, b) => compareNames(a.name, b.name));
+    } catch (e) {
+      throw fromErrno(e, 'readdir', path);
+    }
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    this.checkParent(path, 'write');
+    const abs = this.abs(path);
+    const existing = this.lstatOrUndefined(path, 'write');
+    if (existing) {
+      if (options.exclusive) throw new VfsError('ALREADY_EXISTS', 'write', path);
+      if (existing.isDirectory()) throw new VfsError('IS_DIRECTORY', 'write', path);
+      if (!existing.isFile() && !existing.isSymbolicLink()) throw new VfsError('NOT_REGULAR_FILE', 'write', path);
+    }
+    const mode = existing?.isFile() ? Number(existing.mode) & 0o7777 : (options.mode ?? 0o644);
+    const temp = `${abs.slice(0, abs.lastIndexOf('/'))}/.${baseName(path)}.gatefs-${++tempCounter}.tmp`;
+    try {
+      this.volume.writeFileSync(temp, data, { flag: 'wx', mode });
+      this.volume.renameSync(temp, abs);
+    } catch (e) {
+      try { this.volume.unlinkSync(temp); } catch { /* the temp file was never created */ }
+      throw fromErrno(e, 'write', path);
+    }
+    return { created: !existing };
+  }
+
+  async mkdir(path: string): Promise<void> {
+    this.checkParent(path, 'mkdir');
+    try {
+      this.volume.mkdirSync(this.abs(path), 0o755);
+    } catch (e) {
+      throw fromErrno(e, 'mkdir', path);
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
+    const st = this.lstat(path, 'remove');
+    try {
+      if (st.isDirectory()) this.volume.rmdirSync(this.abs(path));
+      else this.volume.unlinkSync(this.abs(path));
+    } catch (e) {
+      throw fromErrno(e, 'remove', path);
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
+    this.lstat(from, 'rename');
+    this.checkParent(to, 'rename');
+    try {
+      this.volume.renameSync(this.abs(from), this.abs(to));
+    } catch (e) {
+      throw fromErrno(e, 'rename', to);
+    }
+  }
+
+  private abs(path: string): string {
+    return path === '' ? this.root || '/' : `${this.root}/${path}`;
+  }
+
+  /** lstat of `path` after checking every intermediate component is a real folder. */
+  private lstat(path: string, op: string): LstatLike {
+    const st = this.lstatOrUndefined(path, op);
+    if (!st) throw new VfsError('NOT_FOUND', op, path);
+    return st;
+  }
+
+  private lstatOrUndefined(path: string, op: string): LstatLike | undefined {
+    if (path !== '') this.checkParent(path, op);
+    try {
+      return this.volume.lstatSync(this.abs(path)) as LstatLike;
+    } catch (e) {
+      const err = fromErrno(e, op, path);
+      if (err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    }
+  }
+
+  /** Every folder leading to `path` exists and is a folder, not a link. */
+  private checkParent(path: string, op: string): void {
+    const parent = parentPath(path);
+    if (parent === '' && path !== '') return;
+    let prefix = '';
+    for (const seg of parent.split('/')) {
+      prefix = prefix === '' ? seg : `${prefix}/${seg}`;
+      let st: LstatLike;
+      try {
+        st = this.volume.lstatSync(this.abs(prefix)) as LstatLike;
+      } catch (e) {
+        throw fromErrno(e, op, prefix);
+      }
+      if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', op, prefix);
+      if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, prefix);
+    }
+  }
+}
+
+function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+  if (d.isSymbolicLink()) return 'symlink';
+  if (d.isDirectory()) return 'directory';
+  if (d.isFile()) return 'file';
+  return 'other';
+}
+
+function toStat(st: LstatLike): Stat {
+  const type = typeOf(st);
+  return {
+    type,
+    size: type === 'file' || type === 'symlink' ? Number(st.size) : 0,
+    mode: Number(st.mode) & 0o7777,
+    mtimeMs: Number(st.mtimeMs),
+  };
+}
