@@ -1,0 +1,76 @@
+/**
+ * The public host interface (DESIGN.md "Host, ports and state"): what `createHost` and
+ * `createMemoryHost` return, and what the CLI and the MCP server drive.
+ */
+import type { ToolDescriptor, ToolResult } from '../../tools/result.js';
+
+export type Backend = 'shared' | 'worktree' | 'copy';
+export type Guarantee = 'none' | 'confined';
+export type WorkspaceState = 'preparing' | 'ready' | 'released';
+
+export interface PrepareOptions {
+  conversation: string;
+  /** Role name from the manifest (default: the first role). */
+  role?: string;
+  /** Base ref to pin (default: the integration checkout's HEAD). */
+  baseRef?: string;
+}
+
+/** One row of `gatefs status` / `host.status()`. Never contains host paths. */
+export interface WorkspaceStatus {
+  conversation: string;
+  role: string;
+  backend: Backend;
+  guarantee: Guarantee;
+  state: WorkspaceState;
+  branch: string | null;
+  pinnedSha: string | null;
+  /** Holder of the current occupancy, if any. */
+  holder: string | null;
+}
+
+/** Who is calling: used for occupancy (`OCCUPIED`) and carried into the run log. */
+export interface CallContext {
+  /** The occupancy holder making the call (e.g. an MCP session); default: anonymous. */
+  holder?: string;
+  /** Conversation chain of the caller (parent conversations first), for the run log. */
+  chain?: readonly string[];
+}
+
+/** One run-log record, oldest first, as plain data. */
+export interface RunEvent {
+  seq: number;
+  at: number;
+  type: string;
+  conversation: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface ReleaseOptions {
+  /** Also delete the branch, only when git proves it is merged into the base. */
+  deleteBranch?: boolean;
+}
+
+export interface ReleaseResult {
+  conversation: string;
+  removed: boolean;
+  branchDeleted: boolean;
+  /** Why the branch was kept, when it was. */
+  branchKeptReason?: string;
+}
+
+export interface ToolGateApi {
+  /** One gated tool call. Never throws: every failure is `{ ok: false, error }`. */
+  call(conversation: string, tool: string, args: unknown, context?: CallContext): Promise<ToolResult>;
+  /** The tools the conversation's role may use, as MCP-ready descriptors. */
+  tools(conversation: string): ToolDescriptor[];
+}
+
+export interface Host {
+  readonly gate: ToolGateApi;
+  prepare(options: PrepareOptions): Promise<WorkspaceStatus>;
+  status(): WorkspaceStatus[];
+  events(): RunEvent[];
+  release(conversation: string, options?: ReleaseOptions): Promise<ReleaseResult>;
+  close(): Promise<void>;
+}
