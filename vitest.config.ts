@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Builds dist/ once (only when stale) before the CLI and MCP tests spawn the real binary.
+    globalSetup: ['test/build-once.ts'],
   },
 });

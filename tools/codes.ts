@@ -1,6 +1,7 @@
 /**
- * The stable tool error codes of DESIGN.md. Never renamed, never reused.
- * (The tools issue documents each code here, one line each.)
+ * The stable tool error codes of DESIGN.md, each with its one-line meaning. Never renamed,
+ * never reused. `TOOL_ERROR_CODES` is the list; `TOOL_ERROR_DOCS` says what each one means to
+ * an agent (a test proves every code is produced by some input and documented here).
  */
 export const TOOL_ERROR_CODES = [
   'INVALID_INPUT',
@@ -31,3 +32,37 @@ export const TOOL_ERROR_CODES = [
 ] as const;
 
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** One line per code: what happened and what the caller can do about it. */
+export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
+  INVALID_INPUT: 'The arguments do not match the tool schema (or a pattern is not a usable regular expression); the message names the field.',
+  UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
+  WORKSPACE_NOT_READY: 'The workspace is still being prepared; retry once preparation has finished.',
+  WORKSPACE_RELEASED: 'The workspace was released; tools no longer run in it.',
+  TOOL_NOT_ALLOWED: "The tool does not exist or is not declared for the conversation's role.",
+  PATH_ESCAPE: "A '..' in the path climbs out of the namespace.",
+  OUTSIDE_MOUNTS: 'The path is neither inside the workspace nor inside a declared mount.',
+  BAD_NAME: 'The path holds a character that is never allowed (NUL, backslash, lone surrogate) or is empty.',
+  NAME_TOO_LONG: 'A name is longer than 255 UTF-8 bytes or the whole path longer than 4096.',
+  SYMLINK_ESCAPE: 'The path goes through (or reads) a symbolic link; tools never follow links.',
+  NOT_FOUND: 'No such file or folder.',
+  NOT_DISCLOSED: 'The file exists in the snapshot but is not disclosed yet: ask for it with request_files.',
+  IS_DIRECTORY: 'The path is a folder where a file was expected.',
+  NOT_DIRECTORY: 'A folder was expected (the path or one of its parents is a file).',
+  NOT_REGULAR_FILE: 'The path is a FIFO, socket, device or other special file, which tools never open.',
+  ALREADY_EXISTS: 'The file exists although the call asked to create it only (write with expectedSha256: null).',
+  READ_ONLY: 'The path is in a read-only mount.',
+  PROTECTED_PATH: 'The path is protected (.git at any depth, the gatefs state directory) and never writable through tools.',
+  OCCUPIED: 'Another holder has exclusive write access to this workspace right now.',
+  TOO_LARGE: 'The file is larger than the tool handles (read and edit: 10 MiB).',
+  BINARY_FILE: 'The file looks binary (a NUL byte in its first 8 KiB) or, for edit, is not valid UTF-8.',
+  NO_MATCH: 'edit: oldString does not occur in the file.',
+  AMBIGUOUS_MATCH: 'edit: oldString occurs more than once; add context or pass replaceAll.',
+  STALE_CONTENT: 'The file changed since it was read: its sha256 differs from expectedSha256 (or it no longer exists).',
+  INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
+};
+
+/** True when `code` is one of the stable tool error codes. */
+export function isToolErrorCode(code: unknown): code is ToolErrorCode {
+  return typeof code === 'string' && (TOOL_ERROR_CODES as readonly string[]).includes(code);
+}

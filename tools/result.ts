@@ -22,3 +22,21 @@ export interface ToolDescriptor {
   outputSchema: Record<string, unknown>;
   annotations: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
+
+/**
+ * A tool-level refusal thrown by a handler (`NO_MATCH`, `STALE_CONTENT`, …). The gate turns it
+ * into `{ ok: false, error }`; a handler may also return that result directly. `path` is a
+ * namespace path as the agent writes it (never a host path).
+ */
+export class ToolFailure extends Error {
+  override readonly name = 'ToolFailure';
+
+  constructor(readonly code: ToolErrorCode, message: string, readonly path?: string) {
+    super(message);
+  }
+}
+
+/** `{ ok: true, value }`. */
+export function ok<T>(value: T): ToolResult<T> {
+  return { ok: true, value };
+}

@@ -100,3 +100,59 @@ export function baseName(path: string): string {
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** One folder met by a recursive walk: its layer-relative path and its sorted entries. */
+export interface WalkEntries {
+  path: string;
+  entries: DirEntry[];
+}
+
+export interface WalkOptions {
+  /** Asked before descending into a sub-folder (layer-relative path); false skips it (e.g. `.git`). */
+  descend?(path: string): boolean;
+}
+
+/**
+ * Optional fast path for recursive walks (list, grep), found by `isWalkableLayer`. `walkTree`
+ * yields every folder under `path` (itself first), depth first in listing order, each with its
+ * sorted entries; links are listed, never descended. It must give exactly what recursive
+ * `readdir` calls would (the conformance suite can compare both). Layers without it are walked
+ * by `walkLayer` through `readdir`.
+ */
+export interface WalkableLayer extends Layer {
+  walkTree(path: string, options?: WalkOptions): AsyncIterable<WalkEntries>;
+}
+
+/** True when the layer offers the `walkTree` fast path. */
+export function isWalkableLayer(layer: Layer): layer is WalkableLayer {
+  return typeof (layer as Partial<WalkableLayer>).walkTree === 'function';
+}
+
+/**
+ * Walks `layer` from `path` as `WalkableLayer.walkTree` does: the fast path when the layer has
+ * one, else recursive `readdir`. Folders that vanish or turn into something else mid-walk
+ * (`NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`) are skipped below the starting folder.
+ */
+export async function* walkLayer(layer: Layer, path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
+  if (isWalkableLayer(layer)) {
+    yield* layer.walkTree(path, options);
+    return;
+  }
+  const pending = [path];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries: DirEntry[];
+    try {
+      entries = await layer.readdir(dir);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (dir !== path && (code === 'NOT_FOUND' || code === 'NOT_DIRECTORY' || code === 'SYMLINK_ESCAPE')) continue;
+      throw e;
+    }
+    yield { path: dir, entries };
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const child = childPath(dir, entries[i].name);
+      if (entries[i].type === 'directory' && (options.descend?.(child) ?? true)) pending.push(child);
+    }
+  }
+}

@@ -162,7 +162,9 @@ export class Namespace {
   }
 
   private target(input: string | Resolved, op: string): Resolved {
-    return typeof input === 'string' ? this.resolve(input, op) : input;
+    // Anything that is not an already resolved path goes through the grammar, which refuses
+    // non-strings with BAD_NAME instead of failing later with a TypeError.
+    return typeof input === 'object' && input !== null && 'mount' in input ? input : this.resolve(input as string, op);
   }
 
   private writableLayer(r: Resolved, op: string): WritableLayer {

@@ -19,7 +19,8 @@ export function utf8Length(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80) n += c >= 0x800 ? (c >= 0xd800 && c <= 0xdbff ? 1 : 2) : 1;
+    // 2 bytes for U+0080–U+07FF; 3 for the rest of the BMP; 4 for a surrogate pair (2 units).
+    if (c >= 0x80) n += c >= 0x800 ? 2 : 1;
     if (c >= 0xd800 && c <= 0xdbff) i++;
   }
   return n;
@@ -60,6 +61,7 @@ export function resolveNamespacePath(
   isInside: (path: string) => boolean,
   op = 'resolve',
 ): string {
+  if (typeof input !== 'string') throw new VfsError('BAD_NAME', op, '', `the path is a ${typeof input}, not a string`);
   if (input.length === 0) throw new VfsError('BAD_NAME', op, input, 'the path is empty');
   const shown = input.length > 300 ? `${input.slice(0, 300)}…` : input;
   checkText(input, op, shown);

@@ -27,7 +27,15 @@ export interface WorkspaceStatus {
   pinnedSha: string | null;
   /** Holder of the current occupancy, if any. */
   holder: string | null;
+  /**
+   * How folder access is confined on this host: `procfs` (handle walk through /proc/self/fd),
+   * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
+   */
+  confinement?: string;
 }
+
+/** Occupancy access modes: any number of `shared-read` holders, or one `exclusive-write`. */
+export type OccupancyMode = 'shared-read' | 'exclusive-write';
 
 /** Who is calling: used for occupancy (`OCCUPIED`) and carried into the run log. */
 export interface CallContext {
@@ -73,4 +81,12 @@ export interface Host {
   events(): RunEvent[];
   release(conversation: string, options?: ReleaseOptions): Promise<ReleaseResult>;
   close(): Promise<void>;
+  /**
+   * Occupies a conversation's workspace for `holder` (default `exclusive-write`: the gate then
+   * refuses other holders' writes with `OCCUPIED`). Throws `WorkspaceError` `OCCUPIED` or
+   * `UNKNOWN_CONVERSATION`. Optional: hosts without occupancy omit it.
+   */
+  acquire?(conversation: string, holder: string, mode?: OccupancyMode): unknown;
+  /** Ends `holder`'s occupancy of a conversation. Optional, with `acquire`. */
+  releaseOccupancy?(conversation: string, holder: string): unknown;
 }

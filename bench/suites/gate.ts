@@ -1,0 +1,91 @@
+/**
+ * Gate overhead: read, write, edit and list-one-folder through `ToolGate.call` (validation,
+ * registry lookup, path resolution, write checks, per-file lock, audit record into an in-memory
+ * run log, and the tool's own work: sha256, line window, UTF-8 coding) against the same file
+ * operation on the bare host layer over the same temp folder. Target ≤ 1.3×.
+ *
+ * Baselines ("the same operation"): read = `layer.readFile`; write = `layer.writeFile` (both
+ * fsync); edit = `readFile` + string replace + `writeFile`; list = `readdir` + `stat` of each
+ * entry (list returns sizes).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openHostLayer } from '../../vfs/host-layer.js';
+import { childPath } from '../../vfs/layer.js';
+import { Namespace } from '../../vfs/namespace.js';
+import { Registry } from '../../vfs/registry.js';
+import { systemClock } from '../../src/ports/clock.js';
+import { ToolGate } from '../../src/gate/tool-gate.js';
+import { measurePair, type Report } from '../harness.js';
+
+const SUITE = 'gate';
+
+export async function run(report: Report): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatefs-bench-gate-'));
+  const layer = (() => {
+    mkdirSync(join(dir, 'src', 'folder'), { recursive: true });
+    const line = `${'x'.repeat(63)}\n`;
+    writeFileSync(join(dir, 'src', 'read.txt'), line.repeat(64));
+    writeFileSync(join(dir, 'src', 'edit.txt'), `${line.repeat(30)}marker-A\n${line.repeat(30)}`);
+    for (let i = 0; i < 50; i++) writeFileSync(join(dir, 'src', 'folder', `f${String(i).padStart(2, '0')}.ts`), `export const v${i} = ${i};\n`);
+    return openHostLayer(dir);
+  })();
+  try {
+    const registry = new Registry();
+    const events: unknown[] = [];
+    const gate = new ToolGate({ registry, clock: systemClock, runLog: { append: (e) => { events.push(e); if (events.length > 10_000) events.length = 0; } } });
+    const ns = new Namespace({ root: '/worktrees/bench', mounts: [{ path: '/worktrees/bench', layer, writable: true }] });
+    registry.set({ conversation: 'bench', state: 'ready', role: 'agent', tools: new Set(['read', 'write', 'edit', 'list']), namespace: ns });
+    const mustOk = async (p: Promise<{ ok: boolean }>) => {
+      const r = await p;
+      if (!r.ok) throw new Error(`gate call failed: ${JSON.stringify(r)}`);
+    };
+
+    const read = await measurePair(
+      () => mustOk(gate.call('bench', 'read', { path: 'src/read.txt' })),
+      () => layer.readFile('src/read.txt'),
+      { iterations: 2000, warmup: 200 },
+    );
+    report.compare({ suite: SUITE, name: 'read 4 KiB', ...read, baseline: 'host layer readFile', target: 1.3 });
+
+    const content = 'y'.repeat(4096);
+    const bytes = Buffer.from(content);
+    const write = await measurePair(
+      () => mustOk(gate.call('bench', 'write', { path: 'src/w1.txt', content })),
+      () => layer.writeFile('src/w2.txt', bytes),
+      { iterations: 300, warmup: 30 },
+    );
+    report.compare({ suite: SUITE, name: 'write 4 KiB', ...write, baseline: 'host layer writeFile', target: 1.3, note: 'both fsync' });
+
+    let gateFlip = false;
+    let bareFlip = false;
+    writeFileSync(join(dir, 'src', 'edit2.txt'), `${'x'.repeat(63)}\n`.repeat(30) + `marker-A\n${'x'.repeat(63)}\n`.repeat(30));
+    const edit = await measurePair(
+      () => {
+        gateFlip = !gateFlip;
+        return mustOk(gate.call('bench', 'edit', { path: 'src/edit.txt', oldString: gateFlip ? 'marker-A' : 'marker-B', newString: gateFlip ? 'marker-B' : 'marker-A' }));
+      },
+      async () => {
+        bareFlip = !bareFlip;
+        const text = Buffer.from(await layer.readFile('src/edit2.txt')).toString('utf8');
+        await layer.writeFile('src/edit2.txt', Buffer.from(text.replace(bareFlip ? 'marker-A' : 'marker-B', bareFlip ? 'marker-B' : 'marker-A')));
+      },
+      { iterations: 300, warmup: 30 },
+    );
+    report.compare({ suite: SUITE, name: 'edit 4 KiB file', ...edit, baseline: 'host layer readFile+replace+writeFile', target: 1.3 });
+
+    const list = await measurePair(
+      () => mustOk(gate.call('bench', 'list', { path: 'src/folder' })),
+      async () => {
+        const entries = await layer.readdir('src/folder');
+        await Promise.all(entries.map((e) => layer.stat(childPath('src/folder', e.name))));
+      },
+      { iterations: 1000, warmup: 100 },
+    );
+    report.compare({ suite: SUITE, name: 'list one folder (50 files)', ...list, baseline: 'host layer readdir+stat each', target: 1.3 });
+  } finally {
+    layer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * `gatefs call <conversation> <tool> '<json>'`: one gated tool call, exactly as an agent would
+ * make it. Prints the readable result (or, with `--json`, the whole `{ ok, value | error }`).
+ * Exit 0 when the tool succeeded, 1 with the error code when it refused.
+ */
+import type { Command } from './command.js';
+import { withHost } from './open-host.js';
+import { conversationArg } from './conversation-arg.js';
+import { UsageError } from './usage-error.js';
+import { toolResultText } from '../mcp/tool-text.js';
+
+/** The `call` command. */
+export const callCommand: Command = {
+  name: 'call',
+  summary: 'make one gated tool call (read, grep, list, edit, write, request_files) and print the result',
+  usage: "gatefs call <conversation> <tool> ['<json arguments>']",
+  positionals: ['conversation', 'tool', 'json?'],
+  options: {},
+  optionHelp: [],
+  details: [
+    'Examples:',
+    `  gatefs call fix-login read '{"path":"README.md","limit":20}'`,
+    `  gatefs call fix-login list '{"pattern":"**/*.ts"}'`,
+    `  gatefs call fix-login write '{"path":"notes.md","content":"hello\\n"}'`,
+    'Exit code 1 means the tool refused; the error code is printed (e.g. READ_ONLY, PATH_ESCAPE).',
+  ].join('\n'),
+  async run({ globals, args, out }) {
+    const conversation = conversationArg(args[0], 'call');
+    const tool = args[1];
+    let toolArgs: unknown = {};
+    if (args[2] !== undefined) {
+      try {
+        toolArgs = JSON.parse(args[2]);
+      } catch (e) {
+        throw new UsageError(`the tool arguments are not valid JSON (${(e as Error).message}); quote them, e.g. '{"path":"README.md"}'`, 'call');
+      }
+    }
+    const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
+    if (globals.json) out.json(result);
+    else if (result.ok) out.print(toolResultText(tool, result));
+    if (!result.ok) process.stderr.write(`gatefs: ${toolResultText(tool, result)}\n`);
+    return result.ok ? 0 : 1;
+  },
+};

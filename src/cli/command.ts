@@ -1,0 +1,39 @@
+/**
+ * The shape of one `gatefs` subcommand: its words, its flags (node:util `parseArgs` config),
+ * its help text, and what it runs. Each command lives in its own file and exports one of these.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import type { Output } from './output.js';
+import type { GlobalFlags } from './global-flags.js';
+
+/** Flag values as `parseArgs` returns them. */
+export type FlagValues = Record<string, string | boolean | undefined>;
+
+/** What a command's `run` receives. */
+export interface CommandContext {
+  globals: GlobalFlags;
+  /** The command's own flags. */
+  flags: FlagValues;
+  /** Positional arguments after the command word. */
+  args: string[];
+  out: Output;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Command {
+  name: string;
+  /** One line for `gatefs --help`. */
+  summary: string;
+  /** The synopsis, e.g. `gatefs prepare <conversation> [--role R] [--base REF]`. */
+  usage: string;
+  /** Names of the positional arguments, required ones first; `?` suffix marks an optional one. */
+  positionals: string[];
+  /** The command's own flags (global flags are added by the parser). */
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** `[flag, explanation]` rows for the help text. */
+  optionHelp: [string, string][];
+  /** Extra help paragraphs (examples, what the output means). */
+  details?: string;
+  /** Runs the command; resolves to the exit code (0 ok, 1 tool or domain error). */
+  run(ctx: CommandContext): Promise<number>;
+}

@@ -1,0 +1,14 @@
+/**
+ * Every `gatefs` subcommand, in the order `gatefs --help` lists them.
+ */
+import type { Command } from './command.js';
+import { demoCommand } from './demo.js';
+import { initCommand } from './init.js';
+import { prepareCommand } from './prepare.js';
+import { statusCommand } from './status.js';
+import { callCommand } from './call.js';
+import { serveCommand } from './serve.js';
+import { releaseCommand } from './release.js';
+
+/** The commands of DESIGN.md "CLI". */
+export const COMMANDS: readonly Command[] = [demoCommand, initCommand, prepareCommand, statusCommand, callCommand, serveCommand, releaseCommand];

@@ -1,0 +1,46 @@
+/**
+ * The flags every `gatefs` command accepts: `--repo`, `--state-dir`, `--manifest`, `--json`,
+ * and `--help`. Resolved to absolute paths against the working directory.
+ */
+import { existsSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import type { FlagValues } from './command.js';
+
+/** Global flags after resolution. */
+export interface GlobalFlags {
+  /** The repository (integration checkout); default the working directory. */
+  repo: string;
+  /** The state directory, when given (the host defaults to `<repo>/.gatefs`). */
+  stateDir?: string;
+  /** The manifest file: `--manifest`, else `<repo>/gatefs.yaml` when it exists, else none. */
+  manifest?: string;
+  json: boolean;
+}
+
+/** `parseArgs` options for the global flags. */
+export const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  repo: { type: 'string' },
+  'state-dir': { type: 'string' },
+  manifest: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** Help rows for the global flags. */
+export const GLOBAL_HELP: [string, string][] = [
+  ['--repo DIR', 'the repository to work on (default: the current folder)'],
+  ['--state-dir DIR', 'where gatefs keeps its state (default: <repo>/.gatefs)'],
+  ['--manifest FILE', 'the manifest (default: <repo>/gatefs.yaml if present, else one role "agent")'],
+  ['--json', 'print machine-readable JSON instead of tables'],
+  ['-h, --help', 'show help'],
+];
+
+/** Resolves the global flags from parsed values against `cwd`. */
+export function resolveGlobalFlags(values: FlagValues, cwd: string): GlobalFlags {
+  const repo = resolve(cwd, typeof values.repo === 'string' ? values.repo : '.');
+  const stateDir = typeof values['state-dir'] === 'string' ? resolve(cwd, values['state-dir']) : undefined;
+  let manifest = typeof values.manifest === 'string' ? resolve(cwd, values.manifest) : undefined;
+  if (!manifest && existsSync(join(repo, 'gatefs.yaml'))) manifest = join(repo, 'gatefs.yaml');
+  return { repo, stateDir, manifest, json: values.json === true };
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+/**
+ * The `gatefs` executable: runs the command line and exits with its code. Everything else is
+ * in `run-cli.ts` and one file per command.
+ */
+import { runCli } from './run-cli.js';
+
+const code = await runCli(process.argv.slice(2));
+process.exitCode = code;
+// Normally the process ends here by itself. Should a stray handle (a socket, a timer of a
+// dependency) keep it alive after the command finished, leave anyway after a short grace.
+setTimeout(() => process.exit(code), 2000).unref();

@@ -1,0 +1,34 @@
+/**
+ * Opens the real host (`createHost`) for a CLI command from the global flags, and closes it
+ * when the command is done, whatever happens.
+ */
+import type { Host } from '../host/types.js';
+import type { GlobalFlags } from './global-flags.js';
+
+/**
+ * The package's `createHost`, loaded on first use so `--help` and usage errors do not pay for
+ * loading git, SQLite and the VFS.
+ */
+export async function loadCreateHost(): Promise<typeof import('../index.js').createHost> {
+  return (await import('../index.js')).createHost;
+}
+
+/** Creates the host for `globals`. Throws the host's typed errors (ManifestError, WorkspaceError). */
+export async function openHost(globals: GlobalFlags): Promise<Host> {
+  const createHost = await loadCreateHost();
+  return createHost({
+    repo: globals.repo,
+    ...(globals.stateDir ? { stateDir: globals.stateDir } : {}),
+    ...(globals.manifest ? { manifest: globals.manifest } : {}),
+  });
+}
+
+/** Runs `fn` with an open host and closes the host afterwards. */
+export async function withHost<T>(globals: GlobalFlags, fn: (host: Host) => Promise<T>): Promise<T> {
+  const host = await openHost(globals);
+  try {
+    return await fn(host);
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Parses `gatefs <command> [args] [flags]` with node:util `parseArgs`: the command word, its
+ * positionals and flags, and the global flags (accepted before or after the command word).
+ */
+import { parseArgs } from 'node:util';
+import type { Command, FlagValues } from './command.js';
+import { GLOBAL_OPTIONS } from './global-flags.js';
+import { UsageError } from './usage-error.js';
+
+/** A parsed command line. `command` is undefined for bare `gatefs` / `gatefs --help`. */
+export interface CommandLine {
+  command?: Command;
+  flags: FlagValues;
+  args: string[];
+  help: boolean;
+  version: boolean;
+}
+
+/**
+ * Parses `argv` (without `node` and the script) against `commands`. Throws `UsageError` for an
+ * unknown command or flag, a flag missing its value, or the wrong number of positionals.
+ */
+export function parseCommandLine(argv: string[], commands: readonly Command[]): CommandLine {
+  const first = commandWordIndex(argv);
+  const word = first >= 0 ? argv[first] : undefined;
+  const command = word === undefined ? undefined : commands.find((c) => c.name === word);
+  if (word !== undefined && !command) {
+    throw new UsageError(`unknown command "${word}"; the commands are ${commands.map((c) => c.name).join(', ')}`);
+  }
+  const rest = first >= 0 ? [...argv.slice(0, first), ...argv.slice(first + 1)] : argv;
+  const options = { ...GLOBAL_OPTIONS, ...(command?.options ?? {}), ...(command ? {} : { version: { type: 'boolean' as const } }) };
+  let parsed: { values: FlagValues; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (e) {
+    throw new UsageError(cleanParseError((e as Error).message), command?.name);
+  }
+  const help = parsed.values.help === true;
+  if (command && !help) checkPositionals(command, parsed.positionals);
+  return { command, flags: parsed.values, args: parsed.positionals, help, version: parsed.values.version === true };
+}
+
+/** The index of the command word: the first argument that is neither a flag nor a global flag's value. */
+function commandWordIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
+    if (!a.startsWith('-')) return i;
+    const name = a.replace(/^--?/, '');
+    if (GLOBAL_OPTIONS[name]?.type === 'string') i++;
+  }
+  return -1;
+}
+
+function checkPositionals(command: Command, args: string[]): void {
+  const required = command.positionals.filter((p) => !p.endsWith('?'));
+  if (args.length < required.length) {
+    throw new UsageError(`${command.name} needs ${required.map((p) => `<${p}>`).join(' ')}; missing <${required[args.length]}>`, command.name);
+  }
+  if (args.length > command.positionals.length) {
+    throw new UsageError(`${command.name} takes at most ${command.positionals.length} argument(s), got ${args.length}: unexpected "${args[command.positionals.length]}"`, command.name);
+  }
+}
+
+/** node's parseArgs messages are long and mention `--` tricks; keep the first sentence. */
+function cleanParseError(message: string): string {
+  const first = message.split('. ')[0].replace(/^Unknown option/, 'unknown flag').replace(/^Option/, 'flag');
+  return first.replace(/\.$/, '');
+}

@@ -1,0 +1,58 @@
+/**
+ * Runs one `gatefs` invocation: parses the command line, prints help when asked, runs the
+ * command, and turns every failure into one line on stderr and an exit code
+ * (0 ok, 1 a tool or domain error, 2 usage). A stack trace appears only with GATEFS_DEBUG=1.
+ */
+import type { Command } from './command.js';
+import { parseCommandLine } from './parse-command-line.js';
+import { resolveGlobalFlags } from './global-flags.js';
+import { commandHelp, mainHelp } from './help.js';
+import { processOutput, type Output } from './output.js';
+import { UsageError } from './usage-error.js';
+import { describeFailure } from '../mcp/describe-failure.js';
+import { gatefsVersion } from '../mcp/version.js';
+import { COMMANDS } from './commands.js';
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
+
+/**
+ * Runs `argv` (the arguments after `gatefs`) and resolves to the exit code. Never throws.
+ * `commands` defaults to every gatefs command.
+ */
+export async function runCli(argv: string[], commands: readonly Command[] = COMMANDS, out: Output = processOutput()): Promise<number> {
+  try {
+    const line = parseCommandLine(argv, commands);
+    if (line.version && !line.command) {
+      out.print(gatefsVersion());
+      return EXIT.ok;
+    }
+    if (!line.command) {
+      out.print(mainHelp(commands));
+      return line.help ? EXIT.ok : EXIT.usage;
+    }
+    if (line.help) {
+      out.print(commandHelp(line.command));
+      return EXIT.ok;
+    }
+    const globals = resolveGlobalFlags(line.flags, process.cwd());
+    return await line.command.run({ globals, flags: line.flags, args: line.args, out, env: process.env });
+  } catch (e) {
+    return reportFailure(e);
+  }
+}
+
+/** Prints one line for `e` on stderr and returns its exit code. */
+function reportFailure(e: unknown): number {
+  const debug = process.env.GATEFS_DEBUG === '1';
+  if (e instanceof UsageError) {
+    process.stderr.write(`gatefs: ${e.message}\n`);
+    process.stderr.write(`Run "gatefs ${e.command ? `${e.command} ` : ''}--help" for usage.\n`);
+    return EXIT.usage;
+  }
+  const known = e instanceof Error && typeof (e as { code?: unknown }).code === 'string';
+  process.stderr.write(`gatefs: error: ${describeFailure(e)}\n`);
+  if (debug && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+  else if (!known) process.stderr.write('gatefs: (set GATEFS_DEBUG=1 to see the stack trace)\n');
+  return EXIT.error;
+}

@@ -1,0 +1,15 @@
+/**
+ * The readable form of workspace rows (`gatefs status`, `prepare`, `serve` logs): one row per
+ * workspace with the columns of DESIGN.md.
+ */
+import type { WorkspaceStatus } from '../host/types.js';
+import { formatTable } from './table.js';
+
+/** Formats workspace rows as a table; the pinned sha is shortened to 12 characters. */
+export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
+  if (rows.length === 0) return 'No workspaces yet. Prepare one with: gatefs prepare <conversation>';
+  return formatTable(
+    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER'],
+    rows.map((w) => [w.conversation, w.role, w.backend, w.guarantee, w.state, w.branch, w.pinnedSha?.slice(0, 12), w.holder]),
+  );
+}

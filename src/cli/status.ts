@@ -1,0 +1,23 @@
+/**
+ * `gatefs status`: one row per workspace (conversation, role, backend, guarantee, state,
+ * branch, pinned sha, holder), as a table or, with `--json`, the `WorkspaceStatus` array.
+ */
+import type { Command } from './command.js';
+import { withHost } from './open-host.js';
+import { formatStatusTable } from './status-table.js';
+
+/** The `status` command. */
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'show every workspace: conversation, role, backend, guarantee, state, branch, pinned sha, holder',
+  usage: 'gatefs status [--json]',
+  positionals: [],
+  options: {},
+  optionHelp: [],
+  async run({ globals, out }) {
+    const rows = await withHost(globals, async (host) => host.status());
+    if (globals.json) out.json(rows);
+    else out.print(formatStatusTable(rows));
+    return 0;
+  },
+};

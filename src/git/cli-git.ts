@@ -1,0 +1,136 @@
+/**
+ * `CliGit`: the git port on the git program, run through the host-exec port (so every command
+ * lands in the run log with its task tag and conversation chain). Production implementation.
+ *
+ * Objects for the gate (pinned snapshots) are read by an `IsoObjectReader` over node:fs on the
+ * repository's common git dir, which never writes: refs are changed only by git itself, which
+ * locks them. Limits: `dirtyFiles` reports what `git status --porcelain` reports (untracked
+ * files included, ignored files not).
+ */
+import type { FsClient } from 'isomorphic-git';
+import type { ExecResult, HostExec } from '../ports/host-exec.js';
+import { IsoObjectReader } from './iso-object-reader.js';
+import { GitError, type AddWorktreeOptions, type GitContext, type GitObjectReader, type GitPort, type WorktreeInfo } from './git-port.js';
+import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
+
+export interface CliGitOptions {
+  /** The integration checkout (a host path). */
+  repo: string;
+  exec: HostExec;
+  /** Filesystem for the object reader (node:fs in production). */
+  fs: FsClient;
+  /** Per-command timeout (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+
+export class CliGit implements GitPort {
+  private readonly repo: string;
+  private readonly exec: HostExec;
+  private readonly fs: FsClient;
+  private readonly timeoutMs: number;
+  private reader?: IsoObjectReader;
+  private dirs?: { common: string; top: string };
+
+  constructor(options: CliGitOptions) {
+    this.repo = options.repo;
+    this.exec = options.exec;
+    this.fs = options.fs;
+    this.timeoutMs = options.timeoutMs ?? 600_000;
+  }
+
+  /** The object reader; available after `open` (or any successful `isRepository`). */
+  get objects(): GitObjectReader {
+    if (!this.reader) throw new GitError('NOT_A_GIT_REPOSITORY', 'objects', 'the repository has not been opened');
+    return this.reader;
+  }
+
+  /** Finds the common git dir and sets up the object reader. `NOT_A_GIT_REPOSITORY`. */
+  async open(context: GitContext): Promise<void> {
+    if (this.reader) return;
+    const r = await this.git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], context);
+    const [common, top] = r.stdout.trim().split('\n');
+    if (r.exitCode !== 0 || !common || !top) throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', firstLines(r.stderr) || 'not a work tree');
+    this.dirs = { common, top };
+    this.reader = new IsoObjectReader({ fs: this.fs, gitdir: common });
+  }
+
+  /** The common git dir and the work tree's top folder (absolute); available after `open`. */
+  get directories(): { common: string; top: string } {
+    if (!this.dirs) throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', 'the repository has not been opened');
+    return this.dirs;
+  }
+
+  async isRepository(context: GitContext): Promise<boolean> {
+    if (this.reader) return true;
+    const r = await this.git(['rev-parse', '--is-inside-work-tree'], context);
+    if (r.exitCode !== 0 || r.stdout.trim() !== 'true') return false;
+    await this.open(context);
+    return true;
+  }
+
+  async resolveCommit(ref: string, context: GitContext): Promise<string> {
+    if (ref === '' || ref.startsWith('-') || /[\0\s]/.test(ref)) throw new GitError('BAD_REF', 'rev-parse', `'${ref}' is not a valid ref`);
+    const r = await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], context);
+    if (r.exitCode !== 0) throw new GitError('BAD_REF', 'rev-parse', `'${ref}' names no commit`);
+    return r.stdout.trim();
+  }
+
+  async branchHead(branch: string, context: GitContext): Promise<string | null> {
+    const r = await this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], context);
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
+
+  async addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void> {
+    const args = options.existingBranch
+      ? ['worktree', 'add', '--quiet', options.path, options.branch]
+      : ['worktree', 'add', '--quiet', '-b', options.branch, options.path, options.base];
+    await this.check(args, context, 'worktree add');
+  }
+
+  async listWorktrees(context: GitContext): Promise<WorktreeInfo[]> {
+    const r = await this.check(['worktree', 'list', '--porcelain', '-z'], context, 'worktree list');
+    return parseWorktreeListZ(r.stdout);
+  }
+
+  async removeWorktree(path: string, context: GitContext, options: { force?: boolean } = {}): Promise<void> {
+    await this.check(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], context, 'worktree remove');
+  }
+
+  async pruneWorktrees(context: GitContext): Promise<void> {
+    await this.check(['worktree', 'prune'], context, 'worktree prune');
+  }
+
+  async dirtyFiles(path: string, context: GitContext): Promise<string[]> {
+    const r = await this.check(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], context, 'status', path);
+    return parseStatusZ(r.stdout);
+  }
+
+  async isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean> {
+    const r = await this.git(['merge-base', '--is-ancestor', ancestor, commit], context);
+    if (r.exitCode === 0) return true;
+    if (r.exitCode === 1) return false;
+    throw new GitError('COMMAND_FAILED', 'merge-base', firstLines(r.stderr));
+  }
+
+  async deleteBranch(branch: string, expected: string, context: GitContext): Promise<void> {
+    await this.check(['update-ref', '-d', `refs/heads/${branch}`, expected], context, 'update-ref');
+  }
+
+  private git(args: string[], context: GitContext, cwd = this.repo): Promise<ExecResult> {
+    return this.exec.run({ argv: ['git', ...args], cwd, env: GIT_ENV, timeoutMs: this.timeoutMs, tag: context.tag, chain: context.chain });
+  }
+
+  private async check(args: string[], context: GitContext, operation: string, cwd?: string): Promise<ExecResult> {
+    const r = await this.git(args, context, cwd);
+    if (r.exitCode !== 0) {
+      throw new GitError('COMMAND_FAILED', operation, r.timedOut ? 'timed out' : firstLines(r.stderr) || `exit ${r.exitCode ?? r.signal}`);
+    }
+    return r;
+  }
+}
+
+function firstLines(text: string): string {
+  return text.trim().split('\n').slice(0, 3).join(' / ').slice(0, 400);
+}

@@ -1,0 +1,113 @@
+/**
+ * The git port: what the preparation and release tasks need from git, and nothing more.
+ *
+ * Two implementations: `CliGit` (the git program through the host-exec port; production) and
+ * `MemoryGit` (isomorphic-git over memfs; the memory host). The gate never uses this port:
+ * it reads pinned snapshots through a `GitObjectReader` only, which never spawns and never
+ * writes. isomorphic-git cannot operate linked worktrees and does not lock refs, so it is
+ * used on real repositories only as a read-only object reader.
+ */
+
+/** Who runs a git command: the task tag and the caller's conversation chain, for the run log. */
+export interface GitContext {
+  tag: string;
+  chain: readonly string[];
+}
+
+/** One linked (or main) worktree, as `git worktree list` reports it. */
+export interface WorktreeInfo {
+  /** Host path of the worktree's top folder. */
+  path: string;
+  /** Full branch ref (`refs/heads/x`), or null for a detached HEAD. */
+  branch: string | null;
+  /** The commit checked out, or null in an empty repository. */
+  head: string | null;
+}
+
+/** One entry of a git tree object. */
+export interface TreeEntry {
+  name: string;
+  /** Git mode as an octal string: `100644`, `100755`, `120000` (symlink), `040000`, `160000`. */
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  oid: string;
+}
+
+/** Reads commits, trees and blobs from the object store. Read-only; never spawns. */
+export interface GitObjectReader {
+  /** The tree oid of a commit. Throws `GitError` `BAD_REF` when `commit` is not a commit. */
+  commitTree(commit: string): Promise<string>;
+  /** The entries of a tree, in git order. Throws `GitError` `OBJECT_MISSING`. */
+  readTree(tree: string): Promise<TreeEntry[]>;
+  /** The bytes of a blob. Throws `GitError` `OBJECT_MISSING`. */
+  readBlob(blob: string): Promise<Uint8Array>;
+}
+
+export interface AddWorktreeOptions {
+  /** Host path of the new worktree folder (must not exist). */
+  path: string;
+  /** Short branch name to create, e.g. `gatefs/a`. */
+  branch: string;
+  /** Commit the new branch starts at (ignored with `existingBranch`). */
+  base: string;
+  /** Check out the existing branch instead of creating it (`git worktree add <path> <branch>`). */
+  existingBranch?: boolean;
+}
+
+/** Git operations of the preparation side. Every method may throw `GitError`. */
+export interface GitPort {
+  readonly objects: GitObjectReader;
+  /** True when the repository folder is (inside) a git work tree (a true answer may be cached). */
+  isRepository(context: GitContext): Promise<boolean>;
+  /** The full SHA of the commit a ref names (`HEAD`, a branch, a tag, a SHA). `BAD_REF`. */
+  resolveCommit(ref: string, context: GitContext): Promise<string>;
+  /** The commit a local branch points at, or null when there is no such branch. */
+  branchHead(branch: string, context: GitContext): Promise<string | null>;
+  /** `git worktree add -b <branch> <path> <base>`. */
+  addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void>;
+  /** Every worktree of the repository, the main one first. */
+  listWorktrees(context: GitContext): Promise<WorktreeInfo[]>;
+  /**
+   * `git worktree remove <path>`: refuses a dirty worktree (`COMMAND_FAILED`) unless `force`,
+   * which only the rollback of gatefs's own half-made worktrees uses.
+   */
+  removeWorktree(path: string, context: GitContext, options?: { force?: boolean }): Promise<void>;
+  /** `git worktree prune`: forgets worktrees whose folder is gone. */
+  pruneWorktrees(context: GitContext): Promise<void>;
+  /** Files `git status` reports as changed or untracked in the worktree at `path`, sorted. */
+  dirtyFiles(path: string, context: GitContext): Promise<string[]>;
+  /** True when `ancestor` is an ancestor of (or equal to) `commit` (`git merge-base --is-ancestor`). */
+  isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
+  /** Deletes a local branch only while it still points at `expected` (compare-and-delete). */
+  deleteBranch(branch: string, expected: string, context: GitContext): Promise<void>;
+}
+
+export type GitErrorCode = 'BAD_REF' | 'NOT_A_GIT_REPOSITORY' | 'OBJECT_MISSING' | 'COMMAND_FAILED';
+
+/**
+ * A git operation that failed: `BAD_REF` (the ref names no commit), `NOT_A_GIT_REPOSITORY`,
+ * `OBJECT_MISSING` (an object the store should hold is absent), `COMMAND_FAILED` (git exited
+ * non-zero; `detail` holds the first lines of its stderr).
+ */
+export class GitError extends Error {
+  override readonly name = 'GitError';
+
+  constructor(
+    readonly code: GitErrorCode,
+    readonly operation: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${code}: git ${operation}: ${detail}`, options);
+  }
+}
+
+/** True when `e` is a GitError, optionally with the given code. */
+export function isGitError(e: unknown, code?: GitErrorCode): e is GitError {
+  return e instanceof GitError && (code === undefined || e.code === code);
+}
+
+/** The branch gatefs creates for a conversation. */
+export function conversationBranch(conversation: string): string {
+  return `gatefs/${conversation}`;
+}

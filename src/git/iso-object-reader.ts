@@ -1,0 +1,74 @@
+/**
+ * `IsoObjectReader`: a `GitObjectReader` on isomorphic-git. It reads loose and packed objects
+ * of any repository (one made by the git CLI included) through the `fs` it is given — node:fs
+ * for a real repository, a memfs volume for the memory host — and never writes anything.
+ *
+ * Trees are cached by oid (they are immutable), up to `maxCachedTrees`, least recently used
+ * dropped first; isomorphic-git's own cache keeps pack indexes loaded between calls.
+ */
+import git, { type FsClient } from 'isomorphic-git';
+import { GitError, type GitObjectReader, type TreeEntry } from './git-port.js';
+
+export interface IsoObjectReaderOptions {
+  /** The filesystem holding the repository (node:fs or a memfs volume). */
+  fs: FsClient;
+  /** The git directory holding the objects (for linked worktrees: the common dir). */
+  gitdir: string;
+  /** Trees kept in memory (default 4096). */
+  maxCachedTrees?: number;
+}
+
+export class IsoObjectReader implements GitObjectReader {
+  private readonly fs: FsClient;
+  private readonly gitdir: string;
+  private readonly cache: object = {};
+  private readonly trees = new Map<string, Promise<TreeEntry[]>>();
+  private readonly maxCachedTrees: number;
+
+  constructor(options: IsoObjectReaderOptions) {
+    this.fs = options.fs;
+    this.gitdir = options.gitdir;
+    this.maxCachedTrees = options.maxCachedTrees ?? 4096;
+  }
+
+  async commitTree(commit: string): Promise<string> {
+    try {
+      const { commit: object } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
+      return object.tree;
+    } catch (e) {
+      throw new GitError('BAD_REF', 'read-commit', `${commit.slice(0, 40)} is not a readable commit`, { cause: e });
+    }
+  }
+
+  readTree(tree: string): Promise<TreeEntry[]> {
+    const hit = this.trees.get(tree);
+    if (hit) {
+      this.trees.delete(tree);
+      this.trees.set(tree, hit);
+      return hit;
+    }
+    const loading = this.loadTree(tree);
+    this.trees.set(tree, loading);
+    loading.catch(() => this.trees.delete(tree));
+    if (this.trees.size > this.maxCachedTrees) this.trees.delete(this.trees.keys().next().value as string);
+    return loading;
+  }
+
+  async readBlob(blob: string): Promise<Uint8Array> {
+    try {
+      const { blob: bytes } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: blob, cache: this.cache });
+      return bytes;
+    } catch (e) {
+      throw new GitError('OBJECT_MISSING', 'read-blob', `blob ${blob} cannot be read`, { cause: e });
+    }
+  }
+
+  private async loadTree(tree: string): Promise<TreeEntry[]> {
+    try {
+      const { tree: entries } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache });
+      return entries.map((e) => ({ name: e.path, mode: e.mode, type: e.type, oid: e.oid }));
+    } catch (e) {
+      throw new GitError('OBJECT_MISSING', 'read-tree', `tree ${tree} cannot be read`, { cause: e });
+    }
+  }
+}

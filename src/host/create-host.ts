@@ -1,0 +1,82 @@
+/**
+ * `createHost`: the production host over a real repository (DESIGN.md "Host, ports and state").
+ *
+ * Order matters: the manifest is loaded and checked first (a `container` backend throws
+ * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository
+ * folder is checked, then the state directory (default `<repo>/.gatefs`, excluded from git),
+ * the SQLite database `<stateDir>/gatefs.db`, and recovery of what the store already holds.
+ *
+ * This is the composition root for the real ports: node:fs, `NodeHostExec`, the system clock,
+ * random ids and this process's pid come in here and nowhere else in the host.
+ */
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CliGit } from '../git/cli-git.js';
+import { loadManifest } from '../manifest/load.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { HostExec } from '../ports/host-exec.js';
+import { randomIds, type IdSource } from '../ports/ids.js';
+import { NodeHostExec } from '../ports/node-host-exec.js';
+import { StateStore } from '../state/store.js';
+import { hasProcFd } from '../../vfs/host-walk.js';
+import { WorkspaceError } from '../workspace-error.js';
+import { DiskPlatform } from './disk-platform.js';
+import { RecordingHostExec } from './recording-exec.js';
+import { createStateDir, excludeStateDir } from './state-dir.js';
+import { WorkspaceHost } from './workspace-host.js';
+
+export interface CreateHostOptions {
+  /** The integration checkout: a git work tree (any backend) or a plain folder (`copy`, `shared`). */
+  repo: string;
+  /** Where gatefs keeps its database, worktrees and copies (default `<repo>/.gatefs`). */
+  stateDir?: string;
+  /** A `gatefs.yaml` path or an already parsed manifest object (default: the default role). */
+  manifest?: string | object;
+  /** The host-exec port (default: real processes). */
+  exec?: HostExec;
+  clock?: Clock;
+  ids?: IdSource;
+}
+
+/**
+ * Opens a host over `options.repo`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` (container
+ * role), `ManifestError` (any other manifest mistake), `WorkspaceError` `NOT_A_GIT_REPOSITORY`
+ * with data.reason `MISSING_FOLDER` when the repository folder does not exist, `StateError`
+ * `OPEN_FAILED` when the database cannot be opened.
+ */
+export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
+  const manifest = loadManifest(options.manifest);
+  const repo = resolve(options.repo);
+  if (!isFolder(repo)) {
+    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${repo}' does not exist`, { repo, reason: 'MISSING_FOLDER' });
+  }
+  const stateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
+  const clock = options.clock ?? systemClock;
+  const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
+  const git = new CliGit({ repo, exec, fs });
+  const isRepository = await git.isRepository({ tag: 'start', chain: [] });
+  createStateDir(stateDir);
+  if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
+  const store = StateStore.open(join(stateDir, 'gatefs.db'), { clock });
+  exec.attach(store);
+  const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback');
+  try {
+    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, pid: process.pid });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return fs.statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function relativeToRepo(repo: string, cwd: string): string {
+  const rel = cwd === repo ? '.' : cwd.startsWith(`${repo}/`) ? cwd.slice(repo.length + 1) : cwd;
+  return rel;
+}

@@ -1,0 +1,78 @@
+/**
+ * `DiskPlatform`: the host platform on the real disk — confined host layers over node:fs, and
+ * the CLI git port. Folder removal is only ever applied to folders gatefs created under its
+ * state directory (copies, failed worktrees).
+ */
+import { lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import type { GitPort } from '../git/git-port.js';
+import { openHostLayer, type HostGuard, type HostIdentity } from '../../vfs/host-layer.js';
+import type { HostPlatform, OpenedFolder } from './platform.js';
+
+export class DiskPlatform implements HostPlatform {
+  readonly confinement: string;
+
+  constructor(
+    readonly repo: string,
+    readonly stateDir: string,
+    readonly git: GitPort,
+    confinement: string,
+  ) {
+    this.confinement = confinement;
+  }
+
+  openFolder(path: string, guard?: HostGuard): OpenedFolder {
+    const layer = openHostLayer(path, guard ? { guard } : {});
+    return { layer, identity: layer.identity, close: () => layer.close() };
+  }
+
+  identityOf(path: string): HostIdentity | null {
+    try {
+      const st = statSync(path);
+      return { dev: st.dev, ino: st.ino };
+    } catch {
+      return null;
+    }
+  }
+
+  exists(path: string): boolean {
+    try {
+      lstatSync(path);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  makeFolder(path: string): void {
+    mkdirSync(path, { recursive: true });
+  }
+
+  removeFolder(path: string): void {
+    rmSync(path, { recursive: true, force: true });
+  }
+
+  listFiles(path: string): string[] {
+    const out: string[] = [];
+    const walk = (dir: string, prefix: string) => {
+      for (const d of readdirSync(dir, { withFileTypes: true })) {
+        const rel = prefix + d.name;
+        if (d.isDirectory() && !d.isSymbolicLink()) walk(join(dir, d.name), `${rel}/`);
+        else out.push(rel);
+      }
+    };
+    if (this.exists(path)) walk(path, '');
+    return out.sort();
+  }
+
+  join(path: string, tail: string): string {
+    return join(path, tail);
+  }
+
+  relativeInside(from: string, path: string): string | null {
+    const rel = relative(from, path);
+    if (rel === '') return '';
+    if (rel.startsWith('..') || isAbsolute(rel)) return null;
+    return rel.split(sep).join('/');
+  }
+}

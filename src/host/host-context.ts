@@ -1,0 +1,46 @@
+/**
+ * `HostContext`: what the preparation, release and recovery tasks share inside one host —
+ * the platform, the store, the registry, the manifest, the id port, this process's id, and
+ * the open workspace views (folder handles) per conversation.
+ */
+import type { Manifest } from '../manifest/types.js';
+import type { IdSource } from '../ports/ids.js';
+import type { StateStore } from '../state/store.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import type { MountSpec } from '../manifest/types.js';
+import type { Registry } from '../../vfs/registry.js';
+import type { HostPlatform } from './platform.js';
+import type { WorkspaceView } from './workspace-view.js';
+
+export interface HostContext {
+  readonly platform: HostPlatform;
+  readonly store: StateStore;
+  readonly registry: Registry;
+  readonly manifest: Manifest;
+  readonly ids: IdSource;
+  /** This process's id, for the preparation lock. */
+  readonly pid: number;
+  /** Open views by conversation; closed on release and on host close. */
+  readonly views: Map<string, WorkspaceView>;
+}
+
+/** What gatefs created during a preparation, so a rollback removes exactly that. */
+export interface CreatedByPreparation {
+  branch?: boolean;
+  worktree?: boolean;
+  folder?: boolean;
+}
+
+/** The JSON `data` gatefs keeps in a workspace record. */
+export interface WorkspaceData {
+  tools: string[];
+  mounts: MountSpec[];
+  created: CreatedByPreparation;
+  reused?: boolean;
+}
+
+/** Reads a record's `data` with defaults for fields an older record may lack. */
+export function workspaceData(record: WorkspaceRecord): WorkspaceData {
+  const d = record.data as Partial<WorkspaceData>;
+  return { tools: d.tools ?? [], mounts: d.mounts ?? [], created: d.created ?? {}, ...(d.reused ? { reused: true } : {}) };
+}

@@ -1,0 +1,43 @@
+/**
+ * `HostPlatform`: what differs between the disk host and the memory host, behind one
+ * interface, so preparation, release and recovery are written once. The disk platform opens
+ * confined host folders (`openHostLayer`) and runs real git; the memory platform serves memfs
+ * folders and runs isomorphic-git. Paths here are the platform's own (host paths on disk,
+ * volume paths in memory) and never reach an agent.
+ */
+import type { GitPort } from '../git/git-port.js';
+import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
+import type { WritableLayer } from '../../vfs/layer.js';
+
+/** A folder opened as a layer, with its identity (when the platform has one) and a closer. */
+export interface OpenedFolder {
+  layer: WritableLayer;
+  identity: HostIdentity | null;
+  close(): void;
+}
+
+export interface HostPlatform {
+  /** The integration checkout. */
+  readonly repo: string;
+  /** The state directory (worktrees, copies, database). */
+  readonly stateDir: string;
+  readonly git: GitPort;
+  /** Which guarantee the platform's folder layers give: `procfs`, `lstat-fallback` or `memory`. */
+  readonly confinement: string;
+  /** Opens a folder as a confined writable layer; `guard` is asked on every mutating walk. */
+  openFolder(path: string, guard?: HostGuard): OpenedFolder;
+  /** The identity of a folder, or null when it does not exist or the platform has none. */
+  identityOf(path: string): HostIdentity | null;
+  /** True when the path exists (no link followed at the last component). */
+  exists(path: string): boolean;
+  /** Creates a folder and its parents (like `mkdir -p`). */
+  makeFolder(path: string): void;
+  /** Removes a folder and everything in it; missing is fine. Used only on folders gatefs made. */
+  removeFolder(path: string): void;
+  /** Files below a folder, folder-relative, sorted (for reporting a copy's changes). */
+  listFiles(path: string): string[];
+  /** `path` joined with a relative tail using the platform's separator rules. */
+  join(path: string, tail: string): string;
+  /** `path` relative to `from` ('' when equal), or null when it is not inside `from`. */
+  relativeInside(from: string, path: string): string | null;
+}

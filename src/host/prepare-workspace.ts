@@ -1,0 +1,174 @@
+/**
+ * `prepareWorkspace`: the preparation task. Materializes a conversation's workspace for its
+ * role's backend, pins the base commit, and registers it `ready` only once the checkout exists.
+ *
+ * - `worktree`: `git worktree add -b gatefs/<id> <stateDir>/worktrees/<id> <baseSha>`; an
+ *   existing worktree at that path on that branch is reused as is (never reset); an existing
+ *   branch without a worktree is checked out again.
+ * - `copy`: a durable upper folder `<stateDir>/copies/<id>` over the pinned commit's tree (or
+ *   over the plain folder when the repository is not a git repository).
+ * - `shared`: the integration checkout itself (guarantee `none`).
+ *
+ * Runs under the store's preparation lock (one preparer per conversation across processes).
+ * Each thing created is recorded before it is created, so a failure — here or a crash, on the
+ * next start — removes exactly that. Errors: `WorkspaceError` `BUSY`, `BAD_REF`,
+ * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason), `ManifestError` `UNKNOWN_ROLE`.
+ */
+import { isGitError, conversationBranch, type GitContext } from '../git/git-port.js';
+import { findRole } from '../manifest/find-role.js';
+import type { Role } from '../manifest/types.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import { isConversationId } from '../../vfs/registry.js';
+import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
+import type { PrepareOptions } from './types.js';
+import { type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
+import { registerReady, registrationOf } from './registration.js';
+import { rollbackPreparation } from './rollback-preparation.js';
+
+export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions, chain: readonly string[]): Promise<WorkspaceRecord> {
+  const { conversation } = options;
+  if (!isConversationId(conversation)) {
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
+      conversation: String(conversation).slice(0, 80),
+      reason: 'BAD_CONVERSATION_ID',
+    });
+  }
+  const role = findRole(ctx.manifest, options.role);
+  const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
+  const token = ctx.ids.next('prepare');
+  if (!ctx.store.tryLockPreparation(conversation, { pid: ctx.pid, token })) {
+    throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared by another process`, { conversation });
+  }
+  try {
+    const existing = ctx.store.getWorkspace(conversation);
+    if (existing?.state === 'ready') return reuse(ctx, existing, role, options);
+    if (existing?.state === 'preparing') {
+      const report = await rollbackPreparation(ctx, existing, context);
+      ctx.store.deleteWorkspace(conversation);
+      ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report } });
+    }
+    return await materialize(ctx, role, options, context, existing?.state === 'released' ? existing : null);
+  } finally {
+    ctx.store.unlockPreparation(conversation, token);
+  }
+}
+
+function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, options: PrepareOptions): WorkspaceRecord {
+  if (options.role !== undefined && record.role !== role.name) {
+    throw new WorkspaceError('PREPARATION_FAILED', `conversation '${record.conversation}' is already prepared with role '${record.role}', not '${role.name}'`, {
+      conversation: record.conversation,
+      reason: 'ROLE_MISMATCH',
+      role: record.role,
+    });
+  }
+  if (ctx.registry.lookup(record.conversation)?.state !== 'ready') registerReady(ctx, record);
+  ctx.store.appendEvent({ type: 'prepare.reused', conversation: record.conversation, data: { pinnedSha: record.pinnedSha } });
+  return record;
+}
+
+async function materialize(
+  ctx: HostContext,
+  role: Role,
+  options: PrepareOptions,
+  context: GitContext,
+  released: WorkspaceRecord | null,
+): Promise<WorkspaceRecord> {
+  const { platform, store } = ctx;
+  const { conversation } = options;
+  const backend = role.workspace.backend;
+  const isRepository = await platform.git.isRepository(context);
+  if (!isRepository && (backend === 'worktree' || options.baseRef !== undefined)) {
+    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `'${platform.repo}' is not a git repository (backend ${backend}${options.baseRef ? `, base ${options.baseRef}` : ''})`, {
+      conversation,
+      backend,
+    });
+  }
+  const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
+  const pinnedSha = baseRef ? await resolveBase(ctx, baseRef, context, conversation) : null;
+  const checkoutPath =
+    backend === 'worktree' ? platform.join(platform.stateDir, `worktrees/${conversation}`)
+    : backend === 'copy' ? platform.join(platform.stateDir, `copies/${conversation}`)
+    : platform.repo;
+  const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
+  let record = store.putWorkspace({
+    conversation,
+    role: role.name,
+    backend,
+    guarantee: backend === 'shared' ? 'none' : 'confined',
+    state: 'preparing',
+    branch: backend === 'worktree' ? conversationBranch(conversation) : null,
+    baseRef,
+    pinnedSha: released?.backend === backend && released.pinnedSha && backend === 'worktree' ? released.pinnedSha : pinnedSha,
+    checkoutPath,
+    data: { ...data },
+  });
+  store.appendEvent({ type: 'prepare.start', conversation, data: { role: role.name, backend, baseRef, pinnedSha: record.pinnedSha } });
+  ctx.registry.set(registrationOf(record, 'preparing'));
+  const markCreated = (created: CreatedByPreparation) => {
+    data.created = { ...data.created, ...created };
+    record = store.updateWorkspace(conversation, { data: { ...data } });
+  };
+  try {
+    if (backend === 'worktree') data.reused = await checkOutWorktree(ctx, record, context, markCreated);
+    if (backend === 'copy' && !platform.exists(checkoutPath)) {
+      markCreated({ folder: true });
+      platform.makeFolder(checkoutPath);
+    }
+    record = store.updateWorkspace(conversation, { data: { ...data } });
+    registerReady(ctx, record);
+    record = store.updateWorkspace(conversation, { state: 'ready' });
+    store.appendEvent({ type: 'prepare.ready', conversation, data: { backend, pinnedSha: record.pinnedSha, branch: record.branch, reused: data.reused ?? false } });
+    return record;
+  } catch (e) {
+    const report = await rollbackPreparation(ctx, record, context);
+    ctx.views.get(conversation)?.close();
+    ctx.views.delete(conversation);
+    ctx.registry.delete(conversation);
+    store.deleteWorkspace(conversation);
+    const error = asPreparationError(e, conversation);
+    store.appendEvent({ type: 'prepare.failed', conversation, data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } } });
+    throw error;
+  }
+}
+
+/** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */
+async function checkOutWorktree(
+  ctx: HostContext,
+  record: WorkspaceRecord,
+  context: GitContext,
+  markCreated: (created: CreatedByPreparation) => void,
+): Promise<boolean> {
+  const { platform } = ctx;
+  const path = record.checkoutPath!;
+  const branch = record.branch!;
+  if (platform.exists(path)) {
+    const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
+    if (here?.branch === `refs/heads/${branch}`) return true;
+    const what = here ? `a worktree of ${here.branch ?? 'a detached HEAD'}` : 'not a worktree';
+    throw failure(record.conversation, here ? 'WORKTREE_CONFLICT' : 'PATH_EXISTS', `'${path}' exists and is ${what}, not of ${branch}: it is left untouched`);
+  }
+  const existingBranch = (await platform.git.branchHead(branch, context)) !== null;
+  markCreated(existingBranch ? { worktree: true } : { worktree: true, branch: true });
+  await platform.git.addWorktree({ path, branch, base: record.pinnedSha!, existingBranch }, context);
+  return false;
+}
+
+async function resolveBase(ctx: HostContext, ref: string, context: GitContext, conversation: string): Promise<string> {
+  try {
+    return await ctx.platform.git.resolveCommit(ref, context);
+  } catch (e) {
+    if (isGitError(e, 'BAD_REF')) throw new WorkspaceError('BAD_REF', `base ref '${ref}' names no commit`, { conversation, ref }, { cause: e });
+    throw asPreparationError(e, conversation);
+  }
+}
+
+function failure(conversation: string, reason: string, message: string): WorkspaceError {
+  return new WorkspaceError('PREPARATION_FAILED', message, { conversation, reason });
+}
+
+function asPreparationError(e: unknown, conversation: string): WorkspaceError {
+  if (isWorkspaceError(e)) return e;
+  const reason = isGitError(e) ? `GIT_${e.code}` : ((e as { code?: unknown })?.code as string | undefined) ?? 'ERROR';
+  return new WorkspaceError('PREPARATION_FAILED', `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`, { conversation, reason }, { cause: e });
+}
+

@@ -1,0 +1,54 @@
+/**
+ * Turning workspace records into Registry entries: `preparing` and `released` entries carry no
+ * namespace; `ready` ones get a freshly opened workspace view. Used by preparation, release,
+ * recovery on start, and the lazy refresh that lets one process see workspaces another
+ * process prepared.
+ */
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import type { Registration } from '../../vfs/registry.js';
+import { workspaceData, type HostContext } from './host-context.js';
+import { openWorkspaceView } from './workspace-view.js';
+
+/** The registry entry for a record in a state without a namespace. */
+export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
+  return { conversation: record.conversation, state, role: record.role, tools: new Set(workspaceData(record).tools), extras: extrasOf(record) };
+}
+
+/**
+ * Opens the record's view and registers it `ready` (closing any view it replaces). Throws what
+ * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder); nothing is
+ * registered then.
+ */
+export function registerReady(ctx: HostContext, record: WorkspaceRecord): Registration {
+  const data = workspaceData(record);
+  const objects = record.pinnedSha ? ctx.platform.git.objects : null;
+  const view = openWorkspaceView(ctx.platform, objects, {
+    conversation: record.conversation,
+    backend: record.backend,
+    checkoutPath: record.checkoutPath ?? ctx.platform.repo,
+    pinnedSha: record.pinnedSha,
+    mounts: data.mounts,
+  });
+  ctx.views.get(record.conversation)?.close();
+  ctx.views.set(record.conversation, view);
+  const registration: Registration = {
+    conversation: record.conversation,
+    state: 'ready',
+    role: record.role,
+    tools: new Set(data.tools),
+    namespace: view.namespace,
+    extras: extrasOf(record),
+  };
+  ctx.registry.set(registration);
+  return registration;
+}
+
+/** Closes the conversation's view, if one is open. */
+export function closeView(ctx: HostContext, conversation: string): void {
+  ctx.views.get(conversation)?.close();
+  ctx.views.delete(conversation);
+}
+
+function extrasOf(record: WorkspaceRecord): Record<string, unknown> {
+  return { backend: record.backend, guarantee: record.guarantee, pinnedSha: record.pinnedSha, branch: record.branch };
+}

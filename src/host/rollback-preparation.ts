@@ -1,0 +1,62 @@
+/**
+ * `rollbackPreparation`: undoes what an unfinished preparation created — and only that, as
+ * recorded in `data.created` before each step ran. Used when a preparation fails and, on
+ * start, for a preparation a crash interrupted.
+ *
+ * A worktree gatefs created is removed with force: while the record is `preparing` the gate
+ * answers `WORKSPACE_NOT_READY`, so no agent can have written there, and a checkout killed
+ * half-way looks dirty (missing files) without holding anyone's work. The branch is deleted
+ * only while it still points at the pinned commit; a copy folder is removed. Each step that
+ * fails is reported in the result, never thrown, so the rest still runs.
+ */
+import type { GitContext } from '../git/git-port.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import { workspaceData, type HostContext } from './host-context.js';
+
+/** What the rollback did, for the run log. */
+export interface RollbackReport {
+  removedWorktree: boolean;
+  deletedBranch: boolean;
+  removedFolder: boolean;
+  problems: string[];
+}
+
+export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {
+  const { platform } = ctx;
+  const { created } = workspaceData(record);
+  const report: RollbackReport = { removedWorktree: false, deletedBranch: false, removedFolder: false, problems: [] };
+  const path = record.checkoutPath;
+  if (created.worktree && path) {
+    try {
+      const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
+      if (known) await platform.git.removeWorktree(path, context, { force: true });
+      else if (platform.exists(path)) platform.removeFolder(path);
+      await platform.git.pruneWorktrees(context);
+      report.removedWorktree = true;
+    } catch (e) {
+      report.problems.push(`worktree: ${(e as Error).message}`);
+    }
+  }
+  if (created.branch && record.branch && record.pinnedSha) {
+    try {
+      const head = await platform.git.branchHead(record.branch, context);
+      if (head === record.pinnedSha) {
+        await platform.git.deleteBranch(record.branch, head, context);
+        report.deletedBranch = true;
+      } else if (head !== null) {
+        report.problems.push(`branch ${record.branch} moved to ${head}: kept`);
+      }
+    } catch (e) {
+      report.problems.push(`branch: ${(e as Error).message}`);
+    }
+  }
+  if (created.folder && path && record.backend === 'copy') {
+    try {
+      platform.removeFolder(path);
+      report.removedFolder = true;
+    } catch (e) {
+      report.problems.push(`folder: ${(e as Error).message}`);
+    }
+  }
+  return report;
+}

@@ -1,0 +1,158 @@
+/**
+ * `WorkspaceHost`: the `Host` both factories return. It owns the registry the gate reads, the
+ * preparation queue (p-queue; one task per conversation at a time in this process, the store's
+ * lock across processes), release, occupancy, status and the run log. Everything that touches
+ * disk or git goes through the `HostPlatform`; the gate never does.
+ */
+import PQueue from 'p-queue';
+import { ToolGate } from '../gate/tool-gate.js';
+import type { Manifest } from '../manifest/types.js';
+import type { Clock } from '../ports/clock.js';
+import type { IdSource } from '../ports/ids.js';
+import type { OccupancyMode, OccupancyRecord } from '../state/occupancy-table.js';
+import type { StateStore } from '../state/store.js';
+import { isConversationId, type Registration } from '../../vfs/registry.js';
+import { WorkspaceError } from '../workspace-error.js';
+import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, RunEvent, ToolGateApi, WorkspaceStatus } from './types.js';
+import type { HostContext } from './host-context.js';
+import type { HostPlatform } from './platform.js';
+import { prepareWorkspace } from './prepare-workspace.js';
+import { recoverWorkspaces } from './recover-workspaces.js';
+import { registerReady, registrationOf } from './registration.js';
+import { releaseWorkspace } from './release-workspace.js';
+import { SyncedRegistry } from './synced-registry.js';
+import { statusOf } from './workspace-status.js';
+
+export interface WorkspaceHostOptions {
+  platform: HostPlatform;
+  store: StateStore;
+  manifest: Manifest;
+  clock: Clock;
+  ids: IdSource;
+  /** This process's id (for the cross-process preparation lock). */
+  pid: number;
+  /** Preparations run at once in this process (default 2). */
+  concurrency?: number;
+  /** Called once by `close()` after the store is closed (e.g. to drop a temp folder). */
+  onClose?: () => void;
+}
+
+export class WorkspaceHost implements Host {
+  readonly gate: ToolGateApi;
+  private readonly ctx: HostContext;
+  private readonly registry = new SyncedRegistry();
+  private readonly queue: PQueue;
+  private readonly inFlight = new Map<string, Promise<WorkspaceStatus>>();
+  private closed = false;
+
+  private constructor(private readonly options: WorkspaceHostOptions) {
+    const { store } = options;
+    this.ctx = { platform: options.platform, store, registry: this.registry, manifest: options.manifest, ids: options.ids, pid: options.pid, views: new Map() };
+    this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
+    this.registry.syncWith((conversation) => this.refresh(conversation));
+    this.gate = new ToolGate({
+      registry: this.registry,
+      runLog: { append: (event) => void store.appendEvent(event) },
+      clock: options.clock,
+      occupancy: { blockingHolder: (conversation, holder) => store.blockingHolder(conversation, holder) ?? undefined },
+    });
+  }
+
+  /** Builds a host and recovers the state already in the store (registrations, interrupted preparations). */
+  static async start(options: WorkspaceHostOptions): Promise<WorkspaceHost> {
+    const host = new WorkspaceHost(options);
+    await recoverWorkspaces(host.ctx);
+    options.store.appendEvent({ type: 'host.start', conversation: null, data: { confinement: options.platform.confinement, workspaces: options.store.listWorkspaces().length } });
+    return host;
+  }
+
+  /**
+   * Prepares (or reuses) a conversation's workspace; see `prepareWorkspace`. Concurrent calls
+   * for one conversation in this process share one task.
+   */
+  prepare(options: PrepareOptions): Promise<WorkspaceStatus> {
+    this.checkOpen();
+    const running = this.inFlight.get(options.conversation);
+    if (running) return running;
+    const task = this.queue
+      .add(async () => statusOf(await prepareWorkspace(this.ctx, options, []), this.ctx.store, this.ctx.platform.confinement))
+      .finally(() => this.inFlight.delete(options.conversation));
+    this.inFlight.set(options.conversation, task);
+    return task;
+  }
+
+  status(): WorkspaceStatus[] {
+    this.checkOpen();
+    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => statusOf(r, this.ctx.store, this.ctx.platform.confinement));
+  }
+
+  events(): RunEvent[] {
+    this.checkOpen();
+    return this.ctx.store.events();
+  }
+
+  release(conversation: string, options: ReleaseOptions = {}): Promise<ReleaseResult> {
+    this.checkOpen();
+    if (this.inFlight.has(conversation)) {
+      return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
+    }
+    return this.queue.add(() => releaseWorkspace(this.ctx, conversation, options, []));
+  }
+
+  /**
+   * Occupies a conversation's workspace for `holder` (default mode `exclusive-write`: other
+   * holders' writes are then refused by the gate with `OCCUPIED`). Throws `WorkspaceError`
+   * `UNKNOWN_CONVERSATION`, or `OCCUPIED` naming the current holder.
+   */
+  acquire(conversation: string, holder: string, mode: OccupancyMode = 'exclusive-write'): OccupancyRecord {
+    this.checkOpen();
+    if (!this.ctx.store.getWorkspace(conversation)) {
+      throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
+    }
+    const record = this.ctx.store.acquireOccupancy({ conversation, holder, mode });
+    this.ctx.store.appendEvent({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
+    return record;
+  }
+
+  /** Ends `holder`'s occupancy. Result: true when it held one. */
+  releaseOccupancy(conversation: string, holder: string): boolean {
+    this.checkOpen();
+    const released = this.ctx.store.releaseOccupancy(conversation, holder);
+    if (released) this.ctx.store.appendEvent({ type: 'occupancy.release', conversation, data: { holder } });
+    return released;
+  }
+
+  /** Waits for running preparations, closes every folder handle and the store. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.onIdle();
+    for (const view of this.ctx.views.values()) view.close();
+    this.ctx.views.clear();
+    this.ctx.store.close();
+    this.options.onClose?.();
+  }
+
+  private refresh(conversation: string): Registration | undefined {
+    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation)) return undefined;
+    const record = this.ctx.store.getWorkspace(conversation);
+    if (!record) return undefined;
+    if (record.state === 'released') return this.setAndReturn(registrationOf(record, 'released'));
+    if (record.state === 'preparing') return this.setAndReturn(registrationOf(record, 'preparing'));
+    if (record.state !== 'ready') return undefined;
+    try {
+      return registerReady(this.ctx, record);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private setAndReturn(registration: Registration): Registration {
+    this.registry.set(registration);
+    return registration;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new WorkspaceError('BUSY', 'the host is closed', { reason: 'CLOSED' });
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The gatefs package root: the two host factories, the public types, and the error classes a
+ * caller may need to branch on (`import { createHost, createMemoryHost } from 'gatefs'`).
+ */
+export { createHost, type CreateHostOptions } from './host/create-host.js';
+export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/create-memory-host.js';
+export { WorkspaceHost } from './host/workspace-host.js';
+export type {
+  Backend,
+  CallContext,
+  Guarantee,
+  Host,
+  OccupancyMode,
+  PrepareOptions,
+  ReleaseOptions,
+  ReleaseResult,
+  RunEvent,
+  ToolGateApi,
+  WorkspaceState,
+  WorkspaceStatus,
+} from './host/types.js';
+export type { ToolDescriptor, ToolError, ToolResult } from '../tools/result.js';
+export { TOOL_ERROR_CODES, type ToolErrorCode } from '../tools/codes.js';
+export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from './workspace-error.js';
+export { ManifestError, isManifestError, type ManifestErrorCode } from './manifest/manifest-error.js';
+export type { Manifest, Role, MountSpec, DisclosurePolicy } from './manifest/types.js';
+export { StateError, type StateErrorCode } from './state/state-error.js';
+export { VfsError, isVfsError, type VfsCode } from '../vfs/errors.js';
+export { GitError, isGitError, type GitErrorCode } from './git/git-port.js';
+export { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './ports/host-exec.js';
+export { NodeHostExec } from './ports/node-host-exec.js';
+export { ScriptedHostExec } from './ports/scripted-host-exec.js';
+export { ManualClock, systemClock, type Clock } from './ports/clock.js';
+export { SequentialIds, randomIds, type IdSource } from './ports/ids.js';

@@ -1,0 +1,21 @@
+/**
+ * The manifest used when there is none (DESIGN.md "Manifest"): one role `agent`, backend
+ * `worktree`, tools read, grep, list, edit, write, no mounts, no disclosure policy.
+ */
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES } from './role-from-file.js';
+import type { Manifest } from './types.js';
+
+/** Returns a fresh default manifest (callers may modify their copy). */
+export function defaultManifest(): Manifest {
+  return {
+    roles: [
+      {
+        name: 'agent',
+        maxVisits: null,
+        tools: ['read', 'grep', 'list', 'edit', 'write'],
+        workspace: { backend: 'worktree', mounts: [], progressiveDisclosure: null },
+        artifacts: { autoPatch: true, maxFileBytes: DEFAULT_MAX_FILE_BYTES, maxFiles: DEFAULT_MAX_FILES },
+      },
+    ],
+  };
+}

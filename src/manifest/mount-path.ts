@@ -1,0 +1,28 @@
+/**
+ * The rules for a mount's `path` (DESIGN.md "mount"). A relative path ('.campaign') is projected
+ * from the pinned snapshot into the workspace; an absolute path ('/data/out') is a host folder
+ * shown at the same namespace path.
+ */
+import { ManifestError } from './manifest-error.js';
+import { isUnderGitDir, splitLiteralPath } from './literal-path.js';
+
+/**
+ * Validates and normalizes one mount path. Input: the path as written and its key path.
+ * Result: the normalized path (trailing '/' dropped). Throws `ManifestError` `INVALID_VALUE`
+ * for the literal-path rules (empty, NUL, backslash, '..', '.', '//', over-long names) and for
+ * reserved places: a relative mount at or under `.git`, an absolute mount at `/` (it would
+ * shadow the whole namespace) or at or under `/worktrees` (where workspaces live).
+ */
+export function normalizeMountPath(raw: string, keyPath: string): string {
+  const path = splitLiteralPath(raw, keyPath);
+  if (path.absolute && path.segments.length === 0) {
+    throw new ManifestError('INVALID_VALUE', keyPath, "a mount cannot be the namespace root '/'");
+  }
+  if (path.absolute && path.segments[0] === 'worktrees') {
+    throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is at or under /worktrees, which is reserved for workspaces`);
+  }
+  if (isUnderGitDir(path)) {
+    throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is at or under .git, which is protected`);
+  }
+  return path.text;
+}

@@ -1,0 +1,103 @@
+/**
+ * Turns one role as written in `gatefs.yaml` (shape already checked by `schema.ts`) into a
+ * `Role`: checks the rules that span keys and fills in the defaults.
+ */
+import { WorkspaceError } from '../workspace-error.js';
+import { normalizeDisclosurePath } from './disclosure-path.js';
+import { ManifestError } from './manifest-error.js';
+import { normalizeMountPath } from './mount-path.js';
+import type { RoleFile } from './schema.js';
+import type { DisclosurePolicy, MountSpec, Role } from './types.js';
+
+/** Default artifact size cap per file (issue 3): 1 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 1_048_576;
+/** Default artifact count cap (issue 3): 32 files. */
+export const DEFAULT_MAX_FILES = 32;
+
+function firstDuplicate<T>(items: readonly T[]): number {
+  const seen = new Set<T>();
+  for (let i = 0; i < items.length; i++) {
+    if (seen.has(items[i]!)) return i;
+    seen.add(items[i]!);
+  }
+  return -1;
+}
+
+function normalizePaths(raw: readonly string[], keyPath: string): string[] {
+  const paths = raw.map((p, i) => normalizeDisclosurePath(p, `${keyPath}[${i}]`));
+  const dup = firstDuplicate(paths);
+  if (dup >= 0) throw new ManifestError('DUPLICATE', `${keyPath}[${dup}]`, `'${paths[dup]}' is listed twice`);
+  return paths;
+}
+
+function mountsFrom(role: RoleFile, at: string): MountSpec[] {
+  const mounts = (role.workspace?.mounts ?? []).map((m, i) => ({
+    path: normalizeMountPath(m.path, `${at}.workspace.mounts[${i}].path`),
+    writable: m.writable,
+  }));
+  const dup = firstDuplicate(mounts.map((m) => m.path));
+  if (dup >= 0) {
+    throw new ManifestError('DUPLICATE', `${at}.workspace.mounts[${dup}].path`, `the mount '${mounts[dup]!.path}' is declared twice`);
+  }
+  return mounts;
+}
+
+function disclosureFrom(role: RoleFile, at: string, backend: string): DisclosurePolicy | null {
+  const raw = role.workspace?.progressive_disclosure;
+  const hasTool = role.tools.includes('request_files');
+  if (raw === undefined) {
+    if (hasTool) {
+      throw new ManifestError('INVALID_VALUE', `${at}.tools[${role.tools.indexOf('request_files')}]`,
+        'request_files needs a workspace.progressive_disclosure policy (initial_paths, allowed_paths)');
+    }
+    return null;
+  }
+  const key = `${at}.workspace.progressive_disclosure`;
+  if (backend !== 'worktree') {
+    throw new ManifestError('INVALID_VALUE', key, `progressive disclosure needs backend worktree, not ${backend}`);
+  }
+  if (!hasTool) throw new ManifestError('INVALID_VALUE', key, 'progressive disclosure needs request_files in tools');
+  return {
+    initialPaths: normalizePaths(raw.initial_paths, `${key}.initial_paths`),
+    allowedPaths: normalizePaths(raw.allowed_paths, `${key}.allowed_paths`),
+  };
+}
+
+/**
+ * Builds the `Role` at `roles[index]`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` for
+ * `backend: container` (there is no fallback), and `ManifestError` for: duplicate tools
+ * (`DUPLICATE`), mount path rules (`INVALID_VALUE`) and duplicate mounts (`DUPLICATE`),
+ * disclosure path rules, a policy on a non-worktree backend or without `request_files`, and
+ * `request_files` without a policy (`INVALID_VALUE`).
+ */
+export function roleFromFile(role: RoleFile, index: number): Role {
+  const at = `roles[${index}]`;
+  const backend = role.workspace?.backend ?? 'worktree';
+  if (backend === 'container') {
+    throw new WorkspaceError(
+      'BACKEND_UNAVAILABLE',
+      `${at}.workspace.backend: the container backend is not available in this gatefs (use shared, worktree or copy); there is no fallback`,
+      { role: role.name, backend, keyPath: `${at}.workspace.backend` },
+    );
+  }
+  const dupTool = firstDuplicate(role.tools);
+  if (dupTool >= 0) {
+    throw new ManifestError('DUPLICATE', `${at}.tools[${dupTool}]`, `the tool '${role.tools[dupTool]}' is listed twice`);
+  }
+  const typedBackend = backend as Role['workspace']['backend'];
+  return {
+    name: role.name,
+    maxVisits: role.max_visits ?? null,
+    tools: [...role.tools],
+    workspace: {
+      backend: typedBackend,
+      mounts: mountsFrom(role, at),
+      progressiveDisclosure: disclosureFrom(role, at, backend),
+    },
+    artifacts: {
+      autoPatch: role.artifacts?.auto_patch ?? typedBackend === 'worktree',
+      maxFileBytes: role.artifacts?.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxFiles: role.artifacts?.max_files ?? DEFAULT_MAX_FILES,
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The starter `gatefs.yaml` that `gatefs init` writes. Its live part is the default manifest;
+ * the comments show every other key with its default or an example.
+ */
+
+const STARTER = `# gatefs.yaml: the roles your agents run as.
+# Each conversation is prepared with one role (gatefs prepare <id> --role NAME; default: the
+# first role). Keys are snake_case; an unknown key is an error, so typos do not pass silently.
+
+roles:
+  - name: agent
+    # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
+    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, request_files
+    workspace:
+      backend: worktree         # shared | worktree | copy   (container is not available)
+      # mounts:                 # extra places the agent sees, each with its own write flag
+      #   - { path: .campaign, writable: false }   # relative: from the pinned commit, read-only
+      #   - { path: /data/out, writable: true }    # absolute: a host folder at the same path
+    # artifacts: { auto_patch: true, max_file_bytes: 1048576, max_files: 32 }
+
+  # A least-privilege role: starts with a few files and asks for more with request_files.
+  # - name: reviewer
+  #   tools: [read, grep, list, request_files]
+  #   workspace:
+  #     backend: worktree       # progressive disclosure needs worktree
+  #     progressive_disclosure:
+  #       initial_paths: [README.md]          # literal repository-relative paths, no globs
+  #       allowed_paths: [src, docs]          # exact files below these may be requested
+`;
+
+/** Returns the commented starter manifest text; it loads to the default manifest. */
+export function starterManifestText(): string {
+  return STARTER;
+}

@@ -1,0 +1,59 @@
+/**
+ * The manifest as code sees it: camelCase, defaults filled in, every rule already checked.
+ * (`gatefs.yaml` uses snake_case keys; see `schema.ts` for the file form.)
+ */
+import type { Backend } from '../host/types.js';
+
+/** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
+export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'request_files'] as const;
+
+/** One agent tool name. */
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** The backends gatefs provides. `container` is refused at load (`BACKEND_UNAVAILABLE`). */
+export const BACKENDS = ['shared', 'worktree', 'copy'] as const satisfies readonly Backend[];
+
+/** A mount: a relative path projected from the pinned snapshot, or an absolute host folder. */
+export interface MountSpec {
+  /** Normalized: no trailing '/', no '.' or '..' segments. Relative ('.campaign') or absolute ('/data/out'). */
+  path: string;
+  writable: boolean;
+}
+
+/** The progressive-disclosure policy: repository-relative literal paths, normalized. */
+export interface DisclosurePolicy {
+  /** Files present in the workspace from the start. */
+  initialPaths: string[];
+  /** Roots under which exact files may be requested with `request_files`. */
+  allowedPaths: string[];
+}
+
+/** Artifact handoff limits of a role. */
+export interface ArtifactSettings {
+  /** Hand back the work as a patch; default true for `worktree`, false otherwise. */
+  autoPatch: boolean;
+  /** Largest artifact file in bytes; default 1 MiB. */
+  maxFileBytes: number;
+  /** Most artifact files; default 32. */
+  maxFiles: number;
+}
+
+/** One role of the manifest. */
+export interface Role {
+  name: string;
+  /** How many times a conversation of this role may be visited; null = unlimited. */
+  maxVisits: number | null;
+  /** Declared tools, in manifest order, no duplicates. */
+  tools: ToolName[];
+  workspace: {
+    backend: Backend;
+    mounts: MountSpec[];
+    progressiveDisclosure: DisclosurePolicy | null;
+  };
+  artifacts: ArtifactSettings;
+}
+
+/** A loaded, validated manifest: at least one role, names unique. */
+export interface Manifest {
+  roles: Role[];
+}

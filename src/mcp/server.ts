@@ -1,0 +1,99 @@
+/**
+ * The MCP server for one conversation: the SDK's low-level `Server` with `tools/list` and
+ * `tools/call` handlers over a `Host`'s tool gate. The TypeBox JSON Schemas from the tool
+ * descriptors go to clients as they are (no zod conversion).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Host } from '../host/types.js';
+import type { ToolDescriptor, ToolResult } from '../../tools/result.js';
+import { TOOL_ERROR_CODES } from '../../tools/codes.js';
+import { toolResultText } from './tool-text.js';
+import { gatefsVersion } from './version.js';
+
+export interface McpServerOptions {
+  /** The conversation every call of this server is made for (it must already be prepared). */
+  conversation: string;
+  /** The occupancy holder passed to the gate with every call (e.g. the MCP session id). */
+  holder?: string;
+}
+
+/** The `{ error }` shape a failed call carries in `structuredContent`. */
+const errorEnvelopeSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', enum: [...TOOL_ERROR_CODES] },
+        message: { type: 'string' },
+        path: { type: 'string' },
+      },
+      required: ['code', 'message'],
+    },
+  },
+  required: ['error'],
+} as const;
+
+/**
+ * Describes a gate tool for `tools/list`. The output schema accepts the tool's value or the
+ * `{ error }` envelope, because the SDK client validates `structuredContent` even on errors.
+ */
+export function toMcpTool(d: ToolDescriptor): Tool {
+  return {
+    name: d.name,
+    title: d.annotations.title,
+    description: d.description,
+    inputSchema: d.inputSchema as Tool['inputSchema'],
+    outputSchema: { type: 'object', anyOf: [d.outputSchema, errorEnvelopeSchema] } as Tool['outputSchema'],
+    annotations: d.annotations,
+  };
+}
+
+/**
+ * Turns a gate result into an MCP `CallToolResult`: `structuredContent` is the value (or
+ * `{ error }` with `isError: true`), `content` is readable text that also names the code.
+ */
+export function toCallToolResult(tool: string, result: ToolResult): CallToolResult {
+  const text = toolResultText(tool, result);
+  if (!result.ok) {
+    return { content: [{ type: 'text', text }], structuredContent: { error: { ...result.error } }, isError: true };
+  }
+  const value = result.value;
+  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/**
+ * Creates an MCP server bound to one conversation of `host`. Connect it to a transport with
+ * `server.connect(transport)`. Every tool call goes through `host.gate.call`, so a tool the role
+ * lacks answers `TOOL_NOT_ALLOWED` and bad arguments answer `INVALID_INPUT`, as results with
+ * `isError: true`, never as protocol errors. The server itself never throws on a bad call.
+ */
+export function createMcpServer(host: Host, options: McpServerOptions): Server {
+  const { conversation, holder } = options;
+  const server = new Server(
+    { name: 'gatefs', version: gatefsVersion() },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        `gatefs workspace for conversation "${conversation}". Relative paths resolve in your workspace root ` +
+        `/worktrees/${conversation}; declared mounts appear at their own paths. Errors carry a stable code.`,
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: host.gate.tools(conversation).map(toMcpTool),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args } = request.params;
+    let result: ToolResult;
+    try {
+      result = await host.gate.call(conversation, name, args ?? {}, holder ? { holder } : undefined);
+    } catch {
+      // The gate promises never to throw; its message could carry a host path, so it stays out.
+      result = { ok: false, error: { code: 'INTERNAL', message: 'the gate failed unexpectedly' } };
+    }
+    return toCallToolResult(name, result);
+  });
+  return server;
+}

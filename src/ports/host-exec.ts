@@ -1,0 +1,77 @@
+/**
+ * The host-exec port: the one way gatefs runs a program on the host (git, mostly).
+ *
+ * A command is an argv array, never a shell string. Every command carries a task tag (which
+ * task ran it: `prepare`, `release`, …) and the caller's conversation chain, so the host can
+ * record it in the run log. Implementations: `NodeHostExec` (real processes) and
+ * `ScriptedHostExec` (a fake that fails on any command it was not told to expect).
+ */
+
+/** One command to run. */
+export interface ExecRequest {
+  /** Program and arguments; `argv[0]` is looked up on PATH. Never passed to a shell. */
+  argv: readonly string[];
+  /** Working folder (an absolute host path). */
+  cwd: string;
+  /** Extra environment variables, merged over the host's environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Kill the process (SIGKILL) after this many milliseconds; `timedOut` is then true. */
+  timeoutMs?: number;
+  /** The task that runs the command, for the run log (e.g. `prepare`, `release`). */
+  tag: string;
+  /** The caller's conversation chain, parent conversations first (may be empty). */
+  chain: readonly string[];
+  /** Bytes written to the process's standard input, which is then closed. */
+  input?: string | Uint8Array;
+}
+
+/** What a finished command did. A non-zero exit is a result, not a throw. */
+export interface ExecResult {
+  /** Exit code, or null when the process was ended by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the process, or null. */
+  signal: string | null;
+  /** Standard output as UTF-8 text, cut at the implementation's cap. */
+  stdout: string;
+  /** Standard error as UTF-8 text, cut at the implementation's cap. */
+  stderr: string;
+  /** True when the process was killed because `timeoutMs` passed. */
+  timedOut: boolean;
+  /** Wall time in milliseconds, as the implementation's clock measured it. */
+  durationMs: number;
+  /** True when stdout or stderr was longer than the cap and was cut. */
+  outputTruncated?: boolean;
+}
+
+/** Runs host commands. Throws `HostExecError` only when the program cannot be started at all. */
+export interface HostExec {
+  run(request: ExecRequest): Promise<ExecResult>;
+}
+
+export type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
+
+/**
+ * A command that could not run: `SPAWN_FAILED` (the program is missing or not executable),
+ * `UNEXPECTED_COMMAND` (a scripted fake was not told to expect it), `EXPECTED_COMMAND_NOT_RUN`
+ * (a scripted fake's expectation was never met), `EXEC_FORBIDDEN` (a port
+ * that refuses every command, used to prove a component never spawns).
+ */
+export class HostExecError extends Error {
+  override readonly name = 'HostExecError';
+
+  constructor(
+    readonly code: HostExecErrorCode,
+    readonly argv: readonly string[],
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${code}: ${argv.join(' ')}: ${detail}`, options);
+  }
+}
+
+/** A host-exec port that refuses every command with `EXEC_FORBIDDEN`. */
+export const forbiddenHostExec: HostExec = {
+  async run(request) {
+    throw new HostExecError('EXEC_FORBIDDEN', request.argv, 'this port runs no commands');
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * The run log: append-only events in the `events` table. `seq` is assigned by SQLite
+ * (AUTOINCREMENT: strictly increasing, never reused, shared by every process on the database);
+ * `at` comes from the clock; `data` is stored as deterministic JSON.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { RunEvent } from '../host/types.js';
+import type { Clock } from '../ports/clock.js';
+import { stableStringify } from './stable-json.js';
+
+/** What a caller appends; `seq` and `at` are filled in by the log. */
+export interface EventDraft {
+  type: string;
+  conversation: string | null;
+  data: Record<string, unknown>;
+}
+
+/** Which events to read; every field narrows, all are optional. */
+export interface EventFilter {
+  conversation?: string;
+  type?: string;
+  /** Only events with `seq` greater than this (for tailing). */
+  afterSeq?: number;
+  /** At most this many (the oldest matching ones). */
+  limit?: number;
+}
+
+interface Row { seq: number; at: number; type: string; conversation: string | null; data: string }
+
+function fromRow(r: Row): RunEvent {
+  return { seq: r.seq, at: r.at, type: r.type, conversation: r.conversation, data: JSON.parse(r.data) as Record<string, unknown> };
+}
+
+/** Prepared statements over `events`. Construct once per connection. */
+export class EventLog {
+  private readonly insert: Statement;
+  private readonly queries = new Map<string, Statement>();
+
+  constructor(private readonly db: Database, private readonly clock: Clock) {
+    this.insert = db.prepare('INSERT INTO events (at, type, conversation, data) VALUES (?, ?, ?, ?)');
+  }
+
+  /**
+   * Appends one event in its own autocommit transaction (durable at the next WAL checkpoint
+   * with synchronous=NORMAL; safe against process crashes). Result: the stored event with its
+   * `seq`. Throws `TypeError` when `data` holds a bigint or a cycle (nothing is written).
+   */
+  append(draft: EventDraft): RunEvent {
+    const json = stableStringify(draft.data);
+    const at = this.clock.now();
+    const seq = Number(this.insert.run(at, draft.type, draft.conversation, json).lastInsertRowid);
+    return { seq, at, type: draft.type, conversation: draft.conversation, data: JSON.parse(json) as Record<string, unknown> };
+  }
+
+  /** Events matching `filter`, oldest first. */
+  read(filter: EventFilter = {}): RunEvent[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.conversation !== undefined) { where.push('conversation = ?'); params.push(filter.conversation); }
+    if (filter.type !== undefined) { where.push('type = ?'); params.push(filter.type); }
+    if (filter.afterSeq !== undefined) { where.push('seq > ?'); params.push(filter.afterSeq); }
+    const limit = filter.limit !== undefined ? ' LIMIT ?' : '';
+    if (filter.limit !== undefined) params.push(Math.max(0, Math.floor(filter.limit)));
+    const sql = `SELECT seq, at, type, conversation, data FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
+    let stmt = this.queries.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.queries.set(sql, stmt);
+    }
+    return (stmt.all(...params) as Row[]).map(fromRow);
+  }
+}

@@ -1,0 +1,9 @@
+/** The state module: the SQLite store of workspaces, the run log, occupancy and preparation locks. */
+export { StateStore, type StateStoreOptions } from './store.js';
+export { StateError, type StateErrorCode } from './state-error.js';
+export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migrations.js';
+export { stableStringify } from './stable-json.js';
+export type { WorkspaceRecord, WorkspaceDraft, WorkspacePatch, WorkspaceRecordState } from './workspace-table.js';
+export type { EventDraft, EventFilter } from './event-log.js';
+export type { OccupancyMode, OccupancyRecord, OccupancyRequest } from './occupancy-table.js';
+export { isProcessAlive, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';

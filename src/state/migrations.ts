@@ -1,0 +1,96 @@
+/**
+ * Schema migrations of the state database, tracked in `PRAGMA user_version`. Each migration is
+ * applied in its own IMMEDIATE transaction together with the version bump, so a crash leaves
+ * the database at a whole version, and two processes opening a new database at once apply each
+ * migration exactly once (the second re-reads the version after taking the write lock).
+ * Migrations are append-only: never edit one that has shipped; add the next version.
+ */
+import type { Database } from 'better-sqlite3';
+import { StateError } from './state-error.js';
+
+/** One schema step. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Every migration, in order; `version` counts up from 1. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'workspaces, events (run log), occupancy, preparation locks',
+    sql: `
+      CREATE TABLE workspaces (
+        conversation  TEXT PRIMARY KEY,
+        role          TEXT NOT NULL,
+        backend       TEXT NOT NULL CHECK (backend IN ('shared', 'worktree', 'copy')),
+        guarantee     TEXT NOT NULL CHECK (guarantee IN ('none', 'confined')),
+        state         TEXT NOT NULL CHECK (state IN ('preparing', 'ready', 'released', 'failed')),
+        branch        TEXT,
+        base_ref      TEXT,
+        pinned_sha    TEXT,
+        checkout_path TEXT,
+        error         TEXT,
+        data          TEXT NOT NULL DEFAULT '{}',
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE events (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at           INTEGER NOT NULL,
+        type         TEXT NOT NULL,
+        conversation TEXT,
+        data         TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX events_by_conversation ON events (conversation, seq);
+      CREATE INDEX events_by_type ON events (type, seq);
+      CREATE TABLE occupancy (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation TEXT NOT NULL,
+        holder       TEXT NOT NULL,
+        mode         TEXT NOT NULL CHECK (mode IN ('shared-read', 'exclusive-write')),
+        acquired_at  INTEGER NOT NULL,
+        released_at  INTEGER
+      ) STRICT;
+      CREATE UNIQUE INDEX occupancy_active ON occupancy (conversation, holder) WHERE released_at IS NULL;
+      CREATE TABLE preparation_locks (
+        conversation TEXT PRIMARY KEY,
+        pid          INTEGER NOT NULL,
+        token        TEXT NOT NULL,
+        locked_at    INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+function versionOf(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings `db` to `SCHEMA_VERSION`. Result: the version found and the version reached. Throws
+ * `StateError` `SCHEMA_TOO_NEW` when the database is newer than this code (it is left
+ * untouched). An up-to-date database is only read, so readers never wait for the write lock.
+ */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+  const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version;
+  const tooNew = (v: number) =>
+    new StateError('SCHEMA_TOO_NEW', `the state database has schema version ${v}, newer than this gatefs (${latest}): upgrade gatefs`, { found: v, supported: latest });
+  const found = versionOf(db);
+  if (found > latest) throw tooNew(found);
+  if (found === latest) return { from: found, to: found };
+  for (const m of migrations) {
+    db.transaction(() => {
+      const current = versionOf(db);
+      if (current > latest) throw tooNew(current);
+      if (current >= m.version) return;
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return { from: found, to: versionOf(db) };
+}

@@ -1,0 +1,160 @@
+/**
+ * `StateStore`: gatefs's durable state on better-sqlite3 — workspaces, the run log, occupancy
+ * and preparation locks — in one SQLite database (`<stateDir>/gatefs.db`, or ':memory:').
+ *
+ * Several processes may open the same file: WAL journal mode lets readers run beside one
+ * writer, a 5 s busy timeout makes writers wait instead of failing with SQLITE_BUSY, and every
+ * read-then-write step runs in an IMMEDIATE transaction (taking the write lock up front, so it
+ * cannot fail half-way on a lock upgrade). All methods are synchronous, like better-sqlite3.
+ */
+import Database from 'better-sqlite3';
+import type { RunEvent } from '../host/types.js';
+import type { Clock } from '../ports/clock.js';
+import { EventLog, type EventDraft, type EventFilter } from './event-log.js';
+import { migrate } from './migrations.js';
+import { OccupancyTable, type OccupancyRecord, type OccupancyRequest } from './occupancy-table.js';
+import { isProcessAlive, PreparationLocks, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';
+import { StateError } from './state-error.js';
+import { WorkspaceTable, type WorkspaceDraft, type WorkspacePatch, type WorkspaceRecord } from './workspace-table.js';
+
+/** Options of `StateStore.open`. */
+export interface StateStoreOptions {
+  /** Source of every stored time (`createdAt`, `at`, `acquiredAt`, …). */
+  clock: Clock;
+  /** How long a writer waits for another process's write lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** Liveness check for stale preparation locks (default: `process.kill(pid, 0)`). */
+  isProcessAlive?: IsProcessAlive;
+}
+
+/** The state database of one gatefs host. */
+export class StateStore {
+  private readonly workspaceTable: WorkspaceTable;
+  private readonly log: EventLog;
+  private readonly occupancyTable: OccupancyTable;
+  private readonly locks: PreparationLocks;
+
+  private constructor(private readonly db: Database.Database, readonly file: string, options: StateStoreOptions) {
+    this.workspaceTable = new WorkspaceTable(db, options.clock);
+    this.log = new EventLog(db, options.clock);
+    this.occupancyTable = new OccupancyTable(db, options.clock);
+    this.locks = new PreparationLocks(db, options.clock, options.isProcessAlive ?? isProcessAlive);
+  }
+
+  /**
+   * Opens (creating if needed) the database at `file` (':memory:' for a private in-memory
+   * one), sets WAL, synchronous=NORMAL and the busy timeout, and applies pending migrations.
+   * The parent folder must exist. Throws `StateError` `OPEN_FAILED` naming the file (missing
+   * folder, not a database, …) or `SCHEMA_TOO_NEW` (written by a newer gatefs).
+   */
+  static open(file: string, options: StateStoreOptions): StateStore {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      return new StateStore(db, file, options);
+    } catch (e) {
+      db?.close();
+      if (e instanceof StateError) throw e;
+      const reason = (e as { code?: unknown }).code ?? (e as Error).message;
+      throw new StateError('OPEN_FAILED', `cannot open the state database '${file}' (${String(reason)})`, { file }, { cause: e });
+    }
+  }
+
+  /**
+   * Runs `fn` in one IMMEDIATE transaction: every change it makes is committed together, or,
+   * when it throws, none is (the error is rethrown). Nested calls become savepoints. `fn` must
+   * be synchronous: better-sqlite3 throws a TypeError if it returns a promise.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Inserts or replaces a workspace record; `createdAt` is kept on replace. Result: the stored record. */
+  putWorkspace(draft: WorkspaceDraft): WorkspaceRecord {
+    return this.workspaceTable.put(draft);
+  }
+
+  /** The record of `conversation`, or null. */
+  getWorkspace(conversation: string): WorkspaceRecord | null {
+    return this.workspaceTable.get(conversation);
+  }
+
+  /** Every workspace record, sorted by conversation. */
+  listWorkspaces(): WorkspaceRecord[] {
+    return this.workspaceTable.list();
+  }
+
+  /** Changes some fields (`data` is replaced whole). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`. */
+  updateWorkspace(conversation: string, patch: WorkspacePatch): WorkspaceRecord {
+    return this.workspaceTable.update(conversation, patch);
+  }
+
+  /** Removes a record (rollback of a failed preparation). Result: true when one existed. */
+  deleteWorkspace(conversation: string): boolean {
+    return this.workspaceTable.delete(conversation);
+  }
+
+  /** Appends one run-log event. Result: it, with `seq` and `at`. Throws `TypeError` for unserializable data. */
+  appendEvent(draft: EventDraft): RunEvent {
+    return this.log.append(draft);
+  }
+
+  /** Run-log events matching `filter`, oldest first. */
+  events(filter?: EventFilter): RunEvent[] {
+    return this.log.read(filter);
+  }
+
+  /** Occupies a conversation. Throws `WorkspaceError` `OCCUPIED` naming the current holder. */
+  acquireOccupancy(request: OccupancyRequest): OccupancyRecord {
+    return this.occupancyTable.acquire(request);
+  }
+
+  /** Ends a holder's occupancy. Result: true when it held one. */
+  releaseOccupancy(conversation: string, holder: string): boolean {
+    return this.occupancyTable.release(conversation, holder);
+  }
+
+  /** Active occupancy records of a conversation, oldest first. */
+  occupancy(conversation: string): OccupancyRecord[] {
+    return this.occupancyTable.current(conversation);
+  }
+
+  /** Every occupancy record of a conversation, released ones included. */
+  occupancyHistory(conversation: string): OccupancyRecord[] {
+    return this.occupancyTable.historyOf(conversation);
+  }
+
+  /** The holder with exclusive-write on `conversation` if it is not `holder`, else null. */
+  blockingHolder(conversation: string, holder: string | undefined): string | null {
+    return this.occupancyTable.blockingHolder(conversation, holder);
+  }
+
+  /** Tries to take the preparation lock (stale locks of dead pids are taken over). */
+  tryLockPreparation(conversation: string, owner: LockOwner): boolean {
+    return this.locks.tryLock(conversation, owner);
+  }
+
+  /** Releases the preparation lock held with `token`. Result: true when one was removed. */
+  unlockPreparation(conversation: string, token: string): boolean {
+    return this.locks.unlock(conversation, token);
+  }
+
+  /** The current preparation lock of a conversation (possibly stale), or null. */
+  preparationLock(conversation: string): PreparationLock | null {
+    return this.locks.get(conversation);
+  }
+
+  /** True while the database is open. */
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  /** Closes the database. Calling it again does nothing. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

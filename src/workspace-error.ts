@@ -1,0 +1,46 @@
+/**
+ * `WorkspaceError`: the one error type for workspace-level conditions (preparation, release,
+ * backends, occupancy, the state of a conversation's registration). Callers branch on `code`;
+ * `data` carries the structured facts (conversation, holder, dirty files, …) so a CLI or an MCP
+ * server can render them without parsing the message. Mirrors isomorphic-git's errors: a stable
+ * `code` plus structured `data`; unlike it, the conditions share one class.
+ *
+ * Messages are written for the operator running gatefs. They may name host paths (a checkout, a
+ * state directory): the tool gate never forwards a `WorkspaceError` message to an agent as is.
+ */
+export type WorkspaceErrorCode =
+  /** The manifest asks for a backend this gatefs cannot provide (`container`); never a fallback. */
+  | 'BACKEND_UNAVAILABLE'
+  /** Materializing a workspace failed; `data.reason` says why, nothing half-made is left. */
+  | 'PREPARATION_FAILED'
+  /** Release refused: the worktree has uncommitted changes; `data.files` lists them. */
+  | 'DIRTY_WORKTREE'
+  /** A `worktree` backend (or a base ref) was asked for a folder that is not a git repository. */
+  | 'NOT_A_GIT_REPOSITORY'
+  /** No workspace is recorded for `data.conversation`. */
+  | 'UNKNOWN_CONVERSATION'
+  /** The base ref does not resolve to a commit; `data.ref` names it. */
+  | 'BAD_REF'
+  /** Another process or task is preparing the same conversation right now. */
+  | 'BUSY'
+  /** Occupancy refused: `data.holder` holds the conversation in `data.mode`. */
+  | 'OCCUPIED';
+
+/** An error about a workspace, with a stable `code` and structured `data`. */
+export class WorkspaceError extends Error {
+  override readonly name = 'WorkspaceError';
+
+  constructor(
+    readonly code: WorkspaceErrorCode,
+    message: string,
+    readonly data: Readonly<Record<string, unknown>> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** True when `e` is a WorkspaceError, optionally with the given code. */
+export function isWorkspaceError(e: unknown, code?: WorkspaceErrorCode): e is WorkspaceError {
+  return e instanceof WorkspaceError && (code === undefined || e.code === code);
+}

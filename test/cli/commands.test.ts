@@ -1,0 +1,131 @@
+/**
+ * The operator's commands through the built binary on real git repositories: init, prepare,
+ * status, call, release, with tables by default, `--json` for scripts, and exit code 1 plus a
+ * one-line error code for tool and workspace errors.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatefs, git, sampleRepo } from './run-gatefs.js';
+
+let repo: ReturnType<typeof sampleRepo>;
+const run = (...args: string[]) => gatefs(args, { cwd: repo.dir });
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .*\(/);
+
+beforeAll(() => {
+  repo = sampleRepo();
+});
+afterAll(() => repo?.cleanup());
+
+describe('init', () => {
+  it('writes a starter gatefs.yaml and the state dir once, and changes nothing the second time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-init-'));
+    try {
+      writeFileSync(join(dir, 'README.md'), '# x\n');
+      git(dir, 'init', '--quiet');
+      git(dir, 'config', 'user.name', 't');
+      git(dir, 'config', 'user.email', 't@t.invalid');
+      git(dir, 'add', '--all');
+      git(dir, 'commit', '--quiet', '-m', 'x');
+      const first = await gatefs(['init'], { cwd: dir });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('wrote gatefs.yaml');
+      const text = readFileSync(join(dir, 'gatefs.yaml'), 'utf8');
+      expect(text).toContain('roles:');
+      expect(existsSync(join(dir, '.gatefs'))).toBe(true);
+      expect(git(dir, 'status', '--porcelain')).toBe('?? gatefs.yaml\n');
+      const second = await gatefs(['init'], { cwd: dir });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain('kept existing gatefs.yaml');
+      expect(readFileSync(join(dir, 'gatefs.yaml'), 'utf8')).toBe(text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('prepare, status, call, release', () => {
+  it('prepare pins HEAD and prints the workspace; --json gives the same as data', async () => {
+    const table = await run('prepare', 'c1');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^CONVERSATION\s+ROLE\s+BACKEND\s+GUARANTEE\s+STATE\s+BRANCH\s+PINNED\s+HOLDER$/m);
+    expect(table.stdout).toMatch(/^c1\s+implementer\s+worktree\s+confined\s+ready\s/m);
+    expect(table.stderr).toContain('preparing "c1"');
+    const json = await run('prepare', 'c2', '--json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ conversation: 'c2', state: 'ready', backend: 'worktree', pinnedSha: git(repo.dir, 'rev-parse', 'HEAD').trim() });
+  });
+
+  it('status lists both workspaces', async () => {
+    const rows = JSON.parse((await run('status', '--json')).stdout) as { conversation: string; state: string }[];
+    expect(rows.filter((r) => r.state === 'ready').map((r) => r.conversation).sort()).toEqual(['c1', 'c2']);
+    const table = await run('status');
+    expect(table.stdout).toMatch(/^c2\s+implementer/m);
+  });
+
+  it('call runs a tool: a write in c1 shows in c1 only', async () => {
+    const w = await run('call', 'c1', 'write', JSON.stringify({ path: 'NOTES.md', content: 'from c1\n' }));
+    expect(w.code).toBe(0);
+    expect(w.stdout).toMatch(/created NOTES\.md: 8 bytes/);
+    expect((await run('call', 'c1', 'read', '{"path":"NOTES.md"}')).stdout).toContain('from c1');
+    const other = await run('call', 'c2', 'read', '{"path":"NOTES.md"}');
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^gatefs: NOT_FOUND: /);
+    expect(existsSync(join(repo.dir, 'NOTES.md'))).toBe(false);
+  });
+
+  it('a refused call exits 1 with its code on one line; --json prints the whole result', async () => {
+    const r = await run('call', 'c1', 'read', '{"path":"../../etc/passwd"}');
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^gatefs: PATH_ESCAPE: /);
+    const j = await run('call', 'c1', 'write', '{"path":".campaign/brief.md","content":"x"}', '--json');
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+  });
+
+  it('calling an unprepared conversation names the problem', async () => {
+    const r = await run('call', 'nobody', 'read', '{"path":"README.md"}');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/UNKNOWN_CONVERSATION/);
+  });
+
+  it('release refuses a dirty worktree and removes a clean one', async () => {
+    const dirty = await run('release', 'c1');
+    expect(dirty.code).toBe(1);
+    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: /);
+    noStack(dirty.stderr);
+    const clean = await run('release', 'c2');
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('released "c2"');
+    const rows = JSON.parse((await run('status', '--json')).stdout) as { conversation: string; state: string }[];
+    expect(rows.find((r) => r.conversation === 'c2')?.state ?? 'released').toBe('released');
+    expect(rows.find((r) => r.conversation === 'c1')?.state).toBe('ready');
+  });
+});
+
+describe('domain errors are one line with their code', () => {
+  it('a manifest asking for the container backend', async () => {
+    const bad = join(repo.root, 'container.yaml');
+    writeFileSync(bad, 'roles:\n  - name: boxed\n    tools: [read]\n    workspace:\n      backend: container\n');
+    const r = await run('--manifest', bad, 'prepare', 'c9');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^gatefs: error: BACKEND_UNAVAILABLE: /);
+    noStack(r.stderr);
+  });
+
+  it('a manifest with a typo names the key path', async () => {
+    const bad = join(repo.root, 'typo.yaml');
+    writeFileSync(bad, 'roles:\n  - name: r\n    tools: [read]\n    workspace:\n      backend: worktree\n      mountz: []\n');
+    const r = await run('--manifest', bad, 'status');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^gatefs: error: UNKNOWN_KEY: .*roles\[0\]\.workspace\.mountz/);
+  });
+
+  it('an unknown role', async () => {
+    const r = await run('prepare', 'c8', '--role', 'astronaut');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/UNKNOWN_ROLE/);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The command line itself, through the built binary: help on every command, usage errors with
+ * exit code 2 and one clear line, no stack traces.
+ */
+import { describe, expect, it } from 'vitest';
+import { gatefs } from './run-gatefs.js';
+
+const COMMANDS = ['demo', 'init', 'prepare', 'status', 'call', 'serve', 'release'];
+
+describe('gatefs --help', () => {
+  it('lists every command with a summary and exits 0', async () => {
+    const r = await gatefs(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\s+\\S`, 'm'));
+    expect(r.stdout).toContain('--json');
+  });
+
+  it.each(COMMANDS)('%s --help prints its usage and the global flags', async (command) => {
+    const r = await gatefs([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: gatefs ${command}`);
+    expect(r.stdout).toContain('--repo DIR');
+    expect(r.stderr).toBe('');
+  });
+
+  it('bare gatefs prints help and exits 2 (nothing was asked)', async () => {
+    const r = await gatefs([]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Usage: gatefs <command>');
+  });
+
+  it('--version prints the package version', async () => {
+    const r = await gatefs(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('usage errors exit 2 with one line naming the fix', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['unknown command', ['frobnicate'], /unknown command "frobnicate"; the commands are demo, init/],
+    ['unknown flag', ['status', '--colour'], /unknown flag '--colour'/],
+    ['missing conversation', ['prepare'], /prepare needs <conversation>; missing <conversation>/],
+    ['too many arguments', ['release', 'a', 'b'], /unexpected "b"/],
+    ['bad conversation id', ['prepare', 'Bad/Id'], /"Bad\/Id" is not a valid conversation id/],
+    ['invalid JSON arguments', ['call', 'c1', 'read', '{path:'], /not valid JSON/],
+    ['flag without value', ['prepare', 'c1', '--role'], /argument missing|requires|--role/],
+    ['bad listen address', ['serve', '--http', 'nowhere'], /--http expects HOST:PORT/],
+    ['non-loopback without token', ['serve', '--http', '0.0.0.0:0'], /refusing to serve on 0\.0\.0\.0 without a token/],
+  ];
+  it.each(cases)('%s', async (_name, args, message) => {
+    const r = await gatefs(args);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(message);
+    expect(lines[1]).toMatch(/Run "gatefs .*--help" for usage/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+  });
+
+  it('global flags are accepted before the command word', async () => {
+    const r = await gatefs(['--repo', '/nonexistent-gatefs', 'release', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: gatefs release');
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Conformance on real disk: the host layer alone and under every composition of this issue —
+ * overlay(memory over host), overlay(host over host) fresh and with history, sparse(host), and
+ * readOnly(host). Each setup gets a fresh temp folder with an outside sentinel tree.
+ */
+import { openHostLayer } from '../../vfs/host-layer.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { overlay } from '../../vfs/overlay-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { sparse } from '../../vfs/sparse-layer.js';
+import { hostFixture, hashHostTree } from './host-fixture.js';
+import { layerSuite } from './layer-suite.js';
+import { withHistory } from './overlay-history.js';
+import { fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
+
+layerSuite({
+  name: 'host',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const layer = openHostLayer(root);
+    return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+  },
+});
+
+layerSuite({
+  name: 'readOnly(host)',
+  writable: false,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const host = openHostLayer(root);
+    return {
+      layer: readOnly(host),
+      symlinks: fx.symlinks(root),
+      backingHash: async () => hashHostTree(root),
+      cleanup: async () => (host.close(), fx.cleanup()),
+    };
+  },
+});
+
+layerSuite({
+  name: 'overlay(memory over host)',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const lowerDir = fx.folder('lower', true);
+    const lower = openHostLayer(lowerDir);
+    const layer = overlay(new MemoryLayer(), readOnly(lower));
+    return { layer, symlinks: fx.symlinks(lowerDir), cleanup: async () => (lower.close(), fx.cleanup()) };
+  },
+});
+
+for (const history of [false, true]) {
+  layerSuite({
+    name: `overlay(host over host)${history ? ' with history' : ''}`,
+    writable: true,
+    async setup() {
+      const fx = hostFixture();
+      const lowerDir = fx.folder('lower', true);
+      const lower = openHostLayer(lowerDir);
+      const upper = openHostLayer(fx.folder('upper', false));
+      const made = overlay(upper, readOnly(lower));
+      const layer = history ? await withHistory(made, lower) : made;
+      return {
+        layer,
+        symlinks: fx.symlinks(lowerDir),
+        cleanup: async () => (lower.close(), upper.close(), fx.cleanup()),
+      };
+    },
+  });
+}
+
+layerSuite({
+  name: 'readOnly(overlay(host over host)) with history',
+  writable: false,
+  async setup() {
+    const fx = hostFixture();
+    const lowerDir = fx.folder('lower', true);
+    const upperDir = fx.folder('upper', false);
+    const lower = openHostLayer(lowerDir);
+    const upper = openHostLayer(upperDir);
+    const layer = readOnly(await withHistory(overlay(upper, readOnly(lower)), lower));
+    return {
+      layer,
+      symlinks: fx.symlinks(lowerDir),
+      backingHash: async () => `${hashHostTree(lowerDir)}:${hashHostTree(upperDir)}`,
+      cleanup: async () => (lower.close(), upper.close(), fx.cleanup()),
+    };
+  },
+});
+
+layerSuite({
+  name: 'sparse(host)',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const inner = openHostLayer(root);
+    await plantHiddenFiles(inner);
+    const layer = sparse(inner, fixtureVisibleSet());
+    const links = fx.symlinks(root);
+    return {
+      layer,
+      symlinks: {
+        ...links,
+        fileLink: async (rel) => (await links.fileLink(rel), void layer.disclose([rel])),
+        dirLink: async (rel) => (await links.dirLink(rel), void layer.disclose([rel])),
+      },
+      cleanup: async () => (inner.close(), fx.cleanup()),
+    };
+  },
+});

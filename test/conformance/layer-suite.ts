@@ -1,0 +1,220 @@
+/**
+ * The layer conformance suite (STYLE.md §2, after Go's testing/fstest): one set of checks run
+ * against every layer implementation and composition. Each setup seeds the standard fixture
+ * (./fixture.ts) and declares what its backend lacks, with a reason; a lacking capability
+ * becomes a visible `it.skip` naming the reason, never a silently dropped check.
+ *
+ * What it checks: stat, readFile and readdir agree on every path; listings are sorted, stable
+ * and complete (nothing extra: no hidden or metadata entry leaks); errors carry the right code
+ * and path; symbolic links are listed and never followed; the write semantics of writable
+ * layers; and that every write through a read-only view fails with READ_ONLY and leaves the
+ * tree hash unchanged. The read checks rerun on the `nest/again` sub-tree.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Layer, WritableLayer } from '../../vfs/layer.js';
+import { isWritableLayer } from '../../vfs/layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { FIXTURE_FILES, SENTINEL, SUBTREE, hashLayer, readEverything } from './fixture.js';
+import { expectCode, readChecks } from './read-checks.js';
+
+/** Plants symbolic links in the backing store, visible through the layer under test. */
+export interface SymlinkPlanter {
+  /** A link at `rel` to a file outside the layer whose content is `SENTINEL`. */
+  fileLink(rel: string): Promise<void>;
+  /** A link at `rel` to a folder outside the layer holding `secret.txt` (`SENTINEL`). */
+  dirLink(rel: string): Promise<void>;
+  /** Hash of the outside sentinel tree (must not change). */
+  outsideHash(): Promise<string>;
+}
+
+/** Capabilities a backend lacks, each with the reason (shown in the skipped test's title). */
+export interface Lacks {
+  symlinks?: string;
+}
+
+/** One implementation under test, declared when the suite is registered. */
+export interface SuiteTarget {
+  name: string;
+  /** True when writes must work; false when every write must be READ_ONLY. */
+  writable: boolean;
+  lacks?: Lacks;
+  setup: LayerSetup;
+}
+
+export interface LayerUnderTest {
+  /** The layer (or adapter) under test, seeded with the fixture. */
+  layer: Layer;
+  /** Present unless the target declares `lacks.symlinks`. */
+  symlinks?: SymlinkPlanter;
+  /** The path an error names for a layer path (default: the layer path itself). */
+  errorPath?: (rel: string) => string;
+  /** Hash of every backing store a refused write must leave alone (default: hash via the layer). */
+  backingHash?: () => Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+export type LayerSetup = () => Promise<LayerUnderTest>;
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/** Registers the whole suite for one implementation under `describe(target.name)`. */
+export function layerSuite(target: SuiteTarget): void {
+  const { name, setup, writable } = target;
+  const linkIt = (title: string, body: () => Promise<void>) =>
+    target.lacks?.symlinks ? it.skip(`${title} (lacks: ${target.lacks.symlinks})`, body) : it(title, body);
+  const writeIt = (title: string, body: () => Promise<void>) =>
+    writable ? it(title, body) : it.skip(`${title} (read-only backend: see "read-only view")`, body);
+  describe(`layer conformance: ${name}`, () => {
+    let t: LayerUnderTest;
+    beforeEach(async () => {
+      t = await setup();
+    });
+    afterEach(async () => {
+      await t.cleanup();
+    });
+    const at = (rel: string) => (t.errorPath ? t.errorPath(rel) : rel);
+
+    for (const root of ['', SUBTREE]) {
+      readChecks(root === '' ? 'root' : `sub-tree ${root}`, root, () => t, at);
+    }
+
+    it('refuses reads larger than maxBytes with TOO_LARGE', async () => {
+      const size = FIXTURE_FILES.get('bin.dat')!.length;
+      await expectCode(t.layer.readFile('bin.dat', { maxBytes: size - 1 }), 'TOO_LARGE', [at('bin.dat')]);
+      expect((await t.layer.readFile('bin.dat', { maxBytes: size })).length).toBe(size);
+    });
+
+    describe('symbolic links', () => {
+      const links = () => t.symlinks!;
+      linkIt('are listed as links and never followed for stat, read or readdir', async () => {
+        await links().fileLink('src/leak.txt');
+        await links().dirLink('src/out');
+        expect(await t.layer.readdir('src')).toContainEqual({ name: 'leak.txt', type: 'symlink' });
+        expect((await t.layer.stat('src/out')).type).toBe('symlink');
+        await expectCode(t.layer.readFile('src/leak.txt'), 'SYMLINK_ESCAPE', [at('src/leak.txt')]);
+        await expectCode(t.layer.readdir('src/out'), 'SYMLINK_ESCAPE', [at('src/out')]);
+        await expectCode(t.layer.readFile('src/out/secret.txt'), 'SYMLINK_ESCAPE', [at('src/out/secret.txt'), at('src/out')]);
+        await expectCode(t.layer.stat('src/out/secret.txt'), 'SYMLINK_ESCAPE', [at('src/out/secret.txt'), at('src/out')]);
+        expect(await readEverything(t.layer)).not.toContain(SENTINEL.trim());
+        expect(await readEverything(t.layer)).toContain('export const a = 1;');
+      });
+
+      const linkWriteIt = writable ? linkIt : (title: string, body: () => Promise<void>) => it.skip(`${title} (read-only backend)`, body);
+      linkWriteIt('are replaced, not followed, by writes; writes below a folder link are refused', async () => {
+        const layer = t.layer as WritableLayer;
+        await links().fileLink('src/leak.txt');
+        await links().dirLink('src/out');
+        const before = await links().outsideHash();
+        await expectCode(layer.writeFile('src/out/new.txt', bytes('x')), 'SYMLINK_ESCAPE', [at('src/out/new.txt'), at('src/out')]);
+        await expectCode(layer.mkdir('src/out/d'), 'SYMLINK_ESCAPE', [at('src/out/d'), at('src/out')]);
+        await layer.writeFile('src/leak.txt', bytes('replaced'));
+        expect((await layer.stat('src/leak.txt')).type).toBe('file');
+        expect(text(await layer.readFile('src/leak.txt'))).toBe('replaced');
+        expect(await links().outsideHash()).toBe(before);
+      });
+    });
+
+    describe('writes', () => {
+      const w = () => t.layer as WritableLayer;
+
+      writeIt('creates a file that every route then agrees on', async () => {
+        expect(await w().writeFile('src/new.ts', bytes('fresh'))).toEqual({ created: true });
+        expect(text(await w().readFile('src/new.ts'))).toBe('fresh');
+        expect((await w().stat('src/new.ts'))).toMatchObject({ type: 'file', size: 5 });
+        const names = (await w().readdir('src')).map((e) => e.name);
+        expect(names).toEqual(['a.ts', 'b.ts', 'nested', 'new.ts']);
+      });
+
+      writeIt('replaces an existing file whole and reports created: false', async () => {
+        expect(await w().writeFile('README.md', bytes('new readme'))).toEqual({ created: false });
+        expect(text(await w().readFile('README.md'))).toBe('new readme');
+        expect((await w().stat('README.md')).size).toBe(10);
+        const big = Uint8Array.from({ length: 200_000 }, (_, i) => i % 251);
+        await w().writeFile('docs/guide.md', big);
+        expect(Buffer.compare(Buffer.from(await w().readFile('docs/guide.md')), Buffer.from(big))).toBe(0);
+      });
+
+      writeIt('exclusive create refuses an existing name and leaves its bytes', async () => {
+        await expectCode(w().writeFile('src/a.ts', bytes('clobber'), { exclusive: true }), 'ALREADY_EXISTS', [at('src/a.ts')]);
+        expect(text(await w().readFile('src/a.ts'))).toBe('export const a = 1;\n');
+        expect(await w().writeFile('src/c.ts', bytes('c'), { exclusive: true })).toEqual({ created: true });
+      });
+
+      writeIt('refuses writes to a missing parent, through a file, and onto a folder', async () => {
+        const before = await hashLayer(w());
+        await expectCode(w().writeFile('nope/x.txt', bytes('x')), 'NOT_FOUND', [at('nope/x.txt'), at('nope')]);
+        await expectCode(w().writeFile('README.md/x.txt', bytes('x')), 'NOT_DIRECTORY', [at('README.md/x.txt'), at('README.md')]);
+        await expectCode(w().writeFile('src', bytes('x')), 'IS_DIRECTORY', [at('src')]);
+        expect(await hashLayer(w())).toBe(before);
+      });
+
+      writeIt('mkdir creates an empty folder once', async () => {
+        await w().mkdir('src/made');
+        expect((await w().stat('src/made')).type).toBe('directory');
+        expect(await w().readdir('src/made')).toEqual([]);
+        await expectCode(w().mkdir('src/made'), 'ALREADY_EXISTS', [at('src/made')]);
+        await expectCode(w().mkdir('src/a.ts'), 'ALREADY_EXISTS', [at('src/a.ts')]);
+        await expectCode(w().mkdir('nope/d'), 'NOT_FOUND', [at('nope/d'), at('nope')]);
+      });
+
+      writeIt('remove deletes files and empty folders, and refuses a non-empty folder', async () => {
+        await w().remove('src/a.ts');
+        await expectCode(w().stat('src/a.ts'), 'NOT_FOUND', [at('src/a.ts')]);
+        await expectCode(w().readFile('src/a.ts'), 'NOT_FOUND', [at('src/a.ts')]);
+        expect((await w().readdir('src')).map((e) => e.name)).toEqual(['b.ts', 'nested']);
+        await w().remove('empty');
+        expect((await w().readdir('')).some((e) => e.name === 'empty')).toBe(false);
+        await expectCode(w().remove('src'), 'NOT_EMPTY', [at('src')]);
+        expect(text(await w().readFile('src/b.ts'))).toBe('export const b = 2;\n');
+        await expectCode(w().remove('src/a.ts'), 'NOT_FOUND', [at('src/a.ts')]);
+      });
+
+      writeIt('a removed file stays removed after a folder listing and can be re-created', async () => {
+        await w().remove('docs/guide.md');
+        await w().remove('docs');
+        await expectCode(w().readdir('docs'), 'NOT_FOUND', [at('docs')]);
+        await w().mkdir('docs');
+        expect(await w().readdir('docs')).toEqual([]);
+        expect(await w().writeFile('docs/guide.md', bytes('v2'))).toEqual({ created: true });
+        expect(text(await w().readFile('docs/guide.md'))).toBe('v2');
+      });
+
+      writeIt('rename moves a file, replacing an existing target', async () => {
+        await w().rename('src/a.ts', 'src/renamed.ts');
+        await expectCode(w().stat('src/a.ts'), 'NOT_FOUND', [at('src/a.ts')]);
+        expect(text(await w().readFile('src/renamed.ts'))).toBe('export const a = 1;\n');
+        await w().rename('src/renamed.ts', 'src/b.ts');
+        expect(text(await w().readFile('src/b.ts'))).toBe('export const a = 1;\n');
+        expect((await w().readdir('src')).map((e) => e.name)).toEqual(['b.ts', 'nested']);
+        await expectCode(w().rename('src/missing.ts', 'src/x.ts'), 'NOT_FOUND', [at('src/missing.ts')]);
+      });
+
+      writeIt('rename moves a folder with everything in it', async () => {
+        await w().rename('src', 'lib');
+        await expectCode(w().readdir('src'), 'NOT_FOUND', [at('src')]);
+        expect((await w().readdir('lib')).map((e) => e.name)).toEqual(['a.ts', 'b.ts', 'nested']);
+        expect(text(await w().readFile('lib/nested/deep/c.txt'))).toBe('deep\n');
+      });
+    });
+
+    describe('read-only view', () => {
+      it('refuses every write with READ_ONLY and changes nothing', async () => {
+        const view = writable ? readOnly(t.layer) : t.layer;
+        if (!isWritableLayer(view)) throw new Error('a read-only setup must still offer the write methods');
+        const roAt = writable ? (rel: string) => rel : at;
+        const backing = t.backingHash ?? (() => hashLayer(t.layer));
+        const before = [await hashLayer(t.layer), await backing()];
+        await expectCode(view.writeFile('README.md', bytes('x')), 'READ_ONLY', [roAt('README.md')]);
+        await expectCode(view.writeFile('src/new.ts', bytes('x')), 'READ_ONLY', [roAt('src/new.ts')]);
+        await expectCode(view.writeFile('src/new.ts', bytes('x'), { exclusive: true }), 'READ_ONLY', [roAt('src/new.ts')]);
+        await expectCode(view.mkdir('made'), 'READ_ONLY', [roAt('made')]);
+        await expectCode(view.remove('src/a.ts'), 'READ_ONLY', [roAt('src/a.ts')]);
+        await expectCode(view.remove('empty'), 'READ_ONLY', [roAt('empty')]);
+        await expectCode(view.rename('src/a.ts', 'src/z.ts'), 'READ_ONLY', [roAt('src/a.ts'), roAt('src/z.ts')]);
+        await expectCode(view.rename('src', 'lib'), 'READ_ONLY', [roAt('src'), roAt('lib')]);
+        expect([await hashLayer(t.layer), await backing()]).toEqual(before);
+      });
+    });
+  });
+}

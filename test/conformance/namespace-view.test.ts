@@ -1,0 +1,89 @@
+/**
+ * Conformance of the namespace view: a Namespace whose root mount `/worktrees/conf` is one of
+ * the layers, addressed through absolute namespace paths, with neighbour mounts around it
+ * (another conversation's root, a `/data` mount) that must never show through. Errors must name
+ * namespace paths.
+ */
+import type { Layer } from '../../vfs/layer.js';
+import { openHostLayer } from '../../vfs/host-layer.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { Namespace } from '../../vfs/namespace.js';
+import { overlay } from '../../vfs/overlay-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { sparse } from '../../vfs/sparse-layer.js';
+import { hashLayer, memoryFixture } from './fixture.js';
+import { hostFixture, hashHostTree } from './host-fixture.js';
+import { layerSuite } from './layer-suite.js';
+import { namespacePath, namespaceView } from './namespace-view.js';
+import { memorySymlinks } from './memory-symlinks.js';
+import { Volume } from 'memfs';
+import { fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
+
+const ROOT = '/worktrees/conf';
+
+function namespaceOver(layer: Layer, writable: boolean) {
+  const ns = new Namespace({
+    root: ROOT,
+    mounts: [
+      { path: ROOT, layer, writable },
+      { path: '/worktrees/conf-other', layer: new MemoryLayer({ files: { 'README.md': 'other conversation\n' } }), writable: true },
+      { path: '/data/out', layer: new MemoryLayer({ files: { 'x.txt': 'data\n' } }), writable: true },
+    ],
+  });
+  return { layer: namespaceView(ns), errorPath: (rel: string) => namespacePath(ns, rel) };
+}
+
+for (const writable of [true, false]) {
+  layerSuite({
+    name: `namespace(memory, ${writable ? 'writable' : 'read-only'} mount)`,
+    writable,
+    async setup() {
+      const volume = new Volume();
+      const inner = await memoryFixture({ volume, root: '/root' });
+      return {
+        ...namespaceOver(inner, writable),
+        symlinks: memorySymlinks(volume, '/root'),
+        backingHash: () => hashLayer(inner),
+        cleanup: async () => {},
+      };
+    },
+  });
+}
+
+layerSuite({
+  name: 'namespace(overlay(memory over host))',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const lowerDir = fx.folder('lower', true);
+    const lower = openHostLayer(lowerDir);
+    return {
+      ...namespaceOver(overlay(new MemoryLayer(), readOnly(lower)), true),
+      symlinks: fx.symlinks(lowerDir),
+      cleanup: async () => (lower.close(), fx.cleanup()),
+    };
+  },
+});
+
+layerSuite({
+  name: 'namespace(sparse(host), read-only mount)',
+  writable: false,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const inner = openHostLayer(root);
+    await plantHiddenFiles(inner);
+    const projection = sparse(inner, fixtureVisibleSet());
+    const links = fx.symlinks(root);
+    return {
+      ...namespaceOver(projection, false),
+      symlinks: {
+        ...links,
+        fileLink: async (rel) => (await links.fileLink(rel), void projection.disclose([rel])),
+        dirLink: async (rel) => (await links.dirLink(rel), void projection.disclose([rel])),
+      },
+      backingHash: async () => hashHostTree(root),
+      cleanup: async () => (inner.close(), fx.cleanup()),
+    };
+  },
+});

@@ -1,0 +1,113 @@
+/**
+ * The read half of the conformance suite, run once at the layer root and once on the
+ * `nest/again` sub-tree: every route to the same fact (stat, readFile, readdir) agrees with the
+ * fixture and with each other, listings are sorted, stable and complete, and reads of missing or
+ * mistyped paths fail with the right code and path.
+ */
+import { expect, it } from 'vitest';
+import { isVfsError, type VfsCode } from '../../vfs/errors.js';
+import { childPath, compareNames } from '../../vfs/layer.js';
+import { FIXTURE_FILES, fixtureTree } from './fixture.js';
+import type { LayerUnderTest } from './layer-suite.js';
+
+/**
+ * Awaits `promise`, requires a VfsError with `code` whose path is one of `paths` (a layer may
+ * name the requested path or the component at fault), and returns it.
+ */
+export async function expectCode(promise: Promise<unknown>, code: VfsCode, paths: string[]) {
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected ${code} at ${paths[0]}, got a result`);
+  const e = outcome.error;
+  if (!isVfsError(e)) throw new Error(`expected a VfsError ${code}, got ${String(e)}`);
+  expect({ code: e.code, path: e.path }).toEqual({ code, path: expect.toBeOneOf(paths) });
+  return e;
+}
+
+/** The fixture's entries below `root`, re-rooted (root '' → the whole tree). */
+function expectedBelow(root: string): Map<string, 'file' | 'directory'> {
+  const out = new Map<string, 'file' | 'directory'>();
+  for (const [p, type] of fixtureTree()) {
+    if (root === '') out.set(p, type);
+    else if (p === root) out.set('', type);
+    else if (p.startsWith(`${root}/`)) out.set(p.slice(root.length + 1), type);
+  }
+  return out;
+}
+
+/** Registers the read checks for the tree below `root`. */
+export function readChecks(
+  label: string,
+  root: string,
+  current: () => LayerUnderTest,
+  at: (rel: string) => string,
+): void {
+  const full = (rel: string) => (root === '' ? rel : rel === '' ? root : `${root}/${rel}`);
+  const expected = expectedBelow(root);
+  const top = root === '' ? [...expected].filter(([p]) => !p.startsWith('nest')) : [...expected];
+
+  it(`${label}: stat, readFile and readdir agree with the fixture on every path`, async () => {
+    const { layer } = current();
+    for (const [rel, type] of top) {
+      const path = full(rel);
+      const st = await layer.stat(path);
+      expect({ path, type: st.type }).toEqual({ path, type });
+      if (type === 'file') {
+        const want = FIXTURE_FILES.get(path)!;
+        const got = await layer.readFile(path);
+        expect({ path, size: st.size }).toEqual({ path, size: want.length });
+        expect(Buffer.from(got).equals(Buffer.from(want))).toBe(true);
+        await expectCode(layer.readdir(path), 'NOT_DIRECTORY', [at(path)]);
+      } else {
+        const entries = await layer.readdir(path);
+        const names = [...expected.keys()]
+          .filter((p) => p !== rel && (rel === '' ? !p.includes('/') : p.startsWith(`${rel}/`) && !p.slice(rel.length + 1).includes('/')))
+          .map((p) => p.slice(rel === '' ? 0 : rel.length + 1))
+          .sort(compareNames);
+        expect({ path, names: entries.map((e) => e.name) }).toEqual({ path, names });
+        for (const entry of entries) {
+          expect({ child: entry.name, type: entry.type }).toEqual({ child: entry.name, type: (await layer.stat(childPath(path, entry.name))).type });
+        }
+        await expectCode(layer.readFile(path), 'IS_DIRECTORY', [at(path)]);
+      }
+    }
+  });
+
+  it(`${label}: listings are sorted by code unit, stable, and hold nothing extra`, async () => {
+    const { layer } = current();
+    const seen = new Set<string>();
+    const walk = async (rel: string): Promise<void> => {
+      const first = await layer.readdir(full(rel));
+      const second = await layer.readdir(full(rel));
+      expect(second).toEqual(first);
+      const names = first.map((e) => e.name);
+      expect(names).toEqual([...new Set(names)].sort(compareNames));
+      for (const e of first) {
+        const child = childPath(rel, e.name);
+        seen.add(child);
+        if (e.type === 'directory') await walk(child);
+      }
+    };
+    await walk('');
+    expect([...seen].sort()).toEqual([...expected.keys()].filter((p) => p !== '').sort());
+    const names = (await layer.readdir(full(''))).map((e) => e.name);
+    expect(names.indexOf('Zebra.md')).toBeLessThan(names.indexOf('apple.md'));
+    expect(names).toContain('caf\u00e9.txt');
+    expect(names).toContain('cafe\u0301.txt');
+  });
+
+  it(`${label}: missing paths and paths through a file fail with NOT_FOUND / NOT_DIRECTORY`, async () => {
+    const { layer } = current();
+    const ops: ((p: string) => Promise<unknown>)[] = [(p) => layer.stat(p), (p) => layer.readFile(p), (p) => layer.readdir(p)];
+    for (const op of ops) {
+      const call = (p: string) => op(full(p));
+      await expectCode(call('src/missing.ts'), 'NOT_FOUND', [at(full('src/missing.ts'))]);
+      await expectCode(call('nope/deeper/x'), 'NOT_FOUND', [at(full('nope/deeper/x')), at(full('nope'))]);
+      await expectCode(call('README.md/x'), 'NOT_DIRECTORY', [at(full('README.md/x')), at(full('README.md'))]);
+      await expectCode(call('cafe.txt'), 'NOT_FOUND', [at(full('cafe.txt'))]);
+      await expectCode(call('readme.md'), 'NOT_FOUND', [at(full('readme.md'))]);
+    }
+  });
+}

@@ -1,0 +1,100 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VfsError } from '../../vfs/errors.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { openHostLayer } from '../../vfs/host-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { TOOL_ERROR_CODES, TOOL_ERROR_DOCS, type ToolErrorCode } from '../../tools/codes.js';
+import type { ToolResult } from '../../tools/result.js';
+import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
+
+const SHA0 = '0'.repeat(64);
+const temp = mkdtempSync(join(tmpdir(), 'gatefs-codes-'));
+const closers: (() => void)[] = [];
+afterAll(() => {
+  for (const close of closers) close();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+function world() {
+  const s = setupGate({ occupancy: { blockingHolder: (conv) => (conv === 'held' ? 'someone' : undefined) } });
+  const layer = new MemoryLayer({ root: '/ws', files: { 'f.txt': 'x x\n', 'bin': new Uint8Array([0, 1]), '.git/config': '[core]' } });
+  layer.volume.writeFileSync('/ws/big.txt', Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
+  layer.volume.mkdirSync('/outside');
+  layer.volume.symlinkSync('/outside', '/ws/link');
+  // A layer whose file is held back by disclosure, as the sparse projection does before request_files.
+  const undisclosed = new MemoryLayer({ files: { 'secret.ts': 's' } });
+  undisclosed.readFile = async (path: string) => { throw new VfsError('NOT_DISCLOSED', 'read', path); };
+  const hostDir = join(temp, 'host');
+  mkdirSync(hostDir);
+  writeFileSync(join(hostDir, 'plain.txt'), 'p');
+  execFileSync('mkfifo', [join(hostDir, 'fifo')]);
+  const hostLayer = openHostLayer(hostDir);
+  closers.push(() => hostLayer.close());
+  addWorkspace(s, 'a', {
+    layer,
+    tools: ['read', 'grep', 'list', 'edit', 'write'],
+    mounts: [
+      { path: '/worktrees/a/ro', layer: readOnly(new MemoryLayer({ files: { 'r.txt': 'r' } })), writable: false },
+      { path: '/snap', layer: undisclosed, writable: false },
+      { path: '/host', layer: hostLayer, writable: true },
+    ],
+  });
+  addWorkspace(s, 'reader', { tools: ['read'] });
+  addWorkspace(s, 'prep', { state: 'preparing' });
+  addWorkspace(s, 'gone', { state: 'released' });
+  addWorkspace(s, 'held', { files: { 'f': 'f' } });
+  const broken = new MemoryLayer({ files: { 'f': 'f' } });
+  broken.stat = async () => { throw new TypeError('boom'); };
+  addWorkspace(s, 'broken', { layer: broken });
+  return s;
+}
+
+describe('error codes', () => {
+  const s = world();
+  const call = (conv: string, tool: string, args: unknown) => s.gate.call(conv, tool, args);
+  const producers: Record<ToolErrorCode, () => Promise<ToolResult>> = {
+    INVALID_INPUT: () => call('a', 'read', { path: 1 }),
+    UNKNOWN_CONVERSATION: () => call('nobody', 'read', { path: 'f.txt' }),
+    WORKSPACE_NOT_READY: () => call('prep', 'read', { path: 'f.txt' }),
+    WORKSPACE_RELEASED: () => call('gone', 'read', { path: 'f.txt' }),
+    TOOL_NOT_ALLOWED: () => call('reader', 'write', { path: 'f.txt', content: '' }),
+    PATH_ESCAPE: () => call('a', 'read', { path: '../b/f.txt' }),
+    OUTSIDE_MOUNTS: () => call('a', 'read', { path: '/etc/passwd' }),
+    BAD_NAME: () => call('a', 'read', { path: 'a\\b' }),
+    NAME_TOO_LONG: () => call('a', 'write', { path: `${'n'.repeat(300)}.txt`, content: '' }),
+    SYMLINK_ESCAPE: () => call('a', 'list', { path: 'link' }),
+    NOT_FOUND: () => call('a', 'read', { path: 'missing.txt' }),
+    NOT_DISCLOSED: () => call('a', 'read', { path: '/snap/secret.ts' }),
+    IS_DIRECTORY: () => call('a', 'read', { path: 'ro' }),
+    NOT_DIRECTORY: () => call('a', 'list', { path: 'f.txt' }),
+    NOT_REGULAR_FILE: () => call('a', 'read', { path: '/host/fifo' }),
+    ALREADY_EXISTS: () => call('a', 'write', { path: 'f.txt', content: '', expectedSha256: null }),
+    READ_ONLY: () => call('a', 'write', { path: 'ro/r.txt', content: '' }),
+    PROTECTED_PATH: () => call('a', 'edit', { path: '.git/config', oldString: 'core', newString: 'x' }),
+    OCCUPIED: () => call('held', 'write', { path: 'f', content: 'g' }),
+    TOO_LARGE: () => call('a', 'read', { path: 'big.txt' }),
+    BINARY_FILE: () => call('a', 'read', { path: 'bin' }),
+    NO_MATCH: () => call('a', 'edit', { path: 'f.txt', oldString: 'y', newString: 'z' }),
+    AMBIGUOUS_MATCH: () => call('a', 'edit', { path: 'f.txt', oldString: 'x', newString: 'z' }),
+    STALE_CONTENT: () => call('a', 'write', { path: 'f.txt', content: '', expectedSha256: SHA0 }),
+    INTERNAL: () => call('broken', 'list', {}),
+  };
+
+  it.each(TOOL_ERROR_CODES.map((c) => [c]))('%s is produced by some input', async (code) => {
+    const result = await producers[code]();
+    expect(result.ok ? 'ok' : result.error.code).toBe(code);
+    if (!result.ok) expect(result.error.message).not.toContain(temp);
+  });
+
+  it('every code is documented in one line, and nothing else is', () => {
+    expect(Object.keys(TOOL_ERROR_DOCS).sort()).toEqual([...TOOL_ERROR_CODES].sort());
+    for (const code of TOOL_ERROR_CODES) {
+      expect(TOOL_ERROR_DOCS[code].length).toBeGreaterThan(20);
+      expect(TOOL_ERROR_DOCS[code]).not.toContain('\n');
+    }
+  });
+});

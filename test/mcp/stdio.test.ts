@@ -1,0 +1,167 @@
+/**
+ * `gatefs serve` over stdio, driven by the official MCP SDK client against a real git repo:
+ * the tool list and its schemas, every tool's happy path, error codes, and the main checkout
+ * left untouched.
+ */
+import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv } from 'ajv';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BIN, gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
+import { callTool, stdioClient } from './mcp-client.js';
+
+let repo: ReturnType<typeof sampleRepo>;
+let client: Client;
+let stderr: () => string;
+const original = (p: string) => readFileSync(join(repo.dir, p), 'utf8');
+
+beforeAll(async () => {
+  repo = sampleRepo();
+  ({ client, stderr } = await stdioClient(['--repo', repo.dir, '--conversation', 'alpha'], repo.root));
+});
+
+afterAll(async () => {
+  await client?.close();
+  repo?.cleanup();
+});
+
+describe('tools/list', () => {
+  it("offers exactly the role's tools, with valid input and output schemas and read-only hints", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['edit', 'grep', 'list', 'read', 'write']);
+    const ajv = new Ajv({ strict: false });
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type).toBe('object');
+      expect(t.description?.length).toBeGreaterThan(20);
+      ajv.compile(t.inputSchema);
+      ajv.compile(t.outputSchema!);
+      expect(t.annotations?.readOnlyHint === true).toBe(['read', 'grep', 'list'].includes(t.name));
+    }
+    const read = ajv.compile(tools.find((t) => t.name === 'read')!.inputSchema);
+    expect(read({ path: 'README.md' })).toBe(true);
+    expect(read({ path: 42 })).toBe(false);
+  });
+
+  it('logs the conversation on stderr', () => {
+    expect(stderr()).toContain('serving conversation "alpha"');
+  });
+});
+
+describe('happy paths', () => {
+  it('read returns the file with its sha256', async () => {
+    const r = await callTool(client, 'read', { path: 'README.md' });
+    expect(r.isError).toBe(false);
+    const bytes = readFileSync(join(repo.dir, 'README.md'));
+    expect(r.structured).toMatchObject({ path: 'README.md', content: bytes.toString('utf8'), startLine: 1, truncated: false });
+    expect(r.structured.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(r.text).toContain('# greeter');
+  });
+
+  it('list with a pattern finds the sources', async () => {
+    const r = await callTool(client, 'list', { pattern: '**/*.js' });
+    expect(r.isError).toBe(false);
+    const paths = r.structured.entries.map((e: { path: string }) => e.path).sort();
+    expect(paths).toEqual(['src/greeting.js', 'src/math.js', 'src/secret-config.js']);
+    expect(r.text).toContain('src/math.js');
+  });
+
+  it('grep finds a symbol', async () => {
+    const r = await callTool(client, 'grep', { pattern: 'export function add', output: 'content' });
+    expect(r.isError).toBe(false);
+    expect(r.structured.matches).toEqual([expect.objectContaining({ path: 'src/math.js', line: 2 })]);
+  });
+
+  it('write creates a file that read then returns; the main checkout does not get it', async () => {
+    const w = await callTool(client, 'write', { path: 'notes/todo.md', content: 'ship it\n', expectedSha256: null });
+    expect(w.isError).toBe(false);
+    expect(w.structured).toMatchObject({ path: 'notes/todo.md', bytes: 8, created: true });
+    const r = await callTool(client, 'read', { path: 'notes/todo.md' });
+    expect(r.structured.content).toBe('ship it\n');
+    expect(existsSync(join(repo.dir, 'notes/todo.md'))).toBe(false);
+  });
+
+  it('edit replaces text in the workspace only', async () => {
+    const before = original('src/greeting.js');
+    const e = await callTool(client, 'edit', { path: 'src/greeting.js', oldString: 'Hello', newString: 'Howdy' });
+    expect(e.isError).toBe(false);
+    expect(e.structured.replacements).toBe(1);
+    expect((await callTool(client, 'read', { path: 'src/greeting.js' })).structured.content).toContain('Howdy');
+    expect(original('src/greeting.js')).toBe(before);
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('errors carry isError and the stable code in structure and text', () => {
+  const cases: [string, string, Record<string, unknown>, string][] = [
+    ['a path escape', 'read', { path: '../../etc/passwd' }, 'PATH_ESCAPE'],
+    ['a host path', 'read', { path: '/etc/hostname' }, 'OUTSIDE_MOUNTS'],
+    ['a missing file', 'read', { path: 'nope.txt' }, 'NOT_FOUND'],
+    ['a write into the read-only mount', 'write', { path: '.campaign/brief.md', content: 'x' }, 'READ_ONLY'],
+    ['a write into .git', 'write', { path: '.git/config', content: 'x' }, 'PROTECTED_PATH'],
+    ['a tool the role lacks', 'request_files', { paths: ['src/math.js'], reason: 'x' }, 'TOOL_NOT_ALLOWED'],
+    ['an unknown tool', 'delete', { path: 'README.md' }, 'TOOL_NOT_ALLOWED'],
+    ['arguments of the wrong type', 'read', { path: ['README.md'] }, 'INVALID_INPUT'],
+    ['an edit with no match', 'edit', { path: 'README.md', oldString: 'zzz-not-there', newString: 'y' }, 'NO_MATCH'],
+  ];
+  it.each(cases)('%s', async (_name, tool, args, code) => {
+    const r = await callTool(client, tool, args);
+    expect(r.isError).toBe(true);
+    expect(r.structured.error.code).toBe(code);
+    expect(r.text.startsWith(`${code}: `)).toBe(true);
+    expect(r.text).not.toContain(repo.root);
+  });
+
+  it('the read-only mount still holds its committed bytes', () => {
+    expect(original('.campaign/brief.md')).toContain('Make the greeting friendlier');
+  });
+});
+
+describe('serve without --conversation', () => {
+  it('generates an id, logs it on stderr, and writes nothing but JSON-RPC on stdout', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir], { stdio: 'pipe' });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve();
+      });
+    });
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    await answered;
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+    for (const line of out.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(JSON.parse(out.split('\n')[0]).result.serverInfo.name).toBe('gatefs');
+    expect(err).toMatch(/serving conversation "conv-[0-9a-f]+"/);
+    expect(child.exitCode).toBe(0);
+  });
+});
+
+describe('the session is the occupancy holder', () => {
+  const holderOf = async () => {
+    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; holder: string | null }[];
+    return rows.find((r) => r.conversation === 'alpha')?.holder;
+  };
+
+  it('while the session is open, status names it and a CLI write is refused with OCCUPIED', async () => {
+    expect(await holderOf()).toMatch(/^mcp-\d+-[0-9a-f]+$/);
+    const w = await gatefs(['call', 'alpha', 'write', '{"path":"cli.txt","content":"x"}', '--repo', repo.dir]);
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(/^gatefs: OCCUPIED: /);
+  });
+
+  it('closing the client frees the workspace', async () => {
+    await client.close();
+    for (let i = 0; i < 50 && (await holderOf()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await holderOf()).toBeNull();
+    const w = await gatefs(['call', 'alpha', 'write', '{"path":"cli.txt","content":"x"}', '--repo', repo.dir]);
+    expect(w.code).toBe(0);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Attack class D, stress half: a worker thread swaps a folder of the workspace with a symlink
+ * to the sentinel tree in a loop (bounded in swaps and time, and stopped by the main thread),
+ * while the main thread reads, lists and writes through it thousands of times.
+ *
+ * A naive reader (fs.readFileSync by host path) runs interleaved as a control: it must see the
+ * sentinel bytes at least once, which proves the race is really exercised; the confined layer
+ * must return them zero times. Only the procfs guarantee is claimed to hold under this race
+ * (the lstat fallback is documented as weaker).
+ */
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { hasProcFd } from '../../vfs/host-walk.js';
+import { sandboxed } from './sandbox.js';
+
+const FLIPPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const { dir, real, target, maxSwaps, maxMs } = workerData;
+const stop = new Int32Array(workerData.stop);
+const deadline = Date.now() + maxMs;
+let swaps = 0;
+parentPort.postMessage({ started: true });
+while (Atomics.load(stop, 0) === 0 && swaps < maxSwaps && Date.now() < deadline) {
+  fs.renameSync(dir, real);
+  fs.symlinkSync(target, dir);
+  fs.unlinkSync(dir);
+  fs.renameSync(real, dir);
+  swaps++;
+}
+parentPort.postMessage({ swaps });
+`;
+
+interface Flipper {
+  stop(): Promise<number>;
+}
+
+async function startFlipper(dir: string, target: string): Promise<Flipper> {
+  const stop = new SharedArrayBuffer(4);
+  const worker = new Worker(FLIPPER, {
+    eval: true,
+    workerData: { dir, real: `${dir}.real`, target, maxSwaps: 2_000_000, maxMs: 8_000, stop },
+  });
+  const done = new Promise<number>((resolve, reject) => {
+    worker.on('message', (m: { swaps?: number }) => m.swaps !== undefined && resolve(m.swaps));
+    worker.on('error', reject);
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  return {
+    async stop() {
+      Atomics.store(new Int32Array(stop), 0, 1);
+      const swaps = await done;
+      await worker.terminate();
+      return swaps;
+    },
+  };
+}
+
+const READS = 3_000;
+const ALLOWED = new Set(['SYMLINK_ESCAPE', 'NOT_FOUND']);
+
+describe.skipIf(!hasProcFd())('D: a flipper thread swapping a folder for a link (procfs)', () => {
+  it(`returns zero outside bytes over ${READS} reads, lists and writes while a naive reader leaks`, sandboxed(async (sb) => {
+    const flip = path.join(sb.work, 'flip');
+    fs.mkdirSync(flip);
+    fs.writeFileSync(path.join(flip, 'a.ts'), 'inside flip\n');
+    const flipper = await startFlipper(flip, sb.sentinel);
+    const tally = { ok: 0, refused: 0, naiveLeaks: 0, listed: 0, written: 0 };
+    try {
+      for (let i = 0; i < READS; i++) {
+        const read = await sb.attempt(() => sb.ns.readFile('flip/a.ts'));
+        if (read.ok) {
+          expect(Buffer.from(read.value).toString()).toBe('inside flip\n');
+          tally.ok++;
+        } else {
+          expect([...ALLOWED]).toContain(read.code);
+          tally.refused++;
+        }
+        try {
+          if (fs.readFileSync(path.join(flip, 'a.ts'), 'utf8').includes(sb.marker)) tally.naiveLeaks++;
+        } catch {
+          /* the naive reader hit the gap between two swaps */
+        }
+        if (i % 6 === 0) {
+          const list = await sb.attempt(() => sb.ns.readdir('flip'));
+          if (list.ok) {
+            expect(['a.ts', 'a.ts,w.txt']).toContain(list.value.map((e) => e.name).join(','));
+            tally.listed++;
+          } else expect([...ALLOWED]).toContain(list.code);
+        }
+        if (i % 10 === 0) {
+          const write = await sb.attempt(() => sb.ns.writeFile('flip/w.txt', Buffer.from(`w${i}`)));
+          if (write.ok) tally.written++;
+          else expect([...ALLOWED]).toContain(write.code);
+        }
+      }
+    } finally {
+      const swaps = await flipper.stop();
+      expect(swaps).toBeGreaterThan(0);
+    }
+    // The race was real: the naive reader leaked, and the layer both served and refused reads.
+    expect(tally.naiveLeaks).toBeGreaterThan(0);
+    expect(tally.ok + tally.refused).toBe(READS);
+    expect(tally.ok).toBeGreaterThan(0);
+    expect(tally.refused).toBeGreaterThan(0);
+    expect(tally.written).toBeGreaterThan(0);
+    expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
+  }));
+});

@@ -1,0 +1,96 @@
+/** The run log: append-only, ordered, filtered, and stored as deterministic JSON. */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/ports/clock.js';
+import { stableStringify, StateStore } from '../../src/state/index.js';
+
+let store: StateStore;
+beforeEach(() => { store = StateStore.open(':memory:', { clock: new ManualClock(5_000, 10) }); });
+afterEach(() => store.close());
+
+describe('appendEvent', () => {
+  it('assigns increasing seq from 1 and the clock time', () => {
+    const a = store.appendEvent({ type: 'tool', conversation: 'c1', data: { tool: 'read' } });
+    const b = store.appendEvent({ type: 'prepare', conversation: null, data: {} });
+    expect([a, b]).toEqual([
+      { seq: 1, at: 5_000, type: 'tool', conversation: 'c1', data: { tool: 'read' } },
+      { seq: 2, at: 5_010, type: 'prepare', conversation: null, data: {} },
+    ]);
+  });
+
+  it('returns exactly what events() will later return (undefined dropped, dates as strings)', () => {
+    const e = store.appendEvent({ type: 't', conversation: 'c', data: { gone: undefined, when: new Date(0), list: [undefined, 1] } });
+    expect(e.data).toEqual({ when: '1970-01-01T00:00:00.000Z', list: [null, 1] });
+    expect(store.events()).toEqual([e]);
+  });
+
+  it('refuses data that is not JSON (a bigint, a cycle) and writes nothing', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => store.appendEvent({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
+    expect(() => store.appendEvent({ type: 't', conversation: null, data: cyclic })).toThrow(/cycle/);
+    expect(store.events()).toEqual([]);
+  });
+});
+
+describe('events(filter)', () => {
+  beforeEach(() => {
+    for (let i = 0; i < 6; i++) {
+      store.appendEvent({ type: i % 2 ? 'tool' : 'occupancy', conversation: i < 3 ? 'a' : 'b', data: { i } });
+    }
+  });
+  const is = (filter: Parameters<StateStore['events']>[0]) => store.events(filter).map((e) => e.data.i);
+
+  it('all, oldest first', () => expect(is(undefined)).toEqual([0, 1, 2, 3, 4, 5]));
+  it('by conversation', () => expect(is({ conversation: 'b' })).toEqual([3, 4, 5]));
+  it('by type', () => expect(is({ type: 'tool' })).toEqual([1, 3, 5]));
+  it('after a seq (tailing)', () => expect(is({ afterSeq: 4 })).toEqual([4, 5]));
+  it('combined', () => expect(is({ conversation: 'a', type: 'occupancy', afterSeq: 1 })).toEqual([2]));
+  it('limited to the oldest n', () => expect(is({ limit: 2, afterSeq: 2 })).toEqual([2, 3]));
+  it('no match is empty', () => expect(is({ conversation: 'zzz' })).toEqual([]));
+});
+
+describe('deterministic JSON', () => {
+  it('stableStringify converts like JSON.stringify (NaN, Infinity, functions, symbols)', () => {
+    expect(stableStringify({ n: NaN, i: -Infinity, s: 'é"\n' })).toBe(JSON.stringify({ i: null, n: null, s: 'é"\n' }));
+    expect(stableStringify(undefined)).toBe('null');
+    expect(stableStringify([() => 1, Symbol('x')])).toBe('[null,null]');
+  });
+
+  it('stores the same bytes whatever the key order, in the database itself', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-events-'));
+    try {
+      const file = join(dir, 'gatefs.db');
+      const s = StateStore.open(file, { clock: new ManualClock() });
+      s.appendEvent({ type: 't', conversation: null, data: { zeta: 1, alpha: { y: 2, x: 1 } } });
+      s.appendEvent({ type: 't', conversation: null, data: { alpha: { x: 1, y: 2 }, zeta: 1 } });
+      s.close();
+      const db = new Database(file, { readonly: true });
+      const rows = db.prepare('SELECT data FROM events ORDER BY seq').pluck().all();
+      db.close();
+      expect(rows).toEqual(['{"alpha":{"x":1,"y":2},"zeta":1}', '{"alpha":{"x":1,"y":2},"zeta":1}']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the same scenario on a manual clock gives a byte-identical run log', () => {
+    const scenario = () => {
+      const s = StateStore.open(':memory:', { clock: new ManualClock(Date.UTC(2026, 0, 1), 7) });
+      s.putWorkspace({ conversation: 'c1', role: 'agent', backend: 'copy', guarantee: 'confined', state: 'ready' });
+      s.appendEvent({ type: 'prepare', conversation: 'c1', data: { backend: 'copy', mounts: [{ writable: false, path: '.campaign' }] } });
+      s.acquireOccupancy({ conversation: 'c1', holder: 'mcp-1', mode: 'exclusive-write' });
+      s.appendEvent({ type: 'tool', conversation: 'c1', data: { tool: 'write', outcome: 'ok', durationMs: 0 } });
+      const log = JSON.stringify(s.events());
+      s.close();
+      return log;
+    };
+    const first = scenario();
+    expect(first).toContain('"seq":2');
+    expect(scenario()).toBe(first);
+  });
+});
+

@@ -1,0 +1,120 @@
+/**
+ * Occupancy rules: shared-read holders coexist, exclusive-write excludes everyone else, the
+ * refusal names the current holder, and `blockingHolder` answers what the gate needs per write.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/ports/clock.js';
+import { StateStore } from '../../src/state/index.js';
+import { WorkspaceError } from '../../src/workspace-error.js';
+
+let clock: ManualClock;
+let store: StateStore;
+beforeEach(() => {
+  clock = new ManualClock(100, 1);
+  store = StateStore.open(':memory:', { clock });
+});
+afterEach(() => store.close());
+
+const acquire = (holder: string, mode: 'shared-read' | 'exclusive-write', conversation = 'c1') =>
+  store.acquireOccupancy({ conversation, holder, mode });
+
+function refusal(fn: () => unknown): WorkspaceError {
+  try { fn(); } catch (e) { if (e instanceof WorkspaceError) return e; throw e; }
+  throw new Error('expected OCCUPIED');
+}
+
+describe('acquireOccupancy', () => {
+  it('records holder, mode and time', () => {
+    expect(acquire('a', 'shared-read')).toEqual({ conversation: 'c1', holder: 'a', mode: 'shared-read', acquiredAt: 100, releasedAt: null });
+  });
+
+  it('lets several holders read together', () => {
+    acquire('a', 'shared-read');
+    acquire('b', 'shared-read');
+    expect(store.occupancy('c1').map((o) => o.holder)).toEqual(['a', 'b']);
+  });
+
+  it('refuses exclusive-write while another holder reads, naming that holder', () => {
+    acquire('reader', 'shared-read');
+    const e = refusal(() => acquire('writer', 'exclusive-write'));
+    expect(e.code).toBe('OCCUPIED');
+    expect(e.data).toEqual({ conversation: 'c1', holder: 'reader', mode: 'shared-read', requestedBy: 'writer', requestedMode: 'exclusive-write' });
+    expect(e.message).toContain("'reader'");
+  });
+
+  it('refuses any mode while another holder writes', () => {
+    acquire('writer', 'exclusive-write');
+    expect(refusal(() => acquire('x', 'shared-read')).data.holder).toBe('writer');
+    expect(refusal(() => acquire('y', 'exclusive-write')).data.holder).toBe('writer');
+    expect(store.occupancy('c1').map((o) => o.holder)).toEqual(['writer']);
+  });
+
+  it('re-acquiring the same mode is fine and keeps the original record', () => {
+    const first = acquire('w', 'exclusive-write');
+    expect(acquire('w', 'exclusive-write')).toEqual(first);
+    expect(store.occupancyHistory('c1')).toHaveLength(1);
+  });
+
+  it('the sole holder may upgrade and downgrade; history keeps each step', () => {
+    acquire('w', 'shared-read');
+    expect(acquire('w', 'exclusive-write').mode).toBe('exclusive-write');
+    expect(acquire('w', 'shared-read').mode).toBe('shared-read');
+    expect(store.occupancy('c1')).toHaveLength(1);
+    expect(store.occupancyHistory('c1').map((o) => [o.mode, o.releasedAt === null])).toEqual([
+      ['shared-read', false], ['exclusive-write', false], ['shared-read', true],
+    ]);
+  });
+
+  it('an upgrade is refused while another holder reads, and the reader keeps its mode', () => {
+    acquire('a', 'shared-read');
+    acquire('b', 'shared-read');
+    expect(refusal(() => acquire('a', 'exclusive-write')).data.holder).toBe('b');
+    expect(store.occupancy('c1').map((o) => `${o.holder}:${o.mode}`)).toEqual(['a:shared-read', 'b:shared-read']);
+  });
+
+  it('conversations are independent', () => {
+    acquire('w', 'exclusive-write', 'c1');
+    expect(acquire('other', 'exclusive-write', 'c2').holder).toBe('other');
+  });
+});
+
+describe('releaseOccupancy', () => {
+  it('frees the conversation for the next writer and keeps the released record', () => {
+    acquire('w', 'exclusive-write');
+    clock.advance(50);
+    expect(store.releaseOccupancy('c1', 'w')).toBe(true);
+    expect(store.occupancy('c1')).toEqual([]);
+    expect(acquire('next', 'exclusive-write').holder).toBe('next');
+    const [released] = store.occupancyHistory('c1');
+    expect(released).toMatchObject({ holder: 'w', releasedAt: 151 });
+  });
+
+  it('releasing what is not held says false and changes nothing', () => {
+    acquire('a', 'shared-read');
+    expect(store.releaseOccupancy('c1', 'b')).toBe(false);
+    expect(store.occupancy('c1')).toHaveLength(1);
+  });
+});
+
+describe('blockingHolder', () => {
+  it('is null when nobody writes', () => {
+    expect(store.blockingHolder('c1', 'me')).toBeNull();
+    acquire('reader', 'shared-read');
+    expect(store.blockingHolder('c1', 'me')).toBeNull();
+    expect(store.blockingHolder('c1', undefined)).toBeNull();
+  });
+
+  it('names the writer to everyone but the writer, anonymous callers included', () => {
+    acquire('w', 'exclusive-write');
+    expect(store.blockingHolder('c1', 'w')).toBeNull();
+    expect(store.blockingHolder('c1', 'other')).toBe('w');
+    expect(store.blockingHolder('c1', undefined)).toBe('w');
+    expect(store.blockingHolder('c2', 'other')).toBeNull();
+  });
+
+  it('stops blocking once the writer releases', () => {
+    acquire('w', 'exclusive-write');
+    store.releaseOccupancy('c1', 'w');
+    expect(store.blockingHolder('c1', 'other')).toBeNull();
+  });
+});

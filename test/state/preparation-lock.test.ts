@@ -1,0 +1,76 @@
+/** The per-conversation preparation lock within one process, with real pids. */
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/ports/clock.js';
+import { isProcessAlive, StateError, StateStore } from '../../src/state/index.js';
+
+/** The pid of a process that has already exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  expect(isProcessAlive(child.pid!)).toBe(false);
+  return child.pid!;
+}
+
+let store: StateStore;
+beforeEach(() => { store = StateStore.open(':memory:', { clock: new ManualClock(10) }); });
+afterEach(() => store.close());
+
+const me = { pid: process.pid, token: 'attempt-1' };
+
+describe('tryLockPreparation', () => {
+  it('takes a free lock and records who holds it', () => {
+    expect(store.tryLockPreparation('c1', me)).toBe(true);
+    expect(store.preparationLock('c1')).toEqual({ conversation: 'c1', pid: process.pid, token: 'attempt-1', lockedAt: 10 });
+  });
+
+  it('is re-entrant for the same token', () => {
+    store.tryLockPreparation('c1', me);
+    expect(store.tryLockPreparation('c1', me)).toBe(true);
+  });
+
+  it('refuses another token while the holder is alive, even in the same process', () => {
+    store.tryLockPreparation('c1', me);
+    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'attempt-2' })).toBe(false);
+    expect(store.preparationLock('c1')?.token).toBe('attempt-1');
+  });
+
+  it('takes over a stale lock whose pid is dead', () => {
+    store.tryLockPreparation('c1', { pid: deadPid(), token: 'crashed' });
+    expect(store.tryLockPreparation('c1', me)).toBe(true);
+    expect(store.preparationLock('c1')).toMatchObject({ pid: process.pid, token: 'attempt-1' });
+  });
+
+  it('locks conversations independently', () => {
+    store.tryLockPreparation('c1', me);
+    expect(store.tryLockPreparation('c2', { pid: process.pid, token: 'other' })).toBe(true);
+  });
+
+  it('refuses a pid that is not a positive integer or an empty token', () => {
+    for (const pid of [0, -1, 1.5, Number.NaN]) {
+      expect(() => store.tryLockPreparation('c1', { pid, token: 't' })).toThrow(StateError);
+    }
+    expect(() => store.tryLockPreparation('c1', { pid: process.pid, token: '' })).toThrow(/token/);
+    expect(store.preparationLock('c1')).toBeNull();
+  });
+
+  it('uses the injected liveness check', () => {
+    const s = StateStore.open(':memory:', { clock: new ManualClock(), isProcessAlive: () => false });
+    try {
+      s.tryLockPreparation('c1', me);
+      expect(s.tryLockPreparation('c1', { pid: process.pid, token: 'other' })).toBe(true);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('unlockPreparation', () => {
+  it('releases only with the holding token', () => {
+    store.tryLockPreparation('c1', me);
+    expect(store.unlockPreparation('c1', 'someone-else')).toBe(false);
+    expect(store.preparationLock('c1')).not.toBeNull();
+    expect(store.unlockPreparation('c1', 'attempt-1')).toBe(true);
+    expect(store.preparationLock('c1')).toBeNull();
+    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'attempt-2' })).toBe(true);
+  });
+});

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
+
+function setup() {
+  const s = setupGate();
+  const layer = new MemoryLayer({
+    root: '/ws',
+    files: {
+      '.gitignore': 'build/\n*.log\n',
+      'src/a.ts': 'import x\nconst TODO = 1;\n// todo: lower\nend\n',
+      'src/b.ts': 'nothing here\n',
+      'src/c.js': 'TODO in js\r\nsecond TODO line\r\n',
+      'src/gen/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
+      'src/gen/x.gen.ts': 'TODO generated\n',
+      'src/gen/keep.gen.ts': 'TODO kept\n',
+      'build/out.ts': 'TODO built\n',
+      'debug.log': 'TODO log\n',
+      '.git/HEAD': 'TODO in git\n',
+      'img.bin': Buffer.concat([Buffer.from('TODO'), Buffer.from([0, 1, 2])]),
+    },
+  });
+  layer.volume.mkdirSync('/outside');
+  layer.volume.writeFileSync('/outside/secret.ts', 'TODO SENTINEL\n');
+  layer.volume.symlinkSync('/outside', '/ws/src/linked');
+  layer.volume.symlinkSync('/outside/secret.ts', '/ws/src/leaf.ts');
+  const campaign = new MemoryLayer({ files: { 'plan.md': 'TODO plan\n' } });
+  addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }] });
+  return { ...s, layer, grep: (args: unknown) => s.gate.call('a', 'grep', args) };
+}
+
+describe('grep', () => {
+  it('lists matching files in tree order, skipping .git, gitignored, binary files and links', async () => {
+    const { grep } = setup();
+    const v = valueOf(await grep({ pattern: 'TODO' }));
+    expect(v).toEqual({ files: ['.campaign/plan.md', 'src/a.ts', 'src/c.js', 'src/gen/keep.gen.ts'], truncated: false });
+    expect(JSON.stringify(v)).not.toContain('SENTINEL');
+  });
+
+  it('returns matching lines with numbers and context, and counts per file', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: 'TODO', path: 'src', output: 'content', glob: '*.js' })).matches).toEqual([
+      { path: 'src/c.js', line: 1, text: 'TODO in js' },
+      { path: 'src/c.js', line: 2, text: 'second TODO line' },
+    ]);
+    expect(valueOf(await grep({ pattern: 'todo', ignoreCase: true, path: 'src/a.ts', output: 'content', context: 1 })).matches).toEqual([
+      { path: 'src/a.ts', line: 2, text: 'const TODO = 1;', before: ['import x'], after: ['// todo: lower'] },
+      { path: 'src/a.ts', line: 3, text: '// todo: lower', before: ['const TODO = 1;'], after: ['end'] },
+    ]);
+    expect(valueOf(await grep({ pattern: 'TODO', output: 'count', path: 'src' })).counts).toEqual([
+      { path: 'src/a.ts', count: 1 },
+      { path: 'src/c.js', count: 2 },
+      { path: 'src/gen/keep.gen.ts', count: 1 },
+    ]);
+  });
+
+  it('searches a regex per line (anchors, no match across lines) or a literal string', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: '^const \\w+ = \\d;$', output: 'content' })).matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'const TODO = 1;' }]);
+    expect(valueOf(await grep({ pattern: 'js$', output: 'files' })).files).toEqual(['src/c.js']);
+    expect(valueOf(await grep({ pattern: 'x\\s+const' })).files).toEqual([]);
+    expect(valueOf(await grep({ pattern: 'TODO = 1;', literal: true })).files).toEqual(['src/a.ts']);
+    expect(valueOf(await grep({ pattern: '(', literal: true })).files).toEqual([]);
+    expect(valueOf(await grep({ pattern: 'todo:', literal: true, ignoreCase: true, output: 'count' })).counts).toEqual([{ path: 'src/a.ts', count: 1 }]);
+  });
+
+  it('truncates at maxResults in every mode', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: 'TODO', maxResults: 2 }))).toEqual({ files: ['.campaign/plan.md', 'src/a.ts'], truncated: true });
+    expect(valueOf(await grep({ pattern: 'TODO', maxResults: 4 })).truncated).toBe(false);
+    const content = valueOf(await grep({ pattern: 'TODO', path: 'src/c.js', output: 'content', maxResults: 1 }));
+    expect(content.matches).toHaveLength(1);
+    expect(content.truncated).toBe(true);
+    expect(valueOf(await grep({ pattern: 'TODO', output: 'count', maxResults: 1 })).truncated).toBe(true);
+  });
+
+  it('searches an explicitly named ignored folder, as ripgrep does', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: 'TODO', path: 'build' })).files).toEqual(['build/out.ts']);
+  });
+
+  it('refuses invalid regexes and globs naming the field, and bad paths with their codes', async () => {
+    const { grep } = setup();
+    const bad = errorOf(await grep({ pattern: '(unclosed' }));
+    expect(bad.code).toBe('INVALID_INPUT');
+    expect(bad.message).toMatch(/^pattern: /);
+    expect(errorOf(await grep({ pattern: 'a\nb', literal: true })).message).toMatch(/^pattern: /);
+    expect(errorOf(await grep({ pattern: 'x', path: '../b' })).code).toBe('PATH_ESCAPE');
+    expect(errorOf(await grep({ pattern: 'x', path: 'src/linked' })).code).toBe('SYMLINK_ESCAPE');
+    expect(errorOf(await grep({ pattern: 'x', path: 'missing' })).code).toBe('NOT_FOUND');
+  });
+
+  it('ends a catastrophic regex: linear fallback answers, a backreference pattern gets INVALID_INPUT within the budget', async () => {
+    const s = setupGate();
+    addWorkspace(s, 'a', { files: { 'evil.txt': `${'a'.repeat(5000)}!\n`, 'ok.txt': 'aa\n' } });
+    const linear = await s.gate.call('a', 'grep', { pattern: '(a+)+$', output: 'content' });
+    expect(valueOf(linear).matches).toEqual([{ path: 'ok.txt', line: 1, text: 'aa' }]);
+    const started = performance.now();
+    const guarded = errorOf(await s.gate.call('a', 'grep', { pattern: '^(a+)+\\1$' }));
+    expect(guarded.code).toBe('INVALID_INPUT');
+    expect(guarded.message).toMatch(/^pattern: matching one file took longer than 2000 ms/);
+    expect(performance.now() - started).toBeLessThan(20_000); // ends (budget 2 s); generous bound on a shared machine
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: '(a)\\1', output: 'count' })).counts).toEqual([{ path: 'evil.txt', count: 1 }, { path: 'ok.txt', count: 1 }]);
+  });
+
+  it('lets another conversation run while a whole-tree search is in progress', async () => {
+    const s = setupGate();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) files[`d${i % 30}/f${i}.txt`] = `line\n`.repeat(50);
+    addWorkspace(s, 'big', { files });
+    addWorkspace(s, 'small', { files: { 'x.txt': 'x' } });
+    const order: string[] = [];
+    const search = s.gate.call('big', 'grep', { pattern: 'nomatch\\d' }).then((r) => { order.push('grep'); return r; });
+    // The second call arrives as a new macrotask (like a request on a socket): it can only run
+    // before the search ends if the search yields to the event loop.
+    const read = new Promise<Awaited<ReturnType<typeof s.gate.call>>>((resolve) =>
+      setTimeout(() => void s.gate.call('small', 'read', { path: 'x.txt' }).then((r) => { order.push('read'); resolve(r); }), 0),
+    );
+    const [g, r] = await Promise.all([search, read]);
+    expect(valueOf(g).files).toEqual([]);
+    expect(valueOf(r).content).toBe('x');
+    expect(order).toEqual(['read', 'grep']);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
+
+function setup() {
+  const s = setupGate();
+  const layer = new MemoryLayer({
+    root: '/ws',
+    files: { 'README.md': 'hello', 'src/a.ts': 'aaa', 'src/b.js': 'b', 'src/sub/c.ts': 'cc', '.github/ci.yml': 'y', '.git/config': 'c', 'e/.keep': '' },
+  });
+  layer.volume.mkdirSync('/outside');
+  layer.volume.writeFileSync('/outside/secret.ts', 'SENTINEL');
+  layer.volume.symlinkSync('/outside', '/ws/src/link');
+  const campaign = new MemoryLayer({ files: { 'plan.md': 'plan!', 'notes/n.ts': 'n' } });
+  addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }, { path: '/data/out', layer: new MemoryLayer({ files: { 'o.ts': 'o' } }), writable: true }] });
+  return { ...s, list: (args: unknown) => s.gate.call('a', 'list', args) };
+}
+
+describe('list', () => {
+  it('lists the root with mount points, types and sizes, sorted', async () => {
+    const { list } = setup();
+    expect(valueOf(await list({})).entries).toEqual([
+      { path: '.campaign', type: 'directory', size: 0 },
+      { path: '.git', type: 'directory', size: 0 },
+      { path: '.github', type: 'directory', size: 0 },
+      { path: 'README.md', type: 'file', size: 5 },
+      { path: 'e', type: 'directory', size: 0 },
+      { path: 'src', type: 'directory', size: 0 },
+    ]);
+  });
+
+  it('lists one folder and shows a symlink without following it', async () => {
+    const { list } = setup();
+    const v = valueOf(await list({ path: 'src' }));
+    expect(v.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual(['src/a.ts:file', 'src/b.js:file', 'src/link:symlink', 'src/sub:directory']);
+    expect(v.truncated).toBe(false);
+    expect(errorOf(await list({ path: 'src/link' })).code).toBe('SYMLINK_ESCAPE');
+  });
+
+  it('finds by glob across folders and mounts, never descending links or .git', async () => {
+    const { list } = setup();
+    const v = valueOf(await list({ pattern: '**/*.ts' }));
+    expect(v.entries.map((e: { path: string }) => e.path)).toEqual(['.campaign/notes/n.ts', 'src/a.ts', 'src/sub/c.ts']);
+    expect(JSON.stringify(v)).not.toContain('secret');
+    expect(valueOf(await list({ pattern: '*.md' })).entries.map((e: { path: string }) => e.path)).toEqual(['README.md']);
+    expect(valueOf(await list({ path: 'src', pattern: 'sub/*' })).entries.map((e: { path: string }) => e.path)).toEqual(['src/sub/c.ts']);
+    expect(valueOf(await list({ pattern: '.github/**' })).entries.map((e: { path: string }) => e.path)).toEqual(['.github', '.github/ci.yml']); // picomatch: '**' also matches zero segments
+    expect(valueOf(await list({ path: '/data/out', pattern: '**' })).entries).toEqual([{ path: '/data/out/o.ts', type: 'file', size: 1 }]);
+  });
+
+  it('truncates at maxResults and says so', async () => {
+    const { list } = setup();
+    const v = valueOf(await list({ pattern: '**', maxResults: 3 }));
+    expect(v.entries).toHaveLength(3);
+    expect(v.truncated).toBe(true);
+    expect(valueOf(await list({ path: 'src/sub', maxResults: 1 })).truncated).toBe(false);
+  });
+
+  it('refuses a file as the folder, missing folders and escapes', async () => {
+    const { list } = setup();
+    expect(errorOf(await list({ path: 'README.md' })).code).toBe('NOT_DIRECTORY');
+    expect(errorOf(await list({ path: 'nope' })).code).toBe('NOT_FOUND');
+    expect(errorOf(await list({ path: '..' })).code).toBe('PATH_ESCAPE');
+    expect(errorOf(await list({ path: '/worktrees' })).code).toBe('OUTSIDE_MOUNTS');
+    expect(errorOf(await list({ pattern: '/etc/*' })).code).toBe('INVALID_INPUT');
+  });
+});

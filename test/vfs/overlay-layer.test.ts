@@ -1,0 +1,190 @@
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { overlay } from '../../vfs/overlay-layer.js';
+import { OVERLAY_META } from '../../vfs/whiteout-set.js';
+import { hashLayer } from '../conformance/fixture.js';
+import { hashHostTree, hostFixture, type HostFixture } from '../conformance/host-fixture.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+const names = async (layer: { readdir(p: string): Promise<{ name: string }[]> }, p: string) => (await layer.readdir(p)).map((e) => e.name);
+
+let fx: HostFixture | undefined;
+const open: HostLayer[] = [];
+afterEach(() => {
+  for (const l of open.splice(0)) l.close();
+  fx?.cleanup();
+  fx = undefined;
+});
+
+/** A host lower seeded with the fixture (NOT wrapped read-only: the overlay itself must not write it). */
+function hostLower() {
+  fx = hostFixture();
+  const lowerDir = fx.folder('lower', true);
+  const lower = openHostLayer(lowerDir);
+  open.push(lower);
+  return { lowerDir, lower, fx };
+}
+
+function hostUpper(dir: string) {
+  const upper = openHostLayer(dir);
+  open.push(upper);
+  return upper;
+}
+
+describe('overlay', () => {
+  it('sends every change to the upper and never modifies the lower', async () => {
+    const { lowerDir, lower } = hostLower();
+    const before = hashHostTree(lowerDir);
+    const upper = new MemoryLayer();
+    const layer = overlay(upper, lower);
+    await layer.writeFile('src/nested/deep/new.txt', enc('new'));
+    await layer.writeFile('README.md', enc('changed'));
+    await layer.remove('src/a.ts');
+    await layer.rename('docs', 'manual');
+    await layer.mkdir('empty/sub');
+    await layer.remove('empty/sub');
+    await layer.remove('empty');
+    expect(hashHostTree(lowerDir)).toBe(before);
+    expect(text(await lower.readFile('README.md'))).toBe('# fixture\n');
+    // Copy-up created only the folders leading to the written file, not their other files.
+    expect(await names(upper, 'src/nested/deep')).toEqual(['new.txt']);
+    expect(await names(upper, 'src')).toEqual(['nested']);
+    expect(await names(layer, '')).not.toContain('docs');
+    expect(text(await layer.readFile('manual/guide.md'))).toBe('guide\n');
+    expect(await layer.whiteouts()).toEqual(['docs', 'empty', 'src/a.ts']);
+  });
+
+  it('keeps a deleted lower file hidden from stat, read and listing', async () => {
+    const { lower } = hostLower();
+    const layer = overlay(new MemoryLayer(), lower);
+    await layer.remove('src/a.ts');
+    await expect(layer.stat('src/a.ts')).rejects.toMatchObject({ code: 'NOT_FOUND', path: 'src/a.ts' });
+    await expect(layer.readFile('src/a.ts')).rejects.toMatchObject({ code: 'NOT_FOUND', path: 'src/a.ts' });
+    expect(await names(layer, 'src')).toEqual(['b.ts', 'nested']);
+    expect(text(await lower.readFile('src/a.ts'))).toBe('export const a = 1;\n');
+    expect(await layer.writeFile('src/a.ts', enc('again'))).toEqual({ created: true });
+    expect(text(await layer.readFile('src/a.ts'))).toBe('again');
+  });
+
+  it('makes a removed and re-created folder opaque: old lower entries stay hidden', async () => {
+    const { lower } = hostLower();
+    const layer = overlay(new MemoryLayer(), lower);
+    await layer.remove('src/nested/deep/c.txt');
+    await layer.remove('src/nested/deep');
+    await layer.remove('src/nested');
+    await layer.mkdir('src/nested');
+    expect(await layer.readdir('src/nested')).toEqual([]);
+    await expect(layer.stat('src/nested/deep/c.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await layer.mkdir('src/nested/deep');
+    expect(await layer.readdir('src/nested/deep')).toEqual([]);
+    expect(await names(lower, 'src/nested/deep')).toEqual(['c.txt']);
+  });
+
+  it('refuses to remove a folder that still shows entries, from either layer', async () => {
+    const { lower } = hostLower();
+    const layer = overlay(new MemoryLayer(), lower);
+    await expect(layer.remove('docs')).rejects.toMatchObject({ code: 'NOT_EMPTY', path: 'docs' });
+    await layer.mkdir('fresh');
+    await layer.writeFile('fresh/f.txt', enc('f'));
+    await expect(layer.remove('fresh')).rejects.toMatchObject({ code: 'NOT_EMPTY', path: 'fresh' });
+    expect(text(await layer.readFile('docs/guide.md'))).toBe('guide\n');
+  });
+
+  it('keeps whiteouts and opaque folders durable across reopening the same upper folder', async () => {
+    const { lower, fx } = hostLower();
+    const upperDir = fx.folder('upper', false);
+    const first = overlay(hostUpper(upperDir), lower);
+    await first.remove('src/a.ts');
+    await first.remove('docs/guide.md');
+    await first.remove('docs');
+    await first.mkdir('docs');
+    await first.writeFile('docs/new.md', enc('new'));
+    await first.rename('README.md', 'READ.md');
+    const view = await hashLayer(first);
+
+    const reopened = overlay(hostUpper(upperDir), lower);
+    expect(await hashLayer(reopened)).toBe(view);
+    await expect(reopened.stat('src/a.ts')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await names(reopened, 'docs')).toEqual(['new.md']);
+    expect(await names(reopened, '')).not.toContain('README.md');
+    expect(await reopened.whiteouts()).toEqual(['README.md', 'docs', 'src/a.ts']);
+  });
+
+  it('saves every whiteout of concurrent deletes', async () => {
+    const { lower, fx } = hostLower();
+    const upperDir = fx.folder('upper', false);
+    const layer = overlay(hostUpper(upperDir), lower);
+    const victims = ['README.md', 'Zebra.md', 'apple.md', 'src/a.ts', 'src/b.ts', 'bin.dat', 'docs/guide.md'];
+    await Promise.all(victims.map((v) => layer.remove(v)));
+    const reopened = overlay(hostUpper(upperDir), lower);
+    expect(await reopened.whiteouts()).toEqual([...victims].sort());
+  });
+
+  it('reserves its metadata folder: never listed, refused with BAD_NAME for every operation', async () => {
+    const { lowerDir, fx } = hostLower();
+    mkdirSync(join(lowerDir, OVERLAY_META));
+    writeFileSync(join(lowerDir, OVERLAY_META, 'whiteouts.json'), '{"whiteouts":["README.md"]}');
+    const upperDir = fx.folder('upper', false);
+    const lower = openHostLayer(lowerDir);
+    open.push(lower);
+    const layer = overlay(hostUpper(upperDir), lower);
+    await layer.remove('src/a.ts');
+    expect(await names(layer, '')).not.toContain(OVERLAY_META);
+    expect(text(await layer.readFile('README.md'))).toBe('# fixture\n');
+    const meta = `${OVERLAY_META}/whiteouts.json`;
+    for (const call of [
+      () => layer.stat(OVERLAY_META),
+      () => layer.readFile(meta),
+      () => layer.readdir(OVERLAY_META),
+      () => layer.writeFile(meta, enc('{"whiteouts":[]}')),
+      () => layer.mkdir(`${OVERLAY_META}/x`),
+      () => layer.remove(meta),
+      () => layer.rename(meta, 'stolen.json'),
+      () => layer.rename('apple.md', meta),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: 'BAD_NAME' });
+    }
+    await expect(layer.stat('src/a.ts')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('reports a corrupt whiteout record as INTERNAL without a host path', async () => {
+    const { lower, fx } = hostLower();
+    const upperDir = fx.folder('upper', false);
+    mkdirSync(join(upperDir, OVERLAY_META));
+    writeFileSync(join(upperDir, OVERLAY_META, 'whiteouts.json'), 'not json');
+    const layer = overlay(hostUpper(upperDir), lower);
+    const error = await layer.readdir('').catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'INTERNAL' });
+    expect((error as Error).message).not.toContain(fx.base);
+  });
+
+  it('keeps the mode of a lower file it replaces', async () => {
+    const { lowerDir, fx } = hostLower();
+    chmodSync(join(lowerDir, 'src/a.ts'), 0o755);
+    const lower = openHostLayer(lowerDir);
+    open.push(lower);
+    const layer = overlay(hostUpper(fx.folder('upper', false)), lower);
+    await layer.writeFile('src/a.ts', enc('exec'));
+    expect((await layer.stat('src/a.ts')).mode & 0o777).toBe(0o755);
+  });
+
+  it('renames a lower file as copy-up plus whiteout, and refuses a folder holding a lower link', async () => {
+    const { lowerDir, fx } = hostLower();
+    symlinkSync('/etc/hostname', join(lowerDir, 'docs/link'));
+    const lower = openHostLayer(lowerDir);
+    open.push(lower);
+    const upper = hostUpper(fx.folder('upper', false));
+    const layer = overlay(upper, lower);
+    await layer.rename('src/a.ts', 'src/z.ts');
+    expect(text(await upper.readFile('src/z.ts'))).toBe('export const a = 1;\n');
+    expect(await layer.whiteouts()).toEqual(['src/a.ts']);
+    const before = await hashLayer(layer);
+    await expect(layer.rename('docs', 'manual')).rejects.toMatchObject({ code: 'NOT_REGULAR_FILE', path: 'docs/link' });
+    await expect(layer.rename('src', 'src/inside')).rejects.toMatchObject({ code: 'BAD_NAME' });
+    expect(await hashLayer(layer)).toBe(before);
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * `grep`: search file contents, like Claude Code's Grep (ripgrep) with its three output modes.
+ *
+ * Input: `pattern` (JS regex; `literal: true` for a plain string), `path?` (folder or file,
+ * default '.'), `glob?` (picomatch, relative to `path`; without '/' it matches the base name,
+ * like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
+ * `context?` (0–10 lines before and after, content mode), `maxResults?` (default 500, at most
+ * 10,000: files, matches or counts). Value: `files` | `matches: [{path, line, text, before?,
+ * after?}]` | `counts: [{path, count}]`, and `truncated` (more results exist than returned, or
+ * the tree had more entries than the walk limit).
+ *
+ * Skips: `.git`, what `.gitignore` files ignore (nested ones too), binary files (NUL in the
+ * first 8 KiB), symlinks (never followed, files or folders), special files, files over 32 MiB.
+ * A file named explicitly as `path` is searched even if ignored. Order is tree order (sorted by
+ * name, depth-first). `line` is 1-based; `text` and context lines lose their line break and a
+ * trailing '\r', and are cut at 2000 characters.
+ *
+ * Fairness: files are read 16 at a time and the search yields to the event loop after each
+ * batch, so other conversations' calls run during a whole-tree search. A pathological regex
+ * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
+ * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
+ */
+import { Type } from '@sinclair/typebox';
+import picomatch from 'picomatch';
+import { isVfsError } from '../vfs/errors.js';
+import type { Namespace } from '../vfs/namespace.js';
+import { ToolFailure, ok } from './result.js';
+import { decodeText, looksBinary } from './text-content.js';
+import { defineTool } from './tool.js';
+import { PathArg } from './path-arg.js';
+import { walkTree, type TreeEntry } from './tree-walk.js';
+import { GitignoreRules } from './gitignore-rules.js';
+import { compileMatcher, type LineMatcher } from './line-matcher.js';
+
+export const GREP_DEFAULT_MAX_RESULTS = 500;
+/** Files larger than this are skipped by grep. */
+export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
+const BATCH = 16;
+const MAX_LINE_CHARS = 2000;
+
+const Input = Type.Object(
+  {
+    pattern: Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regular expression (or a plain string with literal: true), matched within single lines.' }),
+    path: Type.Optional(PathArg("Folder or file to search (default '.', the workspace root).")),
+    glob: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Only files matching this glob, e.g. '*.ts' (any folder) or 'src/**/*.py'." })),
+    ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive match (default false).' })),
+    literal: Type.Optional(Type.Boolean({ description: 'Treat pattern as a plain string, not a regex (default false).' })),
+    output: Type.Optional(Type.Union([Type.Literal('files'), Type.Literal('content'), Type.Literal('count')], { description: "files: matching file paths (default); content: matching lines; count: matching lines per file." })),
+    context: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Lines of context before and after each match (content output only).' })),
+    maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most files, lines or counts to return (default 500).' })),
+  },
+  { additionalProperties: false },
+);
+
+const Match = Type.Object({
+  path: Type.String(),
+  line: Type.Integer(),
+  text: Type.String(),
+  before: Type.Optional(Type.Array(Type.String())),
+  after: Type.Optional(Type.Array(Type.String())),
+});
+const Output = Type.Object({
+  files: Type.Optional(Type.Array(Type.String())),
+  matches: Type.Optional(Type.Array(Match)),
+  counts: Type.Optional(Type.Array(Type.Object({ path: Type.String(), count: Type.Integer() }))),
+  truncated: Type.Boolean(),
+});
+
+export interface GrepMatch { path: string; line: number; text: string; before?: string[]; after?: string[] }
+export interface GrepValue {
+  files?: string[];
+  matches?: GrepMatch[];
+  counts?: { path: string; count: number }[];
+  truncated: boolean;
+}
+
+export const grepTool = defineTool({
+  name: 'grep',
+  description:
+    'Search file contents with a JavaScript regular expression (or literal: true for a plain string) across your workspace or a folder/file. ' +
+    "output: 'files' (default) lists matching files; 'content' returns matching lines with line numbers (context adds lines around them); " +
+    "'count' gives matching lines per file. Filter files with glob (e.g. '*.ts'). Skips .git, .gitignored files, binaries and symlinks. " +
+    'Results are sorted by path; truncated=true means there were more than maxResults (default 500).',
+  input: Input,
+  output: Output,
+  annotations: { title: 'Search file contents', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  writes: false,
+  paths: (input) => [input.path ?? '.'],
+  async handler(input, ctx) {
+    const matcher = compileMatcher(input.pattern, { literal: input.literal, ignoreCase: input.ignoreCase });
+    try {
+      return ok(await search(ctx.namespace, ctx.resolved[0], input, matcher));
+    } finally {
+      await matcher.close();
+    }
+  },
+});
+
+type GrepInput = { glob?: string; output?: 'files' | 'content' | 'count'; context?: number; maxResults?: number };
+
+async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
+  let globMatch: ((p: string) => boolean) | undefined;
+  if (input.glob !== undefined) {
+    try {
+      globMatch = picomatch(input.glob, { dot: true, basename: true });
+    } catch (e) {
+      throw new ToolFailure('INVALID_INPUT', `glob: not a usable glob (${(e as Error).message})`);
+    }
+  }
+  const startStat = await ns.stat(start);
+  let files: TreeEntry[];
+  let truncated = false;
+  if (startStat.type === 'directory') {
+    ({ entries: files, truncated } = await candidates(ns, start, globMatch));
+  } else if (startStat.type === 'file') {
+    files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
+  } else {
+    throw new ToolFailure(startStat.type === 'symlink' ? 'SYMLINK_ESCAPE' : 'NOT_REGULAR_FILE', `'${ns.display(start.path)}' is a ${startStat.type === 'symlink' ? 'symbolic link, never followed' : 'special file'}`, ns.display(start.path));
+  }
+
+  const mode = input.output ?? 'files';
+  const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
+  const context = mode === 'content' ? (input.context ?? 0) : 0;
+  const out: GrepValue = { truncated: false };
+  const found: string[] = [];
+  const matches: GrepMatch[] = [];
+  const counts: { path: string; count: number }[] = [];
+  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
+
+  let next = Promise.all(files.slice(0, BATCH).map(read));
+  scan: for (let i = 0; i < files.length; i += BATCH) {
+    const datas = await next;
+    next = Promise.all(files.slice(i + BATCH, i + 2 * BATCH).map(read));
+    for (let j = 0; j < datas.length; j++) {
+      const bytes = datas[j];
+      if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
+      const shown = ns.display(files[i + j].resolved.path);
+      if (mode === 'files' && matcher.bytesDecide) {
+        if (found.length === max) { truncated = true; break scan; }
+        found.push(shown);
+        continue;
+      }
+      const text = decodeText(bytes);
+      const lines = splitLines(text);
+      const limit = mode === 'files' ? 1 : mode === 'count' ? Infinity : max - matches.length + 1;
+      const hits = await matcher.matchLines(lines, text, limit);
+      if (hits.length === 0) continue;
+      if (mode === 'files') {
+        if (found.length === max) { truncated = true; break scan; }
+        found.push(shown);
+      } else if (mode === 'count') {
+        if (counts.length === max) { truncated = true; break scan; }
+        counts.push({ path: shown, count: hits.length });
+      } else {
+        for (const h of hits) {
+          if (matches.length === max) { truncated = true; break scan; }
+          const m: GrepMatch = { path: shown, line: h + 1, text: cut(lines[h]) };
+          if (context > 0) {
+            m.before = lines.slice(Math.max(0, h - context), h).map(cut);
+            m.after = lines.slice(h + 1, h + 1 + context).map(cut);
+          }
+          matches.push(m);
+        }
+      }
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  await next.catch(() => undefined);
+  if (mode === 'files') out.files = found;
+  else if (mode === 'count') out.counts = counts;
+  else out.matches = matches;
+  out.truncated = truncated;
+  return out;
+}
+
+/** The files a folder search reads: not .git, not gitignored, not links, matching the glob. */
+async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch?: (p: string) => boolean) {
+  const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
+  const startRules = await GitignoreRules.above(ns, start);
+  return walkTree(ns, start, {
+    async select(dir, entries) {
+      const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
+      const at = dir === undefined ? start : dir.resolved;
+      const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
+      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'));
+      const keep = new Set<TreeEntry>();
+      const enter = new Set<TreeEntry>();
+      for (const e of entries) {
+        if (e.name === '.git') continue;
+        if (e.type === 'directory') {
+          if (e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true)) {
+            enter.add(e);
+            rulesOf.set(e, rules);
+          }
+        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false) && (!globMatch || globMatch(e.rel))) {
+          keep.add(e);
+        }
+      }
+      return { keep, enter };
+    },
+  });
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.length > 0 && l.charCodeAt(l.length - 1) === 13) lines[i] = l.slice(0, -1);
+  }
+  return lines;
+}
+
+function cut(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+}

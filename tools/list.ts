@@ -1,0 +1,112 @@
+/**
+ * `list`: the entries of one folder, or every entry below it matching a glob, like Claude
+ * Code's LS and Glob in one tool.
+ *
+ * Input: `path?` (folder, default '.'), `pattern?` (a picomatch glob relative to `path`, e.g.
+ * `**\/*.ts`; `dot: true`, so hidden names match `*`), `maxResults?` (default 1000, at most
+ * 100,000). Value: `entries: [{path, type, size}]` in tree order (sorted by name, depth-first),
+ * `truncated` when more entries matched than returned.
+ *
+ * `path` of an entry is relative to the workspace root when inside it, else absolute. `size`
+ * is bytes for files and links (the link text), 0 for folders and special files. Symlinks are
+ * listed with type `symlink` and never descended; mount points lead into their mounts. A
+ * pattern walk never enters `.git` folders and prunes folders the pattern cannot reach.
+ *
+ * Errors: the path codes, `NOT_DIRECTORY` (a file given as `path`), `NOT_FOUND`,
+ * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern). Only returned entries are stat'ed.
+ */
+import { Type } from '@sinclair/typebox';
+import picomatch from 'picomatch';
+import { isVfsError } from '../vfs/errors.js';
+import { ToolFailure, ok } from './result.js';
+import { defineTool } from './tool.js';
+import { PathArg } from './path-arg.js';
+import { walkTree, type TreeEntry } from './tree-walk.js';
+import { globPlan } from './glob-plan.js';
+
+export const LIST_DEFAULT_MAX_RESULTS = 1000;
+
+const Input = Type.Object(
+  {
+    path: Type.Optional(PathArg("The folder to list (default '.', the workspace root).")),
+    pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "A glob relative to path, e.g. '**/*.ts' or 'src/*.json'. Without it, only the folder's own entries are listed." })),
+    maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Most entries to return (default 1000).' })),
+  },
+  { additionalProperties: false },
+);
+
+const Entry = Type.Object({
+  path: Type.String(),
+  type: Type.Union([Type.Literal('file'), Type.Literal('directory'), Type.Literal('symlink'), Type.Literal('other')]),
+  size: Type.Integer(),
+});
+const Output = Type.Object({ entries: Type.Array(Entry), truncated: Type.Boolean() });
+
+export interface ListEntry {
+  path: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+}
+export interface ListValue {
+  entries: ListEntry[];
+  truncated: boolean;
+}
+
+export const listTool = defineTool({
+  name: 'list',
+  description:
+    "List a folder of your workspace (default: its root), or find files by glob with pattern (e.g. '**/*.ts', 'src/**/test_*.py'). " +
+    'Returns path, type (file, directory, symlink, other) and size in bytes, sorted. Symlinks are shown but never followed. ' +
+    'truncated=true means more entries matched than maxResults (default 1000): narrow the path or pattern.',
+  input: Input,
+  output: Output,
+  annotations: { title: 'List files', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  writes: false,
+  paths: (input) => [input.path ?? '.'],
+  async handler(input, ctx) {
+    const [start] = ctx.resolved;
+    const ns = ctx.namespace;
+    const max = input.maxResults ?? LIST_DEFAULT_MAX_RESULTS;
+    let found: TreeEntry[];
+    let walkTruncated: boolean;
+    if (input.pattern === undefined) {
+      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, { select: () => ({ keep: 'all', enter: 'none' }) }));
+    } else {
+      const plan = globPlan(input.pattern, 'pattern');
+      let matches: (path: string) => boolean;
+      try {
+        matches = picomatch(input.pattern, { dot: true });
+      } catch (e) {
+        throw new ToolFailure('INVALID_INPUT', `pattern: not a usable glob (${(e as Error).message})`);
+      }
+      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
+        select: (_dir, entries) => {
+          const keep = new Set<TreeEntry>();
+          const enter = new Set<TreeEntry>();
+          for (const e of entries) {
+            if (matches(e.rel)) keep.add(e);
+            if (e.type === 'directory' && e.name !== '.git' && plan.mayContainMatches(e.rel)) enter.add(e);
+          }
+          return { keep, enter };
+        },
+      }));
+    }
+    const shown = found.slice(0, max);
+    const sizes = await Promise.all(shown.map((e) => (e.type === 'file' || e.type === 'symlink' ? sizeOf(e) : 0)));
+    const entries: ListEntry[] = [];
+    for (let i = 0; i < shown.length; i++) {
+      const size = sizes[i];
+      if (size !== undefined) entries.push({ path: ns.display(shown[i].resolved.path), type: shown[i].type, size });
+    }
+    return ok<ListValue>({ entries, truncated: walkTruncated || found.length > max });
+
+    async function sizeOf(e: TreeEntry): Promise<number | undefined> {
+      try {
+        return (await ns.stat(e.resolved)).size;
+      } catch (err) {
+        if (isVfsError(err, 'NOT_FOUND')) return undefined; // removed while listing: not reported
+        throw err;
+      }
+    }
+  },
+});

@@ -1,0 +1,120 @@
+/**
+ * What a tool is: a TypeBox input schema (the single source of the input type, compiled once),
+ * an output schema, a description for a model, MCP annotations, what the gate must check before
+ * it runs (the paths to resolve, whether it writes) and a handler.
+ *
+ * The gate (`src/gate/tool-gate.ts`) runs every tool the same way; a new tool (request_files)
+ * is one more file exporting a `ToolDefinition`, its handler reading what it needs from
+ * `ctx.registration.extras`.
+ */
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { Registration } from '../vfs/registry.js';
+import type { Namespace } from '../vfs/namespace.js';
+import type { Resolved } from '../vfs/mount-table.js';
+import type { ToolDescriptor, ToolResult } from './result.js';
+
+/** What a handler receives besides its validated input. */
+export interface ToolContext {
+  readonly conversation: string;
+  readonly registration: Registration;
+  /** The conversation's namespace: every file access goes through it. */
+  readonly namespace: Namespace;
+  /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */
+  readonly resolved: readonly Resolved[];
+  /** The occupancy holder making the call, when known. */
+  readonly holder?: string;
+  /** The caller's conversation chain, parents first. */
+  readonly chain?: readonly string[];
+}
+
+/** A tool as the gate runs it. `I` is the validated input, `O` the value of a success. */
+export interface ToolDefinition<I = any, O = any> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: TObject;
+  readonly outputSchema: TObject;
+  readonly annotations: ToolDescriptor['annotations'];
+  /** True when the tool changes files: the gate checks write flags, protected paths, occupancy and takes the file lock. */
+  readonly writes: boolean;
+  /** The namespace paths in the input that the gate resolves (step 4) before running. */
+  paths(input: I): string[];
+  /** Runs the tool. May return a failure or throw `VfsError` / `ToolFailure`; anything else becomes `INTERNAL`. */
+  handler(input: I, ctx: ToolContext): Promise<ToolResult<O>>;
+  /** Validates unknown arguments against the compiled input schema. */
+  validate(args: unknown): { ok: true; value: I } | { ok: false; field: string; message: string };
+  /** The MCP-ready descriptor (plain JSON Schemas, no TypeBox symbols). */
+  readonly descriptor: ToolDescriptor;
+}
+
+export interface ToolSpec<S extends TObject, O> {
+  name: string;
+  description: string;
+  input: S;
+  output: TObject;
+  annotations: ToolDescriptor['annotations'];
+  writes: boolean;
+  paths(input: Static<S>): string[];
+  handler(input: Static<S>, ctx: ToolContext): Promise<ToolResult<O>>;
+}
+
+/**
+ * Builds a `ToolDefinition` from a spec: compiles the input schema once and derives the MCP
+ * descriptor. Throws (at module load, never during a call) when the input schema is not an
+ * object schema refusing extra properties.
+ */
+export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefinition<Static<S>, O> {
+  if (spec.input.additionalProperties !== false) {
+    throw new Error(`tool ${spec.name}: the input schema must set additionalProperties: false`);
+  }
+  const check = TypeCompiler.Compile(spec.input);
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.input,
+    outputSchema: spec.output,
+    annotations: spec.annotations,
+    writes: spec.writes,
+    paths: spec.paths,
+    handler: spec.handler,
+    validate: (args) => validateWith(check, args),
+    descriptor: {
+      name: spec.name,
+      description: spec.description,
+      inputSchema: plainJsonSchema(spec.input),
+      outputSchema: plainJsonSchema(spec.output),
+      annotations: spec.annotations,
+    },
+  };
+}
+
+/** A TypeBox schema as a plain JSON Schema object (TypeBox's symbol keys removed). */
+export function plainJsonSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+function validateWith<I>(check: TypeCheck<TObject>, args: unknown): { ok: true; value: I } | { ok: false; field: string; message: string } {
+  if (check.Check(args)) return { ok: true, value: args as I };
+  const first = check.Errors(args).First();
+  if (!first) return { ok: false, field: 'arguments', message: 'arguments: invalid' };
+  const field = first.path === '' ? 'arguments' : first.path.slice(1).replace(/\//g, '.');
+  const shownField = field.length > 80 ? `${field.slice(0, 80)}…` : field;
+  return { ok: false, field: shownField, message: `${shownField}: ${explain(first.message, first.schema)}` };
+}
+
+/** Turns TypeBox's message into words for a model, using the schema for unions. */
+function explain(message: string, schema: TSchema): string {
+  if (message === 'Expected required property') return 'required';
+  if (message === 'Unexpected property') return 'unknown field (not in the schema)';
+  if (message === 'Expected union value' && Array.isArray(schema.anyOf)) {
+    const parts = (schema.anyOf as TSchema[]).map(describe);
+    return `expected ${parts.join(' or ')}`;
+  }
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+function describe(s: TSchema): string {
+  if (s.const !== undefined) return JSON.stringify(s.const);
+  if (s.type === 'string' && typeof s.pattern === 'string') return `a string matching ${s.pattern}`;
+  return typeof s.type === 'string' ? s.type : 'a valid value';
+}

@@ -1,0 +1,157 @@
+/**
+ * `walkTree`: the recursive walk under list and grep, over the namespace's mounts.
+ *
+ * Entries come in tree order (each folder's entries sorted by name, depth-first), which is the
+ * order ripgrep's `--sort path` gives. Inside one mount the walk uses the layer's recursive
+ * fast path when it has one (`walkLayer`, vfs/layer.ts: the host layer keeps each parent's
+ * handle open instead of re-walking from the root per folder); a mount point inside a folder
+ * (or a folder leading to one) is shown as a folder and leads into its mount, as
+ * `Namespace.readdir` shows it. A symlink is reported as `symlink` and never descended.
+ * Nothing is stat'ed: the walk costs one directory listing per folder entered.
+ *
+ * The caller's `select` decides, per folder, which entries to report and which sub-folders to
+ * enter (grep reads `.gitignore` there). The walk yields to the event loop every few hundred
+ * entries, so a huge tree over a synchronous layer never holds the loop for other
+ * conversations. A sub-folder that vanishes or turns into a link mid-walk is skipped; errors of
+ * the start folder are thrown with namespace paths.
+ *
+ * Limit: `maxEntries` entries seen (default 500,000); past it the walk stops and reports
+ * `truncated`.
+ */
+import { isVfsError } from '../vfs/errors.js';
+import type { DirEntry, EntryType } from '../vfs/layer.js';
+import { childPath, compareNames, walkLayer } from '../vfs/layer.js';
+import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/namespace.js';
+
+const YIELD_EVERY_ENTRIES = 512;
+
+/** One entry met by the walk. `rel` is relative to the start folder ('a/b.ts'). */
+export interface TreeEntry {
+  readonly resolved: Resolved;
+  readonly rel: string;
+  readonly name: string;
+  readonly type: EntryType;
+}
+
+/** What `select` decides for one folder's entries. */
+export interface Selection {
+  /** Entries to report (reported in the folder's order). */
+  keep: ReadonlySet<TreeEntry> | 'all' | 'none';
+  /** Sub-folders to enter (entries of type `directory`). */
+  enter: ReadonlySet<TreeEntry> | 'all' | 'none';
+}
+
+export interface WalkOptions {
+  /** Called once per folder (`dir` undefined for the start folder) with its entries. May be async. */
+  select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Selection | Promise<Selection>;
+  maxEntries?: number;
+}
+
+export interface WalkResult {
+  entries: TreeEntry[];
+  truncated: boolean;
+}
+
+interface Folder {
+  entries: TreeEntry[];
+  keep: Selection['keep'];
+  /** Sub-folders entered: the layer path of one in the same walk, or the walk of another mount. */
+  entered: Map<TreeEntry, string | Promise<TreeEntry[]>>;
+}
+
+/** Walks the folder `start` (resolved in `ns`). Throws the VfsError of listing `start` itself. */
+export async function walkTree(ns: Namespace, start: Resolved, options: WalkOptions): Promise<WalkResult> {
+  const state = { seen: 0, sinceYield: 0, truncated: false, max: options.maxEntries ?? 500_000 };
+
+  const walkMount = async (at: Resolved, rel: string, self: TreeEntry | undefined, isStart: boolean): Promise<TreeEntry[]> => {
+    const layer = at.mount.layer;
+    const folders = new Map<string, Folder>();
+    const selves = new Map<string, TreeEntry | undefined>([[at.rel, self]]);
+    const relOf = new Map<string, string>([[at.rel, rel]]);
+    const descend = new Set<string>();
+    let rootFolder: Folder | undefined;
+    try {
+      for await (const { path, entries: listed } of walkLayer(layer, at.rel, { descend: (p) => descend.has(p) })) {
+        const folder = await visit(at, path, listed, relOf.get(path)!, selves.get(path), descend, selves, relOf);
+        folders.set(path, folder);
+        rootFolder ??= folder;
+        if (state.truncated) break;
+      }
+    } catch (e) {
+      if (!isVfsError(e)) throw e;
+      if (isStart && e.code === 'NOT_FOUND' && ns.table.entriesBelow(at.path).length > 0) {
+        return assemble(await visit(at, at.rel, [], rel, self, descend, selves, relOf), folders);
+      }
+      if (!isStart && SKIPPED_CODES.has(e.code)) return [];
+      throw e.withPath(e.path === '' ? at.mount.path : `${at.mount.path}/${e.path}`);
+    }
+    return rootFolder ? assemble(rootFolder, folders) : [];
+  };
+
+  /** Builds one folder's entries (mount points merged in) and asks `select` about them. */
+  const visit = async (
+    at: Resolved, layerPath: string, listed: DirEntry[], rel: string, self: TreeEntry | undefined,
+    descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>,
+  ): Promise<Folder> => {
+    const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
+    const mounted = ns.table.entriesBelow(nsPath);
+    if (mounted.length > 0) {
+      const names = new Set(mounted.map((m) => m.name));
+      listed = [...listed.filter((e) => !names.has(e.name)), ...mounted].sort((a, b) => compareNames(a.name, b.name));
+    }
+    if (state.seen + listed.length > state.max) {
+      state.truncated = true;
+      listed = listed.slice(0, Math.max(0, state.max - state.seen));
+    }
+    state.seen += listed.length;
+    state.sinceYield += listed.length;
+    if (state.sinceYield >= YIELD_EVERY_ENTRIES) {
+      state.sinceYield = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const entries = listed.map((d): TreeEntry => {
+      const path = `${nsPath === '/' ? '' : nsPath}/${d.name}`;
+      const crossing = mounted.length > 0 && ns.table.entriesBelow(path).length > 0;
+      const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.table.find(path)! : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
+      return { resolved, rel: rel === '' ? d.name : `${rel}/${d.name}`, name: d.name, type: d.type };
+    });
+    const { keep, enter } = await options.select(self, entries);
+    const entered = new Map<TreeEntry, string | Promise<TreeEntry[]>>();
+    for (const e of entries) {
+      if (e.type !== 'directory' || !(enter === 'all' || (enter !== 'none' && enter.has(e)))) continue;
+      const leavesLayer = e.resolved.mount !== at.mount || ns.table.entriesBelow(e.resolved.path).length > 0;
+      if (leavesLayer) {
+        const below = walkMount(e.resolved, e.rel, e, false);
+        below.catch(() => undefined); // awaited (and thrown) in assemble
+        entered.set(e, below);
+      } else {
+        descend.add(e.resolved.rel);
+        selves.set(e.resolved.rel, e);
+        relOf.set(e.resolved.rel, e.rel);
+        entered.set(e, e.resolved.rel);
+      }
+    }
+    return { entries, keep, entered };
+  };
+
+  const entries = await walkMount(start, '', undefined, true);
+  return { entries, truncated: state.truncated };
+}
+
+const SKIPPED_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'NOT_DISCLOSED', 'NOT_REGULAR_FILE']);
+
+/** The folder's reported entries in tree order, sub-folders' entries after their folder. */
+async function assemble(folder: Folder, folders: ReadonlyMap<string, Folder>): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  for (const e of folder.entries) {
+    const keep = folder.keep;
+    if (keep === 'all' || (keep !== 'none' && keep.has(e))) out.push(e);
+    const below = folder.entered.get(e);
+    if (below === undefined) continue;
+    const sub = typeof below === 'string' ? folders.get(below) : undefined;
+    const items = typeof below === 'string' ? (sub ? await assemble(sub, folders) : []) : await below;
+    for (const b of items) out.push(b);
+  }
+  return out;
+}

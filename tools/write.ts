@@ -1,0 +1,79 @@
+/**
+ * `write`: create or replace a whole file, like Claude Code's Write.
+ *
+ * Input: `path`, `content` (UTF-8 text, at most 10 Mi characters), `expectedSha256?` — a hex
+ * string: the file must exist with exactly these bytes (`STALE_CONTENT` otherwise); `null`:
+ * create only, the file must not exist (`ALREADY_EXISTS`); absent: create or replace.
+ * Value: `path`, `bytes` written, `sha256` of the new bytes, `created`.
+ *
+ * Atomic: the layer writes a temp file and renames it over the name, so a reader sees the old
+ * or the new bytes. An existing file keeps its mode. Missing parent folders are created inside
+ * the same mount (never across a mount boundary). The gate has already refused read-only
+ * mounts (`READ_ONLY`), protected paths (`PROTECTED_PATH`) and occupied workspaces (`OCCUPIED`)
+ * and holds the per-file lock. Other errors: the path codes, `IS_DIRECTORY`, `NOT_DIRECTORY`,
+ * `NOT_REGULAR_FILE`, `SYMLINK_ESCAPE`.
+ */
+import { Type } from '@sinclair/typebox';
+import { isVfsError } from '../vfs/errors.js';
+import { ok } from './result.js';
+import { MAX_TEXT_FILE_BYTES, encodeText, sha256Hex } from './text-content.js';
+import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
+import { defineTool } from './tool.js';
+import { PathArg } from './path-arg.js';
+
+/** Longest `content` accepted, in UTF-16 code units. */
+export const WRITE_MAX_CONTENT_CHARS = 10 * 1024 * 1024;
+
+const Input = Type.Object(
+  {
+    path: PathArg('The file to write: relative to the workspace root, or an absolute namespace path.'),
+    content: Type.String({ maxLength: WRITE_MAX_CONTENT_CHARS, description: 'The complete new content of the file (UTF-8).' }),
+    expectedSha256: Type.Optional(
+      Type.Union([Sha256Arg, Type.Null()], {
+        description: 'A sha256: replace only if the file still has these bytes. null: create only, fail if the file exists.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({ path: Type.String(), bytes: Type.Integer(), sha256: Type.String(), created: Type.Boolean() });
+
+export interface WriteValue {
+  path: string;
+  bytes: number;
+  sha256: string;
+  created: boolean;
+}
+
+export const writeTool = defineTool({
+  name: 'write',
+  description:
+    'Create a file or replace its whole content, atomically. Missing parent folders are created. ' +
+    'Pass expectedSha256: null to create a new file only (fails with ALREADY_EXISTS if it exists), or the sha256 ' +
+    'from your last read to replace it only if nobody changed it since (STALE_CONTENT otherwise). ' +
+    'For small changes to an existing file prefer edit. Read-only mounts and .git are refused.',
+  input: Input,
+  output: Output,
+  annotations: { title: 'Write file', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  writes: true,
+  paths: (input) => [input.path],
+  async handler(input, ctx) {
+    const [target] = ctx.resolved;
+    const ns = ctx.namespace;
+    const shown = ns.display(target.path);
+    if (typeof input.expectedSha256 === 'string') {
+      checkExpectedSha(await readExpected(ns, target, shown, MAX_TEXT_FILE_BYTES), input.expectedSha256, shown);
+    }
+    const data = encodeText(input.content);
+    const exclusive = input.expectedSha256 === null;
+    let result;
+    try {
+      result = await ns.writeFile(target, data, { exclusive });
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+      result = await ns.writeFile(target, data, { exclusive, createParents: true });
+    }
+    return ok<WriteValue>({ path: shown, bytes: data.byteLength, sha256: sha256Hex(data), created: result.created });
+  },
+});

@@ -1,0 +1,323 @@
+/**
+ * `ConfinedWalk`: the one place where the host layer reaches the real disk by name.
+ *
+ * It holds an open directory handle for a root and opens any folder below it one component at a
+ * time, never following a symbolic link (shared/SECURITY.md "How gatefs does it", steps 2–3):
+ *
+ * - `procfs` guarantee: every name is opened as `/proc/self/fd/<parentFd>/<name>` with
+ *   `O_DIRECTORY | O_NOFOLLOW`. The kernel resolves the magic link `/proc/self/fd/<parentFd>` to
+ *   the held folder itself, so only `<name>` is looked up by name, inside that folder; a link
+ *   there fails the open. Swapping an already opened folder for a link changes nothing: the walk
+ *   continues from the handle.
+ * - `lstat-fallback` guarantee (no procfs): each component is `lstat`ed, opened with
+ *   `O_NOFOLLOW` by its host path, and the handle's `(dev, ino)` is compared with the `lstat`
+ *   and the parent's path re-checked against the parent's handle. A swap of an earlier component
+ *   between two of these checks is still possible: that is why it is reported as weaker.
+ *
+ * What it does not guard against (as Go `os.Root` and Rust `cap-std`): hard links, bind mounts,
+ * and a folder moved out of the root by another process after it was opened (the operation then
+ * lands in that folder, which was inside when it was checked).
+ *
+ * Every error carries a layer-relative path; the Node error kept as `cause` is stripped of its
+ * message so that no host path leaves this file.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, statfsSync, type Stats } from 'node:fs';
+import { VfsError, fromErrno } from './errors.js';
+import { childPath } from './layer.js';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
+const PROC_SUPER_MAGIC = 0x9fa0;
+
+/** The identity of a folder or file on the host: device and inode numbers. */
+export interface HostIdentity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** How strongly the walk confines name lookups (see the file comment). */
+export type HostGuarantee = 'procfs' | 'lstat-fallback';
+
+/** A folder opened by the walk: its handle, the prefix that names its children, its layer path. */
+export interface HeldDir {
+  readonly fd: number;
+  /** Host path prefix of the children: `/proc/self/fd/<fd>` (procfs) or the folder's host path. */
+  readonly base: string;
+  /** Layer-relative path of the folder ('' for the root). */
+  readonly rel: string;
+  /** Set when the walk needed it (a guard, or the fallback's comparison). */
+  id?: HostIdentity;
+  /** The folder this one was opened from (the fallback re-checks the chain through it). */
+  readonly parent?: HeldDir;
+}
+
+/** A test seam event: which operation, at which layer-relative path. */
+export interface HostSeamEvent {
+  readonly op: string;
+  readonly path: string;
+}
+
+/**
+ * Test seams: synchronous callbacks at exact moments of an operation, so a test can swap a
+ * component for a link right there. All absent (no-ops) in production.
+ * - `beforeStep`: before each component (a folder on the walk, or the final name) is opened.
+ * - `afterCheck`: after the final component was checked (type, existence) and before any I/O.
+ * - `beforeCommit`: before the change is made visible (rename, link, unlink, rmdir, mkdir).
+ */
+export interface HostSeams {
+  beforeStep?(event: HostSeamEvent): void;
+  afterCheck?(event: HostSeamEvent): void;
+  beforeCommit?(event: HostSeamEvent): void;
+}
+
+/** Asked for every folder on the walk of a mutating operation: a code refuses it. */
+export type HostGuard = (id: HostIdentity, op: string) => 'READ_ONLY' | 'PROTECTED_PATH' | undefined;
+
+/**
+ * True when `/proc/self/fd` is a procfs mount (statfs type 0x9fa0) whose entries resolve to
+ * open folders. Any failure answers false.
+ */
+export function hasProcFd(): boolean {
+  try {
+    return statfsSync('/proc/self/fd').type === PROC_SUPER_MAGIC;
+  } catch {
+    return false;
+  }
+}
+
+/** A VfsError from a Node errno error, keeping only `code`, `errno` and `syscall` as its cause. */
+export function hostError(e: unknown, op: string, path: string): VfsError {
+  if (e instanceof VfsError) return e;
+  const err = e as { code?: unknown; errno?: unknown; syscall?: unknown } | null;
+  return fromErrno({ code: err?.code, errno: err?.errno, syscall: err?.syscall }, op, path);
+}
+
+/**
+ * The segments of a layer-relative path ('' → []), checked again here although the grammar
+ * already did: an empty, '.' or '..' segment, or a NUL, is `BAD_NAME` (a '..' handed to the
+ * kernel under a held folder would climb out of it).
+ */
+export function layerSegments(path: string, op: string): string[] {
+  if (typeof path !== 'string') throw new VfsError('BAD_NAME', op, '', 'the path is not a string');
+  if (path === '') return [];
+  const segs = path.split('/');
+  for (const seg of segs) {
+    if (seg === '' || seg === '.' || seg === '..' || seg.includes('\0')) {
+      throw new VfsError('BAD_NAME', op, path.replace(/\0/g, '\\0'), 'not a layer-relative path');
+    }
+  }
+  return segs;
+}
+
+/** The folders leading to `path` (its checked segments without the last). */
+export function parentSegmentsOf(path: string, op: string): string[] {
+  return layerSegments(path, op).slice(0, -1);
+}
+
+/** The identity of an open handle. */
+export function identityOf(st: Stats): HostIdentity {
+  return { dev: st.dev, ino: st.ino };
+}
+
+export class ConfinedWalk {
+  /** The held root folder. */
+  readonly root: HeldDir;
+  readonly guarantee: HostGuarantee;
+  private closed = false;
+
+  /**
+   * Opens `dir` (a trusted host path, resolved once, links in it followed) and holds it.
+   * `NOT_FOUND` when it does not exist, `NOT_DIRECTORY` when it is not a folder.
+   */
+  constructor(dir: string, guarantee: HostGuarantee, readonly seams: HostSeams = {}) {
+    this.guarantee = guarantee;
+    let fd: number;
+    let real: string;
+    try {
+      real = realpathSync(dir);
+      fd = openSync(real, O_RDONLY | O_DIRECTORY);
+    } catch (e) {
+      throw hostError(e, 'open', '');
+    }
+    const base = guarantee === 'procfs' ? `/proc/self/fd/${fd}` : real;
+    this.root = { fd, base, rel: '', id: identityOf(fstatSync(fd)) };
+  }
+
+  /**
+   * The host path that names `name` inside `dir` (never shown to anyone). In the fallback, the
+   * host path of every folder of the chain is first re-checked against its handle's identity
+   * (`SYMLINK_ESCAPE` when one was swapped), which narrows, but cannot close, the race window.
+   */
+  at(dir: HeldDir, name: string): string {
+    if (this.guarantee === 'lstat-fallback') this.recheck(dir);
+    return `${dir.base}/${name}`;
+  }
+
+  /**
+   * The host path of `name` in `dir` without the fallback's re-check: only for removing a temp
+   * file this layer created under a unique name, when the operation already failed.
+   */
+  uncheckedAt(dir: HeldDir, name: string): string {
+    return `${dir.base}/${name}`;
+  }
+
+  /** Throws `INTERNAL` once the layer is closed. */
+  checkOpen(op: string, path: string): void {
+    if (this.closed) throw new VfsError('INTERNAL', op, path, 'the host layer is closed');
+  }
+
+  /**
+   * Opens the folders `segments` one at a time from the root and returns the chain
+   * `[root, …]` (the caller closes it with `release`). With a guard, every folder of the chain
+   * is shown to it with `op`; a returned code is thrown at that folder's path.
+   * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `READ_ONLY`, `PROTECTED_PATH`.
+   */
+  openChain(segments: readonly string[], op: string, guard?: HostGuard): HeldDir[] {
+    this.checkOpen(op, segments.join('/'));
+    const chain: HeldDir[] = [this.root];
+    try {
+      if (guard) this.applyGuard(guard, this.root, op);
+      for (const name of segments) {
+        const next = this.openDir(chain[chain.length - 1], name, op, guard !== undefined);
+        chain.push(next);
+        if (guard) this.applyGuard(guard, next, op);
+      }
+      return chain;
+    } catch (e) {
+      this.release(chain);
+      throw e;
+    }
+  }
+
+  /** Closes every handle of a chain except the root. Never throws. */
+  release(chain: readonly HeldDir[]): void {
+    for (const dir of chain) {
+      if (dir !== this.root) {
+        try {
+          closeSync(dir.fd);
+        } catch {
+          /* already closed: nothing to undo */
+        }
+      }
+    }
+  }
+
+  /**
+   * Opens the folder `name` inside `parent` without following a link.
+   * `SYMLINK_ESCAPE` for a link, `NOT_DIRECTORY` for anything else that is not a folder.
+   */
+  openDir(parent: HeldDir, name: string, op: string, wantId: boolean): HeldDir {
+    const rel = childPath(parent.rel, name);
+    this.seams.beforeStep?.({ op, path: rel });
+    const path = this.at(parent, name);
+    if (this.guarantee === 'lstat-fallback') return this.openDirChecked(parent, path, rel, op);
+    let fd: number;
+    try {
+      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      throw this.classifyOpenFailure(e, path, op, rel);
+    }
+    const dir: HeldDir = { fd, base: `/proc/self/fd/${fd}`, rel };
+    if (wantId) dir.id = this.identity(dir, op);
+    return dir;
+  }
+
+  /** The identity of a held folder (cached). */
+  identity(dir: HeldDir, op: string): HostIdentity {
+    if (!dir.id) {
+      try {
+        dir.id = identityOf(fstatSync(dir.fd));
+      } catch (e) {
+        throw hostError(e, op, dir.rel);
+      }
+    }
+    return dir.id;
+  }
+
+  /** Shows `id` to the guard and throws the code it returns at `path`. */
+  checkGuard(guard: HostGuard, id: HostIdentity, op: string, path: string): void {
+    const code = guard(id, op);
+    if (code) throw new VfsError(code, op, path);
+  }
+
+  /** Closes the root handle; later calls throw `INTERNAL`. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.root.fd);
+  }
+
+  /** Fallback only: `SYMLINK_ESCAPE` when a folder of the chain no longer is what was opened. */
+  verify(dir: HeldDir): void {
+    if (this.guarantee === 'lstat-fallback') this.recheck(dir);
+  }
+
+  private recheck(dir: HeldDir): void {
+    for (let d: HeldDir | undefined = dir; d && d !== this.root; d = d.parent) {
+      let now: HostIdentity;
+      try {
+        now = identityOf(lstatSync(d.base));
+      } catch (e) {
+        throw new VfsError('SYMLINK_ESCAPE', 'walk', d.rel, 'the path changed during the operation', { cause: hostError(e, 'walk', d.rel) });
+      }
+      if (!sameIdentity(now, this.identity(d, 'walk'))) {
+        throw new VfsError('SYMLINK_ESCAPE', 'walk', d.rel, 'the path changed during the operation');
+      }
+    }
+  }
+
+  private applyGuard(guard: HostGuard, dir: HeldDir, op: string): void {
+    this.checkGuard(guard, this.identity(dir, op), op, dir.rel);
+  }
+
+  /** ENOTDIR/ELOOP from an `O_DIRECTORY | O_NOFOLLOW` open: a link or a plain non-folder? */
+  private classifyOpenFailure(e: unknown, path: string, op: string, rel: string): VfsError {
+    const code = (e as { code?: string }).code;
+    if (code !== 'ENOTDIR' && code !== 'ELOOP') return hostError(e, op, rel);
+    let now: Stats;
+    try {
+      now = lstatSync(path);
+    } catch (inner) {
+      return hostError(inner, op, rel);
+    }
+    if (now.isSymbolicLink()) return new VfsError('SYMLINK_ESCAPE', op, rel);
+    // A folder now, but the open refused it: something else was there a moment ago.
+    if (now.isDirectory()) return new VfsError('SYMLINK_ESCAPE', op, rel, 'the path changed while it was being opened');
+    return new VfsError('NOT_DIRECTORY', op, rel);
+  }
+
+  /** The fallback step: lstat, open with O_NOFOLLOW, compare identities, re-check the parent. */
+  private openDirChecked(parent: HeldDir, path: string, rel: string, op: string): HeldDir {
+    let before: Stats;
+    try {
+      before = lstatSync(path);
+    } catch (e) {
+      throw hostError(e, op, rel);
+    }
+    if (before.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', op, rel);
+    if (!before.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, rel);
+    let fd: number;
+    try {
+      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (e) {
+      throw this.classifyOpenFailure(e, path, op, rel);
+    }
+    const dir: HeldDir = { fd, base: path, rel, parent };
+    try {
+      const id = this.identity(dir, op);
+      const parentNow = identityOf(lstatSync(parent.base));
+      const parentId = this.identity(parent, op);
+      if (!sameIdentity(id, identityOf(before)) || !sameIdentity(parentNow, parentId)) {
+        throw new VfsError('SYMLINK_ESCAPE', op, rel, 'the path changed during the walk');
+      }
+      return dir;
+    } catch (e) {
+      closeSync(fd);
+      throw hostError(e, op, rel);
+    }
+  }
+}
+
+/** True when two identities name the same host object. */
+export function sameIdentity(a: HostIdentity, b: HostIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}

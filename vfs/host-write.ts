@@ -1,0 +1,187 @@
+/**
+ * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`,
+ * `hostRename`. Each walks to the parent folder through `ConfinedWalk` (showing every folder
+ * to the guard), then acts on one name inside the held parent, by `/proc/self/fd/<parentFd>/<name>`
+ * (shared/SECURITY.md steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
+ * itself, so a rename or unlink lands in that folder even if it was moved meanwhile.
+ *
+ * Writes replace: a temp file is created with `O_CREAT | O_EXCL | O_NOFOLLOW` in the parent,
+ * written, fsynced, and renamed over the name. So a symlink at the name is replaced, never
+ * followed, and a hard-linked name gets a new inode while the other links keep their bytes.
+ * The parent folder itself is not fsynced (as a plain write + fsync + rename would not be).
+ */
+import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { VfsError } from './errors.js';
+import type { WriteOptions, WriteResult } from './layer.js';
+import { baseName } from './layer.js';
+import { hostError, identityOf, layerSegments, parentSegmentsOf, type ConfinedWalk, type HeldDir, type HostGuard } from './host-walk.js';
+import { writeHandle } from './host-file-io.js';
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
+let tempCounter = 0;
+
+/**
+ * Replaces (or creates) the file at `path` atomically: readers see the old or the new bytes.
+ * An existing file keeps its permission bits (0o777; set-id bits are dropped); a new one gets
+ * `options.mode` (default 0o644). `exclusive` publishes with `link(2)`, which fails if the name
+ * exists meanwhile. Codes: `IS_DIRECTORY`, `NOT_REGULAR_FILE` (FIFO, socket, device at the
+ * name), `ALREADY_EXISTS` (exclusive), `NOT_FOUND` / `NOT_DIRECTORY` / `SYMLINK_ESCAPE` (parents),
+ * and the guard's `READ_ONLY` / `PROTECTED_PATH`.
+ */
+export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array, options: WriteOptions, guard?: HostGuard): WriteResult {
+  const op = 'write';
+  const segments = layerSegments(path, op);
+  if (segments.length === 0) throw new VfsError('IS_DIRECTORY', op, path);
+  const name = segments.pop()!;
+  const chain = walk.openChain(segments, op, guard);
+  const parent = chain[chain.length - 1];
+  let temp: string | undefined;
+  try {
+    walk.seams.beforeStep?.({ op, path });
+    const existing = lstatOrUndefined(walk.at(parent, name), op, path);
+    if (existing) {
+      if (existing.isDirectory()) {
+        if (guard) walk.checkGuard(guard, identityOf(existing), op, path);
+        throw new VfsError('IS_DIRECTORY', op, path);
+      }
+      if (options.exclusive) throw new VfsError('ALREADY_EXISTS', op, path);
+      if (!existing.isFile() && !existing.isSymbolicLink()) throw new VfsError('NOT_REGULAR_FILE', op, path);
+    }
+    const mode = existing?.isFile() ? existing.mode & 0o777 : (options.mode ?? 0o644) & 0o777;
+    walk.seams.afterCheck?.({ op, path });
+    temp = createTemp(walk, parent, data, mode, path);
+    walk.seams.beforeCommit?.({ op, path });
+    if (options.exclusive) {
+      linkSync(walk.at(parent, temp), walk.at(parent, name));
+    } else {
+      renameSync(walk.at(parent, temp), walk.at(parent, name));
+      temp = undefined;
+    }
+    return { created: !existing };
+  } catch (e) {
+    throw hostError(e, op, path);
+  } finally {
+    if (temp !== undefined) {
+      try {
+        unlinkSync(walk.uncheckedAt(parent, temp));
+      } catch {
+        /* already gone: nothing to clean */
+      }
+    }
+    walk.release(chain);
+  }
+}
+
+/** Creates the folder `path` (mode 0o755). `ALREADY_EXISTS` (also for a link there), `NOT_FOUND`, guard codes. */
+export function hostMkdir(walk: ConfinedWalk, path: string, guard?: HostGuard): void {
+  if (layerSegments(path, 'mkdir').length === 0) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
+  const chain = walk.openChain(parentSegmentsOf(path, 'mkdir'), 'mkdir', guard);
+  try {
+    walk.seams.beforeCommit?.({ op: 'mkdir', path });
+    mkdirSync(walk.at(chain[chain.length - 1], baseName(path)), 0o755);
+  } catch (e) {
+    throw hostError(e, 'mkdir', path);
+  } finally {
+    walk.release(chain);
+  }
+}
+
+/**
+ * Removes a file, a link (never its target) or an empty folder. The root cannot be removed
+ * (`READ_ONLY`). `NOT_EMPTY`, `NOT_FOUND`, guard codes (a folder target is shown to the guard).
+ */
+export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard): void {
+  if (layerSegments(path, 'remove').length === 0) throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
+  const chain = walk.openChain(parentSegmentsOf(path, 'remove'), 'remove', guard);
+  try {
+    const parent = chain[chain.length - 1];
+    const name = baseName(path);
+    walk.seams.beforeStep?.({ op: 'remove', path });
+    const st = lstatSync(walk.at(parent, name));
+    if (st.isDirectory() && guard) walk.checkGuard(guard, identityOf(st), 'remove', path);
+    walk.seams.afterCheck?.({ op: 'remove', path });
+    walk.seams.beforeCommit?.({ op: 'remove', path });
+    // rmdir(2) refuses a link and unlink(2) never follows one: a swap here changes nothing outside.
+    if (st.isDirectory()) rmdirSync(walk.at(parent, name));
+    else unlinkSync(walk.at(parent, name));
+  } catch (e) {
+    throw hostError(e, 'remove', path);
+  } finally {
+    walk.release(chain);
+  }
+}
+
+/**
+ * Renames `from` to `to` inside the layer (`rename(2)` between two held parents): a file or
+ * link at `to` is replaced, never followed. The root cannot be renamed (`READ_ONLY`). A folder
+ * moved into itself is `BAD_NAME`. `NOT_FOUND`, `NOT_EMPTY`, `IS_DIRECTORY`, `NOT_DIRECTORY`,
+ * guard codes (both walks, and each side when it is a folder).
+ * Limit: the guard sees the moved folder itself, not every folder inside it.
+ */
+export function hostRename(walk: ConfinedWalk, from: string, to: string, guard?: HostGuard): void {
+  layerSegments(from, 'rename');
+  layerSegments(to, 'rename');
+  if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from === '' ? from : to, 'cannot rename the root of a mount');
+  const op = 'rename';
+  const source = walk.openChain(parentSegmentsOf(from, op), op, guard);
+  let target: HeldDir[] = [];
+  try {
+    target = walk.openChain(parentSegmentsOf(to, op), op, guard);
+    const fromDir = source[source.length - 1];
+    const toDir = target[target.length - 1];
+    walk.seams.beforeStep?.({ op, path: from });
+    const st = lstatSync(walk.at(fromDir, baseName(from)));
+    if (st.isDirectory() && guard) walk.checkGuard(guard, identityOf(st), op, from);
+    const existing = lstatOrUndefined(walk.at(toDir, baseName(to)), op, to);
+    if (existing?.isDirectory() && guard) walk.checkGuard(guard, identityOf(existing), op, to);
+    walk.seams.afterCheck?.({ op, path: from });
+    walk.seams.beforeCommit?.({ op, path: from });
+    // Host paths are formed right before the call: the fallback re-checks its chain in `at`.
+    renameSync(walk.at(fromDir, baseName(from)), walk.at(toDir, baseName(to)));
+  } catch (e) {
+    if (e instanceof VfsError) throw e;
+    const code = (e as { code?: string }).code;
+    if (code === 'EINVAL') throw new VfsError('BAD_NAME', op, to, 'a folder cannot be moved inside itself');
+    throw hostError(e, op, code === 'ENOENT' ? from : to);
+  } finally {
+    walk.release(source);
+    walk.release(target);
+  }
+}
+
+/** Creates an exclusive temp file in `parent`, writes and fsyncs `data`; returns its name. */
+function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string): string {
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const temp = `.gatefs-${process.pid}-${++tempCounter}.tmp`;
+    let fd: number;
+    try {
+      fd = openSync(walk.at(parent, temp), NEW_FILE, mode);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EEXIST') continue;
+      throw hostError(e, 'write', path);
+    }
+    try {
+      fchmodSync(fd, mode);
+      writeHandle(fd, data);
+      fsyncSync(fd);
+    } catch (e) {
+      closeSync(fd);
+      try { unlinkSync(walk.uncheckedAt(parent, temp)); } catch { /* never created */ }
+      throw hostError(e, 'write', path);
+    }
+    closeSync(fd);
+    return temp;
+  }
+  throw new VfsError('INTERNAL', 'write', path, 'could not create a temporary file');
+}
+
+function lstatOrUndefined(at: string, op: string, path: string): Stats | undefined {
+  try {
+    return lstatSync(at);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return undefined;
+    throw hostError(e, op, path);
+  }
+}
+

@@ -1,0 +1,252 @@
+/**
+ * `overlay(upper, lower)`: a copy-on-write layer. Reads fall through to `lower` unless `upper`
+ * holds the name or a whiteout hides it; every change lands in `upper`; `lower` is never
+ * modified (it may be a read-only layer).
+ *
+ * Mirrors Linux overlayfs, with one difference: whiteouts are not marker files next to the
+ * deleted name but one durable list in a reserved folder of the upper (see `WhiteoutSet`), so no
+ * name an agent can write is ever taken or misread as a whiteout.
+ *
+ * - write: copies the parent folders up (creating them in the upper) and writes the file in the
+ *   upper; a lower file that is replaced keeps its mode.
+ * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
+ * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
+ *   under it stay hidden beneath the new upper folder.
+ * - rename: copy-up at the new name + whiteout of the old one. Folders holding lower entries are
+ *   copied file by file (O(subtree), not atomic: an interruption can leave both names, never
+ *   neither); a lower symbolic link cannot be copied and is refused with `NOT_REGULAR_FILE`.
+ * - readdir: the union of both listings, minus whiteouts, sorted.
+ *
+ * Reserved name: `.gatefs-overlay` as the first segment of a path is refused for every operation
+ * with `BAD_NAME` (and never listed): it holds the whiteout record. Durability: with a host
+ * directory as upper, reopening `overlay(sameUpperDir, sameLower)` shows the same tree.
+ *
+ * Errors: the codes of the layers below (`NOT_FOUND`, `NOT_DIRECTORY`, `IS_DIRECTORY`,
+ * `ALREADY_EXISTS`, `NOT_EMPTY`, `SYMLINK_ESCAPE`, `TOO_LARGE`, …) with layer-relative paths,
+ * `BAD_NAME` for the reserved name and for moving a folder into itself, `READ_ONLY` for removing
+ * or renaming the root.
+ */
+import { VfsError, isVfsError } from './errors.js';
+import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import { childPath, compareNames, parentPath } from './layer.js';
+import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
+
+/** Where a merged entry lives and what it is. */
+interface Found {
+  in: 'upper' | 'lower';
+  stat: Stat;
+}
+
+export class OverlayLayer implements WritableLayer {
+  readonly kind: string;
+  private loading?: Promise<WhiteoutSet>;
+
+  constructor(readonly upper: WritableLayer, readonly lower: Layer) {
+    this.kind = `overlay(${upper.kind}/${lower.kind})`;
+  }
+
+  /** The whited-out lower paths, sorted (for status, patches and tests). */
+  async whiteouts(): Promise<string[]> {
+    return (await this.whiteoutSet()).list();
+  }
+
+  async stat(path: string): Promise<Stat> {
+    refuseReserved(path, 'stat');
+    const found = await this.find(path);
+    if (!found) throw new VfsError('NOT_FOUND', 'stat', path);
+    return found.stat;
+  }
+
+  async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    refuseReserved(path, 'read');
+    try {
+      return await this.upper.readFile(path, options);
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    }
+    if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
+    return this.lower.readFile(path, options);
+  }
+
+  async readdir(path: string): Promise<DirEntry[]> {
+    refuseReserved(path, 'readdir');
+    const upper = await orUndefined(this.upper.readdir(path), false);
+    const whiteouts = await this.whiteoutSet();
+    const lower = whiteouts.hides(path) ? undefined : await orUndefined(this.lower.readdir(path), upper !== undefined);
+    if (!upper && !lower) throw new VfsError('NOT_FOUND', 'readdir', path);
+    const merged = new Map<string, DirEntry>();
+    for (const e of lower ?? []) if (!whiteouts.has(childPath(path, e.name))) merged.set(e.name, e);
+    for (const e of upper ?? []) merged.set(e.name, e);
+    if (path === '') merged.delete(OVERLAY_META);
+    return [...merged.values()].sort((a, b) => compareNames(a.name, b.name));
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    refuseReserved(path, 'write');
+    if (path === '') throw new VfsError('IS_DIRECTORY', 'write', path);
+    const existing = await this.find(path);
+    if (existing) {
+      if (options.exclusive) throw new VfsError('ALREADY_EXISTS', 'write', path);
+      if (existing.stat.type === 'directory') throw new VfsError('IS_DIRECTORY', 'write', path);
+      if (existing.stat.type === 'other') throw new VfsError('NOT_REGULAR_FILE', 'write', path);
+      if (existing.in === 'upper') return this.upper.writeFile(path, data, options);
+    }
+    await this.copyUpParents(path, 'write');
+    const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
+    await this.upper.writeFile(path, data, { exclusive: options.exclusive, mode });
+    return { created: !existing };
+  }
+
+  async mkdir(path: string): Promise<void> {
+    refuseReserved(path, 'mkdir');
+    if (path === '' || (await this.find(path))) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
+    await this.copyUpParents(path, 'mkdir');
+    await this.upper.mkdir(path);
+  }
+
+  async remove(path: string): Promise<void> {
+    refuseReserved(path, 'remove');
+    if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
+    const found = await this.find(path);
+    if (!found) throw new VfsError('NOT_FOUND', 'remove', path);
+    if (found.stat.type === 'directory' && (await this.readdir(path)).length > 0) {
+      throw new VfsError('NOT_EMPTY', 'remove', path);
+    }
+    // The whiteout is saved first: if the upper removal then fails, the upper entry still shows.
+    if (await this.lowerShows(path, found)) await (await this.whiteoutSet()).add(path);
+    if (found.in === 'upper') await this.upper.remove(path);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    refuseReserved(from, 'rename');
+    refuseReserved(to, 'rename');
+    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
+    const src = await this.find(from);
+    if (!src) throw new VfsError('NOT_FOUND', 'rename', from);
+    if (from === to) return;
+    if (to.startsWith(`${from}/`)) throw new VfsError('BAD_NAME', 'rename', to, 'cannot move a folder into itself');
+    const dst = await this.find(to);
+    const isDir = src.stat.type === 'directory';
+    if (dst?.stat.type === 'directory') {
+      if (!isDir) throw new VfsError('IS_DIRECTORY', 'rename', to);
+      if ((await this.readdir(to)).length > 0) throw new VfsError('NOT_EMPTY', 'rename', to);
+    } else if (dst && isDir) {
+      throw new VfsError('NOT_DIRECTORY', 'rename', to);
+    }
+    await this.copyUpParents(to, 'rename');
+    const whiteouts = await this.whiteoutSet();
+    const fromInLower = await this.lowerShows(from, src);
+    if (isDir) {
+      if (dst && (await this.lowerShows(to, dst))) await whiteouts.add(to);
+      if (dst?.in === 'upper') await this.upper.remove(to);
+      if (fromInLower) await this.copyTree(from, to);
+      else await this.upper.rename(from, to);
+    } else if (src.in === 'upper') {
+      await this.upper.rename(from, to);
+    } else {
+      if (src.stat.type !== 'file') {
+        throw new VfsError('NOT_REGULAR_FILE', 'rename', from, 'the overlay can only copy regular files up');
+      }
+      await this.upper.writeFile(to, await this.lower.readFile(from), { mode: src.stat.mode });
+    }
+    if (fromInLower) await whiteouts.add(from);
+    if (isDir && fromInLower) await this.removeUpperTree(from);
+  }
+
+  /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
+  private async find(path: string): Promise<Found | undefined> {
+    try {
+      return { in: 'upper', stat: await this.upper.stat(path) };
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    }
+    if ((await this.whiteoutSet()).hides(path)) return undefined;
+    const stat = await orUndefined(this.lower.stat(path), false);
+    return stat && { in: 'lower', stat };
+  }
+
+  /** True when the lower has a visible entry at `path` (shadowed or not by the upper). */
+  private async lowerShows(path: string, found: Found): Promise<boolean> {
+    if (found.in === 'lower') return true;
+    if ((await this.whiteoutSet()).hides(path)) return false;
+    return this.lower.stat(path).then(() => true, () => false);
+  }
+
+  /** Makes every folder above `path` exist in the upper, after checking it is a merged folder. */
+  private async copyUpParents(path: string, op: string): Promise<void> {
+    const parent = parentPath(path);
+    if (parent === '') return;
+    let dir = '';
+    for (const seg of parent.split('/')) {
+      dir = childPath(dir, seg);
+      const found = await this.find(dir);
+      if (!found) throw new VfsError('NOT_FOUND', op, dir);
+      if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', op, dir);
+      if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', op, dir);
+      if (found.in === 'lower') await this.upper.mkdir(dir).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
+    }
+  }
+
+  /** Copies the merged folder `from` to `to` in the upper; refuses links before copying anything. */
+  private async copyTree(from: string, to: string): Promise<void> {
+    const plan: { rel: string; entry: DirEntry }[] = [];
+    const under = (root: string, rel: string) => (rel === '' ? root : childPath(root, rel));
+    const walk = async (rel: string): Promise<void> => {
+      for (const entry of await this.readdir(under(from, rel))) {
+        const child = childPath(rel, entry.name);
+        if (entry.type !== 'file' && entry.type !== 'directory') {
+          throw new VfsError('NOT_REGULAR_FILE', 'rename', childPath(from, child), 'the overlay can only copy regular files up');
+        }
+        plan.push({ rel: child, entry });
+        if (entry.type === 'directory') await walk(child);
+      }
+    };
+    await walk('');
+    await this.upper.mkdir(to);
+    for (const { rel, entry } of plan) {
+      const source = childPath(from, rel);
+      if (entry.type === 'directory') await this.upper.mkdir(childPath(to, rel));
+      else await this.upper.writeFile(childPath(to, rel), await this.readFile(source), { mode: (await this.stat(source)).mode });
+    }
+  }
+
+  /** Deletes the upper's copy of a folder, bottom up (absent is fine). */
+  private async removeUpperTree(path: string): Promise<void> {
+    const entries = await orUndefined(this.upper.readdir(path), false);
+    if (!entries) return;
+    for (const e of entries) {
+      if (e.type === 'directory') await this.removeUpperTree(childPath(path, e.name));
+      else await this.upper.remove(childPath(path, e.name));
+    }
+    await this.upper.remove(path);
+  }
+
+  private whiteoutSet(): Promise<WhiteoutSet> {
+    this.loading ??= WhiteoutSet.load(this.upper).catch((e) => {
+      this.loading = undefined;
+      throw e;
+    });
+    return this.loading;
+  }
+}
+
+/** Creates a copy-on-write overlay of `upper` (receives every change) over `lower` (never changed). */
+export function overlay(upper: WritableLayer, lower: Layer): OverlayLayer {
+  return new OverlayLayer(upper, lower);
+}
+
+function refuseReserved(path: string, op: string): void {
+  if (path === OVERLAY_META || path.startsWith(`${OVERLAY_META}/`)) {
+    throw new VfsError('BAD_NAME', op, path, `'${OVERLAY_META}' is reserved for the overlay's own records`);
+  }
+}
+
+/** The promise's value, or undefined on NOT_FOUND (and on NOT_DIRECTORY when `notDirIsAbsent`). */
+async function orUndefined<T>(p: Promise<T>, notDirIsAbsent: boolean): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isVfsError(e, 'NOT_FOUND') || (notDirIsAbsent && isVfsError(e, 'NOT_DIRECTORY'))) return undefined;
+    throw e;
+  }
+}

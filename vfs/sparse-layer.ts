@@ -1,0 +1,191 @@
+/**
+ * `sparse(inner, visible)`: a projection of `inner` that shows only the given paths (normally
+ * files) and the folders leading to them. Everything else answers exactly as an absent entry
+ * would: `NOT_FOUND` from stat, readFile and readdir alike, and missing from listings, so a
+ * hidden file cannot be told from one that does not exist by reading.
+ *
+ * Like a git sparse checkout seen through a keyhole, with one difference: the hidden files are
+ * still on disk, so writes must neither reveal nor clobber them. When `inner` is writable:
+ * - a visible file may be replaced, removed and renamed as usual;
+ * - a NEW name (absent from `inner`) may be created in any visible folder, and becomes visible;
+ * - mkdir of a hidden existing folder succeeds and shows it empty (only what is created or
+ *   disclosed inside it appears), exactly as if it had just been created;
+ * - a write, mkdir or rename onto a hidden existing non-folder (or a write onto a hidden
+ *   folder) is refused with `ALREADY_EXISTS` and changes nothing. This is the one place a hidden
+ *   name shows through: refusing is the price of not clobbering. Callers that hold a disclosure
+ *   policy turn it into a `NOT_DISCLOSED` hint with `isHidden`;
+ * - remove and rename of a hidden entry answer `NOT_FOUND`, as for an absent one; removing a
+ *   visible folder that still holds hidden entries answers `NOT_EMPTY`.
+ * New names are created exclusively (O_EXCL), so a hidden file appearing concurrently is never
+ * overwritten. When `inner` cannot write, every write is `READ_ONLY`.
+ *
+ * Paths are layer-relative, already through the grammar; `disclose` and the constructor check
+ * their input again (`BAD_NAME` for '', '.', '..', empty segments, NUL, backslash).
+ */
+import { VfsError, isVfsError } from './errors.js';
+import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import { childPath, isWritableLayer, parentPath } from './layer.js';
+import { checkName } from './path.js';
+
+export class SparseProjection implements WritableLayer {
+  readonly kind: string;
+  /** Disclosed or created paths (visible with nothing implied below them). */
+  private readonly leaves = new Set<string>();
+  /** Folders leading to a leaf (visible, listing only visible children). */
+  private readonly folders = new Set<string>(['']);
+
+  constructor(private readonly inner: Layer, visible: Iterable<string>) {
+    this.kind = `sparse(${inner.kind})`;
+    this.disclose(visible);
+  }
+
+  /**
+   * Widens the visible set (idempotent). Returns the paths that were not visible before.
+   * `BAD_NAME` for a path that is not a layer-relative path; nothing is added then.
+   */
+  disclose(paths: Iterable<string>): string[] {
+    const list = [...paths];
+    for (const p of list) checkRelative(p);
+    const added: string[] = [];
+    for (const p of list) {
+      if (!this.isVisible(p)) added.push(p);
+      this.reveal(p);
+    }
+    return added;
+  }
+
+  /** True when `path` is shown: a disclosed/created path, a folder leading to one, or the root. */
+  isVisible(path: string): boolean {
+    return this.leaves.has(path) || this.folders.has(path);
+  }
+
+  /** True when `inner` has an entry at `path` that this projection hides. */
+  async isHidden(path: string): Promise<boolean> {
+    if (this.isVisible(path)) return false;
+    return this.inner.stat(path).then(() => true, () => false);
+  }
+
+  /** The visible leaves (disclosed or created paths), sorted. */
+  visiblePaths(): string[] {
+    return [...this.leaves].sort();
+  }
+
+  async stat(path: string): Promise<Stat> {
+    await this.requireVisible(path, 'stat');
+    return this.inner.stat(path);
+  }
+
+  async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    await this.requireVisible(path, 'read');
+    return this.inner.readFile(path, options);
+  }
+
+  async readdir(path: string): Promise<DirEntry[]> {
+    await this.requireVisible(path, 'readdir');
+    const entries = await this.inner.readdir(path);
+    return entries.filter((e) => this.isVisible(childPath(path, e.name)));
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    const inner = this.writable(path, 'write');
+    if (this.isVisible(path)) return inner.writeFile(path, data, options);
+    await this.requireVisible(parentPath(path), 'write');
+    if (await this.isHidden(path)) throw hiddenTaken('write', path);
+    try {
+      const result = await inner.writeFile(path, data, { ...options, exclusive: true });
+      this.reveal(path);
+      return result;
+    } catch (e) {
+      throw isVfsError(e, 'ALREADY_EXISTS') && !options.exclusive ? hiddenTaken('write', path) : e;
+    }
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const inner = this.writable(path, 'mkdir');
+    if (this.isVisible(path)) return inner.mkdir(path);
+    await this.requireVisible(parentPath(path), 'mkdir');
+    const existing = await inner.stat(path).catch(() => undefined);
+    if (existing?.type === 'directory') return this.reveal(path);
+    if (existing) throw hiddenTaken('mkdir', path);
+    await inner.mkdir(path);
+    this.reveal(path);
+  }
+
+  async remove(path: string): Promise<void> {
+    const inner = this.writable(path, 'remove');
+    await this.requireVisible(path, 'remove');
+    await inner.remove(path);
+    this.forget(path);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const inner = this.writable(from, 'rename');
+    await this.requireVisible(from, 'rename');
+    if (!this.isVisible(to)) {
+      await this.requireVisible(parentPath(to), 'rename');
+      if (await this.isHidden(to)) throw hiddenTaken('rename', to);
+    }
+    await inner.rename(from, to);
+    const moved = [...this.leaves].filter((p) => p === from || p.startsWith(`${from}/`));
+    this.forget(from);
+    this.reveal(to);
+    for (const p of moved) this.reveal(to + p.slice(from.length));
+  }
+
+  /**
+   * Throws unless `path` is visible: `NOT_FOUND`, as for an absent entry. When the path runs
+   * through a visible non-folder (`README.md/x`, a disclosed link), the inner layer's own answer
+   * (`NOT_DIRECTORY`, `SYMLINK_ESCAPE`) is given instead, as every other layer would: no hidden
+   * entry can live there, so nothing is revealed.
+   */
+  private async requireVisible(path: string, op: string): Promise<void> {
+    if (this.isVisible(path)) return;
+    let dir = parentPath(path);
+    while (dir !== '' && !this.leaves.has(dir) && !this.folders.has(dir)) dir = parentPath(dir);
+    if (this.leaves.has(dir) && (await this.inner.stat(dir).catch(() => undefined))?.type !== 'directory') {
+      await this.inner.stat(path).catch((e: unknown) => {
+        if (isVfsError(e) && e.code !== 'NOT_FOUND') throw new VfsError(e.code, op, e.path, e.detail);
+      });
+    }
+    throw new VfsError('NOT_FOUND', op, path);
+  }
+
+  private writable(path: string, op: string): WritableLayer {
+    if (!isWritableLayer(this.inner)) throw new VfsError('READ_ONLY', op, path);
+    return this.inner;
+  }
+
+  private reveal(path: string): void {
+    if (path === '') return;
+    this.leaves.add(path);
+    for (let dir = parentPath(path); dir !== '' && !this.folders.has(dir); dir = parentPath(dir)) this.folders.add(dir);
+  }
+
+  /**
+   * Drops `path` and everything below it from the visible set; its folder stays visible (it
+   * still exists, and a user who deletes a file expects to keep seeing the folder).
+   */
+  private forget(path: string): void {
+    for (const p of [...this.leaves]) if (p === path || p.startsWith(`${path}/`)) this.leaves.delete(p);
+    this.folders.clear();
+    this.folders.add('');
+    for (const p of this.leaves) this.reveal(p);
+    this.reveal(parentPath(path));
+  }
+}
+
+/** Projects `inner` so that only `visible` (layer-relative paths) and their folders show. */
+export function sparse(inner: Layer, visible: Iterable<string>): SparseProjection {
+  return new SparseProjection(inner, visible);
+}
+
+function checkRelative(path: string): void {
+  if (typeof path !== 'string' || path === '' || path.startsWith('/')) {
+    throw new VfsError('BAD_NAME', 'disclose', String(path), 'expected a layer-relative path');
+  }
+  for (const seg of path.split('/')) checkName(seg, 'disclose', path);
+}
+
+function hiddenTaken(op: string, path: string): VfsError {
+  return new VfsError('ALREADY_EXISTS', op, path, 'the name is taken by an entry that is not disclosed; it was left unchanged');
+}

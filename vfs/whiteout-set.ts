@@ -1,0 +1,106 @@
+/**
+ * `WhiteoutSet`: the overlay's record of lower-layer paths that have been deleted (whiteouts),
+ * kept durably inside the upper layer so it survives reopening the same upper over the same
+ * lower.
+ *
+ * Representation: one JSON file, `<OVERLAY_META>/whiteouts.json`, in the upper layer's root,
+ * holding the sorted list of whited-out layer-relative paths. A path in the set hides the
+ * lower's entry at that path and everything below it. When the upper also holds an entry at
+ * that path (a folder removed and then re-created), the upper's entry is shown and the lower
+ * stays hidden beneath it: that is how an "opaque" folder is expressed, with no second list.
+ *
+ * Why a file under a reserved folder and not per-name markers (`.wh.<name>` as in Linux
+ * overlayfs): a marker is itself a file name an agent could create, read or collide with; one
+ * reserved top-level name, hidden and refused by the overlay, is the only name taken from the
+ * agent. Each change rewrites the file through the upper's atomic `writeFile`, serialized so a
+ * slower earlier save can never land after (and erase) a later one.
+ *
+ * Limits: the whole set is held in memory and rewritten on every change (O(whiteouts) per
+ * delete), which suits a workspace's deletions, not millions of them.
+ */
+import { VfsError, isVfsError } from './errors.js';
+import type { WritableLayer } from './layer.js';
+
+/** The reserved top-level folder of an overlay's upper layer (hidden, refused as a path). */
+export const OVERLAY_META = '.gatefs-overlay';
+const STATE_FILE = `${OVERLAY_META}/whiteouts.json`;
+
+export class WhiteoutSet {
+  private readonly paths = new Set<string>();
+  private saving: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly upper: WritableLayer) {}
+
+  /**
+   * Loads the set from `upper` (an empty set when the upper has no record yet).
+   * `INTERNAL` when the record exists but is not a whiteout list (a corrupt upper folder).
+   */
+  static async load(upper: WritableLayer): Promise<WhiteoutSet> {
+    const set = new WhiteoutSet(upper);
+    let bytes: Uint8Array;
+    try {
+      bytes = await upper.readFile(STATE_FILE);
+    } catch (e) {
+      if (isVfsError(e, 'NOT_FOUND')) return set;
+      throw e;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const list = (parsed as { whiteouts?: unknown } | undefined)?.whiteouts;
+    if (!Array.isArray(list) || !list.every((p) => typeof p === 'string' && p !== '')) {
+      throw new VfsError('INTERNAL', 'overlay', '', 'the overlay whiteout record is corrupt');
+    }
+    for (const p of list as string[]) set.paths.add(p);
+    return set;
+  }
+
+  /** True when `path` or one of its ancestors is whited out (the lower entry is hidden). */
+  hides(path: string): boolean {
+    if (this.paths.size === 0 || path === '') return false;
+    let cut = path.indexOf('/');
+    while (cut >= 0) {
+      if (this.paths.has(path.slice(0, cut))) return true;
+      cut = path.indexOf('/', cut + 1);
+    }
+    return this.paths.has(path);
+  }
+
+  /** True when exactly `path` is in the set. */
+  has(path: string): boolean {
+    return this.paths.has(path);
+  }
+
+  /** Adds a whiteout (dropping entries below it, now redundant) and saves durably. */
+  async add(path: string): Promise<void> {
+    if (this.paths.has(path)) return;
+    for (const p of this.paths) if (p.startsWith(`${path}/`)) this.paths.delete(p);
+    this.paths.add(path);
+    await this.save();
+  }
+
+  /** All whiteouts, sorted. */
+  list(): string[] {
+    return [...this.paths].sort();
+  }
+
+  private save(): Promise<void> {
+    const next = this.saving.catch(() => undefined).then(() => this.write());
+    this.saving = next;
+    return next;
+  }
+
+  private async write(): Promise<void> {
+    try {
+      await this.upper.mkdir(OVERLAY_META);
+    } catch (e) {
+      if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
+    }
+    // Snapshot at write time, so the last save always carries every whiteout added so far.
+    const body = JSON.stringify({ version: 1, whiteouts: this.list() });
+    await this.upper.writeFile(STATE_FILE, new TextEncoder().encode(body));
+  }
+}
