@@ -81,12 +81,13 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     } catch (e) {
       if (!isVfsError(e)) throw e;
       if (isStart && e.code === 'NOT_FOUND' && ns.table.entriesBelow(at.path).length > 0) {
-        return assemble(await visit(at, at.rel, [], rel, self, descend, selves, relOf), folders);
+        const only = await visit(at, at.rel, [], rel, self, descend, selves, relOf);
+        return assemble(only, folders, await otherMounts([only]));
       }
       if (!isStart && SKIPPED_CODES.has(e.code)) return [];
       throw e.withPath(e.path === '' ? at.mount.path : `${at.mount.path}/${e.path}`);
     }
-    return rootFolder ? assemble(rootFolder, folders) : [];
+    return rootFolder ? assemble(rootFolder, folders, await otherMounts(folders.values())) : [];
   };
 
   /** Builds one folder's entries (mount points merged in) and asks `select` about them. */
@@ -116,14 +117,15 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
       const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.table.find(path)! : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
       return { resolved, rel: rel === '' ? d.name : `${rel}/${d.name}`, name: d.name, type: d.type };
     });
-    const { keep, enter } = await options.select(self, entries);
+    const selected = options.select(self, entries);
+    const { keep, enter } = selected instanceof Promise ? await selected : selected;
     const entered = new Map<TreeEntry, string | Promise<TreeEntry[]>>();
     for (const e of entries) {
       if (e.type !== 'directory' || !(enter === 'all' || (enter !== 'none' && enter.has(e)))) continue;
       const leavesLayer = e.resolved.mount !== at.mount || ns.table.entriesBelow(e.resolved.path).length > 0;
       if (leavesLayer) {
         const below = walkMount(e.resolved, e.rel, e, false);
-        below.catch(() => undefined); // awaited (and thrown) in assemble
+        below.catch(() => undefined); // awaited (and thrown) in otherMounts
         entered.set(e, below);
       } else {
         descend.add(e.resolved.rel);
@@ -142,16 +144,26 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
 const SKIPPED_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'NOT_DISCLOSED', 'NOT_REGULAR_FILE']);
 
 /** The folder's reported entries in tree order, sub-folders' entries after their folder. */
-async function assemble(folder: Folder, folders: ReadonlyMap<string, Folder>): Promise<TreeEntry[]> {
-  const out: TreeEntry[] = [];
+function assemble(folder: Folder, folders: ReadonlyMap<string, Folder>, other: ReadonlyMap<TreeEntry, TreeEntry[]>, out: TreeEntry[] = []): TreeEntry[] {
+  const keep = folder.keep;
   for (const e of folder.entries) {
-    const keep = folder.keep;
     if (keep === 'all' || (keep !== 'none' && keep.has(e))) out.push(e);
     const below = folder.entered.get(e);
     if (below === undefined) continue;
-    const sub = typeof below === 'string' ? folders.get(below) : undefined;
-    const items = typeof below === 'string' ? (sub ? await assemble(sub, folders) : []) : await below;
-    for (const b of items) out.push(b);
+    if (typeof below === 'string') {
+      const sub = folders.get(below);
+      if (sub) assemble(sub, folders, other, out);
+    } else {
+      for (const b of other.get(e) ?? []) out.push(b);
+    }
   }
   return out;
+}
+
+/** Waits for the walks of other mounts met in these folders. */
+async function otherMounts(folders: Iterable<Folder>): Promise<Map<TreeEntry, TreeEntry[]>> {
+  const pending: [TreeEntry, Promise<TreeEntry[]>][] = [];
+  for (const f of folders) for (const [e, below] of f.entered) if (typeof below !== 'string') pending.push([e, below]);
+  const done = await Promise.all(pending.map(([, p]) => p));
+  return new Map(pending.map(([e], i) => [e, done[i]]));
 }

@@ -16,11 +16,14 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
 import type { DirEntry, EntryType, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, childPath, compareNames } from './layer.js';
-import { ConfinedWalk, hasProcFd, hostError, layerSegments, parentSegmentsOf, type HeldDir, type HostGuarantee, type HostGuard, type HostIdentity, type HostSeams } from './host-walk.js';
+import { ConfinedWalk, hasProcFd, type HeldDir, type HostGuarantee } from './host-walk.js';
+import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
+import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
 import { hostMkdir, hostRemove, hostRename, hostWriteFile } from './host-write.js';
 
-export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent, HostGuarantee } from './host-walk.js';
+export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-hooks.js';
+export type { HostGuarantee } from './host-walk.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 

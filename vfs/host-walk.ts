@@ -18,21 +18,16 @@
  * and a folder moved out of the root by another process after it was opened (the operation then
  * lands in that folder, which was inside when it was checked).
  *
- * Every error carries a layer-relative path; the Node error kept as `cause` is stripped of its
- * message so that no host path leaves this file.
+ * Every error carries a layer-relative path and no host path (vfs/host-names.ts `hostError`).
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, statfsSync, type Stats } from 'node:fs';
-import { VfsError, fromErrno } from './errors.js';
+import { VfsError } from './errors.js';
 import { childPath } from './layer.js';
+import { identityOf, sameIdentity, type HostGuard, type HostIdentity, type HostSeams } from './host-hooks.js';
+import { hostError } from './host-names.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const PROC_SUPER_MAGIC = 0x9fa0;
-
-/** The identity of a folder or file on the host: device and inode numbers. */
-export interface HostIdentity {
-  readonly dev: number;
-  readonly ino: number;
-}
 
 /** How strongly the walk confines name lookups (see the file comment). */
 export type HostGuarantee = 'procfs' | 'lstat-fallback';
@@ -50,28 +45,6 @@ export interface HeldDir {
   readonly parent?: HeldDir;
 }
 
-/** A test seam event: which operation, at which layer-relative path. */
-export interface HostSeamEvent {
-  readonly op: string;
-  readonly path: string;
-}
-
-/**
- * Test seams: synchronous callbacks at exact moments of an operation, so a test can swap a
- * component for a link right there. All absent (no-ops) in production.
- * - `beforeStep`: before each component (a folder on the walk, or the final name) is opened.
- * - `afterCheck`: after the final component was checked (type, existence) and before any I/O.
- * - `beforeCommit`: before the change is made visible (rename, link, unlink, rmdir, mkdir).
- */
-export interface HostSeams {
-  beforeStep?(event: HostSeamEvent): void;
-  afterCheck?(event: HostSeamEvent): void;
-  beforeCommit?(event: HostSeamEvent): void;
-}
-
-/** Asked for every folder on the walk of a mutating operation: a code refuses it. */
-export type HostGuard = (id: HostIdentity, op: string) => 'READ_ONLY' | 'PROTECTED_PATH' | undefined;
-
 /**
  * True when `/proc/self/fd` is a procfs mount (statfs type 0x9fa0) whose entries resolve to
  * open folders. Any failure answers false.
@@ -82,40 +55,6 @@ export function hasProcFd(): boolean {
   } catch {
     return false;
   }
-}
-
-/** A VfsError from a Node errno error, keeping only `code`, `errno` and `syscall` as its cause. */
-export function hostError(e: unknown, op: string, path: string): VfsError {
-  if (e instanceof VfsError) return e;
-  const err = e as { code?: unknown; errno?: unknown; syscall?: unknown } | null;
-  return fromErrno({ code: err?.code, errno: err?.errno, syscall: err?.syscall }, op, path);
-}
-
-/**
- * The segments of a layer-relative path ('' → []), checked again here although the grammar
- * already did: an empty, '.' or '..' segment, or a NUL, is `BAD_NAME` (a '..' handed to the
- * kernel under a held folder would climb out of it).
- */
-export function layerSegments(path: string, op: string): string[] {
-  if (typeof path !== 'string') throw new VfsError('BAD_NAME', op, '', 'the path is not a string');
-  if (path === '') return [];
-  const segs = path.split('/');
-  for (const seg of segs) {
-    if (seg === '' || seg === '.' || seg === '..' || seg.includes('\0')) {
-      throw new VfsError('BAD_NAME', op, path.replace(/\0/g, '\\0'), 'not a layer-relative path');
-    }
-  }
-  return segs;
-}
-
-/** The folders leading to `path` (its checked segments without the last). */
-export function parentSegmentsOf(path: string, op: string): string[] {
-  return layerSegments(path, op).slice(0, -1);
-}
-
-/** The identity of an open handle. */
-export function identityOf(st: Stats): HostIdentity {
-  return { dev: st.dev, ino: st.ino };
 }
 
 export class ConfinedWalk {
@@ -212,7 +151,7 @@ export class ConfinedWalk {
     if (this.guarantee === 'lstat-fallback') return this.openDirChecked(parent, path, rel, op);
     let fd: number;
     try {
-      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      fd = openSync(path, O_RDONLY | O_DIRECTORY);
     } catch (e) {
       throw this.classifyOpenFailure(e, path, op, rel);
     }
@@ -297,7 +236,7 @@ export class ConfinedWalk {
     if (!before.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, rel);
     let fd: number;
     try {
-      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      fd = openSync(path, O_RDONLY | O_DIRECTORY);
     } catch (e) {
       throw this.classifyOpenFailure(e, path, op, rel);
     }
@@ -315,9 +254,4 @@ export class ConfinedWalk {
       throw hostError(e, op, rel);
     }
   }
-}
-
-/** True when two identities name the same host object. */
-export function sameIdentity(a: HostIdentity, b: HostIdentity): boolean {
-  return a.dev === b.dev && a.ino === b.ino;
 }

@@ -14,7 +14,9 @@ import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, mkdir
 import { VfsError } from './errors.js';
 import type { WriteOptions, WriteResult } from './layer.js';
 import { baseName } from './layer.js';
-import { hostError, identityOf, layerSegments, parentSegmentsOf, type ConfinedWalk, type HeldDir, type HostGuard } from './host-walk.js';
+import type { ConfinedWalk, HeldDir } from './host-walk.js';
+import { identityOf, type HostGuard } from './host-hooks.js';
+import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { writeHandle } from './host-file-io.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;

@@ -27,6 +27,10 @@ import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, W
 import { childPath, isWritableLayer, parentPath } from './layer.js';
 import { checkName } from './path.js';
 
+/**
+ * The projection built by `sparse()`; see the file comment for what is shown and what writes
+ * may do. The visible set lives in memory and grows with `disclose` and with created names.
+ */
 export class SparseProjection implements WritableLayer {
   readonly kind: string;
   /** Disclosed or created paths (visible with nothing implied below them). */

@@ -25,6 +25,7 @@ import type { WritableLayer } from './layer.js';
 export const OVERLAY_META = '.gatefs-overlay';
 const STATE_FILE = `${OVERLAY_META}/whiteouts.json`;
 
+/** The durable set of whited-out lower paths of one overlay (load it with `WhiteoutSet.load`). */
 export class WhiteoutSet {
   private readonly paths = new Set<string>();
   private saving: Promise<void> = Promise.resolve();

@@ -72,6 +72,11 @@ export class CliGit implements GitPort {
 
   async resolveCommit(ref: string, context: GitContext): Promise<string> {
     if (ref === '' || ref.startsWith('-') || /[\0\s]/.test(ref)) throw new GitError('BAD_REF', 'rev-parse', `'${ref}' is not a valid ref`);
+    if (this.reader && /^[0-9a-f]{40}$/.test(ref)) {
+      // A full commit SHA is verified by reading the object: no process needed.
+      const isCommit = await this.reader.commitTree(ref).then(() => true, () => false);
+      if (isCommit) return ref;
+    }
     const r = await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], context);
     if (r.exitCode !== 0) throw new GitError('BAD_REF', 'rev-parse', `'${ref}' names no commit`);
     return r.stdout.trim();

@@ -33,11 +33,12 @@ export class IsoObjectReader implements GitObjectReader {
 
   async commitTree(commit: string): Promise<string> {
     try {
-      const { commit: object } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
-      return object.tree;
+      const { oid, commit: object } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
+      if (oid === commit) return object.tree;
     } catch (e) {
       throw new GitError('BAD_REF', 'read-commit', `${commit.slice(0, 40)} is not a readable commit`, { cause: e });
     }
+    throw new GitError('BAD_REF', 'read-commit', `${commit.slice(0, 40)} is a tag, not a commit`);
   }
 
   readTree(tree: string): Promise<TreeEntry[]> {

@@ -25,6 +25,9 @@ import { type CreatedByPreparation, type HostContext, type WorkspaceData } from 
 import { registerReady, registrationOf } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
 
+/** Errors whose `prepare.failed` event is already in the run log. */
+const logged = new WeakSet<object>();
+
 export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions, chain: readonly string[]): Promise<WorkspaceRecord> {
   const { conversation } = options;
   if (!isConversationId(conversation)) {
@@ -48,6 +51,12 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
       ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report } });
     }
     return await materialize(ctx, role, options, context, existing?.state === 'released' ? existing : null);
+  } catch (e) {
+    if (!logged.has(e as object)) {
+      const { code, data, message } = asPreparationError(e, conversation);
+      ctx.store.appendEvent({ type: 'prepare.failed', conversation, data: { code, reason: data.reason ?? null, message } });
+    }
+    throw e;
   } finally {
     ctx.store.unlockPreparation(conversation, token);
   }
@@ -127,6 +136,7 @@ async function materialize(
     store.deleteWorkspace(conversation);
     const error = asPreparationError(e, conversation);
     store.appendEvent({ type: 'prepare.failed', conversation, data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } } });
+    logged.add(error);
     throw error;
   }
 }

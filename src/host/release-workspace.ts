@@ -66,6 +66,7 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, context
       : platform.listFiles(path).map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f)).filter((f, i, all) => all.indexOf(f) === i);
   if (dirty.length > 0) {
     const shown = dirty.slice(0, 20).join(', ') + (dirty.length > 20 ? `, … (${dirty.length} in all)` : '');
+    ctx.store.appendEvent({ type: 'release.refused', conversation: record.conversation, data: { code: 'DIRTY_WORKTREE', files: dirty } });
     throw new WorkspaceError('DIRTY_WORKTREE', `conversation '${record.conversation}' has uncommitted changes: ${shown}`, {
       conversation: record.conversation,
       files: dirty,

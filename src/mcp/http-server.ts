@@ -12,7 +12,8 @@ import type { Host } from '../host/types.js';
 import { isConversationId } from '../../vfs/registry.js';
 import { createMcpServer } from './server.js';
 import { ensureWorkspace } from './ensure-workspace.js';
-import { isOrphanedHolder, newHolderId, openSession, type Session } from './session.js';
+import { newHolderId, openSession, type Session } from './session.js';
+import { randomIds } from '../ports/ids.js';
 import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkRequest, type GuardPolicy } from './request-guard.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './read-body.js';
@@ -40,7 +41,12 @@ export interface RunningHttpServer {
 interface Entry {
   conversation: string;
   transport: StreamableHTTPServerTransport;
+}
+
+/** The occupancy of one conversation, shared by every MCP session open on it. */
+interface Occupant {
   session: Session;
+  sessions: number;
 }
 
 /** Thrown when a non-loopback address is asked for without a token. */
@@ -60,6 +66,38 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const log = options.log ?? (() => undefined);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = new Map<string, Entry>();
+  const occupants = new Map<string, Occupant>();
+
+  /**
+   * All MCP sessions on one conversation in this server are one occupancy holder: a client
+   * that reconnects (or opens a second session) is not locked out by its own stale session,
+   * while other processes (the CLI, another server) are refused writes with OCCUPIED. The
+   * holder is freed when the conversation's last session closes.
+   */
+  async function occupy(conversation: string): Promise<Session> {
+    const current = occupants.get(conversation);
+    if (current) {
+      current.sessions++;
+      return current.session;
+    }
+    const session = await openSession(host, conversation, newHolderId());
+    const again = occupants.get(conversation);
+    if (again) {
+      // another request of this server occupied it while we were acquiring: share that one
+      await session.close();
+      again.sessions++;
+      return again.session;
+    }
+    occupants.set(conversation, { session, sessions: 1 });
+    return session;
+  }
+
+  async function vacate(conversation: string): Promise<void> {
+    const current = occupants.get(conversation);
+    if (!current || --current.sessions > 0) return;
+    occupants.delete(conversation);
+    await current.session.close();
+  }
   const policy: GuardPolicy = { allowedHosts: new Set<string>(), token }; // refuses all until bound
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -107,43 +145,35 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
       const code = (e as { code?: unknown }).code;
       return reply(res, 500, `could not prepare the workspace${typeof code === 'string' ? ` (${code})` : ''}; the server log says why`);
     }
-    const id = newHolderId();
+    const id = randomIds.next('session');
     let session: Session;
     try {
-      session = await openSession(host, conversation, id, (holder) => takeOver(conversation, holder));
+      session = await occupy(conversation);
     } catch (e) {
       log(`session for ${conversation} refused: ${describeFailure(e)}`);
       const code = (e as { code?: unknown }).code;
       return reply(res, 409, `the workspace cannot be occupied now${typeof code === 'string' ? ` (${code})` : ''}`);
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
-    const entry: Entry = { conversation, transport, session };
-    transport.onclose = () => {
+    const entry: Entry = { conversation, transport };
+    let closed = false;
+    const finish = () => {
+      if (closed) return;
+      closed = true;
       sessions.delete(id);
-      void session.close();
+      void vacate(conversation);
       log(`session ${id} closed (conversation ${conversation})`);
     };
-    const server = createMcpServer(host, { conversation, holder: id });
+    transport.onclose = finish;
+    const server = createMcpServer(host, { conversation, holder: session.holder });
     await server.connect(transport);
     sessions.set(id, entry);
     await transport.handleRequest(req, res, body);
-    if (transport.sessionId === id) log(`session ${id} opened (conversation ${conversation})`);
-    else await transport.close();
-  }
-
-  /**
-   * A new session on a conversation displaces an older session of this server on the same URL
-   * (a client that restarted without ending its session), and a holder whose process died.
-   */
-  async function takeOver(conversation: string, holder: string): Promise<boolean> {
-    const old = sessions.get(holder);
-    if (old && old.conversation === conversation) {
-      log(`session ${holder} replaced by a new session on conversation ${conversation}`);
-      await old.transport.close().catch(() => undefined);
-      await old.session.close();
-      return true;
+    if (transport.sessionId === id) log(`session ${id} opened (conversation ${conversation}, holder ${session.holder})`);
+    else {
+      await transport.close();
+      finish();
     }
-    return isOrphanedHolder(holder);
   }
 
   const server = createServer((req, res) => {

@@ -25,12 +25,6 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/**
- * Decides whether the current occupant `holder` may be displaced by a new session; may close
- * that occupant's session first. Resolves false to refuse the new session.
- */
-export type TakeOver = (holder: string) => Promise<boolean>;
-
 /** A new holder id for a session of this process: `mcp-<pid>-<16 hex>`. */
 export function newHolderId(): string {
   return randomIds.next(`mcp-${process.pid}`);
@@ -65,17 +59,17 @@ function occupant(e: unknown): string | undefined {
 }
 
 /**
- * Opens a session for `holder` on `conversation`. When another holder occupies it and
- * `takeOver` agrees (default: only orphaned holders), that occupancy is ended and acquired
- * anew. Otherwise throws what the host's `acquire` throws (a `WorkspaceError` `OCCUPIED`).
+ * Opens a session for `holder` on `conversation`. When an orphaned holder (its server process
+ * died) occupies the workspace, that occupancy is ended and acquired anew. Otherwise throws
+ * what the host's `acquire` throws (a `WorkspaceError` `OCCUPIED` naming the live holder).
  */
-export async function openSession(host: Host, conversation: string, holder: string, takeOver: TakeOver = async (h) => isOrphanedHolder(h)): Promise<Session> {
+export async function openSession(host: Host, conversation: string, holder: string): Promise<Session> {
   if (!hasOccupancy(host)) return { holder, holdsOccupancy: false, close: async () => undefined };
   try {
     await host.acquire(conversation, holder);
   } catch (e) {
     const current = occupant(e);
-    if (!current || !(await takeOver(current))) throw e;
+    if (!current || !isOrphanedHolder(current)) throw e;
     await host.releaseOccupancy(conversation, current);
     await host.acquire(conversation, holder);
   }

@@ -34,7 +34,12 @@ export class StateStore {
   private readonly occupancyTable: OccupancyTable;
   private readonly locks: PreparationLocks;
 
-  private constructor(private readonly db: Database.Database, readonly file: string, options: StateStoreOptions) {
+  private constructor(
+    private readonly db: Database.Database,
+    /** The database file (':memory:' for an in-memory one): a host path, never shown to agents. */
+    readonly file: string,
+    options: StateStoreOptions,
+  ) {
     this.workspaceTable = new WorkspaceTable(db, options.clock);
     this.log = new EventLog(db, options.clock);
     this.occupancyTable = new OccupancyTable(db, options.clock);

@@ -31,9 +31,13 @@ export interface WorkspaceRecord {
   updatedAt: number;
 }
 
-/** What `put` takes: the times come from the clock; nullable fields default to null, data to {}. */
+/**
+ * What `put` takes: nullable fields default to null, `data` to {}. A whole `WorkspaceRecord`
+ * is accepted too (so a record read earlier can be spread and put back), but its times are
+ * ignored: they always come from the store's clock.
+ */
 export type WorkspaceDraft = Pick<WorkspaceRecord, 'conversation' | 'role' | 'backend' | 'guarantee' | 'state'> &
-  Partial<Pick<WorkspaceRecord, 'branch' | 'baseRef' | 'pinnedSha' | 'checkoutPath' | 'error' | 'data'>>;
+  Partial<Pick<WorkspaceRecord, 'branch' | 'baseRef' | 'pinnedSha' | 'checkoutPath' | 'error' | 'data' | 'createdAt' | 'updatedAt'>>;
 
 /** What `update` takes: any field but the key and the times. */
 export type WorkspacePatch = Partial<Omit<WorkspaceRecord, 'conversation' | 'createdAt' | 'updatedAt'>>;
@@ -75,7 +79,10 @@ export class WorkspaceTable {
     this.remove = db.prepare('DELETE FROM workspaces WHERE conversation = ?');
   }
 
-  /** Inserts or replaces the record of `draft.conversation`; keeps `createdAt` on replace. */
+  /**
+   * Inserts or replaces the record of `draft.conversation` in one statement. `createdAt` is
+   * the clock's time for a new record and kept on replace; `updatedAt` is the clock's time.
+   */
   put(draft: WorkspaceDraft): WorkspaceRecord {
     const row = this.upsert.get({
       conversation: draft.conversation, role: draft.role, backend: draft.backend, guarantee: draft.guarantee,

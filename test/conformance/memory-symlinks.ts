@@ -9,6 +9,7 @@ import type { SymlinkPlanter } from './layer-suite.js';
 
 type Vol = InstanceType<typeof Volume>;
 
+/** A `SymlinkPlanter` for the memfs volume `volume`, planting links under its folder `root`. */
 export function memorySymlinks(volume: Vol, root: string): SymlinkPlanter {
   volume.mkdirSync('/outside/dir', { recursive: true });
   volume.writeFileSync('/outside/secret.txt', SENTINEL);

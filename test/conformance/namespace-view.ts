@@ -6,10 +6,12 @@
 import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import type { Namespace } from '../../vfs/namespace.js';
 
+/** The absolute namespace path of the layer path `rel` under the namespace root. */
 export function namespacePath(ns: Namespace, rel: string): string {
   return rel === '' ? ns.root : `${ns.root}/${rel}`;
 }
 
+/** The namespace as a WritableLayer over its root (see the file comment). */
 export function namespaceView(ns: Namespace): WritableLayer {
   const at = (rel: string) => namespacePath(ns, rel);
   return {

@@ -5,6 +5,7 @@
  * missing token, an oversized body, a client that hangs up mid-call) that leaves the server up
  * and the workspaces intact.
  */
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ describe('two conversations over HTTP', () => {
   it('prepares each conversation on first use and lists its tools', async () => {
     const { tools } = await alice.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['edit', 'grep', 'list', 'read', 'write']);
-    expect(server.stderr()).toMatch(/session mcp-[0-9a-f]+ opened \(conversation alice\)/);
+    expect(server.stderr()).toMatch(/session session-[0-9a-f]+ opened \(conversation alice, holder mcp-\d+-[0-9a-f]+\)/);
   });
 
   it("a write in alice's workspace is invisible to bob and to the main checkout", async () => {
@@ -67,6 +68,19 @@ describe('two conversations over HTTP', () => {
     expect(b.structured.content).toContain('Hello, ${name}!');
     expect(readFileSync(join(repo.dir, 'src/greeting.js'), 'utf8')).toContain('Hello, ${name}!');
     expect(git(repo.dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('the sessions of a conversation occupy it: a CLI write meanwhile is refused with OCCUPIED', async () => {
+    const w = await gatefs(['call', 'bob', 'write', '{"path":"cli.txt","content":"x"}', '--repo', repo.dir]);
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(/^gatefs: OCCUPIED: /);
+    const second = await httpClient(`${server.base}/mcp/bob`, AUTH);
+    try {
+      expect((await callTool(second, 'write', { path: 'second.txt', content: 'two sessions, one holder\n' })).isError).toBe(false);
+      expect((await callTool(bob, 'read', { path: 'second.txt' })).structured.content).toBe('two sessions, one holder\n');
+    } finally {
+      await second.close();
+    }
   });
 
   it("bob cannot reach alice's workspace by its namespace path", async () => {
@@ -152,7 +166,8 @@ describe('garbage leaves the server up and the workspaces intact', () => {
     });
     await new Promise((r) => setTimeout(r, 300));
     const r = await callTool(alice, 'read', { path: 'hangup.txt', limit: 1 });
-    if (!r.isError) expect(r.structured.content).toBe(content);
+    // The write either happened whole or not at all: never a partial file.
+    if (!r.isError) expect(r.structured.sha256).toBe(createHash('sha256').update(content).digest('hex'));
     else expect(r.structured.error.code).toBe('NOT_FOUND');
     expect((await callTool(alice, 'list', { path: 'src' })).isError).toBe(false);
   });

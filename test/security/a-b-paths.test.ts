@@ -14,7 +14,8 @@ describe('A: .. and normalization', () => {
   it('refuses every climb out of the workspace, for reads, lists and writes', sandboxed(async (sb) => {
     const { ns, attempt } = sb;
     for (const p of ['../x', 'src/../../x', '..', '../a/src/a.ts', '../../sentinel/secret.txt', 'src/../../../../etc/hostname', '/worktrees/a/../b/f']) {
-      for (const call of [() => ns.readFile(p), () => ns.readdir(p), () => ns.stat(p), () => ns.writeFile(p, bytes('x')), () => ns.remove(p), () => ns.mkdir(p)]) {
+      const calls: (() => Promise<unknown>)[] = [() => ns.readFile(p), () => ns.readdir(p), () => ns.stat(p), () => ns.writeFile(p, bytes('x')), () => ns.remove(p), () => ns.mkdir(p)];
+      for (const call of calls) {
         expect(await attempt(call)).toMatchObject({ ok: false, code: 'PATH_ESCAPE' });
       }
     }

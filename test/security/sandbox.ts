@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { openHostLayer, type HostLayer, type HostLayerOptions, type HostSeams } from '../../vfs/host-layer.js';
-import type { HostIdentity } from '../../vfs/host-walk.js';
+import type { HostIdentity } from '../../vfs/host-hooks.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 

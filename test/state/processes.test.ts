@@ -1,21 +1,25 @@
 /**
- * Several processes on one state database, as with two `gatefs serve` and a `gatefs status`:
- * real `node` child processes write with plain SQL and the same pragmas (Node 20 cannot run
- * the TypeScript store in a child), while this process writes through `StateStore`.
+ * Several processes on one state database, as with two `gatefs serve` and a `gatefs status`.
+ * Real `node` child processes write either with plain SQL and the same pragmas, or through
+ * `StateStore` itself: Node 20 cannot run TypeScript, so the store's files are transpiled
+ * (TypeScript's transpileModule, one file at a time) into a temp folder first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/ports/clock.js';
 import { StateStore } from '../../src/state/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gatefs-procs-'));
-const script = join(dir, 'child.mjs');
-writeFileSync(script, `
+
+/** A child speaking in lines: it prints 'ready'/'locked'/… and waits for lines on stdin. */
+const sqlScript = join(dir, 'sql-child.mjs');
+writeFileSync(sqlScript, `
 import { createRequire } from 'node:module';
 const Database = createRequire(${JSON.stringify(join(root, 'package.json'))})('better-sqlite3');
 const [file, mode, ...args] = process.argv.slice(2);
@@ -46,31 +50,45 @@ if (mode === 'append') {
   await go();
 }
 db.close();
+process.stdin.destroy();
 `);
 
-interface Child { proc: ChildProcess; waitFor(line: string): Promise<void>; go(): void; exited: Promise<number | null>; stderr(): string }
+interface Child {
+  proc: ChildProcess;
+  /** Resolves once the child printed a line equal to `line` or matching it (rejects if it exits first). */
+  waitFor(line: string | RegExp): Promise<void>;
+  /** The lines printed so far. */
+  lines(): string[];
+  send(line: string): void;
+  /** Resolves with the exit code; rejects with the child's stderr when it is not 0. */
+  exited: Promise<number>;
+}
 const children: Child[] = [];
 
-function startChild(file: string, mode: string, ...args: string[]): Child {
-  const proc = spawn(process.execPath, [script, file, mode, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+function startChild(script: string, ...args: string[]): Child {
+  const proc = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const waiters: { line: string; resolve: () => void }[] = [];
+  const waiters = new Set<{ matches: () => boolean; resolve: () => void }>();
+  const lines = () => out.split('\n').filter(Boolean);
   proc.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
-    for (const w of [...waiters]) if (out.split('\n').includes(w.line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+    for (const w of waiters) if (w.matches()) { waiters.delete(w); w.resolve(); }
   });
   proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number>((resolve, reject) =>
+    proc.on('exit', (code, signal) => (code === 0 ? resolve(0) : reject(new Error(`child exited ${code ?? signal}: ${err}`)))));
+  exited.catch(() => undefined);
   const child: Child = {
     proc,
     exited,
-    stderr: () => err,
-    go: () => proc.stdin!.end('go\n'),
+    lines,
+    send: (line) => proc.stdin!.write(`${line}\n`),
     waitFor: (line) => new Promise<void>((resolve, reject) => {
-      if (out.split('\n').includes(line)) return resolve();
-      waiters.push({ line, resolve });
-      void exited.then((code) => reject(new Error(`child exited (${code}) before '${line}': ${err}`)));
+      const matches = () => lines().some((l) => (typeof line === 'string' ? l === line : line.test(l)));
+      if (matches()) return resolve();
+      waiters.add({ matches, resolve });
+      exited.then(() => reject(new Error(`child exited before printing '${line}'`)), reject);
     }),
   };
   children.push(child);
@@ -89,39 +107,38 @@ afterEach(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
 describe('several processes on one state database', () => {
   it('appending concurrently loses no event and never fails with SQLITE_BUSY', async () => {
     const file = join(dir, 'append.db');
     const store = openStore(file);
     const perWriter = 200;
-    const kids = [startChild(file, 'append', String(perWriter), 'k1'), startChild(file, 'append', String(perWriter), 'k2')];
+    const kids = [startChild(sqlScript, file, 'append', String(perWriter), 'k1'), startChild(sqlScript, file, 'append', String(perWriter), 'k2')];
     await Promise.all(kids.map((k) => k.waitFor('ready')));
-    for (const k of kids) k.go();
+    for (const k of kids) k.send('go');
     for (let i = 0; i < perWriter; i++) {
       store.appendEvent({ type: 'parent', conversation: 'p', data: { i } });
       if (i % 20 === 0) await new Promise((r) => setImmediate(r));
     }
-    await Promise.all(kids.map((k) => k.waitFor('done')));
     expect(await Promise.all(kids.map((k) => k.exited))).toEqual([0, 0]);
 
-    const all = store.events();
-    expect(all).toHaveLength(3 * perWriter);
-    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 3 * perWriter }, (_, i) => i + 1));
+    expect(store.events().map((e) => e.seq)).toEqual(range(3 * perWriter).map((i) => i + 1));
     for (const who of ['p', 'k1', 'k2']) {
-      expect(store.events({ conversation: who }).map((e) => e.data.i)).toEqual(Array.from({ length: perWriter }, (_, i) => i));
+      expect(store.events({ conversation: who }).map((e) => e.data.i)).toEqual(range(perWriter));
     }
   });
 
   it('a writer waits for another process\'s open write transaction instead of failing', async () => {
     const file = join(dir, 'held.db');
     const store = openStore(file);
-    const holder = startChild(file, 'hold-write', '300');
+    const holder = startChild(sqlScript, file, 'hold-write', '300');
     await holder.waitFor('locked');
-    holder.go();
+    holder.send('go');
     // Blocks in SQLite's busy handler until the child commits (at most the 5 s busy timeout).
     const mine = store.appendEvent({ type: 'after', conversation: null, data: {} });
     expect(await holder.exited).toBe(0);
-    expect(store.events().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', `${mine.seq}:after`]);
+    expect(store.events().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', '2:after']);
     expect(mine.seq).toBe(2);
   });
 
@@ -129,12 +146,12 @@ describe('several processes on one state database', () => {
     const file = join(dir, 'reader.db');
     const store = openStore(file);
     store.putWorkspace({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready' });
-    const holder = startChild(file, 'hold-write', '0');
+    const holder = startChild(sqlScript, file, 'hold-write', '0');
     await holder.waitFor('locked');
     const status = openStore(file);
     expect(status.listWorkspaces().map((w) => w.conversation)).toEqual(['c1']);
     expect(status.events()).toEqual([]); // the child's uncommitted event is invisible
-    holder.go();
+    holder.send('go');
     expect(await holder.exited).toBe(0);
     expect(status.events().map((e) => e.type)).toEqual(['held']);
   });
@@ -142,14 +159,87 @@ describe('several processes on one state database', () => {
   it('a preparation lock held by a live process is refused; after that process is killed it is taken over', async () => {
     const file = join(dir, 'lock.db');
     const store = openStore(file);
-    const other = startChild(file, 'prepare-lock', 'c1', 'their-token');
+    const other = startChild(sqlScript, file, 'prepare-lock', 'c1', 'their-token');
     await other.waitFor('locked');
     expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'mine' })).toBe(false);
     expect(store.preparationLock('c1')).toMatchObject({ pid: other.proc.pid, token: 'their-token' });
 
     other.proc.kill('SIGKILL');
-    await other.exited;
+    await other.exited.catch(() => undefined);
     expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'mine' })).toBe(true);
     expect(store.preparationLock('c1')).toMatchObject({ pid: process.pid, token: 'mine' });
+  });
+});
+
+/** Transpiles src/state/*.ts and src/workspace-error.ts into `out`, runnable by plain node. */
+function transpileStore(out: string): string {
+  const sources = [
+    ...readdirSync(join(root, 'src/state')).filter((f) => f.endsWith('.ts')).map((f) => `src/state/${f}`),
+    'src/workspace-error.ts',
+  ];
+  for (const rel of sources) {
+    const { outputText } = ts.transpileModule(readFileSync(join(root, rel), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      fileName: rel,
+    });
+    mkdirSync(join(out, rel, '..'), { recursive: true });
+    writeFileSync(join(out, rel.replace(/\.ts$/, '.js')), outputText);
+  }
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }');
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
+  return join(out, 'src/state/store.js');
+}
+
+describe('several processes through StateStore', () => {
+  it('racing to create the database, append, occupy and lock: one schema, no lost event, one winner each', async () => {
+    const storeScript = join(dir, 'store-child.mjs');
+    writeFileSync(storeScript, `
+      import { StateStore } from ${JSON.stringify(transpileStore(join(dir, 'compiled')))};
+      const [file, name, count] = process.argv.slice(2);
+      const next = () => new Promise((resolve) => process.stdin.once('data', resolve));
+      process.stdout.write('ready\\n');
+      await next();
+      const store = StateStore.open(file, { clock: { now: () => Date.now() } });
+      for (let i = 0; i < Number(count); i++) store.appendEvent({ type: 'child', conversation: name, data: { i } });
+      let occupancy;
+      try {
+        store.acquireOccupancy({ conversation: 'shared', holder: name, mode: 'exclusive-write' });
+        occupancy = { won: true };
+      } catch (e) {
+        occupancy = { won: false, error: e.name, code: e.code, holder: e.data?.holder };
+      }
+      const locked = store.tryLockPreparation('shared', { pid: process.pid, token: name });
+      process.stdout.write(JSON.stringify({ name, occupancy, locked }) + '\\n');
+      await next(); // stay alive (holding the lock) until every child has tried
+      store.close();
+      process.stdin.destroy();
+    `);
+    const file = join(dir, 'racing.db');
+    const names = ['w1', 'w2', 'w3'];
+    const perWriter = 100;
+    const kids = names.map((name) => startChild(storeScript, file, name, String(perWriter)));
+    await Promise.all(kids.map((k) => k.waitFor('ready')));
+    for (const k of kids) k.send('go');
+    await Promise.all(kids.map((k) => k.waitFor(/^\{/)));
+    const results = kids.map((k) => JSON.parse(k.lines()[1]!) as {
+      name: string; locked: boolean; occupancy: { won: boolean; error?: string; code?: string; holder?: string };
+    });
+    for (const k of kids) k.send('exit');
+    await Promise.all(kids.map((k) => k.exited));
+
+    const store = openStore(file);
+    expect(store.events().map((e) => e.seq)).toEqual(range(names.length * perWriter).map((i) => i + 1));
+    for (const name of names) expect(store.events({ conversation: name }).map((e) => e.data.i)).toEqual(range(perWriter));
+
+    const winners = results.filter((r) => r.occupancy.won).map((r) => r.name);
+    expect(winners).toHaveLength(1);
+    for (const loser of results.filter((r) => !r.occupancy.won)) {
+      expect(loser.occupancy).toEqual({ won: false, error: 'WorkspaceError', code: 'OCCUPIED', holder: winners[0] });
+    }
+    expect(store.occupancy('shared').map((o) => o.holder)).toEqual(winners);
+
+    expect(results.filter((r) => r.locked)).toHaveLength(1);
+    // Every child has exited now, so the lock left behind is stale and can be taken over.
+    expect(store.tryLockPreparation('shared', { pid: process.pid, token: 'parent' })).toBe(true);
   });
 });

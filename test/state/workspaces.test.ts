@@ -35,6 +35,12 @@ describe('workspace records', () => {
     expect(again).toMatchObject({ state: 'ready', branch: 'gatefs/c1', pinnedSha: 'f00d', createdAt: 1_000, updatedAt: 1_500 });
   });
 
+  it('a record read earlier can be spread and put back; its stale times are not trusted', () => {
+    const first = store.putWorkspace(draft('c1'));
+    clock.advance(20);
+    expect(store.putWorkspace({ ...first, state: 'ready', createdAt: 0, updatedAt: 0 })).toMatchObject({ state: 'ready', createdAt: 1_000, updatedAt: 1_020 });
+  });
+
   it('list is sorted by conversation, whatever the insertion order', () => {
     for (const c of ['m', 'a', 'z', 'b']) store.putWorkspace(draft(c));
     expect(store.listWorkspaces().map((w) => w.conversation)).toEqual(['a', 'b', 'm', 'z']);

@@ -187,4 +187,33 @@ describe('overlay', () => {
     await expect(layer.rename('src', 'src/inside')).rejects.toMatchObject({ code: 'BAD_NAME' });
     expect(await hashLayer(layer)).toBe(before);
   });
+
+  it('lets an upper file shadow a lower folder: paths below it are NOT_DIRECTORY, never the lower files', async () => {
+    const { lower } = hostLower();
+    const layer = overlay(new MemoryLayer(), lower);
+    expect(text(await layer.readFile('docs/guide.md'))).toBe('guide\n');
+    await layer.remove('docs/guide.md');
+    await layer.remove('docs');
+    await layer.writeFile('docs', enc('now a file'));
+    await expect(layer.readFile('docs/guide.md')).rejects.toMatchObject({ code: 'NOT_DIRECTORY' });
+    await expect(layer.stat('docs/guide.md')).rejects.toMatchObject({ code: 'NOT_DIRECTORY' });
+    await expect(layer.readdir('docs')).rejects.toMatchObject({ code: 'NOT_DIRECTORY' });
+    expect(text(await layer.readFile('docs'))).toBe('now a file');
+  });
+
+  it('serves each read from the layer that holds the newest bytes while writes interleave', async () => {
+    const { lower } = hostLower();
+    const layer = overlay(new MemoryLayer(), lower);
+    const reads: Promise<string>[] = [];
+    for (let i = 0; i < 20; i++) {
+      reads.push(layer.readFile('src/b.ts').then(text));
+      await layer.writeFile(`src/w${i}.ts`, enc(String(i)));
+      if (i === 10) await layer.writeFile('src/b.ts', enc('changed'));
+    }
+    expect(text(await layer.readFile('src/b.ts'))).toBe('changed');
+    expect(text(await layer.readFile('src/w19.ts'))).toBe('19');
+    const seen = await Promise.all(reads);
+    expect(seen.slice(0, 11).every((t) => t === 'export const b = 2;\n')).toBe(true);
+    expect(seen.slice(11).every((t) => t === 'changed')).toBe(true);
+  });
 });

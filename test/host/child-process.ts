@@ -1,0 +1,58 @@
+/**
+ * Test support: bundles `host-child.ts` once (rolldown, dependencies left external) into
+ * node_modules/.cache, and runs it in a real child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const out = join(root, 'node_modules/.cache/gatefs-test', `host-child-${process.pid}.mjs`);
+let built: Promise<string> | undefined;
+
+/** The bundled child script (built on first use). */
+export function childScript(): Promise<string> {
+  built ??= (async () => {
+    mkdirSync(dirname(out), { recursive: true });
+    await build({
+      input: join(here, 'host-child.ts'),
+      platform: 'node',
+      external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+      output: { file: out, format: 'esm' },
+      logLevel: 'silent',
+    });
+    return out;
+  })();
+  return built;
+}
+
+export interface ChildRun {
+  child: ChildProcess;
+  /** Resolves with the parsed output lines and the exit code when the child ends. */
+  done: Promise<{ lines: { op: string; out?: unknown; error?: string }[]; code: number | null; signal: string | null; stderr: string }>;
+}
+
+/** Starts the child host in its own process group (so a test can kill the group). */
+export async function runChild(input: object, env: NodeJS.ProcessEnv = process.env): Promise<ChildRun> {
+  const script = await childScript();
+  const child = spawn(process.execPath, [script, JSON.stringify(input)], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<Awaited<ChildRun['done']>>((res) => {
+    child.on('close', (code, signal) => {
+      const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { op: string; out?: unknown; error?: string });
+      res({ lines, code, signal, stderr });
+    });
+  });
+  return { child, done };
+}
+
+/** Removes the bundled child script. */
+export function removeChildScript(): void {
+  rmSync(out, { force: true });
+}

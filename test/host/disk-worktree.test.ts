@@ -1,0 +1,171 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/create-host.js';
+import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { makeTempRepo, type TempRepo } from './temp-repo.js';
+import { SwitchableExec } from './switchable-exec.js';
+
+const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' };
+const open: { repo: TempRepo; host?: WorkspaceHost }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0)) {
+    await o.host?.close();
+    o.repo.cleanup();
+  }
+});
+
+async function setup(exec = new SwitchableExec()) {
+  const repo = makeTempRepo(files);
+  const entry: { repo: TempRepo; host?: WorkspaceHost } = { repo };
+  open.push(entry);
+  const host = await createHost({ repo: repo.dir, exec });
+  entry.host = host;
+  return { repo, host, exec, worktree: (id: string) => join(repo.dir, '.gatefs/worktrees', id) };
+}
+
+const isAdd = (argv: readonly string[]) => argv[1] === 'worktree' && argv[2] === 'add';
+
+describe('createHost with the worktree backend', () => {
+  it('checks out branch gatefs/<id> at the pinned commit and keeps the state dir out of git status', async () => {
+    const { repo, host, worktree } = await setup();
+    const head = repo.git('rev-parse', 'HEAD');
+    const status = await host.prepare({ conversation: 'a' });
+    expect(status).toEqual({ conversation: 'a', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready', branch: 'gatefs/a', pinnedSha: head, holder: null, confinement: 'procfs' });
+    expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
+    expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);
+    expect(readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8')).toContain('/.gatefs/');
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(JSON.stringify(host.status())).not.toContain(repo.dir);
+  });
+
+  it('serves tools in the worktree, isolated per conversation, from a base ref', async () => {
+    const { repo, host, worktree } = await setup();
+    const first = repo.git('rev-parse', 'HEAD');
+    repo.write({ 'src/a.ts': 'export const a = 100;\n' });
+    repo.commit('second');
+    const [a, b] = await Promise.all([host.prepare({ conversation: 'a', baseRef: first }), host.prepare({ conversation: 'b' })]);
+    expect(a.pinnedSha).toBe(first);
+    expect(b.pinnedSha).toBe(repo.git('rev-parse', 'HEAD'));
+    expect(await host.gate.call('a', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 1;\n' } });
+    expect(await host.gate.call('b', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 100;\n' } });
+    expect((await host.gate.call('a', 'write', { path: 'notes/n.md', content: 'only a' })).ok).toBe(true);
+    expect(readFileSync(join(worktree('a'), 'notes/n.md'), 'utf8')).toBe('only a');
+    expect(await host.gate.call('b', 'read', { path: 'notes/n.md' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await host.gate.call('a', 'read', { path: '/worktrees/b/src/a.ts' })).toMatchObject({ ok: false, error: { code: 'OUTSIDE_MOUNTS' } });
+    expect(await host.gate.call('a', 'write', { path: '.git', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+  });
+
+  it('reuses an existing worktree on the same branch without resetting it', async () => {
+    const { repo, host, worktree } = await setup();
+    const pinned = (await host.prepare({ conversation: 'a' })).pinnedSha;
+    writeFileSync(join(worktree('a'), 'src/a.ts'), 'edited\n');
+    repo.write({ 'README.md': 'moved on\n' });
+    repo.commit('main moves');
+    const again = await host.prepare({ conversation: 'a' });
+    expect(again.pinnedSha).toBe(pinned);
+    expect(readFileSync(join(worktree('a'), 'src/a.ts'), 'utf8')).toBe('edited\n');
+    await host.close();
+    const restarted = await createHost({ repo: repo.dir });
+    open.push({ repo: { cleanup: () => undefined } as TempRepo, host: restarted });
+    expect((await restarted.prepare({ conversation: 'a' })).pinnedSha).toBe(pinned);
+    expect(readFileSync(join(worktree('a'), 'src/a.ts'), 'utf8')).toBe('edited\n');
+    expect(restarted.events().filter((e) => e.type === 'prepare.reused')).toHaveLength(2);
+  });
+
+  it('answers WORKSPACE_NOT_READY while preparing and records every git command with its tag and chain', async () => {
+    const { host, exec } = await setup();
+    const held = exec.holdNext(isAdd);
+    const preparing = host.prepare({ conversation: 'a' });
+    await held.reached;
+    expect(host.status()).toMatchObject([{ conversation: 'a', state: 'preparing' }]);
+    expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_NOT_READY' } });
+    held.release();
+    await preparing;
+    expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: true });
+    const execs = host.events().filter((e) => e.type === 'exec' && e.data.tag === 'prepare');
+    expect(execs.length).toBeGreaterThan(0);
+    for (const e of execs) {
+      expect(e).toMatchObject({ conversation: 'a', data: { chain: ['a'], cwd: '.', exitCode: expect.any(Number) } });
+      expect(e.data).not.toHaveProperty('stdout');
+    }
+    expect(execs.map((e) => (e.data.argv as string[]).slice(1, 3).join(' '))).toContain('worktree add');
+  });
+
+  it('rolls back a failed preparation: no worktree, no branch, no registration, a typed error', async () => {
+    const { repo, host, exec, worktree } = await setup();
+    exec.after = (req, res) => (isAdd(req.argv) ? { ...res, exitCode: 128, stderr: 'fatal: simulated failure after checkout' } : res);
+    const failure = await host.prepare({ conversation: 'a' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'WorkspaceError', code: 'PREPARATION_FAILED', data: { conversation: 'a', reason: 'GIT_COMMAND_FAILED' } });
+    expect((failure as Error).message).toContain('simulated failure');
+    expect(existsSync(worktree('a'))).toBe(false);
+    expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
+    expect(repo.git('worktree', 'list', '--porcelain')).not.toContain('worktrees/a');
+    expect(host.status()).toEqual([]);
+    expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
+    exec.after = undefined;
+    expect((await host.prepare({ conversation: 'a' })).state).toBe('ready');
+  });
+
+  it('refuses a bad base ref, a bad id and an unknown role with typed errors and leaves nothing behind', async () => {
+    const { repo, host } = await setup();
+    await expect(host.prepare({ conversation: 'a', baseRef: 'no-such-ref' })).rejects.toMatchObject({ code: 'BAD_REF', data: { ref: 'no-such-ref' } });
+    await expect(host.prepare({ conversation: '../x' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'BAD_CONVERSATION_ID' } });
+    await expect(host.prepare({ conversation: 'a', role: 'nobody' })).rejects.toMatchObject({ name: 'ManifestError', code: 'UNKNOWN_ROLE' });
+    expect(host.status()).toEqual([]);
+    expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
+  });
+
+  it('never spawns once prepared: every tool works with a host-exec port that throws', async () => {
+    const { host, exec, worktree } = await setup();
+    await host.prepare({ conversation: 'a' });
+    exec.forbidden = true;
+    const before = exec.seen.length;
+    expect(await host.gate.call('a', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('a', 'list', { path: 'src' })).toMatchObject({ ok: true, value: { entries: [{ path: 'src/a.ts' }, { path: 'src/b.ts' }] } });
+    expect(await host.gate.call('a', 'grep', { pattern: 'const b' })).toMatchObject({ ok: true, value: { files: ['src/b.ts'] } });
+    expect(await host.gate.call('a', 'edit', { path: 'src/b.ts', oldString: '= 2', newString: '= 3' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('a', 'write', { path: 'src/c.ts', content: 'c' })).toMatchObject({ ok: true });
+    expect(readFileSync(join(worktree('a'), 'src/b.ts'), 'utf8')).toBe('export const b = 3;\n');
+    expect(exec.seen.length).toBe(before);
+  });
+});
+
+describe('release of a worktree', () => {
+  it('refuses a dirty worktree naming the files, then removes it once clean, keeping a tombstone', async () => {
+    const { repo, host, worktree } = await setup();
+    await host.prepare({ conversation: 'a' });
+    await host.gate.call('a', 'write', { path: 'new.txt', content: 'n' });
+    await host.gate.call('a', 'edit', { path: 'README.md', oldString: 'demo', newString: 'changed' });
+    const refused = await host.release('a').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'DIRTY_WORKTREE', data: { files: ['README.md', 'new.txt'] } });
+    expect(existsSync(join(worktree('a'), 'new.txt'))).toBe(true);
+    expect(await host.gate.call('a', 'read', { path: 'new.txt' })).toMatchObject({ ok: true });
+    repo.git('-C', worktree('a'), 'checkout', '--', 'README.md');
+    repo.git('-C', worktree('a'), 'clean', '-fq');
+    expect(await host.release('a')).toEqual({ conversation: 'a', removed: true, branchDeleted: false, branchKeptReason: 'deleteBranch was not asked for' });
+    expect(existsSync(worktree('a'))).toBe(false);
+    expect(repo.git('branch', '--list', 'gatefs/a')).toContain('gatefs/a');
+    expect(host.status()).toMatchObject([{ conversation: 'a', state: 'released' }]);
+    expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
+  });
+
+  it('deletes the branch only when git proves it merged into the base', async () => {
+    const { repo, host, worktree } = await setup();
+    await host.prepare({ conversation: 'merged' });
+    await host.prepare({ conversation: 'open' });
+    for (const id of ['merged', 'open']) {
+      await host.gate.call(id, 'write', { path: `${id}.txt`, content: id });
+      repo.git('-C', worktree(id), 'add', '-A');
+      repo.git('-C', worktree(id), 'commit', '-qm', `work of ${id}`);
+    }
+    repo.git('merge', '--quiet', '--no-edit', 'gatefs/merged');
+    const merged = await host.release('merged', { deleteBranch: true });
+    expect(merged).toEqual({ conversation: 'merged', removed: true, branchDeleted: true });
+    expect(repo.git('branch', '--list', 'gatefs/merged')).toBe('');
+    const kept = await host.release('open', { deleteBranch: true });
+    expect(kept).toMatchObject({ removed: true, branchDeleted: false, branchKeptReason: expect.stringContaining('not merged into HEAD') });
+    expect(repo.git('branch', '--list', 'gatefs/open')).toContain('gatefs/open');
+    expect(host.events().filter((e) => e.type === 'release').map((e) => e.data.branchDeleted)).toEqual([true, false]);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * Test support: a host in a child process. The test bundles this file (rolldown) and runs it
+ * with one JSON argument: `{ repo, stateDir?, manifest?, steps }`. Each step's outcome is
+ * printed as one JSON line; a thrown error prints `{ error: code }` and goes on.
+ */
+import { createHost } from '../../src/host/create-host.js';
+
+interface Step {
+  op: 'prepare' | 'call' | 'status' | 'release';
+  conversation?: string;
+  role?: string;
+  tool?: string;
+  args?: unknown;
+}
+
+const input = JSON.parse(process.argv[2] ?? '{}') as { repo: string; stateDir?: string; manifest?: object; steps: Step[] };
+const host = await createHost({ repo: input.repo, stateDir: input.stateDir, manifest: input.manifest });
+for (const step of input.steps) {
+  try {
+    let out: unknown;
+    if (step.op === 'prepare') out = await host.prepare({ conversation: step.conversation!, role: step.role });
+    else if (step.op === 'call') out = await host.gate.call(step.conversation!, step.tool!, step.args);
+    else if (step.op === 'release') out = await host.release(step.conversation!);
+    else out = host.status();
+    process.stdout.write(`${JSON.stringify({ op: step.op, out })}\n`);
+  } catch (e) {
+    process.stdout.write(`${JSON.stringify({ op: step.op, error: (e as { code?: string }).code ?? String(e) })}\n`);
+  }
+}
+await host.close();

@@ -1,0 +1,40 @@
+/**
+ * Test support: a host-exec port whose behaviour a test can change mid-run — delegate to real
+ * processes, hold a matching command until released, or refuse everything.
+ */
+import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from '../../src/ports/host-exec.js';
+import { NodeHostExec } from '../../src/ports/node-host-exec.js';
+
+export class SwitchableExec implements HostExec {
+  private readonly real = new NodeHostExec();
+  /** Every request, in order. */
+  readonly seen: ExecRequest[] = [];
+  /** When set, every command is refused (to prove nothing spawns). */
+  forbidden = false;
+  /** Rewrites a result after the real command ran (to simulate a failure after the fact). */
+  after?: (request: ExecRequest, result: ExecResult) => ExecResult;
+  private hold?: { match: (argv: readonly string[]) => boolean; gate: Promise<void>; reached: () => void };
+
+  /** Holds the next command matching `match` until the returned `release` is called. */
+  holdNext(match: (argv: readonly string[]) => boolean): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let reached!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const reachedP = new Promise<void>((r) => (reached = r));
+    this.hold = { match, gate, reached };
+    return { reached: reachedP, release };
+  }
+
+  async run(request: ExecRequest): Promise<ExecResult> {
+    this.seen.push(request);
+    if (this.forbidden) throw new HostExecError('EXEC_FORBIDDEN', request.argv, 'this test forbids commands now');
+    const hold = this.hold;
+    if (hold && hold.match(request.argv)) {
+      this.hold = undefined;
+      hold.reached();
+      await hold.gate;
+    }
+    const result = await this.real.run(request);
+    return this.after ? this.after(request, result) : result;
+  }
+}

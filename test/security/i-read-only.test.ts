@@ -1,0 +1,89 @@
+/**
+ * Attack class I: every kind of write into a read-only mount is `READ_ONLY` and changes nothing
+ * (the trees are hashed before and after by the sandbox): write, edit, create, mkdir (directly
+ * and through write's parent creation), rename into / out of / within, delete. And the host
+ * layer's guard keeps a read-only tree read-only (and the state folder protected) even when it
+ * is reached through a writable root.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HostLayerOptions } from '../../vfs/host-layer.js';
+import { Namespace } from '../../vfs/namespace.js';
+import { sandboxed, type Sandbox } from './sandbox.js';
+
+const bytes = (s: string) => Buffer.from(s);
+const modes: [string, HostLayerOptions][] = [['procfs', {}], ['lstat-fallback', { forceFallback: true }]];
+
+interface Writer {
+  readFile(p: string): Promise<Uint8Array>;
+  writeFile(p: string, d: Uint8Array, o?: { exclusive?: boolean; createParents?: boolean }): Promise<unknown>;
+  mkdir(p: string, o?: { parents?: boolean }): Promise<void>;
+  remove(p: string): Promise<void>;
+  rename(a: string, b: string): Promise<void>;
+}
+
+/** Every mutating operation aimed at `ro` (a folder path holding `file`), from the writable `rw`. */
+function attacks(ro: string, file: string, rw: string): [string, (t: Writer) => Promise<unknown>][] {
+  return [
+    ['write', (t) => t.writeFile(`${ro}/${file}`, bytes('overwritten'))],
+    ['edit', async (t) => t.writeFile(`${ro}/${file}`, Buffer.concat([Buffer.from(await t.readFile(`${ro}/${file}`)), bytes('+')]))],
+    ['create', (t) => t.writeFile(`${ro}/new.md`, bytes('new'), { exclusive: true })],
+    ['create with parents', (t) => t.writeFile(`${ro}/sub/dir/new.md`, bytes('new'), { createParents: true })],
+    ['mkdir', (t) => t.mkdir(`${ro}/sub`)],
+    ['mkdir with parents', (t) => t.mkdir(`${ro}/sub/dir`, { parents: true })],
+    ['rename within', (t) => t.rename(`${ro}/${file}`, `${ro}/renamed.md`)],
+    ['rename into', (t) => t.rename(`${rw}/README.md`, `${ro}/README.md`)],
+    ['rename out of', (t) => t.rename(`${ro}/${file}`, `${rw}/stolen.md`)],
+    ['rename the folder itself', (t) => t.rename(ro, `${rw}/moved`)],
+    ['delete a file', (t) => t.remove(`${ro}/${file}`)],
+    ['delete the folder', (t) => t.remove(ro)],
+  ];
+}
+
+async function expectAllRefused(sb: Sandbox, target: Writer, ro: string, file: string, rw: string, code = 'READ_ONLY') {
+  for (const [name, attack] of attacks(ro, file, rw)) {
+    const outcome = await sb.attempt(() => attack(target));
+    expect({ name, outcome: outcome.ok ? 'ok' : outcome.code }).toEqual({ name, outcome: code });
+  }
+}
+
+describe.each(modes)('I: writes to read-only mounts (%s)', (_name, options) => {
+  it('a read-only mount nested in the workspace refuses every operation', sandboxed(async (sb) => {
+    await expectAllRefused(sb, sb.ns, '.campaign', 'plan.md', '.');
+  }, options));
+
+  it('a read-only absolute mount beside a writable one refuses every operation', sandboxed(async (sb) => {
+    await expectAllRefused(sb, sb.ns, '/docs-extra', 'x.md', '/docs');
+    expect(await sb.attempt(() => sb.ns.writeFile('/docs/fine.md', bytes('ok')))).toMatchObject({ ok: true });
+  }, options));
+
+  it('the guard keeps the read-only tree read-only when reached through the writable root layer', sandboxed(async (sb) => {
+    const direct: Writer = {
+      readFile: (p) => sb.layer.readFile(p),
+      writeFile: (p, d, o) => sb.layer.writeFile(p, d, o),
+      mkdir: (p) => sb.layer.mkdir(p),
+      remove: (p) => sb.layer.remove(p),
+      rename: (a, b) => sb.layer.rename(a, b),
+    };
+    const withoutNestedMount = new Namespace({ root: '/worktrees/a', mounts: [{ path: '/worktrees/a', layer: sb.layer, writable: true }] });
+    await expectAllRefused(sb, withoutNestedMount, '.campaign', 'plan.md', '.');
+    for (const [name, attack] of attacks('.campaign', 'plan.md', '.')) {
+      // The layer takes layer paths: the renames involving '.' are checked just below.
+      if (name === 'create with parents' || name === 'rename into' || name === 'rename out of' || name === 'rename the folder itself') continue;
+      const outcome = await sb.attempt(() => attack(direct));
+      expect({ name, outcome: outcome.ok ? 'ok' : outcome.code }).toEqual({ name, outcome: 'READ_ONLY' });
+    }
+    for (const [from, to] of [['README.md', '.campaign/README.md'], ['.campaign/plan.md', 'stolen.md'], ['.campaign', 'moved']]) {
+      expect(await sb.attempt(() => sb.layer.rename(from, to))).toMatchObject({ ok: false, code: 'READ_ONLY' });
+    }
+  }, options));
+
+  it('the guard keeps the state folder protected inside a writable root', sandboxed(async (sb) => {
+    const { layer, attempt } = sb;
+    expect(await attempt(() => layer.writeFile('.gatefs/gatefs.db', bytes('x')))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+    expect(await attempt(() => layer.writeFile('.gatefs/new', bytes('x'), { exclusive: true }))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+    expect(await attempt(() => layer.remove('.gatefs/gatefs.db'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+    expect(await attempt(() => layer.rename('.gatefs', 'state'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+    expect(await attempt(() => layer.mkdir('.gatefs/x'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+    expect(await attempt(() => layer.readFile('.gatefs/gatefs.db'))).toMatchObject({ ok: true });
+  }, options));
+});
