@@ -31,6 +31,7 @@ export const TOOL_ERROR_CODES = [
   'INTERNAL',
 ] as const;
 
+/** One of the stable codes. */
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** One line per code: what happened and what the caller can do about it. */

@@ -37,12 +37,14 @@ const Input = Type.Object(
 
 const Output = Type.Object({ path: Type.String(), replacements: Type.Integer(), sha256: Type.String() });
 
+/** The value of a successful edit. */
 export interface EditValue {
   path: string;
   replacements: number;
   sha256: string;
 }
 
+/** The `edit` tool (see the module comment for inputs, value, errors and line-ending rules). */
 export const editTool = defineTool({
   name: 'edit',
   description:

@@ -15,6 +15,7 @@ import type { Namespace } from '../vfs/namespace.js';
 /** Largest `.gitignore` read; larger ones are not applied. */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
+/** An immutable chain of `.gitignore` files, deepest first; `enter` adds a folder's file. */
 export class GitignoreRules {
   private constructor(
     private readonly parent: GitignoreRules | undefined,

@@ -6,6 +6,7 @@
 import picomatch from 'picomatch';
 import { ToolFailure } from './result.js';
 
+/** A pruning rule for one glob walk. */
 export interface GlobPlan {
   /** False only when no path below the folder `rel` (relative to the walk start) can match. */
   mayContainMatches(rel: string): boolean;

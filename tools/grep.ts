@@ -32,6 +32,7 @@ import { walkTree, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
 import { compileMatcher, type LineMatcher } from './line-matcher.js';
 
+/** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
 export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
@@ -66,7 +67,9 @@ const Output = Type.Object({
   truncated: Type.Boolean(),
 });
 
+/** One matching line (content output). */
 export interface GrepMatch { path: string; line: number; text: string; before?: string[]; after?: string[] }
+/** The value of a grep: exactly one of files, matches, counts (by `output`), and truncated. */
 export interface GrepValue {
   files?: string[];
   matches?: GrepMatch[];
@@ -74,6 +77,7 @@ export interface GrepValue {
   truncated: boolean;
 }
 
+/** The `grep` tool (see the module comment for inputs, value, skips and limits). */
 export const grepTool = defineTool({
   name: 'grep',
   description:

@@ -20,6 +20,7 @@ parentPort.on('message', ({ id, lines, limit }) => {
   parentPort.postMessage({ id, out });
 });`;
 
+/** A `LineMatcher` whose matching runs in a terminable worker with a per-file time budget. */
 export class GuardedMatcher implements LineMatcher {
   readonly bytesDecide = false;
   private worker?: Worker;

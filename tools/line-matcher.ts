@@ -4,8 +4,8 @@
  *
  * A line matches when the pattern matches inside it (line breaks excluded, like ripgrep).
  * Literal patterns (and literal mode) are searched as bytes (`Buffer.indexOf`), case-sensitive
- * ones without decoding the file. Regexes are JavaScript RegExps (no `u` flag; `i` for
- * ignoreCase).
+ * ones without decoding the file. Regexes are JavaScript RegExps (`i` for ignoreCase; `u`
+ * only when the pattern uses `\p{…}`, `\P{…}` or `\u{…}`).
  *
  * Catastrophic backtracking: at load this module sets V8's
  * `--enable-experimental-regexp-engine-on-excessive-backtracks` (and enables the linear engine),
@@ -26,6 +26,7 @@ v8.setFlagsFromString('--enable-experimental-regexp-engine');
 /** Time one file may take with a pattern the linear engine cannot run, then `INVALID_INPUT`. */
 export const GREP_FILE_BUDGET_MS = 2000;
 
+/** Finds matching lines of one file; built once per grep call by `compileMatcher`. */
 export interface LineMatcher {
   /** True when `mayMatch` alone decides whether a file has a matching line (no decode needed). */
   readonly bytesDecide: boolean;
@@ -45,7 +46,8 @@ export function compileMatcher(pattern: string, options: { literal?: boolean; ig
   }
   if (isLiteral && !options.ignoreCase) return literalMatcher(pattern);
   const source = isLiteral ? pattern.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&') : pattern;
-  const flags = options.ignoreCase ? 'i' : '';
+  // `u` only when the pattern needs it (\p{…}, \u{…}): it makes other escapes stricter.
+  const flags = `${options.ignoreCase ? 'i' : ''}${!isLiteral && /\\[pPu]\{/.test(source) ? 'u' : ''}`;
   let re: RegExp;
   try {
     re = new RegExp(source, flags);

@@ -24,6 +24,7 @@ import { PathArg } from './path-arg.js';
 import { walkTree, type TreeEntry } from './tree-walk.js';
 import { globPlan } from './glob-plan.js';
 
+/** Default `maxResults` of list. */
 export const LIST_DEFAULT_MAX_RESULTS = 1000;
 
 const Input = Type.Object(
@@ -42,16 +43,19 @@ const Entry = Type.Object({
 });
 const Output = Type.Object({ entries: Type.Array(Entry), truncated: Type.Boolean() });
 
+/** One listed entry. */
 export interface ListEntry {
   path: string;
   type: 'file' | 'directory' | 'symlink' | 'other';
   size: number;
 }
+/** The value of a list. */
 export interface ListValue {
   entries: ListEntry[];
   truncated: boolean;
 }
 
+/** The `list` tool (see the module comment for inputs, value, errors and limits). */
 export const listTool = defineTool({
   name: 'list',
   description:

@@ -42,6 +42,7 @@ const Output = Type.Object({
   truncated: Type.Boolean(),
 });
 
+/** The value of a successful read. */
 export interface ReadValue {
   path: string;
   content: string;
@@ -52,6 +53,7 @@ export interface ReadValue {
   truncated: boolean;
 }
 
+/** The `read` tool (see the module comment for inputs, value, errors and limits). */
 export const readTool = defineTool({
   name: 'read',
   description:

@@ -5,6 +5,7 @@
  */
 import type { ToolErrorCode } from './codes.js';
 
+/** A refusal: a stable code, a message for the agent, and the path it concerns. */
 export interface ToolError {
   code: ToolErrorCode;
   message: string;
@@ -12,6 +13,7 @@ export interface ToolError {
   path?: string;
 }
 
+/** The result of every tool call. */
 export type ToolResult<T = unknown> = { ok: true; value: T } | { ok: false; error: ToolError };
 
 /** What a client needs to offer a tool: MCP-ready JSON Schemas and annotations. */

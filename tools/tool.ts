@@ -47,6 +47,7 @@ export interface ToolDefinition<I = any, O = any> {
   readonly descriptor: ToolDescriptor;
 }
 
+/** What a tool file passes to `defineTool`: its schemas, texts, gate checks and handler. */
 export interface ToolSpec<S extends TObject, O> {
   name: string;
   description: string;

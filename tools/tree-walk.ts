@@ -42,12 +42,14 @@ export interface Selection {
   enter: ReadonlySet<TreeEntry> | 'all' | 'none';
 }
 
+/** How `walkTree` chooses what to report and where to go. */
 export interface WalkOptions {
   /** Called once per folder (`dir` undefined for the start folder) with its entries. May be async. */
   select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Selection | Promise<Selection>;
   maxEntries?: number;
 }
 
+/** The reported entries in tree order, and whether the entry limit cut the walk. */
 export interface WalkResult {
   entries: TreeEntry[];
   truncated: boolean;
@@ -80,7 +82,8 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
       }
     } catch (e) {
       if (!isVfsError(e)) throw e;
-      if (isStart && e.code === 'NOT_FOUND' && ns.table.entriesBelow(at.path).length > 0) {
+      if (e.code === 'NOT_FOUND' && ns.table.entriesBelow(at.path).length > 0) {
+        // A folder that exists only because a mount lies below it: its entries are the mounts.
         const only = await visit(at, at.rel, [], rel, self, descend, selves, relOf);
         return assemble(only, folders, await otherMounts([only]));
       }

@@ -39,6 +39,7 @@ const Input = Type.Object(
 
 const Output = Type.Object({ path: Type.String(), bytes: Type.Integer(), sha256: Type.String(), created: Type.Boolean() });
 
+/** The value of a successful write. */
 export interface WriteValue {
   path: string;
   bytes: number;
@@ -46,6 +47,7 @@ export interface WriteValue {
   created: boolean;
 }
 
+/** The `write` tool (see the module comment for inputs, value and errors). */
 export const writeTool = defineTool({
   name: 'write',
   description:

@@ -10,13 +10,18 @@
  * Calls are synchronous underneath (about 20 µs for a confined 4 KiB read three folders deep,
  * against about 400 µs with promise `FileHandle`s); only whole-tree walks and files over 1 MiB
  * yield to the event loop between slices.
+ *
+ * Limits (as Go `os.Root`, Rust `cap-std`): a hard link inside the root to an outside file is
+ * read like any file (a write replaces it, so the outside inode never changes); bind mounts
+ * are not detected; a folder moved out of the root by another process while an operation holds
+ * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
 import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent, type Stats } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
 import type { DirEntry, EntryType, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, childPath, compareNames } from './layer.js';
-import { ConfinedWalk, hasProcFd, type HeldDir, type HostGuarantee } from './host-walk.js';
+import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
@@ -35,11 +40,12 @@ export interface HostLayerOptions {
    * Asked for every folder on the walk of a mutating operation (write, mkdir, remove, rename),
    * and for the target itself when it is a folder. Returning a code refuses the operation with
    * that code, so a read-only tree reached through this writable root stays read-only.
+   * Limit: renaming a folder shows the guard that folder, not every folder inside it.
    */
   guard?: HostGuard;
-  /** Test seams (vfs/host-walk.ts `HostSeams`); absent in production. */
+  /** Test seams (vfs/host-hooks.ts `HostSeams`); absent in production. */
   seams?: HostSeams;
-  /** Force the weaker `lstat-fallback` walk even where procfs exists (to test it). */
+  /** Force the weaker `lstat-fallback` walk even where procfs exists (to test it); default false. */
   forceFallback?: boolean;
 }
 
@@ -56,9 +62,8 @@ export class HostLayer implements WritableLayer {
   private readonly guard?: HostGuard;
 
   constructor(dir: string, options: HostLayerOptions = {}) {
-    const guarantee: HostGuarantee = !options.forceFallback && hasProcFd() ? 'procfs' : 'lstat-fallback';
-    this.walk = new ConfinedWalk(dir, guarantee, options.seams);
-    this.guarantee = guarantee;
+    this.walk = new ConfinedWalk(dir, !options.forceFallback, options.seams);
+    this.guarantee = this.walk.guarantee;
     this.identity = this.walk.root.id!;
     this.guard = options.guard;
   }

@@ -10,9 +10,11 @@
  *   there fails the open. Swapping an already opened folder for a link changes nothing: the walk
  *   continues from the handle.
  * - `lstat-fallback` guarantee (no procfs): each component is `lstat`ed, opened with
- *   `O_NOFOLLOW` by its host path, and the handle's `(dev, ino)` is compared with the `lstat`
- *   and the parent's path re-checked against the parent's handle. A swap of an earlier component
- *   between two of these checks is still possible: that is why it is reported as weaker.
+ *   `O_NOFOLLOW` by its host path, and the handle's `(dev, ino)` compared with the `lstat`.
+ *   Before every later use of a folder's host path (and after a file or listing was opened
+ *   through it), every folder of the chain is `lstat`ed again and compared with its handle, so a
+ *   swap is refused with `SYMLINK_ESCAPE`. A swap and a swap back between a check and the next
+ *   system call can still slip through: that is why it is reported as weaker.
  *
  * What it does not guard against (as Go `os.Root` and Rust `cap-std`): hard links, bind mounts,
  * and a folder moved out of the root by another process after it was opened (the operation then
@@ -20,7 +22,7 @@
  *
  * Every error carries a layer-relative path and no host path (vfs/host-names.ts `hostError`).
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, statfsSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, statSync, statfsSync, type Stats } from 'node:fs';
 import { VfsError } from './errors.js';
 import { childPath } from './layer.js';
 import { identityOf, sameIdentity, type HostGuard, type HostIdentity, type HostSeams } from './host-hooks.js';
@@ -57,6 +59,15 @@ export function hasProcFd(): boolean {
   }
 }
 
+/** True when `/proc/self/fd/<fd>` resolves to the object whose identity is `id`. */
+function procLinkNames(fd: number, id: HostIdentity): boolean {
+  try {
+    return sameIdentity(identityOf(statSync(`/proc/self/fd/${fd}`)), id);
+  } catch {
+    return false;
+  }
+}
+
 export class ConfinedWalk {
   /** The held root folder. */
   readonly root: HeldDir;
@@ -65,10 +76,12 @@ export class ConfinedWalk {
 
   /**
    * Opens `dir` (a trusted host path, resolved once, links in it followed) and holds it.
-   * `NOT_FOUND` when it does not exist, `NOT_DIRECTORY` when it is not a folder.
+   * `preferProcfs` asks for the procfs walk; it is used only when `/proc/self/fd` is procfs
+   * and `/proc/self/fd/<rootFd>` really names the held root (not so in a foreign pid
+   * namespace, for instance); otherwise the walk is `lstat-fallback`.
+   * `NOT_FOUND` when `dir` does not exist, `NOT_DIRECTORY` when it is not a folder.
    */
-  constructor(dir: string, guarantee: HostGuarantee, readonly seams: HostSeams = {}) {
-    this.guarantee = guarantee;
+  constructor(dir: string, preferProcfs: boolean, readonly seams: HostSeams = {}) {
     let fd: number;
     let real: string;
     try {
@@ -77,8 +90,10 @@ export class ConfinedWalk {
     } catch (e) {
       throw hostError(e, 'open', '');
     }
-    const base = guarantee === 'procfs' ? `/proc/self/fd/${fd}` : real;
-    this.root = { fd, base, rel: '', id: identityOf(fstatSync(fd)) };
+    const id = identityOf(fstatSync(fd));
+    this.guarantee = preferProcfs && hasProcFd() && procLinkNames(fd, id) ? 'procfs' : 'lstat-fallback';
+    const base = this.guarantee === 'procfs' ? `/proc/self/fd/${fd}` : real;
+    this.root = { fd, base, rel: '', id };
   }
 
   /**
@@ -106,8 +121,11 @@ export class ConfinedWalk {
 
   /**
    * Opens the folders `segments` one at a time from the root and returns the chain
-   * `[root, …]` (the caller closes it with `release`). With a guard, every folder of the chain
-   * is shown to it with `op`; a returned code is thrown at that folder's path.
+   * `[root, …, last]` (the caller closes it with `release`). With procfs only the root and the
+   * last folder stay open; the fallback holds every folder until the operation ends, because its
+   * `(dev, ino)` comparisons need the inodes kept allocated (a freed number could be reused by
+   * a swapped-in folder). With a guard, every folder on the way is shown to it with `op`; a
+   * returned code is thrown at that folder's path.
    * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `READ_ONLY`, `PROTECTED_PATH`.
    */
   openChain(segments: readonly string[], op: string, guard?: HostGuard): HeldDir[] {
@@ -116,8 +134,14 @@ export class ConfinedWalk {
     try {
       if (guard) this.applyGuard(guard, this.root, op);
       for (const name of segments) {
-        const next = this.openDir(chain[chain.length - 1], name, op, guard !== undefined);
-        chain.push(next);
+        const last = chain[chain.length - 1];
+        const next = this.openDir(last, name, op, guard !== undefined);
+        if (this.guarantee === 'procfs' && last !== this.root) {
+          // The child's handle alone pins the walk: an ancestor's handle adds nothing, and
+          // holding one per level would let a deep path use up the process's descriptors.
+          chain[chain.length - 1] = next;
+          closeSync(last.fd);
+        } else chain.push(next);
         if (guard) this.applyGuard(guard, next, op);
       }
       return chain;
@@ -151,7 +175,7 @@ export class ConfinedWalk {
     if (this.guarantee === 'lstat-fallback') return this.openDirChecked(parent, path, rel, op);
     let fd: number;
     try {
-      fd = openSync(path, O_RDONLY | O_DIRECTORY);
+      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     } catch (e) {
       throw this.classifyOpenFailure(e, path, op, rel);
     }
@@ -236,7 +260,7 @@ export class ConfinedWalk {
     if (!before.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, rel);
     let fd: number;
     try {
-      fd = openSync(path, O_RDONLY | O_DIRECTORY);
+      fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     } catch (e) {
       throw this.classifyOpenFailure(e, path, op, rel);
     }

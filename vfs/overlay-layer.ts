@@ -20,6 +20,8 @@
  * The upper belongs to the overlay (as in Linux overlayfs): its folder listings are cached
  * between the overlay's own changes (see `UpperIndex`), so a file put into the upper behind the
  * overlay's back may stay unseen until the overlay's next change. The lower is never cached.
+ * Open one overlay per upper at a time: two would each keep their own whiteout list and the
+ * last to save would win.
  *
  * Reserved name: `.gatefs-overlay` as the first segment of a path is refused for every operation
  * with `BAD_NAME` (and never listed): it holds the whiteout record. Durability: with a host

@@ -19,6 +19,8 @@
  * New names are created exclusively (O_EXCL), so a hidden file appearing concurrently is never
  * overwritten. When `inner` cannot write, every write is `READ_ONLY`.
  *
+ * Disclosing a folder shows the folder itself, never what it holds: only listed paths show.
+ *
  * Paths are layer-relative, already through the grammar; `disclose` and the constructor check
  * their input again (`BAD_NAME` for '', '.', '..', empty segments, NUL, backslash).
  */

@@ -122,6 +122,7 @@ function generatedRepository(): string {
   }
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   git('init', '--quiet', '--initial-branch=main');
+  git('config', 'gc.auto', '0');
   git('config', 'user.name', 'gatefs bench');
   git('config', 'user.email', 'bench@gatefs.invalid');
   git('add', '-A');

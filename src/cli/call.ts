@@ -8,6 +8,7 @@ import { withHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
 import { toolResultText } from '../mcp/tool-text.js';
+import { withRemedy } from './remedy.js';
 
 /** The `call` command. */
 export const callCommand: Command = {
@@ -38,7 +39,7 @@ export const callCommand: Command = {
     const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
     if (globals.json) out.json(result);
     else if (result.ok) out.print(toolResultText(tool, result));
-    if (!result.ok) process.stderr.write(`gatefs: ${toolResultText(tool, result)}\n`);
+    if (!result.ok) process.stderr.write(`gatefs: ${withRemedy(toolResultText(tool, result), result.error.code)}\n`);
     return result.ok ? 0 : 1;
   },
 };

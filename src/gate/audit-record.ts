@@ -10,6 +10,7 @@ export interface RunLogSink {
   append(event: { type: string; conversation: string | null; data: Record<string, unknown> }): void;
 }
 
+/** The run-log record of one tool call. */
 export interface ToolCallRecord {
   type: 'tool_call';
   /** The conversation id, or null when the caller passed something that is not a valid id. */

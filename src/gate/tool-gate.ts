@@ -37,6 +37,7 @@ export interface OccupancyCheck {
   blockingHolder(conversation: string, holder: string | undefined): string | undefined;
 }
 
+/** The ports and tables a gate needs; `tools` lets request_files (or a test tool) join. */
 export interface ToolGateOptions {
   registry: Registry;
   runLog: RunLogSink;
@@ -52,6 +53,7 @@ class Refusal extends Error {
   }
 }
 
+/** The tool gate (see the module comment for the steps). */
 export class ToolGate implements ToolGateApi {
   private readonly byName = new Map<string, ToolDefinition>();
   private readonly locks = new FileLocks();
@@ -63,6 +65,7 @@ export class ToolGate implements ToolGateApi {
     }
   }
 
+  /** One gated call. Never throws; appends exactly one `tool_call` record. */
   async call(conversation: string, tool: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = this.options.clock.now();
     const definition = typeof tool === 'string' ? this.byName.get(tool) : undefined;
@@ -78,6 +81,7 @@ export class ToolGate implements ToolGateApi {
     return result;
   }
 
+  /** MCP descriptors of the tools the conversation's role declares; [] unless its workspace is ready. */
   tools(conversation: string): ToolDescriptor[] {
     const registration = isConversationId(conversation) ? this.options.registry.lookup(conversation) : undefined;
     if (!registration || registration.state !== 'ready') return [];

@@ -12,6 +12,7 @@ import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { IsoObjectReader } from './iso-object-reader.js';
 import { GitError, type AddWorktreeOptions, type GitContext, type GitObjectReader, type GitPort, type WorktreeInfo } from './git-port.js';
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
+import { sparseCheckoutFile } from './sparse-pattern.js';
 
 export interface CliGitOptions {
   /** The integration checkout (a host path). */
@@ -88,10 +89,22 @@ export class CliGit implements GitPort {
   }
 
   async addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void> {
+    const sparse = options.sparsePaths ? ['--no-checkout'] : [];
     const args = options.existingBranch
-      ? ['worktree', 'add', '--quiet', options.path, options.branch]
-      : ['worktree', 'add', '--quiet', '-b', options.branch, options.path, options.base];
+      ? ['worktree', 'add', '--quiet', ...sparse, options.path, options.branch]
+      : ['worktree', 'add', '--quiet', ...sparse, '-b', options.branch, options.path, options.base];
     await this.check(args, context, 'worktree add');
+    if (!options.sparsePaths) return;
+    // Patterns go through stdin (no argv limit); read-tree then fills the index and checks
+    // out only what the patterns match, leaving the rest skip-worktree.
+    const input = sparseCheckoutFile(options.sparsePaths);
+    await this.check(['sparse-checkout', 'set', '--no-cone', '--stdin'], context, 'sparse-checkout set', options.path, input);
+    await this.check(['read-tree', '-mu', 'HEAD'], context, 'read-tree', options.path);
+  }
+
+  async addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void> {
+    if (paths.length === 0) return;
+    await this.check(['sparse-checkout', 'add', '--stdin'], context, 'sparse-checkout add', path, sparseCheckoutFile(paths));
   }
 
   async listWorktrees(context: GitContext): Promise<WorktreeInfo[]> {
@@ -123,12 +136,12 @@ export class CliGit implements GitPort {
     await this.check(['update-ref', '-d', `refs/heads/${branch}`, expected], context, 'update-ref');
   }
 
-  private git(args: string[], context: GitContext, cwd = this.repo): Promise<ExecResult> {
-    return this.exec.run({ argv: ['git', ...args], cwd, env: GIT_ENV, timeoutMs: this.timeoutMs, tag: context.tag, chain: context.chain });
+  private git(args: string[], context: GitContext, cwd = this.repo, input?: string): Promise<ExecResult> {
+    return this.exec.run({ argv: ['git', ...args], cwd, env: GIT_ENV, timeoutMs: this.timeoutMs, tag: context.tag, chain: context.chain, ...(input === undefined ? {} : { input }) });
   }
 
-  private async check(args: string[], context: GitContext, operation: string, cwd?: string): Promise<ExecResult> {
-    const r = await this.git(args, context, cwd);
+  private async check(args: string[], context: GitContext, operation: string, cwd?: string, input?: string): Promise<ExecResult> {
+    const r = await this.git(args, context, cwd, input);
     if (r.exitCode !== 0) {
       throw new GitError('COMMAND_FAILED', operation, r.timedOut ? 'timed out' : firstLines(r.stderr) || `exit ${r.exitCode ?? r.signal}`);
     }

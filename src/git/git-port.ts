@@ -52,6 +52,12 @@ export interface AddWorktreeOptions {
   base: string;
   /** Check out the existing branch instead of creating it (`git worktree add <path> <branch>`). */
   existingBranch?: boolean;
+  /**
+   * A sparse worktree (progressive disclosure): only these repository-relative paths are
+   * checked out; every other tracked file is skip-worktree, absent on disk, and `git status`
+   * stays clean. Absent: a full checkout.
+   */
+  sparsePaths?: readonly string[];
 }
 
 /** Git operations of the preparation side. Every method may throw `GitError`. */
@@ -80,6 +86,11 @@ export interface GitPort {
   isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
   /** Deletes a local branch only while it still points at `expected` (compare-and-delete). */
   deleteBranch(branch: string, expected: string, context: GitContext): Promise<void>;
+  /**
+   * Widens a sparse worktree made with `sparsePaths` by exact files (`git sparse-checkout add`):
+   * they are checked out from the worktree's HEAD and become ordinary tracked files.
+   */
+  addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void>;
 }
 
 export type GitErrorCode = 'BAD_REF' | 'NOT_A_GIT_REPOSITORY' | 'OBJECT_MISSING' | 'COMMAND_FAILED';

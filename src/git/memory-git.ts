@@ -12,6 +12,7 @@ import type { Volume } from 'memfs';
 import { IsoObjectReader } from './iso-object-reader.js';
 import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type WorktreeInfo } from './git-port.js';
 import { checkoutTree, dirtyAgainstTree } from './memory-worktree.js';
+import { checkoutPaths, readSparsePaths, withoutSkipWorktree, writeSparsePaths } from './memory-sparse.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -79,8 +80,11 @@ export class MemoryGit implements GitPort {
     const meta = `${this.gitdir}/worktrees/${name}`;
     if (existing === null) await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref: `refs/heads/${options.branch}`, value: start });
     this.volume.mkdirSync(options.path, { recursive: true });
-    await checkoutTree(this.volume, this.objects, await this.objects.commitTree(start), options.path);
+    const tree = await this.objects.commitTree(start);
+    if (options.sparsePaths) await checkoutPaths(this.volume, this.objects, tree, options.path, options.sparsePaths);
+    else await checkoutTree(this.volume, this.objects, tree, options.path);
     this.volume.mkdirSync(meta, { recursive: true });
+    if (options.sparsePaths) writeSparsePaths(this.volume, meta, options.sparsePaths);
     this.volume.writeFileSync(`${meta}/gitdir`, `${options.path}/.git\n`);
     this.volume.writeFileSync(`${meta}/HEAD`, `ref: refs/heads/${options.branch}\n`);
     this.volume.writeFileSync(`${options.path}/.git`, `gitdir: ${meta}\n`);
@@ -122,7 +126,19 @@ export class MemoryGit implements GitPort {
     const head = String(this.volume.readFileSync(`${this.metaOf(path)}/HEAD`, 'utf8')).trim();
     const commit = head.startsWith('ref: ') ? await this.resolveCommit(head.slice(5), context) : head;
     const ignored = (filepath: string) => git.isIgnored({ fs: this.fs, dir: path, gitdir: this.gitdir, filepath });
-    return dirtyAgainstTree(this.volume, this.objects, await this.objects.commitTree(commit), path, ignored);
+    const tree = await this.objects.commitTree(commit);
+    const dirty = await dirtyAgainstTree(this.volume, this.objects, tree, path, ignored);
+    const sparse = readSparsePaths(this.volume, this.metaOf(path));
+    return sparse ? withoutSkipWorktree(this.volume, this.objects, tree, path, sparse, dirty) : dirty;
+  }
+
+  async addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void> {
+    const meta = this.metaOf(path);
+    if (!readSparsePaths(this.volume, meta)) throw new GitError('COMMAND_FAILED', 'sparse-checkout add', `'${path}' is not a sparse worktree`);
+    const head = String(this.volume.readFileSync(`${meta}/HEAD`, 'utf8')).trim();
+    const commit = head.startsWith('ref: ') ? await this.resolveCommit(head.slice(5), context) : head;
+    await checkoutPaths(this.volume, this.objects, await this.objects.commitTree(commit), path, paths);
+    writeSparsePaths(this.volume, meta, paths);
   }
 
   async isAncestor(ancestor: string, commit: string, _context: GitContext): Promise<boolean> {

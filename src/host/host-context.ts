@@ -11,6 +11,7 @@ import type { MountSpec } from '../manifest/types.js';
 import type { Registry } from '../../vfs/registry.js';
 import type { HostPlatform } from './platform.js';
 import type { WorkspaceView } from './workspace-view.js';
+import type { DisclosureState } from '../disclosure/disclosure-state.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;
@@ -37,6 +38,8 @@ export interface WorkspaceData {
   mounts: MountSpec[];
   created: CreatedByPreparation;
   reused?: boolean;
+  /** Progressive disclosure (worktree roles with a policy); see `src/disclosure/disclosure-state.ts`. */
+  disclosure?: DisclosureState;
 }
 
 /** Reads a record's `data` with defaults for fields an older record may lack. */

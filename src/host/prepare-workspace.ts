@@ -24,6 +24,8 @@ import type { PrepareOptions } from './types.js';
 import { type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
 import { registerReady, registrationOf } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
+import { sparseCheckoutOf } from '../disclosure/disclosure-state.js';
+import { startDisclosure } from '../disclosure/initial-disclosure.js';
 
 /** Errors whose `prepare.failed` event is already in the run log. */
 const logged = new WeakSet<object>();
@@ -118,6 +120,11 @@ async function materialize(
     record = store.updateWorkspace(conversation, { data: { ...data } });
   };
   try {
+    const policy = role.workspace.progressiveDisclosure;
+    if (backend === 'worktree' && policy && record.pinnedSha) {
+      data.disclosure = await startDisclosure(ctx, conversation, record.pinnedSha, policy);
+      record = store.updateWorkspace(conversation, { data: { ...data } });
+    }
     if (backend === 'worktree') data.reused = await checkOutWorktree(ctx, record, context, markCreated);
     if (backend === 'copy' && !platform.exists(checkoutPath)) {
       markCreated({ folder: true });
@@ -159,7 +166,7 @@ async function checkOutWorktree(
   }
   const existingBranch = (await platform.git.branchHead(branch, context)) !== null;
   markCreated(existingBranch ? { worktree: true } : { worktree: true, branch: true });
-  await platform.git.addWorktree({ path, branch, base: record.pinnedSha!, existingBranch }, context);
+  await platform.git.addWorktree({ path, branch, base: record.pinnedSha!, existingBranch, ...sparseCheckoutOf(record.data) }, context);
   return false;
 }
 

@@ -6,8 +6,10 @@
  */
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { Registration } from '../../vfs/registry.js';
+import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import { workspaceData, type HostContext } from './host-context.js';
 import { openWorkspaceView } from './workspace-view.js';
+import { attachDisclosure } from '../disclosure/attach-disclosure.js';
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
@@ -22,7 +24,9 @@ export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 're
 export function registerReady(ctx: HostContext, record: WorkspaceRecord): Registration {
   const data = workspaceData(record);
   const objects = record.pinnedSha ? ctx.platform.git.objects : null;
+  const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, record);
   const view = openWorkspaceView(ctx.platform, objects, {
+    ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
     conversation: record.conversation,
     backend: record.backend,
     checkoutPath: record.checkoutPath ?? ctx.platform.repo,
@@ -37,7 +41,7 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     role: record.role,
     tools: new Set(data.tools),
     namespace: view.namespace,
-    extras: extrasOf(record),
+    extras: { ...extrasOf(record, ctx), ...disclosure?.extras() },
   };
   ctx.registry.set(registration);
   return registration;
@@ -49,6 +53,13 @@ export function closeView(ctx: HostContext, conversation: string): void {
   ctx.views.delete(conversation);
 }
 
-function extrasOf(record: WorkspaceRecord): Record<string, unknown> {
-  return { backend: record.backend, guarantee: record.guarantee, pinnedSha: record.pinnedSha, branch: record.branch };
+/**
+ * Extras for later layers: backend, guarantee, pinned SHA and branch, and `snapshot`, a
+ * read-only layer over the pinned commit's tree (O(1) to make; reads git objects, never
+ * spawns) for checks against the pinned snapshot such as disclosure.
+ */
+function extrasOf(record: WorkspaceRecord, ctx?: HostContext): Record<string, unknown> {
+  const extras: Record<string, unknown> = { backend: record.backend, guarantee: record.guarantee, pinnedSha: record.pinnedSha, branch: record.branch };
+  if (ctx && record.pinnedSha) extras.snapshot = gitTreeLayer(ctx.platform.git.objects, record.pinnedSha);
+  return extras;
 }

@@ -58,6 +58,7 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, context
   const path = record.checkoutPath;
   if (record.backend === 'shared' || !path || !platform.exists(path)) {
     closeView(ctx, record.conversation);
+    if (record.backend === 'worktree') await platform.git.pruneWorktrees(context);
     return false;
   }
   const dirty =

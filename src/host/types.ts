@@ -14,6 +14,8 @@ export interface PrepareOptions {
   role?: string;
   /** Base ref to pin (default: the integration checkout's HEAD). */
   baseRef?: string;
+  /** The caller's conversation chain (parent conversations first), for the run log. */
+  chain?: readonly string[];
 }
 
 /** One row of `gatefs status` / `host.status()`. Never contains host paths. */
@@ -57,6 +59,8 @@ export interface RunEvent {
 export interface ReleaseOptions {
   /** Also delete the branch, only when git proves it is merged into the base. */
   deleteBranch?: boolean;
+  /** The caller's conversation chain (parent conversations first), for the run log. */
+  chain?: readonly string[];
 }
 
 export interface ReleaseResult {

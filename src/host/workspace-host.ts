@@ -6,6 +6,8 @@
  */
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
+import { FILE_TOOLS } from '../../tools/file-tools.js';
+import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdSource } from '../ports/ids.js';
@@ -55,6 +57,7 @@ export class WorkspaceHost implements Host {
       runLog: { append: (event) => void store.appendEvent(event) },
       clock: options.clock,
       occupancy: { blockingHolder: (conversation, holder) => store.blockingHolder(conversation, holder) ?? undefined },
+      tools: [...FILE_TOOLS, requestFilesTool],
     });
   }
 
@@ -75,7 +78,7 @@ export class WorkspaceHost implements Host {
     const running = this.inFlight.get(options.conversation);
     if (running) return running;
     const task = this.queue
-      .add(async () => statusOf(await prepareWorkspace(this.ctx, options, []), this.ctx.store, this.ctx.platform.confinement))
+      .add(async () => statusOf(await prepareWorkspace(this.ctx, options, options.chain ?? []), this.ctx.store, this.ctx.platform.confinement))
       .finally(() => this.inFlight.delete(options.conversation));
     this.inFlight.set(options.conversation, task);
     return task;
@@ -96,7 +99,7 @@ export class WorkspaceHost implements Host {
     if (this.inFlight.has(conversation)) {
       return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
     }
-    return this.queue.add(() => releaseWorkspace(this.ctx, conversation, options, []));
+    return this.queue.add(() => releaseWorkspace(this.ctx, conversation, options, options.chain ?? []));
   }
 
   /**

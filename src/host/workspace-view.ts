@@ -21,7 +21,7 @@ import type { Backend } from './types.js';
 import type { GitObjectReader } from '../git/git-port.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
-import type { Layer } from '../../vfs/layer.js';
+import type { Layer, WritableLayer } from '../../vfs/layer.js';
 import type { Mount } from '../../vfs/mount-table.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
@@ -40,6 +40,8 @@ export interface WorkspaceViewSpec {
   /** The pinned commit, or null for a folder that is not a git repository. */
   pinnedSha: string | null;
   mounts: readonly MountSpec[];
+  /** Wraps a `worktree` root layer (progressive disclosure's projection); absent: served as is. */
+  wrapRoot?: (root: WritableLayer) => WritableLayer;
 }
 
 /** A conversation's namespace and the handles behind it. */
@@ -86,8 +88,10 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
 
     function rootLayer() {
       switch (spec.backend) {
-        case 'worktree':
-          return open(spec.checkoutPath, 'worktree', guard).layer;
+        case 'worktree': {
+          const layer = open(spec.checkoutPath, 'worktree', guard).layer;
+          return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
+        }
         case 'shared': {
           const layer = open(spec.checkoutPath, 'checkout', guard).layer;
           return stateInRepo ? hidePath(layer, stateInRepo) : layer;

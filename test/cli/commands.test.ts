@@ -88,13 +88,13 @@ describe('prepare, status, call, release', () => {
   it('calling an unprepared conversation names the problem', async () => {
     const r = await run('call', 'nobody', 'read', '{"path":"README.md"}');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/UNKNOWN_CONVERSATION/);
+    expect(r.stderr).toMatch(/^gatefs: UNKNOWN_CONVERSATION: .*\(prepare it first: gatefs prepare <conversation>\)/);
   });
 
   it('release refuses a dirty worktree and removes a clean one', async () => {
     const dirty = await run('release', 'c1');
     expect(dirty.code).toBe(1);
-    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: /);
+    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*\(commit or discard the changes/);
     noStack(dirty.stderr);
     const clean = await run('release', 'c2');
     expect(clean.code).toBe(0);

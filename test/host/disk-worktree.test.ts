@@ -76,7 +76,7 @@ describe('createHost with the worktree backend', () => {
   it('answers WORKSPACE_NOT_READY while preparing and records every git command with its tag and chain', async () => {
     const { host, exec } = await setup();
     const held = exec.holdNext(isAdd);
-    const preparing = host.prepare({ conversation: 'a' });
+    const preparing = host.prepare({ conversation: 'a', chain: ['lead'] });
     await held.reached;
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'preparing' }]);
     expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_NOT_READY' } });
@@ -86,7 +86,7 @@ describe('createHost with the worktree backend', () => {
     const execs = host.events().filter((e) => e.type === 'exec' && e.data.tag === 'prepare');
     expect(execs.length).toBeGreaterThan(0);
     for (const e of execs) {
-      expect(e).toMatchObject({ conversation: 'a', data: { chain: ['a'], cwd: '.', exitCode: expect.any(Number) } });
+      expect(e).toMatchObject({ conversation: 'a', data: { chain: ['lead', 'a'], cwd: '.', exitCode: expect.any(Number) } });
       expect(e.data).not.toHaveProperty('stdout');
     }
     expect(execs.map((e) => (e.data.argv as string[]).slice(1, 3).join(' '))).toContain('worktree add');

@@ -121,7 +121,7 @@ describe('errors carry isError and the stable code in structure and text', () =>
 });
 
 describe('serve without --conversation', () => {
-  it('generates an id, logs it on stderr, and writes nothing but JSON-RPC on stdout', async () => {
+  it('generates an id, logs it on stderr, survives a garbage line, and writes nothing but JSON-RPC on stdout', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir], { stdio: 'pipe' });
     let out = '';
     let err = '';
@@ -133,6 +133,7 @@ describe('serve without --conversation', () => {
       });
     });
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    child.stdin.write('this is not JSON-RPC\n');
     child.stdin.write(`${JSON.stringify(init)}\n`);
     await answered;
     child.stdin.end();

@@ -62,6 +62,7 @@ describe('grep', () => {
     expect(valueOf(await grep({ pattern: 'x\\s+const' })).files).toEqual([]);
     expect(valueOf(await grep({ pattern: 'TODO = 1;', literal: true })).files).toEqual(['src/a.ts']);
     expect(valueOf(await grep({ pattern: '(', literal: true })).files).toEqual([]);
+    expect(valueOf(await grep({ pattern: '^\\p{Lu}{4} in', output: 'content' })).matches).toEqual([{ path: 'src/c.js', line: 1, text: 'TODO in js' }]);
     expect(valueOf(await grep({ pattern: 'todo:', literal: true, ignoreCase: true, output: 'count' })).counts).toEqual([{ path: 'src/a.ts', count: 1 }]);
   });
 

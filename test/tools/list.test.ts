@@ -49,6 +49,18 @@ describe('list', () => {
     expect(valueOf(await list({ path: '/data/out', pattern: '**' })).entries).toEqual([{ path: '/data/out/o.ts', type: 'file', size: 1 }]);
   });
 
+  it('leads through folders that exist only because a mount lies below them', async () => {
+    const s = setupGate();
+    addWorkspace(s, 'a', {
+      files: { 'top.txt': 't' },
+      mounts: [{ path: '/worktrees/a/deep/er/m', layer: new MemoryLayer({ files: { 'in.md': 'in', 'sub/x.md': 'x' } }), writable: false }],
+    });
+    expect(valueOf(await s.gate.call('a', 'list', { pattern: '**' })).entries.map((e: { path: string }) => e.path)).toEqual([
+      'deep', 'deep/er', 'deep/er/m', 'deep/er/m/in.md', 'deep/er/m/sub', 'deep/er/m/sub/x.md', 'top.txt',
+    ]);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'x|in' })).files).toEqual(['deep/er/m/in.md', 'deep/er/m/sub/x.md']);
+  });
+
   it('truncates at maxResults and says so', async () => {
     const { list } = setup();
     const v = valueOf(await list({ pattern: '**', maxResults: 3 }));

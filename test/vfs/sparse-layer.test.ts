@@ -71,6 +71,14 @@ describe('sparse projection', () => {
     expect(layer.visiblePaths()).toEqual(['secret/key.pem', 'src/a.ts', 'src/hidden.ts']);
   });
 
+  it('shows a disclosed folder without what it holds', async () => {
+    const { layer } = setup();
+    layer.disclose(['secret']);
+    expect((await layer.stat('secret')).type).toBe('directory');
+    expect(await layer.readdir('secret')).toEqual([]);
+    await expect(layer.readFile('secret/key.pem')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('refuses malformed disclosures with BAD_NAME and adds none of the batch', async () => {
     const { layer } = setup();
     for (const bad of ['', '/etc/passwd', 'src/../secret/key.pem', 'src//a.ts', './src/a.ts', 'src\\a.ts', 'src/a\u0000.ts', 'x/\ud800']) {

@@ -1,0 +1,34 @@
+/**
+ * What to do about an error, for the CLI's one-line messages: a short hint per error code of
+ * the host (`WorkspaceError`), the manifest (`ManifestError`) and the few tool codes an
+ * operator meets from `gatefs call`. Codes without a hint print without one.
+ */
+const REMEDIES: Readonly<Record<string, string>> = {
+  DIRTY_WORKTREE: 'commit or discard the changes in the worktree, then release again',
+  BAD_REF: 'pass --base a branch, tag or commit that exists in the repository',
+  NOT_A_GIT_REPOSITORY: 'pass --repo a git repository (or use backend copy in gatefs.yaml)',
+  BACKEND_UNAVAILABLE: 'use backend worktree, copy or shared in gatefs.yaml',
+  BUSY: 'another process is preparing this conversation; retry when it has finished',
+  OCCUPIED: 'an MCP session holds this workspace (see HOLDER in gatefs status); stop that server or use it',
+  PREPARATION_FAILED: 'nothing was left half-made; fix the cause above and prepare again',
+  UNKNOWN_CONVERSATION: 'prepare it first: gatefs prepare <conversation>',
+  WORKSPACE_RELEASED: 'prepare a new conversation: gatefs prepare <conversation>',
+  UNKNOWN_ROLE: 'use a role named in gatefs.yaml (or drop --role for the first one)',
+  FILE_NOT_FOUND: 'pass --manifest an existing file, or run gatefs init',
+  UNKNOWN_KEY: 'fix the key in gatefs.yaml (gatefs init writes a commented example)',
+  INVALID_VALUE: 'fix the value in gatefs.yaml',
+  MISSING_KEY: 'add the key to gatefs.yaml',
+  PARSE_ERROR: 'fix the YAML syntax in gatefs.yaml',
+  DUPLICATE: 'remove the duplicate from gatefs.yaml',
+};
+
+/** The hint for `code`, or undefined when there is none. */
+export function remedyFor(code: unknown): string | undefined {
+  return typeof code === 'string' ? REMEDIES[code] : undefined;
+}
+
+/** `line` followed by ` (hint)` when `code` has a hint. */
+export function withRemedy(line: string, code: unknown): string {
+  const hint = remedyFor(code);
+  return hint ? `${line} (${hint})` : line;
+}

@@ -1,0 +1,64 @@
+/**
+ * `attachDisclosure`: what the host adds to a workspace view when its record carries a
+ * disclosure state — the projection that wraps the worktree's root layer
+ * (`withDisclosureHints(sparse(root, visible), service)`) and the `DisclosureService` the
+ * registration carries in `extras.disclosure` for `request_files`.
+ *
+ * The service is wired to the preparation side: materializing runs the host's git port
+ * (`addSparsePaths`, tagged `disclose` in the run log, the conversation as its chain), and
+ * state and records go to the store in one transaction. The gate and the tool only ever hold
+ * the service object; neither imports the git port or anything that spawns.
+ */
+import type { StateStore } from '../state/store.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import type { GitPort } from '../git/git-port.js';
+import { withDisclosureHints } from '../../vfs/disclosure-hint-layer.js';
+import type { WritableLayer } from '../../vfs/layer.js';
+import { sparse } from '../../vfs/sparse-layer.js';
+import { disclosureStateOf, withDisclosureState } from './disclosure-state.js';
+import { DisclosureService } from './disclosure-service.js';
+import { PinnedSnapshot } from './pinned-snapshot.js';
+
+/** The root wrapper for `openWorkspaceView` and the extras for the registration. */
+export interface AttachedDisclosure {
+  /** Wraps the worktree's root layer in the projection; creates the service. */
+  wrapRoot(root: WritableLayer): WritableLayer;
+  /** `{ disclosure: service }` once `wrapRoot` ran, else {}. */
+  extras(): Record<string, unknown>;
+}
+
+/** What `attachDisclosure` needs from the host. */
+export interface DisclosureHost {
+  readonly store: StateStore;
+  readonly git: GitPort;
+}
+
+/** The disclosure hooks of `record`, or null when it has no disclosure state. */
+export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord): AttachedDisclosure | null {
+  const state = disclosureStateOf(record.data);
+  if (!state || record.backend !== 'worktree' || !record.pinnedSha || !record.checkoutPath) return null;
+  const { conversation, role, pinnedSha } = record;
+  const checkoutPath = record.checkoutPath;
+  let service: DisclosureService | undefined;
+  return {
+    wrapRoot(root) {
+      const projection = sparse(root, state.visible);
+      service = new DisclosureService({
+        conversation,
+        role,
+        snapshot: new PinnedSnapshot(host.git.objects, pinnedSha),
+        projection,
+        state,
+        materialize: (paths) => host.git.addSparsePaths(checkoutPath, paths, { tag: 'disclose', chain: [conversation] }),
+        commit: (next, event) =>
+          host.store.transaction(() => {
+            const current = host.store.getWorkspace(conversation);
+            if (current) host.store.updateWorkspace(conversation, { data: withDisclosureState(current.data, next) });
+            if (event) host.store.appendEvent(event);
+          }),
+      });
+      return withDisclosureHints(projection, service);
+    },
+    extras: () => (service ? { disclosure: service } : {}),
+  };
+}
