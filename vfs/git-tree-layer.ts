@@ -22,6 +22,7 @@ interface Node {
 
 const MAX_CACHED_SIZES = 65_536;
 
+/** A read-only layer over one commit's tree, read lazily from git objects (see the file comment). */
 export class GitTreeLayer implements Layer {
   readonly kind = 'git-tree';
   private root?: Promise<Node>;

@@ -12,9 +12,9 @@
  * - `lstat-fallback` guarantee (no procfs): each component is `lstat`ed, opened with
  *   `O_NOFOLLOW` by its host path, and the handle's `(dev, ino)` compared with the `lstat`.
  *   Before every later use of a folder's host path (and after a file or listing was opened
- *   through it), every folder of the chain is `lstat`ed again and compared with its handle, so a
- *   swap is refused with `SYMLINK_ESCAPE`. A swap and a swap back between a check and the next
- *   system call can still slip through: that is why it is reported as weaker.
+ *   through it), that path is `lstat`ed again and must still land on the held folder, so a swap
+ *   of it or of any ancestor is refused with `SYMLINK_ESCAPE`. A swap and a swap back between a
+ *   check and the next system call can still slip through: that is why it is reported as weaker.
  *
  * What it does not guard against (as Go `os.Root` and Rust `cap-std`): hard links, bind mounts,
  * and a folder moved out of the root by another process after it was opened (the operation then
@@ -43,8 +43,6 @@ export interface HeldDir {
   readonly rel: string;
   /** Set when the walk needed it (a guard, or the fallback's comparison). */
   id?: HostIdentity;
-  /** The folder this one was opened from (the fallback re-checks the chain through it). */
-  readonly parent?: HeldDir;
 }
 
 /**
@@ -98,8 +96,8 @@ export class ConfinedWalk {
 
   /**
    * The host path that names `name` inside `dir` (never shown to anyone). In the fallback, the
-   * host path of every folder of the chain is first re-checked against its handle's identity
-   * (`SYMLINK_ESCAPE` when one was swapped), which narrows, but cannot close, the race window.
+   * folder's host path is first re-checked against its handle's identity (`SYMLINK_ESCAPE` when
+   * it no longer lands there), which narrows, but cannot close, the race window.
    */
   at(dir: HeldDir, name: string): string {
     if (this.guarantee === 'lstat-fallback') this.recheck(dir);
@@ -120,12 +118,10 @@ export class ConfinedWalk {
   }
 
   /**
-   * Opens the folders `segments` one at a time from the root and returns the chain
-   * `[root, …, last]` (the caller closes it with `release`). With procfs only the root and the
-   * last folder stay open; the fallback holds every folder until the operation ends, because its
-   * `(dev, ino)` comparisons need the inodes kept allocated (a freed number could be reused by
-   * a swapped-in folder). With a guard, every folder on the way is shown to it with `op`; a
-   * returned code is thrown at that folder's path.
+   * Opens the folders `segments` one at a time from the root and returns `[root]` or
+   * `[root, last]` (the caller closes it with `release`). Each folder's handle is held until its
+   * child is open, and the last one until the operation ends. With a guard, every folder on the
+   * way is shown to it with `op`; a returned code is thrown at that folder's path.
    * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `READ_ONLY`, `PROTECTED_PATH`.
    */
   openChain(segments: readonly string[], op: string, guard?: HostGuard): HeldDir[] {
@@ -136,7 +132,7 @@ export class ConfinedWalk {
       for (const name of segments) {
         const last = chain[chain.length - 1];
         const next = this.openDir(last, name, op, guard !== undefined);
-        if (this.guarantee === 'procfs' && last !== this.root) {
+        if (last !== this.root) {
           // The child's handle alone pins the walk: an ancestor's handle adds nothing, and
           // holding one per level would let a deep path use up the process's descriptors.
           chain[chain.length - 1] = next;
@@ -209,22 +205,25 @@ export class ConfinedWalk {
     closeSync(this.root.fd);
   }
 
-  /** Fallback only: `SYMLINK_ESCAPE` when a folder of the chain no longer is what was opened. */
+  /** Fallback only: `SYMLINK_ESCAPE` when the folder's host path no longer lands on the held folder. */
   verify(dir: HeldDir): void {
     if (this.guarantee === 'lstat-fallback') this.recheck(dir);
   }
 
+  /**
+   * One `lstat` of the folder's host path: if it still lands on the held folder's own inode, the
+   * path names that folder now, whatever its ancestors did (a swapped ancestor would make it land
+   * elsewhere). The held handle keeps the inode allocated, so its number cannot be reused.
+   */
   private recheck(dir: HeldDir): void {
-    for (let d: HeldDir | undefined = dir; d && d !== this.root; d = d.parent) {
-      let now: HostIdentity;
-      try {
-        now = identityOf(lstatSync(d.base));
-      } catch (e) {
-        throw new VfsError('SYMLINK_ESCAPE', 'walk', d.rel, 'the path changed during the operation', { cause: hostError(e, 'walk', d.rel) });
-      }
-      if (!sameIdentity(now, this.identity(d, 'walk'))) {
-        throw new VfsError('SYMLINK_ESCAPE', 'walk', d.rel, 'the path changed during the operation');
-      }
+    let now: HostIdentity;
+    try {
+      now = identityOf(lstatSync(dir.base));
+    } catch (e) {
+      throw new VfsError('SYMLINK_ESCAPE', 'walk', dir.rel, 'the path changed during the operation', { cause: hostError(e, 'walk', dir.rel) });
+    }
+    if (!sameIdentity(now, this.identity(dir, 'walk'))) {
+      throw new VfsError('SYMLINK_ESCAPE', 'walk', dir.rel, 'the path changed during the operation');
     }
   }
 
@@ -248,7 +247,7 @@ export class ConfinedWalk {
     return new VfsError('NOT_DIRECTORY', op, rel);
   }
 
-  /** The fallback step: lstat, open with O_NOFOLLOW, compare identities, re-check the parent. */
+  /** The fallback step: lstat, open with O_NOFOLLOW, compare identities, re-check the parent's path. */
   private openDirChecked(parent: HeldDir, path: string, rel: string, op: string): HeldDir {
     let before: Stats;
     try {
@@ -264,7 +263,7 @@ export class ConfinedWalk {
     } catch (e) {
       throw this.classifyOpenFailure(e, path, op, rel);
     }
-    const dir: HeldDir = { fd, base: path, rel, parent };
+    const dir: HeldDir = { fd, base: path, rel };
     try {
       const id = this.identity(dir, op);
       const parentNow = identityOf(lstatSync(parent.base));

@@ -21,13 +21,15 @@ import { writeHandle } from './host-file-io.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
+/** link(2) errors that mean "this filesystem has no hard links", not "the name exists". */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 let tempCounter = 0;
 
 /**
  * Replaces (or creates) the file at `path` atomically: readers see the old or the new bytes.
  * An existing file keeps its permission bits (0o777; set-id bits are dropped); a new one gets
  * `options.mode` (default 0o644). `exclusive` publishes with `link(2)`, which fails if the name
- * exists meanwhile. Codes: `IS_DIRECTORY`, `NOT_REGULAR_FILE` (FIFO, socket, device at the
+ * exists meanwhile (on a filesystem without hard links it creates the name itself with O_EXCL). Codes: `IS_DIRECTORY`, `NOT_REGULAR_FILE` (FIFO, socket, device at the
  * name), `ALREADY_EXISTS` (exclusive), `NOT_FOUND` / `NOT_DIRECTORY` / `SYMLINK_ESCAPE` (parents),
  * and the guard's `READ_ONLY` / `PROTECTED_PATH`.
  */
@@ -55,7 +57,14 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
     temp = createTemp(walk, parent, data, mode, path);
     walk.seams.beforeCommit?.({ op, path });
     if (options.exclusive) {
-      linkSync(walk.at(parent, temp), walk.at(parent, name));
+      try {
+        linkSync(walk.at(parent, temp), walk.at(parent, name));
+      } catch (e) {
+        if (!NO_HARD_LINKS.has((e as { code?: string }).code ?? '')) throw e;
+        // A filesystem without hard links: create at the name itself with O_EXCL (readers may
+        // then see the new file before all its bytes are in).
+        writeNew(walk.at(parent, name), data, mode);
+      }
     } else {
       renameSync(walk.at(parent, temp), walk.at(parent, name));
       temp = undefined;
@@ -156,26 +165,29 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, guard?:
 function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string): string {
   for (let attempt = 0; attempt < 16; attempt++) {
     const temp = `.gatefs-${process.pid}-${++tempCounter}.tmp`;
-    let fd: number;
     try {
-      fd = openSync(walk.at(parent, temp), NEW_FILE, mode);
+      writeNew(walk.at(parent, temp), data, mode);
+      return temp;
     } catch (e) {
-      if ((e as { code?: string }).code === 'EEXIST') continue;
-      throw hostError(e, 'write', path);
+      if ((e as { code?: string }).code !== 'EEXIST') throw hostError(e, 'write', path);
     }
-    try {
-      fchmodSync(fd, mode);
-      writeHandle(fd, data);
-      fsyncSync(fd);
-    } catch (e) {
-      closeSync(fd);
-      try { unlinkSync(walk.uncheckedAt(parent, temp)); } catch { /* never created */ }
-      throw hostError(e, 'write', path);
-    }
-    closeSync(fd);
-    return temp;
   }
   throw new VfsError('INTERNAL', 'write', path, 'could not create a temporary file');
+}
+
+/** Creates `at` with O_CREAT | O_EXCL | O_NOFOLLOW, sets `mode`, writes and fsyncs; removes it on failure. */
+function writeNew(at: string, data: Uint8Array, mode: number): void {
+  const fd = openSync(at, NEW_FILE, mode);
+  try {
+    fchmodSync(fd, mode);
+    writeHandle(fd, data);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    try { unlinkSync(at); } catch { /* never mind: the write failed either way */ }
+    throw e;
+  }
+  closeSync(fd);
 }
 
 function lstatOrUndefined(at: string, op: string, path: string): Stats | undefined {

@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
@@ -21,7 +21,7 @@ import { measurePair, median, type Report } from '../harness.js';
 
 const SUITE = 'workspaces';
 const FILES = 20_000;
-const ROUNDS = 3;
+const ROUNDS = 4;
 const REGISTERED = 1000;
 const manifest = {
   roles: [
@@ -46,19 +46,37 @@ export async function run(report: Report): Promise<void> {
     const prep = await open('prep');
     const raw: number[] = [];
     const ours: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      const path = join(scratch, `raw-${i}`);
-      let t = performance.now();
-      git('worktree', 'add', '--quiet', '-b', `bench/raw-${i}`, path, sha);
+    const timeRaw = () => {
+      const path = join(scratch, `raw-${raw.length}`);
+      const branch = `bench/raw-${raw.length}`;
+      execFileSync('sync');
+      const t = performance.now();
+      git('worktree', 'add', '--quiet', '-b', branch, path, sha);
       raw.push((performance.now() - t) * 1000);
       git('worktree', 'remove', '--force', path);
-      git('branch', '-D', `bench/raw-${i}`);
-      t = performance.now();
-      await prep.prepare({ conversation: `w${i}`, role: 'worker' });
+      git('branch', '-D', branch);
+    };
+    const timeOurs = async () => {
+      const id = `w${ours.length}`;
+      execFileSync('sync');
+      const t = performance.now();
+      await prep.prepare({ conversation: id, role: 'worker' });
       ours.push((performance.now() - t) * 1000);
-      await prep.release(`w${i}`, { deleteBranch: true });
+      await prep.release(id, { deleteBranch: true });
+    };
+    // Alternate the order (ABBA) and flush dirty pages before each timed step: the removal of
+    // 20,000 files just before a checkout otherwise slows whichever runs second.
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2 === 0) {
+        timeRaw();
+        await timeOurs();
+      } else {
+        await timeOurs();
+        timeRaw();
+      }
     }
-    report.compare({ suite: SUITE, name: 'worktree preparation', subjectUs: median(ours), baselineUs: median(raw), baseline: 'raw git worktree add', target: 1.1, note: `${FILES} files, median of ${ROUNDS}` });
+    report.compare({ suite: SUITE, name: 'worktree preparation', subjectUs: median(ours), baselineUs: median(raw), baseline: 'raw git worktree add', target: 1.1, note: `${FILES} files, median of ${ROUNDS}, alternating order` });
+    report.note(SUITE, `worktree preparation rounds (ms): gatefs ${ours.map((u) => Math.round(u / 1000)).join(', ')}; raw ${raw.map((u) => Math.round(u / 1000)).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
     // copy preparation vs cp -r of the same tree
     const source = join(scratch, 'tree');
@@ -66,10 +84,12 @@ export async function run(report: Report): Promise<void> {
     const cp: number[] = [];
     const copies: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
+      execFileSync('sync');
       let t = performance.now();
       execFileSync('cp', ['-r', source, join(scratch, `cp-${i}`)]);
       cp.push((performance.now() - t) * 1000);
       rmSync(join(scratch, `cp-${i}`), { recursive: true, force: true });
+      execFileSync('sync');
       t = performance.now();
       await prep.prepare({ conversation: `c${i}`, role: 'copier' });
       copies.push((performance.now() - t) * 1000);

@@ -111,6 +111,7 @@ async function disclosure(host: Host, out: Output, show: Show): Promise<void> {
   const ask = { paths: ['src/secret-config.js'], reason: 'check the retry setting' };
   show('carol', 'request_files', ask, await host.gate.call('carol', 'request_files', ask));
   show('carol', 'read', secret, await host.gate.call('carol', 'read', secret));
+  out.print('  package.json lies outside allowed_paths [src, docs]: it reads as if it did not exist.');
   const outside = { path: 'package.json' };
   show('carol', 'read', outside, await host.gate.call('carol', 'read', outside));
 }

@@ -26,6 +26,7 @@ export interface CliGitOptions {
 
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
 
+/** The git port on the git program through host exec (see the file comment). */
 export class CliGit implements GitPort {
   private readonly repo: string;
   private readonly exec: HostExec;

@@ -18,6 +18,7 @@ export interface IsoObjectReaderOptions {
   maxCachedTrees?: number;
 }
 
+/** A read-only `GitObjectReader` on isomorphic-git, with a tree cache (see the file comment). */
 export class IsoObjectReader implements GitObjectReader {
   private readonly fs: FsClient;
   private readonly gitdir: string;

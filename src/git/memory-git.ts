@@ -22,6 +22,7 @@ export interface MemoryGitOptions {
   dir: string;
 }
 
+/** The git port on isomorphic-git over memfs, worktrees emulated (see the file comment). */
 export class MemoryGit implements GitPort {
   readonly objects: IsoObjectReader;
   private readonly volume: Vol;

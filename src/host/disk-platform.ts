@@ -9,6 +9,7 @@ import type { GitPort } from '../git/git-port.js';
 import { openHostLayer, type HostGuard, type HostIdentity } from '../../vfs/host-layer.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
 
+/** The host platform on the real disk: confined host layers and the CLI git port. */
 export class DiskPlatform implements HostPlatform {
   readonly confinement: string;
 

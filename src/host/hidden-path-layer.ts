@@ -11,6 +11,7 @@ import { VfsError } from '../../vfs/errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { baseName, isWritableLayer, parentPath } from '../../vfs/layer.js';
 
+/** A pass-through layer that hides one folder (see the file comment). */
 export class HiddenPathLayer implements WritableLayer {
   readonly kind: string;
   private readonly parent: string;

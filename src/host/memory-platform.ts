@@ -12,6 +12,7 @@ import type { HostPlatform, OpenedFolder } from './platform.js';
 
 type Vol = InstanceType<typeof Volume>;
 
+/** The host platform inside one memfs volume: memory layers and isomorphic-git. */
 export class MemoryPlatform implements HostPlatform {
   readonly confinement = 'memory';
 

@@ -30,6 +30,10 @@ import { startDisclosure } from '../disclosure/initial-disclosure.js';
 /** Errors whose `prepare.failed` event is already in the run log. */
 const logged = new WeakSet<object>();
 
+/**
+ * Runs the preparation task for `options.conversation` (see the file comment). Result: the
+ * stored record, `ready`. `chain` is the caller's conversation chain for the run log.
+ */
 export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions, chain: readonly string[]): Promise<WorkspaceRecord> {
   const { conversation } = options;
   if (!isConversationId(conversation)) {

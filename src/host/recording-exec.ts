@@ -12,6 +12,7 @@ export interface ExecEventSink {
   appendEvent(draft: EventDraft): unknown;
 }
 
+/** A host-exec wrapper that writes one `exec` run-log event per command (see the file comment). */
 export class RecordingHostExec implements HostExec {
   private sink?: ExecEventSink;
   private readonly held: EventDraft[] = [];

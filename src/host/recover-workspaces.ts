@@ -11,6 +11,7 @@ import type { HostContext } from './host-context.js';
 import { registerReady, registrationOf } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
 
+/** Registers what the store holds and rolls back interrupted preparations (see the file comment). */
 export async function recoverWorkspaces(ctx: HostContext): Promise<void> {
   for (const record of ctx.store.listWorkspaces()) {
     if (record.state === 'ready') registerOrReport(ctx, record);

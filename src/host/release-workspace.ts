@@ -22,6 +22,7 @@ import type { ReleaseOptions, ReleaseResult } from './types.js';
 import type { HostContext } from './host-context.js';
 import { closeView, registrationOf } from './registration.js';
 
+/** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
   ctx: HostContext,
   conversation: string,

@@ -21,6 +21,7 @@ export interface RollbackReport {
   problems: string[];
 }
 
+/** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
 export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {
   const { platform } = ctx;
   const { created } = workspaceData(record);

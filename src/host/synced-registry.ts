@@ -10,6 +10,7 @@
  */
 import { Registry, type Registration } from '../../vfs/registry.js';
 
+/** A Registry that consults the state store on a miss (see the file comment). */
 export class SyncedRegistry extends Registry {
   private refresh?: (conversation: string) => Registration | undefined;
 

@@ -39,6 +39,7 @@ export interface WorkspaceHostOptions {
   onClose?: () => void;
 }
 
+/** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
 export class WorkspaceHost implements Host {
   readonly gate: ToolGateApi;
   private readonly ctx: HostContext;

@@ -51,6 +51,10 @@ export interface WorkspaceView {
   close(): void;
 }
 
+/**
+ * Builds the namespace of one recorded workspace (see the file comment) and opens the folder
+ * handles behind it. Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `MISSING_FOLDER`).
+ */
 export function openWorkspaceView(platform: HostPlatform, objects: GitObjectReader | null, spec: WorkspaceViewSpec): WorkspaceView {
   const opened: OpenedFolder[] = [];
   const open = (path: string, what: string, guard?: HostGuard) => {

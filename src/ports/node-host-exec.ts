@@ -17,6 +17,7 @@ export interface NodeHostExecOptions {
   defaultTimeoutMs?: number;
 }
 
+/** The real host-exec port (see the file comment): argv spawn, SIGKILL on timeout, capped output. */
 export class NodeHostExec implements HostExec {
   private readonly maxOutputBytes: number;
   private readonly defaultTimeoutMs?: number;

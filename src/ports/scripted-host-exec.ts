@@ -14,6 +14,7 @@ interface Expectation {
   remaining: number;
 }
 
+/** A host-exec fake that answers only expected commands (see the file comment). */
 export class ScriptedHostExec implements HostExec {
   private readonly expectations: Expectation[] = [];
   /** Every request received, in order (including unexpected ones). */

@@ -16,7 +16,6 @@ function setup() {
   symlinkSync('../README.md', join(repo.dir, 'src/link'));
   fs.chmodSync(join(repo.dir, 'src/a.ts'), 0o755);
   const sha = repo.commit('with link');
-  repo.git('gc', '--quiet');
   const reader = new IsoObjectReader({ fs, gitdir: join(repo.dir, '.git') });
   return { repo, sha, reader };
 }

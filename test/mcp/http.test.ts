@@ -178,3 +178,13 @@ describe('garbage leaves the server up and the workspaces intact', () => {
     expect(server.child.exitCode).toBeNull();
   });
 });
+
+describe('stopping the server', () => {
+  it('SIGTERM ends it with exit code 0 and frees every occupancy', async () => {
+    await server.stop();
+    expect(server.child.exitCode).toBe(0);
+    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; holder: string | null }[];
+    expect(rows.filter((r) => r.holder !== null)).toEqual([]);
+    expect(rows.map((r) => r.conversation).sort()).toEqual(['alice', 'bob', 'carol']);
+  });
+});
