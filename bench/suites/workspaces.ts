@@ -130,7 +130,7 @@ export async function run(report: Report): Promise<void> {
 }
 
 /** The generated repository: 200 folders of 100 small files, one commit; made once, then reused. */
-function generatedRepository(): string {
+export function generatedRepository(): string {
   const root = join(tmpdir(), `gatefs-bench-repo-${FILES}-v1`);
   const repo = join(root, 'repo');
   if (existsSync(join(root, 'complete'))) return repo;

@@ -10,9 +10,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Host } from '../host/types.js';
 import { isConversationId } from '../../vfs/registry.js';
-import { createMcpServer } from './server.js';
+import { callsSettled, createMcpServer } from './server.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ensureWorkspace } from './ensure-workspace.js';
-import { newHolderId, openSession, type Session } from './session.js';
+import type { Session } from './session.js';
+import { ConversationOccupants } from './conversation-occupants.js';
 import { randomIds } from '../ports/ids.js';
 import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkRequest, type GuardPolicy } from './request-guard.js';
@@ -41,13 +43,9 @@ export interface RunningHttpServer {
 interface Entry {
   conversation: string;
   transport: StreamableHTTPServerTransport;
+  server: Server;
 }
 
-/** The occupancy of one conversation, shared by every MCP session open on it. */
-interface Occupant {
-  session: Session;
-  sessions: number;
-}
 
 /** Thrown when a non-loopback address is asked for without a token. */
 export class InsecureBindError extends Error {
@@ -66,41 +64,12 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const log = options.log ?? (() => undefined);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = new Map<string, Entry>();
-  const occupants = new Map<string, Occupant>();
-
-  /**
-   * All MCP sessions on one conversation in this server are one occupancy holder: a client
-   * that reconnects (or opens a second session) is not locked out by its own stale session,
-   * while other processes (the CLI, another server) are refused writes with OCCUPIED. The
-   * holder is freed when the conversation's last session closes.
-   */
-  async function occupy(conversation: string): Promise<Session> {
-    const current = occupants.get(conversation);
-    if (current) {
-      current.sessions++;
-      return current.session;
-    }
-    const session = await openSession(host, conversation, newHolderId());
-    const again = occupants.get(conversation);
-    if (again) {
-      // another request of this server occupied it while we were acquiring: share that one
-      await session.close();
-      again.sessions++;
-      return again.session;
-    }
-    occupants.set(conversation, { session, sessions: 1 });
-    return session;
-  }
-
-  async function vacate(conversation: string): Promise<void> {
-    const current = occupants.get(conversation);
-    if (!current || --current.sessions > 0) return;
-    occupants.delete(conversation);
-    await current.session.close();
-  }
+  const occupants = new ConversationOccupants(host);
   const policy: GuardPolicy = { allowedHosts: new Set<string>(), token }; // refuses all until bound
+  let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (closing) return reply(res, 503, 'the server is shutting down');
     const refusal = checkRequest(req.headers, policy);
     if (refusal) {
       if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
@@ -148,25 +117,25 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     const id = randomIds.next('session');
     let session: Session;
     try {
-      session = await occupy(conversation);
+      session = await occupants.occupy(conversation);
     } catch (e) {
       log(`session for ${conversation} refused: ${describeFailure(e)}`);
       const code = (e as { code?: unknown }).code;
       return reply(res, 409, `the workspace cannot be occupied now${typeof code === 'string' ? ` (${code})` : ''}`);
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
-    const entry: Entry = { conversation, transport };
+    const mcp = createMcpServer(host, { conversation, holder: session.holder });
+    const entry: Entry = { conversation, transport, server: mcp };
     let closed = false;
     const finish = () => {
       if (closed) return;
       closed = true;
       sessions.delete(id);
-      void vacate(conversation);
+      void occupants.vacate(conversation);
       log(`session ${id} closed (conversation ${conversation})`);
     };
     transport.onclose = finish;
-    const server = createMcpServer(host, { conversation, holder: session.holder });
-    await server.connect(transport);
+    await mcp.connect(transport);
     sessions.set(id, entry);
     await transport.handleRequest(req, res, body);
     if (transport.sessionId === id) log(`session ${id} opened (conversation ${conversation}, holder ${session.holder})`);
@@ -198,7 +167,11 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     url: `http://${shown}:${port}`,
     port,
     async close() {
-      for (const entry of [...sessions.values()]) await entry.transport.close().catch(() => undefined);
+      closing = true;
+      for (const entry of [...sessions.values()]) {
+        await callsSettled(entry.server);
+        await entry.transport.close().catch(() => undefined);
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -64,6 +64,18 @@ export function toCallToolResult(tool: string, result: ToolResult): CallToolResu
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
+const pendingCalls = new WeakMap<Server, Set<Promise<unknown>>>();
+
+/**
+ * Resolves once every tool call this server has started has finished, so a caller can close
+ * the host without cutting a write short (a client that hung up mid-call still gets its
+ * write completed, or not started: never half done).
+ */
+export async function callsSettled(server: Server): Promise<void> {
+  const pending = pendingCalls.get(server);
+  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
+}
+
 /**
  * Creates an MCP server bound to one conversation of `host`. Connect it to a transport with
  * `server.connect(transport)`. Every tool call goes through `host.gate.call`, so a tool the role
@@ -84,14 +96,20 @@ export function createMcpServer(host: Host, options: McpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: host.gate.tools(conversation).map(toMcpTool),
   }));
+  const pending = new Set<Promise<unknown>>();
+  pendingCalls.set(server, pending);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
     let result: ToolResult;
+    const call = host.gate.call(conversation, name, args ?? {}, holder ? { holder } : undefined);
+    pending.add(call);
     try {
-      result = await host.gate.call(conversation, name, args ?? {}, holder ? { holder } : undefined);
+      result = await call;
     } catch {
       // The gate promises never to throw; its message could carry a host path, so it stays out.
       result = { ok: false, error: { code: 'INTERNAL', message: 'the gate failed unexpectedly' } };
+    } finally {
+      pending.delete(call);
     }
     return toCallToolResult(name, result);
   });

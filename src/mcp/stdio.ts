@@ -4,7 +4,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Host } from '../host/types.js';
-import { createMcpServer } from './server.js';
+import { callsSettled, createMcpServer } from './server.js';
 import { openSession } from './session.js';
 
 /**
@@ -23,6 +23,7 @@ export async function serveStdio(host: Host, conversation: string, holder: strin
   });
   await server.connect(transport);
   await closed;
+  await callsSettled(server);
   await server.close().catch(() => undefined);
   await session.close();
 }

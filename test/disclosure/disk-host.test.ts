@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
@@ -20,6 +20,8 @@ const odd = { 'src/schema/w[1] *.ts': 'odd name\n', 'src/schema/trailing ': 'tra
 
 async function setup(role = 'implementer') {
   const repo = makeTempRepo({ ...files, ...odd });
+  symlinkSync('../secret.ts', join(repo.dir, 'src/schema/link.ts'));
+  repo.commit('a link');
   const entry = { repo, hosts: [] as WorkspaceHost[] };
   open.push(entry);
   const exec = new SwitchableExec();
@@ -57,6 +59,7 @@ describe('progressive disclosure on disk (real git)', () => {
     const { repo, host, sh, exec } = await setup();
     writeFileSync(join(repo.dir, 'src/schema/deck.ts'), 'edited in the main checkout\n');
     repo.commit('moved on');
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/link.ts'], reason: 'a link' })).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ code: 'NOT_REGULAR_FILE' }] } });
     const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', ...Object.keys(odd)], reason: 'types' });
     expect(r).toEqual({ ok: true, value: { outcome: 'approved', disclosedPaths: ['src/schema/deck.ts', ...Object.keys(odd)] } });
     expect(readFileSync(join(sh('pwd'), 'src/schema/deck.ts'), 'utf8')).toBe(files['src/schema/deck.ts']);

@@ -42,6 +42,28 @@ describe('progressive disclosure in the memory host', () => {
     await host.close();
   });
 
+  it('never shows undisclosed files through list or grep, even when named', async () => {
+    const host = await prepared();
+    expect(await host.gate.call('a', 'grep', { pattern: 'Deck|hunter2|sibling', path: '.' })).toMatchObject({ ok: true, value: { files: [] } });
+    expect(await host.gate.call('a', 'grep', { pattern: 'export', path: 'src/schema', output: 'content' })).toMatchObject({ ok: true, value: { matches: [{ path: 'src/schema/card.ts' }] } });
+    expect(await host.gate.call('a', 'list', { path: 'src/schema' })).toMatchObject({ ok: true, value: { entries: [{ path: 'src/schema/card.ts' }] } });
+    expect(await host.gate.call('a', 'list', { path: 'src/schema/nested' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
+    expect(await host.gate.call('a', 'list', { path: 'docs' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await host.gate.call('a', 'grep', { pattern: 'x', path: 'src/secret.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    await host.close();
+  });
+
+  it('treats a write over an undisclosed file outside the policy like a new file, revealing nothing', async () => {
+    const host = await prepared();
+    const created = await host.gate.call('a', 'write', { path: 'src/secret.ts', content: 'mine\n' });
+    const fresh = await host.gate.call('a', 'write', { path: 'src/fresh.ts', content: 'mine\n' });
+    expect(created).toMatchObject({ ok: true, value: { created: true } });
+    expect(fresh).toMatchObject({ ok: true, value: { created: true } });
+    expect(await host.gate.call('a', 'read', { path: 'src/secret.ts' })).toMatchObject({ ok: true, value: { content: 'mine\n' } });
+    expect(JSON.stringify(host.events())).not.toContain('hunter2');
+    await host.close();
+  });
+
   it('approves exact files with the pinned bytes and records the request', async () => {
     const host = await prepared();
     host.volume.writeFileSync('/repo/src/schema/deck.ts', 'changed in the main checkout after pinning\n');

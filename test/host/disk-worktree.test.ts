@@ -37,6 +37,9 @@ describe('createHost with the worktree backend', () => {
     expect(readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8')).toContain('/.gatefs/');
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(JSON.stringify(host.status())).not.toContain(repo.dir);
+    const startProbes = host.events().filter((e) => e.type === 'exec' && e.data.tag === 'start');
+    expect(startProbes.length).toBeGreaterThan(0);
+    expect(host.events()[0]).toMatchObject({ type: 'exec', conversation: null, data: { tag: 'start', chain: [], cwd: '.' } });
   });
 
   it('serves tools in the worktree, isolated per conversation, from a base ref', async () => {
