@@ -97,9 +97,9 @@ export async function run(report: Report): Promise<void> {
     });
   } finally {
     for (const h of hosts) await h.close().catch(() => undefined);
+    rmSync(scratch, { recursive: true, force: true });
     execFileSync('git', ['worktree', 'prune'], { cwd: repo });
     for (const b of git('branch', '--list', 'gatefs/*').split('\n').map((l) => l.replace(/^[*+ ]+/, '').trim()).filter(Boolean)) git('branch', '-D', b);
-    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

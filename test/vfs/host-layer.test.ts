@@ -104,6 +104,14 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     await refused(layer.readFile('a/b/c/f.txt', { maxBytes: 3 }), 'TOO_LARGE', 'a/b/c/f.txt');
   });
 
+  it('reads a file that grows after its size was checked to its end, within maxBytes', async () => {
+    const grow = () => fs.appendFileSync(path.join(root, 'a/b/c/f.txt'), '+more');
+    const layer = open({ seams: { afterCheck: ({ op }) => op === 'read' && grow() } });
+    expect(text(await layer.readFile('a/b/c/f.txt'))).toBe('deep+more');
+    await refused(layer.readFile('a/b/c/f.txt', { maxBytes: 12 }), 'TOO_LARGE', 'a/b/c/f.txt');
+    expect(fs.readFileSync(path.join(root, 'a/b/c/f.txt'), 'utf8')).toBe('deep+more+more');
+  });
+
   it('refuses a link as the final name and as a folder on the way', async () => {
     fs.symlinkSync(path.join(base, 'outside/secret.txt'), path.join(root, 'leaf'));
     fs.symlinkSync(path.join(base, 'outside'), path.join(root, 'a/dirlink'));
