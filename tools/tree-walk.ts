@@ -117,7 +117,7 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     const entries = listed.map((d): TreeEntry => {
       const path = `${nsPath === '/' ? '' : nsPath}/${d.name}`;
       const crossing = mounted.length > 0 && ns.table.entriesBelow(path).length > 0;
-      const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.table.find(path)! : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
+      const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.resolve(path) : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
       return { resolved, rel: rel === '' ? d.name : `${rel}/${d.name}`, name: d.name, type: d.type };
     });
     const selected = options.select(self, entries);

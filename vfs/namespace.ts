@@ -7,10 +7,24 @@
  * segment: `PROTECTED_PATH`) before the layer is asked; layers enforce their own limits too.
  */
 import { VfsError, isVfsError } from './errors.js';
-import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
+import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
 import { childPath, compareNames, isWritableLayer, parentPath } from './layer.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
 import { resolveNamespacePath } from './path.js';
+
+/** The empty, read-only folder standing for a folder that only leads to mount points. */
+const MOUNT_POINT_FOLDER: Layer = {
+  kind: 'mount-points',
+  stat: async () => ({ type: 'directory', size: 0, mode: 0o555, mtimeMs: 0 }),
+  readFile: async (path) => {
+    throw new VfsError('IS_DIRECTORY', 'read', path);
+  },
+  readdir: async () => [],
+};
+
+function mountPointFolder(path: string): Mount {
+  return { path, layer: MOUNT_POINT_FOLDER, writable: false };
+}
 
 export interface NamespaceOptions {
   /** The workspace root, `/worktrees/<id>`; relative paths resolve here. It must be a mount. */
@@ -47,8 +61,11 @@ export class Namespace {
   resolve(input: string, op = 'resolve'): Resolved {
     const path = resolveNamespacePath(input, this.root, this.inside, op);
     const found = this.table.find(path);
-    if (!found) throw new VfsError('OUTSIDE_MOUNTS', op, path);
-    return found;
+    if (found) return found;
+    // A folder leading to mount points (`/`, `/worktrees`, `/data` for `/data/out`) can be
+    // listed and shows only this namespace's own mount points; nothing can be written there.
+    if (this.table.entriesBelow(path).length > 0) return { path, mount: mountPointFolder(path), rel: '' };
+    throw new VfsError('OUTSIDE_MOUNTS', op, path);
   }
 
   /** The path as an agent would write it: relative to the root when inside it, else absolute. */
@@ -150,6 +167,7 @@ export class Namespace {
 
   /** Throws `READ_ONLY` or `PROTECTED_PATH` when the resolved path may not be changed. */
   checkWritable(r: Resolved, op: string): void {
+    if (r.mount.layer === MOUNT_POINT_FOLDER) throw new VfsError('OUTSIDE_MOUNTS', op, r.path);
     if (this.isProtected(r)) throw new VfsError('PROTECTED_PATH', op, r.path);
     if (!r.mount.writable || !isWritableLayer(r.mount.layer)) throw new VfsError('READ_ONLY', op, r.path);
   }

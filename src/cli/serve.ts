@@ -67,6 +67,7 @@ export const serveCommand: Command = {
     const host = await openHost(globals);
     try {
       const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
+      if (role && status.role !== role) out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
       out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
       await Promise.race([serveStdio(host, conversation, newHolderId()), untilSignal()]);
     } finally {

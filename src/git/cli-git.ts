@@ -7,6 +7,7 @@
  * locks them. Limits: `dirtyFiles` reports what `git status --porcelain` reports (untracked
  * files included, ignored files not).
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import type { FsClient } from 'isomorphic-git';
 import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { IsoObjectReader } from './iso-object-reader.js';
@@ -34,6 +35,7 @@ export class CliGit implements GitPort {
   private readonly timeoutMs: number;
   private reader?: IsoObjectReader;
   private dirs?: { common: string; top: string };
+  private readonly sparseFiles = new Map<string, string>();
 
   constructor(options: CliGitOptions) {
     this.repo = options.repo;
@@ -103,9 +105,30 @@ export class CliGit implements GitPort {
     await this.check(['read-tree', '-mu', 'HEAD'], context, 'read-tree', options.path);
   }
 
+  /**
+   * Like `git sparse-checkout add`, without its cost: `add` re-matches every index entry against
+   * every pattern (O(files × disclosed) in non-cone mode). Instead the exact-path patterns are
+   * appended to the worktree's `info/sparse-checkout` (so any later reapply keeps the files),
+   * then one `git checkout --ignore-skip-worktree-bits HEAD -- <paths>` writes just those files
+   * and clears their skip-worktree bits. If the checkout fails the pattern file is restored.
+   */
   async addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void> {
     if (paths.length === 0) return;
-    await this.check(['sparse-checkout', 'add', '--stdin'], context, 'sparse-checkout add', path, sparseCheckoutFile(paths));
+    let file = this.sparseFiles.get(path);
+    if (!file) {
+      const r = await this.check(['rev-parse', '--path-format=absolute', '--git-path', 'info/sparse-checkout'], context, 'rev-parse', path);
+      file = r.stdout.trim();
+      this.sparseFiles.set(path, file);
+    }
+    const before = await readFile(file, 'utf8');
+    await writeFile(file, `${before}${before === '' || before.endsWith('\n') ? '' : '\n'}${sparseCheckoutFile(paths)}`);
+    try {
+      const args = ['--literal-pathspecs', 'checkout', '--quiet', '--ignore-skip-worktree-bits', 'HEAD', '--pathspec-from-file=-', '--pathspec-file-nul'];
+      await this.check(args, context, 'checkout', path, `${paths.join('\0')}\0`);
+    } catch (e) {
+      await writeFile(file, before);
+      throw e;
+    }
   }
 
   async listWorktrees(context: GitContext): Promise<WorktreeInfo[]> {

@@ -46,16 +46,19 @@ export interface CreateHostOptions {
  */
 export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
   const manifest = loadManifest(options.manifest);
-  const repo = resolve(options.repo);
-  if (!isFolder(repo)) {
-    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${repo}' does not exist`, { repo, reason: 'MISSING_FOLDER' });
+  const given = resolve(options.repo);
+  if (!isFolder(given)) {
+    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${given}' does not exist`, { repo: given, reason: 'MISSING_FOLDER' });
   }
-  const stateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
+  // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
+  const repo = fs.realpathSync(given);
+  const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
   const clock = options.clock ?? systemClock;
   const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
   const git = new CliGit({ repo, exec, fs });
   const isRepository = await git.isRepository({ tag: 'start', chain: [] });
-  createStateDir(stateDir);
+  createStateDir(wantedStateDir);
+  const stateDir = fs.realpathSync(wantedStateDir);
   if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
   const store = StateStore.open(join(stateDir, 'gatefs.db'), { clock });
   exec.attach(store);

@@ -178,7 +178,10 @@ async function resolveBase(ctx: HostContext, ref: string, context: GitContext, c
   try {
     return await ctx.platform.git.resolveCommit(ref, context);
   } catch (e) {
-    if (isGitError(e, 'BAD_REF')) throw new WorkspaceError('BAD_REF', `base ref '${ref}' names no commit`, { conversation, ref }, { cause: e });
+    if (isGitError(e, 'BAD_REF')) {
+      const why = ref === 'HEAD' ? 'HEAD names no commit (a repository without commits yet?)' : `base ref '${ref}' names no commit`;
+      throw new WorkspaceError('BAD_REF', why, { conversation, ref }, { cause: e });
+    }
     throw asPreparationError(e, conversation);
   }
 }

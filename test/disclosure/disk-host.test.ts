@@ -66,8 +66,10 @@ describe('progressive disclosure on disk (real git)', () => {
     expect(await host.gate.call('a', 'read', { path: 'src/schema/w[1] *.ts' })).toMatchObject({ ok: true, value: { content: 'odd name\n' } });
     expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/trailing ', './src/schema/w[1] *.ts']);
     expect(sh('git', 'status', '--porcelain')).toBe('');
+    sh('git', 'sparse-checkout', 'reapply');
+    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/trailing ', './src/schema/w[1] *.ts']);
     const disclose = exec.seen.filter((q) => q.tag === 'disclose');
-    expect(disclose.map((q) => q.argv.slice(1, 3))).toEqual([['sparse-checkout', 'add']]);
+    expect(disclose.map((q) => q.argv.find((a) => a === 'checkout' || a === 'rev-parse'))).toEqual(['rev-parse', 'checkout']);
     expect(disclose[0].chain).toEqual(['a']);
   });
 
@@ -98,6 +100,20 @@ describe('progressive disclosure on disk (real git)', () => {
     exec.forbidden = false;
     expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/card.ts']);
     expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
+  });
+
+  it('restores the sparse patterns when the checkout fails, so a later reapply discloses nothing', async () => {
+    const { host, exec, sh } = await setup();
+    const patterns = sh('git', 'sparse-checkout', 'list');
+    exec.after = (q, r) => (q.argv.includes('checkout') ? { ...r, exitCode: 1, stderr: 'simulated failure' } : r);
+    const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' });
+    expect(r).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ code: 'INTERNAL' }] } });
+    exec.after = undefined;
+    expect(sh('git', 'sparse-checkout', 'list')).toBe(patterns);
+    sh('git', 'checkout', '--quiet', '--', 'src/schema/deck.ts');
+    sh('git', 'sparse-checkout', 'reapply');
+    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/card.ts']);
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
   });
 
   it('keeps a read-only role read-only on disclosed files', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
@@ -117,6 +117,23 @@ describe('createHost with the worktree backend', () => {
     await expect(host.prepare({ conversation: 'a', role: 'nobody' })).rejects.toMatchObject({ name: 'ManifestError', code: 'UNKNOWN_ROLE' });
     expect(host.status()).toEqual([]);
     expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
+  });
+
+  it('works through a symlinked repository path (reuse compares real paths) and explains an empty repository', async () => {
+    const { repo } = await setup();
+    const link = join(repo.dir, '..', 'link-to-repo');
+    symlinkSync(repo.dir, link);
+    const host = await createHost({ repo: link });
+    open.push({ repo: { cleanup: () => undefined } as TempRepo, host });
+    const first = await host.prepare({ conversation: 'l' });
+    expect(await host.prepare({ conversation: 'l' })).toEqual(first);
+    const empty = makeTempRepo();
+    open.push({ repo: empty });
+    const emptyHost = await createHost({ repo: empty.dir });
+    open.push({ repo: { cleanup: () => undefined } as TempRepo, host: emptyHost });
+    const error = await emptyHost.prepare({ conversation: 'e' }).catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'BAD_REF', data: { ref: 'HEAD' } });
+    expect((error as Error).message).toContain('without commits');
   });
 
   it('never spawns once prepared: every tool works with a host-exec port that throws', async () => {

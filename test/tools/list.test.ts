@@ -69,12 +69,19 @@ describe('list', () => {
     expect(valueOf(await list({ path: 'src/sub', maxResults: 1 })).truncated).toBe(false);
   });
 
+  it('lists the folders leading to mount points with only this namespace\'s mounts', async () => {
+    const { list } = setup();
+    expect(valueOf(await list({ path: '/' })).entries.map((e: { path: string }) => e.path)).toEqual(['/data', '/worktrees']);
+    expect(valueOf(await list({ path: '/worktrees' })).entries.map((e: { path: string; type: string }) => [e.path, e.type])).toEqual([['.', 'directory']]); // the workspace root, shown as agents address it
+    expect(valueOf(await list({ path: '/data' })).entries.map((e: { path: string }) => e.path)).toEqual(['/data/out']);
+  });
+
   it('refuses a file as the folder, missing folders and escapes', async () => {
     const { list } = setup();
     expect(errorOf(await list({ path: 'README.md' })).code).toBe('NOT_DIRECTORY');
     expect(errorOf(await list({ path: 'nope' })).code).toBe('NOT_FOUND');
     expect(errorOf(await list({ path: '..' })).code).toBe('PATH_ESCAPE');
-    expect(errorOf(await list({ path: '/worktrees' })).code).toBe('OUTSIDE_MOUNTS');
+    expect(errorOf(await list({ path: '/worktrees/b' })).code).toBe('OUTSIDE_MOUNTS');
     expect(errorOf(await list({ pattern: '/etc/*' })).code).toBe('INVALID_INPUT');
   });
 });

@@ -128,6 +128,13 @@ describe('namespace properties', () => {
           expect(isVfsError(e) && [...GRAMMAR_CODES, 'OUTSIDE_MOUNTS'].includes(e.code)).toBe(true);
           return;
         }
+        if (r.mount.layer.kind === 'mount-points') {
+          // A folder that only leads to mount points: an ancestor of some mount, never inside one.
+          expect(r.rel).toBe('');
+          expect(MOUNTS.some((m) => r.path === '/' || m.startsWith(`${r.path}/`))).toBe(true);
+          expect(MOUNTS.some((m) => r.path === m || r.path.startsWith(`${m}/`))).toBe(false);
+          return;
+        }
         expect(MOUNTS).toContain(r.mount.path);
         expect(r.rel === '' ? r.mount.path : `${r.mount.path}/${r.rel}`).toBe(r.path);
         const covering = MOUNTS.filter((m) => r.path === m || r.path.startsWith(`${m}/`));

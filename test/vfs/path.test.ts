@@ -118,9 +118,16 @@ describe('attack classes A, B, G, H through a namespace', () => {
 
   it('B: absolute host paths and look-alike roots are outside the mounts', async () => {
     const ns = namespace();
-    for (const p of ['/etc/hostname', '/worktrees', '/worktrees/abc/f.ts', '/worktrees/a-x/f.ts', '/', '/docsx/guide.md', '/doc']) {
+    for (const p of ['/etc/hostname', '/worktrees/abc/f.ts', '/worktrees/a-x/f.ts', '/docsx/guide.md', '/doc']) {
       await expect(ns.readFile(p)).rejects.toMatchObject({ code: 'OUTSIDE_MOUNTS' });
     }
+    // Folders that only lead to mount points list this namespace's own mounts, and take no writes.
+    for (const p of ['/worktrees', '/']) {
+      await expect(ns.readFile(p)).rejects.toMatchObject({ code: 'IS_DIRECTORY' });
+      await expect(ns.writeFile(`${p === '/' ? '' : p}/new.ts`, new Uint8Array(1))).rejects.toMatchObject({ code: 'OUTSIDE_MOUNTS' });
+      await expect(ns.mkdir(`${p === '/' ? '' : p}/abc`)).rejects.toMatchObject({ code: 'OUTSIDE_MOUNTS' });
+    }
+    expect((await ns.readdir('/worktrees')).map((e) => e.name)).toEqual(['a', 'ab']);
     expect(ns.resolve('/worktrees/ab/f.ts').mount.path).toBe('/worktrees/ab');
     expect(ns.resolve('/docs-extra/x.md').mount.path).toBe('/docs-extra');
     expect(ns.resolve('/docs/guide.md').mount.path).toBe('/docs');
