@@ -28,7 +28,7 @@ import { ToolFailure, ok } from './result.js';
 import { decodeText, looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type TreeEntry } from './tree-walk.js';
+import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
 import { compileMatcher, type LineMatcher } from './line-matcher.js';
 
@@ -101,6 +101,15 @@ export const grepTool = defineTool({
 });
 
 type GrepInput = { glob?: string; output?: 'files' | 'content' | 'count'; context?: number; maxResults?: number };
+type Mode = 'files' | 'content' | 'count';
+
+/**
+ * What the walk already found out about a file it read through a held folder: `false` when the
+ * file has no matching line (or is binary, unreadable, vanished), `true` when it has one (files
+ * output), the number of matching lines (count output). Content output stores only `false`: a
+ * matching file is read again after the walk, in tree order, so that memory stays bounded.
+ */
+type Verdict = boolean | number;
 
 async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
   let globMatch: ((p: string) => boolean) | undefined;
@@ -111,34 +120,49 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
       throw new ToolFailure('INVALID_INPUT', `glob: not a usable glob (${(e as Error).message})`);
     }
   }
+  const mode: Mode = input.output ?? 'files';
   const startStat = await ns.stat(start);
   let files: TreeEntry[];
   let truncated = false;
+  const verdicts = new Map<TreeEntry, Verdict>();
   if (startStat.type === 'directory') {
-    ({ entries: files, truncated } = await candidates(ns, start, globMatch));
+    ({ entries: files, truncated } = await candidates(ns, start, globMatch, { mode, matcher, verdicts }));
   } else if (startStat.type === 'file') {
     files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
   } else {
     throw new ToolFailure(startStat.type === 'symlink' ? 'SYMLINK_ESCAPE' : 'NOT_REGULAR_FILE', `'${ns.display(start.path)}' is a ${startStat.type === 'symlink' ? 'symbolic link, never followed' : 'special file'}`, ns.display(start.path));
   }
 
-  const mode = input.output ?? 'files';
   const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
   const context = mode === 'content' ? (input.context ?? 0) : 0;
   const out: GrepValue = { truncated: false };
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
+  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err))));
 
   let next = Promise.all(files.slice(0, BATCH).map(read));
   scan: for (let i = 0; i < files.length; i += BATCH) {
     const datas = await next;
     next = Promise.all(files.slice(i + BATCH, i + 2 * BATCH).map(read));
     for (let j = 0; j < datas.length; j++) {
+      const entry = files[i + j];
+      const verdict = verdicts.get(entry);
+      if (verdict !== undefined) {
+        if (verdict === false || verdict === 0) continue;
+        const shown = ns.display(entry.resolved.path);
+        if (mode === 'files') {
+          if (found.length === max) { truncated = true; break scan; }
+          found.push(shown);
+        } else {
+          if (counts.length === max) { truncated = true; break scan; }
+          counts.push({ path: shown, count: verdict as number });
+        }
+        continue;
+      }
       const bytes = datas[j];
       if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
-      const shown = ns.display(files[i + j].resolved.path);
+      const shown = ns.display(entry.resolved.path);
       if (mode === 'files' && matcher.bytesDecide) {
         if (found.length === max) { truncated = true; break scan; }
         found.push(shown);
@@ -167,7 +191,8 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
         }
       }
     }
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Only batches that read files yield: entries the walk already judged cost next to nothing.
+    if (datas.some((d) => d !== undefined)) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   await next.catch(() => undefined);
   if (mode === 'files') out.files = found;
@@ -177,12 +202,27 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   return out;
 }
 
-/** The files a folder search reads: not .git, not gitignored, not links, matching the glob. */
-async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch?: (p: string) => boolean) {
+/** How the walk searches files it can read through a held folder (see `Verdict`). */
+interface InWalkSearch {
+  mode: Mode;
+  matcher: LineMatcher;
+  verdicts: Map<TreeEntry, Verdict>;
+}
+
+/**
+ * The files a folder search reads: not .git, not gitignored, not links, matching the glob.
+ * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read and
+ * searched right there, one open per file instead of a walk from the mount root per file,
+ * and the outcome is recorded in `search.verdicts`; results are still assembled in tree order.
+ * Limit: with that fast path every candidate is read, even when `maxResults` would have
+ * stopped a tree-order scan earlier.
+ */
+async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch: ((p: string) => boolean) | undefined, search: InWalkSearch) {
   const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
   const startRules = await GitignoreRules.above(ns, start);
+  let sinceYield = 0;
   return walkTree(ns, start, {
-    async select(dir, entries) {
+    async select(dir, entries, files) {
       const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
       const at = dir === undefined ? start : dir.resolved;
       const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
@@ -200,9 +240,42 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch
           keep.add(e);
         }
       }
+      if (files.held) {
+        for (const e of keep) {
+          const verdict = await judge(files, e, search);
+          if (verdict !== undefined) search.verdicts.set(e, verdict);
+          // Reads through a held folder are synchronous: let other calls run between slices.
+          if (++sinceYield === IN_WALK_YIELD_FILES) {
+            sinceYield = 0;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+        }
+      }
       return { keep, enter };
     },
   });
+}
+
+/** Files read in a row inside the walk before yielding to the event loop. */
+const IN_WALK_YIELD_FILES = 32;
+
+/** Reads and searches one file through its held folder (see `Verdict`); undefined: search it after the walk. */
+async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalkSearch): Promise<Verdict | undefined> {
+  let bytes: Uint8Array;
+  try {
+    const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
+    bytes = read instanceof Promise ? await read : read;
+  } catch (err) {
+    if (isVfsError(err)) return false;
+    throw err;
+  }
+  if (looksBinary(bytes) || !matcher.mayMatch(bytes)) return false;
+  if (mode === 'files' && matcher.bytesDecide) return true;
+  const text = decodeText(bytes);
+  const hits = await matcher.matchLines(splitLines(text), text, mode === 'count' ? Infinity : 1);
+  if (mode === 'count') return hits.length;
+  if (hits.length === 0) return false;
+  return mode === 'files' ? true : undefined; // content: read again after the walk
 }
 
 function splitLines(text: string): string[] {

@@ -21,7 +21,8 @@ import { isVfsError } from '../vfs/errors.js';
 import { ToolFailure, ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type TreeEntry } from './tree-walk.js';
+import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
+import type { Stat } from '../vfs/layer.js';
 import { globPlan } from './glob-plan.js';
 
 /** Default `maxResults` of list. */
@@ -73,8 +74,24 @@ export const listTool = defineTool({
     const max = input.maxResults ?? LIST_DEFAULT_MAX_RESULTS;
     let found: TreeEntry[];
     let walkTruncated: boolean;
+    // Sizes taken during the walk through the folder it holds open (host layer fast path), for
+    // the first `max` matches met; the rest of the shown entries are stat'ed after the walk.
+    const sizes = new Map<TreeEntry, number | undefined>();
+    let sized = 0;
+    const sizeInWalk = (e: TreeEntry, files: FolderFiles) => {
+      if (!files.held || sized >= max || (e.type !== 'file' && e.type !== 'symlink')) return;
+      const size = sizeOrGone(() => files.stat(e));
+      if (size === 'later') return;
+      sized++;
+      sizes.set(e, size);
+    };
     if (input.pattern === undefined) {
-      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, { select: () => ({ keep: 'all', enter: 'none' }) }));
+      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
+        select: (_dir, entries, files) => {
+          for (const e of entries) sizeInWalk(e, files);
+          return { keep: 'all', enter: 'none' };
+        },
+      }));
     } else {
       const plan = globPlan(input.pattern, 'pattern');
       let matches: (path: string) => boolean;
@@ -84,11 +101,14 @@ export const listTool = defineTool({
         throw new ToolFailure('INVALID_INPUT', `pattern: not a usable glob (${(e as Error).message})`);
       }
       ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
-        select: (_dir, entries) => {
+        select: (_dir, entries, files) => {
           const keep = new Set<TreeEntry>();
           const enter = new Set<TreeEntry>();
           for (const e of entries) {
-            if (matches(e.rel)) keep.add(e);
+            if (matches(e.rel)) {
+              keep.add(e);
+              sizeInWalk(e, files);
+            }
             if (e.type === 'directory' && e.name !== '.git' && plan.mayContainMatches(e.rel)) enter.add(e);
           }
           return { keep, enter };
@@ -96,10 +116,10 @@ export const listTool = defineTool({
       }));
     }
     const shown = found.slice(0, max);
-    const sizes = await Promise.all(shown.map((e) => (e.type === 'file' || e.type === 'symlink' ? sizeOf(e) : 0)));
+    const later = await Promise.all(shown.map((e) => (sizes.has(e) || (e.type !== 'file' && e.type !== 'symlink') ? 0 : sizeOf(e))));
     const entries: ListEntry[] = [];
     for (let i = 0; i < shown.length; i++) {
-      const size = sizes[i];
+      const size = sizes.has(shown[i]) ? sizes.get(shown[i]) : later[i];
       if (size !== undefined) entries.push({ path: ns.display(shown[i].resolved.path), type: shown[i].type, size });
     }
     return ok<ListValue>({ entries, truncated: walkTruncated || found.length > max });
@@ -114,3 +134,21 @@ export const listTool = defineTool({
     }
   },
 });
+
+/**
+ * The size from a synchronous stat, undefined when the entry was removed meanwhile, 'later'
+ * when the stat is not synchronous there (a mount point): it is then taken after the walk.
+ */
+function sizeOrGone(stat: () => Stat | Promise<Stat>): number | undefined | 'later' {
+  try {
+    const st = stat();
+    if (st instanceof Promise) {
+      st.catch(() => undefined);
+      return 'later';
+    }
+    return st.size;
+  } catch (err) {
+    if (isVfsError(err, 'NOT_FOUND')) return undefined; // removed while listing: not reported
+    throw err;
+  }
+}

@@ -19,7 +19,7 @@
  * `truncated`.
  */
 import { isVfsError } from '../vfs/errors.js';
-import type { DirEntry, EntryType } from '../vfs/layer.js';
+import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat } from '../vfs/layer.js';
 import { childPath, compareNames, walkLayer } from '../vfs/layer.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
@@ -42,10 +42,28 @@ export interface Selection {
   enter: ReadonlySet<TreeEntry> | 'all' | 'none';
 }
 
+/**
+ * Reads and stats of one folder's entries while the walk is in that folder (the second argument
+ * of `select`). Where the layer's walk offers `FolderAccess` (the host layer) they go through the
+ * folder it holds open, one open per file; elsewhere through `Namespace.readFile` / `stat`. Valid
+ * only during that `select` call (including while it awaits). Errors carry namespace paths.
+ */
+export interface FolderFiles {
+  /** True when reads go through the held folder (cheap enough to read every file in `select`). */
+  readonly held: boolean;
+  /** The bytes of the entry `e` of this folder (`transient`: see vfs/layer.ts `FolderReadOptions`). */
+  readFile(e: TreeEntry, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array>;
+  /** The metadata of the entry `e` of this folder (a link is reported, not followed). */
+  stat(e: TreeEntry): Stat | Promise<Stat>;
+}
+
 /** How `walkTree` chooses what to report and where to go. */
 export interface WalkOptions {
-  /** Called once per folder (`dir` undefined for the start folder) with its entries. May be async. */
-  select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Selection | Promise<Selection>;
+  /**
+   * Called once per folder (`dir` undefined for the start folder) with its entries and access to
+   * them (`FolderFiles`). May be async.
+   */
+  select(dir: TreeEntry | undefined, entries: readonly TreeEntry[], files: FolderFiles): Selection | Promise<Selection>;
   maxEntries?: number;
 }
 
@@ -74,8 +92,8 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     const descend = new Set<string>();
     let rootFolder: Folder | undefined;
     try {
-      for await (const { path, entries: listed } of walkLayer(layer, at.rel, { descend: (p) => descend.has(p) })) {
-        const folder = await visit(at, path, listed, relOf.get(path)!, selves.get(path), descend, selves, relOf);
+      for await (const { path, entries: listed, files } of walkLayer(layer, at.rel, { descend: (p) => descend.has(p) })) {
+        const folder = await visit(at, path, listed, relOf.get(path)!, selves.get(path), descend, selves, relOf, files);
         folders.set(path, folder);
         rootFolder ??= folder;
         if (state.truncated) break;
@@ -96,7 +114,7 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
   /** Builds one folder's entries (mount points merged in) and asks `select` about them. */
   const visit = async (
     at: Resolved, layerPath: string, listed: DirEntry[], rel: string, self: TreeEntry | undefined,
-    descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>,
+    descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>, access?: FolderAccess,
   ): Promise<Folder> => {
     const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
     const mounted = ns.table.entriesBelow(nsPath);
@@ -120,7 +138,7 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
       const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.resolve(path) : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
       return { resolved, rel: rel === '' ? d.name : `${rel}/${d.name}`, name: d.name, type: d.type };
     });
-    const selected = options.select(self, entries);
+    const selected = options.select(self, entries, folderFiles(ns, at, nsPath, mounted, access));
     const { keep, enter } = selected instanceof Promise ? await selected : selected;
     const entered = new Map<TreeEntry, string | Promise<TreeEntry[]>>();
     for (const e of entries) {
@@ -142,6 +160,36 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
 
   const entries = await walkMount(start, '', undefined, true);
   return { entries, truncated: state.truncated };
+}
+
+/**
+ * `FolderFiles` for one folder: through `access` for the layer's own entries of the folder,
+ * through the namespace for anything else (mount points, layers without the fast path).
+ */
+function folderFiles(ns: Namespace, at: Resolved, nsPath: string, mounted: readonly DirEntry[], access?: FolderAccess): FolderFiles {
+  if (!access) return { held: false, readFile: (e, o) => ns.readFile(e.resolved, o), stat: (e) => ns.stat(e.resolved) };
+  const base = `${nsPath === '/' ? '' : nsPath}/`;
+  const isOwn = (e: TreeEntry) => e.resolved.mount === at.mount && e.resolved.path === base + e.name && !mounted.some((m) => m.name === e.name);
+  const anchored = <T>(e: TreeEntry, fn: () => T): T => {
+    try {
+      const out = fn();
+      return out instanceof Promise ? (out.catch((err: unknown) => Promise.reject(anchor(err, e))) as T) : out;
+    } catch (err) {
+      throw anchor(err, e);
+    }
+  };
+  return {
+    held: true,
+    readFile: (e, o) => (isOwn(e) ? anchored(e, () => access.readFile(e.name, o)) : ns.readFile(e.resolved, o)),
+    stat: (e) => (isOwn(e) ? anchored(e, () => access.stat(e.name)) : ns.stat(e.resolved)),
+  };
+}
+
+/** A layer error re-anchored at the entry's namespace path (as `Namespace` does). */
+function anchor(err: unknown, e: TreeEntry): unknown {
+  if (!isVfsError(err)) return err;
+  const mountPath = e.resolved.mount.path;
+  return err.withPath(err.path === '' ? mountPath : `${mountPath}/${err.path}`);
 }
 
 const SKIPPED_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'NOT_DISCLOSED', 'NOT_REGULAR_FILE']);

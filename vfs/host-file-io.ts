@@ -11,29 +11,43 @@ export const READ_SLICE_BYTES = 1 << 20;
 
 /**
  * All bytes of the open regular file `fd`, whose `fstat` size was `size`. A file that grows
- * while being read is read to its end (a short read marks the end, as for any regular file). `TOO_LARGE` (at `path`) once more than `maxBytes` would
- * be returned. Files over `READ_SLICE_BYTES` are read in slices so the event loop keeps turning.
+ * while being read is read to its end (a short read marks the end, as for any regular file).
+ * `TOO_LARGE` (at `path`) once more than `maxBytes` would be returned. A file that fits in one
+ * slice (`READ_SLICE_BYTES`) is read synchronously and the bytes are returned directly; a larger
+ * one is read in slices, yielding to the event loop between them, and a Promise is returned.
+ * The caller keeps `fd` open until the bytes (or the Promise) are settled.
  */
-export async function readHandle(fd: number, size: number, path: string, maxBytes = Infinity): Promise<Uint8Array> {
+export function readHandle(fd: number, size: number, path: string, maxBytes = Infinity, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
   if (size > maxBytes) throw tooLarge(path, maxBytes);
   // One byte more than announced: a single short read then proves the end of a regular file.
-  let buf = Buffer.allocUnsafe(size + 1);
-  let filled = 0;
-  for (;;) {
-    if (filled === buf.length) {
-      if (filled > maxBytes) throw tooLarge(path, maxBytes);
-      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1));
-      buf.copy(bigger, 0, 0, filled);
-      buf = bigger;
-    }
-    const want = Math.min(buf.length - filled, READ_SLICE_BYTES);
-    const n = readSync(fd, buf, filled, want, filled);
-    filled += n;
-    if (filled > maxBytes) throw tooLarge(path, maxBytes);
-    if (n < want) break;
-    if (want === READ_SLICE_BYTES) await yieldToLoop();
+  // `scratch` (when big enough) saves an allocation; the bytes then live in it.
+  const state = { buf: scratch && scratch.length >= size + 1 ? scratch.subarray(0, size + 1) : Buffer.allocUnsafe(size + 1), filled: 0 };
+  return readSlice(fd, state, path, maxBytes) ? bytesOf(state) : readRest(fd, state, path, maxBytes);
+}
+
+/** One read into `state`, growing its buffer as needed; true once the end of the file is reached. */
+function readSlice(fd: number, state: { buf: Buffer; filled: number }, path: string, maxBytes: number): boolean {
+  if (state.filled === state.buf.length) {
+    if (state.filled > maxBytes) throw tooLarge(path, maxBytes);
+    const bigger = Buffer.allocUnsafe(Math.min(state.buf.length * 2, maxBytes + 1));
+    state.buf.copy(bigger, 0, 0, state.filled);
+    state.buf = bigger;
   }
-  return new Uint8Array(buf.buffer, buf.byteOffset, filled);
+  const want = Math.min(state.buf.length - state.filled, READ_SLICE_BYTES);
+  const n = readSync(fd, state.buf, state.filled, want, state.filled);
+  state.filled += n;
+  if (state.filled > maxBytes) throw tooLarge(path, maxBytes);
+  return n < want;
+}
+
+async function readRest(fd: number, state: { buf: Buffer; filled: number }, path: string, maxBytes: number): Promise<Uint8Array> {
+  do await yieldToLoop();
+  while (!readSlice(fd, state, path, maxBytes));
+  return bytesOf(state);
+}
+
+function bytesOf(state: { buf: Buffer; filled: number }): Uint8Array {
+  return new Uint8Array(state.buf.buffer, state.buf.byteOffset, state.filled);
 }
 
 function tooLarge(path: string, maxBytes: number): VfsError {

@@ -19,7 +19,7 @@
 import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent, type Stats } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, EntryType, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, childPath, compareNames } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
@@ -31,6 +31,9 @@ export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-h
 export type { HostGuarantee } from './host-walk.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** The buffer one walk reuses for `transient` reads (files up to this size, minus one byte). */
+const SCRATCH_BYTES = 256 * 1024;
 
 /** How often a recursive walk yields to the event loop (in folders listed). */
 const WALK_SLICE_DIRS = 64;
@@ -95,31 +98,11 @@ export class HostLayer implements WritableLayer {
     const chain = this.walk.openChain(parentSegmentsOf(path, 'read'), 'read');
     let fd: number;
     try {
-      this.walk.seams.beforeStep?.({ op: 'read', path });
-      const parent = chain[chain.length - 1];
-      fd = openSync(this.walk.at(parent, baseName(path)), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-      try {
-        this.walk.verify(parent);
-      } catch (e) {
-        closeSync(fd);
-        throw e;
-      }
-    } catch (e) {
-      throw hostError(e, 'read', path);
+      fd = this.openFileIn(chain[chain.length - 1], baseName(path), path);
     } finally {
       this.walk.release(chain);
     }
-    try {
-      const st = fstatSync(fd);
-      if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
-      if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
-      this.walk.seams.afterCheck?.({ op: 'read', path });
-      return await readHandle(fd, st.size, path, options?.maxBytes);
-    } catch (e) {
-      throw hostError(e, 'read', path);
-    } finally {
-      closeSync(fd);
-    }
+    return this.readOpened(fd, path, options?.maxBytes);
   }
 
   /** The entries of a folder, sorted, links reported as links. `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `NOT_FOUND`. */
@@ -144,6 +127,7 @@ export class HostLayer implements WritableLayer {
     let current: HeldDir | undefined = chain.pop();
     this.walk.release(chain);
     const stack: { dir: HeldDir; names: string[]; next: number }[] = [];
+    const scratch: Scratch = {};
     let listed = 0;
     try {
       while (current) {
@@ -151,7 +135,12 @@ export class HostLayer implements WritableLayer {
         stack.push(frame);
         current = undefined;
         const entries = this.list(frame.dir);
-        yield { path: frame.dir.rel, entries };
+        const files = new HeldFolderAccess(this, frame.dir, scratch);
+        try {
+          yield { path: frame.dir.rel, entries, files };
+        } finally {
+          files.live = false;
+        }
         if (++listed % WALK_SLICE_DIRS === 0) await yieldToLoop();
         for (const e of entries) {
           if (e.type === 'directory' && (options.descend?.(childPath(frame.dir.rel, e.name)) ?? true)) frame.names.push(e.name);
@@ -196,6 +185,70 @@ export class HostLayer implements WritableLayer {
     this.walk.close();
   }
 
+  /**
+   * Opens the entry `name` of the held folder `parent` for reading: `O_NOFOLLOW` (a link fails
+   * the open) and `O_NONBLOCK` (a FIFO never blocks). The caller owns the returned handle.
+   */
+  private openFileIn(parent: HeldDir, name: string, path: string): number {
+    try {
+      this.walk.seams.beforeStep?.({ op: 'read', path });
+      const fd = openSync(this.walk.at(parent, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      try {
+        this.walk.verify(parent);
+      } catch (e) {
+        closeSync(fd);
+        throw e;
+      }
+      return fd;
+    } catch (e) {
+      throw hostError(e, 'read', path);
+    }
+  }
+
+  /**
+   * The bytes of the handle opened by `openFileIn`, after checking on the handle that it is a
+   * regular file; closes it. Synchronous up to 1 MiB (vfs/host-file-io.ts `readHandle`).
+   */
+  private readOpened(fd: number, path: string, maxBytes?: number, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+    let bytes: Uint8Array | Promise<Uint8Array>;
+    try {
+      const st = fstatSync(fd);
+      if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
+      if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
+      this.walk.seams.afterCheck?.({ op: 'read', path });
+      bytes = readHandle(fd, st.size, path, maxBytes, scratch);
+    } catch (e) {
+      closeSync(fd);
+      throw hostError(e, 'read', path);
+    }
+    if (!(bytes instanceof Promise)) {
+      closeSync(fd);
+      return bytes;
+    }
+    return bytes.then(
+      (b) => (closeSync(fd), b),
+      (e: unknown) => {
+        closeSync(fd);
+        throw hostError(e, 'read', path);
+      },
+    );
+  }
+
+  /** `FolderAccess.readFile` of a walk's held folder (see `HeldFolderAccess`). */
+  readInFolder(dir: HeldDir, name: string, path: string, options?: FolderReadOptions, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+    return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
+  }
+
+  /** `FolderAccess.stat` of a walk's held folder: an `lstat` through its handle. */
+  statInFolder(dir: HeldDir, name: string, path: string): Stat {
+    try {
+      this.walk.seams.beforeStep?.({ op: 'stat', path });
+      return toStat(lstatSync(this.walk.at(dir, name)));
+    } catch (e) {
+      throw hostError(e, 'stat', path);
+    }
+  }
+
   private list(dir: HeldDir): DirEntry[] {
     let dirents: Dirent[];
     try {
@@ -217,6 +270,44 @@ export class HostLayer implements WritableLayer {
       if (e instanceof VfsError && (e.code === 'NOT_FOUND' || e.code === 'NOT_DIRECTORY' || e.code === 'SYMLINK_ESCAPE')) return undefined;
       throw e;
     }
+  }
+}
+
+/** The read buffer one walk reuses for `transient` reads. */
+interface Scratch {
+  buf?: Buffer;
+}
+
+/**
+ * The `files` accessor of one folder yielded by `HostLayer.walkTree` (vfs/layer.ts
+ * `FolderAccess`): reads open the entry through the held folder's handle (one open per file,
+ * no re-walk from the root; `O_NOFOLLOW | O_NONBLOCK`, `fstat`, regular files only, I/O through
+ * that handle) and stats are `lstat`s through it (`fstatat(fd, name, AT_SYMLINK_NOFOLLOW)`).
+ * `live` turns false once the walk moves on; later calls throw `INTERNAL`.
+ */
+class HeldFolderAccess implements FolderAccess {
+  live = true;
+
+  constructor(private readonly layer: HostLayer, private readonly dir: HeldDir, private readonly scratch: Scratch) {}
+
+  readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array> {
+    const path = this.entry(name, 'read');
+    const scratch = options?.transient ? (this.scratch.buf ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : undefined;
+    return this.layer.readInFolder(this.dir, name, path, options, scratch);
+  }
+
+  stat(name: string): Stat {
+    return this.layer.statInFolder(this.dir, name, this.entry(name, 'stat'));
+  }
+
+  /** The layer path of the entry `name`; `INTERNAL` once the walk moved on, `BAD_NAME` for a non-name. */
+  private entry(name: string, op: string): string {
+    const path = childPath(this.dir.rel, name);
+    if (!this.live) throw new VfsError('INTERNAL', op, path, 'the walk has moved past this folder');
+    if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+      throw new VfsError('BAD_NAME', op, this.dir.rel, 'not the name of an entry of the folder');
+    }
+    return path;
   }
 }
 

@@ -101,10 +101,42 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** One folder met by a recursive walk: its layer-relative path and its sorted entries. */
+export interface FolderReadOptions extends ReadOptions {
+  /**
+   * The caller is done with the bytes before its next read through the same walk (grep), so
+   * the walk may return them in a buffer it reuses instead of allocating one per file.
+   */
+  transient?: boolean;
+}
+
+/**
+ * Access to the entries of one folder a walk holds open, by name (`FolderAccess`), offered by a
+ * walk's fast path. It reaches the entry through the held folder instead of walking from the
+ * layer root again, with the same rules and errors as the layer's own `readFile` and `stat`
+ * (no link followed, special files refused without blocking, layer-relative error paths).
+ * Valid only until the walk moves on: afterwards every call throws `INTERNAL`.
+ */
+export interface FolderAccess {
+  /**
+   * As `Layer.readFile` for the entry `name` of the folder. May answer synchronously (small
+   * files), so callers `await` it or check for a Promise. `BAD_NAME` for '', '.', '..' or a
+   * name with '/' or NUL.
+   */
+  readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array>;
+  /** As `Layer.stat` for the entry `name` of the folder (lstat semantics), synchronously. */
+  stat(name: string): Stat;
+}
+
+/**
+ * One folder met by a recursive walk: its layer-relative path, its sorted entries and, when the
+ * layer has the fast path, `files` to read or stat those entries while the walk holds the
+ * folder. A layer that filters what it shows (sparse, overlay) must never pass an inner
+ * layer's `files` through: it would reach entries the layer hides.
+ */
 export interface WalkEntries {
   path: string;
   entries: DirEntry[];
+  files?: FolderAccess;
 }
 
 export interface WalkOptions {

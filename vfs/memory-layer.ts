@@ -151,6 +151,14 @@ export class MemoryLayer implements WritableLayer {
   }
 
   private lstatOrUndefined(path: string, op: string): LstatLike | undefined {
+    if (path !== '' && this.hasPlainParent(path)) {
+      try {
+        return this.volume.lstatSync(this.abs(path)) as LstatLike;
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ENOENT') return undefined;
+        // Anything else (a file as the parent, …) is classified by the per-component check below.
+      }
+    }
     if (path !== '') this.checkParent(path, op);
     try {
       return this.volume.lstatSync(this.abs(path)) as LstatLike;
@@ -158,6 +166,24 @@ export class MemoryLayer implements WritableLayer {
       const err = fromErrno(e, op, path);
       if (err.code === 'NOT_FOUND') return undefined;
       throw err;
+    }
+  }
+
+  /**
+   * True when the folder path leading to `path` has no symbolic link in it: its memfs
+   * `realpath` is itself (one call instead of an `lstat` per component). False also when it
+   * does not exist, or when the layer root itself is reached through a link; callers then use
+   * `checkParent`, which names the failing component. memfs is synchronous and in-process, so
+   * nothing can change between this check and the caller's next call.
+   */
+  private hasPlainParent(path: string): boolean {
+    const parent = parentPath(path);
+    if (parent === '') return true;
+    const abs = this.abs(parent);
+    try {
+      return this.volume.realpathSync(abs) === abs;
+    } catch {
+      return false;
     }
   }
 

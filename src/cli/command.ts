@@ -20,6 +20,7 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
 }
 
+/** One subcommand: its words, flags, help and what it runs. */
 export interface Command {
   name: string;
   /** One line for `gatefs --help`. */

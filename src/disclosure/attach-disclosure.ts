@@ -4,10 +4,11 @@
  * (`withDisclosureHints(sparse(root, visible), service)`) and the `DisclosureService` the
  * registration carries in `extras.disclosure` for `request_files`.
  *
- * The service is wired to the preparation side: materializing runs the host's git port
- * (`addSparsePaths`, tagged `disclose` in the run log, the conversation as its chain), and
- * state and records go to the store in one transaction. The gate and the tool only ever hold
- * the service object; neither imports the git port or anything that spawns.
+ * The service is wired to the preparation side: materializing (`materializeFiles`) writes
+ * the pinned bytes through the worktree's confined root layer and records the sparse patterns
+ * through the host's git port (tagged `disclose`, the conversation as its chain); state and
+ * records go to the store in one transaction. The gate and the tool only ever hold the
+ * service object; neither imports the git port or anything that spawns.
  */
 import type { StateStore } from '../state/store.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
@@ -18,6 +19,7 @@ import { sparse } from '../../vfs/sparse-layer.js';
 import { disclosureStateOf, withDisclosureState } from './disclosure-state.js';
 import { DisclosureService } from './disclosure-service.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
+import { materializeFiles } from './materialize-files.js';
 
 /** The root wrapper for `openWorkspaceView` and the extras for the registration. */
 export interface AttachedDisclosure {
@@ -43,13 +45,14 @@ export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord):
   return {
     wrapRoot(root) {
       const projection = sparse(root, state.visible);
+      const snapshot = new PinnedSnapshot(host.git.objects, pinnedSha);
       service = new DisclosureService({
         conversation,
         role,
-        snapshot: new PinnedSnapshot(host.git.objects, pinnedSha),
+        snapshot,
         projection,
         state,
-        materialize: (paths) => host.git.addSparsePaths(checkoutPath, paths, { tag: 'disclose', chain: [conversation] }),
+        materialize: (paths) => materializeFiles({ root, snapshot, git: host.git, checkoutPath, context: { tag: 'disclose', chain: [conversation] } }, paths),
         commit: (next, event) =>
           host.store.transaction(() => {
             const current = host.store.getWorkspace(conversation);

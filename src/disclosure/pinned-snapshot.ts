@@ -55,8 +55,13 @@ export class PinnedSnapshot {
     return out.sort();
   }
 
-  /** The bytes of a file of the commit. `NOT_FOUND`, `IS_DIRECTORY`, `SYMLINK_ESCAPE`, `INTERNAL`. */
-  readFile(path: string): Promise<Uint8Array> {
-    return this.tree.readFile(path);
+  /**
+   * The bytes of a regular file of the commit and whether git records it executable (100755).
+   * Throws `VfsError` `NOT_FOUND` or `NOT_REGULAR_FILE` for anything else, `INTERNAL` when
+   * the object store cannot be read.
+   */
+  async readBlob(path: string): Promise<{ bytes: Uint8Array; executable: boolean }> {
+    const [stat, bytes] = await Promise.all([this.tree.stat(path), this.tree.readFile(path)]);
+    return { bytes, executable: (stat.mode & 0o111) !== 0 };
   }
 }

@@ -53,11 +53,18 @@ export class CliGit implements GitPort {
   /** Finds the common git dir and sets up the object reader. `NOT_A_GIT_REPOSITORY`. */
   async open(context: GitContext): Promise<void> {
     if (this.reader) return;
-    const r = await this.git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], context);
-    const [common, top] = r.stdout.trim().split('\n');
-    if (r.exitCode !== 0 || !common || !top) throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', firstLines(r.stderr) || 'not a work tree');
+    const probe = await this.probe(context);
+    if (!probe.ok) throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', probe.why);
+  }
+
+  /** One `git rev-parse` answering "is this a work tree?" and, when it is, where its dirs are. */
+  private async probe(context: GitContext): Promise<{ ok: true } | { ok: false; why: string }> {
+    const r = await this.git(['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], context);
+    const [inside, common, top] = r.stdout.trim().split('\n');
+    if (r.exitCode !== 0 || inside !== 'true' || !common || !top) return { ok: false, why: firstLines(r.stderr) || 'not a work tree' };
     this.dirs = { common, top };
     this.reader = new IsoObjectReader({ fs: this.fs, gitdir: common });
+    return { ok: true };
   }
 
   /** The common git dir and the work tree's top folder (absolute); available after `open`. */
@@ -67,11 +74,7 @@ export class CliGit implements GitPort {
   }
 
   async isRepository(context: GitContext): Promise<boolean> {
-    if (this.reader) return true;
-    const r = await this.git(['rev-parse', '--is-inside-work-tree'], context);
-    if (r.exitCode !== 0 || r.stdout.trim() !== 'true') return false;
-    await this.open(context);
-    return true;
+    return this.reader !== undefined || (await this.probe(context)).ok;
   }
 
   async resolveCommit(ref: string, context: GitContext): Promise<string> {
@@ -103,32 +106,33 @@ export class CliGit implements GitPort {
     const input = sparseCheckoutFile(options.sparsePaths);
     await this.check(['sparse-checkout', 'set', '--no-cone', '--stdin'], context, 'sparse-checkout set', options.path, input);
     await this.check(['read-tree', '-mu', 'HEAD'], context, 'read-tree', options.path);
+    await this.sparseFileOf(options.path, context);
   }
 
   /**
-   * Like `git sparse-checkout add`, without its cost: `add` re-matches every index entry against
-   * every pattern (O(files × disclosed) in non-cone mode). Instead the exact-path patterns are
-   * appended to the worktree's `info/sparse-checkout` (so any later reapply keeps the files),
-   * then one `git checkout --ignore-skip-worktree-bits HEAD -- <paths>` writes just those files
-   * and clears their skip-worktree bits. If the checkout fails the pattern file is restored.
+   * Appends exact-path patterns to the worktree's `info/sparse-checkout` (see the port). The
+   * file's place is asked of git once per worktree (`rev-parse --git-path`) and must lie in
+   * the repository's `worktrees/` admin folder; after that no process runs. Cheaper than
+   * `git sparse-checkout add`, which re-matches every index entry against every pattern.
    */
-  async addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void> {
+  async addSparsePatterns(path: string, paths: readonly string[], context: GitContext): Promise<void> {
     if (paths.length === 0) return;
-    let file = this.sparseFiles.get(path);
-    if (!file) {
-      const r = await this.check(['rev-parse', '--path-format=absolute', '--git-path', 'info/sparse-checkout'], context, 'rev-parse', path);
-      file = r.stdout.trim();
-      this.sparseFiles.set(path, file);
-    }
+    const file = await this.sparseFileOf(path, context);
     const before = await readFile(file, 'utf8');
     await writeFile(file, `${before}${before === '' || before.endsWith('\n') ? '' : '\n'}${sparseCheckoutFile(paths)}`);
-    try {
-      const args = ['--literal-pathspecs', 'checkout', '--quiet', '--ignore-skip-worktree-bits', 'HEAD', '--pathspec-from-file=-', '--pathspec-file-nul'];
-      await this.check(args, context, 'checkout', path, `${paths.join('\0')}\0`);
-    } catch (e) {
-      await writeFile(file, before);
-      throw e;
+  }
+
+  /** Where a worktree's sparse patterns live (asked of git once, then cached). */
+  private async sparseFileOf(path: string, context: GitContext): Promise<string> {
+    const known = this.sparseFiles.get(path);
+    if (known) return known;
+    const r = await this.check(['rev-parse', '--path-format=absolute', '--git-path', 'info/sparse-checkout'], context, 'rev-parse', path);
+    const file = r.stdout.trim();
+    if (!file.startsWith(`${this.directories.common}/worktrees/`)) {
+      throw new GitError('COMMAND_FAILED', 'sparse-checkout', 'the worktree does not point into the repository it was prepared from');
     }
+    this.sparseFiles.set(path, file);
+    return file;
   }
 
   async listWorktrees(context: GitContext): Promise<WorktreeInfo[]> {

@@ -87,10 +87,13 @@ export interface GitPort {
   /** Deletes a local branch only while it still points at `expected` (compare-and-delete). */
   deleteBranch(branch: string, expected: string, context: GitContext): Promise<void>;
   /**
-   * Widens a sparse worktree made with `sparsePaths` by exact files (`git sparse-checkout add`):
-   * they are checked out from the worktree's HEAD and become ordinary tracked files.
+   * Widens a sparse worktree made with `sparsePaths` by exact files whose bytes the caller has
+   * already written into the worktree: appends their patterns to the worktree's
+   * `info/sparse-checkout`, so every later reapply, checkout or merge keeps them. Git 2.37+
+   * clears the skip-worktree bit of a file it finds present, so they are ordinary tracked files
+   * from then on (an edit shows in `git status`). Never touches the files themselves.
    */
-  addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void>;
+  addSparsePatterns(path: string, paths: readonly string[], context: GitContext): Promise<void>;
 }
 
 export type GitErrorCode = 'BAD_REF' | 'NOT_A_GIT_REPOSITORY' | 'OBJECT_MISSING' | 'COMMAND_FAILED';

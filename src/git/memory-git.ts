@@ -133,12 +133,9 @@ export class MemoryGit implements GitPort {
     return sparse ? withoutSkipWorktree(this.volume, this.objects, tree, path, sparse, dirty) : dirty;
   }
 
-  async addSparsePaths(path: string, paths: readonly string[], context: GitContext): Promise<void> {
+  async addSparsePatterns(path: string, paths: readonly string[], _context: GitContext): Promise<void> {
     const meta = this.metaOf(path);
     if (!readSparsePaths(this.volume, meta)) throw new GitError('COMMAND_FAILED', 'sparse-checkout add', `'${path}' is not a sparse worktree`);
-    const head = String(this.volume.readFileSync(`${meta}/HEAD`, 'utf8')).trim();
-    const commit = head.startsWith('ref: ') ? await this.resolveCommit(head.slice(5), context) : head;
-    await checkoutPaths(this.volume, this.objects, await this.objects.commitTree(commit), path, paths);
     writeSparsePaths(this.volume, meta, paths);
   }
 

@@ -50,13 +50,20 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
   }
   try {
     const existing = ctx.store.getWorkspace(conversation);
-    if (existing?.state === 'ready') return reuse(ctx, existing, role, options);
+    const intact = existing?.backend === 'shared' || !existing?.checkoutPath || ctx.platform.exists(existing.checkoutPath);
+    if (existing?.state === 'ready' && intact) return reuse(ctx, existing, role, options);
+    if (existing?.state === 'ready') {
+      // The checkout vanished (removed by hand, or a crash during release): materialize it
+      // again from the same branch and pin, like a released workspace.
+      ctx.store.appendEvent({ type: 'prepare.checkout_missing', conversation, data: { backend: existing.backend } });
+      if (existing.backend === 'worktree') await ctx.platform.git.pruneWorktrees(context);
+    }
     if (existing?.state === 'preparing') {
       const report = await rollbackPreparation(ctx, existing, context);
       ctx.store.deleteWorkspace(conversation);
       ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report } });
     }
-    return await materialize(ctx, role, options, context, existing?.state === 'released' ? existing : null);
+    return await materialize(ctx, role, options, context, existing?.state === 'released' || existing?.state === 'ready' ? existing : null);
   } catch (e) {
     if (!logged.has(e as object)) {
       const { code, data, message } = asPreparationError(e, conversation);
@@ -113,7 +120,7 @@ async function materialize(
     state: 'preparing',
     branch: backend === 'worktree' ? conversationBranch(conversation) : null,
     baseRef,
-    pinnedSha: released?.backend === backend && released.pinnedSha && backend === 'worktree' ? released.pinnedSha : pinnedSha,
+    pinnedSha: (await keepsEarlierPin(ctx, released, backend, options, context)) ? released!.pinnedSha : pinnedSha,
     checkoutPath,
     data: { ...data },
   });
@@ -150,6 +157,15 @@ async function materialize(
     logged.add(error);
     throw error;
   }
+}
+
+/**
+ * True when a worktree is prepared again on a branch that still exists from an earlier
+ * preparation (and no base ref was asked for): the earlier pin stays the pinned snapshot.
+ */
+async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null, backend: string, options: PrepareOptions, context: GitContext): Promise<boolean> {
+  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || !earlier.branch || options.baseRef !== undefined) return false;
+  return (await ctx.platform.git.branchHead(earlier.branch, context)) !== null;
 }
 
 /** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */

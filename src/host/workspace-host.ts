@@ -20,7 +20,7 @@ import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import { prepareWorkspace } from './prepare-workspace.js';
 import { recoverWorkspaces } from './recover-workspaces.js';
-import { registerReady, registrationOf } from './registration.js';
+import { closeView, registerReady, registrationOf } from './registration.js';
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
@@ -43,16 +43,17 @@ export interface WorkspaceHostOptions {
 export class WorkspaceHost implements Host {
   readonly gate: ToolGateApi;
   private readonly ctx: HostContext;
-  private readonly registry = new SyncedRegistry();
+  private readonly registry: SyncedRegistry;
   private readonly queue: PQueue;
   private readonly inFlight = new Map<string, Promise<WorkspaceStatus>>();
   private closed = false;
 
   private constructor(private readonly options: WorkspaceHostOptions) {
     const { store } = options;
+    this.registry = new SyncedRegistry(options.clock);
     this.ctx = { platform: options.platform, store, registry: this.registry, manifest: options.manifest, ids: options.ids, pid: options.pid, views: new Map() };
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
-    this.registry.syncWith((conversation) => this.refresh(conversation));
+    this.registry.syncWith((conversation, current) => this.refresh(conversation, current));
     this.gate = new ToolGate({
       registry: this.registry,
       runLog: { append: (event) => void store.appendEvent(event) },
@@ -137,13 +138,18 @@ export class WorkspaceHost implements Host {
     this.options.onClose?.();
   }
 
-  private refresh(conversation: string): Registration | undefined {
-    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation)) return undefined;
+  /** Brings one registry entry in line with the store (see `SyncedRegistry`). */
+  private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
+    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
-    if (!record) return undefined;
+    if (current?.state === 'ready' && record?.state === 'ready') return current;
+    if (current?.state === 'ready') closeView(this.ctx, conversation);
+    if (!record || record.state === 'failed') {
+      this.registry.delete(conversation);
+      return undefined;
+    }
     if (record.state === 'released') return this.setAndReturn(registrationOf(record, 'released'));
     if (record.state === 'preparing') return this.setAndReturn(registrationOf(record, 'preparing'));
-    if (record.state !== 'ready') return undefined;
     try {
       return registerReady(this.ctx, record);
     } catch {

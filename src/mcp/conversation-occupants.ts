@@ -13,6 +13,7 @@ interface Occupant {
   sessions: number;
 }
 
+/** Shared occupancy holders, one per conversation, counted by open MCP sessions. */
 export class ConversationOccupants {
   private readonly occupants = new Map<string, Occupant>();
 

@@ -5,6 +5,7 @@
  */
 import type { Host, WorkspaceStatus } from '../host/types.js';
 
+/** Options of `ensureWorkspace`. */
 export interface EnsureOptions {
   /** Role for a new workspace (default: the manifest's first role). Ignored when it exists. */
   role?: string;

@@ -21,6 +21,7 @@ import { checkRequest, type GuardPolicy } from './request-guard.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './read-body.js';
 import { describeFailure } from './describe-failure.js';
 
+/** Options of `serveHttp`. */
 export interface HttpServeOptions {
   address: ListenAddress;
   /** Bearer token every request must carry (required for a non-loopback address). */
@@ -29,6 +30,8 @@ export interface HttpServeOptions {
   role?: string;
   /** Body cap in bytes (default 4 MiB); larger requests get 413. */
   maxBodyBytes?: number;
+  /** Open MCP sessions at most (default 256); a new one beyond it ends the least recently used. */
+  maxSessions?: number;
   /** Where one-line logs go (the CLI passes stderr). */
   log?: (line: string) => void;
 }
@@ -44,6 +47,8 @@ interface Entry {
   conversation: string;
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** Request counter value of the session's last request (for least-recently-used eviction). */
+  lastUsed: number;
 }
 
 
@@ -63,10 +68,12 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   }
   const log = options.log ?? (() => undefined);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxSessions = options.maxSessions ?? 256;
   const sessions = new Map<string, Entry>();
   const occupants = new ConversationOccupants(host);
   const policy: GuardPolicy = { allowedHosts: new Set<string>(), token }; // refuses all until bound
   let closing = false;
+  let requests = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (closing) return reply(res, 503, 'the server is shutting down');
@@ -98,11 +105,23 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     if (typeof sessionId === 'string') {
       const entry = sessions.get(sessionId);
       if (!entry || entry.conversation !== conversation) return reply(res, 404, 'session not found: initialize a new session', -32001);
+      entry.lastUsed = ++requests;
       return entry.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST') return reply(res, 405, 'method not allowed without a session: POST an initialize request first');
     if (!isInitializeRequest(body)) return reply(res, 400, 'bad request: no session; send an initialize request first');
+    if (sessions.size >= maxSessions) await evictLeastRecentlyUsed();
     await openEntry(conversation, req, res, body);
+  }
+
+  /** Clients rarely end their sessions; past the cap, the one idle longest goes. */
+  async function evictLeastRecentlyUsed(): Promise<void> {
+    let oldest: [string, Entry] | undefined;
+    for (const pair of sessions) if (!oldest || pair[1].lastUsed < oldest[1].lastUsed) oldest = pair;
+    if (!oldest) return;
+    log(`session ${oldest[0]} ended: ${maxSessions} sessions open, it was idle longest`);
+    await callsSettled(oldest[1].server);
+    await oldest[1].transport.close().catch(() => undefined);
   }
 
   async function openEntry(conversation: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -125,7 +144,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const mcp = createMcpServer(host, { conversation, holder: session.holder });
-    const entry: Entry = { conversation, transport, server: mcp };
+    const entry: Entry = { conversation, transport, server: mcp, lastUsed: ++requests };
     let closed = false;
     const finish = () => {
       if (closed) return;

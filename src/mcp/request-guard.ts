@@ -6,6 +6,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
+/** What `checkRequest` enforces. */
 export interface GuardPolicy {
   /** Accepted Host header values (`host:port`, lower case); `null` accepts any. */
   allowedHosts: Set<string> | null;

@@ -11,6 +11,7 @@ import { TOOL_ERROR_CODES } from '../../tools/codes.js';
 import { toolResultText } from './tool-text.js';
 import { gatefsVersion } from './version.js';
 
+/** Options of `createMcpServer`. */
 export interface McpServerOptions {
   /** The conversation every call of this server is made for (it must already be prepared). */
   conversation: string;

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
+import { ManualClock } from '../../src/ports/clock.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
@@ -74,6 +75,22 @@ describe('createHost with the worktree backend', () => {
     expect((await restarted.prepare({ conversation: 'a' })).pinnedSha).toBe(pinned);
     expect(readFileSync(join(worktree('a'), 'src/a.ts'), 'utf8')).toBe('edited\n');
     expect(restarted.events().filter((e) => e.type === 'prepare.reused')).toHaveLength(2);
+  });
+
+  it('materializes a vanished worktree again from its kept branch, commits included', async () => {
+    const { repo, host, worktree } = await setup();
+    const pinned = (await host.prepare({ conversation: 'a' })).pinnedSha;
+    await host.gate.call('a', 'write', { path: 'work.txt', content: 'committed work' });
+    repo.git('-C', worktree('a'), 'add', '-A');
+    repo.git('-C', worktree('a'), 'commit', '-qm', 'work');
+    await host.close();
+    rmSync(worktree('a'), { recursive: true, force: true });
+    const again = await createHost({ repo: repo.dir });
+    open.push({ repo: { cleanup: () => undefined } as TempRepo, host: again });
+    expect(await again.gate.call('a', 'read', { path: 'work.txt' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
+    expect(await again.prepare({ conversation: 'a' })).toMatchObject({ state: 'ready', pinnedSha: pinned, branch: 'gatefs/a' });
+    expect(await again.gate.call('a', 'read', { path: 'work.txt' })).toMatchObject({ ok: true, value: { content: 'committed work' } });
+    expect(again.events().map((e) => e.type)).toEqual(expect.arrayContaining(['recover.unavailable', 'prepare.checkout_missing', 'prepare.ready']));
   });
 
   it('answers WORKSPACE_NOT_READY while preparing and records every git command with its tag and chain', async () => {
@@ -170,6 +187,19 @@ describe('release of a worktree', () => {
     expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
   });
 
+  it('is seen as released by another host over the same state directory once its clock re-checks', async () => {
+    const { repo, host: releaser } = await setup();
+    await releaser.prepare({ conversation: 'a' });
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const server = await createHost({ repo: repo.dir, clock });
+    open.push({ repo: { cleanup: () => undefined } as TempRepo, host: server });
+    expect(await server.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: true });
+    await releaser.release('a');
+    clock.advance(1500);
+    expect(await server.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
+    expect(server.status()).toMatchObject([{ conversation: 'a', state: 'released' }]);
+  });
+
   it('deletes the branch only when git proves it merged into the base', async () => {
     const { repo, host, worktree } = await setup();
     await host.prepare({ conversation: 'merged' });
@@ -187,5 +217,11 @@ describe('release of a worktree', () => {
     expect(kept).toMatchObject({ removed: true, branchDeleted: false, branchKeptReason: expect.stringContaining('not merged into HEAD') });
     expect(repo.git('branch', '--list', 'gatefs/open')).toContain('gatefs/open');
     expect(host.events().filter((e) => e.type === 'release').map((e) => e.data.branchDeleted)).toEqual([true, false]);
+    // Prepared again: a deleted branch starts over from the current HEAD; a kept one is checked
+    // out again with its commits, on its earlier pin.
+    const firstPin = (await host.status()).find((w) => w.conversation === 'open')!.pinnedSha;
+    expect(await host.prepare({ conversation: 'merged' })).toMatchObject({ state: 'ready', pinnedSha: repo.git('rev-parse', 'HEAD') });
+    expect(await host.prepare({ conversation: 'open' })).toMatchObject({ state: 'ready', pinnedSha: firstPin });
+    expect(await host.gate.call('open', 'read', { path: 'open.txt' })).toMatchObject({ ok: true, value: { content: 'open' } });
   });
 });

@@ -158,6 +158,13 @@ describe('the session is the occupancy holder', () => {
     expect(w.stderr).toMatch(/^gatefs: OCCUPIED: /);
   });
 
+  it('a second server on the same conversation is refused with OCCUPIED and exits 1', async () => {
+    const second = await gatefs(['serve', '--repo', repo.dir, '--conversation', 'alpha']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/gatefs: error: OCCUPIED: .*\(an MCP session holds this workspace/);
+    expect(second.stdout).toBe('');
+  });
+
   it('closing the client frees the workspace', async () => {
     await client.close();
     for (let i = 0; i < 50 && (await holderOf()); i++) await new Promise((r) => setTimeout(r, 100));

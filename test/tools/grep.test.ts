@@ -1,36 +1,75 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
+import type { Layer } from '../../vfs/layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
 
-function setup() {
-  const s = setupGate();
-  const layer = new MemoryLayer({
-    root: '/ws',
-    files: {
-      '.gitignore': 'build/\n*.log\n',
-      'src/a.ts': 'import x\nconst TODO = 1;\n// todo: lower\nend\n',
-      'src/b.ts': 'nothing here\n',
-      'src/c.js': 'TODO in js\r\nsecond TODO line\r\n',
-      'src/gen/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
-      'src/gen/x.gen.ts': 'TODO generated\n',
-      'src/gen/keep.gen.ts': 'TODO kept\n',
-      'build/out.ts': 'TODO built\n',
-      'debug.log': 'TODO log\n',
-      '.git/HEAD': 'TODO in git\n',
-      'img.bin': Buffer.concat([Buffer.from('TODO'), Buffer.from([0, 1, 2])]),
-    },
-  });
+const FILES: Record<string, string | Uint8Array> = {
+  '.gitignore': 'build/\n*.log\n',
+  'src/a.ts': 'import x\nconst TODO = 1;\n// todo: lower\nend\n',
+  'src/b.ts': 'nothing here\n',
+  'src/c.js': 'TODO in js\r\nsecond TODO line\r\n',
+  'src/gen/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
+  'src/gen/x.gen.ts': 'TODO generated\n',
+  'src/gen/keep.gen.ts': 'TODO kept\n',
+  'build/out.ts': 'TODO built\n',
+  'debug.log': 'TODO log\n',
+  '.git/HEAD': 'TODO in git\n',
+  'img.bin': Buffer.concat([Buffer.from('TODO'), Buffer.from([0, 1, 2])]),
+};
+
+/** The workspace over memfs, links to an outside folder of the same volume included. */
+function memoryLayer(): Layer {
+  const layer = new MemoryLayer({ root: '/ws', files: FILES });
   layer.volume.mkdirSync('/outside');
   layer.volume.writeFileSync('/outside/secret.ts', 'TODO SENTINEL\n');
   layer.volume.symlinkSync('/outside', '/ws/src/linked');
   layer.volume.symlinkSync('/outside/secret.ts', '/ws/src/leaf.ts');
-  const campaign = new MemoryLayer({ files: { 'plan.md': 'TODO plan\n' } });
-  addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }] });
-  return { ...s, layer, grep: (args: unknown) => s.gate.call('a', 'grep', args) };
+  return layer;
 }
 
-describe('grep', () => {
+const hostDirs: string[] = [];
+const hostLayers: HostLayer[] = [];
+afterEach(() => {
+  for (const l of hostLayers.splice(0)) l.close();
+  for (const d of hostDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** The same workspace in a host folder (the walk's held-folder fast path), with a FIFO too. */
+function hostLayer(): Layer {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-grep-'));
+  hostDirs.push(base);
+  const ws = path.join(base, 'ws');
+  for (const [rel, content] of Object.entries(FILES)) {
+    fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(path.join(ws, rel), content);
+  }
+  fs.mkdirSync(path.join(base, 'outside'));
+  fs.writeFileSync(path.join(base, 'outside/secret.ts'), 'TODO SENTINEL\n');
+  fs.symlinkSync(path.join(base, 'outside'), path.join(ws, 'src/linked'));
+  fs.symlinkSync(path.join(base, 'outside/secret.ts'), path.join(ws, 'src/leaf.ts'));
+  execFileSync('mkfifo', [path.join(ws, 'src/pipe.ts')]);
+  const layer = openHostLayer(ws);
+  hostLayers.push(layer);
+  return layer;
+}
+
+const kinds: [string, () => Layer][] = [['memory', memoryLayer], ['host', hostLayer]];
+
+describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
+  function setup() {
+    const s = setupGate();
+    const layer = makeLayer();
+    const campaign = new MemoryLayer({ files: { 'plan.md': 'TODO plan\n' } });
+    addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }] });
+    return { ...s, layer, grep: (args: unknown) => s.gate.call('a', 'grep', args) };
+  }
+
   it('lists matching files in tree order, skipping .git, gitignored, binary files and links', async () => {
     const { grep } = setup();
     const v = valueOf(await grep({ pattern: 'TODO' }));
@@ -92,6 +131,9 @@ describe('grep', () => {
     expect(errorOf(await grep({ pattern: 'x', path: 'missing' })).code).toBe('NOT_FOUND');
   });
 
+});
+
+describe('grep', () => {
   it('ends a catastrophic regex: linear fallback answers, a backreference pattern gets INVALID_INPUT within the budget', async () => {
     const s = setupGate();
     addWorkspace(s, 'a', { files: { 'evil.txt': `${'a'.repeat(5000)}!\n`, 'ok.txt': 'aa\n' } });

@@ -297,6 +297,54 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     await refused((async () => { for await (const _ of layer.walkTree('a/ln')) void _; })(), 'SYMLINK_ESCAPE');
   });
 
+  it('reads and stats entries through the folder a walk holds, with the layer\'s own refusals', async () => {
+    fs.symlinkSync(path.join(base, 'outside/secret.txt'), path.join(root, 'a/b/c/leaf-link'));
+    execFileSync('mkfifo', [path.join(root, 'a/b/c/fifo')]);
+    fs.mkdirSync(path.join(root, 'a/b/c/sub'));
+    const layer = open();
+    const seen: string[] = [];
+    let stale: WalkEntries['files'];
+    for await (const w of layer.walkTree('a')) {
+      seen.push(w.path);
+      if (w.path !== 'a/b/c') continue;
+      const files = w.files!;
+      expect(text(await files.readFile('f.txt'))).toBe('deep');
+      expect(files.stat('f.txt')).toMatchObject({ type: 'file', size: 4 });
+      expect(files.stat('leaf-link').type).toBe('symlink');
+      expect(files.stat('fifo').type).toBe('other');
+      const read = async (name: string, maxBytes?: number) => files.readFile(name, { maxBytes });
+      await refused(read('leaf-link'), 'SYMLINK_ESCAPE', 'a/b/c/leaf-link');
+      await refused(read('fifo'), 'NOT_REGULAR_FILE', 'a/b/c/fifo');
+      await refused(read('sub'), 'IS_DIRECTORY', 'a/b/c/sub');
+      await refused(read('missing'), 'NOT_FOUND', 'a/b/c/missing');
+      await refused(read('f.txt', 3), 'TOO_LARGE', 'a/b/c/f.txt');
+      for (const bad of ['', '.', '..', '../top.txt', 'sub/x', 'a\0b']) await refused(read(bad), 'BAD_NAME');
+      await refused((async () => files.stat('..'))(), 'BAD_NAME');
+      stale = files;
+    }
+    expect(seen).toEqual(['a', 'a/b', 'a/b/c', 'a/b/c/sub']);
+    await refused((async () => stale!.readFile('f.txt'))(), 'INTERNAL');
+    await refused((async () => stale!.stat('f.txt'))(), 'INTERNAL');
+  });
+
+  it('never follows a file swapped for a link just before a walk\'s read opens it', async () => {
+    let swapped = false;
+    const layer = open({
+      seams: {
+        beforeStep: ({ op, path: p }) => {
+          if (op !== 'read' || p !== 'a/b/c/f.txt' || swapped) return;
+          swapped = true;
+          fs.rmSync(path.join(root, 'a/b/c/f.txt'));
+          fs.symlinkSync(path.join(base, 'outside/secret.txt'), path.join(root, 'a/b/c/f.txt'));
+        },
+      },
+    });
+    for await (const w of layer.walkTree('')) {
+      if (w.path === 'a/b/c') await refused((async () => w.files!.readFile('f.txt'))(), 'SYMLINK_ESCAPE', 'a/b/c/f.txt');
+    }
+    expect(swapped).toBe(true);
+  });
+
   it('walks a path 200 folders deep holding two handles, not one per level', async () => {
     const segments = Array.from({ length: 200 }, (_, i) => `d${i % 10}`);
     fs.mkdirSync(path.join(root, ...segments), { recursive: true });
@@ -330,6 +378,13 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
       await layer.remove('a/b/c/e');
       await layer.remove('a/b').catch(() => undefined);
       for await (const _ of layer.walkTree('')) break;
+      for await (const w of layer.walkTree('')) {
+        if (w.path === 'a/b/c') {
+          await w.files!.readFile('f.txt');
+          await (async () => w.files!.readFile('missing'))().catch(() => undefined);
+          w.files!.stat('f.txt');
+        }
+      }
     }
     expect(openFds()).toBe(before);
     layer.close();
