@@ -16,7 +16,10 @@
  * trailing '\r', and are cut at 2000 characters.
  *
  * Fairness: files are read 16 at a time and the search yields to the event loop after each
- * batch, so other conversations' calls run during a whole-tree search. A pathological regex
+ * batch, so other conversations' calls run during a whole-tree search. Where the walk holds
+ * each folder open (host layer), files are read and searched inside the walk instead, through
+ * that folder (one open per file), yielding every 32 files; results still come in tree order,
+ * but every candidate is read even when `maxResults` would have stopped earlier. A pathological regex
  * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
  * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
  */

@@ -13,7 +13,10 @@
  * pattern walk never enters `.git` folders and prunes folders the pattern cannot reach.
  *
  * Errors: the path codes, `NOT_DIRECTORY` (a file given as `path`), `NOT_FOUND`,
- * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern). Only returned entries are stat'ed.
+ * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern). Sizes: on a host layer the first
+ * `maxResults` matches the walk meets are stat'ed through the folder it holds open (an `lstat`
+ * by name inside that folder, no walk from the root); any other returned entry is stat'ed
+ * through the namespace after the walk.
  */
 import { Type } from '@sinclair/typebox';
 import picomatch from 'picomatch';

@@ -14,7 +14,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { ToolFailure, ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, decodeText, lineStarts, looksBinary, sha256Hex } from './text-content.js';
+import { MAX_TEXT_FILE_BYTES, countLines, decodeText, lineStarts, looksBinary, sha256Hex } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 
@@ -73,10 +73,15 @@ export const readTool = defineTool({
     const bytes = await ctx.namespace.readFile(target, { maxBytes: MAX_TEXT_FILE_BYTES });
     if (looksBinary(bytes)) throw new ToolFailure('BINARY_FILE', `'${shown}' looks binary (a NUL byte in its first 8 KiB)`, shown);
     const text = decodeText(bytes);
-    const starts = lineStarts(text);
-    const total = starts.length;
     const offset = input.offset ?? 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
+    const lineCount = countLines(text);
+    if (offset === 1 && lineCount <= limit && text.length <= READ_MAX_CONTENT_CHARS) {
+      // The window is the whole file (the usual case): no line index needed.
+      return ok<ReadValue>({ path: shown, content: text, startLine: 1, endLine: lineCount, totalLines: lineCount, sha256: sha256Hex(bytes), truncated: false });
+    }
+    const starts = lineStarts(text);
+    const total = starts.length;
     if (offset > Math.max(total, 1)) {
       throw new ToolFailure('INVALID_INPUT', `offset: the file has ${total} line${total === 1 ? '' : 's'}; offset ${offset} is past its end`, shown);
     }

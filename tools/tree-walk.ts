@@ -10,7 +10,11 @@
  * Nothing is stat'ed: the walk costs one directory listing per folder entered.
  *
  * The caller's `select` decides, per folder, which entries to report and which sub-folders to
- * enter (grep reads `.gitignore` there). The walk yields to the event loop every few hundred
+ * enter (grep reads `.gitignore` there). It also gets `FolderFiles`, to read or stat the
+ * folder's entries while the walk is in it: on a layer whose walk holds each folder open (the
+ * host layer), that is one open per file through the held folder instead of a walk from the
+ * mount root per file. Layers that filter what they show (sparse, overlay) offer no such
+ * access, so it never reaches an entry they hide; their entries go through the namespace. The walk yields to the event loop every few hundred
  * entries, so a huge tree over a synchronous layer never holds the loop for other
  * conversations. A sub-folder that vanishes or turns into a link mid-walk is skipped; errors of
  * the start folder are thrown with namespace paths.

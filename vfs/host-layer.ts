@@ -63,6 +63,11 @@ export class HostLayer implements WritableLayer {
   readonly guarantee: HostGuarantee;
   private readonly walk: ConfinedWalk;
   private readonly guard?: HostGuard;
+  /** What a walk's `HeldFolderAccess` may do, kept private to the layer (it takes raw handles). */
+  private readonly inFolder: InFolderOps = {
+    read: (dir, name, path, options, scratch) => this.readInFolder(dir, name, path, options, scratch),
+    stat: (dir, name, path) => this.statInFolder(dir, name, path),
+  };
 
   constructor(dir: string, options: HostLayerOptions = {}) {
     this.walk = new ConfinedWalk(dir, !options.forceFallback, options.seams);
@@ -135,11 +140,11 @@ export class HostLayer implements WritableLayer {
         stack.push(frame);
         current = undefined;
         const entries = this.list(frame.dir);
-        const files = new HeldFolderAccess(this, frame.dir, scratch);
+        const files = new HeldFolderAccess(this.inFolder, frame.dir, scratch);
         try {
           yield { path: frame.dir.rel, entries, files };
         } finally {
-          files.live = false;
+          files.end();
         }
         if (++listed % WALK_SLICE_DIRS === 0) await yieldToLoop();
         for (const e of entries) {
@@ -235,12 +240,12 @@ export class HostLayer implements WritableLayer {
   }
 
   /** `FolderAccess.readFile` of a walk's held folder (see `HeldFolderAccess`). */
-  readInFolder(dir: HeldDir, name: string, path: string, options?: FolderReadOptions, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+  private readInFolder(dir: HeldDir, name: string, path: string, options?: FolderReadOptions, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
     return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
   }
 
   /** `FolderAccess.stat` of a walk's held folder: an `lstat` through its handle. */
-  statInFolder(dir: HeldDir, name: string, path: string): Stat {
+  private statInFolder(dir: HeldDir, name: string, path: string): Stat {
     try {
       this.walk.seams.beforeStep?.({ op: 'stat', path });
       return toStat(lstatSync(this.walk.at(dir, name)));
@@ -273,6 +278,12 @@ export class HostLayer implements WritableLayer {
   }
 }
 
+/** The layer's reads and stats inside a held folder, handed to `HeldFolderAccess` only. */
+interface InFolderOps {
+  read(dir: HeldDir, name: string, path: string, options: FolderReadOptions | undefined, scratch: Buffer | undefined): Uint8Array | Promise<Uint8Array>;
+  stat(dir: HeldDir, name: string, path: string): Stat;
+}
+
 /** The read buffer one walk reuses for `transient` reads. */
 interface Scratch {
   buf?: Buffer;
@@ -286,26 +297,39 @@ interface Scratch {
  * `live` turns false once the walk moves on; later calls throw `INTERNAL`.
  */
 class HeldFolderAccess implements FolderAccess {
-  live = true;
+  // Private (#) fields: serializing or inspecting the accessor never shows a handle or host path.
+  readonly #ops: InFolderOps;
+  readonly #dir: HeldDir;
+  readonly #scratch: Scratch;
+  #live = true;
 
-  constructor(private readonly layer: HostLayer, private readonly dir: HeldDir, private readonly scratch: Scratch) {}
+  constructor(ops: InFolderOps, dir: HeldDir, scratch: Scratch) {
+    this.#ops = ops;
+    this.#dir = dir;
+    this.#scratch = scratch;
+  }
 
   readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array> {
-    const path = this.entry(name, 'read');
-    const scratch = options?.transient ? (this.scratch.buf ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : undefined;
-    return this.layer.readInFolder(this.dir, name, path, options, scratch);
+    const path = this.#entry(name, 'read');
+    const scratch = options?.transient ? (this.#scratch.buf ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : undefined;
+    return this.#ops.read(this.#dir, name, path, options, scratch);
   }
 
   stat(name: string): Stat {
-    return this.layer.statInFolder(this.dir, name, this.entry(name, 'stat'));
+    return this.#ops.stat(this.#dir, name, this.#entry(name, 'stat'));
+  }
+
+  /** Called by the walk when it moves on: every later call throws `INTERNAL`. */
+  end(): void {
+    this.#live = false;
   }
 
   /** The layer path of the entry `name`; `INTERNAL` once the walk moved on, `BAD_NAME` for a non-name. */
-  private entry(name: string, op: string): string {
-    const path = childPath(this.dir.rel, name);
-    if (!this.live) throw new VfsError('INTERNAL', op, path, 'the walk has moved past this folder');
+  #entry(name: string, op: string): string {
+    const path = childPath(this.#dir.rel, name);
+    if (!this.#live) throw new VfsError('INTERNAL', op, path, 'the walk has moved past this folder');
     if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-      throw new VfsError('BAD_NAME', op, this.dir.rel, 'not the name of an entry of the folder');
+      throw new VfsError('BAD_NAME', op, this.#dir.rel, 'not the name of an entry of the folder');
     }
     return path;
   }

@@ -54,7 +54,7 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
     }
     const mode = existing?.isFile() ? existing.mode & 0o777 : (options.mode ?? 0o644) & 0o777;
     walk.seams.afterCheck?.({ op, path });
-    temp = createTemp(walk, parent, data, mode, path);
+    temp = createTemp(walk, parent, data, mode, path, options.durable ?? true);
     walk.seams.beforeCommit?.({ op, path });
     if (options.exclusive) {
       try {
@@ -63,7 +63,7 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
         if (!NO_HARD_LINKS.has((e as { code?: string }).code ?? '')) throw e;
         // A filesystem without hard links: create at the name itself with O_EXCL (readers may
         // then see the new file before all its bytes are in).
-        writeNew(walk.at(parent, name), data, mode);
+        writeNew(walk.at(parent, name), data, mode, options.durable ?? true);
       }
     } else {
       renameSync(walk.at(parent, temp), walk.at(parent, name));
@@ -162,11 +162,11 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, guard?:
 }
 
 /** Creates an exclusive temp file in `parent`, writes and fsyncs `data`; returns its name. */
-function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string): string {
+function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string, durable: boolean): string {
   for (let attempt = 0; attempt < 16; attempt++) {
     const temp = `.gatefs-${process.pid}-${++tempCounter}.tmp`;
     try {
-      writeNew(walk.at(parent, temp), data, mode);
+      writeNew(walk.at(parent, temp), data, mode, durable);
       return temp;
     } catch (e) {
       if ((e as { code?: string }).code !== 'EEXIST') throw hostError(e, 'write', path);
@@ -176,12 +176,12 @@ function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode:
 }
 
 /** Creates `at` with O_CREAT | O_EXCL | O_NOFOLLOW, sets `mode`, writes and fsyncs; removes it on failure. */
-function writeNew(at: string, data: Uint8Array, mode: number): void {
+function writeNew(at: string, data: Uint8Array, mode: number, durable: boolean): void {
   const fd = openSync(at, NEW_FILE, mode);
   try {
     fchmodSync(fd, mode);
     writeHandle(fd, data);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (e) {
     closeSync(fd);
     try { unlinkSync(at); } catch { /* never mind: the write failed either way */ }

@@ -50,6 +50,12 @@ export interface WriteOptions {
   exclusive?: boolean;
   /** Mode for a new file (default 0o644). An existing file always keeps its mode. */
   mode?: number;
+  /**
+   * False skips the fsync before the file is published (default true; layers without fsync
+   * ignore it). Only for bytes that can be produced again, such as files checked out from git
+   * objects (git's own checkout does not fsync them either).
+   */
+  durable?: boolean;
 }
 
 export interface WriteResult {

@@ -61,7 +61,9 @@ export class PinnedSnapshot {
    * the object store cannot be read.
    */
   async readBlob(path: string): Promise<{ bytes: Uint8Array; executable: boolean }> {
-    const [stat, bytes] = await Promise.all([this.tree.stat(path), this.tree.readFile(path)]);
+    const bytes = await this.tree.readFile(path);
+    // After the read, stat finds the size cached and reads no blob again.
+    const stat = await this.tree.stat(path);
     return { bytes, executable: (stat.mode & 0o111) !== 0 };
   }
 }

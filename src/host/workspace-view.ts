@@ -12,7 +12,9 @@
  * - absolute mounts: host folders with their write flag. A read-only one is wrapped in
  *   `readOnly()` and its identity is given to every writable layer's guard, so the same tree
  *   reached through a writable root stays read-only; the state directory's identity is
- *   guarded the same way (`PROTECTED_PATH`).
+ *   guarded the same way (`PROTECTED_PATH`). A read-only mount whose folder lies inside a
+ *   writable folder (by path) is also refused by name (`readOnlyPaths`), which covers memory
+ *   layers, which have no identity.
  *
  * Throws `WorkspaceError` `PREPARATION_FAILED` when a folder it needs is missing.
  */
@@ -29,6 +31,7 @@ import { readOnly } from '../../vfs/read-only-layer.js';
 import { workspaceRoot } from '../../vfs/registry.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { hidePath } from './hidden-path-layer.js';
+import { readOnlyPaths } from './read-only-paths-layer.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */
@@ -80,8 +83,14 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
       mounts.push({ path: m.path, layer: readOnly(folder.layer), writable: false });
     }
     const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(key(id)) : undefined;
+    const readOnlyFolders = spec.mounts.filter((m) => m.path.startsWith('/') && !m.writable).map((m) => m.path);
+    // A writable folder with read-only mounts inside it: writes there are refused by name too.
+    const writableFolder = (path: string, what: string) => {
+      const inside = readOnlyFolders.map((ro) => platform.relativeInside(path, ro)).filter((rel): rel is string => rel !== null);
+      return readOnlyPaths(open(path, what, guard).layer, inside);
+    };
     for (const m of spec.mounts.filter((m) => m.path.startsWith('/') && m.writable)) {
-      mounts.push({ path: m.path, layer: open(m.path, 'writable mount', guard).layer, writable: true });
+      mounts.push({ path: m.path, layer: writableFolder(m.path, 'writable mount'), writable: true });
     }
     for (const m of spec.mounts.filter((m) => !m.path.startsWith('/'))) {
       const layer = snapshot(m.path) ?? readOnly(open(platform.join(platform.repo, m.path), 'mounted folder').layer);
@@ -93,11 +102,11 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     function rootLayer() {
       switch (spec.backend) {
         case 'worktree': {
-          const layer = open(spec.checkoutPath, 'worktree', guard).layer;
+          const layer = writableFolder(spec.checkoutPath, 'worktree');
           return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
         }
         case 'shared': {
-          const layer = open(spec.checkoutPath, 'checkout', guard).layer;
+          const layer = writableFolder(spec.checkoutPath, 'checkout');
           return stateInRepo ? hidePath(layer, stateInRepo) : layer;
         }
         case 'copy': {

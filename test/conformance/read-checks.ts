@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { isVfsError, type VfsCode } from '../../vfs/errors.js';
-import { childPath, compareNames } from '../../vfs/layer.js';
+import { childPath, compareNames, walkLayer } from '../../vfs/layer.js';
 import { FIXTURE_FILES, fixtureTree } from './fixture.js';
 import type { LayerUnderTest } from './layer-suite.js';
 
@@ -96,6 +96,25 @@ export function readChecks(
     expect(names.indexOf('Zebra.md')).toBeLessThan(names.indexOf('apple.md'));
     expect(names).toContain('caf\u00e9.txt');
     expect(names).toContain('cafe\u0301.txt');
+  });
+
+  it(`${label}: the recursive walk (and its held-folder access, where offered) agrees with readdir, stat and readFile`, async () => {
+    const { layer } = current();
+    const walked: string[] = [];
+    for await (const w of walkLayer(layer, full(''))) {
+      walked.push(w.path);
+      expect({ path: w.path, entries: w.entries }).toEqual({ path: w.path, entries: await layer.readdir(w.path) });
+      if (!w.files) continue;
+      for (const e of w.entries) {
+        const path = childPath(w.path, e.name);
+        expect({ path, stat: w.files.stat(e.name) }).toEqual({ path, stat: await layer.stat(path) });
+        if (e.type !== 'file') continue;
+        const viaWalk = await w.files.readFile(e.name);
+        expect({ path, same: Buffer.from(viaWalk).equals(Buffer.from(await layer.readFile(path))) }).toEqual({ path, same: true });
+      }
+    }
+    const folders = [...expected].filter(([, type]) => type === 'directory').map(([rel]) => full(rel));
+    expect(walked.sort()).toEqual(folders.sort());
   });
 
   it(`${label}: missing paths and paths through a file fail with NOT_FOUND / NOT_DIRECTORY`, async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
@@ -21,6 +21,7 @@ const odd = { 'src/schema/w[1] *.ts': 'odd name\n', 'src/schema/trailing ': 'tra
 async function setup(role = 'implementer') {
   const repo = makeTempRepo({ ...files, ...odd });
   symlinkSync('../secret.ts', join(repo.dir, 'src/schema/link.ts'));
+  writeFileSync(join(repo.dir, 'src/schema/run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
   repo.commit('a link');
   const entry = { repo, hosts: [] as WorkspaceHost[] };
   open.push(entry);
@@ -66,8 +67,13 @@ describe('progressive disclosure on disk (real git)', () => {
     expect(await host.gate.call('a', 'read', { path: 'src/schema/w[1] *.ts' })).toMatchObject({ ok: true, value: { content: 'odd name\n' } });
     expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/trailing ', './src/schema/w[1] *.ts']);
     expect(sh('git', 'status', '--porcelain')).toBe('');
+    await host.gate.call('a', 'request_files', { paths: ['src/schema/run.sh'], reason: 'a script' });
+    expect(sh('./src/schema/run.sh')).toBe('hi');
+    expect(sh('git', 'status', '--porcelain')).toBe('');
+    rmSync(join(sh('pwd'), 'src/schema/run.sh'));
+    sh('git', 'checkout', '--', 'src/schema/run.sh');
     sh('git', 'sparse-checkout', 'reapply');
-    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/trailing ', './src/schema/w[1] *.ts']);
+    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/run.sh', './src/schema/trailing ', './src/schema/w[1] *.ts']);
     expect(exec.seen.filter((q) => q.tag === 'disclose')).toEqual([]);
   });
 
@@ -110,7 +116,15 @@ describe('progressive disclosure on disk (real git)', () => {
     rmSync(patterns, { recursive: true });
     writeFileSync(patterns, saved);
     expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
-    expect(sh('git', 'sparse-checkout', 'list')).toBe('/src/schema/card.ts\n/README.md\n/src/schema/deck.ts');
+    expect(sh('git', 'sparse-checkout', 'list')).toBe('/README.md\n/src/schema/card.ts\n/src/schema/deck.ts');
+    // A process in the worktree swaps a folder for a link to the outside: nothing is written there.
+    const outside = join(repo.dir, '..', 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, join(sh('pwd'), 'tests'));
+    const escape = await host.gate.call('a', 'request_files', { paths: ['tests/schema/card.test.ts'], reason: 'x' });
+    expect(escape).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ code: 'INTERNAL' }] } });
+    expect(readdirSync(outside)).toEqual([]);
+    expect(sh('git', 'sparse-checkout', 'list')).not.toContain('tests');
   });
 
   it('serializes concurrent requests: projection, files on disk and sparse patterns agree', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -138,6 +138,17 @@ describe('mounts', () => {
     const repo = repoWith({ 'docs/guide.md': 'guide\n' });
     const docs = join(repo.dir, 'docs');
     const host = await hostFor(repo.dir, 'shared', [{ path: docs, writable: false }]);
+    await host.prepare({ conversation: 's' });
+    expect(await host.gate.call('s', 'write', { path: 'docs/new.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(tree(docs)).toEqual({ 'guide.md': 'guide\n' });
+  });
+
+  it('keeps it read-only by folder identity when the mount names it through another path (a symlink)', async () => {
+    const repo = repoWith({ 'docs/guide.md': 'guide\n' });
+    const docs = join(repo.dir, 'docs');
+    const alias = join(repo.dir, '..', 'alias');
+    symlinkSync(repo.dir, alias);
+    const host = await hostFor(repo.dir, 'shared', [{ path: join(alias, 'docs'), writable: false }]);
     await host.prepare({ conversation: 's' });
     for (const path of ['docs/guide.md', 'docs/new.md', 'docs/sub/deeper.md']) {
       expect(await host.gate.call('s', 'write', { path, content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });

@@ -70,6 +70,19 @@ describe('createMemoryHost', () => {
     await host.close();
   });
 
+  it('keeps a read-only mount read-only when its folder lies inside the writable checkout', async () => {
+    const ro = { roles: [{ name: 's', tools: ['read', 'write', 'edit'], workspace: { backend: 'shared', mounts: [{ path: '/repo/docs', writable: false }] } }] };
+    const host = await createMemoryHost({ files, manifest: ro });
+    await host.prepare({ conversation: 's' });
+    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('s', 'write', { path: 'docs/new/deeper.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('s', 'write', { path: '/repo/docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(text(host.volume.readFileSync('/repo/docs/guide.md', 'utf8'))).toBe('guide\n');
+    expect(host.volume.existsSync('/repo/docs/new')).toBe(false);
+    expect(await host.gate.call('s', 'write', { path: 'src/ok.ts', content: 'fine' })).toMatchObject({ ok: true });
+    await host.close();
+  });
+
   it('enforces exclusive-write occupancy through the gate', async () => {
     const host = await createMemoryHost({ files });
     await host.prepare({ conversation: 'a' });

@@ -7,6 +7,7 @@ import { createHost } from '../../src/host/create-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { childScript, removeChildScript, runChild } from './child-process.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
+import { SwitchableExec } from './switchable-exec.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n' };
 const cleanups: (() => unknown)[] = [];
@@ -54,15 +55,19 @@ describe('several processes over one state directory', () => {
     expect(host.events().some((e) => e.type === 'exec' && e.conversation === 'a')).toBe(true);
   });
 
-  it('serves a workspace another live process prepared, and never prepares one conversation twice at once', async () => {
+  it('never prepares one conversation twice at once across processes, and serves what another process prepared', async () => {
     const r = repo();
-    const host = await open(r.dir);
+    const exec = new SwitchableExec();
+    const host = await createHost({ repo: r.dir, exec });
+    cleanups.push(() => host.close());
+    const held = exec.holdNext((argv) => argv[1] === 'worktree' && argv[2] === 'add');
+    const mine = host.prepare({ conversation: 'c' });
+    await held.reached;
     const child = await runChild({ repo: r.dir, steps: [{ op: 'prepare', conversation: 'c' }, { op: 'prepare', conversation: 'd' }] });
-    const mine = await host.prepare({ conversation: 'c' }).catch((e: { code: string }) => e.code);
     const { lines } = await child.done;
-    const outcomes = [typeof mine === 'string' ? mine : 'ready', lines[0].error ?? 'ready'];
-    expect(outcomes.filter((o) => o === 'ready').length).toBeGreaterThanOrEqual(1);
-    expect(outcomes.every((o) => o === 'ready' || o === 'BUSY')).toBe(true);
+    held.release();
+    expect(await mine).toMatchObject({ conversation: 'c', state: 'ready' });
+    expect(lines.map((l) => l.error ?? 'ok')).toEqual(['BUSY', 'ok']);
     const adds = host.events().filter((e) => e.type === 'exec' && e.conversation === 'c' && (e.data.argv as string[])[2] === 'add');
     expect(adds).toHaveLength(1);
     expect(await host.gate.call('d', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 1;\n' } });

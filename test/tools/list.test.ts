@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openHostLayer } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
@@ -83,5 +87,60 @@ describe('list', () => {
     expect(errorOf(await list({ path: '..' })).code).toBe('PATH_ESCAPE');
     expect(errorOf(await list({ path: '/worktrees/b' })).code).toBe('OUTSIDE_MOUNTS');
     expect(errorOf(await list({ pattern: '/etc/*' })).code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('list over a host folder (sizes taken through the folders the walk holds)', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  function hostSetup() {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-list-'));
+    dirs.push(base);
+    const ws = path.join(base, 'ws');
+    for (const [rel, content] of Object.entries({ 'README.md': 'hello', 'src/a.ts': 'aaa', 'src/b.js': 'b', 'src/sub/c.ts': 'cc', 'src/z.ts': 'zzzz' })) {
+      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+      fs.writeFileSync(path.join(ws, rel), content);
+    }
+    fs.mkdirSync(path.join(base, 'outside'));
+    fs.writeFileSync(path.join(base, 'outside/secret.ts'), 'SENTINEL');
+    fs.symlinkSync(path.join(base, 'outside'), path.join(ws, 'src/link'));
+    fs.symlinkSync('../outside/secret.ts', path.join(ws, 'leaf.ts'));
+    const s = setupGate();
+    const layer = openHostLayer(ws);
+    const campaign = new MemoryLayer({ files: { 'plan.md': 'plan!' } });
+    addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }] });
+    return { layer, list: (args: unknown) => s.gate.call('a', 'list', args) };
+  }
+
+  it('reports the same sizes as a stat, links by their text, in tree order, over mount points too', async () => {
+    const { layer, list } = hostSetup();
+    try {
+      const all = valueOf(await list({ pattern: '**' }));
+      expect(all.entries).toEqual([
+        { path: '.campaign', type: 'directory', size: 0 },
+        { path: '.campaign/plan.md', type: 'file', size: 5 },
+        { path: 'README.md', type: 'file', size: 5 },
+        { path: 'leaf.ts', type: 'symlink', size: '../outside/secret.ts'.length },
+        { path: 'src', type: 'directory', size: 0 },
+        { path: 'src/a.ts', type: 'file', size: 3 },
+        { path: 'src/b.js', type: 'file', size: 1 },
+        { path: 'src/link', type: 'symlink', size: fs.readlinkSync(path.join(dirs[0], 'ws/src/link')).length },
+        { path: 'src/sub', type: 'directory', size: 0 },
+        { path: 'src/sub/c.ts', type: 'file', size: 2 },
+        { path: 'src/z.ts', type: 'file', size: 4 },
+      ]);
+      expect(JSON.stringify(all)).not.toContain('SENTINEL');
+      // Fewer results than matches: entries the walk did not size are stat'ed afterwards.
+      const few = valueOf(await list({ pattern: '**/*.ts', maxResults: 2 }));
+      expect(few).toEqual({ entries: [{ path: 'leaf.ts', type: 'symlink', size: 20 }, { path: 'src/a.ts', type: 'file', size: 3 }], truncated: true });
+      expect(valueOf(await list({ path: 'src' })).entries.map((e: { path: string; size: number }) => `${e.path}:${e.size}`)).toEqual([
+        'src/a.ts:3', 'src/b.js:1', `src/link:${fs.readlinkSync(path.join(dirs[0], 'ws/src/link')).length}`, 'src/sub:0', 'src/z.ts:4',
+      ]);
+    } finally {
+      layer.close();
+    }
   });
 });
