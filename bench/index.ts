@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and writes `bench/results.md`.
  * A suite is a module in `bench/suites/` exporting `run(report)`. Pass suite names as
- * arguments to run only those (`npm run bench -- vfs-layers`).
+ * arguments to run only those (`npm run bench -- vfs-layers`); their rows replace the earlier
+ * ones in bench/results.json and bench/results.md.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Comparison, Report, Skipped } from './harness.js';
@@ -50,22 +52,43 @@ for (const file of files) {
   }
 }
 
+// Results accumulate in bench/results.json by suite: a run of some suites replaces only their
+// rows, so bench/results.md always shows the latest measurement of every suite.
+interface SuiteResult { measuredAt: string; node: string; comparisons: Comparison[]; skipped: Skipped[]; notes: string[] }
+const resultsDir = join(here, '..', '..', 'bench');
+const jsonPath = join(resultsDir, 'results.json');
+const stored: Record<string, SuiteResult> = existsSync(jsonPath) ? JSON.parse(readFileSync(jsonPath, 'utf8')) : {};
+const today = new Date().toISOString().slice(0, 10);
+for (const file of files) {
+  const name = file.replace(/\.js$/, '');
+  if (only.length && !only.includes(name)) continue;
+  stored[name] = {
+    measuredAt: today,
+    node: process.version,
+    comparisons: comparisons.filter((c) => c.suite === name),
+    skipped: skipped.filter((s) => s.suite === name),
+    notes: notes.filter((n) => n.startsWith(`${name}: `)),
+  };
+}
+writeFileSync(jsonPath, `${JSON.stringify(stored, null, 2)}\n`);
+const all = Object.keys(stored).sort().map((k) => ({ suite: k, ...stored[k] }));
+const rows = all.flatMap((r) => r.comparisons.map((c) => ({ ...c, measuredAt: r.measuredAt })));
 const lines = [
   '# Benchmark results',
   '',
-  `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${process.platform}/${process.arch}.`,
+  `Written by \`npm run bench\` (Node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} cores).`,
   'Each row is a ratio of medians measured in the same run: gatefs / baseline. Lower is better.',
+  'Timings on a shared 2-core machine are noisy: read the ratios, not the absolute times.',
   '',
-  '| suite | benchmark | gatefs | baseline | ratio | target | met |',
-  '|---|---|---|---|---|---|---|',
-  ...comparisons.map(
+  '| suite | benchmark | gatefs | baseline | ratio | target | met | measured |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map(
     (c) =>
-      `| ${c.suite} | ${c.name}${c.note ? ` (${c.note})` : ''} | ${fmt(c.subjectUs)} | ${c.baseline}: ${fmt(c.baselineUs)} | ${c.ratio.toFixed(3)}× | ≤ ${c.target}× | ${c.ratio <= c.target ? 'yes' : '**no**'} |`,
+      `| ${c.suite} | ${c.name}${c.note ? ` (${c.note})` : ''} | ${fmt(c.subjectUs)} | ${c.baseline}: ${fmt(c.baselineUs)} | ${c.ratio.toFixed(3)}× | ≤ ${c.target}× | ${c.ratio <= c.target ? 'yes' : '**no**'} | ${c.measuredAt} |`,
   ),
   '',
-  ...(skipped.length ? ['## Skipped', '', ...skipped.map((s) => `- ${s.suite} / ${s.name}: ${s.reason}`), ''] : []),
-  ...(notes.length ? ['## Notes', '', ...notes.map((n) => `- ${n}`), ''] : []),
+  ...(all.some((r) => r.skipped.length) ? ['## Skipped', '', ...all.flatMap((r) => r.skipped.map((s) => `- ${s.suite} / ${s.name}: ${s.reason}`)), ''] : []),
+  ...(all.some((r) => r.notes.length) ? ['## Notes', '', ...all.flatMap((r) => r.notes.map((n) => `- ${n}`)), ''] : []),
 ];
-if (only.length === 0) writeFileSync(join(here, '..', '..', 'bench', 'results.md'), lines.join('\n'));
-else writeFileSync(join(here, '..', '..', 'bench', `results-partial.md`), lines.join('\n'));
+writeFileSync(join(resultsDir, 'results.md'), lines.join('\n'));
 console.log(`\n${comparisons.length} comparisons, ${comparisons.filter((c) => c.ratio > c.target).length} missed, ${skipped.length} skipped`);
