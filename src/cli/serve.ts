@@ -69,6 +69,7 @@ export const serveCommand: Command = {
       const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
       if (role && status.role !== role) out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
       out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
+      if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
       await Promise.race([serveStdio(host, conversation, newHolderId()), untilSignal()]);
     } finally {
       await host.close();

@@ -8,8 +8,13 @@ import { formatTable } from './table.js';
 /** Formats workspace rows as a table; the pinned sha is shortened to 12 characters. */
 export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
   if (rows.length === 0) return 'No workspaces yet. Prepare one with: gatefs prepare <conversation>';
-  return formatTable(
+  const table = formatTable(
     ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER'],
     rows.map((w) => [w.conversation, w.role, w.backend, w.guarantee, w.state, w.branch, w.pinnedSha?.slice(0, 12), w.holder]),
   );
+  // SECURITY.md §3: the weaker walk (no procfs) is reported, never silent.
+  const weak = rows.some((w) => w.confinement === 'lstat-fallback');
+  return weak
+    ? `${table}\nWARNING: /proc/self/fd is not available: paths are confined by a per-component lstat check, which a concurrent symlink swap can race.`
+    : table;
 }
