@@ -19,6 +19,8 @@ export interface Comparison {
   /** The target ratio (`ratio <= target` meets it). */
   target: number;
   note?: string;
+  /** What subjectUs/baselineUs measure when not microseconds (e.g. 'bytes'). */
+  unit?: 'us' | 'bytes';
 }
 
 /** A benchmark that could not run here (for example ripgrep absent), with why. */

@@ -21,7 +21,7 @@ const report: Report = {
     const row = { ...c, ratio: c.subjectUs / c.baselineUs };
     comparisons.push(row);
     const mark = row.ratio <= row.target ? 'ok  ' : 'MISS';
-    console.log(`${mark} ${c.suite} / ${c.name}: ${fmt(c.subjectUs)} vs ${c.baseline} ${fmt(c.baselineUs)} = ${row.ratio.toFixed(3)}x (target <= ${c.target}x)`);
+    console.log(`${mark} ${c.suite} / ${c.name}: ${fmt(c.subjectUs, c.unit)} vs ${c.baseline} ${fmt(c.baselineUs, c.unit)} = ${row.ratio.toFixed(3)}x (target <= ${c.target}x)`);
   },
   skip(s) {
     skipped.push(s);
@@ -33,7 +33,8 @@ const report: Report = {
   },
 };
 
-function fmt(us: number): string {
+function fmt(us: number, unit: Comparison['unit'] = 'us'): string {
+  if (unit === 'bytes') return us >= 1024 ? `${(us / 1024).toFixed(2)} KiB` : `${us.toFixed(0)} B`;
   return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`;
 }
 
@@ -84,7 +85,7 @@ const lines = [
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (c) =>
-      `| ${c.suite} | ${c.name}${c.note ? ` (${c.note})` : ''} | ${fmt(c.subjectUs)} | ${c.baseline}: ${fmt(c.baselineUs)} | ${c.ratio.toFixed(3)}× | ≤ ${c.target}× | ${c.ratio <= c.target ? 'yes' : '**no**'} | ${c.measuredAt} |`,
+      `| ${c.suite} | ${c.name}${c.note ? ` (${c.note})` : ''} | ${fmt(c.subjectUs, c.unit)} | ${c.baseline}: ${fmt(c.baselineUs, c.unit)} | ${c.ratio.toFixed(3)}× | ≤ ${c.target}× | ${c.ratio <= c.target ? 'yes' : '**no**'} | ${c.measuredAt} |`,
   ),
   '',
   ...(all.some((r) => r.skipped.length) ? ['## Skipped', '', ...all.flatMap((r) => r.skipped.map((s) => `- ${s.suite} / ${s.name}: ${s.reason}`)), ''] : []),

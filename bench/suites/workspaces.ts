@@ -118,7 +118,7 @@ export async function run(report: Report): Promise<void> {
     gc();
     const after = process.memoryUsage();
     const perConversation = (after.heapUsed + after.external - before.heapUsed - before.external) / (REGISTERED - 1);
-    report.compare({ suite: SUITE, name: 'memory per registered idle conversation (bytes, not µs)', subjectUs: perConversation, baselineUs: 65536, baseline: '64 KiB budget', target: 1, note: `${REGISTERED} registered copy workspaces, heap + external after GC` });
+    report.compare({ suite: SUITE, name: 'memory per registered idle conversation', unit: 'bytes', subjectUs: perConversation, baselineUs: 65536, baseline: '64 KiB budget', target: 1, note: `${REGISTERED} registered copy workspaces, heap + external after GC` });
     report.note(SUITE, `copy preparation from a full SHA (no process): ${(perPrepareUs / 1000).toFixed(2)} ms each over ${REGISTERED - 1} preparations; rss grew ${((after.rss - before.rss) / 1024 / 1024).toFixed(1)} MiB`);
 
     const path = 'd100/f50.txt';
