@@ -27,6 +27,8 @@ export function globPlan(pattern: string, field: string): GlobPlan {
   const baseSegs = base === '' || base === '.' ? [] : base.split('/').filter((s) => s !== '' && s !== '.');
   const hasGlobstar = pattern.includes('**');
   const depth = pattern.split('/').filter(Boolean).length;
+  // `**/…` with no literal base folder may match below any folder: decided once, not per folder.
+  if (hasGlobstar && baseSegs.length === 0) return { mayContainMatches: () => true };
   return {
     mayContainMatches(rel: string): boolean {
       const segs = rel.split('/');

@@ -136,13 +136,29 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
       state.sinceYield = 0;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    const entries = listed.map((d): TreeEntry => {
-      const path = `${nsPath === '/' ? '' : nsPath}/${d.name}`;
-      const crossing = mounted.length > 0 && ns.table.entriesBelow(path).length > 0;
-      const resolved = crossing || mounted.some((m) => m.name === d.name) ? ns.resolve(path) : { path, mount: at.mount, rel: childPath(layerPath, d.name) };
-      return { resolved, rel: rel === '' ? d.name : `${rel}/${d.name}`, name: d.name, type: d.type };
-    });
-    const selected = options.select(self, entries, folderFiles(ns, at, nsPath, mounted, access));
+    // Entries get their `Resolved` lazily (`WalkEntry`): most of a big walk's entries are
+    // neither kept nor entered, and building three strings and an object for each showed up as
+    // a large share of a `**` list's time.
+    const scope: FolderScope = { base: nsPath === '/' ? '' : nsPath, mount: at.mount, layerPath };
+    const entries: TreeEntry[] = new Array(listed.length);
+    for (let i = 0; i < listed.length; i++) {
+      const d = listed[i];
+      const entryRel = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (mounted.length === 0) {
+        entries[i] = new WalkEntry(entryRel, d.name, d.type, scope, undefined, true);
+        continue;
+      }
+      const path = `${scope.base}/${d.name}`;
+      const isMountPoint = mounted.some((m) => m.name === d.name);
+      if (isMountPoint || ns.table.entriesBelow(path).length > 0) {
+        const resolved = ns.resolve(path);
+        const own = resolved.mount === at.mount && resolved.path === path && !isMountPoint;
+        entries[i] = new WalkEntry(entryRel, d.name, d.type, scope, resolved, own);
+      } else {
+        entries[i] = new WalkEntry(entryRel, d.name, d.type, scope, undefined, true);
+      }
+    }
+    const selected = options.select(self, entries, folderFiles(ns, scope, mounted, access));
     const { keep, enter } = selected instanceof Promise ? await selected : selected;
     const entered = new Map<TreeEntry, string | Promise<TreeEntry[]>>();
     for (const e of entries) {
@@ -170,10 +186,15 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
  * `FolderFiles` for one folder: through `access` for the layer's own entries of the folder,
  * through the namespace for anything else (mount points, layers without the fast path).
  */
-function folderFiles(ns: Namespace, at: Resolved, nsPath: string, mounted: readonly DirEntry[], access?: FolderAccess): FolderFiles {
+function folderFiles(ns: Namespace, scope: FolderScope, mounted: readonly DirEntry[], access?: FolderAccess): FolderFiles {
   if (!access) return { held: false, readFile: (e, o) => ns.readFile(e.resolved, o), stat: (e) => ns.stat(e.resolved) };
-  const base = `${nsPath === '/' ? '' : nsPath}/`;
-  const isOwn = (e: TreeEntry) => e.resolved.mount === at.mount && e.resolved.path === base + e.name && !mounted.some((m) => m.name === e.name);
+  const base = `${scope.base}/`;
+  // An entry this folder's walk built knows whether it is the layer's own (`WalkEntry.own`);
+  // any other entry is compared by its resolved path.
+  const isOwn = (e: TreeEntry) =>
+    e instanceof WalkEntry && e.scope === scope
+      ? e.own
+      : e.resolved.mount === scope.mount && e.resolved.path === base + e.name && !mounted.some((m) => m.name === e.name);
   const anchored = <T>(e: TreeEntry, fn: () => T): T => {
     try {
       const out = fn();
@@ -194,6 +215,38 @@ function anchor(err: unknown, e: TreeEntry): unknown {
   if (!isVfsError(err)) return err;
   const mountPath = e.resolved.mount.path;
   return err.withPath(err.path === '' ? mountPath : `${mountPath}/${err.path}`);
+}
+
+/** Where one folder's entries live: the prefix of their namespace paths, the mount, the layer path. */
+interface FolderScope {
+  /** The folder's namespace path, '' for '/' (a child's path is `${base}/${name}`). */
+  readonly base: string;
+  readonly mount: Resolved['mount'];
+  readonly layerPath: string;
+}
+
+/**
+ * A `TreeEntry` built by the walk. `resolved` is made on first use (and kept); `own` is true for
+ * an entry of the folder's own layer (not a mount point), which `FolderFiles` may reach through
+ * the held folder.
+ */
+class WalkEntry implements TreeEntry {
+  #resolved: Resolved | undefined;
+
+  constructor(
+    readonly rel: string,
+    readonly name: string,
+    readonly type: EntryType,
+    readonly scope: FolderScope,
+    resolved: Resolved | undefined,
+    readonly own: boolean,
+  ) {
+    this.#resolved = resolved;
+  }
+
+  get resolved(): Resolved {
+    return (this.#resolved ??= { path: `${this.scope.base}/${this.name}`, mount: this.scope.mount, rel: childPath(this.scope.layerPath, this.name) });
+  }
 }
 
 const SKIPPED_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'NOT_DISCLOSED', 'NOT_REGULAR_FILE']);
