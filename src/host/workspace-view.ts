@@ -13,7 +13,7 @@
  *   `readOnly()` and its identity is given to every writable layer's guard, so the same tree
  *   reached through a writable root stays read-only; the state directory's identity is
  *   guarded the same way (`PROTECTED_PATH`). A read-only mount whose folder lies inside a
- *   writable folder (by path) is also refused by name (`readOnlyPaths`), which covers memory
+ *   writable folder (by path) is also refused by name (`withPathRules`), which covers memory
  *   layers, which have no identity.
  *
  * Throws `WorkspaceError` `PREPARATION_FAILED` when a folder it needs is missing.
@@ -30,8 +30,7 @@ import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { workspaceRoot } from '../../vfs/registry.js';
 import { WorkspaceError } from '../workspace-error.js';
-import { hidePath } from './hidden-path-layer.js';
-import { readOnlyPaths } from './read-only-paths-layer.js';
+import { withPathRules } from './path-rules-layer.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */
@@ -85,9 +84,9 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(key(id)) : undefined;
     const readOnlyFolders = spec.mounts.filter((m) => m.path.startsWith('/') && !m.writable).map((m) => m.path);
     // A writable folder with read-only mounts inside it: writes there are refused by name too.
-    const writableFolder = (path: string, what: string) => {
+    const writableFolder = (path: string, what: string, hidden?: string) => {
       const inside = readOnlyFolders.map((ro) => platform.relativeInside(path, ro)).filter((rel): rel is string => rel !== null);
-      return readOnlyPaths(open(path, what, guard).layer, inside);
+      return withPathRules(open(path, what, guard).layer, { readOnly: inside, hidden });
     };
     for (const m of spec.mounts.filter((m) => m.path.startsWith('/') && m.writable)) {
       mounts.push({ path: m.path, layer: writableFolder(m.path, 'writable mount'), writable: true });
@@ -106,15 +105,14 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
           return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
         }
         case 'shared': {
-          const layer = writableFolder(spec.checkoutPath, 'checkout');
-          return stateInRepo ? hidePath(layer, stateInRepo) : layer;
+          return writableFolder(spec.checkoutPath, 'checkout', stateInRepo ?? undefined);
         }
         case 'copy': {
           const upper = open(spec.checkoutPath, 'copy folder', guard).layer;
           let lower = snapshot('');
           if (!lower) {
             const plain = readOnly(open(platform.repo, 'folder').layer);
-            lower = stateInRepo ? hidePath(plain, stateInRepo) : plain;
+            lower = withPathRules(plain, { hidden: stateInRepo ?? undefined });
           }
           return overlay(upper, lower);
         }
