@@ -25,7 +25,6 @@ import { ToolFailure, ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
-import type { Stat } from '../vfs/layer.js';
 import { globPlan } from './glob-plan.js';
 
 /** Default `maxResults` of list. */
@@ -83,7 +82,7 @@ export const listTool = defineTool({
     let sized = 0;
     const sizeInWalk = (e: TreeEntry, files: FolderFiles) => {
       if (!files.held || sized >= max || (e.type !== 'file' && e.type !== 'symlink')) return;
-      const size = sizeOrGone(() => files.stat(e));
+      const size = sizeOrGone(files, e);
       if (size === 'later') return;
       sized++;
       sizes.set(e, size);
@@ -105,25 +104,29 @@ export const listTool = defineTool({
       }
       ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
         select: (_dir, entries, files) => {
-          const keep = new Set<TreeEntry>();
-          const enter = new Set<TreeEntry>();
+          // Sets only for folders that keep or enter something: most folders of a big tree do neither.
+          let keep: Set<TreeEntry> | undefined;
+          let enter: Set<TreeEntry> | undefined;
           for (const e of entries) {
             if (matches(e.rel)) {
-              keep.add(e);
+              (keep ??= new Set()).add(e);
               sizeInWalk(e, files);
             }
-            if (e.type === 'directory' && e.name !== '.git' && plan.mayContainMatches(e.rel)) enter.add(e);
+            if (e.type === 'directory' && e.name !== '.git' && plan.mayContainMatches(e.rel)) (enter ??= new Set()).add(e);
           }
-          return { keep, enter };
+          return { keep: keep ?? 'none', enter: enter ?? 'none' };
         },
       }));
     }
-    const shown = found.slice(0, max);
-    const later = await Promise.all(shown.map((e) => (sizes.has(e) || (e.type !== 'file' && e.type !== 'symlink') ? 0 : sizeOf(e))));
+    const shown = found.length > max ? found.slice(0, max) : found;
+    // Only the files and links not sized in the walk are stat'ed now (concurrently).
+    const late = new Map<TreeEntry, Promise<number | undefined>>();
+    for (const e of shown) if (!sizes.has(e) && (e.type === 'file' || e.type === 'symlink')) late.set(e, sizeOf(e));
+    const lateSizes = late.size > 0 ? new Map(await Promise.all([...late].map(async ([e, p]) => [e, await p] as const))) : undefined;
     const entries: ListEntry[] = [];
-    for (let i = 0; i < shown.length; i++) {
-      const size = sizes.has(shown[i]) ? sizes.get(shown[i]) : later[i];
-      if (size !== undefined) entries.push({ path: ns.display(shown[i].resolved.path), type: shown[i].type, size });
+    for (const e of shown) {
+      const size = sizes.has(e) ? sizes.get(e) : lateSizes?.has(e) ? lateSizes.get(e) : 0;
+      if (size !== undefined) entries.push({ path: ns.display(e.resolved.path), type: e.type, size });
     }
     return ok<ListValue>({ entries, truncated: walkTruncated || found.length > max });
 
@@ -142,9 +145,9 @@ export const listTool = defineTool({
  * The size from a synchronous stat, undefined when the entry was removed meanwhile, 'later'
  * when the stat is not synchronous there (a mount point): it is then taken after the walk.
  */
-function sizeOrGone(stat: () => Stat | Promise<Stat>): number | undefined | 'later' {
+function sizeOrGone(files: FolderFiles, e: TreeEntry): number | undefined | 'later' {
   try {
-    const st = stat();
+    const st = files.stat(e);
     if (st instanceof Promise) {
       st.catch(() => undefined);
       return 'later';
