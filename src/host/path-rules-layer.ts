@@ -14,8 +14,8 @@
  * identities (memory) and are checked first.
  */
 import { VfsError } from '../../vfs/errors.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
-import { baseName, isWritableLayer, parentPath } from '../../vfs/layer.js';
+import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
+import { baseName, isWritableLayer, parentPath, walkLayer } from '../../vfs/layer.js';
 
 export interface PathRules {
   /** Layer path of a folder to hide and protect. */
@@ -51,6 +51,25 @@ export class PathRulesLayer implements WritableLayer {
     const entries = await this.inner.readdir(path);
     const hidden = this.hidden;
     return hidden !== undefined && path === parentPath(hidden) ? entries.filter((e) => e.name !== baseName(hidden)) : entries;
+  }
+
+  /**
+   * The inner layer's walk (its fast path when it has one) without the hidden folder: never
+   * descended, left out of its parent's entries, and that parent's held-folder access is not
+   * passed on (it could reach the hidden name), so reads there go through `readFile` above.
+   */
+  async *walkTree(path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
+    this.checkVisible(path, 'walk');
+    const hidden = this.hidden;
+    if (hidden === undefined) {
+      yield* walkLayer(this.inner, path, options);
+      return;
+    }
+    const descend = (p: string) => !this.isHidden(p) && (options.descend?.(p) ?? true);
+    for await (const folder of walkLayer(this.inner, path, { descend })) {
+      if (folder.path !== parentPath(hidden)) yield folder;
+      else yield { path: folder.path, entries: folder.entries.filter((e) => e.name !== baseName(hidden)) };
+    }
   }
 
   writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> {

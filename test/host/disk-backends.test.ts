@@ -93,6 +93,11 @@ describe('shared backend', () => {
     expect(await host.gate.call('s', 'write', { path: '.gatefs/worktrees/evil.txt', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
     expect(await host.gate.call('s', 'read', { path: '.gatefs/gatefs.db' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(JSON.stringify(await host.gate.call('s', 'list', {}))).not.toContain('.gatefs');
+    // Whole-tree walks never enter the state directory either (the database holds SQL text).
+    expect(JSON.stringify(await host.gate.call('s', 'list', { pattern: '**' }))).not.toContain('.gatefs');
+    const grep = await host.gate.call('s', 'grep', { pattern: 'CREATE TABLE', literal: true });
+    expect(grep).toMatchObject({ ok: true, value: { files: [] } });
+    expect(await host.gate.call('s', 'grep', { pattern: 'shared', output: 'files' })).toMatchObject({ ok: true, value: { files: ['src/shared.ts'] } });
     expect(readFileSync(join(repo.dir, '.gatefs/gatefs.db')).length).toBeGreaterThanOrEqual(db.length);
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/evil.txt'))).toBe(false);
   });
