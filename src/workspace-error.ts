@@ -24,7 +24,9 @@ export type WorkspaceErrorCode =
   /** Another process or task is preparing the same conversation right now. */
   | 'BUSY'
   /** Occupancy refused: `data.holder` holds the conversation in `data.mode`. */
-  | 'OCCUPIED';
+  | 'OCCUPIED'
+  /** The state directory or database was not created by gatefs on this machine (it came with the repository); `data.hint` says what to do. */
+  | 'STATE_UNTRUSTED';
 
 /** An error about a workspace, with a stable `code` and structured `data`. */
 export class WorkspaceError extends Error {

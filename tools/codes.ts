@@ -28,6 +28,8 @@ export const TOOL_ERROR_CODES = [
   'NO_MATCH',
   'AMBIGUOUS_MATCH',
   'STALE_CONTENT',
+  'BUSY',
+  'TOO_DEEP',
   'INTERNAL',
 ] as const;
 
@@ -60,6 +62,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   NO_MATCH: 'edit: oldString does not occur in the file.',
   AMBIGUOUS_MATCH: 'edit: oldString occurs more than once; add context or pass replaceAll.',
   STALE_CONTENT: 'The file changed since it was read: its sha256 differs from expectedSha256 (or it no longer exists).',
+  BUSY: 'A temporary shortage (file descriptors) or another writer holding the file past the wait limit: nothing was changed; retry the call.',
+  TOO_DEEP: 'The folder tree below the path is nested deeper than a walk follows; name a deeper folder as the path.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

@@ -25,6 +25,8 @@ export type VfsCode =
   | 'PROTECTED_PATH'
   | 'TOO_LARGE'
   | 'NOT_EMPTY'
+  | 'BUSY'
+  | 'TOO_DEEP'
   | 'INTERNAL';
 
 /** An error raised by the VFS: a stable `code`, the operation (`op`) and the path it concerns. */
@@ -69,6 +71,8 @@ function defaultDetail(code: VfsCode): string {
     case 'PROTECTED_PATH': return 'the path is protected and never writable through tools';
     case 'TOO_LARGE': return 'the file is larger than allowed';
     case 'NOT_EMPTY': return 'the folder is not empty';
+    case 'BUSY': return 'the host is out of file descriptors or another writer holds the file; retry shortly';
+    case 'TOO_DEEP': return 'the folder tree is nested deeper than a walk follows';
     case 'INTERNAL': return 'internal error';
   }
 }
@@ -86,6 +90,8 @@ const ERRNO_CODES: Record<string, VfsCode> = {
   ENAMETOOLONG: 'NAME_TOO_LONG',
   EFBIG: 'TOO_LARGE',
   ENXIO: 'NOT_REGULAR_FILE',
+  EMFILE: 'BUSY',
+  ENFILE: 'BUSY',
 };
 
 /**

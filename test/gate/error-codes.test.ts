@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VfsError } from '../../vfs/errors.js';
+import { VfsError, fromErrno } from '../../vfs/errors.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
@@ -50,6 +50,11 @@ function world() {
   const broken = new MemoryLayer({ files: { 'f': 'f' } });
   broken.stat = async () => { throw new TypeError('boom'); };
   addWorkspace(s, 'broken', { layer: broken });
+  // A host out of descriptors: node:fs fails with EMFILE, which the layers map to BUSY.
+  const starved = new MemoryLayer({ files: { 'f': 'f' } });
+  starved.readFile = async (path: string) => { throw fromErrno(Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }), 'read', path); };
+  starved.readdir = async (path: string) => { throw new VfsError('TOO_DEEP', 'readdir', path); };
+  addWorkspace(s, 'starved', { layer: starved });
   return s;
 }
 
@@ -81,6 +86,9 @@ describe('error codes', () => {
     NO_MATCH: () => call('a', 'edit', { path: 'f.txt', oldString: 'y', newString: 'z' }),
     AMBIGUOUS_MATCH: () => call('a', 'edit', { path: 'f.txt', oldString: 'x', newString: 'z' }),
     STALE_CONTENT: () => call('a', 'write', { path: 'f.txt', content: '', expectedSha256: SHA0 }),
+    BUSY: () => call('starved', 'read', { path: 'f' }),
+    // TODO(issue 9, bounded walks): replace with a real folder chain deeper than the walk limit.
+    TOO_DEEP: () => call('starved', 'list', { path: 'deep' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 
