@@ -127,7 +127,14 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     if (typeof sessionId === 'string') {
       const record = sessions.get(sessionId);
       if (!record || record.conversation !== conversation) return reply(res, 404, 'session not found: initialize a new session', -32001, id);
-      res.once('close', sessions.begin(sessionId, req.method === 'GET' ? 'stream' : 'request'));
+      const stream = req.method === 'GET';
+      const end = sessions.begin(sessionId, stream ? 'stream' : 'request');
+      res.once('close', () => {
+        end();
+        if (stream && record.streams === 0 && sessions.get(sessionId)) {
+          log(`session ${sessionId}: event stream closed; the session ends after ${Math.round(sessions.limits.detachedMs / 1000)} s without requests`);
+        }
+      });
       return record.value.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST') return reply(res, 405, 'method not allowed without a session: POST an initialize request first');

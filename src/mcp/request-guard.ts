@@ -68,8 +68,9 @@ export function checkAuthorization(headers: IncomingHttpHeaders, policy: GuardPo
 }
 
 /** How to authenticate, in one sentence (for 401 bodies and the OAuth probe answers). */
-export function tokenHowTo(hint = 'the token gatefs serve printed on its stderr at start'): string {
-  return `send the header "Authorization: Bearer <token>" (MCP client config: "headers": {"Authorization": "Bearer <token>"}); the token is in ${hint}`;
+export function tokenHowTo(hint = "the server's stderr (gatefs serve prints it at start)"): string {
+  // No double quotes: the SDK client shows the raw JSON body, where they would read \"escaped\".
+  return `send the header 'Authorization: Bearer <token>' (in an MCP client config: under headers); the token is in ${hint}`;
 }
 
 /**
@@ -87,7 +88,7 @@ function checkBearer(authorization: string | undefined, token: string, how: stri
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!m) {
     const scheme = authorization.trim().split(/\s+/)[0].slice(0, 20);
-    return { status: 401, reason: `unauthorized: the Authorization header uses "${scheme}", not a bearer token; ${how}`, challenge: 'Bearer realm="gatefs"' };
+    return { status: 401, reason: `unauthorized: the Authorization header uses ${scheme}, not a bearer token; ${how}`, challenge: 'Bearer realm="gatefs"' };
   }
   if (!sameSecret(m[1], token)) {
     return {
