@@ -99,7 +99,7 @@ describe('OAuth probes get a plain answer at once, without a token', () => {
   ])('%s %s', async (method, path) => {
     const r = await fetch(`${server.url}${path}`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
     expect(r.status).toBe(404);
-    const body = await r.json();
+    const body = (await r.json()) as { error_description: string };
     expect(body.error_description).toMatch(/^gatefs does not use OAuth: send the header 'Authorization: Bearer <token>'/);
     expect(body.error_description).not.toContain(TOKEN);
   });
