@@ -240,6 +240,10 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     });
   });
   server.on('clientError', (_err, socket) => socket.destroy());
+  // Node closes an idle keep-alive connection after 5 s; a client that reuses it just then (one
+  // whose event loop was busy serializing a large request, say) sees its POST fail with a reset
+  // instead of an answer. Keep idle connections a minute; `close` ends them all anyway.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(address.port, address.host, () => {

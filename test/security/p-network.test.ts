@@ -94,11 +94,30 @@ describe('P: a token by default', () => {
   });
 });
 
+describe('P: the token stays out of agent tools', () => {
+  it('an agent whose workspace is the repository itself (shared backend) cannot read, grep or list it', async () => {
+    const manifest = join(repo.root, 'shared.yaml');
+    writeFileSync(manifest, 'roles:\n  - name: sharer\n    tools: [read, grep, list]\n    workspace:\n      backend: shared\n');
+    const cli = (args: string[]) => gatefs([...args, '--repo', repo.dir, '--manifest', manifest]);
+    expect((await cli(['prepare', 'sharer', '--role', 'sharer'])).code).toBe(0);
+    const outputs = [
+      await cli(['call', 'sharer', 'read', '{"path":".gatefs/serve-token"}']),
+      await cli(['call', 'sharer', 'grep', JSON.stringify({ pattern: token.slice(0, 20), literal: true })]),
+      await cli(['call', 'sharer', 'list', '{"pattern":"**/*token*"}']),
+    ];
+    expect(outputs[0].stderr).toMatch(/NOT_FOUND/);
+    for (const o of outputs) expect(o.stdout + o.stderr).not.toContain(token.slice(0, 20));
+    expect((await cli(['release', 'sharer'])).code).toBe(0);
+  });
+});
+
 describe('P: no unlimited workspace creation', () => {
   it('without --allow-new, 20 new conversations are refused and nothing is created', async () => {
     const auth = { authorization: `Bearer ${token}` };
     const worktreesBefore = readdirSync(join(repo.dir, '.gatefs/worktrees')).sort();
     const gitBefore = git(repo.dir, 'worktree', 'list', '--porcelain');
+    const status = async () => (JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; state: string }[]).map((r) => `${r.conversation}:${r.state}`);
+    const statusBefore = await status();
     for (let i = 0; i < 20; i++) {
       const r = await post(`/mcp/new-${i}`, initialize(i), auth);
       expect(r.status).toBe(404);
@@ -106,8 +125,8 @@ describe('P: no unlimited workspace creation', () => {
     }
     expect(readdirSync(join(repo.dir, '.gatefs/worktrees')).sort()).toEqual(worktreesBefore);
     expect(git(repo.dir, 'worktree', 'list', '--porcelain')).toBe(gitBefore);
-    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string }[];
-    expect(rows.map((r) => r.conversation)).toEqual(['victim']);
+    expect(await status()).toEqual(statusBefore);
+    expect(statusBefore.some((row) => row.startsWith('new-'))).toBe(false);
   });
 });
 
