@@ -14,6 +14,10 @@ import { watchStopSignals } from './stop-signals.js';
 import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
 import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
 import { randomIds } from '../ports/ids.js';
+import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
+import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
+
+const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
 /** The `serve` command. */
 export const serveCommand: Command = {
@@ -36,7 +40,7 @@ export const serveCommand: Command = {
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
     ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
     ['--no-token', 'HTTP on a loopback address only: require no token (any local process may connect)'],
-    ['--allow-new', 'HTTP: prepare conversations that have no workspace (at most 16 per run, 2 at a time)'],
+    ['--allow-new', `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`],
   ],
   details: [
     'MCP client config (stdio):',
@@ -45,10 +49,10 @@ export const serveCommand: Command = {
     'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
     '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
     'on stderr and saves it to <state dir>/serve-token (mode 600); GATEFS_TOKEN=<token> sets it from the environment.',
-    `A token on the command line (--token) is refused: ${TOKEN_ON_COMMAND_LINE}.`,
+    'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
-    'Sessions: at most 8 per conversation and 256 in all; an open session is never ended to make room. A session',
-    'ends after 15 min without requests, or 1 min after its client dropped its event stream.',
+    `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
+    `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
     'Messages (stdio lines and HTTP bodies) may be as large as the largest request the tool schemas allow;',
     'a larger one gets a JSON-RPC error and the server keeps serving.',
   ].join('\n'),
