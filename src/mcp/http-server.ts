@@ -89,6 +89,8 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const sessions = new SessionTable<Entry>({ ...DEFAULT_SESSION_LIMITS, ...options.sessionLimits }, clock);
   const creation = new CreationBudget({ ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true });
   const occupants = new ConversationOccupants(host);
+  /** Occupancies being freed by closed sessions; `close` waits for them before the host closes. */
+  const vacating = new Set<Promise<void>>();
   const policy: GuardPolicy = { allowedHosts: new Set<string>(), token, tokenHint: options.tokenHint }; // refuses all until bound
   const howTo = token === null ? 'this server needs no token' : tokenHowTo(options.tokenHint);
   let closing = false;
@@ -203,7 +205,8 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
       if (closed) return;
       closed = true;
       sessions.remove(id);
-      void occupants.vacate(conversation);
+      const freed: Promise<void> = occupants.vacate(conversation).finally(() => vacating.delete(freed));
+      vacating.add(freed);
       log(`session ${id} closed (conversation ${conversation})`);
     };
     transport.onclose = finish;
@@ -268,6 +271,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
         await callsSettled(record.value.server);
         await record.value.transport.close().catch(() => undefined);
       }
+      await Promise.allSettled([...vacating]);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
