@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CappedLineReader } from './capped-line-reader.js';
 import type { ScannedId } from './json-id-scanner.js';
-import { MAX_MESSAGE_BYTES } from './message-limit.js';
+import { MAX_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE, tooLargeMessage } from './message-limit.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {
@@ -134,12 +134,6 @@ export class CappedStdioTransport implements Transport {
 
   private refuseOversized(bytes: number, id: ScannedId): void {
     this.log(`stdio: refused a message of ${bytes} bytes (the limit is ${this.maxBytes}); answered id ${JSON.stringify(id)} with an error and kept serving`);
-    this.answerError(
-      id,
-      JSONRPC_INVALID_REQUEST,
-      `request too large: ${bytes} bytes, over this server's limit of ${this.maxBytes} bytes per message ` +
-        '(the largest request the tool schemas allow, every character JSON-escaped); nothing was done',
-      { bytes, limit: this.maxBytes },
-    );
+    this.answerError(id, OVERSIZED_MESSAGE_CODE, tooLargeMessage(bytes, this.maxBytes), { bytes, limit: this.maxBytes });
   }
 }

@@ -24,10 +24,11 @@ import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy } from './request-guard.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody } from './read-body.js';
-import { MAX_MESSAGE_BYTES } from './message-limit.js';
+import { MAX_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE, tooLargeMessage } from './message-limit.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits, type SessionRefusal } from './session-table.js';
 import { CreationBudget, CreationRefusal, DEFAULT_CREATION_LIMITS, type CreationLimits } from './creation-budget.js';
 import { describeFailure } from './describe-failure.js';
+import { reply, sendJson, sessionCapMessage, SERVER_ERROR } from './http-reply.js';
 
 /** Options of `serveHttp`. */
 export interface HttpServeOptions {
@@ -70,9 +71,6 @@ interface Entry {
 export class InsecureBindError extends Error {
   override readonly name = 'InsecureBindError';
 }
-
-/** JSON-RPC "server error" code used for every refusal that is not a parse error. */
-const SERVER_ERROR = -32000;
 
 /**
  * Starts the HTTP server. Refuses (throws `InsecureBindError`) to bind a non-loopback address
@@ -120,7 +118,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
       if (outcome.kind === 'aborted') return;
       if (outcome.kind === 'too-large') {
         log(`refused a request body of ${outcome.bytes} bytes on /mcp/${conversation} (the limit is ${outcome.limit})`);
-        return reply(res, 413, tooLargeMessage(outcome.bytes, outcome.limit), SERVER_ERROR, outcome.id);
+        return reply(res, 413, tooLargeMessage(outcome.bytes, outcome.limit), OVERSIZED_MESSAGE_CODE, outcome.id);
       }
       if (outcome.kind === 'invalid-json') return reply(res, 400, 'parse error: the body is not valid JSON', -32700);
       body = outcome.value;
@@ -288,33 +286,4 @@ function isRefusal<T>(slot: T | SessionRefusal): slot is SessionRefusal {
 function requestId(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null | undefined)?.id;
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
-}
-
-function tooLargeMessage(bytes: number, limit: number): string {
-  return (
-    `request too large: ${bytes} bytes, over this server's limit of ${limit} bytes per message ` +
-    '(the largest request the tool schemas allow, every character JSON-escaped); nothing was done'
-  );
-}
-
-function sessionCapMessage(conversation: string, refusal: SessionRefusal, limits: SessionLimits): string {
-  const where = refusal.scope === 'conversation' ? `conversation "${conversation}" already has` : 'this server already has';
-  const minutes = (ms: number) => `${Math.round(ms / 60_000) || 1} min`;
-  return (
-    `${where} ${refusal.open} open sessions (the limit ${refusal.scope === 'conversation' ? 'per conversation' : 'in total'} is ${refusal.limit}); ` +
-    'open sessions are never ended to make room. Close one you no longer use (HTTP DELETE with its Mcp-Session-Id), ' +
-    `or retry later: a session ends after ${minutes(limits.idleMs)} without requests, or ${minutes(limits.detachedMs)} after its client dropped its stream`
-  );
-}
-
-/** Writes a JSON body with an HTTP status. */
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-/** Writes a JSON-RPC error response with an HTTP status (`id` null unless the request's is known). */
-function reply(res: ServerResponse, status: number, message: string, code = SERVER_ERROR, id: string | number | null = null): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id });
 }

@@ -56,3 +56,14 @@ export const SERVED_TOOLS: readonly SizedTool[] = [...FILE_TOOLS, requestFilesTo
  * 60 MiB (10 Mi characters).
  */
 export const MAX_MESSAGE_BYTES = messageLimitFor(SERVED_TOOLS);
+
+/** JSON-RPC error code of the answer to a message over the cap ("Invalid Request"), on both transports. */
+export const OVERSIZED_MESSAGE_CODE = -32600;
+
+/** The error message for a message of `bytes` over `limit`, the same on both transports. */
+export function tooLargeMessage(bytes: number, limit: number): string {
+  return (
+    `request too large: ${bytes} bytes, over this server's limit of ${limit} bytes per message ` +
+    '(the largest request the tool schemas allow, every character JSON-escaped); nothing was done'
+  );
+}

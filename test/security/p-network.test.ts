@@ -156,6 +156,7 @@ describe('P: no session evicts another', () => {
     );
     expect(refused?.message).toMatch(/413|request too large/);
     expect(refused?.message).toMatch(/"id":\d+/);
+    expect(refused?.message).toContain('"code":-32600'); // the same code as on stdio
     expect(refused?.message).toMatch(/request too large: \d+ bytes, over this server's limit of \d+ bytes per message/);
     expect(server.stderr()).toMatch(/refused a request body of \d+ bytes on \/mcp\/victim/);
     expect((await callTool(victim, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
