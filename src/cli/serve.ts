@@ -1,92 +1,132 @@
 /**
  * `gatefs serve`: the MCP server. Over stdio (default) it serves one conversation, prepared on
  * start if missing, and writes nothing but protocol to stdout. With `--http HOST:PORT` it serves
- * Streamable HTTP at `/mcp/<conversation>` for many conversations, loopback unless a token is
- * set. Runs until stdin closes (stdio) or SIGINT/SIGTERM (both). The SDK is loaded only here.
+ * Streamable HTTP at `/mcp/<conversation>` for many conversations, behind a bearer token by
+ * default (`serve-auth.ts`). Both stop on SIGINT, SIGTERM or SIGHUP after finishing the calls in
+ * flight and freeing every occupancy; stdio also stops when stdin closes. The SDK is loaded
+ * only here.
  */
-import type { Command } from './command.js';
+import type { Command, CommandContext } from './command.js';
 import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
+import { watchStopSignals } from './stop-signals.js';
+import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
 import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
 import { randomIds } from '../ports/ids.js';
+import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
+import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
+
+const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
-  usage: 'gatefs serve [--conversation ID] [--role R] [--http HOST:PORT] [--token T]',
+  usage: 'gatefs serve [--conversation ID] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
     role: { type: 'string' },
     http: { type: 'string' },
     token: { type: 'string' },
+    'token-file': { type: 'string' },
+    'no-token': { type: 'boolean' },
+    'allow-new': { type: 'boolean' },
   },
   optionHelp: [
     ['--conversation ID', 'stdio: the conversation to serve (default: a new id, printed on stderr)'],
-    ['--role R', 'the role for workspaces prepared by the server (default: the first role)'],
+    ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
-    ['--token T', 'HTTP: require "Authorization: Bearer T" (or set GATEFS_TOKEN); needed off loopback'],
+    ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
+    ['--no-token', 'HTTP on a loopback address only: require no token (any local process may connect)'],
+    ['--allow-new', `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`],
   ],
   details: [
     'MCP client config (stdio):',
     '  {"mcpServers": {"gatefs": {"command": "npx", "args": ["gatefs", "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}',
-    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task',
+    '',
+    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
+    '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
+    'on stderr and saves it to <state dir>/serve-token (mode 600); GATEFS_TOKEN=<token> sets it from the environment.',
+    'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
+    'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
+    `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
+    `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
+    'Messages (stdio lines and HTTP bodies) may be as large as the largest request the tool schemas allow;',
+    'a larger one gets a JSON-RPC error and the server keeps serving.',
   ].join('\n'),
   async run({ globals, flags, out, env }) {
+    if (flags.token !== undefined) throw new UsageError(`--token is not accepted: ${TOKEN_ON_COMMAND_LINE}`, 'serve');
     const role = typeof flags.role === 'string' ? flags.role : undefined;
-    if (typeof flags.http === 'string') {
-      let address;
-      try {
-        address = parseListenAddress(flags.http);
-      } catch (e) {
-        if (e instanceof ListenAddressError) throw new UsageError(e.message, 'serve');
-        throw e;
-      }
-      const token = typeof flags.token === 'string' ? flags.token : env.GATEFS_TOKEN || undefined;
-      if (!address.loopback && !token) {
-        throw new UsageError(`refusing to serve on ${address.host} without a token: pass --token or set GATEFS_TOKEN, or bind 127.0.0.1`, 'serve');
-      }
-      if (flags.conversation !== undefined) throw new UsageError('--conversation is for stdio; over HTTP the conversation is in the URL (/mcp/<conversation>)', 'serve');
-      const { serveHttp } = await import('../mcp/http-server.js');
-      const host = await openHost(globals);
-      const running = await serveHttp(host, { address, token, role, log: out.progress });
-      out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${token ? ' (bearer token required)' : ''}`);
-      await untilSignal();
-      await running.close();
-      await host.close();
-      return 0;
+    process.stderr.on('error', () => undefined); // a client that closed our stderr must not crash the server
+    if (typeof flags.http === 'string') return serveOverHttp(flags.http, role, { globals, flags, out, env });
+    for (const flag of ['token-file', 'no-token', 'allow-new']) {
+      if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for --http; stdio needs none`, 'serve');
     }
-    if (flags.token !== undefined) throw new UsageError('--token is for --http; stdio needs none', 'serve');
     const conversation =
       typeof flags.conversation === 'string' ? conversationArg(flags.conversation, 'serve') : randomIds.next('conv').slice(0, 21);
     const { serveStdio } = await import('../mcp/stdio.js');
     const { ensureWorkspace } = await import('../mcp/ensure-workspace.js');
     const { newHolderId } = await import('../mcp/session.js');
+    const stop = watchStopSignals(out.progress);
+    try {
+      const host = await openHost(globals);
+      try {
+        const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
+        if (role && status.role !== role) out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
+        if (stop.isStopping) {
+          out.progress(`stopped before serving conversation "${conversation}"`);
+          return 0;
+        }
+        out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
+        if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
+        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress });
+        out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
+      } finally {
+        await host.close();
+        process.stdin.destroy();
+      }
+      return 0;
+    } finally {
+      stop.dispose();
+    }
+  },
+};
+
+/** `serve --http`: checks the flags, settles the token, serves until a stop signal. */
+async function serveOverHttp(http: string, role: string | undefined, { globals, flags, out, env }: Omit<CommandContext, 'args'>): Promise<number> {
+  let address;
+  try {
+    address = parseListenAddress(http);
+  } catch (e) {
+    if (e instanceof ListenAddressError) throw new UsageError(e.message, 'serve');
+    throw e;
+  }
+  if (flags.conversation !== undefined) throw new UsageError('--conversation is for stdio; over HTTP the conversation is in the URL (/mcp/<conversation>)', 'serve');
+  const allowNew = flags['allow-new'] === true;
+  if (role !== undefined && !allowNew) {
+    throw new UsageError('--role applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --role R', 'serve');
+  }
+  const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
+  const stop = watchStopSignals(out.progress);
+  try {
+    const { serveHttp } = await import('../mcp/http-server.js');
     const host = await openHost(globals);
     try {
-      const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
-      if (role && status.role !== role) out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
-      out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-      if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-      await Promise.race([serveStdio(host, conversation, newHolderId()), untilSignal()]);
+      const token = auth.settle(out.progress);
+      const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, log: out.progress });
+      if (!address.loopback) out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
+      const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
+      out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
+      const reason = await stop.stopped;
+      await running.close();
+      out.progress(`${reason}: every session closed and every workspace freed; exiting`);
     } finally {
       await host.close();
     }
     return 0;
-  },
-};
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  } finally {
+    stop.dispose();
+  }
 }

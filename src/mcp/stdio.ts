@@ -2,28 +2,45 @@
  * `gatefs serve` over stdio: one MCP server for one conversation on this process's stdin and
  * stdout. Nothing else may write to stdout while it runs (logs go to stderr).
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Host } from '../host/types.js';
 import { callsSettled, createMcpServer } from './server.js';
 import { openSession } from './session.js';
+import { CappedStdioTransport } from './capped-stdio-transport.js';
+
+/** Options of `serveStdio`. */
+export interface StdioServeOptions {
+  /**
+   * Resolves with a reason (e.g. "SIGTERM") when the server should stop although stdin is still
+   * open. Default: never.
+   */
+  stop?: Promise<string>;
+  /** One-line notes for the operator (the CLI passes stderr). */
+  log?: (line: string) => void;
+}
 
 /**
- * Serves `conversation` (already prepared) over stdio until the client closes stdin or the
- * transport closes; resolves then. The session is the occupancy holder when the host has one;
- * throws `WorkspaceError` `OCCUPIED` when another live holder occupies the workspace.
+ * Serves `conversation` (already prepared) over stdio until the client closes stdin, stdout
+ * fails, or `options.stop` resolves. Then it stops reading, lets the tool calls in flight finish
+ * (their answers are still written), closes the MCP server and ends the session's occupancy, and
+ * resolves with the reason it stopped ("stdin closed" or the `stop` reason).
+ * The session is the occupancy holder when the host has one; throws `WorkspaceError`
+ * `OCCUPIED` (before serving) when another live holder occupies the workspace.
  */
-export async function serveStdio(host: Host, conversation: string, holder: string): Promise<void> {
+export async function serveStdio(host: Host, conversation: string, holder: string, options: StdioServeOptions = {}): Promise<string> {
   const session = await openSession(host, conversation, holder);
-  const server = createMcpServer(host, { conversation, holder });
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-    process.stdin.once('close', () => resolve());
-  });
-  await server.connect(transport);
-  await closed;
-  await callsSettled(server);
-  await server.close().catch(() => undefined);
-  await session.close();
+  try {
+    const server = createMcpServer(host, { conversation, holder });
+    const transport = new CappedStdioTransport({ log: options.log });
+    const closed = new Promise<string>((resolve) => {
+      server.onclose = () => resolve('stdin closed');
+    });
+    await server.connect(transport);
+    const reason = await Promise.race([closed, options.stop ?? new Promise<string>(() => undefined)]);
+    transport.stopReading();
+    await callsSettled(server);
+    await server.close().catch(() => undefined);
+    return reason;
+  } finally {
+    await session.close();
+  }
 }

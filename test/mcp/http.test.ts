@@ -1,20 +1,20 @@
 /**
- * `gatefs serve --http` on loopback with a bearer token, driven by the SDK's Streamable HTTP
- * client: two conversations isolated through two sessions, progressive disclosure through
- * request_files, and garbage (invalid JSON, a rebinding Host header, a foreign Origin, a
- * missing token, an oversized body, a client that hangs up mid-call) that leaves the server up
- * and the workspaces intact.
+ * `gatefs serve --http --allow-new` on loopback with a bearer token from GATEFS_TOKEN, driven by
+ * the SDK's Streamable HTTP client: two conversations isolated through two sessions, progressive
+ * disclosure through request_files, a write of 10 Mi characters (an 11+ MiB body), and garbage
+ * (invalid JSON, a rebinding Host header, a foreign Origin, a missing token, a client that hangs
+ * up mid-call) that leaves the server up and the workspaces intact.
  */
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
 import { callTool, httpClient, startHttpServer, type HttpServer } from './mcp-client.js';
 
-const TOKEN = 'test-token-0123';
+const TOKEN = 'test-token-0123456789';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 let repo: ReturnType<typeof sampleRepo>;
 let server: HttpServer;
@@ -41,7 +41,7 @@ beforeAll(async () => {
   // carol is a reviewer (progressive disclosure), prepared by the CLI; the server reuses it.
   const prepared = await gatefs(['prepare', 'carol', '--role', 'reviewer', '--repo', repo.dir]);
   if (prepared.code !== 0) throw new Error(`gatefs prepare carol failed: ${prepared.stderr}`);
-  server = await startHttpServer(['--repo', repo.dir], repo.root, { GATEFS_TOKEN: TOKEN });
+  server = await startHttpServer(['--repo', repo.dir, '--allow-new'], repo.root, { GATEFS_TOKEN: TOKEN });
   alice = await httpClient(`${server.base}/mcp/alice`, AUTH);
   bob = await httpClient(`${server.base}/mcp/bob`, AUTH);
 });
@@ -130,11 +130,14 @@ describe('garbage leaves the server up and the workspaces intact', () => {
     await expect(httpClient(`${server.base}/mcp/alice`)).rejects.toThrow();
   });
 
-  it('an oversized body gets 413', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write', arguments: { path: 'big.txt', content: 'x'.repeat(5 * 1024 * 1024) } } });
-    const r = await raw('POST', '/mcp/alice', { ...host(), ...AUTH }, big).catch((e: Error) => ({ status: -1, body: e.message }));
-    expect([413, -1]).toContain(r.status);
-    expect(existsSync(join(repo.dir, 'big.txt'))).toBe(false);
+  it('a write of 10 Mi characters (an 11+ MiB body once JSON-escaped) succeeds; the bytes on disk match', async () => {
+    const content = 'ab"\n'.repeat(2.5 * 1024 * 1024); // quotes and newlines escape to 2 bytes each
+    expect(Buffer.byteLength(JSON.stringify(content))).toBeGreaterThan(11 * 1024 * 1024);
+    const w = await callTool(alice, 'write', { path: 'large.txt', content });
+    expect(w.isError).toBe(false);
+    expect(w.structured.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+    const onDisk = readFileSync(join(repo.dir, '.gatefs/worktrees/alice/large.txt'));
+    expect(createHash('sha256').update(onDisk).digest('hex')).toBe(w.structured.sha256);
   });
 
   it('unknown paths, bad conversation ids and unknown sessions get 404', async () => {

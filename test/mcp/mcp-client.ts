@@ -44,6 +44,8 @@ export interface HttpServer {
   child: ChildProcessWithoutNullStreams;
   base: string;
   port: number;
+  /** The token the server generated and printed on stderr, when it did. */
+  token?: string;
   stderr: () => string;
   stop: () => Promise<void>;
 }
@@ -64,6 +66,7 @@ export function startHttpServer(args: string[], cwd: string, env: Record<string,
           child,
           base: m[1],
           port: Number(m[2]),
+          token: /bearer token for this run .*: (\S+)\n/.exec(err)?.[1],
           stderr: () => err,
           stop: () =>
             new Promise<void>((done) => {

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BIN, gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limit.js';
 import { callTool, stdioClient } from './mcp-client.js';
 
 let repo: ReturnType<typeof sampleRepo>;
@@ -120,8 +122,33 @@ describe('errors carry isError and the stable code in structure and text', () =>
   });
 });
 
+describe('message size: the cap agrees with the tool schemas', () => {
+  it('a write of 10 Mi characters (an 11+ MiB line once JSON-escaped) succeeds; the bytes on disk match', async () => {
+    const content = 'ab"\n'.repeat(2.5 * 1024 * 1024); // quotes and newlines escape to 2 bytes each
+    expect(Buffer.byteLength(JSON.stringify(content))).toBeGreaterThan(11 * 1024 * 1024);
+    const w = await callTool(client, 'write', { path: 'large.txt', content });
+    expect(w.isError).toBe(false);
+    const onDisk = readFileSync(join(repo.dir, '.gatefs/worktrees/alpha/large.txt'));
+    expect(createHash('sha256').update(onDisk).digest('hex')).toBe(createHash('sha256').update(content).digest('hex'));
+  });
+
+  it('a message over the cap gets a JSON-RPC error carrying its id; nothing is written and the next call works', async () => {
+    const content = '\u0001'.repeat(MAX_MESSAGE_BYTES / 6 + 1); // escapes to 6 bytes a character: over the cap
+    const refused = await client.callTool({ name: 'write', arguments: { path: 'huge.txt', content } }).then(
+      () => null,
+      (e: unknown) => e as McpError,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused?.code).toBe(-32600);
+    expect(refused?.message).toMatch(/request too large: \d+ bytes, over this server's limit of \d+ bytes per message/);
+    expect(stderr()).toMatch(/stdio: refused a message of \d+ bytes \(the limit is \d+\); answered id \d+ with an error and kept serving/);
+    expect((await callTool(client, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
+    expect((await callTool(client, 'read', { path: 'README.md' })).isError).toBe(false);
+  });
+});
+
 describe('serve without --conversation', () => {
-  it('generates an id, logs it on stderr, survives a garbage line, and writes nothing but JSON-RPC on stdout', async () => {
+  it('generates an id, logs it on stderr, answers a garbage line with a parse error, and writes nothing but JSON-RPC on stdout', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir], { stdio: 'pipe' });
     let out = '';
     let err = '';
@@ -129,7 +156,7 @@ describe('serve without --conversation', () => {
     const answered = new Promise<void>((resolve) => {
       child.stdout.on('data', (d) => {
         out += d;
-        if (out.includes('\n')) resolve();
+        if (out.split('\n').length > 2) resolve();
       });
     });
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
@@ -139,7 +166,9 @@ describe('serve without --conversation', () => {
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
     for (const line of out.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    expect(JSON.parse(out.split('\n')[0]).result.serverInfo.name).toBe('gatefs');
+    const [garbage, initialized] = out.split('\n').map((l) => (l ? JSON.parse(l) : null));
+    expect(garbage).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not JSON' } });
+    expect(initialized.result.serverInfo.name).toBe('gatefs');
     expect(err).toMatch(/serving conversation "conv-[0-9a-f]+"/);
     expect(child.exitCode).toBe(0);
   });

@@ -1,0 +1,50 @@
+/**
+ * `watchStopSignals`: turns SIGINT, SIGTERM and SIGHUP into a graceful stop for `gatefs serve`.
+ * The first signal resolves `stopped` with its name, so the server can finish the calls in
+ * flight and free the workspace's occupancy before the process ends; a second signal while that
+ * runs ends the process at once (exit code 128 + the signal's number, as a shell reports it),
+ * for a stop that hangs. MCP clients send SIGTERM after closing stdin; a terminal sends SIGINT
+ * (Ctrl-C) or SIGHUP (closed).
+ */
+
+const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+type StopSignal = keyof typeof SIGNALS;
+
+/** Watching for stop signals: `stopped` resolves with the first one's name. */
+export interface StopWatch {
+  readonly stopped: Promise<string>;
+  /** True once a signal arrived. */
+  readonly isStopping: boolean;
+  /** Removes the handlers (the default actions apply again). */
+  dispose(): void;
+}
+
+/** Installs the handlers; `log` gets one line per signal (the CLI passes stderr). */
+export function watchStopSignals(log: (line: string) => void): StopWatch {
+  let stopping = false;
+  let resolve!: (reason: string) => void;
+  const stopped = new Promise<string>((r) => (resolve = r));
+  const handlers = new Map<StopSignal, () => void>();
+  for (const name of Object.keys(SIGNALS) as StopSignal[]) {
+    const handler = () => {
+      if (stopping) {
+        log(`${name} again: exiting now, without waiting for the calls in flight`);
+        process.exit(128 + SIGNALS[name]);
+      }
+      stopping = true;
+      log(`${name} received: finishing the calls in flight and freeing the workspace`);
+      resolve(name);
+    };
+    handlers.set(name, handler);
+    process.on(name, handler);
+  }
+  return {
+    stopped,
+    get isStopping() {
+      return stopping;
+    },
+    dispose() {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
+  };
+}

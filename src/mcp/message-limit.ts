@@ -1,0 +1,69 @@
+/**
+ * The size cap of one MCP message, shared by both transports (the stdio line reader and the
+ * HTTP body reader). It is derived from the tool input schemas, never chosen by hand: the
+ * largest `tools/call` request any tool's schema accepts, JSON-escaped in the worst case
+ * (`json-size-bound.ts`), plus a fixed allowance for the JSON-RPC envelope. A request under the
+ * cap reaches the gate, which validates it; a message over it cannot be schema-valid and gets
+ * a JSON-RPC error from the transport, which keeps serving.
+ */
+import { FILE_TOOLS } from '../../tools/file-tools.js';
+import { requestFilesTool } from '../../tools/request-files.js';
+import { maxJsonBytes, maxJsonStringBytes } from './json-size-bound.js';
+
+/**
+ * Room for everything around a tool's arguments: `{"jsonrpc":"2.0","id":…,"method":"tools/call",
+ * "params":{"name":…,"arguments":…,"_meta":{…}}}` with every key escaped, a long string id, a
+ * progress token, and whitespace. Also bounds the requests that carry no tool arguments
+ * (`initialize`, `ping`, `tools/list`, notifications).
+ */
+export const ENVELOPE_ALLOWANCE_BYTES = 64 * 1024;
+
+/** A tool as far as the cap is concerned: its name and input JSON Schema. */
+export interface SizedTool {
+  name: string;
+  inputSchema: unknown;
+}
+
+/** Thrown at load when a tool's input schema does not bound its JSON size. */
+export class UnboundedSchemaError extends Error {
+  override readonly name = 'UnboundedSchemaError';
+}
+
+/**
+ * The message cap for `tools`: the largest worst-case `arguments` among them plus the tool
+ * name (escaped) and `ENVELOPE_ALLOWANCE_BYTES`. Throws `UnboundedSchemaError` naming a tool
+ * whose input schema leaves a field unbounded (a string without `maxLength`, an array without
+ * `maxItems`, …): give that field a bound instead of raising the cap by hand.
+ */
+export function messageLimitFor(tools: readonly SizedTool[]): number {
+  let largest = 0;
+  for (const tool of tools) {
+    const args = maxJsonBytes(tool.inputSchema);
+    if (!Number.isFinite(args)) {
+      throw new UnboundedSchemaError(`tool ${tool.name}: its input schema does not bound the request size (a string without maxLength, an array without maxItems, …)`);
+    }
+    largest = Math.max(largest, args + maxJsonStringBytes(tool.name.length));
+  }
+  return largest + ENVELOPE_ALLOWANCE_BYTES;
+}
+
+/** Every tool a gatefs gate can offer (the file tools and `request_files`). */
+export const SERVED_TOOLS: readonly SizedTool[] = [...FILE_TOOLS, requestFilesTool].map((t) => t.descriptor);
+
+/**
+ * The cap of one MCP message in bytes on every transport of `gatefs serve`: about 120 MiB
+ * today, set by `edit` (two strings of up to 10 Mi characters each); `write` alone needs about
+ * 60 MiB (10 Mi characters).
+ */
+export const MAX_MESSAGE_BYTES = messageLimitFor(SERVED_TOOLS);
+
+/** JSON-RPC error code of the answer to a message over the cap ("Invalid Request"), on both transports. */
+export const OVERSIZED_MESSAGE_CODE = -32600;
+
+/** The error message for a message of `bytes` over `limit`, the same on both transports. */
+export function tooLargeMessage(bytes: number, limit: number): string {
+  return (
+    `request too large: ${bytes} bytes, over this server's limit of ${limit} bytes per message ` +
+    '(the largest request the tool schemas allow, every character JSON-escaped); nothing was done'
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * The message cap of both transports is derived from the tool schemas: the largest schema-valid
+ * request of every served tool, JSON-escaped in the worst case, fits under it, and the cap is
+ * no larger than that plus the envelope allowance (no hand-picked number above or below the
+ * schemas). A schema that leaves a field unbounded is refused at load, naming the tool.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { FILE_TOOLS } from '../../tools/file-tools.js';
+import { requestFilesTool } from '../../tools/request-files.js';
+import { WRITE_MAX_CONTENT_CHARS } from '../../tools/write.js';
+import { ENVELOPE_ALLOWANCE_BYTES, MAX_MESSAGE_BYTES, UnboundedSchemaError, messageLimitFor } from '../../src/mcp/message-limit.js';
+import { maxJsonBytes, maxJsonStringBytes } from '../../src/mcp/json-size-bound.js';
+
+type Schema = Record<string, any>;
+
+/** The largest value a schema accepts, strings filled with a character JSON escapes to 6 bytes. */
+function largestValue(s: Schema): unknown {
+  if ('const' in s) return s.const;
+  if (s.anyOf) return (s.anyOf as Schema[]).map(largestValue).sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length)[0];
+  switch (s.type) {
+    case 'string':
+      if (typeof s.maxLength === 'number') return '\u0001'.repeat(s.maxLength);
+      return 'f'.repeat(Number(/\{(\d+)\}/.exec(s.pattern)![1])); // the sha256 pattern: hex digits
+    case 'integer':
+      return typeof s.maximum === 'number' ? s.maximum : Number.MAX_SAFE_INTEGER;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    case 'array':
+      return Array.from({ length: s.maxItems }, () => largestValue(s.items));
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties as Record<string, Schema>).map(([k, v]) => [k, largestValue(v)]));
+    default:
+      throw new Error(`no largest value for ${JSON.stringify(s)}`);
+  }
+}
+
+const tools = [...FILE_TOOLS, requestFilesTool];
+const requestBytes = (name: string, args: unknown) =>
+  Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 'a-long-request-id-0123456789', method: 'tools/call', params: { name, arguments: args } }));
+
+describe('MAX_MESSAGE_BYTES', () => {
+  const sizes = tools.map((t) => {
+    const args = largestValue(t.descriptor.inputSchema);
+    expect(t.validate(args).ok, `${t.name}: the largest value must be schema-valid`).toBe(true);
+    return { name: t.name, bytes: requestBytes(t.name, args) };
+  });
+
+  it.each(sizes)('admits the largest schema-valid $name request, fully escaped', ({ bytes }) => {
+    expect(bytes).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+  });
+
+  it('is no larger than the largest such request plus the envelope allowance', () => {
+    const largest = Math.max(...sizes.map((s) => s.bytes));
+    // Beyond the allowance only what an encoder may escape but JSON.stringify does not: the keys
+    // and the hex digits of expectedSha256 (a few hundred bytes).
+    expect(MAX_MESSAGE_BYTES - largest).toBeLessThanOrEqual(ENVELOPE_ALLOWANCE_BYTES + 1024);
+    expect(sizes.find((s) => s.bytes === largest)?.name).toBe('edit'); // two 10 Mi-character strings
+  });
+
+  it("admits write's 10 Mi-character content however it is escaped (the issue's 11 MiB line and beyond)", () => {
+    expect(MAX_MESSAGE_BYTES).toBeGreaterThan(maxJsonStringBytes(WRITE_MAX_CONTENT_CHARS));
+    expect(MAX_MESSAGE_BYTES).toBeGreaterThan(11 * 1024 * 1024);
+  });
+
+  it('refuses a tool whose schema leaves a field unbounded, naming the tool', () => {
+    const loose = { name: 'loose', inputSchema: { type: 'object', additionalProperties: false, properties: { text: { type: 'string' } } } };
+    expect(() => messageLimitFor([loose])).toThrow(UnboundedSchemaError);
+    expect(() => messageLimitFor([loose])).toThrow(/tool loose/);
+    const open = { name: 'open', inputSchema: { type: 'object', properties: {} } };
+    expect(() => messageLimitFor([open])).toThrow(/tool open/);
+  });
+});
+
+describe('maxJsonBytes', () => {
+  /** What Python's json.dumps writes by default: every non-ASCII unit escaped. */
+  const asciiOnly = (s: string) => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+  it('bounds every encoding of every string up to maxLength (JSON.stringify and ASCII-only)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme-composite', maxLength: 10 }), (a, b) => {
+        for (const s of [a, b, a + b]) {
+          const bound = maxJsonBytes({ type: 'string', maxLength: s.length });
+          expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(bound);
+          expect(Buffer.byteLength(asciiOnly(s))).toBeLessThanOrEqual(bound);
+        }
+      }),
+    );
+  });
+
+  it('reads a fixed-length pattern, and answers Infinity for what it cannot bound', () => {
+    expect(maxJsonBytes({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' })).toBe(maxJsonStringBytes(64));
+    expect(maxJsonBytes({ type: 'string', pattern: '^[a-z]+$' })).toBe(Infinity);
+    expect(maxJsonBytes({ type: 'array', items: { type: 'boolean' } })).toBe(Infinity);
+    expect(maxJsonBytes({ type: 'object', properties: {} })).toBe(Infinity);
+    expect(maxJsonBytes({ type: 'array', maxItems: 3, items: { type: 'null' } })).toBe('[null,null,null]'.length);
+    expect(maxJsonBytes({ anyOf: [{ type: 'null' }, { type: 'boolean' }] })).toBe(5);
+  });
+});
