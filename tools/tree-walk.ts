@@ -121,7 +121,9 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>, access?: FolderAccess,
   ): Promise<Folder> => {
     const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
-    const mounted = ns.table.entriesBelow(nsPath);
+    const mounted = ns.mountPointsIn(nsPath);
+    // Names git treats as `.git` are never shown nor entered (vfs/namespace.ts).
+    if (listed.some((e) => ns.isHiddenName(e.name))) listed = listed.filter((e) => !ns.isHiddenName(e.name));
     if (mounted.length > 0) {
       const names = new Set(mounted.map((m) => m.name));
       listed = [...listed.filter((e) => !names.has(e.name)), ...mounted].sort((a, b) => compareNames(a.name, b.name));
