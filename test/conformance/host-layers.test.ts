@@ -1,7 +1,7 @@
 /**
  * Conformance on real disk: the host layer alone and under every composition of this issue —
  * overlay(memory over host), overlay(host over host) with history, sparse(host), readOnly(host),
- * and the host layer's lstat fallback walk. Each setup gets a fresh temp folder with an
+ * the host layer's lstat fallback walk, and its walk keeping a single folder handle. Each setup gets a fresh temp folder with an
  * outside sentinel tree.
  */
 import { openHostLayer } from '../../vfs/host-layer.js';
@@ -32,6 +32,19 @@ layerSuite({
     const fx = hostFixture();
     const root = fx.folder('root', true);
     const layer = openHostLayer(root, { forceFallback: true });
+    return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+  },
+});
+
+// Every return to a folder reopens it from the start folder (checked by dev/ino): the walk's
+// bounded-descriptor path must give exactly what the plain one does.
+layerSuite({
+  name: 'host (walk keeping one folder handle)',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const layer = openHostLayer(root, { walkHandles: { window: 1, checkpointEvery: 10_000 } });
     return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
   },
 });
