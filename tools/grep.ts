@@ -142,7 +142,7 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err))));
+  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err))));
 
   let next = Promise.all(files.slice(0, BATCH).map(read));
   scan: for (let i = 0; i < files.length; i += BATCH) {
@@ -269,7 +269,7 @@ async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalk
     const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
     bytes = read instanceof Promise ? await read : read;
   } catch (err) {
-    if (isVfsError(err)) return false;
+    if (isSkippedFile(err)) return false;
     throw err;
   }
   if (looksBinary(bytes) || !matcher.mayMatch(bytes)) return false;
@@ -279,6 +279,14 @@ async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalk
   if (mode === 'count') return hits.length;
   if (hits.length === 0) return false;
   return mode === 'files' ? true : undefined; // content: read again after the walk
+}
+
+/**
+ * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` is not one: out
+ * of descriptors, the search cannot say what the file holds, so the whole call answers `BUSY`.
+ */
+function isSkippedFile(err: unknown): boolean {
+  return isVfsError(err) && err.code !== 'BUSY';
 }
 
 function splitLines(text: string): string[] {

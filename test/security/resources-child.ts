@@ -21,6 +21,7 @@ interface Step extends Partial<ChainOptions> {
   args?: unknown;
   calls?: { tool: string; args: unknown }[];
   leave?: number;
+  role?: string;
 }
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { repo: string; manifest?: object; steps: Step[] };
@@ -33,7 +34,7 @@ for (const step of input.steps) {
     let out: unknown;
     switch (step.op) {
       case 'prepare':
-        out = await host.prepare({ conversation: step.conversation! });
+        out = await host.prepare({ conversation: step.conversation!, role: step.role });
         break;
       case 'chain':
         out = makeChain(join(input.repo, '.gatefs/worktrees', step.conversation!), step as ChainOptions);

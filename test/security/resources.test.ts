@@ -131,23 +131,30 @@ describe('a walk holds a bounded number of descriptors', () => {
       { tool: 'write', args: { path: 'src/b.ts', content: 'b\n' } },
       { tool: 'edit', args: { path: 'src/a.ts', oldString: 'needle', newString: 'pin' } },
     ];
+    // The same calls in a worktree and in a copy (whose unchanged files come from git objects).
+    const manifest = { roles: [MANIFEST.roles[0], { ...MANIFEST.roles[0], name: 'cp', workspace: { backend: 'copy' } }] };
+    const round = (conversation: string) => calls.map((c) => ({ op: 'call', conversation, ...c }));
     const steps = [
       { op: 'prepare', conversation: 'c' },
+      { op: 'prepare', conversation: 'k', role: 'cp' },
       { op: 'hog', leave: 0 },
-      ...calls.map((c) => ({ op: 'call', conversation: 'c', ...c })),
+      ...round('c'),
+      ...round('k'),
       { op: 'unhog' },
-      ...calls.map((c) => ({ op: 'call', conversation: 'c', ...c })),
+      ...round('c'),
+      ...round('k'),
     ];
-    const run = await runChild({ repo: r.dir, manifest: MANIFEST, steps }, 512);
+    const run = await runChild({ repo: r.dir, manifest, steps }, 512);
     expect(run.stderr).toBe('');
-    const [prepared, hog, ...rest] = run.lines;
-    expect(prepared.error).toBeUndefined();
+    const [preparedC, preparedK, hog, ...rest] = run.lines;
+    expect([preparedC.error, preparedK.error]).toEqual([undefined, undefined]);
     expect(hog.out.hogged).toBeGreaterThan(400);
-    const starved = rest.slice(0, calls.length).map((l) => l.out?.code ?? l.error);
-    expect(starved).toEqual(calls.map(() => 'BUSY'));
-    const freed = rest.slice(calls.length + 1).map((l) => (l.out?.ok ? 'ok' : l.out?.code ?? l.error));
-    expect(freed).toEqual(calls.map(() => 'ok'));
-    expect(rest[calls.length + 1].out.value.files).toEqual(['src/a.ts']);
+    const outcome = (l: Line) => (l.out?.ok ? 'ok' : l.out?.code ?? l.error);
+    const n = calls.length;
+    expect(rest.slice(0, 2 * n).map(outcome)).toEqual([...calls, ...calls].map(() => 'BUSY'));
+    expect(rest.slice(2 * n + 1).map(outcome)).toEqual([...calls, ...calls].map(() => 'ok'));
+    expect(rest[2 * n + 1].out.value.files).toEqual(['src/a.ts']);
+    expect(rest[3 * n + 1].out.value.files).toEqual(['src/a.ts']);
   }, 60_000);
 
   it('a walk lets go of ancestors and reopens them by (dev, ino): one swapped meanwhile is skipped, nothing read from the replacement', async () => {
