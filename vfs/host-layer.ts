@@ -78,8 +78,9 @@ export class HostLayer implements WritableLayer {
     stat: (dir, name, path) => this.statInFolder(dir, name, path),
   };
 
-  constructor(dir: string, options: HostLayerOptions = {}) {
-    this.walk = new ConfinedWalk(dir, !options.forceFallback, options.seams);
+  /** `dir`: a trusted host path (see `openHostLayer`), or a walk handed over by `openBelow`. */
+  constructor(dir: string | ConfinedWalk, options: HostLayerOptions = {}) {
+    this.walk = typeof dir === 'string' ? new ConfinedWalk(dir, !options.forceFallback, options.seams) : dir;
     this.guarantee = this.walk.guarantee;
     this.identity = this.walk.root.id!;
     this.guard = options.guard;
@@ -216,6 +217,17 @@ export class HostLayer implements WritableLayer {
   /** Renames within the layer, replacing a file at `to` without following a link there. */
   async rename(from: string, to: string): Promise<void> {
     hostRename(this.walk, from, to, this.guard);
+  }
+
+  /**
+   * The folder `path` of this layer as a layer of its own, like `openHostLayer` but without
+   * trusting a host path: reached from this layer's held root one component at a time, no link
+   * followed, with the same guarantee. It holds its own handle, so this layer may be closed
+   * afterwards; `options` (guard, seams, walk handles) are the new layer's.
+   * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE` (a link anywhere on the way), `BUSY`.
+   */
+  openBelow(path: string, options: HostLayerOptions = {}): HostLayer {
+    return new HostLayer(this.walk.walkBelow(layerSegments(path, 'open'), options.seams), options);
   }
 
   /** Closes the held root handle. Later calls throw `INTERNAL`. Idempotent. */
