@@ -187,6 +187,7 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     return { entries, keep, entered };
   };
 
+  ns.checkVisible(start, 'walk');
   const entries = await walkMount(start, '', undefined, true);
   return { entries, truncated: state.truncated };
 }

@@ -229,10 +229,19 @@ export class Namespace {
     return typeof input === 'object' && input !== null && 'mount' in input ? input : this.resolve(input as string, op);
   }
 
-  /** The resolved path unless it runs through a hidden `.git` name (`NOT_FOUND` then, as if absent). */
+  /**
+   * `NOT_FOUND` (as if absent) when the resolved path runs through a name git treats as `.git`.
+   * Every read here checks it; a walk that goes to the layers directly (tools/tree-walk.ts)
+   * calls it on its start.
+   */
+  checkVisible(r: Resolved, op: string): void {
+    if (hasDotGitSegment(r.path)) throw new VfsError('NOT_FOUND', op, r.path);
+  }
+
+  /** The resolved path, checked with `checkVisible`. */
   private visible(input: string | Resolved, op: string): Resolved {
     const r = this.target(input, op);
-    if (hasDotGitSegment(r.path)) throw new VfsError('NOT_FOUND', op, r.path);
+    this.checkVisible(r, op);
     return r;
   }
 
