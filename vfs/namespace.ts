@@ -156,12 +156,21 @@ export class Namespace {
     }
   }
 
-  /** Removes a file, a link or an empty folder. `PROTECTED_PATH` also for a folder holding an authority file. */
+  /**
+   * Removes a file, a link or an empty folder. `PROTECTED_PATH` also for a folder holding an
+   * authority file, or holding nothing but `.git` names (it looks empty, and must stay).
+   */
   async remove(input: string | Resolved): Promise<void> {
     const r = this.target(input, 'remove');
     const layer = this.writableLayer(r, 'remove');
     this.checkNotAboveAuthority(r, 'remove');
     try {
+      if ((await layer.stat(r.rel)).type === 'directory') {
+        const inside = await layer.readdir(r.rel);
+        if (inside.length > 0 && inside.every((e) => isDotGitName(e.name))) {
+          throw new VfsError('PROTECTED_PATH', 'remove', r.rel, 'the folder holds a protected .git');
+        }
+      }
       await layer.remove(r.rel);
     } catch (e) {
       throw this.anchor(e, r);
