@@ -26,24 +26,30 @@ export function foldName(name: string): string {
   return out.slice(0, end);
 }
 
-/** True when two layer- or namespace-relative paths name the same thing once every segment is folded. */
-export function sameFoldedPath(a: string, b: string): boolean {
-  if (a === b) return true;
-  const as = a.split('/');
-  const bs = b.split('/');
-  return as.length === bs.length && as.every((s, i) => foldName(s) === foldName(bs[i]));
-}
+/** How a path relates to another once folded: the same, inside it, one of its ancestors, or none. */
+export type FoldedRelation = 'same' | 'below' | 'above' | undefined;
 
 /**
- * How `path` relates to `top` once folded: 'same', 'below' (inside it), 'above' (one of its
- * ancestors, '' included) or undefined (unrelated). Both are '/'-separated relative paths or
- * both absolute.
+ * A path folded once (`foldName` on every segment), to compare many paths with it cheaply:
+ * `relation(path)` folds only the segments of `path` it needs, and skips folding where the
+ * segments are equal as written.
  */
-export function foldedRelation(path: string, top: string): 'same' | 'below' | 'above' | undefined {
-  const ps = path === '' ? [] : path.split('/');
-  const ts = top === '' ? [] : top.split('/');
-  const n = Math.min(ps.length, ts.length);
-  for (let i = 0; i < n; i++) if (ps[i] !== ts[i] && foldName(ps[i]) !== foldName(ts[i])) return undefined;
-  if (ps.length === ts.length) return 'same';
-  return ps.length > ts.length ? 'below' : 'above';
+export class FoldedPath {
+  private readonly segments: readonly string[];
+  private readonly folded: readonly string[];
+
+  /** `path`: '/'-separated, relative ('' for the root) or absolute. */
+  constructor(readonly path: string) {
+    this.segments = path === '' ? [] : path.split('/');
+    this.folded = this.segments.map(foldName);
+  }
+
+  /** How `path` (same form as the constructor's) relates to this one, once folded. */
+  relation(path: string): FoldedRelation {
+    const ps = path === '' ? [] : path.split('/');
+    const n = Math.min(ps.length, this.segments.length);
+    for (let i = 0; i < n; i++) if (ps[i] !== this.segments[i] && foldName(ps[i]) !== this.folded[i]) return undefined;
+    if (ps.length === this.segments.length) return 'same';
+    return ps.length > this.segments.length ? 'below' : 'above';
+  }
 }

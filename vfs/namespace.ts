@@ -17,7 +17,7 @@ import { childPath, compareNames, isWritableLayer, parentPath } from './layer.js
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
 import { resolveNamespacePath } from './path.js';
 import { isDotGitName } from './dot-git-name.js';
-import { foldedRelation } from './fold-name.js';
+import { FoldedPath, type FoldedRelation } from './fold-name.js';
 
 /** The empty, read-only folder standing for a folder that only leads to mount points. */
 const MOUNT_POINT_FOLDER: Layer = {
@@ -58,7 +58,7 @@ export class Namespace {
   readonly root: string;
   readonly table: MountTable;
   private readonly extraProtected?: (resolved: Resolved) => boolean;
-  private readonly authorityFiles: readonly string[];
+  private readonly authorityFiles: readonly FoldedPath[];
   private readonly inside = (path: string) => this.table.isInside(path);
 
   constructor(options: NamespaceOptions) {
@@ -68,7 +68,7 @@ export class Namespace {
       throw new VfsError('OUTSIDE_MOUNTS', 'mount', this.root, 'the workspace root must be a mount');
     }
     this.extraProtected = options.isProtected;
-    this.authorityFiles = (options.authorityFiles ?? []).map((p) => resolveNamespacePath(p, '/', () => true, 'mount'));
+    this.authorityFiles = (options.authorityFiles ?? []).map((p) => new FoldedPath(resolveNamespacePath(p, '/', () => true, 'mount')));
   }
 
   /**
@@ -203,7 +203,7 @@ export class Namespace {
   checkWritable(r: Resolved, op: string): void {
     if (r.mount.layer === MOUNT_POINT_FOLDER) throw new VfsError('OUTSIDE_MOUNTS', op, r.path);
     if (this.isProtected(r)) throw new VfsError('PROTECTED_PATH', op, r.path);
-    if (this.authorityFiles.some((f) => isAtOrBelow(foldedRelation(r.path, f)))) {
+    if (this.authorityFiles.some((f) => isAtOrBelow(f.relation(r.path)))) {
       throw new VfsError('PROTECTED_PATH', op, r.path, 'the file grants agents their authority and is never changed through tools');
     }
     if (!r.mount.writable || !isWritableLayer(r.mount.layer)) throw new VfsError('READ_ONLY', op, r.path);
@@ -224,7 +224,7 @@ export class Namespace {
 
   /** True when `path` is an authority file (see `NamespaceOptions.authorityFiles`). */
   isAuthorityFile(path: string): boolean {
-    return this.authorityFiles.some((f) => foldedRelation(path, f) === 'same');
+    return this.authorityFiles.some((f) => f.relation(path) === 'same');
   }
 
   /** Mount points (and folders leading to them) directly inside `path`, hidden names left out. */
@@ -256,7 +256,7 @@ export class Namespace {
 
   /** `PROTECTED_PATH` when removing or renaming `r` would move or remove an authority file. */
   private checkNotAboveAuthority(r: Resolved, op: string): void {
-    if (this.authorityFiles.some((f) => foldedRelation(r.path, f) === 'above')) {
+    if (this.authorityFiles.some((f) => f.relation(r.path) === 'above')) {
       throw new VfsError('PROTECTED_PATH', op, r.path, 'the folder holds a file that grants agents their authority');
     }
   }
@@ -287,7 +287,7 @@ export class Namespace {
   }
 }
 
-function isAtOrBelow(relation: ReturnType<typeof foldedRelation>): boolean {
+function isAtOrBelow(relation: FoldedRelation): boolean {
   return relation === 'same' || relation === 'below';
 }
 

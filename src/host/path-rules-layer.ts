@@ -18,7 +18,7 @@
 import { VfsError } from '../../vfs/errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { baseName, isWritableLayer, parentPath, walkLayer } from '../../vfs/layer.js';
-import { foldName, foldedRelation } from '../../vfs/fold-name.js';
+import { FoldedPath, foldName } from '../../vfs/fold-name.js';
 
 export interface PathRules {
   /** Layer path of a folder to hide and protect. */
@@ -31,12 +31,17 @@ export interface PathRules {
 export class PathRulesLayer implements WritableLayer {
   readonly kind: string;
   private readonly hidden?: string;
+  /** The hidden folder and its parent, folded once for comparisons. */
+  private readonly hiddenFolded?: { self: FoldedPath; parent: FoldedPath; name: string };
   private readonly readOnly: readonly string[];
 
   constructor(private readonly inner: Layer, rules: PathRules) {
     this.kind = inner.kind;
     this.hidden = rules.hidden;
     this.readOnly = rules.readOnly ?? [];
+    if (rules.hidden !== undefined) {
+      this.hiddenFolded = { self: new FoldedPath(rules.hidden), parent: new FoldedPath(parentPath(rules.hidden)), name: foldName(baseName(rules.hidden)) };
+    }
   }
 
   stat(path: string): Promise<Stat> {
@@ -68,7 +73,7 @@ export class PathRulesLayer implements WritableLayer {
     }
     const descend = (p: string) => !this.isHidden(p) && (options.descend?.(p) ?? true);
     for await (const folder of walkLayer(this.inner, path, { descend })) {
-      if (foldedRelation(folder.path, parentPath(hidden)) !== 'same') yield folder;
+      if (this.hiddenFolded!.parent.relation(folder.path) !== 'same') yield folder;
       else yield { path: folder.path, entries: this.withoutHidden(folder.path, folder.entries) };
     }
   }
@@ -95,8 +100,8 @@ export class PathRulesLayer implements WritableLayer {
 
   /** True when `path` is the hidden folder or lies below it (names folded). */
   isHidden(path: string): boolean {
-    if (this.hidden === undefined) return false;
-    const relation = foldedRelation(path, this.hidden);
+    if (this.hiddenFolded === undefined) return false;
+    const relation = this.hiddenFolded.self.relation(path);
     return relation === 'same' || relation === 'below';
   }
 
@@ -107,15 +112,14 @@ export class PathRulesLayer implements WritableLayer {
 
   /** The entries of the folder `path` without the hidden folder's name (folded) when it holds it. */
   private withoutHidden(path: string, entries: DirEntry[]): DirEntry[] {
-    const hidden = this.hidden;
-    if (hidden === undefined || foldedRelation(path, parentPath(hidden)) !== 'same') return entries;
-    const name = foldName(baseName(hidden));
-    return entries.filter((e) => foldName(e.name) !== name);
+    const hidden = this.hiddenFolded;
+    if (hidden === undefined || hidden.parent.relation(path) !== 'same') return entries;
+    return entries.filter((e) => foldName(e.name) !== hidden.name);
   }
 
   /** `PROTECTED_PATH` for a folder above the hidden one: removing or renaming it would move it. */
   private checkNotAboveHidden(path: string, op: string): void {
-    if (this.hidden !== undefined && path !== '' && foldedRelation(path, this.hidden) === 'above') {
+    if (this.hiddenFolded !== undefined && path !== '' && this.hiddenFolded.self.relation(path) === 'above') {
       throw new VfsError('PROTECTED_PATH', op, path, 'the folder holds a protected folder');
     }
   }

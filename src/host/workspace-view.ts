@@ -37,7 +37,7 @@ import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
 import type { Mount, Resolved } from '../../vfs/mount-table.js';
-import { foldedRelation } from '../../vfs/fold-name.js';
+import { FoldedPath } from '../../vfs/fold-name.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
@@ -116,11 +116,11 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
   };
   // Where each mount (by namespace path) holds the state directory, so that changes there are
   // `PROTECTED_PATH` even in a read-only mount (the layers hide it from reads).
-  const stateAt = new Map<string, string>();
+  const stateAt = new Map<string, FoldedPath>();
   /** Where the state directory lies inside the host folder `path` shown at `at` (layer path), if it does. */
   const stateIn = (path: string, at: string): string | undefined => {
     const rel = platform.relativeInside(path, platform.stateDir) || undefined;
-    if (rel !== undefined) stateAt.set(at, rel);
+    if (rel !== undefined) stateAt.set(at, new FoldedPath(rel));
     return rel;
   };
   const close = () => opened.splice(0).forEach((f) => f.close());
@@ -154,7 +154,7 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     mounts.unshift({ path: root, layer: rootLayer(), writable: true });
     const isProtected = (r: Resolved) => {
       const hidden = stateAt.get(r.mount.path);
-      const relation = hidden === undefined ? undefined : foldedRelation(r.rel, hidden);
+      const relation = hidden?.relation(r.rel);
       return relation === 'same' || relation === 'below';
     };
     return { namespace: new Namespace({ root, mounts, authorityFiles: [...authority], isProtected }), close };
