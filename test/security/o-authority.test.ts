@@ -10,7 +10,7 @@
  *   hidden in every mount that holds it (read-only or writable); a mount inside it is refused.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -203,6 +203,19 @@ describe('O: the files that grant authority are readable and never changed', () 
     expect(await host.gate.call('s', 'edit', { path: 'config/agents.yaml', oldString: 'shared', newString: 'worktree' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
     expect(readFileSync(file, 'utf8')).toBe(bytes);
     expect(await host.gate.call('s', 'write', { path: 'config/other.yaml', content: 'ok\n' })).toMatchObject({ ok: true });
+  });
+
+  it('shared: a hard link or symlink to gatefs.yaml under another name is a way around nothing', async () => {
+    const repo = repoWith();
+    linkSync(join(repo.dir, 'gatefs.yaml'), join(repo.dir, 'alias.yaml'));
+    symlinkSync('gatefs.yaml', join(repo.dir, 'link.yaml'));
+    const host = await hostFor(repo.dir, 'shared');
+    await host.prepare({ conversation: 'h' });
+    expect(await host.gate.call('h', 'write', { path: 'alias.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('h', 'write', { path: 'link.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
+    // Writes replace the name (a new inode, the link itself): the manifest keeps its bytes.
+    expect(readFileSync(join(repo.dir, 'gatefs.yaml'), 'utf8')).toBe('roles: []\n');
+    expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(false);
   });
 
   it('a manifest that lies inside a writable absolute mount is protected there', async () => {

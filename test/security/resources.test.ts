@@ -18,6 +18,8 @@ import { createHost } from '../../src/host/create-host.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { walkLayer } from '../../vfs/layer.js';
 import { makeTempRepo } from '../host/temp-repo.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from './deep-chain.js';
 
 const DEPTH = 2030;
@@ -202,4 +204,19 @@ describe('a walk holds a bounded number of descriptors', () => {
     expect(await host.gate.call('deeper', 'list', { path: deepDir })).toMatchObject({ ok: true, value: { entries: [{ path: `${deepDir}/d`, type: 'directory' }] } });
     expect(readdirSync(join(r.dir, '.gatefs/worktrees/deeper'))).toContain('d');
   }, 60_000);
+
+  it('the same depth limit holds on layers without the host walk (memory), counted in namespace segments', async () => {
+    const s = setupGate();
+    // A memory mount 2,040 one-letter segments deep: a file at 2,048 segments (4,096 bytes, the
+    // longest path there is) can still be named; a folder there holding anything cannot.
+    const mount = `/${Array.from({ length: 2040 }, () => 'p').join('/')}`;
+    const layer = new MemoryLayer({ files: { 'a/b/c/d/e/f/g/h': 'needle\n', 'a/b/c/d/e/f/x/y/z': 'needle\n' } });
+    addWorkspace(s, 'm', { mounts: [{ path: mount, layer, writable: false }] });
+    const fits = `${mount}/a/b/c/d/e/f/g/h`;
+    expect(await s.gate.call('m', 'read', { path: fits })).toMatchObject({ ok: true, value: { content: 'needle\n' } });
+    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP', path: mount } });
+    expect(await s.gate.call('m', 'list', { path: mount, pattern: '**' })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP' } });
+    await layer.remove('a/b/c/d/e/f/x/y/z');
+    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toEqual({ ok: true, value: { files: [fits], truncated: false } });
+  });
 });
