@@ -21,7 +21,9 @@
  * that folder (one open per file), yielding every 32 files; results still come in tree order,
  * but every candidate is read even when `maxResults` would have stopped earlier. A pathological regex
  * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
- * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
+ * at most). Errors: `INVALID_INPUT` (bad regex or glob), the path codes of `path`, `TOO_DEEP`
+ * (a tree nested deeper than any path can name), `BUSY` (out of file descriptors, never a
+ * silently skipped file).
  */
 import { Type } from '@sinclair/typebox';
 import picomatch from 'picomatch';
