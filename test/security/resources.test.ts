@@ -159,6 +159,27 @@ describe('a walk holds a bounded number of descriptors', () => {
     expect(rest[3 * n + 1].out.value.files).toEqual(['src/a.ts']);
   }, 60_000);
 
+  it('one walk over a 2,030-deep chain never holds more than 33 descriptors, and meets every folder', async () => {
+    const base = makeTempRepo().dir;
+    cleanups.push(() => removeDeep(dirname(base)));
+    makeChain(base, { depth: DEPTH, sideEvery: SIDE_EVERY, bottom: { 'needle.txt': 'needle\n' } });
+    const layer = openHostLayer(base);
+    cleanups.push(() => layer.close());
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    let most = 0;
+    let folders = 0;
+    for await (const w of walkLayer(layer, 'd')) {
+      folders++;
+      if (folders % 7 === 0 || w.path.endsWith('/z')) most = Math.max(most, open() - before);
+    }
+    // The chain (2,030 folders from d down) plus one side folder every 100 levels.
+    expect(folders).toBe(DEPTH + Math.floor(DEPTH / SIDE_EVERY));
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(33);
+    expect(open()).toBe(before);
+  });
+
   it('a walk lets go of ancestors and reopens them by (dev, ino): one swapped meanwhile is skipped, nothing read from the replacement', async () => {
     const base = makeTempRepo().dir;
     cleanups.push(() => removeDeep(dirname(base)));
