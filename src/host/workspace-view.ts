@@ -37,7 +37,7 @@ import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
 import type { Mount, Resolved } from '../../vfs/mount-table.js';
-import { FoldedPath } from '../../vfs/fold-name.js';
+import { FoldedPath, type FoldedRelation } from '../../vfs/fold-name.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
@@ -84,13 +84,16 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     const rel = platform.relativeInside(platform.repo, file);
     if (rel) authority.add(`${root}/${rel}`);
   }
+  const stateFolded = new FoldedPath(platform.stateDir);
   /**
    * Opens the host folder `path`, shown at namespace path `at`. `ownState`: the folder is this
    * workspace's own worktree or copy, which lives inside the state directory.
    */
   const open = (path: string, what: string, at: string, guard?: HostGuard, ownState = false): OpenedFolder => {
     const data = { conversation: spec.conversation, path };
-    if (!ownState && platform.relativeInside(platform.stateDir, path) !== null) {
+    // Folded as well: on a case-insensitive volume `<repo>/.GATEFS/worktrees/x` is the state dir.
+    const inState = platform.relativeInside(platform.stateDir, path) !== null || isAtOrBelow(stateFolded.relation(path));
+    if (!ownState && inState) {
       throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' lies inside the gatefs state directory, which no workspace may show`, { ...data, reason: 'MOUNT_IN_STATE_DIR' });
     }
     if (!platform.exists(path)) {
@@ -154,8 +157,7 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     mounts.unshift({ path: root, layer: rootLayer(), writable: true });
     const isProtected = (r: Resolved) => {
       const hidden = stateAt.get(r.mount.path);
-      const relation = hidden?.relation(r.rel);
-      return relation === 'same' || relation === 'below';
+      return isAtOrBelow(hidden?.relation(r.rel));
     };
     return { namespace: new Namespace({ root, mounts, authorityFiles: [...authority], isProtected }), close };
 
@@ -183,6 +185,10 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     close();
     throw e;
   }
+}
+
+function isAtOrBelow(relation: FoldedRelation): boolean {
+  return relation === 'same' || relation === 'below';
 }
 
 function key(id: HostIdentity): string {

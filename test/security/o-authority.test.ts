@@ -274,6 +274,11 @@ describe('O: a mount is a root like any other', () => {
     const spy = await hostFor(repo.dir, 'worktree', [{ path: join(repo.dir, '.gatefs/worktrees/victim'), writable: false }]);
     await expect(spy.prepare({ conversation: 'spy' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'MOUNT_IN_STATE_DIR' } });
     expect(await spy.gate.call('spy', 'list', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
+    await spy.close();
+    // The same folder named as a case-insensitive volume would reach it is refused too.
+    mkdirSync(join(repo.dir, '.GATEFS/worktrees/victim'), { recursive: true });
+    const folded = await hostFor(repo.dir, 'shared', [{ path: join(repo.dir, '.GATEFS/worktrees/victim'), writable: false }]);
+    await expect(folded.prepare({ conversation: 'spy' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'MOUNT_IN_STATE_DIR' } });
   });
 
   it.each(['copy', 'shared'])('%s over a plain folder: a relative mount that is a symlink to an outside folder is refused, never served', async (backend) => {
