@@ -31,8 +31,6 @@ export const CHECKPOINT_EVERY = 128;
 /** One folder on the stack: its handle (undefined while closed), name, identity, and the sub-folders left to visit. */
 export interface Frame {
   dir: HeldDir | undefined;
-  /** Its layer path (kept while the handle is closed). */
-  readonly rel: string;
   /** Its name in its parent ('' for the start folder). */
   readonly name: string;
   /** Its `(dev, ino)`, recorded before the handle is closed. */
@@ -44,6 +42,7 @@ export interface Frame {
   readonly pinned: boolean;
 }
 
+/** The stack of folders of one depth-first walk (see the file comment). Not shared between walks. */
 export class HeldFolderStack {
   private readonly frames: Frame[] = [];
   /** The unpinned frames whose handle is open, shallowest first (always the deepest ones). */
@@ -56,6 +55,7 @@ export class HeldFolderStack {
     private readonly checkpointEvery = CHECKPOINT_EVERY,
   ) {}
 
+  /** How many folders the walk is inside (the start folder counts one). */
   get depth(): number {
     return this.frames.length;
   }
@@ -68,7 +68,7 @@ export class HeldFolderStack {
   /** Pushes a folder just opened (its handle owned by the stack from now on); may close a shallower one. */
   push(dir: HeldDir, name: string): Frame {
     const index = this.frames.length;
-    const frame: Frame = { dir, rel: dir.rel, name, names: [], next: 0, pinned: index % this.checkpointEvery === 0 };
+    const frame: Frame = { dir, name, names: [], next: 0, pinned: index % this.checkpointEvery === 0 };
     this.frames.push(frame);
     if (!frame.pinned) {
       this.window.push(frame);
