@@ -38,7 +38,8 @@ export class GitignoreRules {
       const bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
       return new GitignoreRules(this, dir.rel, ignore({ allowRelativePaths: true }).add(Buffer.from(bytes).toString('utf8')));
     } catch (e) {
-      if (isVfsError(e)) return this;
+      // Out of descriptors (`BUSY`) the rules are unknown: the search must not go on without them.
+      if (isVfsError(e) && e.code !== 'BUSY') return this;
       throw e;
     }
   }

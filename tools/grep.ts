@@ -21,7 +21,9 @@
  * that folder (one open per file), yielding every 32 files; results still come in tree order,
  * but every candidate is read even when `maxResults` would have stopped earlier. A pathological regex
  * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
- * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
+ * at most). Errors: `INVALID_INPUT` (bad regex or glob), the path codes of `path`, `TOO_DEEP`
+ * (a tree nested deeper than any path can name), `BUSY` (out of file descriptors, never a
+ * silently skipped file).
  */
 import { Type } from '@sinclair/typebox';
 import picomatch from 'picomatch';
@@ -142,7 +144,7 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err))));
+  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err))));
 
   let next = Promise.all(files.slice(0, BATCH).map(read));
   scan: for (let i = 0; i < files.length; i += BATCH) {
@@ -269,7 +271,7 @@ async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalk
     const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
     bytes = read instanceof Promise ? await read : read;
   } catch (err) {
-    if (isVfsError(err)) return false;
+    if (isSkippedFile(err)) return false;
     throw err;
   }
   if (looksBinary(bytes) || !matcher.mayMatch(bytes)) return false;
@@ -279,6 +281,14 @@ async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalk
   if (mode === 'count') return hits.length;
   if (hits.length === 0) return false;
   return mode === 'files' ? true : undefined; // content: read again after the walk
+}
+
+/**
+ * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` is not one: out
+ * of descriptors, the search cannot say what the file holds, so the whole call answers `BUSY`.
+ */
+function isSkippedFile(err: unknown): boolean {
+  return isVfsError(err) && err.code !== 'BUSY';
 }
 
 function splitLines(text: string): string[] {

@@ -19,10 +19,13 @@
  * conversations. A sub-folder that vanishes or turns into a link mid-walk is skipped; errors of
  * the start folder are thrown with namespace paths.
  *
- * Limit: `maxEntries` entries seen (default 500,000); past it the walk stops and reports
- * `truncated`.
+ * Limits: `maxEntries` entries seen (default 500,000); past it the walk stops and reports
+ * `truncated`. A folder with entries deeper than any path can name (vfs/path.ts
+ * `MAX_PATH_SEGMENTS` segments of namespace path) ends the walk with `TOO_DEEP`; the host
+ * layer's walk holds a bounded number of descriptors up to there (vfs/held-folder-stack.ts).
  */
-import { isVfsError } from '../vfs/errors.js';
+import { VfsError, isVfsError } from '../vfs/errors.js';
+import { MAX_PATH_SEGMENTS } from '../vfs/path.js';
 import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat } from '../vfs/layer.js';
 import { childPath, compareNames, walkLayer } from '../vfs/layer.js';
 import type { Resolved } from '../vfs/mount-table.js';
@@ -121,7 +124,13 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>, access?: FolderAccess,
   ): Promise<Folder> => {
     const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
-    const mounted = ns.table.entriesBelow(nsPath);
+    if (listed.length > 0 && segmentCount(nsPath) >= MAX_PATH_SEGMENTS) {
+      // Its entries could not be named by any path: the layer-relative start, anchored by the caller.
+      throw new VfsError('TOO_DEEP', 'walk', at.rel, `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`);
+    }
+    const mounted = ns.mountPointsIn(nsPath);
+    // Names git treats as `.git` are never shown nor entered (vfs/namespace.ts).
+    if (listed.some((e) => ns.isHiddenName(e.name))) listed = listed.filter((e) => !ns.isHiddenName(e.name));
     if (mounted.length > 0) {
       const names = new Set(mounted.map((m) => m.name));
       listed = [...listed.filter((e) => !names.has(e.name)), ...mounted].sort((a, b) => compareNames(a.name, b.name));
@@ -178,6 +187,7 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     return { entries, keep, entered };
   };
 
+  ns.checkVisible(start, 'walk');
   const entries = await walkMount(start, '', undefined, true);
   return { entries, truncated: state.truncated };
 }
@@ -274,4 +284,11 @@ async function otherMounts(folders: Iterable<Folder>): Promise<Map<TreeEntry, Tr
   for (const f of folders) for (const [e, below] of f.entered) if (typeof below !== 'string') pending.push([e, below]);
   const done = await Promise.all(pending.map(([, p]) => p));
   return new Map(pending.map(([e], i) => [e, done[i]]));
+}
+
+/** Segments of an absolute namespace path ('/' has none). */
+function segmentCount(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
+  return path === '/' ? 0 : n;
 }

@@ -106,3 +106,20 @@ export function fromErrno(e: unknown, op: string, path: string): VfsError {
   if (code) return new VfsError(code, op, path, undefined, { cause: e });
   return new VfsError('INTERNAL', op, path, `unexpected ${typeof errno === 'string' ? errno : 'error'}`, { cause: e });
 }
+
+/**
+ * True when `e`, or an error in its `cause` chain (up to 8 deep), is the kernel saying the
+ * process or the system is out of file descriptors (`EMFILE`, `ENFILE`), or a VfsError `BUSY`.
+ * Callers that wrap foreign errors (git readers, the gate) use it to answer `BUSY`, which is
+ * retryable, instead of `INTERNAL`.
+ */
+export function isDescriptorShortage(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur !== null && typeof cur === 'object'; depth++) {
+    if (cur instanceof VfsError && cur.code === 'BUSY') return true;
+    const code = (cur as { code?: unknown }).code;
+    if (code === 'EMFILE' || code === 'ENFILE') return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}

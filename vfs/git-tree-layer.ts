@@ -9,7 +9,7 @@
  * with `READ_ONLY` (the layer offers no writing extension; wrap it or overlay it). Sizes come
  * from reading the blob, so `stat` of a large file costs one blob read (then cached).
  */
-import { VfsError } from './errors.js';
+import { VfsError, isDescriptorShortage } from './errors.js';
 import type { DirEntry, EntryType, Layer, ReadOptions, Stat } from './layer.js';
 import { compareNames } from './layer.js';
 import type { GitObjectReader, TreeEntry } from '../src/git/git-port.js';
@@ -94,7 +94,7 @@ export class GitTreeLayer implements Layer {
       treeOid = await this.reader.commitTree(this.commit);
     } catch (e) {
       this.root = undefined;
-      throw new VfsError('INTERNAL', 'stat', '', 'the pinned commit cannot be read', { cause: e });
+      throw busyOrInternal(e, 'stat', '', 'the pinned commit cannot be read');
     }
     let node: Node = { type: 'directory', mode: '040000', oid: treeOid };
     if (this.subPath === '') return node;
@@ -112,7 +112,7 @@ export class GitTreeLayer implements Layer {
     try {
       return await this.reader.readTree(oid);
     } catch (e) {
-      throw new VfsError('INTERNAL', op, path, 'a git tree of the pinned commit cannot be read', { cause: e });
+      throw busyOrInternal(e, op, path, 'a git tree of the pinned commit cannot be read');
     }
   }
 
@@ -122,7 +122,7 @@ export class GitTreeLayer implements Layer {
       this.remember(oid, bytes.byteLength);
       return bytes;
     } catch (e) {
-      throw new VfsError('INTERNAL', op, path, 'a git blob of the pinned commit cannot be read', { cause: e });
+      throw busyOrInternal(e, op, path, 'a git blob of the pinned commit cannot be read');
     }
   }
 
@@ -172,4 +172,9 @@ function modeBits(mode: string): number {
     default:
       return 0o644;
   }
+}
+
+/** `BUSY` when the read failed for want of descriptors (retryable), else `INTERNAL`; the cause is kept. */
+function busyOrInternal(e: unknown, op: string, path: string, detail: string): VfsError {
+  return isDescriptorShortage(e) ? new VfsError('BUSY', op, path, undefined, { cause: e }) : new VfsError('INTERNAL', op, path, detail, { cause: e });
 }

@@ -22,6 +22,8 @@ import { VfsError } from './errors.js';
 import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, childPath, compareNames } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
+import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
+import { MAX_PATH_SEGMENTS } from './path.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
@@ -50,6 +52,12 @@ export interface HostLayerOptions {
   seams?: HostSeams;
   /** Force the weaker `lstat-fallback` walk even where procfs exists (to test it); default false. */
   forceFallback?: boolean;
+  /**
+   * Folder handles a recursive walk keeps (vfs/held-folder-stack.ts): `window` deepest folders
+   * (default 16) and a checkpoint every `checkpointEvery` levels (default 128). Smaller values
+   * trade reopening for descriptors; tests use 1 to exercise the reopening on every return.
+   */
+  walkHandles?: { window?: number; checkpointEvery?: number };
 }
 
 /**
@@ -63,17 +71,20 @@ export class HostLayer implements WritableLayer {
   readonly guarantee: HostGuarantee;
   private readonly walk: ConfinedWalk;
   private readonly guard?: HostGuard;
+  private readonly walkHandles: { window?: number; checkpointEvery?: number };
   /** What a walk's `HeldFolderAccess` may do, kept private to the layer (it takes raw handles). */
   private readonly inFolder: InFolderOps = {
     read: (dir, name, path, options, scratch) => this.readInFolder(dir, name, path, options, scratch),
     stat: (dir, name, path) => this.statInFolder(dir, name, path),
   };
 
-  constructor(dir: string, options: HostLayerOptions = {}) {
-    this.walk = new ConfinedWalk(dir, !options.forceFallback, options.seams);
+  /** `dir`: a trusted host path (see `openHostLayer`), or a walk handed over by `openBelow`. */
+  constructor(dir: string | ConfinedWalk, options: HostLayerOptions = {}) {
+    this.walk = typeof dir === 'string' ? new ConfinedWalk(dir, !options.forceFallback, options.seams) : dir;
     this.guarantee = this.walk.guarantee;
     this.identity = this.walk.root.id!;
     this.guard = options.guard;
+    this.walkHandles = options.walkHandles ?? {};
   }
 
   /** Metadata without following a final link. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */
@@ -126,43 +137,66 @@ export class HostLayer implements WritableLayer {
    * depth first in listing order, each with its sorted entries. Links are listed, never
    * descended; each folder is opened through its parent's handle, and the walk yields to the
    * event loop every 64 folders. Breaking out of the loop closes every handle.
+   *
+   * Descriptors: at most 33 handles whatever the depth (vfs/held-folder-stack.ts: the start,
+   * a checkpoint every 128 levels, the deepest 16); an ancestor closed meanwhile is reopened
+   * without following links and checked by `(dev, ino)`, and skipped if it changed.
+   * `TOO_DEEP` (at `path`) for a folder whose entries would be deeper than any path the grammar
+   * accepts (vfs/path.ts `MAX_PATH_SEGMENTS` below the layer root); `BUSY` when the process is
+   * out of descriptors.
    */
   async *walkTree(path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
-    const chain = this.walk.openChain(layerSegments(path, 'walk'), 'walk');
-    let current: HeldDir | undefined = chain.pop();
+    const segments = layerSegments(path, 'walk');
+    const chain = this.walk.openChain(segments, 'walk');
+    const start = chain.pop()!;
     this.walk.release(chain);
-    const stack: { dir: HeldDir; names: string[]; next: number }[] = [];
+    const stack = new HeldFolderStack(this.walk, Math.max(1, this.walkHandles.window ?? WINDOW), Math.max(1, this.walkHandles.checkpointEvery ?? CHECKPOINT_EVERY));
+    stack.push(start, '');
     const scratch: Scratch = {};
     let listed = 0;
     try {
-      while (current) {
-        const frame = { dir: current, names: [] as string[], next: 0 };
-        stack.push(frame);
-        current = undefined;
-        const entries = this.list(frame.dir);
-        const files = new HeldFolderAccess(this.inFolder, frame.dir, scratch);
+      let frame = stack.top();
+      while (frame) {
+        if (segments.length + stack.depth > MAX_PATH_SEGMENTS) {
+          throw new VfsError('TOO_DEEP', 'walk', path, `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`);
+        }
+        const dir = frame.dir!;
+        const entries = this.list(dir);
+        const files = new HeldFolderAccess(this.inFolder, dir, scratch);
         try {
-          yield { path: frame.dir.rel, entries, files };
+          yield { path: dir.rel, entries, files };
         } finally {
           files.end();
         }
         if (++listed % WALK_SLICE_DIRS === 0) await yieldToLoop();
         for (const e of entries) {
-          if (e.type === 'directory' && (options.descend?.(childPath(frame.dir.rel, e.name)) ?? true)) frame.names.push(e.name);
+          if (e.type === 'directory' && (options.descend?.(childPath(dir.rel, e.name)) ?? true)) frame.names.push(e.name);
         }
-        while (!current && stack.length > 0) {
-          const top = stack[stack.length - 1];
-          if (top.next < top.names.length) {
-            current = this.openSubdir(top.dir, top.names[top.next++]);
-          } else {
-            stack.pop();
-            this.walk.release([top.dir]);
-          }
-        }
+        frame = this.nextFolder(stack);
       }
     } finally {
-      this.walk.release(stack.map((f) => f.dir));
+      stack.closeAll();
     }
+  }
+
+  /**
+   * Moves the walk to the next folder to list: the next sub-folder of the deepest frame that
+   * has one left (reopening that frame when its handle was closed), popping finished frames.
+   * Undefined when the walk is done.
+   */
+  private nextFolder(stack: HeldFolderStack): Frame | undefined {
+    for (let top = stack.top(); top; top = stack.top()) {
+      if (top.next < top.names.length) {
+        const parent = stack.open();
+        if (!parent) continue; // it changed under the walk: marked done, popped next round
+        const name = top.names[top.next++];
+        const child = this.openSubdir(parent, name);
+        if (child) return stack.push(child, name);
+      } else {
+        stack.pop();
+      }
+    }
+    return undefined;
   }
 
   /** Atomically replaces or creates a file (vfs/host-write.ts `hostWriteFile`). */
@@ -183,6 +217,17 @@ export class HostLayer implements WritableLayer {
   /** Renames within the layer, replacing a file at `to` without following a link there. */
   async rename(from: string, to: string): Promise<void> {
     hostRename(this.walk, from, to, this.guard);
+  }
+
+  /**
+   * The folder `path` of this layer as a layer of its own, like `openHostLayer` but without
+   * trusting a host path: reached from this layer's held root one component at a time, no link
+   * followed, with the same guarantee. It holds its own handle, so this layer may be closed
+   * afterwards; `options` (guard, seams, walk handles) are the new layer's.
+   * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE` (a link anywhere on the way), `BUSY`.
+   */
+  openBelow(path: string, options: HostLayerOptions = {}): HostLayer {
+    return new HostLayer(this.walk.walkBelow(layerSegments(path, 'open'), options.seams), options);
   }
 
   /** Closes the held root handle. Later calls throw `INTERNAL`. Idempotent. */

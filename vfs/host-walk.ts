@@ -66,6 +66,15 @@ function procLinkNames(fd: number, id: HostIdentity): boolean {
   }
 }
 
+/** A folder another walk reached without following links, handed over as the root of a new walk. */
+export interface AdoptedRoot {
+  /** The open handle (the new walk owns it from now on). */
+  readonly fd: number;
+  /** Its host path as the walk reached it (used by the fallback walk). */
+  readonly path: string;
+  readonly guarantee: HostGuarantee;
+}
+
 export class ConfinedWalk {
   /** The held root folder. */
   readonly root: HeldDir;
@@ -73,13 +82,27 @@ export class ConfinedWalk {
   private closed = false;
 
   /**
-   * Opens `dir` (a trusted host path, resolved once, links in it followed) and holds it.
+   * Opens `dir` (a trusted host path, resolved once, links in it followed) and holds it, or
+   * adopts a folder another walk reached (`AdoptedRoot`, see `walkBelow`).
    * `preferProcfs` asks for the procfs walk; it is used only when `/proc/self/fd` is procfs
    * and `/proc/self/fd/<rootFd>` really names the held root (not so in a foreign pid
-   * namespace, for instance); otherwise the walk is `lstat-fallback`.
+   * namespace, for instance); otherwise the walk is `lstat-fallback`. An adopted root keeps the
+   * guarantee of the walk that reached it.
    * `NOT_FOUND` when `dir` does not exist, `NOT_DIRECTORY` when it is not a folder.
    */
-  constructor(dir: string, preferProcfs: boolean, readonly seams: HostSeams = {}) {
+  constructor(dir: string | AdoptedRoot, preferProcfs: boolean, readonly seams: HostSeams = {}) {
+    if (typeof dir !== 'string') {
+      let id: HostIdentity;
+      try {
+        id = identityOf(fstatSync(dir.fd));
+      } catch (e) {
+        closeSync(dir.fd);
+        throw hostError(e, 'open', '');
+      }
+      this.guarantee = dir.guarantee;
+      this.root = { fd: dir.fd, base: this.guarantee === 'procfs' ? `/proc/self/fd/${dir.fd}` : dir.path, rel: '', id };
+      return;
+    }
     let fd: number;
     let real: string;
     try {
@@ -92,6 +115,38 @@ export class ConfinedWalk {
     this.guarantee = preferProcfs && hasProcFd() && procLinkNames(fd, id) ? 'procfs' : 'lstat-fallback';
     const base = this.guarantee === 'procfs' ? `/proc/self/fd/${fd}` : real;
     this.root = { fd, base, rel: '', id };
+  }
+
+  /**
+   * A new walk rooted at the folder `segments` below this root, reached as `openChain` reaches
+   * any folder: one component at a time, no link followed (a link on the way is
+   * `SYMLINK_ESCAPE`). It holds its own handle, so this walk may be closed afterwards, and has
+   * the same guarantee. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `BUSY`.
+   */
+  walkBelow(segments: readonly string[], seams: HostSeams = {}): ConfinedWalk {
+    let fd: number;
+    let path: string;
+    if (segments.length === 0) {
+      // The root itself, opened again: through its magic link (procfs), or by its host path
+      // without following a link there and checked against the held root (fallback).
+      this.checkOpen('open', '');
+      try {
+        fd = openSync(this.root.base, O_RDONLY | O_DIRECTORY | (this.guarantee === 'procfs' ? 0 : O_NOFOLLOW));
+      } catch (e) {
+        throw hostError(e, 'open', '');
+      }
+      if (!sameIdentity(identityOf(fstatSync(fd)), this.root.id!)) {
+        closeSync(fd);
+        throw new VfsError('SYMLINK_ESCAPE', 'open', '', 'the path changed while it was being opened');
+      }
+      path = this.root.base;
+    } else {
+      const chain = this.openChain(segments, 'open');
+      const last = chain[chain.length - 1];
+      fd = last.fd;
+      path = last.base;
+    }
+    return new ConfinedWalk({ fd, path, guarantee: this.guarantee }, false, seams);
   }
 
   /**

@@ -3,14 +3,21 @@
  * seen as one tree. Every path an agent passes goes through `resolve` (the grammar, then the
  * mount table) before any layer is touched, and every error leaves here with a namespace path.
  *
- * Writes check the serving mount's write flag (`READ_ONLY`) and the protected paths (any `.git`
- * segment: `PROTECTED_PATH`) before the layer is asked; layers enforce their own limits too.
+ * Nothing of the host's git shows: a path with a segment git treats as `.git` (vfs/dot-git-name.ts:
+ * `.git`, `.GIT`, `git~1`, `.git.`, zero-width variants) is absent from listings, `NOT_FOUND` to
+ * reads and `PROTECTED_PATH` to any change, in every mount.
+ *
+ * Writes check the serving mount's write flag (`READ_ONLY`), those `.git` names and the
+ * authority files (`gatefs.yaml` and the like: readable, never changed; `PROTECTED_PATH`) before
+ * the layer is asked; layers enforce their own limits too.
  */
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
 import { childPath, compareNames, isWritableLayer, parentPath } from './layer.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
 import { resolveNamespacePath } from './path.js';
+import { isDotGitName } from './dot-git-name.js';
+import { FoldedPath, type FoldedRelation } from './fold-name.js';
 
 /** The empty, read-only folder standing for a folder that only leads to mount points. */
 const MOUNT_POINT_FOLDER: Layer = {
@@ -32,6 +39,14 @@ export interface NamespaceOptions {
   mounts: readonly Mount[];
   /** Extra protected-path rule over layer-relative paths (in addition to `.git`). */
   isProtected?: (resolved: Resolved) => boolean;
+  /**
+   * Absolute namespace paths of the files that grant an agent its authority (`gatefs.yaml` at
+   * the workspace root, the loaded manifest or settings file where a mount shows it). They stay
+   * readable; writing, editing, removing or renaming them, or removing or renaming a folder that
+   * holds them (or would hold them), is `PROTECTED_PATH`. Compared after `foldName`, so
+   * `GATEFS.YAML` or `gatefs.yaml.` (one file on macOS or Windows) is refused too.
+   */
+  authorityFiles?: readonly string[];
 }
 
 export interface NamespaceWriteOptions extends WriteOptions {
@@ -43,6 +58,7 @@ export class Namespace {
   readonly root: string;
   readonly table: MountTable;
   private readonly extraProtected?: (resolved: Resolved) => boolean;
+  private readonly authorityFiles: readonly FoldedPath[];
   private readonly inside = (path: string) => this.table.isInside(path);
 
   constructor(options: NamespaceOptions) {
@@ -52,6 +68,7 @@ export class Namespace {
       throw new VfsError('OUTSIDE_MOUNTS', 'mount', this.root, 'the workspace root must be a mount');
     }
     this.extraProtected = options.isProtected;
+    this.authorityFiles = (options.authorityFiles ?? []).map((p) => new FoldedPath(resolveNamespacePath(p, '/', () => true, 'mount')));
   }
 
   /**
@@ -75,7 +92,7 @@ export class Namespace {
   }
 
   async stat(input: string | Resolved): Promise<Stat> {
-    const r = this.target(input, 'stat');
+    const r = this.visible(input, 'stat');
     try {
       return await r.mount.layer.stat(r.rel);
     } catch (e) {
@@ -87,7 +104,7 @@ export class Namespace {
   }
 
   async readFile(input: string | Resolved, options?: ReadOptions): Promise<Uint8Array> {
-    const r = this.target(input, 'read');
+    const r = this.visible(input, 'read');
     try {
       return await r.mount.layer.readFile(r.rel, options);
     } catch (e) {
@@ -95,13 +112,13 @@ export class Namespace {
     }
   }
 
-  /** Folder entries, with mount points inside the folder shown as folders. */
+  /** Folder entries, with mount points inside the folder shown as folders, `.git` names left out. */
   async readdir(input: string | Resolved): Promise<DirEntry[]> {
-    const r = this.target(input, 'readdir');
-    const mounted = this.table.entriesBelow(r.path);
+    const r = this.visible(input, 'readdir');
+    const mounted = this.mountPointsIn(r.path);
     let entries: DirEntry[];
     try {
-      entries = await r.mount.layer.readdir(r.rel);
+      entries = withoutHiddenNames(await r.mount.layer.readdir(r.rel));
     } catch (e) {
       if (isVfsError(e, 'NOT_FOUND') && mounted.length > 0) return mounted;
       throw this.anchor(e, r);
@@ -139,10 +156,21 @@ export class Namespace {
     }
   }
 
+  /**
+   * Removes a file, a link or an empty folder. `PROTECTED_PATH` also for a folder holding an
+   * authority file, or holding nothing but `.git` names (it looks empty, and must stay).
+   */
   async remove(input: string | Resolved): Promise<void> {
     const r = this.target(input, 'remove');
     const layer = this.writableLayer(r, 'remove');
+    this.checkNotAboveAuthority(r, 'remove');
     try {
+      if ((await layer.stat(r.rel)).type === 'directory') {
+        const inside = await layer.readdir(r.rel);
+        if (inside.length > 0 && inside.every((e) => isDotGitName(e.name))) {
+          throw new VfsError('PROTECTED_PATH', 'remove', r.rel, 'the folder holds a protected .git');
+        }
+      }
       await layer.remove(r.rel);
     } catch (e) {
       throw this.anchor(e, r);
@@ -155,6 +183,8 @@ export class Namespace {
     const b = this.target(to, 'rename');
     const layer = this.writableLayer(a, 'rename');
     this.writableLayer(b, 'rename');
+    this.checkNotAboveAuthority(a, 'rename');
+    this.checkNotAboveAuthority(b, 'rename');
     if (a.mount !== b.mount) {
       throw new VfsError('OUTSIDE_MOUNTS', 'rename', b.path, 'cannot rename across mounts');
     }
@@ -165,24 +195,70 @@ export class Namespace {
     }
   }
 
-  /** Throws `READ_ONLY` or `PROTECTED_PATH` when the resolved path may not be changed. */
+  /**
+   * Throws when the resolved path may not be changed: `OUTSIDE_MOUNTS` (a folder that only
+   * leads to mount points), `PROTECTED_PATH` (a `.git` name, the extra rule, an authority file or
+   * anything below one), `READ_ONLY`.
+   */
   checkWritable(r: Resolved, op: string): void {
     if (r.mount.layer === MOUNT_POINT_FOLDER) throw new VfsError('OUTSIDE_MOUNTS', op, r.path);
     if (this.isProtected(r)) throw new VfsError('PROTECTED_PATH', op, r.path);
+    if (this.authorityFiles.some((f) => isAtOrBelow(f.relation(r.path)))) {
+      throw new VfsError('PROTECTED_PATH', op, r.path, 'the file grants agents their authority and is never changed through tools');
+    }
     if (!r.mount.writable || !isWritableLayer(r.mount.layer)) throw new VfsError('READ_ONLY', op, r.path);
   }
 
-  /** True for paths never writable through tools: any `.git` segment, or the extra rule. */
+  /**
+   * True for paths never shown to or changed by tools: a segment git treats as `.git`
+   * (anywhere in the namespace path), or the extra rule.
+   */
   isProtected(r: Resolved): boolean {
-    const rel = r.rel;
-    if (rel === '.git' || rel.startsWith('.git/') || rel.includes('/.git/') || rel.endsWith('/.git')) return true;
-    return this.extraProtected?.(r) ?? false;
+    return hasDotGitSegment(r.path) || (this.extraProtected?.(r) ?? false);
+  }
+
+  /** True for a name no listing shows and no walk enters (one git treats as `.git`). */
+  isHiddenName(name: string): boolean {
+    return isDotGitName(name);
+  }
+
+  /** True when `path` is an authority file (see `NamespaceOptions.authorityFiles`). */
+  isAuthorityFile(path: string): boolean {
+    return this.authorityFiles.some((f) => f.relation(path) === 'same');
+  }
+
+  /** Mount points (and folders leading to them) directly inside `path`, hidden names left out. */
+  mountPointsIn(path: string): DirEntry[] {
+    return withoutHiddenNames(this.table.entriesBelow(path));
   }
 
   private target(input: string | Resolved, op: string): Resolved {
     // Anything that is not an already resolved path goes through the grammar, which refuses
     // non-strings with BAD_NAME instead of failing later with a TypeError.
     return typeof input === 'object' && input !== null && 'mount' in input ? input : this.resolve(input as string, op);
+  }
+
+  /**
+   * `NOT_FOUND` (as if absent) when the resolved path runs through a name git treats as `.git`.
+   * Every read here checks it; a walk that goes to the layers directly (tools/tree-walk.ts)
+   * calls it on its start.
+   */
+  checkVisible(r: Resolved, op: string): void {
+    if (hasDotGitSegment(r.path)) throw new VfsError('NOT_FOUND', op, r.path);
+  }
+
+  /** The resolved path, checked with `checkVisible`. */
+  private visible(input: string | Resolved, op: string): Resolved {
+    const r = this.target(input, op);
+    this.checkVisible(r, op);
+    return r;
+  }
+
+  /** `PROTECTED_PATH` when removing or renaming `r` would move or remove an authority file. */
+  private checkNotAboveAuthority(r: Resolved, op: string): void {
+    if (this.authorityFiles.some((f) => f.relation(r.path) === 'above')) {
+      throw new VfsError('PROTECTED_PATH', op, r.path, 'the folder holds a file that grants agents their authority');
+    }
   }
 
   private writableLayer(r: Resolved, op: string): WritableLayer {
@@ -209,4 +285,25 @@ export class Namespace {
     const base = r.mount.path;
     return e.withPath(e.path === '' ? base : `${base}/${e.path}`);
   }
+}
+
+function isAtOrBelow(relation: FoldedRelation): boolean {
+  return relation === 'same' || relation === 'below';
+}
+
+/** True when a segment of the absolute namespace path is a `.git` name. */
+function hasDotGitSegment(path: string): boolean {
+  let start = 1;
+  while (start <= path.length) {
+    let end = path.indexOf('/', start);
+    if (end < 0) end = path.length;
+    if (end > start && isDotGitName(path.slice(start, end))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+/** The entries without `.git` names (the same array when there is none). */
+function withoutHiddenNames(entries: DirEntry[]): DirEntry[] {
+  return entries.some((e) => isDotGitName(e.name)) ? entries.filter((e) => !isDotGitName(e.name)) : entries;
 }

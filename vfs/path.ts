@@ -11,6 +11,12 @@ import { VfsError } from './errors.js';
 
 export const MAX_NAME_BYTES = 255;
 export const MAX_PATH_BYTES = 4096;
+/**
+ * The most segments a path within `MAX_PATH_BYTES` can have ('a/b/…': two bytes a level). A
+ * recursive walk never lists a folder whose entries would lie deeper (`TOO_DEEP`): no agent
+ * could name them.
+ */
+export const MAX_PATH_SEGMENTS = MAX_PATH_BYTES / 2;
 
 const FORBIDDEN = /[\u0000\\]/;
 

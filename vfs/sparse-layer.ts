@@ -110,7 +110,7 @@ export class SparseProjection implements WritableLayer {
     const inner = this.writable(path, 'mkdir');
     if (this.isVisible(path)) return inner.mkdir(path);
     await this.requireVisible(parentPath(path), 'mkdir');
-    const existing = await inner.stat(path).catch(() => undefined);
+    const existing = await inner.stat(path).catch((e: unknown) => (isVfsError(e, 'BUSY') ? Promise.reject(e) : undefined));
     if (existing?.type === 'directory') return this.reveal(path);
     if (existing) throw hiddenTaken('mkdir', path);
     await inner.mkdir(path);
@@ -148,7 +148,7 @@ export class SparseProjection implements WritableLayer {
     if (this.isVisible(path)) return;
     let dir = parentPath(path);
     while (dir !== '' && !this.leaves.has(dir) && !this.folders.has(dir)) dir = parentPath(dir);
-    if (this.leaves.has(dir) && (await this.inner.stat(dir).catch(() => undefined))?.type !== 'directory') {
+    if (this.leaves.has(dir) && (await this.inner.stat(dir).catch((e: unknown) => (isVfsError(e, 'BUSY') ? Promise.reject(e) : undefined)))?.type !== 'directory') {
       await this.inner.stat(path).catch((e: unknown) => {
         if (isVfsError(e) && e.code !== 'NOT_FOUND') throw new VfsError(e.code, op, e.path, e.detail);
       });

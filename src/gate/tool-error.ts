@@ -4,7 +4,7 @@
  * `ToolFailure` keeps its code, anything else is `INTERNAL` with a fixed message: an
  * unexpected error's text may hold host paths or contents and never leaves the gate.
  */
-import { isVfsError } from '../../vfs/errors.js';
+import { isDescriptorShortage, isVfsError } from '../../vfs/errors.js';
 import type { Namespace } from '../../vfs/namespace.js';
 import { isToolErrorCode } from '../../tools/codes.js';
 import { ToolFailure, type ToolError } from '../../tools/result.js';
@@ -19,5 +19,7 @@ export function toToolError(e: unknown, ns?: Namespace): ToolError {
     const code = isToolErrorCode(e.code) ? e.code : 'INTERNAL';
     return { code, message: `${e.op} '${shown}': ${e.detail}`, path: shown };
   }
+  // Out of descriptors anywhere below (a git reader, a library): retryable, never INTERNAL.
+  if (isDescriptorShortage(e)) return { code: 'BUSY', message: 'the host is out of file descriptors; retry shortly' };
   return { code: 'INTERNAL', message: 'internal error in gatefs; the call was recorded in the run log' };
 }

@@ -62,12 +62,24 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
   const store = StateStore.open(join(stateDir, 'gatefs.db'), { clock });
   exec.attach(store);
-  const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback');
+  // The files granting authority, wherever a workspace shows them: the manifest loaded (and
+  // `<repo>/gatefs.yaml`, which the CLI loads by default).
+  const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
+  const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
   try {
     return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, pid: process.pid });
   } catch (e) {
     store.close();
     throw e;
+  }
+}
+
+/** The real path of a file that exists (links resolved, as the repository's is), else its absolute path. */
+function realOrResolved(path: string): string {
+  try {
+    return fs.realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }
 

@@ -6,7 +6,8 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { GitPort } from '../git/git-port.js';
-import { openHostLayer, type HostGuard, type HostIdentity } from '../../vfs/host-layer.js';
+import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
+import { openHostFolder } from '../../vfs/host-folder.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
 
 /** The host platform on the real disk: confined host layers and the CLI git port. */
@@ -18,12 +19,17 @@ export class DiskPlatform implements HostPlatform {
     readonly stateDir: string,
     readonly git: GitPort,
     confinement: string,
+    readonly authorityFiles: readonly string[] = [],
   ) {
     this.confinement = confinement;
   }
 
+  /**
+   * Opens the folder from the state directory or the repository (whichever holds it), or from
+   * `/`, without following a link on the way (vfs/host-folder.ts `openHostFolder`).
+   */
   openFolder(path: string, guard?: HostGuard): OpenedFolder {
-    const layer = openHostLayer(path, guard ? { guard } : {});
+    const layer = openHostFolder(path, [this.stateDir, this.repo], guard ? { guard } : {});
     return { layer, identity: layer.identity, close: () => layer.close() };
   }
 

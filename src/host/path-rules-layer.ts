@@ -1,9 +1,11 @@
 /**
  * `withPathRules(inner, rules)`: `inner` with two name-based rules a workspace folder may need.
  *
- * - `hidden`: one folder (the state directory when it lies inside the checkout a `shared` or
- *   plain-folder `copy` workspace serves) is absent from listings, `NOT_FOUND` to reads, and
- *   `PROTECTED_PATH` to any change at or below it.
+ * - `hidden`: one folder (the state directory, wherever a workspace folder or mount holds it)
+ *   is absent from listings, `NOT_FOUND` to reads, and `PROTECTED_PATH` to any change at or
+ *   below it, and to removing or renaming a folder above it (which would move it). Names are
+ *   compared after `foldName` (vfs/fold-name.ts), so `.GATEFS`, one folder with `.gatefs` on a
+ *   case-insensitive volume, is hidden too.
  * - `readOnly`: writes at or below these paths are `READ_ONLY` — where a read-only mount's
  *   folder lies inside a writable workspace folder (a read-only `/repo/docs` mount under a
  *   `shared` checkout of `/repo`). Reads pass through.
@@ -16,6 +18,7 @@
 import { VfsError } from '../../vfs/errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { baseName, isWritableLayer, parentPath, walkLayer } from '../../vfs/layer.js';
+import { FoldedPath, foldName } from '../../vfs/fold-name.js';
 
 export interface PathRules {
   /** Layer path of a folder to hide and protect. */
@@ -28,12 +31,17 @@ export interface PathRules {
 export class PathRulesLayer implements WritableLayer {
   readonly kind: string;
   private readonly hidden?: string;
+  /** The hidden folder and its parent, folded once for comparisons. */
+  private readonly hiddenFolded?: { self: FoldedPath; parent: FoldedPath; name: string };
   private readonly readOnly: readonly string[];
 
   constructor(private readonly inner: Layer, rules: PathRules) {
     this.kind = inner.kind;
     this.hidden = rules.hidden;
     this.readOnly = rules.readOnly ?? [];
+    if (rules.hidden !== undefined) {
+      this.hiddenFolded = { self: new FoldedPath(rules.hidden), parent: new FoldedPath(parentPath(rules.hidden)), name: foldName(baseName(rules.hidden)) };
+    }
   }
 
   stat(path: string): Promise<Stat> {
@@ -48,9 +56,7 @@ export class PathRulesLayer implements WritableLayer {
 
   async readdir(path: string): Promise<DirEntry[]> {
     this.checkVisible(path, 'readdir');
-    const entries = await this.inner.readdir(path);
-    const hidden = this.hidden;
-    return hidden !== undefined && path === parentPath(hidden) ? entries.filter((e) => e.name !== baseName(hidden)) : entries;
+    return this.withoutHidden(path, await this.inner.readdir(path));
   }
 
   /**
@@ -67,8 +73,8 @@ export class PathRulesLayer implements WritableLayer {
     }
     const descend = (p: string) => !this.isHidden(p) && (options.descend?.(p) ?? true);
     for await (const folder of walkLayer(this.inner, path, { descend })) {
-      if (folder.path !== parentPath(hidden)) yield folder;
-      else yield { path: folder.path, entries: folder.entries.filter((e) => e.name !== baseName(hidden)) };
+      if (this.hiddenFolded!.parent.relation(folder.path) !== 'same') yield folder;
+      else yield { path: folder.path, entries: this.withoutHidden(folder.path, folder.entries) };
     }
   }
 
@@ -81,22 +87,41 @@ export class PathRulesLayer implements WritableLayer {
   }
 
   remove(path: string): Promise<void> {
+    this.checkNotAboveHidden(path, 'remove');
     return this.writable(path, 'remove').remove(path);
   }
 
   rename(from: string, to: string): Promise<void> {
+    this.checkNotAboveHidden(from, 'rename');
+    this.checkNotAboveHidden(to, 'rename');
     this.writable(to, 'rename');
     return this.writable(from, 'rename').rename(from, to);
   }
 
-  /** True when `path` is the hidden folder or lies below it. */
+  /** True when `path` is the hidden folder or lies below it (names folded). */
   isHidden(path: string): boolean {
-    return this.hidden !== undefined && isAtOrBelow(path, this.hidden);
+    if (this.hiddenFolded === undefined) return false;
+    const relation = this.hiddenFolded.self.relation(path);
+    return relation === 'same' || relation === 'below';
   }
 
   /** True when `path` is at or below one of the read-only paths. */
   isReadOnly(path: string): boolean {
     return this.readOnly.some((p) => isAtOrBelow(path, p));
+  }
+
+  /** The entries of the folder `path` without the hidden folder's name (folded) when it holds it. */
+  private withoutHidden(path: string, entries: DirEntry[]): DirEntry[] {
+    const hidden = this.hiddenFolded;
+    if (hidden === undefined || hidden.parent.relation(path) !== 'same') return entries;
+    return entries.filter((e) => foldName(e.name) !== hidden.name);
+  }
+
+  /** `PROTECTED_PATH` for a folder above the hidden one: removing or renaming it would move it. */
+  private checkNotAboveHidden(path: string, op: string): void {
+    if (this.hiddenFolded !== undefined && path !== '' && this.hiddenFolded.self.relation(path) === 'above') {
+      throw new VfsError('PROTECTED_PATH', op, path, 'the folder holds a protected folder');
+    }
   }
 
   private checkVisible(path: string, op: string): void {

@@ -24,7 +24,15 @@ export interface HostPlatform {
   readonly git: GitPort;
   /** Which guarantee the platform's folder layers give: `procfs`, `lstat-fallback` or `memory`. */
   readonly confinement: string;
-  /** Opens a folder as a confined writable layer; `guard` is asked on every mutating walk. */
+  /**
+   * Platform paths of the files that grant agents their authority (the manifest loaded, the
+   * settings file): wherever a workspace shows them, they are readable and never changed.
+   */
+  readonly authorityFiles?: readonly string[];
+  /**
+   * Opens a folder as a confined writable layer; `guard` is asked on every mutating walk. On
+   * disk, no link is followed between the state directory or repository (or `/`) and the folder.
+   */
   openFolder(path: string, guard?: HostGuard): OpenedFolder;
   /** The identity of a folder, or null when it does not exist or the platform has none. */
   identityOf(path: string): HostIdentity | null;

@@ -1,10 +1,15 @@
 /**
  * Conformance on real disk: the host layer alone and under every composition of this issue —
  * overlay(memory over host), overlay(host over host) with history, sparse(host), readOnly(host),
- * and the host layer's lstat fallback walk. Each setup gets a fresh temp folder with an
+ * the host layer's lstat fallback walk, and its walk keeping a single folder handle. Each setup gets a fresh temp folder with an
  * outside sentinel tree.
  */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { openHostLayer } from '../../vfs/host-layer.js';
+import { openHostFolder } from '../../vfs/host-folder.js';
+import { withPathRules } from '../../src/host/path-rules-layer.js';
+import { SENTINEL } from './fixture.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
@@ -33,6 +38,49 @@ layerSuite({
     const root = fx.folder('root', true);
     const layer = openHostLayer(root, { forceFallback: true });
     return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+  },
+});
+
+// Every return to a folder reopens it from the start folder (checked by dev/ino): the walk's
+// bounded-descriptor path must give exactly what the plain one does.
+layerSuite({
+  name: 'host (walk keeping one folder handle)',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    const layer = openHostLayer(root, { walkHandles: { window: 1, checkpointEvery: 10_000 } });
+    return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+  },
+});
+
+// A folder reached from a held anchor one component at a time (how every workspace folder and
+// mount is opened): the same layer as one opened by its path, in both walks.
+for (const forceFallback of [false, true]) {
+  layerSuite({
+    name: `host opened below a held anchor (openHostFolder${forceFallback ? ', lstat fallback' : ''})`,
+    writable: true,
+    async setup() {
+      const fx = hostFixture();
+      const root = fx.folder('anchor/mounts/root', true);
+      const layer = openHostFolder(root, [join(fx.base, 'anchor')], { forceFallback });
+      return { layer, symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+    },
+  });
+}
+
+// The state directory hidden inside a workspace folder (src/host/path-rules-layer.ts): planted
+// with sentinel bytes, it must never show in listings, walks or reads of the rest.
+layerSuite({
+  name: 'pathRules(host) hiding a state folder',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    mkdirSync(join(root, '.gatefs/worktrees/other'), { recursive: true });
+    writeFileSync(join(root, '.gatefs/worktrees/other/secret.txt'), SENTINEL);
+    const host = openHostLayer(root);
+    return { layer: withPathRules(host, { hidden: '.gatefs' }), symlinks: fx.symlinks(root), cleanup: async () => (host.close(), fx.cleanup()) };
   },
 });
 

@@ -11,7 +11,9 @@ import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { sparse } from '../../vfs/sparse-layer.js';
-import { hashLayer, memoryFixture } from './fixture.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SENTINEL, hashLayer, memoryFixture } from './fixture.js';
 import { hostFixture, hashHostTree } from './host-fixture.js';
 import { layerSuite } from './layer-suite.js';
 import { namespacePath, namespaceView } from './namespace-view.js';
@@ -49,6 +51,24 @@ for (const writable of [true, false]) {
     },
   });
 }
+
+// Names git treats as .git, planted in the backing folder (a worktree's pointer file, a nested
+// repository, NTFS and HFS+ aliases): the namespace shows exactly the fixture, never them.
+layerSuite({
+  name: 'namespace(host) with .git names planted',
+  writable: true,
+  async setup() {
+    const fx = hostFixture();
+    const root = fx.folder('root', true);
+    writeFileSync(join(root, '.git'), `gitdir: ${fx.base}/repo/.git/worktrees/conf\n`);
+    for (const name of ['src/.git', 'nest/again/.GIT', 'nest/git~1', 'src/nested/.g\u200cit']) {
+      mkdirSync(join(root, name), { recursive: true });
+      writeFileSync(join(root, name, 'config'), SENTINEL);
+    }
+    const layer = openHostLayer(root);
+    return { ...namespaceOver(layer, true), symlinks: fx.symlinks(root), cleanup: async () => (layer.close(), fx.cleanup()) };
+  },
+});
 
 layerSuite({
   name: 'namespace(overlay(memory over host))',

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,13 +10,14 @@ import { readOnly } from '../../vfs/read-only-layer.js';
 import { TOOL_ERROR_CODES, TOOL_ERROR_DOCS, type ToolErrorCode } from '../../tools/codes.js';
 import type { ToolResult } from '../../tools/result.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
+import { makeChain, removeDeep } from '../security/deep-chain.js';
 
 const SHA0 = '0'.repeat(64);
 const temp = mkdtempSync(join(tmpdir(), 'gatefs-codes-'));
 const closers: (() => void)[] = [];
 afterAll(() => {
   for (const close of closers) close();
-  rmSync(temp, { recursive: true, force: true });
+  removeDeep(temp);
 });
 
 function world() {
@@ -32,6 +33,9 @@ function world() {
   mkdirSync(hostDir);
   writeFileSync(join(hostDir, 'plain.txt'), 'p');
   execFileSync('mkfifo', [join(hostDir, 'fifo')]);
+  // A folder chain deeper than any path can name (2,050 levels below the mount /host).
+  mkdirSync(join(hostDir, 'deep'));
+  makeChain(join(hostDir, 'deep'), { depth: 2050 });
   const hostLayer = openHostLayer(hostDir);
   closers.push(() => hostLayer.close());
   addWorkspace(s, 'a', {
@@ -53,7 +57,6 @@ function world() {
   // A host out of descriptors: node:fs fails with EMFILE, which the layers map to BUSY.
   const starved = new MemoryLayer({ files: { 'f': 'f' } });
   starved.readFile = async (path: string) => { throw fromErrno(Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }), 'read', path); };
-  starved.readdir = async (path: string) => { throw new VfsError('TOO_DEEP', 'readdir', path); };
   addWorkspace(s, 'starved', { layer: starved });
   return s;
 }
@@ -87,8 +90,7 @@ describe('error codes', () => {
     AMBIGUOUS_MATCH: () => call('a', 'edit', { path: 'f.txt', oldString: 'x', newString: 'z' }),
     STALE_CONTENT: () => call('a', 'write', { path: 'f.txt', content: '', expectedSha256: SHA0 }),
     BUSY: () => call('starved', 'read', { path: 'f' }),
-    // TODO(issue 9, bounded walks): replace with a real folder chain deeper than the walk limit.
-    TOO_DEEP: () => call('starved', 'list', { path: 'deep' }),
+    TOO_DEEP: () => call('a', 'grep', { pattern: 'x', path: '/host/deep' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

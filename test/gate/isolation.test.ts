@@ -79,12 +79,13 @@ describe('two conversations over one repository (host layers over two copies)', 
     const outsideBefore = treeHash(outside);
     const listed = valueOf(await s.gate.call('a', 'list', { pattern: '**' }));
     expect(listed.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual([
-      '.git:directory', '.gitignore:file', 'README.md:file', 'ignored:directory', 'ignored/x.ts:file', 'leaf.txt:symlink', 'src:directory', 'src/main.ts:file', 'src/out-link:symlink',
+      '.gitignore:file', 'README.md:file', 'ignored:directory', 'ignored/x.ts:file', 'leaf.txt:symlink', 'src:directory', 'src/main.ts:file', 'src/out-link:symlink',
     ]);
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'answer|SENTINEL|core' })).files).toEqual(['src/main.ts']);
     expect(errorOf(await s.gate.call('a', 'read', { path: 'leaf.txt' })).code).toBe('SYMLINK_ESCAPE');
     expect(errorOf(await s.gate.call('a', 'write', { path: 'src/out-link/secret.txt', content: 'x' })).code).toBe('SYMLINK_ESCAPE');
     expect(errorOf(await s.gate.call('a', 'write', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' })).code).toBe('PROTECTED_PATH');
+    expect(errorOf(await s.gate.call('a', 'read', { path: '.git/config' })).code).toBe('NOT_FOUND');
     expect(treeHash(outside)).toBe(outsideBefore);
   });
 

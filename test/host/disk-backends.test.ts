@@ -148,19 +148,21 @@ describe('mounts', () => {
     expect(tree(docs)).toEqual({ 'guide.md': 'guide\n' });
   });
 
-  it('keeps it read-only by folder identity when the mount names it through another path (a symlink)', async () => {
+  it('refuses a mount whose configured path goes through a symlink, naming it, and leaves nothing', async () => {
+    // Mount folders are reached from / without following links (like every workspace root):
+    // an alias of the repository is refused instead of being trusted. The identity guard that
+    // keeps a read-only tree read-only through a writable root is tested on the layer
+    // (test/security/i-read-only.test.ts), where bind mounts would reach it.
     const repo = repoWith({ 'docs/guide.md': 'guide\n' });
-    const docs = join(repo.dir, 'docs');
     const alias = join(repo.dir, '..', 'alias');
     symlinkSync(repo.dir, alias);
     const host = await hostFor(repo.dir, 'shared', [{ path: join(alias, 'docs'), writable: false }]);
-    await host.prepare({ conversation: 's' });
-    for (const path of ['docs/guide.md', 'docs/new.md', 'docs/sub/deeper.md']) {
-      expect(await host.gate.call('s', 'write', { path, content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    }
-    expect(await host.gate.call('s', 'edit', { path: 'docs/guide.md', oldString: 'guide', newString: 'g' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(tree(docs)).toEqual({ 'guide.md': 'guide\n' });
-    expect(await host.gate.call('s', 'write', { path: 'src/ok.ts', content: 'fine' })).toMatchObject({ ok: true });
+    const failure = await host.prepare({ conversation: 's' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'FOLDER_THROUGH_LINK' } });
+    expect((failure as Error).message).toContain(join(alias, 'docs'));
+    expect(host.status()).toEqual([]);
+    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
+    expect(tree(join(repo.dir, 'docs'))).toEqual({ 'guide.md': 'guide\n' });
   });
 
   it('fails preparation with a typed error when an absolute mount folder is missing, leaving nothing', async () => {

@@ -26,7 +26,6 @@ describe('list', () => {
     const { list } = setup();
     expect(valueOf(await list({})).entries).toEqual([
       { path: '.campaign', type: 'directory', size: 0 },
-      { path: '.git', type: 'directory', size: 0 },
       { path: '.github', type: 'directory', size: 0 },
       { path: 'README.md', type: 'file', size: 5 },
       { path: 'e', type: 'directory', size: 0 },

@@ -68,3 +68,65 @@ describe('Namespace', () => {
     await expect(ns.readFile('src')).rejects.toMatchObject({ code: 'IS_DIRECTORY' });
   });
 });
+
+describe('Namespace: nothing of the host git shows, authority files stay as they are', () => {
+  const hashOf = async (layer: MemoryLayer) => JSON.stringify(layer.volume.toJSON());
+
+  it('hides every name git treats as .git, as a folder, a file or a mount point', async () => {
+    const work = new MemoryLayer({ files: { '.git': 'gitdir: /host/repo/.git/worktrees/a\n', 'sub/.GIT/config': 'c', 'sub/git~1/x': 'x', 'sub/ok.txt': 'ok', '.github/ci.yml': 'ci', 'nested-repo/.git/HEAD': 'ref' } });
+    const ns = new Namespace({
+      root: '/worktrees/a',
+      mounts: [
+        { path: '/worktrees/a', layer: work, writable: true },
+        { path: '/data/.git', layer: new MemoryLayer({ files: { 'HEAD': 'ref' } }), writable: true },
+      ],
+    });
+    expect((await ns.readdir('.')).map((e) => e.name)).toEqual(['.github', 'nested-repo', 'sub']);
+    expect(await ns.readdir('nested-repo')).toEqual([]);
+    // It looks empty, but removing it would remove a repository's .git.
+    await expect(ns.remove('nested-repo')).rejects.toMatchObject({ code: 'PROTECTED_PATH', path: '/worktrees/a/nested-repo' });
+    expect((await ns.readdir('sub')).map((e) => e.name)).toEqual(['ok.txt']);
+    expect(await ns.readdir('/data')).toEqual([]);
+    for (const path of ['.git', 'sub/.GIT/config', 'sub/git~1', 'sub/.git./x', '/data/.git/HEAD']) {
+      await expect(ns.readFile(path)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(ns.stat(path)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(ns.writeFile(path, new Uint8Array(1), { createParents: true })).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+      await expect(ns.mkdir(path, { parents: true })).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+    }
+    await expect(ns.rename('sub/ok.txt', 'sub/.Git')).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+    await expect(ns.rename('sub/git~1', 'sub/plain')).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+    await expect(ns.remove('.git')).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+    expect(text(await ns.readFile('.github/ci.yml'))).toBe('ci');
+  });
+
+  it('keeps authority files readable and refuses to change, remove or move them or a folder above them', async () => {
+    const work = new MemoryLayer({ files: { 'gatefs.yaml': 'roles: []\n', 'cfg/agents.yaml': 'a', 'cfg/other.yaml': 'o', 'x/gatefs.yaml': 'x' } });
+    const ns = new Namespace({
+      root: '/worktrees/a',
+      mounts: [{ path: '/worktrees/a', layer: work, writable: true }],
+      authorityFiles: ['/worktrees/a/gatefs.yaml', '/worktrees/a/cfg/agents.yaml', '/worktrees/a/new/settings.json'],
+    });
+    const before = await hashOf(work);
+    expect(text(await ns.readFile('gatefs.yaml'))).toBe('roles: []\n');
+    expect(ns.isAuthorityFile('/worktrees/a/GATEFS.yaml')).toBe(true);
+    const refused = [
+      () => ns.writeFile('gatefs.yaml', new Uint8Array(1)),
+      () => ns.writeFile('Gatefs.YAML.', new Uint8Array(1)),
+      () => ns.writeFile('cfg/agents.yaml', new Uint8Array(1)),
+      () => ns.writeFile('new/settings.json', new Uint8Array(1), { createParents: true }),
+      () => ns.mkdir('gatefs.yaml/sub', { parents: true }),
+      () => ns.remove('gatefs.yaml'),
+      () => ns.remove('cfg'),
+      () => ns.rename('cfg', 'cfg2'),
+      () => ns.rename('cfg/agents.yaml', 'cfg/moved.yaml'),
+      () => ns.rename('cfg/other.yaml', 'cfg/agents.yaml'),
+      () => ns.rename('x', 'new'), // would put a folder where the settings file is expected
+      () => ns.rename('x/gatefs.yaml', 'gatefs.yaml'),
+    ];
+    for (const attempt of refused) await expect(attempt()).rejects.toMatchObject({ code: 'PROTECTED_PATH' });
+    expect(await hashOf(work)).toBe(before);
+    await ns.writeFile('cfg/other.yaml', new TextEncoder().encode('changed'));
+    await ns.rename('x/gatefs.yaml', 'x/renamed.yaml');
+    expect(text(await ns.readFile('x/renamed.yaml'))).toBe('x');
+  });
+});
