@@ -9,13 +9,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import buildOnce from '../build-once.js';
 import { LockFileDir } from '../../src/ports/lock-file-dir.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { ROOT, gatefs, type RunResult } from '../cli/run-gatefs.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const cleanups: (() => unknown)[] = [];
+// These tests run the built binary: build it when the run's filter did not ask for it.
+beforeAll(() => buildOnce(), 300_000);
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -68,6 +71,15 @@ describe('no lost updates across processes', () => {
     expect(codes.filter((c) => c !== undefined).every((c) => c === 'STALE_CONTENT')).toBe(true);
     const winner = codes.indexOf(undefined);
     expect(readFileSync(file, 'utf8')).toBe(`written by ${winner}\n`);
+  }, 120_000);
+
+  it('create-only writes (expectedSha256: null) of one new file from 4 processes: exactly one creates it, the others answer ALREADY_EXISTS', async () => {
+    const { repo, call } = await prepared('x\n');
+    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => call('write', { path: 'fresh/new.txt', content: `created by ${i}\n`, expectedSha256: null })));
+    const codes = runs.map(codeOf);
+    expect(codes.filter((c) => c === undefined)).toHaveLength(1);
+    expect(codes.filter((c) => c !== undefined).every((c) => c === 'ALREADY_EXISTS')).toBe(true);
+    expect(readFileSync(join(repo.dir, '.gatefs/worktrees/c/fresh/new.txt'), 'utf8')).toBe(`created by ${codes.indexOf(undefined)}\n`);
   }, 120_000);
 
   it('a holder killed with SIGKILL while holding the lock file blocks no one; while it lived, an edit answered BUSY and changed nothing', async () => {
