@@ -56,6 +56,15 @@ describe('host lock keys', () => {
     expect(a.lockKey('data/deep/g.txt')).not.toEqual(a.lockKey('data/g.txt'));
   });
 
+  it('the weaker lstat walk (no procfs) computes the same keys', () => {
+    const dir = tempTree({ 'data/deep/f.txt': 'x' });
+    const fallback = openHostLayer(dir, { forceFallback: true });
+    cleanups.push(() => fallback.close());
+    expect(fallback.guarantee).toBe('lstat-fallback');
+    expect(fallback.lockKey('data/deep/f.txt')).toEqual(host(dir).lockKey('data/deep/f.txt'));
+    expect(fallback.lockKey('data/new/f.txt')).toEqual(host(dir).lockKey('data/new/f.txt'));
+  });
+
   it('names a file that does not exist yet the same way from every route, including folders still to be created', () => {
     const dir = tempTree({ 'data/f.txt': 'x' });
     const a = host(dir);
