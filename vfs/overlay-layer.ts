@@ -8,7 +8,9 @@
  * name an agent can write is ever taken or misread as a whiteout.
  *
  * - write: copies the parent folders up (creating them in the upper) and writes the file in the
- *   upper; a lower file that is replaced keeps its mode.
+ *   upper; a lower file that is replaced keeps its mode. With `ifMatch`, an upper file is checked
+ *   by the upper; a lower file must still hold those bytes and the upper must still lack the
+ *   name (an exclusive upper write), else `STALE_CONTENT`.
  * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
