@@ -9,7 +9,9 @@
  * deepest existing folder plus the rest of the path; when the way is blocked by a file or a
  * link, the same (the write will fail there anyway). Limits: on a case-insensitive file system
  * two spellings of one name get two keys; a file hard-linked under two names gets two keys
- * (writes replace the name, never the shared inode, so neither loses the other's update).
+ * (writes replace the name, never the shared inode, so neither loses the other's update); a
+ * folder on the way swapped by another program between the key and the write puts two writers
+ * under two keys (the compare-and-swap of tools/swap-file.ts still catches that for edits).
  */
 import { isVfsError } from './errors.js';
 import type { ConfinedWalk, HeldDir } from './host-walk.js';

@@ -16,6 +16,7 @@ export interface CrossProcessHold {
   release(): void;
 }
 
+/** Exclusion between processes, one lock per host file identity (see the file comment). */
 export interface CrossProcessLocks {
   /**
    * Takes the lock of the host file whose lock key id is `id` (vfs/lock-key.ts), waiting with

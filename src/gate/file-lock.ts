@@ -17,6 +17,7 @@
  */
 import type { LockKey } from '../../vfs/lock-key.js';
 
+/** A keyed async mutex over lock keys (see the file comment). */
 export class FileLocks {
   private readonly tails = new WeakMap<object, Map<string, Promise<void>>>();
 

@@ -38,6 +38,7 @@ const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
 const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 100;
 
+/** How a `LockFileDir` waits and how many lock files it keeps open. */
 export interface LockFileDirOptions {
   /** How long `acquire` waits for another process before answering null (default 5000 ms). */
   waitMs?: number;
