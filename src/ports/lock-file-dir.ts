@@ -58,12 +58,15 @@ export class LockFileDir implements CrossProcessLocks {
   /** One caller per stripe inside this process (a connection holds one transaction). */
   private readonly stripes = new FileLocks();
   private closed = false;
+  private made = false;
 
-  /** `dir` is created (0700) if missing; it must be gatefs's own (under the state directory). */
+  /**
+   * `dir` must be gatefs's own (under the state directory); it is created (0700) on the first
+   * `acquire`, so a host that never runs a compare-and-swap call leaves no trace.
+   */
   constructor(readonly dir: string, options: LockFileDirOptions = {}) {
     this.waitMs = options.waitMs ?? 5000;
     this.maxOpen = Math.max(1, options.maxOpen ?? 16);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
   /** See `CrossProcessLocks.acquire`. Throws for an unexpected SQLite or file-system failure. */
@@ -128,6 +131,10 @@ export class LockFileDir implements CrossProcessLocks {
       return cached;
     }
     const path = join(this.dir, `${stripe}.lock`);
+    if (!this.made) {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.made = true;
+    }
     try {
       // Created here, not by SQLite, to refuse a link at the name and to see errno.
       closeSync(openSync(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600));
