@@ -9,11 +9,8 @@
  * entry (list returns sizes).
  *
  * The gate is set up as the disk host sets it up: the process-wide file locks plus lock files
- * for compare-and-swap calls (src/ports/lock-file-dir.ts). Two more rows weigh what the
- * no-lost-updates work costs, against the old way measured in the same run: edit and
- * write(expectedSha256) through the gate with lock files and the compare-and-swap publish,
- * against the same call as it ran before (read, decide, plain write, in-process lock only).
- * Target ≤ 1.2×.
+ * for compare-and-swap calls (src/ports/lock-file-dir.ts), so the edit row pays for them. What
+ * they cost against the old way, measured in the same run, is bench/suites/gate-locks.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,15 +22,8 @@ import { Registry } from '../../vfs/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { readTool } from '../../tools/read.js';
-import { editTool } from '../../tools/edit.js';
-import { writeTool } from '../../tools/write.js';
-import { readExpected, checkExpectedSha } from '../../tools/expected-sha.js';
-import { encodeText, sha256Hex } from '../../tools/text-content.js';
-import { defineTool, type ToolDefinition } from '../../tools/tool.js';
-import { ok } from '../../tools/result.js';
-import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { LockFileDir } from '../../src/ports/lock-file-dir.js';
-import { measure, measurePair, type Report } from '../harness.js';
+import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'gate';
 
@@ -51,15 +41,10 @@ export async function run(report: Report): Promise<void> {
   try {
     const registry = new Registry();
     const events: unknown[] = [];
-    const gate = new ToolGate({
-      registry,
-      clock: systemClock,
-      runLog: { append: (e) => { events.push(e); if (events.length > 10_000) events.length = 0; } },
-      tools: [...FILE_TOOLS, oldEdit, oldWrite],
-      crossProcessLocks: locks,
-    });
+    const runLog = { append: (e: unknown) => { events.push(e); if (events.length > 10_000) events.length = 0; } };
+    const gate = new ToolGate({ registry, clock: systemClock, runLog, crossProcessLocks: locks });
     const ns = new Namespace({ root: '/worktrees/bench', mounts: [{ path: '/worktrees/bench', layer, writable: true }] });
-    registry.set({ conversation: 'bench', state: 'ready', role: 'agent', tools: new Set(['read', 'write', 'edit', 'list', 'old_edit', 'old_write']), namespace: ns });
+    registry.set({ conversation: 'bench', state: 'ready', role: 'agent', tools: new Set(['read', 'write', 'edit', 'list']), namespace: ns });
     const mustOk = async (p: Promise<{ ok: boolean }>) => {
       const r = await p;
       if (!r.ok) throw new Error(`gate call failed: ${JSON.stringify(r)}`);
@@ -105,37 +90,7 @@ export async function run(report: Report): Promise<void> {
       },
       { iterations: 300, warmup: 30 },
     );
-    report.compare({ suite: SUITE, name: 'edit 4 KiB file', ...edit, baseline: 'host layer readFile+replace+writeFile', target: 1.3, note: 'lock files and compare-and-swap included' });
-
-    // The cost of no lost updates: the same edit as it ran before (plain write, in-process lock).
-    writeFileSync(join(dir, 'src', 'edit3.txt'), `${'x'.repeat(63)}\n`.repeat(30) + `marker-A\n${'x'.repeat(63)}\n`.repeat(30));
-    let oldFlip = false;
-    const locked = await measurePair(
-      () => {
-        gateFlip = !gateFlip;
-        return mustOk(gate.call('bench', 'edit', { path: 'src/edit.txt', oldString: gateFlip ? 'marker-A' : 'marker-B', newString: gateFlip ? 'marker-B' : 'marker-A' }));
-      },
-      () => {
-        oldFlip = !oldFlip;
-        return mustOk(gate.call('bench', 'old_edit', { path: 'src/edit3.txt', oldString: oldFlip ? 'marker-A' : 'marker-B', newString: oldFlip ? 'marker-B' : 'marker-A' }));
-      },
-      { iterations: 300, warmup: 30 },
-    );
-    report.compare({ suite: SUITE, name: 'edit 4 KiB file, no-lost-updates vs before', ...locked, baseline: 'the same edit with a plain write and the in-process lock only', target: 1.2, note: 'lock file + compare before the rename' });
-
-    writeFileSync(join(dir, 'src', 'cas1.txt'), content);
-    writeFileSync(join(dir, 'src', 'cas2.txt'), content);
-    const digest = sha256Hex(bytes);
-    const cas = await measurePair(
-      () => mustOk(gate.call('bench', 'write', { path: 'src/cas1.txt', content, expectedSha256: digest })),
-      () => mustOk(gate.call('bench', 'old_write', { path: 'src/cas2.txt', content, expectedSha256: digest })),
-      { iterations: 300, warmup: 30 },
-    );
-    const lockId = layer.lockKey('src/cas1.txt').id;
-    const lockUs = await measure(async () => (await locks.acquire(lockId))!.release(), { iterations: 2000, warmup: 200 });
-    const keyUs = await measure(() => layer.lockKey('src/folder/f01.ts'), { iterations: 2000, warmup: 200 });
-    report.note(SUITE, `one lock file taken and given back (uncontended): ${lockUs.toFixed(1)} µs median; a host lock key two folders deep: ${keyUs.toFixed(1)} µs`);
-    report.compare({ suite: SUITE, name: 'write 4 KiB with expectedSha256, no-lost-updates vs before', ...cas, baseline: 'the same write with a plain write and the in-process lock only', target: 1.2, note: 'lock file + compare before the rename' });
+    report.compare({ suite: SUITE, name: 'edit 4 KiB file', ...edit, baseline: 'host layer readFile+replace+writeFile', target: 1.3, note: 'with the lock file and the compare before the rename' });
 
     const list = await measurePair(
       () => mustOk(gate.call('bench', 'list', { path: 'src/folder' })),
@@ -152,40 +107,3 @@ export async function run(report: Report): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-/** `edit` as it ran before the lock files: read, replace, plain write (no compare, no lock file). */
-const oldEdit: ToolDefinition = defineTool({
-  name: 'old_edit',
-  description: 'edit without compare-and-swap (bench baseline)',
-  input: editTool.inputSchema,
-  output: editTool.outputSchema,
-  annotations: editTool.annotations,
-  writes: true,
-  paths: (input: { path: string }) => [input.path],
-  async handler(input: { path: string; oldString: string; newString: string }, ctx) {
-    const [target] = ctx.resolved;
-    const text = Buffer.from(await ctx.namespace.readFile(target, { maxBytes: 10 * 1024 * 1024 })).toString('utf8');
-    const parts = text.split(input.oldString);
-    const data = encodeText(parts.join(input.newString));
-    await ctx.namespace.writeFile(target, data);
-    return ok({ path: input.path, replacements: parts.length - 1, sha256: sha256Hex(data) });
-  },
-});
-
-/** `write` with expectedSha256 as it ran before: read, check, plain write. */
-const oldWrite: ToolDefinition = defineTool({
-  name: 'old_write',
-  description: 'write(expectedSha256) without compare-and-swap (bench baseline)',
-  input: writeTool.inputSchema,
-  output: writeTool.outputSchema,
-  annotations: writeTool.annotations,
-  writes: true,
-  paths: (input: { path: string }) => [input.path],
-  async handler(input: { path: string; content: string; expectedSha256: string }, ctx) {
-    const [target] = ctx.resolved;
-    checkExpectedSha(await readExpected(ctx.namespace, target, input.path, 10 * 1024 * 1024), input.expectedSha256, input.path);
-    const data = encodeText(input.content);
-    await ctx.namespace.writeFile(target, data);
-    return ok({ path: input.path, bytes: data.byteLength, sha256: sha256Hex(data), created: false });
-  },
-});
