@@ -169,6 +169,26 @@ describe('no lost updates inside one process', () => {
     for (let i = 0; i < 10; i++) expect(text).toContain(`appended ${i}\n`);
   });
 
+  it('copy backend: one conversation served by two hosts (two overlays over one upper folder), 2 × 50 edits of a file still in the lower', async () => {
+    const r = repo({ 'README.md': '# demo\n', 'board.txt': slots(100) });
+    const one = await open(r.dir, manifest('copy'));
+    await one.prepare({ conversation: 'c' });
+    const two = await open(r.dir, manifest('copy'));
+    // Both overlays have looked at the upper before anything was copied up into it.
+    for (const host of [one, two]) expect(await host.gate.call('c', 'read', { path: 'board.txt', limit: 1 })).toMatchObject({ ok: true });
+    const outcomes = await race(
+      [
+        { who: 'one', call: (args: object) => one.gate.call('c', 'edit', args) },
+        { who: 'two', call: (args: object) => two.gate.call('c', 'edit', args) },
+      ],
+      'board.txt',
+      50,
+    );
+    expect(outcomes.filter((o) => !o.result.ok).map((o) => o.result)).toEqual([]);
+    expectEveryOkPresent(outcomes, readFileSync(join(r.dir, '.gatefs/copies/c/board.txt'), 'utf8'));
+    expect(readFileSync(join(r.dir, 'board.txt'), 'utf8')).toBe(slots(100));
+  });
+
   it('memory host: 2 conversations × 100 concurrent edits on the shared backend all land', async () => {
     const host = await createMemoryHost({ files: { 'README.md': '# demo\n', 'board.txt': slots() }, manifest: manifest('shared') });
     cleanups.push(() => host.close());
