@@ -10,16 +10,22 @@
  * so the file keeps one line-ending style. LF files are never changed beyond the replacement.
  * A missing final newline stays missing; a BOM stays.
  *
+ * Concurrency: the edit is a compare-and-swap (tools/swap-file.ts) under the gate's per-file
+ * locks, in-process and (on disk) across gatefs processes: an edit reported ok is in the file.
+ * If another program changes the file between the read and the write, the edit is applied
+ * again to the new bytes (or refused as below); `BUSY` when that keeps happening.
+ *
  * Errors: `NO_MATCH`, `AMBIGUOUS_MATCH` (more than one occurrence without replaceAll),
- * `STALE_CONTENT`, `BINARY_FILE` (NUL in the first 8 KiB, or not valid UTF-8: re-encoding would
+ * `STALE_CONTENT`, `BUSY`, `BINARY_FILE` (NUL in the first 8 KiB, or not valid UTF-8: re-encoding would
  * change bytes the edit did not touch), `TOO_LARGE` (over 10 MiB), `INVALID_INPUT` (empty
  * oldString, newString equal to oldString), the path codes and the gate's write checks.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ToolFailure, ok } from './result.js';
 import { MAX_TEXT_FILE_BYTES, decodeStrict, encodeText, looksBinary, sha256Hex, usesCrlf } from './text-content.js';
 import { Sha256Arg, checkExpectedSha } from './expected-sha.js';
 import { defineTool } from './tool.js';
+import { swapFile, type SwapChange } from './swap-file.js';
 import { PathArg } from './path-arg.js';
 
 const MAX_STRING_CHARS = MAX_TEXT_FILE_BYTES;
@@ -57,6 +63,7 @@ export const editTool = defineTool({
   annotations: { title: 'Edit file', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   writes: true,
   paths: (input) => [input.path],
+  compareAndSwap: () => true,
   async handler(input, ctx) {
     const [target] = ctx.resolved;
     const ns = ctx.namespace;
@@ -67,32 +74,35 @@ export const editTool = defineTool({
     if (input.oldString === input.newString) {
       throw new ToolFailure('INVALID_INPUT', 'newString: is identical to oldString; nothing would change', shown);
     }
-    const bytes = await ns.readFile(target, { maxBytes: MAX_TEXT_FILE_BYTES });
-    if (input.expectedSha256 !== undefined) checkExpectedSha(bytes, input.expectedSha256, shown);
-    if (looksBinary(bytes)) throw new ToolFailure('BINARY_FILE', `'${shown}' looks binary (a NUL byte in its first 8 KiB)`, shown);
-    const text = decodeStrict(bytes);
-    if (text === undefined) throw new ToolFailure('BINARY_FILE', `'${shown}' is not valid UTF-8; editing it would change bytes outside the edit`, shown);
-
-    const crlf = usesCrlf(text);
-    let needle = input.oldString;
-    let count = countOccurrences(text, needle, 2);
-    if (count === 0 && crlf && /(?<!\r)\n/.test(needle)) {
-      needle = toCrlf(needle);
-      count = countOccurrences(text, needle, 2);
-    }
-    if (count === 0) throw new ToolFailure('NO_MATCH', `oldString does not occur in '${shown}' (it must match exactly, whitespace included)`, shown);
-    if (count > 1 && !input.replaceAll) {
-      const n = countOccurrences(text, needle, Infinity);
-      throw new ToolFailure('AMBIGUOUS_MATCH', `oldString occurs ${n} times in '${shown}'; add surrounding context or set replaceAll`, shown);
-    }
-    const replacement = crlf ? toCrlf(input.newString) : input.newString;
-    const parts = text.split(needle);
-    const next = parts.join(replacement);
-    const data = encodeText(next);
-    await ns.writeFile(target, data);
-    return ok<EditValue>({ path: shown, replacements: parts.length - 1, sha256: sha256Hex(data) });
+    const read = () => ns.readFile(target, { maxBytes: MAX_TEXT_FILE_BYTES });
+    return ok<EditValue>(await swapFile(ns, target, shown, read, (bytes) => applyEdit(input, bytes, shown)));
   },
 });
+
+/** The edited bytes of `bytes` (see the module comment for the rules and codes). */
+function applyEdit(input: Static<typeof Input>, bytes: Uint8Array, shown: string): SwapChange<EditValue> {
+  if (input.expectedSha256 !== undefined) checkExpectedSha(bytes, input.expectedSha256, shown);
+  if (looksBinary(bytes)) throw new ToolFailure('BINARY_FILE', `'${shown}' looks binary (a NUL byte in its first 8 KiB)`, shown);
+  const text = decodeStrict(bytes);
+  if (text === undefined) throw new ToolFailure('BINARY_FILE', `'${shown}' is not valid UTF-8; editing it would change bytes outside the edit`, shown);
+
+  const crlf = usesCrlf(text);
+  let needle = input.oldString;
+  let count = countOccurrences(text, needle, 2);
+  if (count === 0 && crlf && /(?<!\r)\n/.test(needle)) {
+    needle = toCrlf(needle);
+    count = countOccurrences(text, needle, 2);
+  }
+  if (count === 0) throw new ToolFailure('NO_MATCH', `oldString does not occur in '${shown}' (it must match exactly, whitespace included)`, shown);
+  if (count > 1 && !input.replaceAll) {
+    const n = countOccurrences(text, needle, Infinity);
+    throw new ToolFailure('AMBIGUOUS_MATCH', `oldString occurs ${n} times in '${shown}'; add surrounding context or set replaceAll`, shown);
+  }
+  const replacement = crlf ? toCrlf(input.newString) : input.newString;
+  const parts = text.split(needle);
+  const data = encodeText(parts.join(replacement));
+  return { data, value: { path: shown, replacements: parts.length - 1, sha256: sha256Hex(data) } };
+}
 
 /** Non-overlapping occurrences of `needle` in `text`, counting up to `cap`. */
 function countOccurrences(text: string, needle: string, cap: number): number {

@@ -39,6 +39,12 @@ export interface ToolDefinition<I = any, O = any> {
   readonly writes: boolean;
   /** The namespace paths in the input that the gate resolves (step 4) before running. */
   paths(input: I): string[];
+  /**
+   * True when this call writes back what it read (a compare-and-swap: `edit`, `write` with an
+   * `expectedSha256` string): the gate then also holds the cross-process lock of each host
+   * file (src/gate/cross-process-locks.ts). Absent: never.
+   */
+  compareAndSwap?(input: I): boolean;
   /** Runs the tool. May return a failure or throw `VfsError` / `ToolFailure`; anything else becomes `INTERNAL`. */
   handler(input: I, ctx: ToolContext): Promise<ToolResult<O>>;
   /** Validates unknown arguments against the compiled input schema. */
@@ -56,6 +62,7 @@ export interface ToolSpec<S extends TObject, O> {
   annotations: ToolDescriptor['annotations'];
   writes: boolean;
   paths(input: Static<S>): string[];
+  compareAndSwap?(input: Static<S>): boolean;
   handler(input: Static<S>, ctx: ToolContext): Promise<ToolResult<O>>;
 }
 
@@ -77,6 +84,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
     annotations: spec.annotations,
     writes: spec.writes,
     paths: spec.paths,
+    ...(spec.compareAndSwap ? { compareAndSwap: spec.compareAndSwap } : {}),
     handler: spec.handler,
     validate: (args) => validateWith(check, args),
     descriptor: {

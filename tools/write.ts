@@ -7,7 +7,11 @@
  * Value: `path`, `bytes` written, `sha256` of the new bytes, `created`.
  *
  * Atomic: the layer writes a temp file and renames it over the name, so a reader sees the old
- * or the new bytes. An existing file keeps its mode. Missing parent folders are created inside
+ * or the new bytes. With an `expectedSha256` string the write is a compare-and-swap
+ * (tools/swap-file.ts) under the gate's per-file locks, in-process and (on disk) across gatefs
+ * processes: of two writers expecting the same bytes exactly one wins, the other gets
+ * `STALE_CONTENT`. `null` creates with `link(2)`/`O_EXCL`, which the kernel makes exclusive. A
+ * plain write takes only the in-process lock: the last one wins, each one whole. An existing file keeps its mode. Missing parent folders are created inside
  * the same mount (never across a mount boundary). The gate has already refused read-only
  * mounts (`READ_ONLY`), protected paths (`PROTECTED_PATH`) and occupied workspaces (`OCCUPIED`)
  * and holds the per-file lock. Other errors: the path codes, `IS_DIRECTORY`, `NOT_DIRECTORY`,
@@ -19,6 +23,7 @@ import { ok } from './result.js';
 import { MAX_TEXT_FILE_BYTES, encodeText, sha256Hex } from './text-content.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
+import { swapFile } from './swap-file.js';
 import { PathArg } from './path-arg.js';
 
 /** Longest `content` accepted, in UTF-16 code units. */
@@ -60,14 +65,22 @@ export const writeTool = defineTool({
   annotations: { title: 'Write file', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   writes: true,
   paths: (input) => [input.path],
+  compareAndSwap: (input) => typeof input.expectedSha256 === 'string',
   async handler(input, ctx) {
     const [target] = ctx.resolved;
     const ns = ctx.namespace;
     const shown = ns.display(target.path);
-    if (typeof input.expectedSha256 === 'string') {
-      checkExpectedSha(await readExpected(ns, target, shown, MAX_TEXT_FILE_BYTES), input.expectedSha256, shown);
-    }
     const data = encodeText(input.content);
+    const expected = input.expectedSha256;
+    if (typeof expected === 'string') {
+      const read = () => readExpected(ns, target, shown, MAX_TEXT_FILE_BYTES);
+      const value = { path: shown, bytes: data.byteLength, sha256: sha256Hex(data), created: false };
+      const change = (current: Uint8Array) => {
+        checkExpectedSha(current, expected, shown);
+        return { data, value };
+      };
+      return ok<WriteValue>(await swapFile(ns, target, shown, read, change));
+    }
     const exclusive = input.expectedSha256 === null;
     let result;
     try {

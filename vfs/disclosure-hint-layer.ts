@@ -14,6 +14,7 @@
  */
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type { LockKey, LockableLayer } from './lock-key.js';
 import type { SparseProjection } from './sparse-layer.js';
 
 /** What the hint layer asks its owner (the disclosure service). */
@@ -27,7 +28,7 @@ export interface DisclosureHints {
   onVisibleChange?(projection: SparseProjection): void;
 }
 
-export class DisclosureHintLayer implements WritableLayer {
+export class DisclosureHintLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
 
   constructor(readonly projection: SparseProjection, private readonly hints: DisclosureHints) {
@@ -52,6 +53,11 @@ export class DisclosureHintLayer implements WritableLayer {
     const result = await this.projection.writeFile(path, data, options);
     if (!before) this.changed();
     return result;
+  }
+
+  /** The projection's lock key (vfs/lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return this.projection.lockKey(path);
   }
 
   async mkdir(path: string): Promise<void> {

@@ -24,6 +24,7 @@ export type VfsCode =
   | 'READ_ONLY'
   | 'PROTECTED_PATH'
   | 'TOO_LARGE'
+  | 'STALE_CONTENT'
   | 'NOT_EMPTY'
   | 'BUSY'
   | 'TOO_DEEP'
@@ -70,6 +71,7 @@ function defaultDetail(code: VfsCode): string {
     case 'READ_ONLY': return 'the path is in a read-only mount';
     case 'PROTECTED_PATH': return 'the path is protected and never writable through tools';
     case 'TOO_LARGE': return 'the file is larger than allowed';
+    case 'STALE_CONTENT': return 'the file changed after it was read; it was left as it is';
     case 'NOT_EMPTY': return 'the folder is not empty';
     case 'BUSY': return 'the host is out of file descriptors or another writer holds the file; retry shortly';
     case 'TOO_DEEP': return 'the folder tree is nested deeper than a walk follows';

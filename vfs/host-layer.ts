@@ -28,6 +28,8 @@ import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
 import { hostMkdir, hostRemove, hostRename, hostWriteFile } from './host-write.js';
+import { hostLockKey } from './host-lock-key.js';
+import type { LockKey, LockableLayer } from './lock-key.js';
 
 export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-hooks.js';
 export type { HostGuarantee } from './host-walk.js';
@@ -65,7 +67,7 @@ export interface HostLayerOptions {
  * says whether lookups are confined by procfs handles or by the weaker lstat comparison.
  * Every method throws `VfsError` with layer-relative paths only; `INTERNAL` after `close()`.
  */
-export class HostLayer implements WritableLayer {
+export class HostLayer implements WritableLayer, LockableLayer {
   readonly kind = 'host';
   readonly identity: HostIdentity;
   readonly guarantee: HostGuarantee;
@@ -228,6 +230,11 @@ export class HostLayer implements WritableLayer {
    */
   openBelow(path: string, options: HostLayerOptions = {}): HostLayer {
     return new HostLayer(this.walk.walkBelow(layerSegments(path, 'open'), options.seams), options);
+  }
+
+  /** The lock key of `path`: its folder's `(dev, ino)` plus its name (vfs/host-lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return hostLockKey(this.walk, path);
   }
 
   /** Closes the held root handle. Later calls throw `INTERNAL`. Idempotent. */

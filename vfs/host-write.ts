@@ -18,6 +18,7 @@ import type { ConfinedWalk, HeldDir } from './host-walk.js';
 import { identityOf, type HostGuard } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { writeHandle } from './host-file-io.js';
+import { holdsExactly } from './host-content-check.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -29,9 +30,12 @@ let tempCounter = 0;
  * Replaces (or creates) the file at `path` atomically: readers see the old or the new bytes.
  * An existing file keeps its permission bits (0o777; set-id bits are dropped); a new one gets
  * `options.mode` (default 0o644). `exclusive` publishes with `link(2)`, which fails if the name
- * exists meanwhile (on a filesystem without hard links it creates the name itself with O_EXCL). Codes: `IS_DIRECTORY`, `NOT_REGULAR_FILE` (FIFO, socket, device at the
- * name), `ALREADY_EXISTS` (exclusive), `NOT_FOUND` / `NOT_DIRECTORY` / `SYMLINK_ESCAPE` (parents),
- * and the guard's `READ_ONLY` / `PROTECTED_PATH`.
+ * exists meanwhile (on a filesystem without hard links it creates the name itself with O_EXCL).
+ * `ifMatch` publishes only if the name still holds those bytes once the new ones are synced
+ * (`STALE_CONTENT` otherwise; see vfs/layer.ts `WriteOptions`). Codes: `IS_DIRECTORY`,
+ * `NOT_REGULAR_FILE` (FIFO, socket, device at the name), `ALREADY_EXISTS` (exclusive),
+ * `STALE_CONTENT` (ifMatch), `NOT_FOUND` / `NOT_DIRECTORY` / `SYMLINK_ESCAPE` (parents), and the
+ * guard's `READ_ONLY` / `PROTECTED_PATH`.
  */
 export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array, options: WriteOptions, guard?: HostGuard): WriteResult {
   const op = 'write';
@@ -52,10 +56,15 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
       if (options.exclusive) throw new VfsError('ALREADY_EXISTS', op, path);
       if (!existing.isFile() && !existing.isSymbolicLink()) throw new VfsError('NOT_REGULAR_FILE', op, path);
     }
+    const ifMatch = options.exclusive ? undefined : options.ifMatch;
+    if (ifMatch && (!existing?.isFile() || existing.size !== ifMatch.length)) throw stale(op, path);
     const mode = existing?.isFile() ? existing.mode & 0o777 : (options.mode ?? 0o644) & 0o777;
     walk.seams.afterCheck?.({ op, path });
     temp = createTemp(walk, parent, data, mode, path, options.durable ?? true);
     walk.seams.beforeCommit?.({ op, path });
+    // Compare-and-swap: the slow part (writing and syncing the new bytes) is done; only now is
+    // the name checked to still hold what the caller read, right before it is replaced.
+    if (ifMatch && !holdsExactly(walk.at(parent, name), ifMatch)) throw stale(op, path);
     if (options.exclusive) {
       try {
         linkSync(walk.at(parent, temp), walk.at(parent, name));
@@ -188,6 +197,10 @@ function writeNew(at: string, data: Uint8Array, mode: number, durable: boolean):
     throw e;
   }
   closeSync(fd);
+}
+
+function stale(op: string, path: string): VfsError {
+  return new VfsError('STALE_CONTENT', op, path, 'the file changed after it was read; nothing was written');
 }
 
 function lstatOrUndefined(at: string, op: string, path: string): Stats | undefined {

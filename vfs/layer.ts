@@ -56,6 +56,15 @@ export interface WriteOptions {
    * objects (git's own checkout does not fsync them either).
    */
   durable?: boolean;
+  /**
+   * Compare-and-swap: publish only if the file still holds exactly these bytes at the moment
+   * the new ones are about to replace them (checked after the new bytes are written and synced,
+   * just before the rename); otherwise `STALE_CONTENT` and nothing changes. Narrows, but cannot
+   * close, the window in which a writer outside the caller's locks (an editor, another install)
+   * could be overwritten: the check and the rename are two system calls. Ignored with
+   * `exclusive` (which already refuses an existing file). Every layer that writes honours it.
+   */
+  ifMatch?: Uint8Array;
 }
 
 export interface WriteResult {

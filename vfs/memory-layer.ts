@@ -10,6 +10,7 @@ import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
 import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
+import type { LockKey, LockableLayer } from './lock-key.js';
 
 type Vol = InstanceType<typeof Volume>;
 interface LstatLike {
@@ -32,7 +33,7 @@ export interface MemoryLayerOptions {
 
 let tempCounter = 0;
 
-export class MemoryLayer implements WritableLayer {
+export class MemoryLayer implements WritableLayer, LockableLayer {
   readonly kind = 'memory';
   readonly volume: Vol;
   private readonly root: string;
@@ -97,6 +98,10 @@ export class MemoryLayer implements WritableLayer {
       if (!existing.isFile() && !existing.isSymbolicLink()) throw new VfsError('NOT_REGULAR_FILE', 'write', path);
     }
     const mode = existing?.isFile() ? Number(existing.mode) & 0o7777 : (options.mode ?? 0o644);
+    // memfs is synchronous: nothing can change the file between this compare and the rename.
+    if (!options.exclusive && options.ifMatch && !(existing?.isFile() && this.holds(abs, options.ifMatch))) {
+      throw new VfsError('STALE_CONTENT', 'write', path, 'the file changed after it was read; nothing was written');
+    }
     const temp = `${abs.slice(0, abs.lastIndexOf('/'))}/.${baseName(path)}.gatefs-${++tempCounter}.tmp`;
     try {
       this.volume.writeFileSync(temp, data, { flag: 'wx', mode });
@@ -137,6 +142,16 @@ export class MemoryLayer implements WritableLayer {
     } catch (e) {
       throw fromErrno(e, 'rename', to);
     }
+  }
+
+  /** The lock key of `path`: this volume and the volume path (no links are followed, so it is the only name). */
+  lockKey(path: string): LockKey {
+    return { scope: this.volume, id: this.abs(path) };
+  }
+
+  private holds(abs: string, expected: Uint8Array): boolean {
+    const current = this.volume.readFileSync(abs) as Buffer;
+    return current.length === expected.length && Buffer.compare(current, expected) === 0;
   }
 
   private abs(path: string): string {

@@ -14,6 +14,7 @@
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
 import { childPath, compareNames, isWritableLayer, parentPath } from './layer.js';
+import { lockKeyOf, type LockKey } from './lock-key.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
 import { resolveNamespacePath } from './path.js';
 import { isDotGitName } from './dot-git-name.js';
@@ -192,6 +193,19 @@ export class Namespace {
       await layer.rename(a.rel, b.rel);
     } catch (e) {
       throw this.anchor(e, a);
+    }
+  }
+
+  /**
+   * The lock key of the file a write at `r` would change (vfs/lock-key.ts): one key per file
+   * whatever mount, layer object or conversation reaches it. Never shown to an agent. Throws the
+   * layer's `INTERNAL` / `BUSY` at the namespace path.
+   */
+  lockKey(r: Resolved): LockKey {
+    try {
+      return lockKeyOf(r.mount.layer, r.rel);
+    } catch (e) {
+      throw this.anchor(e, r);
     }
   }
 

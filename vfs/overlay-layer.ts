@@ -8,7 +8,9 @@
  * name an agent can write is ever taken or misread as a whiteout.
  *
  * - write: copies the parent folders up (creating them in the upper) and writes the file in the
- *   upper; a lower file that is replaced keeps its mode.
+ *   upper; a lower file that is replaced keeps its mode. With `ifMatch`, an upper file is checked
+ *   by the upper; a lower file must still hold those bytes and the upper must still lack the
+ *   name (an exclusive upper write), else `STALE_CONTENT`.
  * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
@@ -35,6 +37,7 @@
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, compareNames, parentPath } from './layer.js';
+import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { UpperIndex } from './upper-index.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
 
@@ -48,7 +51,7 @@ interface Found {
  * The copy-on-write layer built by `overlay()`; see the file comment for the rules. `upper` and
  * `lower` are exposed for status and patch building; change them only through the overlay.
  */
-export class OverlayLayer implements WritableLayer {
+export class OverlayLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
   private readonly index: UpperIndex;
@@ -100,16 +103,42 @@ export class OverlayLayer implements WritableLayer {
     refuseReserved(path, 'write');
     if (path === '') throw new VfsError('IS_DIRECTORY', 'write', path);
     const existing = await this.find(path);
+    const ifMatch = options.exclusive ? undefined : options.ifMatch;
     if (existing) {
       if (options.exclusive) throw new VfsError('ALREADY_EXISTS', 'write', path);
       if (existing.stat.type === 'directory') throw new VfsError('IS_DIRECTORY', 'write', path);
       if (existing.stat.type === 'other') throw new VfsError('NOT_REGULAR_FILE', 'write', path);
       if (existing.in === 'upper') return this.changeUpper(() => this.upper.writeFile(path, data, options));
     }
+    if (ifMatch) return this.copyUpIfMatch(path, data, ifMatch, existing);
     await this.copyUpParents(path, 'write');
     const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
     await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: options.exclusive, mode }));
     return { created: !existing };
+  }
+
+  /**
+   * A compare-and-swap write of a file the lower shows: the lower must still hold `ifMatch`,
+   * and the upper must still lack the name, which the exclusive upper write checks atomically
+   * (another writer of the same upper that got there first makes it `STALE_CONTENT`).
+   */
+  private async copyUpIfMatch(path: string, data: Uint8Array, ifMatch: Uint8Array, existing: Found | undefined): Promise<WriteResult> {
+    const stale = () => new VfsError('STALE_CONTENT', 'write', path, 'the file changed after it was read; nothing was written');
+    if (existing?.stat.type !== 'file') throw stale();
+    const lower = await this.lower.readFile(path).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
+    if (!lower || !sameBytes(lower, ifMatch)) throw stale();
+    await this.copyUpParents(path, 'write');
+    try {
+      await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode }));
+    } catch (e) {
+      throw isVfsError(e, 'ALREADY_EXISTS') ? stale() : e;
+    }
+    return { created: false };
+  }
+
+  /** The upper's lock key: every change of the overlay lands there (vfs/lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return lockKeyOf(this.upper, path);
   }
 
   async mkdir(path: string): Promise<void> {
@@ -267,6 +296,10 @@ export class OverlayLayer implements WritableLayer {
 /** Creates a copy-on-write overlay of `upper` (receives every change) over `lower` (never changed). */
 export function overlay(upper: WritableLayer, lower: Layer): OverlayLayer {
   return new OverlayLayer(upper, lower);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
 }
 
 function refuseReserved(path: string, op: string): void {

@@ -4,8 +4,9 @@
  */
 import { VfsError } from './errors.js';
 import type { Layer, WritableLayer, WriteResult } from './layer.js';
+import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
-export class ReadOnlyLayer implements WritableLayer {
+export class ReadOnlyLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
 
   constructor(private readonly inner: Layer) {
@@ -22,6 +23,11 @@ export class ReadOnlyLayer implements WritableLayer {
 
   readdir(path: string) {
     return this.inner.readdir(path);
+  }
+
+  /** The inner layer's lock key (vfs/lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return lockKeyOf(this.inner, path);
   }
 
   async writeFile(path: string): Promise<WriteResult> {

@@ -27,13 +27,14 @@
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, isWritableLayer, parentPath } from './layer.js';
+import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { checkName } from './path.js';
 
 /**
  * The projection built by `sparse()`; see the file comment for what is shown and what writes
  * may do. The visible set lives in memory and grows with `disclose` and with created names.
  */
-export class SparseProjection implements WritableLayer {
+export class SparseProjection implements WritableLayer, LockableLayer {
   readonly kind: string;
   /** Disclosed or created paths (visible with nothing implied below them). */
   private readonly leaves = new Set<string>();
@@ -95,6 +96,8 @@ export class SparseProjection implements WritableLayer {
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
     const inner = this.writable(path, 'write');
     if (this.isVisible(path)) return inner.writeFile(path, data, options);
+    // Compare-and-swap of a file that is no longer shown: it cannot hold what was read here.
+    if (options.ifMatch && !options.exclusive) throw new VfsError('STALE_CONTENT', 'write', path, 'the file changed after it was read; nothing was written');
     await this.requireVisible(parentPath(path), 'write');
     if (await this.isHidden(path)) throw hiddenTaken('write', path);
     try {
@@ -104,6 +107,11 @@ export class SparseProjection implements WritableLayer {
     } catch (e) {
       throw isVfsError(e, 'ALREADY_EXISTS') && !options.exclusive ? hiddenTaken('write', path) : e;
     }
+  }
+
+  /** The inner layer's lock key: a projection writes at the same paths (vfs/lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return lockKeyOf(this.inner, path);
   }
 
   async mkdir(path: string): Promise<void> {

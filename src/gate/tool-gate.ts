@@ -10,7 +10,10 @@
  *   4. resolve the tool's paths in the conversation's namespace → the VFS path codes;
  *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
  *      `PROTECTED_PATH` via `Namespace.checkWritable`), then occupancy (`OCCUPIED` when another
- *      holder has exclusive write), then the per-file lock;
+ *      holder has exclusive write), then the per-file locks: the process-wide lock of each
+ *      file's identity (src/gate/file-lock.ts), and for a compare-and-swap call on a host file
+ *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
+ *      another process holds it past the wait bound; nothing is changed then);
  *   6. run the handler; append exactly one `tool_call` record to the run log.
  * It never throws: an unexpected exception becomes `INTERNAL`, here and only here. It imports
  * no process or git module: registration checks are Registry lookups, files go through the
@@ -27,7 +30,9 @@ import type { Resolved } from '../../vfs/mount-table.js';
 import type { ToolDescriptor, ToolError, ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
-import { FileLocks } from './file-lock.js';
+import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
+import { FileLocks, processFileLocks } from './file-lock.js';
+import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
 
@@ -45,6 +50,10 @@ export interface ToolGateOptions {
   occupancy?: OccupancyCheck;
   /** The tools this gate knows (default: read, grep, list, edit, write). */
   tools?: readonly ToolDefinition[];
+  /** Cross-process locks for compare-and-swap calls on host files (absent: in-process only). */
+  crossProcessLocks?: CrossProcessLocks;
+  /** The in-process lock registry (default: `processFileLocks`, shared by every gate of the process). */
+  fileLocks?: FileLocks;
 }
 
 class Refusal extends Error {
@@ -56,9 +65,10 @@ class Refusal extends Error {
 /** The tool gate (see the module comment for the steps). */
 export class ToolGate implements ToolGateApi {
   private readonly byName = new Map<string, ToolDefinition>();
-  private readonly locks = new FileLocks();
+  private readonly locks: FileLocks;
 
   constructor(private readonly options: ToolGateOptions) {
+    this.locks = options.fileLocks ?? processFileLocks;
     for (const tool of options.tools ?? FILE_TOOLS) {
       if (this.byName.has(tool.name)) throw new Error(`ToolGate: two tools are named ${tool.name}`);
       this.byName.set(tool.name, tool);
@@ -119,15 +129,41 @@ export class ToolGate implements ToolGateApi {
       }
     };
     if (!definition.writes || resolved.length === 0) return runHandler();
-    return this.locked(resolved, runHandler);
+    let keys: { key: LockKey; shown: string }[];
+    try {
+      keys = resolved.map((r) => ({ key: ns.lockKey(r), shown: ns.display(r.path) }));
+    } catch (e) {
+      return { ok: false, error: toToolError(e, ns) };
+    }
+    return this.locked(keys, definition.compareAndSwap?.(input) ?? false, runHandler);
   }
 
-  /** Runs `fn` holding the lock of every resolved path (taken in a stable order: no deadlock). */
-  private locked(resolved: readonly Resolved[], fn: () => Promise<ToolResult>): Promise<ToolResult> {
-    const sorted = [...resolved].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const step = (i: number): Promise<ToolResult> =>
-      i === sorted.length ? fn() : this.locks.run(sorted[i].mount.layer, sorted[i].rel, () => step(i + 1));
-    return step(0);
+  /**
+   * Runs `fn` holding the in-process lock of every key and, for a compare-and-swap call, the
+   * cross-process lock of every host key; each kind taken in one stable order (no deadlock),
+   * released in reverse whatever happens.
+   */
+  private async locked(keys: readonly { key: LockKey; shown: string }[], compareAndSwap: boolean, fn: () => Promise<ToolResult>): Promise<ToolResult> {
+    const sorted = dedupe([...keys].sort((a, b) => compareKeys(a.key, b.key)));
+    const releases: (() => void)[] = [];
+    try {
+      for (const { key } of sorted) releases.push(await this.locks.acquire(key));
+      const across = this.options.crossProcessLocks;
+      if (compareAndSwap && across) {
+        for (const { key, shown } of sorted) {
+          if (key.scope !== HOST_FILES) continue;
+          const hold: CrossProcessHold | null = await across.acquire(key.id);
+          if (!hold) {
+            const seconds = Math.round(across.waitMs / 100) / 10;
+            return { ok: false, error: { code: 'BUSY', message: `another gatefs process kept '${shown}' locked for more than ${seconds} s; nothing was changed: retry the call`, path: shown } };
+          }
+          releases.push(() => hold.release());
+        }
+      }
+      return await fn();
+    } finally {
+      for (const release of releases.reverse()) release();
+    }
   }
 
   private registration(conversation: string): Registration {
@@ -140,6 +176,27 @@ export class ToolGate implements ToolGateApi {
     if (registration.state === 'released') throw refuse('WORKSPACE_RELEASED', `the workspace of '${conversation}' was released`);
     return registration;
   }
+}
+
+/** A total order on lock keys: scopes by first use in this process, then ids. */
+function compareKeys(a: LockKey, b: LockKey): number {
+  const sa = scopeRank(a.scope);
+  const sb = scopeRank(b.scope);
+  if (sa !== sb) return sa - sb;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const scopeRanks = new WeakMap<object, number>();
+let nextScopeRank = 0;
+function scopeRank(scope: object): number {
+  let rank = scopeRanks.get(scope);
+  if (rank === undefined) scopeRanks.set(scope, (rank = nextScopeRank++));
+  return rank;
+}
+
+/** Sorted keys without repeats (two paths of one call naming one file take its lock once). */
+function dedupe<T extends { key: LockKey }>(sorted: T[]): T[] {
+  return sorted.filter((k, i) => i === 0 || compareKeys(sorted[i - 1].key, k.key) !== 0);
 }
 
 function refuse(code: ToolError['code'], message: string): Refusal {

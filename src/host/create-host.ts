@@ -17,6 +17,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { HostExec } from '../ports/host-exec.js';
 import { randomIds, type IdSource } from '../ports/ids.js';
 import { NodeHostExec } from '../ports/node-host-exec.js';
+import { openLockFileDir } from '../ports/lock-file-dir.js';
 import { StateStore } from '../state/store.js';
 import { hasProcFd } from '../../vfs/host-walk.js';
 import { WorkspaceError } from '../workspace-error.js';
@@ -66,9 +67,11 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   // `<repo>/gatefs.yaml`, which the CLI loads by default).
   const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
   const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
+  const locks = openLockFileDir(stateDir);
   try {
-    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, pid: process.pid });
+    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, pid: process.pid, crossProcessLocks: locks, onClose: () => locks.close() });
   } catch (e) {
+    locks.close();
     store.close();
     throw e;
   }

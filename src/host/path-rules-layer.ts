@@ -19,6 +19,7 @@ import { VfsError } from '../../vfs/errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { baseName, isWritableLayer, parentPath, walkLayer } from '../../vfs/layer.js';
 import { FoldedPath, foldName } from '../../vfs/fold-name.js';
+import { lockKeyOf, type LockKey, type LockableLayer } from '../../vfs/lock-key.js';
 
 export interface PathRules {
   /** Layer path of a folder to hide and protect. */
@@ -28,7 +29,7 @@ export interface PathRules {
 }
 
 /** A pass-through layer applying `PathRules` (see the file comment). */
-export class PathRulesLayer implements WritableLayer {
+export class PathRulesLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
   private readonly hidden?: string;
   /** The hidden folder and its parent, folded once for comparisons. */
@@ -80,6 +81,11 @@ export class PathRulesLayer implements WritableLayer {
 
   writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> {
     return this.writable(path, 'write').writeFile(path, data, options);
+  }
+
+  /** The inner layer's lock key: the rules refuse, they never move a write (vfs/lock-key.ts). */
+  lockKey(path: string): LockKey {
+    return lockKeyOf(this.inner, path);
   }
 
   mkdir(path: string): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
+import type { CrossProcessLocks } from '../gate/cross-process-locks.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
@@ -37,6 +38,8 @@ export interface WorkspaceHostOptions {
   concurrency?: number;
   /** Called once by `close()` after the store is closed (e.g. to drop a temp folder). */
   onClose?: () => void;
+  /** Cross-process locks for the gate's compare-and-swap calls (disk host); absent: in-process only. */
+  crossProcessLocks?: CrossProcessLocks;
 }
 
 /** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
@@ -60,6 +63,7 @@ export class WorkspaceHost implements Host {
       clock: options.clock,
       occupancy: { blockingHolder: (conversation, holder) => store.blockingHolder(conversation, holder) ?? undefined },
       tools: [...FILE_TOOLS, requestFilesTool],
+      ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
     });
   }
 

@@ -7,12 +7,13 @@
  * What it checks: stat, readFile and readdir agree on every path; listings are sorted, stable
  * and complete (nothing extra: no hidden or metadata entry leaks); errors carry the right code
  * and path; symbolic links are listed and never followed; the write semantics of writable
- * layers; and that every write through a read-only view fails with READ_ONLY and leaves the
+ * layers (compare-and-swap included); stable lock keys; and that every write through a read-only view fails with READ_ONLY and leaves the
  * tree hash unchanged. The read checks rerun on the `nest/again` sub-tree.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
 import { isWritableLayer } from '../../vfs/layer.js';
+import { lockKeyOf } from '../../vfs/lock-key.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { FIXTURE_FILES, SENTINEL, SUBTREE, hashLayer, readEverything } from './fixture.js';
 import { expectCode, readChecks } from './read-checks.js';
@@ -190,6 +191,16 @@ export function layerSuite(target: SuiteTarget): void {
         expect(text(await w().readFile('docs/guide.md'))).toBe('v2');
       });
 
+      writeIt('compare-and-swap (ifMatch): publishes over the bytes read, anything else is STALE_CONTENT with nothing changed', async () => {
+        const original = await w().readFile('src/a.ts');
+        expect(await w().writeFile('src/a.ts', bytes('swapped'), { ifMatch: original })).toEqual({ created: false });
+        expect(text(await w().readFile('src/a.ts'))).toBe('swapped');
+        const before = await hashLayer(w());
+        await expectCode(w().writeFile('src/a.ts', bytes('late'), { ifMatch: original }), 'STALE_CONTENT', [at('src/a.ts')]);
+        await expectCode(w().writeFile('src/none.ts', bytes('new'), { ifMatch: bytes('') }), 'STALE_CONTENT', [at('src/none.ts')]);
+        expect(await hashLayer(w())).toBe(before);
+      });
+
       writeIt('rename moves a file, replacing an existing target', async () => {
         await w().rename('src/a.ts', 'src/renamed.ts');
         await expectCode(w().stat('src/a.ts'), 'NOT_FOUND', [at('src/a.ts')]);
@@ -206,6 +217,12 @@ export function layerSuite(target: SuiteTarget): void {
         expect((await w().readdir('lib')).map((e) => e.name)).toEqual(['a.ts', 'b.ts', 'nested']);
         expect(text(await w().readFile('lib/nested/deep/c.txt'))).toBe('deep\n');
       });
+    });
+
+    it('names each file with one stable lock key (vfs/lock-key.ts)', () => {
+      expect(lockKeyOf(t.layer, 'src/a.ts')).toEqual(lockKeyOf(t.layer, 'src/a.ts'));
+      expect(lockKeyOf(t.layer, 'src/a.ts')).not.toEqual(lockKeyOf(t.layer, 'src/b.ts'));
+      expect(lockKeyOf(t.layer, 'src/new/later.ts')).toEqual(lockKeyOf(t.layer, 'src/new/later.ts'));
     });
 
     describe('read-only view', () => {
