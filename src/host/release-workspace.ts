@@ -194,8 +194,13 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard
   try {
     await platform.git.removeWorktree(path, context);
   } catch (e) {
+    if (platform.folderState(path) === 'missing') {
+      // The folder went and only git's bookkeeping failed: the release is done; git forgets it.
+      await platform.git.pruneWorktrees(context).catch(() => undefined);
+      return true;
+    }
     // git looked once more and found work that appeared after the check: name it.
-    if (isGitError(e) && platform.folderState(path) === 'folder') {
+    if (isGitError(e)) {
       const now = await platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => []);
       if (now.length > 0) throw dirty(ctx, conversation, now);
     }
