@@ -76,7 +76,7 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
     refuseTracked(real, relativeToRepo(repo, real), await git.trackedUnder(real, { tag: 'start', chain: [] }));
   }
   if (found.hasDatabase) {
-    await waitForOrigin(wantedStateDir);
+    await waitForOrigin(wantedStateDir, clock.now());
     checkOrigin(wantedStateDir, uid);
   }
   createStateDir(wantedStateDir);
@@ -84,7 +84,7 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   const liveness = options.liveness ?? nodeProcessLiveness;
   const store = StateStore.open(join(stateDir, DATABASE_FILE), { clock, liveness });
   try {
-    if (!found.hasDatabase) recordOriginOf(store, stateDir, uid ?? 0);
+    recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
     if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
     exec.attach(store);
     const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback');

@@ -22,7 +22,7 @@ import { isConversationId } from '../../vfs/registry.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { PrepareOptions } from './types.js';
 import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
-import { checkoutOf } from './workspace-paths.js';
+import { branchOf, checkoutOf } from './workspace-paths.js';
 import { pendingReleaseOf } from './release-record.js';
 import { recoverRelease } from './recover-release.js';
 import { registerReady, registrationOf } from './registration.js';
@@ -171,8 +171,8 @@ async function materialize(
  * preparation (and no base ref was asked for): the earlier pin stays the pinned snapshot.
  */
 async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null, backend: string, options: PrepareOptions, context: GitContext): Promise<boolean> {
-  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || !earlier.branch || options.baseRef !== undefined) return false;
-  return (await ctx.platform.git.branchHead(earlier.branch, context)) !== null;
+  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || options.baseRef !== undefined) return false;
+  return (await ctx.platform.git.branchHead(branchOf(earlier.conversation, 'worktree')!, context)) !== null;
 }
 
 /** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */
@@ -184,7 +184,7 @@ async function checkOutWorktree(
 ): Promise<boolean> {
   const { platform } = ctx;
   const path = checkoutOf(platform, record.conversation, 'worktree');
-  const branch = record.branch!;
+  const branch = branchOf(record.conversation, 'worktree')!;
   if (platform.exists(path)) {
     const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
     if (here?.branch === `refs/heads/${branch}`) return true;

@@ -39,7 +39,7 @@ import { closeView, registerReady, registrationOf } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
 import { recoverRelease } from './recover-release.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
-import { checkoutOf } from './workspace-paths.js';
+import { branchOf, checkoutOf } from './workspace-paths.js';
 
 /** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
@@ -215,11 +215,12 @@ async function branchStep(
   options: ReleaseOptions,
   context: GitContext,
 ): Promise<Pick<ReleaseResult, 'branchDeleted' | 'branchKeptReason'>> {
-  if (!record.branch) return { branchDeleted: false };
+  const branch = branchOf(record.conversation, record.backend);
+  if (!branch) return { branchDeleted: false };
   if (!options.deleteBranch) return { branchDeleted: false, branchKeptReason: 'deleteBranch was not asked for' };
   const { git } = ctx.platform;
-  const head = await git.branchHead(record.branch, context);
-  if (head === null) return { branchDeleted: false, branchKeptReason: `branch ${record.branch} does not exist` };
+  const head = await git.branchHead(branch, context);
+  if (head === null) return { branchDeleted: false, branchKeptReason: `branch ${branch} does not exist` };
   const baseRef = record.baseRef ?? 'HEAD';
   let base: string;
   try {
@@ -228,9 +229,9 @@ async function branchStep(
     return { branchDeleted: false, branchKeptReason: `the base ref '${baseRef}' no longer names a commit` };
   }
   if (!(await git.isAncestor(head, base, context))) {
-    return { branchDeleted: false, branchKeptReason: `branch ${record.branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})` };
+    return { branchDeleted: false, branchKeptReason: `branch ${branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})` };
   }
-  await git.deleteBranch(record.branch, head, context);
+  await git.deleteBranch(branch, head, context);
   return { branchDeleted: true };
 }
 

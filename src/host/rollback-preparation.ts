@@ -9,14 +9,15 @@
  * `worktree remove --force --force` on the now missing path for a lock a killed `worktree add` left).
  * While the record is `preparing` the gate answers `WORKSPACE_NOT_READY`, so no agent can have
  * written there, and a checkout killed half-way looks dirty (missing files) without holding
- * anyone's work. The branch is deleted only while it still points at the pinned commit; a copy
+ * anyone's work. The branch — `gatefs/<id>`, never a name from the record — is deleted only
+ * while it still points at the pinned commit; a copy
  * folder `<stateDir>/copies/<id>` is removed the same confined way. Each step that fails is
  * reported in the result, never thrown, so the rest still runs.
  */
 import type { GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { workspaceData, type HostContext } from './host-context.js';
-import { checkoutOf } from './workspace-paths.js';
+import { branchOf, checkoutOf } from './workspace-paths.js';
 
 /** What the rollback did, for the run log. */
 export interface RollbackReport {
@@ -39,14 +40,15 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
       report.problems.push(`worktree: ${(e as Error).message}`);
     }
   }
-  if (created.branch && record.branch && record.pinnedSha) {
+  if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
     try {
-      const head = await platform.git.branchHead(record.branch, context);
+      const branch = branchOf(record.conversation, 'worktree')!;
+      const head = await platform.git.branchHead(branch, context);
       if (head === record.pinnedSha) {
-        await platform.git.deleteBranch(record.branch, head, context);
+        await platform.git.deleteBranch(branch, head, context);
         report.deletedBranch = true;
       } else if (head !== null) {
-        report.problems.push(`branch ${record.branch} moved to ${head}: kept`);
+        report.problems.push(`branch ${branch} moved to ${head}: kept`);
       }
     } catch (e) {
       report.problems.push(`branch: ${(e as Error).message}`);

@@ -2,37 +2,43 @@
  * The state directory's proof of origin on disk (DESIGN.md "Trust boundary": gatefs acts only
  * on state it created). A state directory or database that arrived with the repository — a
  * clone, an archive, a tracked file, a copied folder — is refused with `WorkspaceError`
- * `STATE_UNTRUSTED` and a hint, before anything in it is opened, rolled back or removed.
+ * `STATE_UNTRUSTED` and a hint, before anything in it is opened (SQLite never sees such a
+ * database), rolled back or removed.
  *
- * What is checked, in this order (`inspectStateDir`, then `checkOrigin`):
+ * What is checked, in this order (`inspectStateDir`, `refuseTracked`, `checkOrigin`):
  * 1. the state directory, if it exists, is a real folder (not a symbolic link), owned by this
  *    user, and not writable by group or others; `worktrees/` and `copies/` in it are real
- *    folders; `gatefs.db` and its `-wal`/`-shm`/`-journal` files are regular files owned by this
- *    user and not group/world-writable; a journal without its database is refused (SQLite
- *    would replay it into the new database);
+ *    folders; `gatefs.db`, its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular
+ *    files owned by this user and not group/world-writable; a journal without its database is
+ *    refused (SQLite would replay it into the new database);
  * 2. (in a git work tree) nothing under the state directory is tracked by git — the caller
  *    runs `git ls-files` and passes what it found;
- * 3. the database carries a proof of origin (`state-origin.ts`) whose inode numbers are
- *    those of this state directory and this database file, and whose uid is this user's.
- *    Copies, clones and extracted archives get new inodes; `mv` within a file system keeps
- *    them. A database without a proof (written by gatefs before it recorded one) is refused
- *    too: it cannot be told from a forged one. The hint says how to move it aside.
+ * 3. `gatefs.origin`, written when gatefs created the database, names the inode numbers of
+ *    this state directory and this database file and this user. Copies, clones and extracted
+ *    archives get new inodes; `mv` within a file system keeps them. A database without an
+ *    origin (written by gatefs before it recorded one, or forged) is refused too: the two
+ *    cannot be told apart. The hint says how to move it aside.
+ * 4. once the database is open, its `meta` table must record the same origin
+ *    (`checkRecordedOrigin`): the file and the database belong together.
  *
  * A fresh state directory (or one without a database yet) is adopted: the database is created
- * and its origin recorded (`recordOriginOf`). Limits: owner and mode checks need POSIX uids
- * (skipped where `process.getuid` is missing); inode numbers are not secret, so a forger who
- * can predict the inodes a fresh extraction gets (a deterministic container image) and ships
- * an untracked archive passes check 3 — which is why no record ever supplies a host path
- * (`workspace-paths.ts`, `confined-removal.ts`), and mounts come from the manifest.
+ * and its origin recorded in both places (`recordOriginOf`). Limits: owner and mode checks
+ * need POSIX uids (skipped where `process.getuid` is missing); inode numbers are not secret,
+ * so a forger who can predict the inodes a fresh extraction gets (a deterministic container
+ * image) and ships an untracked archive passes check 3 — which is why no record ever supplies
+ * a host path or a branch name (`workspace-paths.ts`, `confined-removal.ts`), and mounts and
+ * tools come from the manifest.
  */
-import { lstatSync, type Stats } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { readStateOrigin, type StateOrigin } from '../state/state-origin.js';
+import { formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
 import { WorkspaceError } from '../workspace-error.js';
 
 /** The database file inside the state directory. */
 export const DATABASE_FILE = 'gatefs.db';
+/** The proof-of-origin file inside the state directory. */
+export const ORIGIN_FILE = 'gatefs.origin';
 const JOURNALS = ['-wal', '-shm', '-journal'];
 
 /** What `inspectStateDir` found. */
@@ -68,6 +74,11 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
       throw untrusted(stateDir, 'LINK', `'${join(stateDir, sub)}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it`, `move '${stateDir}' aside so gatefs creates a fresh one`);
     }
   }
+  const origin = lstatOrNull(join(stateDir, ORIGIN_FILE));
+  if (origin) {
+    if (!origin.isFile()) throw untrusted(stateDir, 'LINK', `'${join(stateDir, ORIGIN_FILE)}' is ${origin.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`, `move '${stateDir}' aside so gatefs creates a fresh one`);
+    whose(origin, join(stateDir, ORIGIN_FILE), 'the state file');
+  }
   const db = lstatOrNull(join(stateDir, DATABASE_FILE));
   for (const suffix of ['', ...JOURNALS]) {
     const path = join(stateDir, DATABASE_FILE + suffix);
@@ -99,52 +110,62 @@ export function refuseTracked(stateDir: string, shownAs: string, tracked: readon
 }
 
 /**
- * Check 3 on an existing database: its recorded origin must name this state directory and
- * this database file (inodes) and this user. Throws `STATE_UNTRUSTED` (reasons `NO_ORIGIN`,
- * `UNREADABLE`, `COPIED`, `OWNER`); nothing is written.
+ * Check 3 on an existing database: `gatefs.origin` must name this state directory and this
+ * database file (inodes) and this user. Reads two small files and `lstat`s; opens nothing.
+ * Throws `STATE_UNTRUSTED` (reasons `NO_ORIGIN`, `COPIED`, `OWNER`).
  */
 export function checkOrigin(stateDir: string, uid: number | null): void {
   const file = join(stateDir, DATABASE_FILE);
-  const probe = readStateOrigin(file);
-  const aside = `move it aside (mv '${stateDir}' '${stateDir}.old'), run 'git worktree prune', and run gatefs again: it creates a fresh state directory; prepare conversations again (their branches, with every commit, are kept; files in the old worktrees stay in '${stateDir}.old')`;
-  if (probe.kind === 'unreadable') {
-    throw untrusted(stateDir, 'UNREADABLE', `'${file}' is not a state database gatefs can read (${probe.reason})`, aside);
-  }
-  if (probe.kind === 'no-origin') {
+  const recorded = readOriginFile(stateDir);
+  if (!recorded) {
     throw untrusted(
       stateDir,
       'NO_ORIGIN',
-      `'${file}' carries no proof that gatefs created it here (schema version ${probe.schemaVersion}): an earlier gatefs wrote it, or it came with the repository`,
-      aside,
+      `'${file}' carries no proof that gatefs created it here (no valid ${ORIGIN_FILE}): an earlier gatefs wrote it, or it came with the repository`,
+      moveAside(stateDir),
     );
   }
-  const found = currentOrigin(stateDir, uid ?? probe.origin.uid);
-  if (found.stateDir.ino !== probe.origin.stateDir.ino || found.database.ino !== probe.origin.database.ino) {
+  const found = currentOrigin(stateDir, uid ?? recorded.uid);
+  if (found.stateDir.ino !== recorded.stateDir.ino || found.database.ino !== recorded.database.ino) {
     throw untrusted(
       stateDir,
       'COPIED',
-      `'${file}' was created for another folder (recorded inodes ${probe.origin.stateDir.ino}/${probe.origin.database.ino}, found ${found.stateDir.ino}/${found.database.ino}): it was copied, cloned or extracted from an archive`,
-      aside,
+      `'${file}' was created for another folder (recorded inodes ${recorded.stateDir.ino}/${recorded.database.ino}, found ${found.stateDir.ino}/${found.database.ino}): it was copied, cloned or extracted from an archive`,
+      moveAside(stateDir),
     );
   }
-  if (uid !== null && probe.origin.uid !== uid) {
-    throw untrusted(stateDir, 'OWNER', `'${file}' was created by uid ${probe.origin.uid}, not by you (uid ${uid})`, aside);
+  if (uid !== null && recorded.uid !== uid) {
+    throw untrusted(stateDir, 'OWNER', `'${file}' was created by uid ${recorded.uid}, not by you (uid ${uid})`, moveAside(stateDir));
   }
 }
 
 /**
- * Waits (up to ~2 s) while the database looks like one another gatefs process is creating this
- * very moment — schema not yet migrated, or migrated without its origin written yet — so two
- * processes starting together over a new state directory do not refuse each other. A database
- * of an earlier gatefs (schema 1) is not waited for.
+ * Waits (up to ~1 s) for `gatefs.origin` while the database was created in the last few
+ * seconds (`now` from the clock port): another gatefs process may be creating the state
+ * directory this very moment, so two processes starting together do not refuse each other.
+ * An older database without an origin is not waited for.
  */
-export async function waitForOrigin(stateDir: string, attempts = 40): Promise<void> {
-  const file = join(stateDir, DATABASE_FILE);
-  for (let i = 0; i < attempts; i++) {
-    const probe = readStateOrigin(file);
-    if (probe.kind !== 'no-origin' || probe.schemaVersion === 1) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+export async function waitForOrigin(stateDir: string, now: number, attempts = 20): Promise<void> {
+  const db = lstatOrNull(join(stateDir, DATABASE_FILE));
+  const born = db ? Math.min(db.birthtimeMs > 0 ? db.birthtimeMs : Infinity, db.ctimeMs) : 0;
+  if (!db || now - born > 10_000) return;
+  for (let i = 0; i < attempts && !readOriginFile(stateDir); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/**
+ * Check 4, and the recording of a new database's origin: with `created`, the origin of the
+ * files as they are now is written to the database (first writer wins, when two processes
+ * create it together) and to `gatefs.origin`; the database's record must then match the file.
+ * Throws `STATE_UNTRUSTED` (reason `COPIED`) when they disagree.
+ */
+export function recordOriginOf(store: StateStore, stateDir: string, uid: number, created: boolean): void {
+  const file = created ? currentOrigin(stateDir, uid) : readOriginFile(stateDir);
+  if (!file) throw untrusted(stateDir, 'NO_ORIGIN', `${join(stateDir, ORIGIN_FILE)} went missing`, moveAside(stateDir));
+  const recorded = store.origin() ?? store.recordOrigin(file);
+  if (!sameOrigin(recorded, file)) {
+    throw untrusted(stateDir, 'COPIED', `the state database in '${stateDir}' records another origin than ${ORIGIN_FILE}`, moveAside(stateDir));
   }
+  if (created) writeOriginFile(stateDir, recorded);
 }
 
 /** The origin of the state directory and database as they are now on disk (for recording or comparing). */
@@ -154,17 +175,29 @@ export function currentOrigin(stateDir: string, uid: number): StateOrigin {
   return { stateDir: { dev: dir.dev, ino: dir.ino }, database: { dev: db.dev, ino: db.ino }, uid };
 }
 
-/**
- * Records the origin of a database gatefs has just created (first caller wins; see
- * `StateStore.recordOrigin`), then checks the recorded one names these files. Throws
- * `STATE_UNTRUSTED` (reason `COPIED`) when another origin was recorded for other files.
- */
-export function recordOriginOf(store: StateStore, stateDir: string, uid: number): void {
-  const now = currentOrigin(stateDir, uid);
-  const recorded = store.recordOrigin(now);
-  if (recorded.stateDir.ino !== now.stateDir.ino || recorded.database.ino !== now.database.ino) {
-    throw untrusted(stateDir, 'COPIED', `the state database in '${stateDir}' was created for another folder`, `move '${stateDir}' aside and run gatefs again`);
+function readOriginFile(stateDir: string): StateOrigin | null {
+  try {
+    return parseOrigin(readFileSync(join(stateDir, ORIGIN_FILE), 'utf8'));
+  } catch {
+    return null;
   }
+}
+
+/** Writes `gatefs.origin` (mode 0600) through a temp file and a rename: readers see all of it or nothing. */
+function writeOriginFile(stateDir: string, origin: StateOrigin): void {
+  const temp = join(stateDir, `${ORIGIN_FILE}.${process.pid}.tmp`);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, formatOrigin(origin));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, join(stateDir, ORIGIN_FILE));
+}
+
+function moveAside(stateDir: string): string {
+  return `move it aside (mv '${stateDir}' '${stateDir}.old'), run 'git worktree prune', and run gatefs again: it creates a fresh state directory; prepare conversations again (their branches, with every commit, are kept; files in the old worktrees stay in '${stateDir}.old')`;
 }
 
 function untrusted(stateDir: string, reason: string, found: string, hint: string, extra: Record<string, unknown> = {}): WorkspaceError {

@@ -1,9 +1,12 @@
 /**
  * Where a workspace lives on the host, derived — never read from a record (DESIGN.md "Trust
  * boundary": no host path is taken from a record). A `worktree` workspace is
- * `<stateDir>/worktrees/<id>`, a `copy` workspace's upper folder `<stateDir>/copies/<id>`, and
- * a `shared` workspace the repository itself. The id is validated before it becomes a path part.
+ * `<stateDir>/worktrees/<id>` on branch `gatefs/<id>`, a `copy` workspace's upper folder
+ * `<stateDir>/copies/<id>`, and a `shared` workspace the repository itself. The id is
+ * validated before it becomes a path part or a branch name, so a record can neither name a
+ * folder to open or remove nor a branch (say `main`) to delete.
  */
+import { conversationBranch } from '../git/git-port.js';
 import { isConversationId } from '../../vfs/registry.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { Backend } from './types.js';
@@ -29,12 +32,25 @@ export function areaOf(backend: Backend): WorkspaceArea | null {
  * the conversation grammar, so a forged record can never name a path.
  */
 export function checkoutOf(base: PathBase, conversation: string, backend: Backend): string {
+  validId(conversation);
+  const area = areaOf(backend);
+  return area ? base.join(base.stateDir, `${area}/${conversation}`) : base.repo;
+}
+
+/**
+ * The branch gatefs made for a `worktree` workspace (`gatefs/<id>`), or null for the other
+ * backends. Throws like `checkoutOf` for an id outside the grammar.
+ */
+export function branchOf(conversation: string, backend: Backend): string | null {
+  validId(conversation);
+  return backend === 'worktree' ? conversationBranch(conversation) : null;
+}
+
+function validId(conversation: string): void {
   if (!isConversationId(conversation)) {
     throw new WorkspaceError('PREPARATION_FAILED', `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
       conversation: String(conversation).slice(0, 80),
       reason: 'BAD_CONVERSATION_ID',
     });
   }
-  const area = areaOf(backend);
-  return area ? base.join(base.stateDir, `${area}/${conversation}`) : base.repo;
 }

@@ -6,5 +6,5 @@ export { stableStringify } from './stable-json.js';
 export type { WorkspaceRecord, WorkspaceDraft, WorkspacePatch, WorkspaceRecordState } from './workspace-table.js';
 export type { EventDraft, EventFilter } from './event-log.js';
 export type { OccupancyMode, OccupancyRecord, OccupancyRequest, ActiveOccupancy, Acquired, IsHolderGone } from './occupancy-table.js';
-export { readStateOrigin, type StateOrigin, type FileIdentity, type OriginProbe } from './state-origin.js';
+export { formatOrigin, parseOrigin, sameOrigin, type StateOrigin, type FileIdentity } from './state-origin.js';
 export { isProcessAlive, type IsProcessAlive, type IsIdentityAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';

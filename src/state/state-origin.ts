@@ -1,16 +1,16 @@
 /**
- * The proof of origin of a state database: what gatefs recorded in the `meta` table when it
- * created the database — the inode numbers of the state directory and of the database file,
- * their devices (for messages only) and the owner's uid. A copied, cloned or extracted state
- * directory has new inodes, so its recorded origin no longer matches; `mv` within a file
- * system keeps them. (Devices are not compared: some file systems — overlay, btrfs
- * subvolumes — hand out a new device number after a remount, inodes stay.)
+ * The proof of origin of a state database: what gatefs recorded when it created the database —
+ * the inode numbers of the state directory and of the database file, their devices (kept for
+ * messages, not compared: some file systems — overlay, btrfs subvolumes — hand out a new
+ * device number after a remount, while inodes stay) and the owner's uid. A copied, cloned or
+ * extracted state directory has new inodes, so its recorded origin no longer matches; `mv`
+ * within a file system keeps them.
  *
- * `readStateOrigin` reads it from a database file before the store opens it for writing: a
- * read-only connection, no pragma, no migration, nothing written, so an untrusted file is
- * looked at and never changed.
+ * It is kept twice: in the database's `meta` table (here) and in the plain file
+ * `<stateDir>/gatefs.origin` (`src/host/state-trust.ts`), which is read before SQLite ever
+ * opens the database — so an untrusted database is never opened, not even read-only (SQLite
+ * would create `-wal`/`-shm` files next to it) — and compared with the table once it is.
  */
-import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 
 /** A file system object as the proof records it. */
@@ -26,19 +26,40 @@ export interface StateOrigin {
   uid: number;
 }
 
-/** What `readStateOrigin` found in a database file. */
-export type OriginProbe =
-  | { kind: 'origin'; origin: StateOrigin }
-  /** A gatefs database without a proof of origin (written by an earlier gatefs, or forged). */
-  | { kind: 'no-origin'; schemaVersion: number }
-  /** Not a SQLite database gatefs can read. */
-  | { kind: 'unreadable'; reason: string };
-
 const KEYS = { stateDir: 'origin.state_dir', database: 'origin.database', uid: 'origin.uid' } as const;
 
 function parseIdentity(value: string | undefined): FileIdentity | null {
   const m = value === undefined ? null : /^(\d+):(\d+)$/.exec(value);
   return m ? { dev: Number(m[1]), ino: Number(m[2]) } : null;
+}
+
+/** Parses an origin written by `formatOrigin`, or null when it is not one. */
+export function parseOrigin(text: string): StateOrigin | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const v = value as { version?: unknown; stateDir?: unknown; database?: unknown; uid?: unknown };
+  const id = (x: unknown): FileIdentity | null => {
+    const o = x as { dev?: unknown; ino?: unknown } | null;
+    return o && Number.isSafeInteger(o.dev) && Number.isSafeInteger(o.ino) ? { dev: o.dev as number, ino: o.ino as number } : null;
+  };
+  const stateDir = id(v?.stateDir);
+  const database = id(v?.database);
+  if (v?.version !== 1 || !stateDir || !database || !Number.isSafeInteger(v.uid)) return null;
+  return { stateDir, database, uid: v.uid as number };
+}
+
+/** The text of an origin file: one JSON object, versioned. */
+export function formatOrigin(origin: StateOrigin): string {
+  return `${JSON.stringify({ version: 1, stateDir: origin.stateDir, database: origin.database, uid: origin.uid })}\n`;
+}
+
+/** True when two origins name the same state directory, database file and user (inodes and uid). */
+export function sameOrigin(a: StateOrigin, b: StateOrigin): boolean {
+  return a.stateDir.ino === b.stateDir.ino && a.database.ino === b.database.ino && a.uid === b.uid;
 }
 
 /** The origin recorded in an open database, or null when it has none (or a malformed one). */
@@ -69,22 +90,4 @@ export function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
     put.run(KEYS.uid, String(origin.uid));
     return origin;
   }).immediate();
-}
-
-/**
- * Reads the proof of origin of the database at `file` through a read-only connection (see the
- * file comment). Never throws for a bad file: `unreadable` names why.
- */
-export function readStateOrigin(file: string): OriginProbe {
-  let db: Db | undefined;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    const version = db.pragma('user_version', { simple: true }) as number;
-    const origin = originOf(db);
-    return origin ? { kind: 'origin', origin } : { kind: 'no-origin', schemaVersion: version };
-  } catch (e) {
-    return { kind: 'unreadable', reason: String((e as { code?: unknown }).code ?? (e as Error).message) };
-  } finally {
-    db?.close();
-  }
 }
