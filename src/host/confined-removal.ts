@@ -29,12 +29,21 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 /** Folder levels held open at once before deeper folders are moved up. */
 export const MAX_HELD = 32;
 
+/** Test seams (SECURITY.md §3.8): no-ops in production, so a test can swap a name at an exact moment. */
+export interface RemovalSeams {
+  /** After `lstat` found the folder at `rel` (below the removed folder) and before it is opened. */
+  beforeOpen?(rel: string): void;
+  /** Before the entry at `rel` is looked at. */
+  beforeEntry?(rel: string): void;
+}
+
 /** Options of `removeBeneath`. */
 export interface RemoveBeneathOptions {
   /** Walk through `/proc/self/fd` (true) or by host path with identity checks (false). */
   procfs: boolean;
   /** Remove only folders; the first file found stops the removal with `DIRTY_WORKTREE`. */
   onlyIfEmpty?: boolean;
+  seams?: RemovalSeams;
 }
 
 interface Held {
@@ -138,10 +147,11 @@ class Walk {
   }
 
   private removeEntry(dir: Held, name: string, top: Held, depth: number): void {
+    const rel = dir.rel ? `${dir.rel}/${name}` : name;
+    this.options.seams?.beforeEntry?.(rel);
     const path = this.child(dir, name);
     const st = lstatOrNull(path);
     if (!st) return;
-    const rel = dir.rel ? `${dir.rel}/${name}` : name;
     if (!st.isDirectory()) {
       if (this.options.onlyIfEmpty) {
         throw new WorkspaceError('DIRTY_WORKTREE', `'${rel}' appeared in the workspace: it is work, and was kept`, { files: [rel] });
@@ -154,6 +164,7 @@ class Walk {
       renameSync(path, this.child(top, this.freeName(top)));
       return;
     }
+    this.options.seams?.beforeOpen?.(rel);
     const sub = this.open(dir, name, rel);
     try {
       this.empty(sub, top, depth + 1);
