@@ -38,12 +38,21 @@ export function processStart(pid: number): string | null {
   } catch {
     return null;
   }
+  const ticks = startTicksOf(stat);
+  return ticks === null ? null : `${currentBootId() ?? 'boot'}:${ticks}`;
+}
+
+/**
+ * Field 22 (starttime) of a `/proc/<pid>/stat` line, or null when the line is not one. Fields
+ * are counted after the last `)`: the command name (field 2, in parentheses) may hold spaces
+ * and parentheses of its own.
+ */
+export function startTicksOf(stat: string): string | null {
   const close = stat.lastIndexOf(')');
   if (close < 0) return null;
-  // Fields after the command name start at field 3 (state); field 22 is starttime.
   const fields = stat.slice(close + 2).split(' ');
   const ticks = fields[22 - 3];
-  return ticks && /^\d+$/.test(ticks) ? `${currentBootId() ?? 'boot'}:${ticks}` : null;
+  return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : null;
 }
 
 function pidExists(pid: number): boolean {
