@@ -65,7 +65,12 @@ export class OccupancyGuard {
     return record.process !== undefined && !this.liveness.isAlive(record.process);
   }
 
-  private isReleaseHolder(record: ActiveOccupancy): boolean {
+  /** True when `record` is worth showing as the holder: its process runs, or it is a release in progress. */
+  isShown(record: OccupancyRecord): boolean {
+    return !this.isGone(record) || this.isReleaseHolder(record);
+  }
+
+  private isReleaseHolder(record: OccupancyRecord): boolean {
     return pendingReleaseOf(this.store.getWorkspace(record.conversation))?.holder === record.holder;
   }
 

@@ -17,6 +17,7 @@ import type { Manifest } from '../manifest/types.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdSource } from '../ports/ids.js';
 import type { OccupancyMode, OccupancyRecord } from '../state/occupancy-table.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { CallTracker } from './call-tracker.js';
 import { OccupancyGuard } from './occupancy-guard.js';
@@ -107,7 +108,7 @@ export class WorkspaceHost implements Host {
     const running = this.inFlight.get(options.conversation);
     if (running) return running;
     const task = this.queue
-      .add(async () => statusOf(await prepareWorkspace(this.ctx, options, options.chain ?? []), this.ctx.store, this.ctx.platform.confinement))
+      .add(async () => this.statusRow(await prepareWorkspace(this.ctx, options, options.chain ?? [])))
       .finally(() => this.inFlight.delete(options.conversation));
     this.inFlight.set(options.conversation, task);
     return task;
@@ -115,7 +116,7 @@ export class WorkspaceHost implements Host {
 
   status(): WorkspaceStatus[] {
     this.checkOpen();
-    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => statusOf(r, this.ctx.store, this.ctx.platform.confinement));
+    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => this.statusRow(r));
   }
 
   events(): RunEvent[] {
@@ -183,6 +184,10 @@ export class WorkspaceHost implements Host {
         if (!this.closed) this.ctx.store.appendEvent({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
       })
       .finally(() => this.recovering.delete(conversation));
+  }
+
+  private statusRow(record: WorkspaceRecord): WorkspaceStatus {
+    return statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
   }
 
   /** Brings one registry entry in line with the store (see `SyncedRegistry`). */

@@ -46,7 +46,9 @@ describe('memory host: dead holders', () => {
     await host.prepare({ conversation: 'a' });
     host.acquire('a', 'old-serve');
     expect(await host.gate.call('a', 'write', { path: 'x.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
+    expect(host.status()).toMatchObject([{ holder: 'old-serve' }]);
     liveness.restart();
+    expect(host.status()).toMatchObject([{ holder: null }]);
     expect(await host.gate.call('a', 'write', { path: 'x.md', content: 'x' })).toMatchObject({ ok: true });
     expect(host.events().filter((e) => e.type === 'occupancy.holder_gone')).toMatchObject([{ conversation: 'a', data: { holder: 'old-serve', pid: 1, by: 'write' } }]);
     expect(host.status()).toMatchObject([{ holder: null }]);

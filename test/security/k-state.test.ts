@@ -154,6 +154,12 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
     rmSync(join(r.dir, '.gatefs'));
     (await open(r.dir)).close();
+    // the database itself replaced by a link (to another state database, say)
+    renameSync(join(r.dir, '.gatefs/gatefs.db'), join(r.dir, '.gatefs/real.db'));
+    symlinkSync(join(r.dir, '.gatefs/real.db'), join(r.dir, '.gatefs/gatefs.db'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
+    rmSync(join(r.dir, '.gatefs/gatefs.db'));
+    renameSync(join(r.dir, '.gatefs/real.db'), join(r.dir, '.gatefs/gatefs.db'));
     chmodSync(join(r.dir, '.gatefs'), 0o775);
     const loose = await refusal(r.dir);
     expect(loose).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'PERMISSIONS' } });

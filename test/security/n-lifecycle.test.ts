@@ -6,7 +6,7 @@
  * a live holder keeps its workspace unless the release is forced; a failed release leaves the
  * workspace serving. Real git, real disk.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,24 @@ describe('N: release keeps work', () => {
     expect(await host.release('d')).toMatchObject({ removed: true });
     expect(existsSync(join(repo.dir, '.gatefs/copies/c'))).toBe(false);
     expect(existsSync(join(repo.dir, '.gatefs/copies/d'))).toBe(false);
+  });
+});
+
+describe('N: links the repository commits', () => {
+  it('release, with or without discard, removes a committed link to an outside folder as a link', async () => {
+    const { repo, host, outside, worktree } = await setup();
+    symlinkSync(outside, join(repo.dir, 'outside-link'));
+    symlinkSync(join(outside, 'keep.txt'), join(repo.dir, 'outside-file'));
+    repo.commit('commit links out of the repository');
+    const before = hashTree(outside);
+    await host.prepare({ conversation: 'a', role: 'wt', baseRef: 'HEAD' });
+    await host.prepare({ conversation: 'b', role: 'wt', baseRef: 'HEAD' });
+    expect(lstatSync(join(worktree('a'), 'outside-link')).isSymbolicLink()).toBe(true);
+    await write(host, 'b', 'scratch/x', 'work to discard');
+    expect(await host.release('a')).toMatchObject({ removed: true });
+    expect(await host.release('b', { discard: true })).toMatchObject({ removed: true, discarded: true });
+    expect(hashTree(outside)).toBe(before);
+    expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('outside bytes\n');
   });
 });
 
