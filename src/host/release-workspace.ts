@@ -10,7 +10,8 @@
  *    ended anyway). Tool calls already in flight in this process are waited for.
  * 2. check: changed, untracked and ignored files are work (`git status --ignored` for a
  *    worktree; every file of a copy's upper folder). Any → `DIRTY_WORKTREE` (data.files)
- *    unless `discard`.
+ *    unless `discard`. A worktree whose HEAD left `gatefs/<id>` (detached, another branch) is
+ *    refused even with `discard`: its commits would be left unreachable.
  * 3. remove: a clean worktree with `git worktree remove` (no force: git checks once more); a
  *    discarded one by the confined removal of `<stateDir>/worktrees/<id>` and `git worktree
  *    prune`; a copy's upper folder `<stateDir>/copies/<id>` the confined way (only empty
@@ -29,7 +30,7 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
-import { isGitError, type GitContext } from '../git/git-port.js';
+import { isGitError, type GitContext, type WorktreeInfo } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { OVERLAY_META } from '../../vfs/whiteout-set.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
@@ -164,9 +165,25 @@ async function workOf(ctx: HostContext, record: WorkspaceRecord, context: GitCon
   if (record.backend === 'copy') {
     return platform.listFiles(path).map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f)).filter((f, i, all) => all.indexOf(f) === i);
   }
+  let here: WorktreeInfo | undefined;
   try {
-    const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
-    if (!known) return platform.listFiles(path).filter((f) => f !== '.git');
+    here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
+    if (!here) return platform.listFiles(path).filter((f) => f !== '.git');
+  } catch (e) {
+    if (discard) return ['(unknown: the check failed)'];
+    throw e;
+  }
+  // Commits made on a detached HEAD or another branch would be left unreachable: never removed, even with discard.
+  const branch = branchOf(record.conversation, 'worktree')!;
+  if (here.branch !== `refs/heads/${branch}`) {
+    const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
+    throw new WorkspaceError('DIRTY_WORKTREE', `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`, {
+      conversation: record.conversation,
+      files: [`(HEAD ${at})`],
+      hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
+    });
+  }
+  try {
     return await platform.git.dirtyFiles(path, context, { includeIgnored: true });
   } catch (e) {
     if (discard) return ['(unknown: the check failed)'];

@@ -9,6 +9,9 @@
  *   a reused pid then keeps a dead holder's claim until that new process ends — the safe side,
  *   documented in the README.
  *
+ * Every process sharing a state directory must run on this machine in one pid namespace: a
+ * holder in another container's pid namespace is not found here and counts as gone.
+ *
  * One of the few files allowed to use `process` (STYLE.md 4).
  */
 import { readFileSync } from 'node:fs';

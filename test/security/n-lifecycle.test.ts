@@ -108,6 +108,22 @@ describe('N: release keeps work', () => {
     expect(await host.gate.call('a', 'read', { path: 'done.ts' })).toMatchObject({ ok: true, value: { content: 'committed work\n' } });
   });
 
+  it('commits on a detached HEAD are never left unreachable: refused even with discard', async () => {
+    const { host, repo, worktree } = await setup();
+    await host.prepare({ conversation: 'a', role: 'wt' });
+    repo.git('-C', worktree('a'), 'checkout', '-q', '--detach');
+    await write(host, 'a', 'detached.ts', 'a commit no branch holds\n');
+    repo.git('-C', worktree('a'), 'add', 'detached.ts');
+    repo.git('-C', worktree('a'), 'commit', '-qm', 'detached work');
+    const sha = repo.git('-C', worktree('a'), 'rev-parse', 'HEAD');
+    for (const options of [{}, { discard: true }]) {
+      const refused = await host.release('a', options).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'DIRTY_WORKTREE', data: { files: [`(HEAD detached at ${sha.slice(0, 12)})`] } });
+    }
+    expect(existsSync(join(worktree('a'), 'detached.ts'))).toBe(true);
+    expect(await host.gate.call('a', 'read', { path: 'detached.ts' })).toMatchObject({ ok: true });
+  });
+
   it('discard of a copy removes its folder; a clean copy goes without discard', async () => {
     const { host, repo } = await setup();
     await host.prepare({ conversation: 'c', role: 'cp' });
