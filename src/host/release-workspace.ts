@@ -30,9 +30,8 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
-import { isGitError, type GitContext, type WorktreeInfo } from '../git/git-port.js';
+import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
-import { OVERLAY_META } from '../../vfs/whiteout-set.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { ReleaseOptions, ReleaseResult } from './types.js';
 import { lockOwner, type HostContext } from './host-context.js';
@@ -41,6 +40,7 @@ import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './rel
 import { recoverRelease } from './recover-release.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
+import { workOf } from './workspace-work.js';
 
 /** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
@@ -141,53 +141,6 @@ function takeOccupancy(ctx: HostContext, conversation: string, holder: string, f
     }
     ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
     return others.map((r) => r.holder);
-  }
-}
-
-/**
- * Step 2: the files that are work — changed, untracked or ignored — in the workspace, sorted.
- * A worktree folder git does not know as its worktree has every file counted. With `discard`
- * a failing check counts as work instead of stopping the release.
- */
-async function workOf(ctx: HostContext, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
-  const { platform } = ctx;
-  if (record.backend === 'shared') return [];
-  const path = checkoutOf(platform, record.conversation, record.backend);
-  const found = platform.folderState(path);
-  if (found === 'missing') return [];
-  if (found !== 'folder') {
-    throw new WorkspaceError('STATE_UNTRUSTED', `the workspace folder '${path}' is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: gatefs did not make it and removes nothing through it`, {
-      conversation: record.conversation,
-      reason: 'LINK_IN_STATE_DIR',
-      hint: 'remove it by hand after checking what it points to',
-    });
-  }
-  if (record.backend === 'copy') {
-    return platform.listFiles(path).map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f)).filter((f, i, all) => all.indexOf(f) === i);
-  }
-  let here: WorktreeInfo | undefined;
-  try {
-    here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
-    if (!here) return platform.listFiles(path).filter((f) => f !== '.git');
-  } catch (e) {
-    if (discard) return ['(unknown: the check failed)'];
-    throw e;
-  }
-  // Commits made on a detached HEAD or another branch would be left unreachable: never removed, even with discard.
-  const branch = branchOf(record.conversation, 'worktree')!;
-  if (here.branch !== `refs/heads/${branch}`) {
-    const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
-    throw new WorkspaceError('DIRTY_WORKTREE', `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`, {
-      conversation: record.conversation,
-      files: [`(HEAD ${at})`],
-      hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
-    });
-  }
-  try {
-    return await platform.git.dirtyFiles(path, context, { includeIgnored: true });
-  } catch (e) {
-    if (discard) return ['(unknown: the check failed)'];
-    throw e;
   }
 }
 
