@@ -42,13 +42,13 @@ export async function recoverInterruptedRelease(ctx: HostContext, conversation: 
   const token = ctx.ids.next('recover');
   if (!ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
     const record = ctx.store.getWorkspace(conversation);
-    if (record?.state === 'ready' && !ctx.releasing.has(conversation)) registerOrReport(ctx, record);
+    if (record?.state === 'ready' && !ctx.releasing.has(conversation) && !ctx.views.has(conversation)) registerOrReport(ctx, record);
     return;
   }
   try {
     const record = ctx.store.getWorkspace(conversation);
     if (record && pendingReleaseOf(record)) await recoverRelease(ctx, record, { tag: 'recover', chain: [conversation] });
-    else if (record?.state === 'ready' && ctx.registry.lookup(conversation)?.state !== 'ready') registerOrReport(ctx, record);
+    else if (record?.state === 'ready' && !ctx.views.has(conversation)) registerOrReport(ctx, record);
   } finally {
     ctx.store.unlockPreparation(conversation, token);
   }

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, gatefs, git, sampleRepo } from './run-gatefs.js';
 import { hashTree } from '../security/sandbox.js';
+import { systemClock } from '../../src/ports/clock.js';
+import { StateStore } from '../../src/state/index.js';
 
 let repo: ReturnType<typeof sampleRepo>;
 const run = (...args: string[]) => gatefs(args, { cwd: repo.dir });
@@ -33,7 +35,7 @@ describe('release --help', () => {
 });
 
 describe('a state directory that came with the repository', () => {
-  it('every command refuses it with STATE_UNTRUSTED and changes nothing', async () => {
+  it('every command refuses it with STATE_UNTRUSTED and changes nothing', { timeout: 120_000 }, async () => {
     expect((await run('prepare', 'c1')).code).toBe(0);
     git(repo.dir, 'add', '-f', '.gatefs/gatefs.db');
     git(repo.dir, 'commit', '--quiet', '-m', 'oops, the state database');
@@ -62,7 +64,7 @@ describe('a state directory that came with the repository', () => {
 });
 
 describe('release keeps work', () => {
-  it('an ignored file refuses the release, naming it and --discard; --discard releases and keeps the branch', async () => {
+  it('an ignored file refuses the release, naming it and --discard; --discard releases and keeps the branch', { timeout: 120_000 }, async () => {
     writeFileSync(join(repo.dir, '.gitignore'), 'scratch/\n');
     git(repo.dir, 'add', '.gitignore');
     git(repo.dir, 'commit', '--quiet', '-m', 'ignore scratch/');
@@ -81,40 +83,52 @@ describe('release keeps work', () => {
 });
 
 describe('a killed server', () => {
-  it('gatefs call writes right after gatefs serve was SIGKILLed; release --force ends a live one', async () => {
-    expect((await run('prepare', 'c4')).code).toBe(0);
-    const serve = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', 'c4'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  /** The holder of `conversation` as the state database says (read in-process: polling the CLI is slow). */
+  const holderOf = (conversation: string) => {
+    const store = StateStore.open(join(repo.dir, '.gatefs/gatefs.db'), { clock: systemClock });
+    try {
+      return store.occupancy(conversation)[0]?.holder ?? null;
+    } finally {
+      store.close();
+    }
+  };
+  const serve = async (conversation: string) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', conversation], { stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
-    await new Promise<void>((resolve, reject) => {
-      serve.stderr.on('data', (d) => {
-        err += d;
-        if (err.includes('serving conversation')) resolve();
-      });
-      serve.once('exit', () => reject(new Error(`serve exited: ${err}`)));
-    });
-    const holderOf = async () => (JSON.parse((await run('status', '--json')).stdout) as { conversation: string; holder: string | null }[]).find((r) => r.conversation === 'c4')?.holder;
-    for (let i = 0; i < 50 && !(await holderOf()); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await holderOf()).toMatch(/^mcp-/);
+    child.stderr.on('data', (d) => (err += d));
+    for (let i = 0; i < 300 && !holderOf(conversation); i++) {
+      if (child.exitCode !== null) throw new Error(`serve exited: ${err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(holderOf(conversation)).toMatch(/^mcp-/);
+    return child;
+  };
+
+  it('gatefs call writes right after gatefs serve was SIGKILLed, without a new server', async () => {
+    expect((await run('prepare', 'c4')).code).toBe(0);
+    const server = await serve('c4');
     const blocked = await run('call', 'c4', 'write', '{"path":"x.txt","content":"x"}');
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toMatch(/^gatefs: OCCUPIED: /);
-    const refused = await run('release', 'c4');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^gatefs: error: OCCUPIED: .*not released/);
-    serve.kill('SIGKILL');
-    await new Promise((r) => serve.once('exit', r));
+    server.kill('SIGKILL');
+    await new Promise((r) => server.once('exit', r));
     const after = await run('call', 'c4', 'write', '{"path":"x.txt","content":"after the crash"}');
     expect(after.code).toBe(0);
-    expect(await holderOf()).toBeNull();
-    // --force: a live holder (a second server) is ended by the release
-    const second = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', 'c4'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    expect(holderOf('c4')).toBeNull();
+  }, 120_000);
+
+  it('release refuses a live server with OCCUPIED; --force ends its occupancy', async () => {
+    expect((await run('prepare', 'c5')).code).toBe(0);
+    const server = await serve('c5');
     try {
-      for (let i = 0; i < 100 && !(await holderOf()); i++) await new Promise((r) => setTimeout(r, 100));
-      const forced = await run('release', 'c4', '--force', '--discard');
+      const refused = await run('release', 'c5');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^gatefs: error: OCCUPIED: .*not released/);
+      const forced = await run('release', 'c5', '--force');
       expect(forced.code).toBe(0);
       expect(forced.stdout).toMatch(/ended the occupancy of mcp-/);
     } finally {
-      second.kill('SIGKILL');
+      server.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 });
