@@ -5,10 +5,12 @@
  * - step `checking` (nothing removed yet): undone — the pending release is cleared, its
  *   occupancy ended, and the workspace registered `ready` again;
  * - step `removing` (the check had passed, or `discard` was asked): finished — the rest of the
- *   checkout is removed the confined way (`<stateDir>/worktrees/<id>` with everything, as the
- *   check found no work and writes were held off since; a copy's folder only if it holds no
- *   file unless `discard`), git forgets the worktree, the record becomes `released`. If that
- *   fails, the release is undone instead and the workspace serves what is left.
+ *   checkout is removed the confined way (`<stateDir>/worktrees/<id>`; a copy's folder only if
+ *   it holds no file unless `discard`), git forgets the worktree, the record becomes
+ *   `released`. Gatefs writes were held off since the check, but another program may have
+ *   written: without `discard`, work found in what is left (changed, untracked or ignored
+ *   files still present) undoes the release instead, as does a failed removal; the workspace
+ *   then serves what is left.
  *
  * The caller holds the conversation's preparation lock (the lock the interrupted release held,
  * taken over from its dead process). Each outcome is a run-log event (`release.undone`,
@@ -21,6 +23,7 @@ import type { HostContext } from './host-context.js';
 import { closeView, registerReady, registrationOf } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
+import { checkoutOf } from './workspace-paths.js';
 
 /** Finishes or undoes the interrupted release recorded in `record` (see the file comment). */
 export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<WorkspaceRecord> {
@@ -28,6 +31,8 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
   if (!pending) return record;
   if (record.state !== 'ready' || pending.step === 'checking') return undo(ctx, record, pending, null);
   const { conversation } = record;
+  const appeared = pending.discard ? [] : await workThatAppeared(ctx, record, context);
+  if (appeared.length > 0) return undo(ctx, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
   ctx.registry.set(registrationOf(record, 'preparing'));
   closeView(ctx, conversation);
   try {
@@ -44,6 +49,19 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
   ctx.registry.set(registrationOf(released, 'released'));
   ctx.store.appendEvent({ type: 'release.finished', conversation, data: { holder: pending.holder, discard: pending.discard, backend: record.backend } });
   return released;
+}
+
+/**
+ * Files of a half-removed worktree that are work and still there (changed, untracked, ignored
+ * — not the tracked files the interrupted removal already deleted): something wrote them after
+ * the check, outside gatefs. When git cannot tell (the removal took the `.git` file), none.
+ */
+async function workThatAppeared(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<string[]> {
+  if (record.backend !== 'worktree') return [];
+  const path = checkoutOf(ctx.platform, record.conversation, 'worktree');
+  if (ctx.platform.folderState(path) !== 'folder') return [];
+  const dirty = await ctx.platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => [] as string[]);
+  return dirty.filter((f) => ctx.platform.folderState(ctx.platform.join(path, f.replace(/\/$/, ''))) !== 'missing');
 }
 
 function undo(ctx: HostContext, record: WorkspaceRecord, pending: PendingRelease, failure: unknown): WorkspaceRecord {

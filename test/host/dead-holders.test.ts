@@ -167,4 +167,21 @@ describe('a release killed half-way', { timeout: 90_000 }, () => {
     expect(r.git('worktree', 'list', '--porcelain')).not.toContain('worktrees/a');
     expect(await next.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
   });
+
+  it('killed while removing, and another program wrote a file meanwhile: undone, the file kept', async () => {
+    const r = repo();
+    const marker = join(r.dir, '..', 'remove-reached');
+    const host = await open(r.dir);
+    await host.prepare({ conversation: 'a' });
+    await host.close();
+    const run = await runChild({ repo: r.dir, steps: [{ op: 'release', conversation: 'a' }] }, gitThatHangsOn(r, ['worktree', 'remove'], marker));
+    await until(marker);
+    await kill(run);
+    writeFileSync(join(r.dir, '.gatefs/worktrees/a/editor-wrote.txt'), 'not gatefs, but work');
+    const next = await open(r.dir);
+    expect(next.events().filter((e) => e.type === 'release.undone')).toMatchObject([{ conversation: 'a', data: { step: 'removing', problem: expect.stringContaining('editor-wrote.txt') } }]);
+    expect(readFileSync(join(r.dir, '.gatefs/worktrees/a/editor-wrote.txt'), 'utf8')).toBe('not gatefs, but work');
+    expect(next.status()).toMatchObject([{ conversation: 'a', state: 'ready', holder: null }]);
+    expect(await next.gate.call('a', 'read', { path: 'editor-wrote.txt' })).toMatchObject({ ok: true });
+  });
 });
