@@ -104,8 +104,9 @@ export interface Host {
   close(): Promise<void>;
   /**
    * Occupies a conversation's workspace for `holder` (default `exclusive-write`: the gate then
-   * refuses other holders' writes with `OCCUPIED`). Throws `WorkspaceError` `OCCUPIED` or
-   * `UNKNOWN_CONVERSATION`. Optional: hosts without occupancy omit it.
+   * refuses other holders' writes with `OCCUPIED`), recording this process (pid and start
+   * time); a holder whose process is gone is ended first. Throws `WorkspaceError` `OCCUPIED`
+   * or `UNKNOWN_CONVERSATION`. Optional: hosts without occupancy omit it.
    */
   acquire?(conversation: string, holder: string, mode?: OccupancyMode): unknown;
   /** Ends `holder`'s occupancy of a conversation. Optional, with `acquire`. */
