@@ -1,6 +1,10 @@
 /**
- * `gatefs release <conversation> [--delete-branch]`: removes a clean workspace (a dirty one is
- * refused with DIRTY_WORKTREE) and deletes its branch only when git proves it merged.
+ * `gatefs release <conversation> [--delete-branch] [--discard] [--force]`: takes a workspace
+ * out of service and removes it. Work — changed, untracked and ignored files — is kept: the
+ * release is refused with DIRTY_WORKTREE naming the files unless `--discard`; a live session
+ * holding the workspace refuses it with OCCUPIED unless `--force`. A refused or failed release
+ * leaves the workspace serving. The branch is deleted only with `--delete-branch` and only
+ * when git proves it merged; `--discard` never deletes a branch or its commits.
  */
 import type { Command } from './command.js';
 import { withHost } from './open-host.js';
@@ -9,19 +13,34 @@ import { conversationArg } from './conversation-arg.js';
 /** The `release` command. */
 export const releaseCommand: Command = {
   name: 'release',
-  summary: "release a conversation's workspace (refuses one with uncommitted changes)",
-  usage: 'gatefs release <conversation> [--delete-branch]',
+  summary: "release a conversation's workspace (keeps uncommitted work and live sessions unless told otherwise)",
+  usage: 'gatefs release <conversation> [--delete-branch] [--discard] [--force]',
   positionals: ['conversation'],
-  options: { 'delete-branch': { type: 'boolean' } },
-  optionHelp: [['--delete-branch', 'also delete the branch, only when it is merged into its base']],
+  options: { 'delete-branch': { type: 'boolean' }, discard: { type: 'boolean' }, force: { type: 'boolean' } },
+  optionHelp: [
+    ['--delete-branch', 'also delete the branch gatefs/<conversation>, only when it is merged into its base'],
+    ['--discard', 'delete uncommitted work too (changed, untracked and ignored files); the branch and its commits are kept'],
+    ['--force', 'release even while a live session (an MCP server) holds the workspace; its occupancy is ended'],
+  ],
+  details: [
+    'Without --discard, a workspace holding changed, untracked or ignored files is not released:',
+    'the refusal (DIRTY_WORKTREE) names them, and the workspace keeps serving. Commit the work on',
+    'its branch, or pass --discard. A refused or failed release changes nothing.',
+    'Examples:',
+    '  gatefs release fix-login',
+    '  gatefs release fix-login --discard --delete-branch',
+  ].join('\n'),
   async run({ globals, flags, args, out }) {
     const conversation = conversationArg(args[0], 'release');
-    const result = await withHost(globals, (host) => host.release(conversation, { deleteBranch: flags['delete-branch'] === true }));
+    const options = { deleteBranch: flags['delete-branch'] === true, discard: flags.discard === true, force: flags.force === true };
+    const result = await withHost(globals, (host) => host.release(conversation, options));
     if (globals.json) {
       out.json(result);
       return 0;
     }
     const lines = [`released "${result.conversation}": workspace ${result.removed ? 'removed' : 'was already gone'}`];
+    if (result.discarded) lines.push('uncommitted work was discarded (the branch and its commits are kept)');
+    if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (flags['delete-branch']) {
       lines.push(result.branchDeleted ? 'branch deleted' : `branch kept${result.branchKeptReason ? `: ${result.branchKeptReason}` : ''}`);
     }

@@ -4,7 +4,7 @@
  * operator meets from `gatefs call`. Codes without a hint print without one.
  */
 const REMEDIES: Readonly<Record<string, string>> = {
-  DIRTY_WORKTREE: 'commit or discard the changes in the worktree, then release again',
+  DIRTY_WORKTREE: 'commit or discard the changes in the worktree, then release again; or release with --discard to delete them (the branch and its commits are kept)',
   BAD_REF: 'pass --base a branch, tag or commit that exists in the repository',
   NOT_A_GIT_REPOSITORY: 'pass --repo a git repository (or use backend copy in gatefs.yaml)',
   BACKEND_UNAVAILABLE: 'use backend worktree, copy or shared in gatefs.yaml',

@@ -5,7 +5,7 @@
  * Objects for the gate (pinned snapshots) are read by an `IsoObjectReader` over node:fs on the
  * repository's common git dir, which never writes: refs are changed only by git itself, which
  * locks them. Limits: `dirtyFiles` reports what `git status --porcelain` reports (untracked
- * files included, ignored files not).
+ * files included; ignored files only when asked, a wholly ignored folder named once).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { FsClient } from 'isomorphic-git';
@@ -148,9 +148,26 @@ export class CliGit implements GitPort {
     await this.check(['worktree', 'prune'], context, 'worktree prune');
   }
 
-  async dirtyFiles(path: string, context: GitContext): Promise<string[]> {
-    const r = await this.check(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], context, 'status', path);
+  async dirtyFiles(path: string, context: GitContext, options: { includeIgnored?: boolean } = {}): Promise<string[]> {
+    // fsmonitor is off: status must not start a program the repository's config names.
+    const ignored = options.includeIgnored ? ['--ignored=matching'] : [];
+    const args = ['-c', 'core.fsmonitor=false', 'status', '--porcelain=v1', '-z', '--untracked-files=all', ...ignored, '--ignore-submodules=none'];
+    const r = await this.check(args, context, 'status', path);
     return parseStatusZ(r.stdout);
+  }
+
+  /**
+   * Files git tracks under `path` (a host path inside the work tree), as repository-relative
+   * paths, at most `limit`. Used to refuse a state directory that came with the repository.
+   * The path is a literal pathspec (no glob magic); fsmonitor is off.
+   */
+  async trackedUnder(path: string, context: GitContext, limit = 20): Promise<string[]> {
+    const top = this.directories.top;
+    const rel = path === top ? '' : path.startsWith(`${top}/`) ? path.slice(top.length + 1) : null;
+    if (rel === null) return [];
+    const spec = rel === '' ? ':(top)' : `:(literal,top)${rel}`;
+    const r = await this.check(['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--full-name', '--', spec], context, 'ls-files');
+    return r.stdout.split('\0').filter(Boolean).slice(0, limit);
   }
 
   async isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean> {

@@ -80,8 +80,12 @@ export interface GitPort {
   removeWorktree(path: string, context: GitContext, options?: { force?: boolean }): Promise<void>;
   /** `git worktree prune`: forgets worktrees whose folder is gone. */
   pruneWorktrees(context: GitContext): Promise<void>;
-  /** Files `git status` reports as changed or untracked in the worktree at `path`, sorted. */
-  dirtyFiles(path: string, context: GitContext): Promise<string[]>;
+  /**
+   * Files `git status` reports as changed or untracked in the worktree at `path`, sorted. With
+   * `includeIgnored`, ignored files count too (a folder wholly ignored by one pattern may be
+   * named once, as `dir/`): release treats every one of them as work.
+   */
+  dirtyFiles(path: string, context: GitContext, options?: { includeIgnored?: boolean }): Promise<string[]>;
   /** True when `ancestor` is an ancestor of (or equal to) `commit` (`git merge-base --is-ancestor`). */
   isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
   /** Deletes a local branch only while it still points at `expected` (compare-and-delete). */

@@ -123,10 +123,12 @@ export class MemoryGit implements GitPort {
     }
   }
 
-  async dirtyFiles(path: string, context: GitContext): Promise<string[]> {
+  async dirtyFiles(path: string, context: GitContext, options: { includeIgnored?: boolean } = {}): Promise<string[]> {
     const head = String(this.volume.readFileSync(`${this.metaOf(path)}/HEAD`, 'utf8')).trim();
     const commit = head.startsWith('ref: ') ? await this.resolveCommit(head.slice(5), context) : head;
-    const ignored = (filepath: string) => git.isIgnored({ fs: this.fs, dir: path, gitdir: this.gitdir, filepath });
+    const ignored = options.includeIgnored
+      ? async () => false
+      : (filepath: string) => git.isIgnored({ fs: this.fs, dir: path, gitdir: this.gitdir, filepath });
     const tree = await this.objects.commitTree(commit);
     const dirty = await dirtyAgainstTree(this.volume, this.objects, tree, path, ignored);
     const sparse = readSparsePaths(this.volume, this.metaOf(path));

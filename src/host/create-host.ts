@@ -3,11 +3,16 @@
  *
  * Order matters: the manifest is loaded and checked first (a `container` backend throws
  * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository
- * folder is checked, then the state directory (default `<repo>/.gatefs`, excluded from git),
- * the SQLite database `<stateDir>/gatefs.db`, and recovery of what the store already holds.
+ * folder is checked, then the state directory's proof of origin (`state-trust.ts`: a state
+ * directory or database that came with the repository throws `STATE_UNTRUSTED` before
+ * anything in it is opened, rolled back or removed), then the state directory is created if
+ * missing (default `<repo>/.gatefs`, private, excluded from git), the SQLite database
+ * `<stateDir>/gatefs.db` opened (its origin recorded when it is new), and what the store
+ * already holds recovered.
  *
  * This is the composition root for the real ports: node:fs, `NodeHostExec`, the system clock,
- * random ids and this process's pid come in here and nowhere else in the host.
+ * random ids, this process's uid and its liveness (pid + start time) come in here and nowhere
+ * else in the host.
  */
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,6 +29,9 @@ import { WorkspaceError } from '../workspace-error.js';
 import { DiskPlatform } from './disk-platform.js';
 import { RecordingHostExec } from './recording-exec.js';
 import { createStateDir, excludeStateDir } from './state-dir.js';
+import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from './state-trust.js';
+import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
+import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { WorkspaceHost } from './workspace-host.js';
 
 export interface CreateHostOptions {
@@ -37,13 +45,17 @@ export interface CreateHostOptions {
   exec?: HostExec;
   clock?: Clock;
   ids?: IdSource;
+  /** The process-liveness port (default: this machine's, pid + start time). */
+  liveness?: ProcessLiveness;
 }
 
 /**
  * Opens a host over `options.repo`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` (container
  * role), `ManifestError` (any other manifest mistake), `WorkspaceError` `NOT_A_GIT_REPOSITORY`
- * with data.reason `MISSING_FOLDER` when the repository folder does not exist, `StateError`
- * `OPEN_FAILED` when the database cannot be opened.
+ * with data.reason `MISSING_FOLDER` when the repository folder does not exist,
+ * `WorkspaceError` `STATE_UNTRUSTED` (data.reason, data.hint) when the state directory or its
+ * database did not come from gatefs on this machine, `StateError` `OPEN_FAILED` when the
+ * database cannot be opened.
  */
 export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
   const manifest = loadManifest(options.manifest);
@@ -58,20 +70,33 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
   const git = new CliGit({ repo, exec, fs });
   const isRepository = await git.isRepository({ tag: 'start', chain: [] });
+  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  const found = inspectStateDir(wantedStateDir, uid);
+  if (found.exists && isRepository) {
+    const real = fs.realpathSync(wantedStateDir);
+    refuseTracked(real, relativeToRepo(repo, real), await git.trackedUnder(real, { tag: 'start', chain: [] }));
+  }
+  if (found.hasDatabase) {
+    await waitForOrigin(wantedStateDir, clock.now());
+    checkOrigin(wantedStateDir, uid);
+  }
   createStateDir(wantedStateDir);
   const stateDir = fs.realpathSync(wantedStateDir);
-  if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
-  const store = StateStore.open(join(stateDir, 'gatefs.db'), { clock });
-  exec.attach(store);
-  // The files granting authority, wherever a workspace shows them: the manifest loaded (and
-  // `<repo>/gatefs.yaml`, which the CLI loads by default).
-  const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
-  const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
-  const locks = openLockFileDir(stateDir);
+  const liveness = options.liveness ?? nodeProcessLiveness;
+  const store = StateStore.open(join(stateDir, DATABASE_FILE), { clock, liveness });
+  let locks: ReturnType<typeof openLockFileDir> | undefined;
   try {
-    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, pid: process.pid, crossProcessLocks: locks, onClose: () => locks.close() });
+    recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
+    if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
+    exec.attach(store);
+    // The files granting authority, wherever a workspace shows them: the manifest loaded (and
+    // `<repo>/gatefs.yaml`, which the CLI loads by default).
+    const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
+    const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
+    const opened = (locks = openLockFileDir(stateDir));
+    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, liveness, crossProcessLocks: opened, onClose: () => opened.close() });
   } catch (e) {
-    locks.close();
+    locks?.close();
     store.close();
     throw e;
   }

@@ -12,6 +12,7 @@ import { MemoryGit } from '../git/memory-git.js';
 import { loadManifest } from '../manifest/load.js';
 import { ManualClock, type Clock } from '../ports/clock.js';
 import { SequentialIds, type IdSource } from '../ports/ids.js';
+import { ManualLiveness, type ProcessLiveness } from '../ports/process-liveness.js';
 import { StateStore } from '../state/store.js';
 import { MemoryPlatform } from './memory-platform.js';
 import { seedMemoryRepository, writeFiles } from './memory-repository.js';
@@ -30,6 +31,8 @@ export interface CreateMemoryHostOptions {
   git?: boolean;
   /** Extra volume folders (absolute path → files), e.g. for absolute mounts. */
   folders?: Readonly<Record<string, Readonly<Record<string, string | Uint8Array>>>>;
+  /** Default: a `ManualLiveness` (pid 1; every process alive until told otherwise). */
+  liveness?: ProcessLiveness;
 }
 
 /** The memory host, with its volume exposed so tests can look at the "disk". */
@@ -48,8 +51,9 @@ export async function createMemoryHost(options: CreateMemoryHostOptions): Promis
   volume.mkdirSync('/state/worktrees', { recursive: true });
   volume.mkdirSync('/state/copies', { recursive: true });
   const git = new MemoryGit({ volume, dir: '/repo' });
-  const store = StateStore.open(':memory:', { clock, isProcessAlive: () => true });
+  const liveness = options.liveness ?? new ManualLiveness();
+  const store = StateStore.open(':memory:', { clock, liveness });
   const platform = new MemoryPlatform(volume, '/repo', '/state', git);
-  const host = await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? new SequentialIds(), pid: 1 });
+  const host = await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? new SequentialIds(), liveness });
   return Object.assign(host, { volume });
 }

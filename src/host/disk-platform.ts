@@ -1,14 +1,16 @@
 /**
  * `DiskPlatform`: the host platform on the real disk — confined host layers over node:fs, and
- * the CLI git port. Folder removal is only ever applied to folders gatefs created under its
- * state directory (copies, failed worktrees).
+ * the CLI git port. Folder removal only ever reaches `<stateDir>/worktrees/<id>` and
+ * `<stateDir>/copies/<id>`, through the confined removal (`confined-removal.ts`).
  */
-import { lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { GitPort } from '../git/git-port.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import { openHostFolder } from '../../vfs/host-folder.js';
-import type { HostPlatform, OpenedFolder } from './platform.js';
+import { removeBeneath } from './confined-removal.js';
+import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
+import type { WorkspaceArea } from './workspace-paths.js';
 
 /** The host platform on the real disk: confined host layers and the CLI git port. */
 export class DiskPlatform implements HostPlatform {
@@ -55,8 +57,17 @@ export class DiskPlatform implements HostPlatform {
     mkdirSync(path, { recursive: true });
   }
 
-  removeFolder(path: string): void {
-    rmSync(path, { recursive: true, force: true });
+  folderState(path: string): FolderState {
+    try {
+      const st = lstatSync(path);
+      return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : 'other';
+    } catch {
+      return 'missing';
+    }
+  }
+
+  removeWorkspaceFolder(area: WorkspaceArea, conversation: string, options: { onlyIfEmpty?: boolean } = {}): boolean {
+    return removeBeneath(join(this.stateDir, area), conversation, { procfs: this.confinement === 'procfs', ...options });
   }
 
   listFiles(path: string): string[] {

@@ -1,7 +1,7 @@
 /**
  * `HostContext`: what the preparation, release and recovery tasks share inside one host —
- * the platform, the store, the registry, the manifest, the id port, this process's id, and
- * the open workspace views (folder handles) per conversation.
+ * the platform, the store, the registry, the manifest, the id and liveness ports, occupancy,
+ * the open workspace views (folder handles) per conversation, and the releases running here.
  */
 import type { Manifest } from '../manifest/types.js';
 import type { IdSource } from '../ports/ids.js';
@@ -12,6 +12,9 @@ import type { Registry } from '../../vfs/registry.js';
 import type { HostPlatform } from './platform.js';
 import type { WorkspaceView } from './workspace-view.js';
 import type { DisclosureState } from '../disclosure/disclosure-state.js';
+import type { ProcessLiveness } from '../ports/process-liveness.js';
+import type { LockOwner } from '../state/preparation-lock.js';
+import type { OccupancyGuard } from './occupancy-guard.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;
@@ -21,8 +24,21 @@ export interface HostContext {
   readonly ids: IdSource;
   /** This process's id, for the preparation lock. */
   readonly pid: number;
+  /** Who this process is (pid + start time) and whether a recorded process still runs. */
+  readonly liveness: ProcessLiveness;
+  /** Occupancy with gone holders ended (see `OccupancyGuard`). */
+  readonly occupancy: OccupancyGuard;
   /** Open views by conversation; closed on release and on host close. */
   readonly views: Map<string, WorkspaceView>;
+  /** Conversations a release of this process is taking down (the registry refresh leaves them alone). */
+  readonly releasing: Set<string>;
+  /** Resolves once no tool call of the conversation is in flight in this process. */
+  drain(conversation: string): Promise<void>;
+}
+
+/** The preparation-lock owner for one attempt of this process. */
+export function lockOwner(ctx: HostContext, token: string): LockOwner {
+  return { pid: ctx.pid, token, start: ctx.liveness.self.start };
 }
 
 /** What gatefs created during a preparation, so a rollback removes exactly that. */

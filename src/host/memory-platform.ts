@@ -8,7 +8,10 @@ import type { Volume } from 'memfs';
 import type { GitPort } from '../git/git-port.js';
 import type { HostIdentity } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
-import type { HostPlatform, OpenedFolder } from './platform.js';
+import { isConversationId } from '../../vfs/registry.js';
+import { WorkspaceError } from '../workspace-error.js';
+import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
+import type { WorkspaceArea } from './workspace-paths.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -45,8 +48,43 @@ export class MemoryPlatform implements HostPlatform {
     this.volume.mkdirSync(path, { recursive: true });
   }
 
-  removeFolder(path: string): void {
-    this.volume.rmSync(path, { recursive: true, force: true });
+  folderState(path: string): FolderState {
+    try {
+      const st = this.volume.lstatSync(path);
+      return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : 'other';
+    } catch {
+      return 'missing';
+    }
+  }
+
+  /** The memory twin of `removeBeneath`: no links followed, nothing outside the target touched. */
+  removeWorkspaceFolder(area: WorkspaceArea, conversation: string, options: { onlyIfEmpty?: boolean } = {}): boolean {
+    const untrusted = (what: string) =>
+      new WorkspaceError('STATE_UNTRUSTED', `${what}: gatefs did not make it, and removes nothing through it`, { reason: 'LINK_IN_STATE_DIR' });
+    if (!isConversationId(conversation)) throw new WorkspaceError('STATE_UNTRUSTED', `'${String(conversation).slice(0, 80)}' is not a workspace folder name gatefs makes`, { reason: 'BAD_NAME' });
+    const areaPath = this.join(this.stateDir, area);
+    if (this.folderState(areaPath) !== 'folder') throw untrusted(`'${areaPath}' is not a folder`);
+    const target = this.join(areaPath, conversation);
+    const state = this.folderState(target);
+    if (state === 'missing') return false;
+    if (state !== 'folder') throw untrusted(`'${target}' is ${state === 'link' ? 'a symbolic link' : 'not a folder'}`);
+    const empty = (dir: string, rel: string) => {
+      for (const name of (this.volume.readdirSync(dir) as unknown[]).map(String)) {
+        const path = `${dir}/${name}`;
+        const child = rel ? `${rel}/${name}` : name;
+        if (this.folderState(path) === 'folder') {
+          empty(path, child);
+          this.volume.rmdirSync(path);
+        } else if (options.onlyIfEmpty) {
+          throw new WorkspaceError('DIRTY_WORKTREE', `'${child}' appeared in the workspace: it is work, and was kept`, { files: [child] });
+        } else {
+          this.volume.unlinkSync(path);
+        }
+      }
+    };
+    empty(target, '');
+    this.volume.rmdirSync(target);
+    return true;
   }
 
   listFiles(path: string): string[] {

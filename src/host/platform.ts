@@ -8,6 +8,10 @@
 import type { GitPort } from '../git/git-port.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { WritableLayer } from '../../vfs/layer.js';
+import type { WorkspaceArea } from './workspace-paths.js';
+
+/** What is at a host path, looked at without following a link at its last component. */
+export type FolderState = 'folder' | 'link' | 'other' | 'missing';
 
 /** A folder opened as a layer, with its identity (when the platform has one) and a closer. */
 export interface OpenedFolder {
@@ -40,8 +44,16 @@ export interface HostPlatform {
   exists(path: string): boolean;
   /** Creates a folder and its parents (like `mkdir -p`). */
   makeFolder(path: string): void;
-  /** Removes a folder and everything in it; missing is fine. Used only on folders gatefs made. */
-  removeFolder(path: string): void;
+  /** What is at `path` (no link followed at the last component). */
+  folderState(path: string): FolderState;
+  /**
+   * Removes `<stateDir>/<area>/<conversation>` and everything in it, never following a link
+   * and never leaving that folder (see `confined-removal.ts`); missing is fine. Result: true
+   * when something was removed. With `onlyIfEmpty`, only folders are removed and the first
+   * file found stops it (`DIRTY_WORKTREE`). Throws `WorkspaceError` `STATE_UNTRUSTED` when the
+   * area or the target is a link or not a folder (nothing removed).
+   */
+  removeWorkspaceFolder(area: WorkspaceArea, conversation: string, options?: { onlyIfEmpty?: boolean }): boolean;
   /** Files below a folder, folder-relative, sorted (for reporting a copy's changes). */
   listFiles(path: string): string[];
   /** `path` joined with a relative tail using the platform's separator rules. */

@@ -21,7 +21,10 @@ import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { isConversationId } from '../../vfs/registry.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { PrepareOptions } from './types.js';
-import { type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
+import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
+import { branchOf, checkoutOf } from './workspace-paths.js';
+import { pendingReleaseOf } from './release-record.js';
+import { recoverRelease } from './recover-release.js';
 import { registerReady, registrationOf } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
 import { sparseCheckoutOf } from '../disclosure/disclosure-state.js';
@@ -45,12 +48,14 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
   const role = findRole(ctx.manifest, options.role);
   const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
   const token = ctx.ids.next('prepare');
-  if (!ctx.store.tryLockPreparation(conversation, { pid: ctx.pid, token })) {
+  if (!ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
     throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared by another process`, { conversation });
   }
   try {
-    const existing = ctx.store.getWorkspace(conversation);
-    const intact = existing?.backend === 'shared' || !existing?.checkoutPath || ctx.platform.exists(existing.checkoutPath);
+    let existing = ctx.store.getWorkspace(conversation);
+    // A release a crash interrupted is finished or undone before anything else (we hold the lock it held).
+    if (existing && pendingReleaseOf(existing)) existing = await recoverRelease(ctx, existing, context);
+    const intact = existing?.backend === 'shared' || (existing !== null && ctx.platform.folderState(checkoutOf(ctx.platform, conversation, existing.backend)) === 'folder');
     if (existing?.state === 'ready' && intact) return reuse(ctx, existing, role, options);
     if (existing?.state === 'ready') {
       // The checkout vanished (removed by hand, or a crash during release): materialize it
@@ -107,10 +112,7 @@ async function materialize(
   }
   const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
   const pinnedSha = baseRef ? await resolveBase(ctx, baseRef, context, conversation) : null;
-  const checkoutPath =
-    backend === 'worktree' ? platform.join(platform.stateDir, `worktrees/${conversation}`)
-    : backend === 'copy' ? platform.join(platform.stateDir, `copies/${conversation}`)
-    : platform.repo;
+  const checkoutPath = checkoutOf(platform, conversation, backend);
   const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
   let record = store.putWorkspace({
     conversation,
@@ -137,9 +139,14 @@ async function materialize(
       record = store.updateWorkspace(conversation, { data: { ...data } });
     }
     if (backend === 'worktree') data.reused = await checkOutWorktree(ctx, record, context, markCreated);
-    if (backend === 'copy' && !platform.exists(checkoutPath)) {
-      markCreated({ folder: true });
-      platform.makeFolder(checkoutPath);
+    if (backend === 'copy') {
+      const found = platform.folderState(checkoutPath);
+      if (found === 'missing') {
+        markCreated({ folder: true });
+        platform.makeFolder(checkoutPath);
+      } else if (found !== 'folder') {
+        throw failure(conversation, 'PATH_EXISTS', `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`);
+      }
     }
     record = store.updateWorkspace(conversation, { data: { ...data } });
     registerReady(ctx, record);
@@ -164,8 +171,8 @@ async function materialize(
  * preparation (and no base ref was asked for): the earlier pin stays the pinned snapshot.
  */
 async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null, backend: string, options: PrepareOptions, context: GitContext): Promise<boolean> {
-  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || !earlier.branch || options.baseRef !== undefined) return false;
-  return (await ctx.platform.git.branchHead(earlier.branch, context)) !== null;
+  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || options.baseRef !== undefined) return false;
+  return (await ctx.platform.git.branchHead(branchOf(earlier.conversation, 'worktree')!, context)) !== null;
 }
 
 /** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */
@@ -176,8 +183,8 @@ async function checkOutWorktree(
   markCreated: (created: CreatedByPreparation) => void,
 ): Promise<boolean> {
   const { platform } = ctx;
-  const path = record.checkoutPath!;
-  const branch = record.branch!;
+  const path = checkoutOf(platform, record.conversation, 'worktree');
+  const branch = branchOf(record.conversation, 'worktree')!;
   if (platform.exists(path)) {
     const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
     if (here?.branch === `refs/heads/${branch}`) return true;

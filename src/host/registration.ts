@@ -3,6 +3,10 @@
  * namespace; `ready` ones get a freshly opened workspace view. Used by preparation, release,
  * recovery on start, and the lazy refresh that lets one process see workspaces another
  * process prepared.
+ *
+ * A record supplies no host path and no authority: the checkout is derived from the state
+ * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
+ * the record's role now (the manifest is the authority; what the record kept is history).
  */
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { Registration } from '../../vfs/registry.js';
@@ -10,6 +14,9 @@ import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import { workspaceData, type HostContext } from './host-context.js';
 import { openWorkspaceView } from './workspace-view.js';
 import { attachDisclosure } from '../disclosure/attach-disclosure.js';
+import { findRole } from '../manifest/find-role.js';
+import { checkoutOf } from './workspace-paths.js';
+import { WorkspaceError } from '../workspace-error.js';
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
@@ -18,20 +25,29 @@ export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 're
 
 /**
  * Opens the record's view and registers it `ready` (closing any view it replaces). Throws what
- * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder); nothing is
- * registered then.
+ * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder), `PREPARATION_FAILED`
+ * (reason `BAD_CONVERSATION_ID`) for a record whose id is not one, and `ManifestError`
+ * `UNKNOWN_ROLE` when the manifest no longer has the record's role; nothing is registered then.
  */
 export function registerReady(ctx: HostContext, record: WorkspaceRecord): Registration {
-  const data = workspaceData(record);
+  const role = findRole(ctx.manifest, record.role);
+  const checkoutPath = checkoutOf(ctx.platform, record.conversation, record.backend);
+  if (record.backend !== 'shared' && ctx.platform.folderState(checkoutPath) === 'link') {
+    throw new WorkspaceError('STATE_UNTRUSTED', `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`, {
+      conversation: record.conversation,
+      reason: 'LINK_IN_STATE_DIR',
+      hint: 'remove the link after checking what it points to, then prepare the conversation again',
+    });
+  }
   const objects = record.pinnedSha ? ctx.platform.git.objects : null;
-  const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, record);
+  const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, { ...record, checkoutPath });
   const view = openWorkspaceView(ctx.platform, objects, {
     ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
     conversation: record.conversation,
     backend: record.backend,
-    checkoutPath: record.checkoutPath ?? ctx.platform.repo,
+    checkoutPath,
     pinnedSha: record.pinnedSha,
-    mounts: data.mounts,
+    mounts: role.workspace.mounts,
   });
   ctx.views.get(record.conversation)?.close();
   ctx.views.set(record.conversation, view);
@@ -39,7 +55,7 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     conversation: record.conversation,
     state: 'ready',
     role: record.role,
-    tools: new Set(data.tools),
+    tools: new Set(role.tools),
     namespace: view.namespace,
     extras: { ...extrasOf(record, ctx), ...disclosure?.extras() },
   };

@@ -2,25 +2,45 @@
  * `releaseWorkspace`: ends a conversation's workspace, keeping a tombstone record (`released`;
  * the gate then answers `WORKSPACE_RELEASED`). Nothing is ever cleaned up automatically.
  *
- * - `worktree`: refused while `git status` shows changes (`DIRTY_WORKTREE`, data.files);
- *   a clean worktree is removed with `git worktree remove` (no force).
- * - `copy`: refused while the copy holds changes (`DIRTY_WORKTREE`); an unchanged copy's folder
- *   is removed.
- * - `shared`: only the registration ends.
- * - `deleteBranch`: the branch is deleted only when `git merge-base --is-ancestor` proves it
- *   is merged into the base ref, and only while it still points where it was checked
- *   (compare-and-delete); otherwise it is kept and `branchKeptReason` says why.
+ * Steps, each recorded before it is acted on (`release-record.ts`), under the conversation's
+ * preparation lock:
+ * 1. out of service: the release takes exclusive occupancy as its own holder, so the gate of
+ *    every process answers `OCCUPIED` to writers; a live holder refuses the release with
+ *    `OCCUPIED` unless `force` (its occupancy is ended; holders whose process is gone are
+ *    ended anyway). Tool calls already in flight in this process are waited for.
+ * 2. check: changed, untracked and ignored files are work (`git status --ignored` for a
+ *    worktree; every file of a copy's upper folder). Any → `DIRTY_WORKTREE` (data.files)
+ *    unless `discard`. A worktree whose HEAD left `gatefs/<id>` (detached, another branch) is
+ *    refused even with `discard`: its commits would be left unreachable.
+ * 3. remove: a clean worktree with `git worktree remove` (no force: git checks once more); a
+ *    discarded one by the confined removal of `<stateDir>/worktrees/<id>` and `git worktree
+ *    prune`; a copy's upper folder `<stateDir>/copies/<id>` the confined way (only empty
+ *    folders unless `discard`). `shared`: nothing is removed. Paths are derived, never read
+ *    from the record.
+ * 4. record `released`, end the release's occupancy. The branch step follows: `deleteBranch`
+ *    deletes the branch only when git proves it merged into the base ref, compare-and-delete;
+ *    `discard` never deletes a branch or its commits.
  *
- * Errors: `WorkspaceError` `UNKNOWN_CONVERSATION`, `BUSY` (being prepared), `DIRTY_WORKTREE`,
- * `PREPARATION_FAILED` never. Releasing a released workspace only retries the branch step.
+ * A refused or failed release leaves the workspace serving: registered `ready` over an open
+ * view, the release's occupancy returned, the record as before. A crash is finished or undone
+ * on the next start (`recover-release.ts`). Releasing a released workspace only retries the
+ * branch step.
+ *
+ * Errors: `WorkspaceError` `UNKNOWN_CONVERSATION`, `BUSY` (being prepared or released),
+ * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
+ * failure as `GitError`.
  */
-import type { GitContext } from '../git/git-port.js';
+import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
-import { OVERLAY_META } from '../../vfs/whiteout-set.js';
-import { WorkspaceError } from '../workspace-error.js';
+import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { ReleaseOptions, ReleaseResult } from './types.js';
-import type { HostContext } from './host-context.js';
-import { closeView, registrationOf } from './registration.js';
+import { lockOwner, type HostContext } from './host-context.js';
+import { closeView, registerReady, registrationOf } from './registration.js';
+import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
+import { recoverRelease } from './recover-release.js';
+import { removeWorktreeOf } from './rollback-preparation.js';
+import { branchOf, checkoutOf } from './workspace-paths.js';
+import { workOf } from './workspace-work.js';
 
 /** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
@@ -29,24 +49,28 @@ export async function releaseWorkspace(
   options: ReleaseOptions,
   chain: readonly string[],
 ): Promise<ReleaseResult> {
-  const record = ctx.store.getWorkspace(conversation);
-  if (!record || record.state === 'failed') {
+  const first = ctx.store.getWorkspace(conversation);
+  if (!first || first.state === 'failed') {
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
   }
   const token = ctx.ids.next('release');
-  if (record.state === 'preparing' || !ctx.store.tryLockPreparation(conversation, { pid: ctx.pid, token })) {
-    throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
+  if (first.state === 'preparing' || !ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
+    throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared or released`, { conversation });
   }
   const context: GitContext = { tag: 'release', chain: [...chain, conversation] };
   try {
-    let removed = false;
-    if (record.state !== 'released') {
-      removed = await removeCheckout(ctx, record, context);
-      const released = ctx.store.updateWorkspace(conversation, { state: 'released' });
-      ctx.registry.set(registrationOf(released, 'released'));
-    }
+    let record = ctx.store.getWorkspace(conversation) ?? first;
+    if (pendingReleaseOf(record)) record = await recoverRelease(ctx, record, context);
+    if (record.state === 'preparing') throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
+    const taken = record.state === 'ready' ? await takeDown(ctx, record, token, options, context) : { removed: false, discarded: false, forced: [] };
     const branch = await branchStep(ctx, record, options, context);
-    const result: ReleaseResult = { conversation, removed, ...branch };
+    const result: ReleaseResult = {
+      conversation,
+      removed: taken.removed,
+      ...branch,
+      ...(options.discard ? { discarded: taken.discarded } : {}),
+      ...(taken.forced.length > 0 ? { forcedHolders: taken.forced } : {}),
+    };
     ctx.store.appendEvent({ type: 'release', conversation, data: { ...result, backend: record.backend } });
     return result;
   } finally {
@@ -54,29 +78,104 @@ export async function releaseWorkspace(
   }
 }
 
-async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<boolean> {
+interface TakenDown {
+  removed: boolean;
+  discarded: boolean;
+  forced: string[];
+}
+
+/** Steps 1–4 for a `ready` workspace; on any failure the workspace is put back in service. */
+async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: string, options: ReleaseOptions, context: GitContext): Promise<TakenDown> {
+  const { conversation } = record;
+  const discard = options.discard === true;
+  const forced = takeOccupancy(ctx, conversation, holder, options.force === true);
+  ctx.releasing.add(conversation);
+  const pending: PendingRelease = { step: 'checking', holder, discard };
+  try {
+    setPending(ctx, conversation, pending);
+    ctx.store.appendEvent({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
+    await ctx.drain(conversation);
+    const work = await workOf(ctx, record, context, discard);
+    if (work.length > 0 && !discard) throw dirty(ctx, conversation, work);
+    setPending(ctx, conversation, { ...pending, step: 'removing' });
+    ctx.registry.set(registrationOf(record, 'preparing'));
+    closeView(ctx, conversation);
+    const removed = await removeCheckout(ctx, record, discard, context);
+    const released = ctx.store.transaction(() => {
+      const done = ctx.store.updateWorkspace(conversation, { state: 'released', data: withPendingRelease(ctx.store.getWorkspace(conversation)?.data ?? {}, null) });
+      ctx.store.releaseOccupancy(conversation, holder);
+      return done;
+    });
+    ctx.registry.set(registrationOf(released, 'released'));
+    return { removed, discarded: discard && work.length > 0, forced };
+  } catch (e) {
+    backInService(ctx, conversation, holder, e);
+    throw e;
+  } finally {
+    ctx.releasing.delete(conversation);
+  }
+}
+
+/**
+ * Step 1: exclusive occupancy for the release's holder. Result: the live holders ended by
+ * `force`. Throws `OCCUPIED` (data.holder, data.hint) while a live holder has it and `force`
+ * is not given.
+ */
+function takeOccupancy(ctx: HostContext, conversation: string, holder: string, force: boolean): string[] {
+  try {
+    ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
+    return [];
+  } catch (e) {
+    if (!isWorkspaceError(e, 'OCCUPIED')) throw e;
+    const current = String(e.data.holder);
+    if (!force) {
+      ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'OCCUPIED', holder: current } });
+      throw new WorkspaceError('OCCUPIED', `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`, {
+        ...e.data,
+        hint: 'stop that session first, or release with force (gatefs release --force) to end its occupancy',
+      });
+    }
+    const others = ctx.store.activeOccupancy(conversation).filter((r) => r.holder !== holder);
+    for (const r of others) {
+      if (ctx.store.endOccupancy(r.id)) ctx.store.appendEvent({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
+    }
+    ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
+    return others.map((r) => r.holder);
+  }
+}
+
+/** Step 3 (see the file comment). Result: true when a folder was removed. */
+async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard: boolean, context: GitContext): Promise<boolean> {
   const { platform } = ctx;
-  const path = record.checkoutPath;
-  if (record.backend === 'shared' || !path || !platform.exists(path)) {
-    closeView(ctx, record.conversation);
-    if (record.backend === 'worktree') await platform.git.pruneWorktrees(context);
+  const { conversation } = record;
+  if (record.backend === 'shared') return false;
+  if (record.backend === 'copy') return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
+  const path = checkoutOf(platform, conversation, 'worktree');
+  if (platform.folderState(path) === 'missing') {
+    await platform.git.pruneWorktrees(context);
     return false;
   }
-  const dirty =
-    record.backend === 'worktree'
-      ? await platform.git.dirtyFiles(path, context)
-      : platform.listFiles(path).map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f)).filter((f, i, all) => all.indexOf(f) === i);
-  if (dirty.length > 0) {
-    const shown = dirty.slice(0, 20).join(', ') + (dirty.length > 20 ? `, … (${dirty.length} in all)` : '');
-    ctx.store.appendEvent({ type: 'release.refused', conversation: record.conversation, data: { code: 'DIRTY_WORKTREE', files: dirty } });
-    throw new WorkspaceError('DIRTY_WORKTREE', `conversation '${record.conversation}' has uncommitted changes: ${shown}`, {
-      conversation: record.conversation,
-      files: dirty,
-    });
+  if (discard) {
+    await removeWorktreeOf(ctx, conversation, context);
+    return true;
   }
-  closeView(ctx, record.conversation);
-  if (record.backend === 'worktree') await platform.git.removeWorktree(path, context);
-  else platform.removeFolder(path);
+  const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
+  if (!known) return platform.removeWorkspaceFolder('worktrees', conversation, { onlyIfEmpty: true });
+  try {
+    await platform.git.removeWorktree(path, context);
+  } catch (e) {
+    if (platform.folderState(path) === 'missing') {
+      // The folder went and only git's bookkeeping failed: the release is done; git forgets it.
+      await platform.git.pruneWorktrees(context).catch(() => undefined);
+      return true;
+    }
+    // git looked once more and found work that appeared after the check: name it.
+    if (isGitError(e)) {
+      const now = await platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => []);
+      if (now.length > 0) throw dirty(ctx, conversation, now);
+    }
+    throw e;
+  }
   return true;
 }
 
@@ -86,11 +185,12 @@ async function branchStep(
   options: ReleaseOptions,
   context: GitContext,
 ): Promise<Pick<ReleaseResult, 'branchDeleted' | 'branchKeptReason'>> {
-  if (!record.branch) return { branchDeleted: false };
+  const branch = branchOf(record.conversation, record.backend);
+  if (!branch) return { branchDeleted: false };
   if (!options.deleteBranch) return { branchDeleted: false, branchKeptReason: 'deleteBranch was not asked for' };
   const { git } = ctx.platform;
-  const head = await git.branchHead(record.branch, context);
-  if (head === null) return { branchDeleted: false, branchKeptReason: `branch ${record.branch} does not exist` };
+  const head = await git.branchHead(branch, context);
+  if (head === null) return { branchDeleted: false, branchKeptReason: `branch ${branch} does not exist` };
   const baseRef = record.baseRef ?? 'HEAD';
   let base: string;
   try {
@@ -99,8 +199,53 @@ async function branchStep(
     return { branchDeleted: false, branchKeptReason: `the base ref '${baseRef}' no longer names a commit` };
   }
   if (!(await git.isAncestor(head, base, context))) {
-    return { branchDeleted: false, branchKeptReason: `branch ${record.branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})` };
+    return { branchDeleted: false, branchKeptReason: `branch ${branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})` };
   }
-  await git.deleteBranch(record.branch, head, context);
+  await git.deleteBranch(branch, head, context);
   return { branchDeleted: true };
+}
+
+function setPending(ctx: HostContext, conversation: string, pending: PendingRelease): void {
+  ctx.store.transaction(() => {
+    const current = ctx.store.getWorkspace(conversation);
+    if (current) ctx.store.updateWorkspace(conversation, { data: withPendingRelease(current.data, pending) });
+  });
+}
+
+function dirty(ctx: HostContext, conversation: string, files: string[]): WorkspaceError {
+  const shown = files.slice(0, 20).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
+  ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length } });
+  return new WorkspaceError('DIRTY_WORKTREE', `conversation '${conversation}' has work that is not committed (changed, untracked or ignored files): ${shown}`, {
+    conversation,
+    files,
+    hint: 'commit the work on its branch, or release with discard (gatefs release --discard) to delete it; the branch and its commits are kept either way',
+  });
+}
+
+/**
+ * Puts the workspace back in service after a refused or failed release: a view is open and
+ * registered `ready` again, the pending release is cleared, and the release's occupancy is
+ * returned. A workspace whose folder is gone cannot serve: its registration says so, and the
+ * next `prepare` materializes it again. Writes a `release.aborted` event. Never throws (the
+ * original error is what the caller reports); a view that cannot open is a
+ * `release.restore_failed` event.
+ */
+function backInService(ctx: HostContext, conversation: string, holder: string, cause: unknown): void {
+  try {
+    const record = ctx.store.getWorkspace(conversation);
+    if (record?.state === 'ready') {
+      const cleared = ctx.store.updateWorkspace(conversation, { data: withPendingRelease(record.data, null) });
+      if (ctx.registry.lookup(conversation)?.state !== 'ready' || !ctx.views.has(conversation)) {
+        try {
+          registerReady(ctx, cleared);
+        } catch (e) {
+          ctx.registry.delete(conversation);
+          ctx.store.appendEvent({ type: 'release.restore_failed', conversation, data: { message: (e as Error).message } });
+        }
+      }
+    }
+    ctx.store.appendEvent({ type: 'release.aborted', conversation, data: { code: String((cause as { code?: unknown })?.code ?? 'ERROR') } });
+  } finally {
+    ctx.store.releaseOccupancy(conversation, holder);
+  }
 }

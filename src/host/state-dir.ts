@@ -6,10 +6,14 @@
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
-/** Creates the state directory and its sub-folders. */
+/**
+ * Creates the state directory (private to this user: mode 0700) and its sub-folders; existing
+ * ones are kept as they are (the trust check has looked at them before).
+ */
 export function createStateDir(stateDir: string): void {
-  mkdirSync(join(stateDir, 'worktrees'), { recursive: true });
-  mkdirSync(join(stateDir, 'copies'), { recursive: true });
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  mkdirSync(join(stateDir, 'worktrees'), { recursive: true, mode: 0o700 });
+  mkdirSync(join(stateDir, 'copies'), { recursive: true, mode: 0o700 });
 }
 
 /**

@@ -59,6 +59,13 @@ export interface RunEvent {
 export interface ReleaseOptions {
   /** Also delete the branch, only when git proves it is merged into the base. */
   deleteBranch?: boolean;
+  /**
+   * Remove the workspace even though it holds work (changed, untracked or ignored files): they
+   * are deleted. The branch and its commits are kept (only `deleteBranch` may delete a merged branch).
+   */
+  discard?: boolean;
+  /** Release even while another live session occupies the workspace (its occupancy is ended). */
+  force?: boolean;
   /** The caller's conversation chain (parent conversations first), for the run log. */
   chain?: readonly string[];
 }
@@ -69,6 +76,10 @@ export interface ReleaseResult {
   branchDeleted: boolean;
   /** Why the branch was kept, when it was. */
   branchKeptReason?: string;
+  /** With `discard`: true when files that were work were deleted. */
+  discarded?: boolean;
+  /** With `force`: the live holders whose occupancy was ended. */
+  forcedHolders?: string[];
 }
 
 export interface ToolGateApi {
@@ -83,12 +94,19 @@ export interface Host {
   prepare(options: PrepareOptions): Promise<WorkspaceStatus>;
   status(): WorkspaceStatus[];
   events(): RunEvent[];
+  /**
+   * Releases a workspace (keeping a `released` tombstone). Throws `WorkspaceError`
+   * `DIRTY_WORKTREE` (data.files: changed, untracked and ignored files) unless `discard`,
+   * `OCCUPIED` (data.holder) while another live session holds it unless `force`, `BUSY`,
+   * `UNKNOWN_CONVERSATION`; a refused or failed release leaves the workspace serving.
+   */
   release(conversation: string, options?: ReleaseOptions): Promise<ReleaseResult>;
   close(): Promise<void>;
   /**
    * Occupies a conversation's workspace for `holder` (default `exclusive-write`: the gate then
-   * refuses other holders' writes with `OCCUPIED`). Throws `WorkspaceError` `OCCUPIED` or
-   * `UNKNOWN_CONVERSATION`. Optional: hosts without occupancy omit it.
+   * refuses other holders' writes with `OCCUPIED`), recording this process (pid and start
+   * time); a holder whose process is gone is ended first. Throws `WorkspaceError` `OCCUPIED`
+   * or `UNKNOWN_CONVERSATION`. Optional: hosts without occupancy omit it.
    */
   acquire?(conversation: string, holder: string, mode?: OccupancyMode): unknown;
   /** Ends `holder`'s occupancy of a conversation. Optional, with `acquire`. */

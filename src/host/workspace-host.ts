@@ -3,6 +3,11 @@
  * preparation queue (p-queue; one task per conversation at a time in this process, the store's
  * lock across processes), release, occupancy, status and the run log. Everything that touches
  * disk or git goes through the `HostPlatform`; the gate never does.
+ *
+ * Occupancy records name the holder's process (pid + start time, from the liveness port); a
+ * holder whose process is gone is ended by the next `acquire` or gated write
+ * (`OccupancyGuard`). The gate is wrapped in a `CallTracker`, so a release can wait for the
+ * calls in flight after it has taken the workspace out of service.
  */
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
@@ -13,6 +18,11 @@ import type { Manifest } from '../manifest/types.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdSource } from '../ports/ids.js';
 import type { OccupancyMode, OccupancyRecord } from '../state/occupancy-table.js';
+import type { WorkspaceRecord } from '../state/workspace-table.js';
+import type { ProcessLiveness } from '../ports/process-liveness.js';
+import { CallTracker } from './call-tracker.js';
+import { OccupancyGuard } from './occupancy-guard.js';
+import { recoverInterruptedRelease } from './recover-workspaces.js';
 import type { StateStore } from '../state/store.js';
 import { isConversationId, type Registration } from '../../vfs/registry.js';
 import { WorkspaceError } from '../workspace-error.js';
@@ -32,8 +42,8 @@ export interface WorkspaceHostOptions {
   manifest: Manifest;
   clock: Clock;
   ids: IdSource;
-  /** This process's id (for the cross-process preparation lock). */
-  pid: number;
+  /** Who this process is and whether recorded processes still run (locks, occupancy). */
+  liveness: ProcessLiveness;
   /** Preparations run at once in this process (default 2). */
   concurrency?: number;
   /** Called once by `close()` after the store is closed (e.g. to drop a temp folder). */
@@ -49,22 +59,40 @@ export class WorkspaceHost implements Host {
   private readonly registry: SyncedRegistry;
   private readonly queue: PQueue;
   private readonly inFlight = new Map<string, Promise<WorkspaceStatus>>();
+  private readonly recovering = new Set<string>();
+  private readonly calls: CallTracker;
   private closed = false;
 
   private constructor(private readonly options: WorkspaceHostOptions) {
-    const { store } = options;
+    const { store, liveness } = options;
     this.registry = new SyncedRegistry(options.clock);
-    this.ctx = { platform: options.platform, store, registry: this.registry, manifest: options.manifest, ids: options.ids, pid: options.pid, views: new Map() };
+    const occupancy = new OccupancyGuard(store, liveness, (conversation) => this.recoverLater(conversation));
+    this.ctx = {
+      platform: options.platform,
+      store,
+      registry: this.registry,
+      manifest: options.manifest,
+      ids: options.ids,
+      pid: liveness.self.pid,
+      liveness,
+      occupancy,
+      views: new Map(),
+      releasing: new Set(),
+      drain: (conversation) => this.calls.drain(conversation),
+    };
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     this.registry.syncWith((conversation, current) => this.refresh(conversation, current));
-    this.gate = new ToolGate({
-      registry: this.registry,
-      runLog: { append: (event) => void store.appendEvent(event) },
-      clock: options.clock,
-      occupancy: { blockingHolder: (conversation, holder) => store.blockingHolder(conversation, holder) ?? undefined },
-      tools: [...FILE_TOOLS, requestFilesTool],
-      ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
-    });
+    this.calls = new CallTracker(
+      new ToolGate({
+        registry: this.registry,
+        runLog: { append: (event) => void store.appendEvent(event) },
+        clock: options.clock,
+        occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
+        tools: [...FILE_TOOLS, requestFilesTool],
+        ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
+      }),
+    );
+    this.gate = this.calls;
   }
 
   /** Builds a host and recovers the state already in the store (registrations, interrupted preparations). */
@@ -84,7 +112,7 @@ export class WorkspaceHost implements Host {
     const running = this.inFlight.get(options.conversation);
     if (running) return running;
     const task = this.queue
-      .add(async () => statusOf(await prepareWorkspace(this.ctx, options, options.chain ?? []), this.ctx.store, this.ctx.platform.confinement))
+      .add(async () => this.statusRow(await prepareWorkspace(this.ctx, options, options.chain ?? [])))
       .finally(() => this.inFlight.delete(options.conversation));
     this.inFlight.set(options.conversation, task);
     return task;
@@ -92,7 +120,7 @@ export class WorkspaceHost implements Host {
 
   status(): WorkspaceStatus[] {
     this.checkOpen();
-    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => statusOf(r, this.ctx.store, this.ctx.platform.confinement));
+    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => this.statusRow(r));
   }
 
   events(): RunEvent[] {
@@ -100,6 +128,10 @@ export class WorkspaceHost implements Host {
     return this.ctx.store.events();
   }
 
+  /**
+   * Releases a workspace; see `releaseWorkspace` (keeps work unless `discard`, refuses a live
+   * holder unless `force`, leaves the workspace serving when refused or failed).
+   */
   release(conversation: string, options: ReleaseOptions = {}): Promise<ReleaseResult> {
     this.checkOpen();
     if (this.inFlight.has(conversation)) {
@@ -109,16 +141,17 @@ export class WorkspaceHost implements Host {
   }
 
   /**
-   * Occupies a conversation's workspace for `holder` (default mode `exclusive-write`: other
-   * holders' writes are then refused by the gate with `OCCUPIED`). Throws `WorkspaceError`
-   * `UNKNOWN_CONVERSATION`, or `OCCUPIED` naming the current holder.
+   * Occupies a conversation's workspace for `holder` as this process (default mode
+   * `exclusive-write`: other holders' writes are then refused by the gate with `OCCUPIED`).
+   * Holders whose process is gone are ended first (`occupancy.holder_gone`). Throws
+   * `WorkspaceError` `UNKNOWN_CONVERSATION`, or `OCCUPIED` naming the current live holder.
    */
   acquire(conversation: string, holder: string, mode: OccupancyMode = 'exclusive-write'): OccupancyRecord {
     this.checkOpen();
     if (!this.ctx.store.getWorkspace(conversation)) {
       throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
     }
-    const record = this.ctx.store.acquireOccupancy({ conversation, holder, mode });
+    const record = this.ctx.occupancy.acquire(conversation, holder, mode);
     this.ctx.store.appendEvent({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
     return record;
   }
@@ -142,9 +175,28 @@ export class WorkspaceHost implements Host {
     this.options.onClose?.();
   }
 
+  /**
+   * Finishes or undoes, through the task queue, a release whose process died while it held
+   * `conversation` (asked by the occupancy guard; once at a time per conversation).
+   */
+  private recoverLater(conversation: string): void {
+    if (this.closed || this.recovering.has(conversation) || this.ctx.releasing.has(conversation)) return;
+    this.recovering.add(conversation);
+    void this.queue
+      .add(() => recoverInterruptedRelease(this.ctx, conversation))
+      .catch((e: unknown) => {
+        if (!this.closed) this.ctx.store.appendEvent({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
+      })
+      .finally(() => this.recovering.delete(conversation));
+  }
+
+  private statusRow(record: WorkspaceRecord): WorkspaceStatus {
+    return statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
+  }
+
   /** Brings one registry entry in line with the store (see `SyncedRegistry`). */
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
-    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation)) return current;
+    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
     if (current?.state === 'ready' && record?.state === 'ready') return current;
     if (current?.state === 'ready') closeView(this.ctx, conversation);

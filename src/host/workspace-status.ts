@@ -1,14 +1,19 @@
 /**
  * `statusOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
- * guarantee, state, branch, pinned SHA and the current occupancy holder. No host paths.
+ * guarantee, state, branch, pinned SHA and the current occupancy holder. No host paths. A
+ * holder whose process is gone is not shown (the next write or acquire ends it).
  */
+import type { OccupancyRecord } from '../state/occupancy-table.js';
 import type { StateStore } from '../state/store.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { WorkspaceStatus } from './types.js';
 
-/** The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`). */
-export function statusOf(record: WorkspaceRecord, store: StateStore, confinement?: string): WorkspaceStatus {
-  const holders = store.occupancy(record.conversation);
+/**
+ * The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`);
+ * `isLive` filters the holders shown (default: all).
+ */
+export function statusOf(record: WorkspaceRecord, store: StateStore, confinement?: string, isLive: (holder: OccupancyRecord) => boolean = () => true): WorkspaceStatus {
+  const holders = store.occupancy(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
   return {
     conversation: record.conversation,

@@ -5,5 +5,6 @@ export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migration
 export { stableStringify } from './stable-json.js';
 export type { WorkspaceRecord, WorkspaceDraft, WorkspacePatch, WorkspaceRecordState } from './workspace-table.js';
 export type { EventDraft, EventFilter } from './event-log.js';
-export type { OccupancyMode, OccupancyRecord, OccupancyRequest } from './occupancy-table.js';
-export { isProcessAlive, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';
+export type { OccupancyMode, OccupancyRecord, OccupancyRequest, ActiveOccupancy, Acquired, IsHolderGone } from './occupancy-table.js';
+export { formatOrigin, parseOrigin, sameOrigin, type StateOrigin, type FileIdentity } from './state-origin.js';
+export { isProcessAlive, type IsProcessAlive, type IsIdentityAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';

@@ -62,6 +62,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    description: 'proof of origin (meta), holder processes (pid + start time) on occupancy and preparation locks',
+    sql: `
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+      ALTER TABLE occupancy ADD COLUMN pid INTEGER;
+      ALTER TABLE occupancy ADD COLUMN pid_start TEXT;
+      ALTER TABLE preparation_locks ADD COLUMN pid_start TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -1,11 +1,14 @@
 /**
  * Occupancy: who is working in a conversation's workspace, and how. Any number of holders may
  * hold `shared-read` together; `exclusive-write` excludes every other holder. Records are kept
- * after release (with `releasedAt`) as history. The tool gate asks `blockingHolder` on every
- * write, so that is a single prepared statement on a partial index.
+ * after release (with `releasedAt`) as history. Each record names the process that took it
+ * (pid and start time), so a holder whose process is gone can be ended by the next caller.
+ * The tool gate asks `blockingOccupant` on every write, so that is a single prepared statement
+ * on a partial index.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
+import type { ProcessIdentity } from '../ports/process-liveness.js';
 import { WorkspaceError } from '../workspace-error.js';
 
 /** The two access modes. */
@@ -18,6 +21,8 @@ export interface OccupancyRecord {
   mode: OccupancyMode;
   acquiredAt: number;
   releasedAt: number | null;
+  /** The process that took it; absent when none was given (or the record predates them). */
+  process?: ProcessIdentity;
 }
 
 /** A request to occupy a conversation. */
@@ -25,12 +30,38 @@ export interface OccupancyRequest {
   conversation: string;
   holder: string;
   mode: OccupancyMode;
+  /** The process taking it (recorded so a later caller can tell when it is gone). */
+  process?: ProcessIdentity;
 }
 
-interface Row { id: number; conversation: string; holder: string; mode: OccupancyMode; acquired_at: number; released_at: number | null }
+/** An active record as `blockingOccupant` and `acquire` see it (with its row id). */
+export interface ActiveOccupancy extends OccupancyRecord {
+  id: number;
+}
+
+/** Answers whether an active record's holder is gone (its process ended) and may be ended. */
+export type IsHolderGone = (record: ActiveOccupancy) => boolean;
+
+/** The result of `acquire`: the holder's record, and the gone holders it ended on the way. */
+export interface Acquired {
+  record: OccupancyRecord;
+  ended: ActiveOccupancy[];
+}
+
+interface Row {
+  id: number; conversation: string; holder: string; mode: OccupancyMode; acquired_at: number; released_at: number | null;
+  pid: number | null; pid_start: string | null;
+}
 
 function fromRow(r: Row): OccupancyRecord {
-  return { conversation: r.conversation, holder: r.holder, mode: r.mode, acquiredAt: r.acquired_at, releasedAt: r.released_at };
+  return {
+    conversation: r.conversation, holder: r.holder, mode: r.mode, acquiredAt: r.acquired_at, releasedAt: r.released_at,
+    ...(r.pid === null ? {} : { process: { pid: r.pid, start: r.pid_start } }),
+  };
+}
+
+function activeFromRow(r: Row): ActiveOccupancy {
+  return { ...fromRow(r), id: r.id };
 }
 
 /** Prepared statements over `occupancy`. Construct once per connection. */
@@ -43,29 +74,41 @@ export class OccupancyTable {
   private readonly blocker: Statement;
 
   constructor(private readonly db: Database, private readonly clock: Clock) {
-    const cols = 'id, conversation, holder, mode, acquired_at, released_at';
+    const cols = 'id, conversation, holder, mode, acquired_at, released_at, pid, pid_start';
     this.active = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? AND released_at IS NULL ORDER BY id`);
     this.history = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? ORDER BY id`);
-    this.insert = db.prepare(`INSERT INTO occupancy (conversation, holder, mode, acquired_at) VALUES (?, ?, ?, ?) RETURNING ${cols}`);
-    this.releaseById = db.prepare('UPDATE occupancy SET released_at = ? WHERE id = ?');
+    this.insert = db.prepare(`INSERT INTO occupancy (conversation, holder, mode, acquired_at, pid, pid_start) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`);
+    this.releaseById = db.prepare('UPDATE occupancy SET released_at = ? WHERE id = ? AND released_at IS NULL');
     this.releaseHolder = db.prepare('UPDATE occupancy SET released_at = ? WHERE conversation = ? AND holder = ? AND released_at IS NULL');
     this.blocker = db.prepare(
-      "SELECT holder FROM occupancy WHERE conversation = ? AND released_at IS NULL AND mode = 'exclusive-write' AND holder IS NOT ? LIMIT 1",
-    ).pluck();
+      `SELECT ${cols} FROM occupancy WHERE conversation = ? AND released_at IS NULL AND mode = 'exclusive-write' AND holder IS NOT ? ORDER BY id LIMIT 1`,
+    );
   }
 
   /**
    * Occupies `conversation` for `holder` in `mode`, in one IMMEDIATE transaction (so two
-   * processes cannot both win). Re-acquiring the same mode returns the existing record; a
-   * different mode closes the holder's record and opens a new one (upgrade or downgrade).
-   * Throws `WorkspaceError` `OCCUPIED` (data: conversation, holder, mode, requestedBy,
-   * requestedMode) when another holder has `exclusive-write`, or when `exclusive-write` is
-   * asked while another holder holds any mode.
+   * processes cannot both win). Other holders for which `isGone` answers true are ended first,
+   * in the same transaction, and returned in `ended`. Re-acquiring the same mode returns the
+   * existing record; a different mode closes the holder's record and opens a new one (upgrade
+   * or downgrade). Throws `WorkspaceError` `OCCUPIED` (data: conversation, holder, mode,
+   * requestedBy, requestedMode) when another live holder has `exclusive-write`, or when
+   * `exclusive-write` is asked while another live holder holds any mode.
    */
-  acquire(request: OccupancyRequest): OccupancyRecord {
+  acquire(request: OccupancyRequest, isGone: IsHolderGone = () => false): Acquired {
     const { conversation, holder, mode } = request;
     return this.db.transaction(() => {
-      const rows = this.active.all(conversation) as Row[];
+      const now = this.clock.now();
+      const ended: ActiveOccupancy[] = [];
+      const rows: Row[] = [];
+      for (const row of this.active.all(conversation) as Row[]) {
+        const record = activeFromRow(row);
+        if (row.holder !== holder && isGone(record)) {
+          this.releaseById.run(now, row.id);
+          ended.push(record);
+        } else {
+          rows.push(row);
+        }
+      }
       const others = rows.filter((r) => r.holder !== holder);
       const blocking = others.find((r) => r.mode === 'exclusive-write') ?? (mode === 'exclusive-write' ? others[0] : undefined);
       if (blocking) {
@@ -76,10 +119,10 @@ export class OccupancyTable {
         );
       }
       const mine = rows.find((r) => r.holder === holder);
-      if (mine && mine.mode === mode) return fromRow(mine);
-      const now = this.clock.now();
+      if (mine && mine.mode === mode) return { record: fromRow(mine), ended };
       if (mine) this.releaseById.run(now, mine.id);
-      return fromRow(this.insert.get(conversation, holder, mode, now) as Row);
+      const p = request.process;
+      return { record: fromRow(this.insert.get(conversation, holder, mode, now, p?.pid ?? null, p?.start ?? null) as Row), ended };
     }).immediate();
   }
 
@@ -88,9 +131,19 @@ export class OccupancyTable {
     return this.releaseHolder.run(this.clock.now(), conversation, holder).changes > 0;
   }
 
+  /** Ends one active record by id (a gone holder). Result: true when it was still active. */
+  end(id: number): boolean {
+    return this.releaseById.run(this.clock.now(), id).changes > 0;
+  }
+
   /** Active records of `conversation`, oldest first. */
   current(conversation: string): OccupancyRecord[] {
     return (this.active.all(conversation) as Row[]).map(fromRow);
+  }
+
+  /** Active records of `conversation` with their row ids, oldest first. */
+  activeRecords(conversation: string): ActiveOccupancy[] {
+    return (this.active.all(conversation) as Row[]).map(activeFromRow);
   }
 
   /** Every record of `conversation`, released ones included, oldest first. */
@@ -98,8 +151,14 @@ export class OccupancyTable {
     return (this.history.all(conversation) as Row[]).map(fromRow);
   }
 
+  /** The oldest active `exclusive-write` record of `conversation` not held by `holder`, or null. */
+  blockingOccupant(conversation: string, holder: string | undefined): ActiveOccupancy | null {
+    const row = this.blocker.get(conversation, holder ?? null) as Row | undefined;
+    return row ? activeFromRow(row) : null;
+  }
+
   /** The holder with `exclusive-write` on `conversation` when it is not `holder`; else null. */
   blockingHolder(conversation: string, holder: string | undefined): string | null {
-    return (this.blocker.get(conversation, holder ?? null) as string | undefined) ?? null;
+    return this.blockingOccupant(conversation, holder)?.holder ?? null;
   }
 }

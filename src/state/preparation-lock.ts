@@ -4,18 +4,22 @@
  * `preparation_locks` claimed in an IMMEDIATE transaction. A lock whose owner pid is no longer
  * alive is stale (the owner crashed) and is taken over.
  *
- * Limits: liveness is checked with `process.kill(pid, 0)` on this machine, so all processes
- * sharing the state directory must run on one host (SQLite over a network share is unsafe
- * anyway), and a recycled pid makes a stale lock look alive until that process ends.
+ * Limits: liveness is asked of the process-liveness port on this machine (pid plus start
+ * time where the platform tells it), so all processes sharing the state directory must run on
+ * one host (SQLite over a network share is unsafe anyway). Without a start time, a recycled
+ * pid makes a stale lock look alive until that process ends.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
+import type { ProcessIdentity } from '../ports/process-liveness.js';
 import { StateError } from './state-error.js';
 
-/** Who holds (or wants) the lock: the process and a token unique to the attempt. */
+/** Who holds (or wants) the lock: the process (pid, start time when known) and a token unique to the attempt. */
 export interface LockOwner {
   pid: number;
   token: string;
+  /** The process's start time token (see `ProcessIdentity`); absent or null when unknown. */
+  start?: string | null;
 }
 
 /** The current lock of a conversation. */
@@ -27,6 +31,9 @@ export interface PreparationLock extends LockOwner {
 /** Answers whether a pid names a live process. */
 export type IsProcessAlive = (pid: number) => boolean;
 
+/** Answers whether a recorded process (pid and start time) still runs. */
+export type IsIdentityAlive = (id: ProcessIdentity) => boolean;
+
 /** The real check: signal 0 probes without delivering; EPERM means it exists under another user. */
 export const isProcessAlive: IsProcessAlive = (pid) => {
   try {
@@ -37,7 +44,7 @@ export const isProcessAlive: IsProcessAlive = (pid) => {
   }
 };
 
-interface Row { conversation: string; pid: number; token: string; locked_at: number }
+interface Row { conversation: string; pid: number; token: string; locked_at: number; pid_start: string | null }
 
 /** Prepared statements over `preparation_locks`. Construct once per connection. */
 export class PreparationLocks {
@@ -45,10 +52,10 @@ export class PreparationLocks {
   private readonly upsert: Statement;
   private readonly remove: Statement;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly alive: IsProcessAlive) {
-    this.select = db.prepare('SELECT conversation, pid, token, locked_at FROM preparation_locks WHERE conversation = ?');
-    this.upsert = db.prepare(`INSERT INTO preparation_locks (conversation, pid, token, locked_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT (conversation) DO UPDATE SET pid = excluded.pid, token = excluded.token, locked_at = excluded.locked_at`);
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly alive: IsIdentityAlive) {
+    this.select = db.prepare('SELECT conversation, pid, token, locked_at, pid_start FROM preparation_locks WHERE conversation = ?');
+    this.upsert = db.prepare(`INSERT INTO preparation_locks (conversation, pid, token, locked_at, pid_start) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (conversation) DO UPDATE SET pid = excluded.pid, token = excluded.token, locked_at = excluded.locked_at, pid_start = excluded.pid_start`);
     this.remove = db.prepare('DELETE FROM preparation_locks WHERE conversation = ? AND token = ?');
   }
 
@@ -65,9 +72,9 @@ export class PreparationLocks {
     if (owner.token === '') throw new StateError('INVALID_ARGUMENT', 'preparation lock: the token is empty');
     return this.db.transaction(() => {
       const row = this.select.get(conversation) as Row | undefined;
-      if (row && row.token !== owner.token && this.alive(row.pid)) return false;
+      if (row && row.token !== owner.token && this.alive({ pid: row.pid, start: row.pid_start })) return false;
       if (row && row.token === owner.token) return true;
-      this.upsert.run(conversation, owner.pid, owner.token, this.clock.now());
+      this.upsert.run(conversation, owner.pid, owner.token, this.clock.now(), owner.start ?? null);
       return true;
     }).immediate();
   }
@@ -80,6 +87,6 @@ export class PreparationLocks {
   /** The current lock of `conversation` (possibly stale), or null. */
   get(conversation: string): PreparationLock | null {
     const row = this.select.get(conversation) as Row | undefined;
-    return row ? { conversation: row.conversation, pid: row.pid, token: row.token, lockedAt: row.locked_at } : null;
+    return row ? { conversation: row.conversation, pid: row.pid, token: row.token, lockedAt: row.locked_at, ...(row.pid_start === null ? {} : { start: row.pid_start }) } : null;
   }
 }

@@ -12,8 +12,11 @@ import type { RunEvent } from '../host/types.js';
 import type { Clock } from '../ports/clock.js';
 import { EventLog, type EventDraft, type EventFilter } from './event-log.js';
 import { migrate } from './migrations.js';
-import { OccupancyTable, type OccupancyRecord, type OccupancyRequest } from './occupancy-table.js';
-import { isProcessAlive, PreparationLocks, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';
+import { OccupancyTable, type Acquired, type ActiveOccupancy, type IsHolderGone, type OccupancyRecord, type OccupancyRequest } from './occupancy-table.js';
+import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';
+import { originOf, recordOrigin, type StateOrigin } from './state-origin.js';
+import type { ProcessLiveness } from '../ports/process-liveness.js';
+import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import { StateError } from './state-error.js';
 import { WorkspaceTable, type WorkspaceDraft, type WorkspacePatch, type WorkspaceRecord } from './workspace-table.js';
 
@@ -23,7 +26,9 @@ export interface StateStoreOptions {
   clock: Clock;
   /** How long a writer waits for another process's write lock, in ms (default 5000). */
   busyTimeoutMs?: number;
-  /** Liveness check for stale preparation locks (default: `process.kill(pid, 0)`). */
+  /** Liveness of the processes that hold preparation locks (default: this machine's, pid + start time). */
+  liveness?: ProcessLiveness;
+  /** A pid-only liveness check for preparation locks (older option; `liveness` wins when both are given). */
   isProcessAlive?: IsProcessAlive;
 }
 
@@ -43,7 +48,13 @@ export class StateStore {
     this.workspaceTable = new WorkspaceTable(db, options.clock);
     this.log = new EventLog(db, options.clock);
     this.occupancyTable = new OccupancyTable(db, options.clock);
-    this.locks = new PreparationLocks(db, options.clock, options.isProcessAlive ?? isProcessAlive);
+    const pidOnly = options.isProcessAlive;
+    const alive: IsIdentityAlive = options.liveness
+      ? (id) => options.liveness!.isAlive(id)
+      : pidOnly
+        ? (id) => pidOnly(id.pid)
+        : (id) => nodeProcessLiveness.isAlive(id);
+    this.locks = new PreparationLocks(db, options.clock, alive);
   }
 
   /**
@@ -115,7 +126,31 @@ export class StateStore {
 
   /** Occupies a conversation. Throws `WorkspaceError` `OCCUPIED` naming the current holder. */
   acquireOccupancy(request: OccupancyRequest): OccupancyRecord {
-    return this.occupancyTable.acquire(request);
+    return this.occupancyTable.acquire(request).record;
+  }
+
+  /**
+   * Occupies a conversation, first ending (in the same transaction) every other holder for
+   * which `isGone` answers true; see `OccupancyTable.acquire`. Result: the record and the
+   * holders ended. Throws `WorkspaceError` `OCCUPIED` naming a live holder.
+   */
+  occupy(request: OccupancyRequest, isGone: IsHolderGone): Acquired {
+    return this.occupancyTable.acquire(request, isGone);
+  }
+
+  /** Ends one active occupancy record by id (a holder whose process is gone). Result: true when it was active. */
+  endOccupancy(id: number): boolean {
+    return this.occupancyTable.end(id);
+  }
+
+  /** Active occupancy records of a conversation with their ids, oldest first. */
+  activeOccupancy(conversation: string): ActiveOccupancy[] {
+    return this.occupancyTable.activeRecords(conversation);
+  }
+
+  /** The oldest `exclusive-write` record of `conversation` not held by `holder`, or null (one indexed read). */
+  blockingOccupant(conversation: string, holder: string | undefined): ActiveOccupancy | null {
+    return this.occupancyTable.blockingOccupant(conversation, holder);
   }
 
   /** Ends a holder's occupancy. Result: true when it held one. */
@@ -151,6 +186,16 @@ export class StateStore {
   /** The current preparation lock of a conversation (possibly stale), or null. */
   preparationLock(conversation: string): PreparationLock | null {
     return this.locks.get(conversation);
+  }
+
+  /** The proof of origin recorded when this database was created, or null (see `state-origin.ts`). */
+  origin(): StateOrigin | null {
+    return originOf(this.db);
+  }
+
+  /** Records the proof of origin unless one exists. Result: the origin now recorded. */
+  recordOrigin(origin: StateOrigin): StateOrigin {
+    return recordOrigin(this.db, origin);
   }
 
   /** True while the database is open. */

@@ -33,6 +33,8 @@ export interface ChildRun {
   child: ChildProcess;
   /** Resolves with the parsed output lines and the exit code when the child ends. */
   done: Promise<{ lines: { op: string; out?: unknown; error?: string }[]; code: number | null; signal: string | null; stderr: string }>;
+  /** Resolves once the child printed a line for step `op` (rejects when it exits first). */
+  reached(op: string): Promise<void>;
 }
 
 /** Starts the child host in its own process group (so a test can kill the group). */
@@ -41,7 +43,12 @@ export async function runChild(input: object, env: NodeJS.ProcessEnv = process.e
   const child = spawn(process.execPath, [script, JSON.stringify(input)], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  const waiters: { op: string; resolve: () => void }[] = [];
+  const seen = (op: string) => stdout.split('\n').some((l) => l.startsWith(`{"op":"${op}"`));
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    for (const w of waiters.splice(0)) if (seen(w.op)) w.resolve(); else waiters.push(w);
+  });
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const done = new Promise<Awaited<ChildRun['done']>>((res) => {
     child.on('close', (code, signal) => {
@@ -49,7 +56,13 @@ export async function runChild(input: object, env: NodeJS.ProcessEnv = process.e
       res({ lines, code, signal, stderr });
     });
   });
-  return { child, done };
+  const reached = (op: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (seen(op)) return resolve();
+      waiters.push({ op, resolve });
+      child.once('close', () => (seen(op) ? resolve() : reject(new Error(`the child ended before ${op}: ${stderr}`))));
+    });
+  return { child, done, reached };
 }
 
 /** Removes the bundled child script. */

@@ -1,16 +1,20 @@
 /**
  * Test support: a host in a child process. The test bundles this file (rolldown) and runs it
  * with one JSON argument: `{ repo, stateDir?, manifest?, steps }`. Each step's outcome is
- * printed as one JSON line; a thrown error prints `{ error: code }` and goes on.
+ * printed as one JSON line; a thrown error prints `{ error: code }` and goes on. `acquire`
+ * occupies a conversation as this process; `hang` prints its line and then waits forever (for
+ * the test to kill the process while it holds what it took).
  */
 import { createHost } from '../../src/host/create-host.js';
 
 interface Step {
-  op: 'prepare' | 'call' | 'status' | 'release';
+  op: 'prepare' | 'call' | 'status' | 'release' | 'acquire' | 'hang';
   conversation?: string;
   role?: string;
   tool?: string;
   args?: unknown;
+  holder?: string;
+  discard?: boolean;
 }
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { repo: string; stateDir?: string; manifest?: object; steps: Step[] };
@@ -19,9 +23,14 @@ for (const step of input.steps) {
   try {
     let out: unknown;
     if (step.op === 'prepare') out = await host.prepare({ conversation: step.conversation!, role: step.role });
-    else if (step.op === 'call') out = await host.gate.call(step.conversation!, step.tool!, step.args);
-    else if (step.op === 'release') out = await host.release(step.conversation!);
-    else out = host.status();
+    else if (step.op === 'call') out = await host.gate.call(step.conversation!, step.tool!, step.args, step.holder ? { holder: step.holder } : {});
+    else if (step.op === 'release') out = await host.release(step.conversation!, step.discard ? { discard: true } : {});
+    else if (step.op === 'acquire') out = host.acquire(step.conversation!, step.holder!);
+    else if (step.op === 'hang') {
+      process.stdout.write(`${JSON.stringify({ op: 'hang' })}\n`);
+      setInterval(() => undefined, 1 << 30); // keeps the process alive until it is killed
+      await new Promise(() => undefined);
+    } else out = host.status();
     process.stdout.write(`${JSON.stringify({ op: step.op, out })}\n`);
   } catch (e) {
     process.stdout.write(`${JSON.stringify({ op: step.op, error: (e as { code?: string }).code ?? String(e) })}\n`);

@@ -14,6 +14,8 @@ export class SwitchableExec implements HostExec {
   /** Rewrites a result after the real command ran (to simulate a failure after the fact). */
   after?: (request: ExecRequest, result: ExecResult) => ExecResult;
   private hold?: { match: (argv: readonly string[]) => boolean; gate: Promise<void>; reached: () => void };
+  /** When set, a matching command is not run: it answers exit 128 with this stderr. */
+  failing?: { match: (argv: readonly string[]) => boolean; stderr: string };
 
   /** Holds the next command matching `match` until the returned `release` is called. */
   holdNext(match: (argv: readonly string[]) => boolean): { reached: Promise<void>; release: () => void } {
@@ -33,6 +35,9 @@ export class SwitchableExec implements HostExec {
       this.hold = undefined;
       hold.reached();
       await hold.gate;
+    }
+    if (this.failing?.match(request.argv)) {
+      return { exitCode: 128, signal: null, stdout: '', stderr: this.failing.stderr, timedOut: false, durationMs: 0 };
     }
     const result = await this.real.run(request);
     return this.after ? this.after(request, result) : result;

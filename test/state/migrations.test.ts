@@ -40,7 +40,7 @@ describe('opening', () => {
     const db = raw(file);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['events', 'occupancy', 'preparation_locks', 'workspaces']);
+    expect(tables).toEqual(['events', 'meta', 'occupancy', 'preparation_locks', 'workspaces']);
   });
 
   it('uses WAL, synchronous=NORMAL and a 5 s busy timeout on a file', () => {

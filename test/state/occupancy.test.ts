@@ -118,3 +118,33 @@ describe('blockingHolder', () => {
     expect(store.blockingHolder('c1', 'other')).toBeNull();
   });
 });
+
+describe('holders whose process is gone', () => {
+  const proc = (pid: number) => ({ pid, start: `boot:${pid}` });
+
+  it('records the process that took each occupancy', () => {
+    expect(store.occupy({ conversation: 'c1', holder: 'a', mode: 'exclusive-write', process: proc(42) }, () => false).record).toMatchObject({ holder: 'a', process: { pid: 42, start: 'boot:42' } });
+    expect(store.occupancy('c1')[0]?.process).toEqual({ pid: 42, start: 'boot:42' });
+  });
+
+  it('occupy ends the gone holders in the same transaction and reports them; live ones still refuse', () => {
+    store.occupy({ conversation: 'c1', holder: 'dead', mode: 'exclusive-write', process: proc(1) }, () => false);
+    const gone = (r: { process?: { pid: number } }) => r.process?.pid === 1;
+    const taken = store.occupy({ conversation: 'c1', holder: 'next', mode: 'exclusive-write', process: proc(2) }, gone);
+    expect(taken.record.holder).toBe('next');
+    expect(taken.ended.map((r) => r.holder)).toEqual(['dead']);
+    expect(store.occupancyHistory('c1').find((r) => r.holder === 'dead')?.releasedAt).not.toBeNull();
+    expect(() => store.occupy({ conversation: 'c1', holder: 'third', mode: 'shared-read', process: proc(3) }, gone)).toThrow(WorkspaceError);
+  });
+
+  it('blockingOccupant names the blocker with its process; endOccupancy ends it once', () => {
+    expect(store.blockingOccupant('c1', 'me')).toBeNull();
+    store.occupy({ conversation: 'c1', holder: 'w', mode: 'exclusive-write', process: proc(5) }, () => false);
+    const blocker = store.blockingOccupant('c1', 'me')!;
+    expect(blocker).toMatchObject({ holder: 'w', process: { pid: 5 } });
+    expect(store.blockingOccupant('c1', 'w')).toBeNull();
+    expect(store.endOccupancy(blocker.id)).toBe(true);
+    expect(store.endOccupancy(blocker.id)).toBe(false);
+    expect(store.blockingOccupant('c1', 'me')).toBeNull();
+  });
+});

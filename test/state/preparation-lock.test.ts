@@ -74,3 +74,18 @@ describe('unlockPreparation', () => {
     expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'attempt-2' })).toBe(true);
   });
 });
+
+describe('locks name their process by pid and start time', () => {
+  it('a lock whose pid runs with another start time is stale and taken over', () => {
+    const liveness = { self: { pid: 10, start: 's1' }, isAlive: (id: { pid: number; start: string | null }) => id.pid === 10 && id.start === 's1' };
+    const s = StateStore.open(':memory:', { clock: new ManualClock(), liveness });
+    try {
+      s.tryLockPreparation('c1', { pid: 10, token: 'old', start: 's0' });
+      expect(s.preparationLock('c1')).toMatchObject({ pid: 10, start: 's0' });
+      expect(s.tryLockPreparation('c1', { pid: 10, token: 'new', start: 's1' })).toBe(true);
+      expect(s.tryLockPreparation('c1', { pid: 10, token: 'newer', start: 's1' })).toBe(false);
+    } finally {
+      s.close();
+    }
+  });
+});
