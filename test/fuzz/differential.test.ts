@@ -34,7 +34,7 @@ describe('differential fuzzer: the real host agrees with the model', () => {
     'random calls, link swaps, renames, releases and restarts never let a conversation see or change what it may not',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.commands(commandArbitraries(skip), { maxCommands }), async (cmds) => {
+        fc.asyncProperty(fc.commands(commandArbitraries(skip), { maxCommands, size: 'max' }), async (cmds) => {
           const world: World = await makeWorld();
           try {
             const real: Real = {
