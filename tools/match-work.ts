@@ -1,0 +1,47 @@
+/**
+ * `MatchMeter`: counts the work of glob and `.gitignore` matching in one tool call, so the call
+ * can yield to the event loop at fixed amounts of work and give up past a budget.
+ *
+ * Every matcher in tools/ is linear: matching a name of length n against a pattern of size m
+ * costs at most n·m steps, and each matcher adds the steps it actually took to the counter it
+ * is given (`WorkCounter`). One step is one character comparison (a few nanoseconds). The
+ * meter turns steps into decisions: `mustYield` after `YIELD_STEPS` since the last yield (a few
+ * milliseconds of work, far under the 100 ms bound), `overBudget` past `budget` (default
+ * `MATCH_BUDGET_STEPS`, well under 2 s), after which the caller answers `INVALID_INPUT`.
+ * Counting steps instead of reading a clock keeps calls deterministic: the same tree and
+ * pattern yield at the same places and fail the same way on every machine.
+ */
+
+/** Something matchers add their steps to. */
+export interface WorkCounter {
+  steps: number;
+}
+
+/** Steps between two yields to the event loop (about 5 ms of matching on a slow core). */
+export const YIELD_STEPS = 1_000_000;
+/** Steps one call may spend matching before it answers `INVALID_INPUT` (about 1 s on a slow core). */
+export const MATCH_BUDGET_STEPS = 200_000_000;
+
+/** The work counter of one tool call. */
+export class MatchMeter implements WorkCounter {
+  steps = 0;
+  private yieldedAt = 0;
+
+  constructor(readonly budget: number = MATCH_BUDGET_STEPS) {}
+
+  /** True when enough work was done since the last yield that the caller should yield now. */
+  get mustYield(): boolean {
+    return this.steps - this.yieldedAt >= YIELD_STEPS;
+  }
+
+  /** True when the call has spent its whole budget. */
+  get overBudget(): boolean {
+    return this.steps > this.budget;
+  }
+
+  /** Lets other callbacks run (one `setImmediate` turn) and restarts the yield count. */
+  async yieldNow(): Promise<void> {
+    this.yieldedAt = this.steps;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

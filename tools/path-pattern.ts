@@ -1,0 +1,121 @@
+/**
+ * `PathPattern`: a sequence of segment tests and globstars (`**` segments), matched against a
+ * '/'-separated path. Globs and anchored `.gitignore` rules both compile to it.
+ *
+ * A globstar matches any number of whole segments, at least `min` (0, or 1 for git's trailing
+ * `/**`). The segments between globstars form runs; the first run is anchored at the start, the
+ * last at the end, and each middle run is placed at its leftmost fit: for fixed-length runs
+ * separated by "any number of segments", the leftmost fit never loses a match, so no choice is
+ * ever revisited. Bound: each (path segment, pattern segment) pair is compared at most once per
+ * run position, so a path of n code units against a pattern of m tokens costs at most about
+ * n·m steps, whatever the number of globstars (`a/**\/a/**\/…/b` over a 1,000-deep path included).
+ */
+import type { WorkCounter } from './match-work.js';
+import type { SegmentTest } from './segment-matcher.js';
+
+/** One item of a path pattern: a segment test, or a globstar with its minimum segment count. */
+export type PathItem = SegmentTest | { readonly globstar: true; readonly min: number };
+
+interface Gap {
+  /** Fewest segments the globstar before `run` matches. */
+  readonly min: number;
+  readonly run: readonly SegmentTest[];
+}
+
+// Segment bounds of the path being matched, reused across calls (matching is synchronous).
+let starts = new Int32Array(64);
+let ends = new Int32Array(64);
+
+/** Splits `path.slice(from)` at '/' into `starts`/`ends`; returns the segment count. */
+function segmentBounds(path: string, from: number): number {
+  let n = 0;
+  let at = from;
+  for (;;) {
+    if (n === starts.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    const slash = path.indexOf('/', at);
+    starts[n] = at;
+    ends[n] = slash === -1 ? path.length : slash;
+    n++;
+    if (slash === -1) return n;
+    at = slash + 1;
+  }
+}
+
+/** A compiled path pattern (see the module comment). */
+export class PathPattern {
+  private readonly head: readonly SegmentTest[];
+  private readonly gaps: readonly Gap[];
+  private readonly minSegments: number;
+
+  constructor(items: readonly PathItem[]) {
+    const runs: SegmentTest[][] = [[]];
+    const mins: number[] = [];
+    let lastWasGlobstar = false;
+    for (const item of items) {
+      if (typeof item === 'function') {
+        runs[runs.length - 1].push(item);
+        lastWasGlobstar = false;
+      } else if (lastWasGlobstar) {
+        mins[mins.length - 1] += item.min; // `**/**` is one globstar
+      } else {
+        mins.push(item.min);
+        runs.push([]);
+        lastWasGlobstar = true;
+      }
+    }
+    this.head = runs[0];
+    this.gaps = mins.map((min, i) => ({ min, run: runs[i + 1] }));
+    this.minSegments = runs.reduce((n, r) => n + r.length, 0) + mins.reduce((n, m) => n + m, 0);
+  }
+
+  /** True when `path.slice(from)` (segments without empty ones) matches. */
+  matches(path: string, from: number, work: WorkCounter): boolean {
+    const n = segmentBounds(path, from);
+    work.steps += n;
+    const head = this.head;
+    const gaps = this.gaps;
+    if (gaps.length === 0 ? n !== head.length : n < this.minSegments) return false;
+    for (let j = 0; j < head.length; j++) if (!head[j](path, starts[j], ends[j], work)) return false;
+    if (gaps.length === 0) return true;
+    const tail = gaps[gaps.length - 1];
+    const tailAt = n - tail.run.length;
+    if (!runMatchesAt(tail.run, path, tailAt, work)) return false;
+    let pos = head.length;
+    const limit = tailAt - tail.min; // the middle runs end at or before this segment
+    for (let g = 0; g < gaps.length - 1; g++) {
+      const { min, run } = gaps[g];
+      let at = pos + min;
+      while (at + run.length <= limit && !runMatchesAt(run, path, at, work)) at++;
+      if (at + run.length > limit) return false;
+      pos = at + run.length;
+    }
+    return pos <= limit;
+  }
+
+  /**
+   * False only when no path strictly below the folder `path.slice(from)` can match: its
+   * segments must fit the pattern's leading segments; a globstar reached means anything may
+   * lie below.
+   */
+  mayMatchBelow(path: string, from: number, work: WorkCounter): boolean {
+    const n = from >= path.length ? 0 : segmentBounds(path, from);
+    work.steps += n;
+    const head = this.head;
+    if (this.gaps.length === 0 && n >= head.length) return false;
+    for (let j = 0; j < Math.min(n, head.length); j++) if (!head[j](path, starts[j], ends[j], work)) return false;
+    return true;
+  }
+}
+
+function runMatchesAt(run: readonly SegmentTest[], path: string, at: number, work: WorkCounter): boolean {
+  for (let j = 0; j < run.length; j++) if (!run[j](path, starts[at + j], ends[at + j], work)) return false;
+  return true;
+}
