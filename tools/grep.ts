@@ -24,7 +24,6 @@
  * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
  */
 import { Type } from '@sinclair/typebox';
-import picomatch from 'picomatch';
 import { isVfsError } from '../vfs/errors.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { ToolFailure, ok } from './result.js';
@@ -33,6 +32,8 @@ import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
+import { compileGlob, type GlobMatcher } from './glob-matcher.js';
+import { MatchMeter } from './match-work.js';
 import { compileMatcher, type LineMatcher } from './line-matcher.js';
 
 /** Default `maxResults` of grep. */
@@ -115,21 +116,14 @@ type Mode = 'files' | 'content' | 'count';
 type Verdict = boolean | number;
 
 async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
-  let globMatch: ((p: string) => boolean) | undefined;
-  if (input.glob !== undefined) {
-    try {
-      globMatch = picomatch(input.glob, { dot: true, basename: true });
-    } catch (e) {
-      throw new ToolFailure('INVALID_INPUT', `glob: not a usable glob (${(e as Error).message})`);
-    }
-  }
+  const glob = input.glob === undefined ? undefined : compileGlob(input.glob, 'glob', { basename: true });
   const mode: Mode = input.output ?? 'files';
   const startStat = await ns.stat(start);
   let files: TreeEntry[];
   let truncated = false;
   const verdicts = new Map<TreeEntry, Verdict>();
   if (startStat.type === 'directory') {
-    ({ entries: files, truncated } = await candidates(ns, start, globMatch, { mode, matcher, verdicts }));
+    ({ entries: files, truncated } = await candidates(ns, start, glob, { mode, matcher, verdicts }));
   } else if (startStat.type === 'file') {
     files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
   } else {
@@ -220,27 +214,33 @@ interface InWalkSearch {
  * Limit: with that fast path every candidate is read, even when `maxResults` would have
  * stopped a tree-order scan earlier.
  */
-async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch: ((p: string) => boolean) | undefined, search: InWalkSearch) {
+async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: GlobMatcher | undefined, search: InWalkSearch) {
+  const meter = new MatchMeter();
   const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
-  const startRules = await GitignoreRules.above(ns, start);
+  const startRules = await GitignoreRules.above(ns, start, meter);
   let sinceYield = 0;
   return walkTree(ns, start, {
     async select(dir, entries, files) {
       const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
       const at = dir === undefined ? start : dir.resolved;
       const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
-      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'));
+      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'), meter);
       const keep = new Set<TreeEntry>();
       const enter = new Set<TreeEntry>();
       for (const e of entries) {
         if (e.name === '.git') continue;
         if (e.type === 'directory') {
-          if (e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true)) {
+          if ((e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true, meter)) && (!glob || glob.mayContainMatches(e.rel, meter))) {
             enter.add(e);
             rulesOf.set(e, rules);
           }
-        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false) && (!globMatch || globMatch(e.rel))) {
+        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false, meter) && (!glob || glob.matches(e.rel, meter))) {
           keep.add(e);
+        }
+        // Matching yields every `YIELD_STEPS` of work, even inside one folder.
+        if (meter.mustYield) {
+          meter.checkBudget('path', 'applying the glob and .gitignore rules to this tree', 'search a narrower path or use a simpler glob');
+          await meter.yieldNow();
         }
       }
       if (files.held) {

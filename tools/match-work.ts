@@ -12,6 +12,8 @@
  * pattern yield at the same places and fail the same way on every machine.
  */
 
+import { ToolFailure } from './result.js';
+
 /** Something matchers add their steps to. */
 export interface WorkCounter {
   steps: number;
@@ -37,6 +39,16 @@ export class MatchMeter implements WorkCounter {
   /** True when the call has spent its whole budget. */
   get overBudget(): boolean {
     return this.steps > this.budget;
+  }
+
+  /**
+   * Throws `INVALID_INPUT` naming `field` when the budget is spent; `advice` says what to
+   * change (e.g. "use a simpler pattern or a narrower path").
+   */
+  checkBudget(field: string, what: string, advice: string): void {
+    if (this.overBudget) {
+      throw new ToolFailure('INVALID_INPUT', `${field}: ${what} needs more than ${this.budget.toLocaleString('en-US')} matching steps here; ${advice}`);
+    }
   }
 
   /** Lets other callbacks run (one `setImmediate` turn) and restarts the yield count. */

@@ -1,0 +1,127 @@
+/**
+ * `GitignoreFile`: the rules of one `.gitignore`, indexed so that the usual rules cost one
+ * lookup per path however many there are, and `verdict` gives git's answer: the last rule that
+ * matches decides (a `!` rule re-includes).
+ *
+ * Index: literal base names (`node_modules`), `*<literal>` base names (`*.log`) by suffix,
+ * literal anchored paths (`/build`); every other rule is tried from the last one down, stopping
+ * at the first match or below the best index the lookups found. Each rule is linear
+ * (`gitignore-pattern.ts`) and its steps go to the caller's `WorkCounter`, so thousands of
+ * costly rules make the caller yield and, past its budget, stop; they never hold the event loop.
+ *
+ * Limits: a file's text is parsed in slices (`parse` yields through the `MatchMeter`), so a
+ * 1 MiB file of one-character rules does not hold the loop either.
+ */
+import { parseGitignoreLine, type GitignoreRule } from './gitignore-pattern.js';
+import type { MatchMeter, WorkCounter } from './match-work.js';
+
+/** What one file says about a path: the deciding rule re-includes it or ignores it, or no rule matched. */
+export type GitignoreVerdict = 'ignored' | 'included' | undefined;
+
+/** Best (highest) rule index per key, split by whether the rule is for folders only. */
+class KeyIndex {
+  private readonly any = new Map<string, number>();
+  private readonly dirs = new Map<string, number>();
+
+  add(key: string, index: number, dirOnly: boolean): void {
+    (dirOnly ? this.dirs : this.any).set(key, index);
+  }
+
+  best(key: string, isDir: boolean): number {
+    const a = this.any.get(key) ?? -1;
+    return isDir ? Math.max(a, this.dirs.get(key) ?? -1) : a;
+  }
+
+  get size(): number {
+    return this.any.size + this.dirs.size;
+  }
+}
+
+/** The parsed, indexed rules of one `.gitignore` (see the module comment). */
+export class GitignoreFile {
+  private readonly rules: GitignoreRule[] = [];
+  private readonly names = new KeyIndex();
+  private readonly suffixes = new KeyIndex();
+  private readonly suffixLengths = new Set<number>();
+  private readonly paths = new KeyIndex();
+  /** Indices of the rules that need a pattern match, ascending. */
+  private readonly general: number[] = [];
+
+  private constructor() {}
+
+  /** Parses `text` (the file's content), yielding through `meter` on large files. */
+  static async parse(text: string, meter: MatchMeter): Promise<GitignoreFile> {
+    const file = new GitignoreFile();
+    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // git skips a UTF-8 BOM
+    let at = 0;
+    while (at <= body.length) {
+      const nl = body.indexOf('\n', at);
+      const end = nl === -1 ? body.length : nl;
+      const rule = parseGitignoreLine(body.slice(at, end));
+      meter.steps += end - at + 1;
+      if (rule) file.add(rule);
+      if (nl === -1) break;
+      at = nl + 1;
+      if (meter.mustYield) await meter.yieldNow();
+    }
+    return file;
+  }
+
+  private add(rule: GitignoreRule): void {
+    const index = this.rules.length;
+    this.rules.push(rule);
+    const m = rule.match;
+    if (m.kind === 'name') this.names.add(m.name, index, rule.dirOnly);
+    else if (m.kind === 'suffix') {
+      this.suffixes.add(m.suffix, index, rule.dirOnly);
+      this.suffixLengths.add(m.suffix.length);
+    } else if (m.kind === 'path') this.paths.add(m.path, index, rule.dirOnly);
+    else if (m.kind !== 'never') this.general.push(index);
+  }
+
+  /** True when the file has no rule that can match anything. */
+  get isEmpty(): boolean {
+    return this.names.size + this.suffixes.size + this.paths.size + this.general.length === 0;
+  }
+
+  /**
+   * git's verdict for a path: `rel` is the path below this file's folder, `name` its last
+   * segment (both without a trailing '/'), `isDir` for folders.
+   */
+  verdict(rel: string, relFrom: number, name: string, isDir: boolean, work: WorkCounter): GitignoreVerdict {
+    let best = this.names.best(name, isDir);
+    let steps = 2;
+    if (this.suffixLengths.size > 0) {
+      for (const len of this.suffixLengths) {
+        if (len <= name.length) best = Math.max(best, this.suffixes.best(name.slice(name.length - len), isDir));
+        steps += len;
+      }
+    }
+    if (this.paths.size > 0) {
+      best = Math.max(best, this.paths.best(relFrom === 0 ? rel : rel.slice(relFrom), isDir));
+      steps += 1;
+    }
+    work.steps += steps;
+    const general = this.general;
+    for (let g = general.length - 1; g >= 0 && general[g] > best; g--) {
+      const index = general[g];
+      const rule = this.rules[index];
+      if (rule.dirOnly && !isDir) continue;
+      if (matchesRule(rule, rel, relFrom, name, work)) {
+        best = index;
+        break;
+      }
+    }
+    if (best < 0) return undefined;
+    return this.rules[best].negated ? 'included' : 'ignored';
+  }
+}
+
+function matchesRule(rule: GitignoreRule, rel: string, relFrom: number, name: string, work: WorkCounter): boolean {
+  const m = rule.match;
+  if (m.kind === 'basename') return m.test(name, 0, name.length, work);
+  if (m.kind === 'anchored') {
+    for (const p of m.patterns) if (p.matches(rel, relFrom, work)) return true;
+  }
+  return false;
+}
