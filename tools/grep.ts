@@ -27,21 +27,19 @@ import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { ToolFailure, ok } from './result.js';
-import { decodeText, looksBinary } from './text-content.js';
+import { looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
 import { compileGlob, type GlobMatcher } from './glob-matcher.js';
 import { MatchMeter } from './match-work.js';
-import { compileMatcher, type LineMatcher } from './line-matcher.js';
+import { compileMatcher, type LineHits, type LineMatcher, type LineRequest } from './line-matcher.js';
 
 /** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
 export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
-const BATCH = 16;
-const MAX_LINE_CHARS = 2000;
 
 const Input = Type.Object(
   {
@@ -108,22 +106,29 @@ type GrepInput = { glob?: string; output?: 'files' | 'content' | 'count'; contex
 type Mode = 'files' | 'content' | 'count';
 
 /**
- * What the walk already found out about a file it read through a held folder: `false` when the
- * file has no matching line (or is binary, unreadable, vanished), `true` when it has one (files
- * output), the number of matching lines (count output). Content output stores only `false`: a
- * matching file is read again after the walk, in tree order, so that memory stays bounded.
+ * What is known about a candidate before the results are assembled: the number of matching
+ * lines the probe found (at most 1 for files and content output, all of them for count output;
+ * 0 for binary, unreadable or vanished files), or its pending search. The walk fills this in
+ * for the files it reads through a held folder; content output searches a matching file again
+ * after the walk, in tree order, for its lines, so that memory stays bounded.
  */
-type Verdict = boolean | number;
+type Verdict = number | Promise<number>;
+
+/** Files searched ahead of the one being assembled (reads and worker batches overlap). */
+const AHEAD = 16;
+/** Bytes in the worker's queue before the walk waits for it to catch up. */
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
   const glob = input.glob === undefined ? undefined : compileGlob(input.glob, 'glob', { basename: true });
   const mode: Mode = input.output ?? 'files';
+  const probe: LineRequest = { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 };
   const startStat = await ns.stat(start);
   let files: TreeEntry[];
   let truncated = false;
   const verdicts = new Map<TreeEntry, Verdict>();
   if (startStat.type === 'directory') {
-    ({ entries: files, truncated } = await candidates(ns, start, glob, { mode, matcher, verdicts }));
+    ({ entries: files, truncated } = await candidates(ns, start, glob, { probe, matcher, verdicts }));
   } else if (startStat.type === 'file') {
     files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
   } else {
@@ -132,93 +137,76 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
 
   const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
   const context = mode === 'content' ? (input.context ?? 0) : 0;
-  const out: GrepValue = { truncated: false };
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err))));
+  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
+  const verdictOf = (e: TreeEntry): Promise<number> => {
+    const known = verdicts.get(e);
+    const p = known !== undefined ? Promise.resolve(known) : read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe)) : 0));
+    p.catch(() => undefined); // awaited below, in order; a failure there ends the call
+    return p;
+  };
 
-  let next = Promise.all(files.slice(0, BATCH).map(read));
-  scan: for (let i = 0; i < files.length; i += BATCH) {
-    const datas = await next;
-    next = Promise.all(files.slice(i + BATCH, i + 2 * BATCH).map(read));
-    for (let j = 0; j < datas.length; j++) {
-      const entry = files[i + j];
-      const verdict = verdicts.get(entry);
-      if (verdict !== undefined) {
-        if (verdict === false || verdict === 0) continue;
-        const shown = ns.display(entry.resolved.path);
-        if (mode === 'files') {
-          if (found.length === max) { truncated = true; break scan; }
-          found.push(shown);
-        } else {
-          if (counts.length === max) { truncated = true; break scan; }
-          counts.push({ path: shown, count: verdict as number });
-        }
-        continue;
-      }
-      const bytes = datas[j];
-      if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
-      const shown = ns.display(entry.resolved.path);
-      if (mode === 'files' && matcher.bytesDecide) {
-        if (found.length === max) { truncated = true; break scan; }
-        found.push(shown);
-        continue;
-      }
-      const text = decodeText(bytes);
-      const lines = splitLines(text);
-      const limit = mode === 'files' ? 1 : mode === 'count' ? Infinity : max - matches.length + 1;
-      const hits = await matcher.matchLines(lines, text, limit);
-      if (hits.length === 0) continue;
-      if (mode === 'files') {
-        if (found.length === max) { truncated = true; break scan; }
-        found.push(shown);
-      } else if (mode === 'count') {
-        if (counts.length === max) { truncated = true; break scan; }
-        counts.push({ path: shown, count: hits.length });
-      } else {
-        for (const h of hits) {
-          if (matches.length === max) { truncated = true; break scan; }
-          const m: GrepMatch = { path: shown, line: h + 1, text: cut(lines[h]) };
-          if (context > 0) {
-            m.before = lines.slice(Math.max(0, h - context), h).map(cut);
-            m.after = lines.slice(h + 1, h + 1 + context).map(cut);
-          }
-          matches.push(m);
-        }
+  const ahead: Promise<number>[] = [];
+  scan: for (let i = 0; i < files.length; i++) {
+    while (ahead.length < AHEAD && i + ahead.length < files.length) ahead.push(verdictOf(files[i + ahead.length]));
+    const n = await ahead.shift()!;
+    // Yield between slices even when every answer was ready (memory layers, the walk's verdicts).
+    if (i % AHEAD === AHEAD - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (n === 0) continue;
+    const shown = ns.display(files[i].resolved.path);
+    if (mode === 'files') {
+      if (found.length === max) { truncated = true; break scan; }
+      found.push(shown);
+    } else if (mode === 'count') {
+      if (counts.length === max) { truncated = true; break scan; }
+      counts.push({ path: shown, count: n });
+    } else {
+      if (matches.length === max) { truncated = true; break scan; }
+      const bytes = await read(files[i]);
+      if (!bytes || looksBinary(bytes)) continue;
+      const hits = await matcher.search(bytes, { limit: max - matches.length + 1, texts: true, context });
+      for (const h of hits.lines ?? []) {
+        if (matches.length === max) { truncated = true; break scan; }
+        const m: GrepMatch = { path: shown, line: h.line, text: h.text };
+        if (h.before) m.before = h.before;
+        if (h.after) m.after = h.after;
+        matches.push(m);
       }
     }
-    // Only batches that read files yield: entries the walk already judged cost next to nothing.
-    if (datas.some((d) => d !== undefined)) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  await next.catch(() => undefined);
-  if (mode === 'files') out.files = found;
-  else if (mode === 'count') out.counts = counts;
-  else out.matches = matches;
-  out.truncated = truncated;
-  return out;
+  if (mode === 'files') return { files: found, truncated };
+  if (mode === 'count') return { counts, truncated };
+  return { matches, truncated };
+}
+
+function hitCount(hits: LineHits | Promise<LineHits>): number | Promise<number> {
+  return hits instanceof Promise ? hits.then((h) => h.count) : hits.count;
 }
 
 /** How the walk searches files it can read through a held folder (see `Verdict`). */
 interface InWalkSearch {
-  mode: Mode;
+  probe: LineRequest;
   matcher: LineMatcher;
   verdicts: Map<TreeEntry, Verdict>;
 }
 
 /**
  * The files a folder search reads: not .git, not gitignored, not links, matching the glob.
- * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read and
- * searched right there, one open per file instead of a walk from the mount root per file,
- * and the outcome is recorded in `search.verdicts`; results are still assembled in tree order.
- * Limit: with that fast path every candidate is read, even when `maxResults` would have
- * stopped a tree-order scan earlier.
+ * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read right
+ * there, one open per file instead of a walk from the mount root per file, and their search
+ * starts at once (`search.verdicts`); results are still assembled in tree order. Limit: with
+ * that fast path every candidate is read, even when `maxResults` would have stopped a
+ * tree-order scan earlier.
  */
 async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: GlobMatcher | undefined, search: InWalkSearch) {
   const meter = new MatchMeter();
   const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
   const startRules = await GitignoreRules.above(ns, start, meter);
-  let sinceYield = 0;
+  const pace = { files: 0, bytes: 0 };
+  const queued: { bytes: number; done: Promise<unknown> }[] = [];
+  let queuedBytes = 0;
   return walkTree(ns, start, {
     async select(dir, entries, files) {
       const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
@@ -243,15 +231,32 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
           await meter.yieldNow();
         }
       }
-      if (files.held) {
-        for (const e of keep) {
-          const verdict = await judge(files, e, search);
-          if (verdict !== undefined) search.verdicts.set(e, verdict);
-          // Reads through a held folder are synchronous: let other calls run between slices.
-          if (++sinceYield === IN_WALK_YIELD_FILES) {
-            sinceYield = 0;
-            await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!files.held) return { keep, enter };
+      for (const e of keep) {
+        const bytes = await readHeld(files, e);
+        if (bytes === undefined || looksBinary(bytes)) {
+          search.verdicts.set(e, 0);
+          continue;
+        }
+        const verdict = hitCount(search.matcher.search(bytes, search.probe));
+        search.verdicts.set(e, verdict);
+        pace.files++;
+        pace.bytes += bytes.byteLength;
+        if (verdict instanceof Promise) {
+          // The worker's queue: wait for it to catch up before it holds too many files' bytes.
+          verdict.catch(() => undefined);
+          queued.push({ bytes: bytes.byteLength, done: verdict });
+          queuedBytes += bytes.byteLength;
+          while (queuedBytes > MAX_QUEUED_BYTES) {
+            const oldest = queued.shift()!;
+            await oldest.done.catch(() => undefined);
+            queuedBytes -= oldest.bytes;
           }
+        } else if (pace.files >= IN_WALK_YIELD_FILES || pace.bytes >= IN_WALK_YIELD_BYTES) {
+          // Reads and literal searches through a held folder are synchronous: let other calls run.
+          pace.files = 0;
+          pace.bytes = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
       return { keep, enter };
@@ -259,38 +264,18 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
   });
 }
 
-/** Files read in a row inside the walk before yielding to the event loop. */
+/** Files read and searched in a row inside the walk before yielding to the event loop. */
 const IN_WALK_YIELD_FILES = 32;
+/** Bytes read and searched in a row inside the walk before yielding to the event loop. */
+const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
 
-/** Reads and searches one file through its held folder (see `Verdict`); undefined: search it after the walk. */
-async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalkSearch): Promise<Verdict | undefined> {
-  let bytes: Uint8Array;
+/** One file's bytes through its held folder; undefined when it cannot be read (vanished, too large). */
+async function readHeld(files: FolderFiles, e: TreeEntry): Promise<Uint8Array | undefined> {
   try {
     const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
-    bytes = read instanceof Promise ? await read : read;
+    return read instanceof Promise ? await read : read;
   } catch (err) {
-    if (isVfsError(err)) return false;
+    if (isVfsError(err)) return undefined;
     throw err;
   }
-  if (looksBinary(bytes) || !matcher.mayMatch(bytes)) return false;
-  if (mode === 'files' && matcher.bytesDecide) return true;
-  const text = decodeText(bytes);
-  const hits = await matcher.matchLines(splitLines(text), text, mode === 'count' ? Infinity : 1);
-  if (mode === 'count') return hits.length;
-  if (hits.length === 0) return false;
-  return mode === 'files' ? true : undefined; // content: read again after the walk
-}
-
-function splitLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i];
-    if (l.length > 0 && l.charCodeAt(l.length - 1) === 13) lines[i] = l.slice(0, -1);
-  }
-  return lines;
-}
-
-function cut(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
 }
