@@ -143,7 +143,7 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
   const verdictOf = (e: TreeEntry): Promise<number> => {
     const known = verdicts.get(e);
-    const p = known !== undefined ? Promise.resolve(known) : read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe)) : 0));
+    const p = known !== undefined ? Promise.resolve(known) : read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe, true)) : 0));
     p.catch(() => undefined); // awaited below, in order; a failure there ends the call
     return p;
   };
@@ -166,7 +166,7 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
       if (matches.length === max) { truncated = true; break scan; }
       const bytes = await read(files[i]);
       if (!bytes || looksBinary(bytes)) continue;
-      const hits = await matcher.search(bytes, { limit: max - matches.length + 1, texts: true, context });
+      const hits = await matcher.search(bytes, { limit: max - matches.length + 1, texts: true, context }, true);
       for (const h of hits.lines ?? []) {
         if (matches.length === max) { truncated = true; break scan; }
         const m: GrepMatch = { path: shown, line: h.line, text: h.text };
@@ -238,6 +238,9 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
           search.verdicts.set(e, 0);
           continue;
         }
+        // The walk's buffer is reused for the next file: a large file is read again (into a
+        // buffer of its own, handed over without a copy) after the walk instead.
+        if (bytes.byteLength > IN_WALK_MAX_BYTES) continue;
         const verdict = hitCount(search.matcher.search(bytes, search.probe));
         search.verdicts.set(e, verdict);
         pace.files++;
@@ -264,6 +267,8 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
   });
 }
 
+/** Largest file searched inside the walk (through its reused buffer). */
+const IN_WALK_MAX_BYTES = 1024 * 1024;
 /** Files read and searched in a row inside the walk before yielding to the event loop. */
 const IN_WALK_YIELD_FILES = 32;
 /** Bytes read and searched in a row inside the walk before yielding to the event loop. */

@@ -18,6 +18,8 @@ import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 
 /** Files per batch sent to the worker. */
 const BATCH_FILES = 64;
+/** Handed-over bytes at least this large (in a buffer with at most this much else) move to the worker uncopied. */
+const OWN_BUFFER_BYTES = 64 * 1024;
 /** Bytes per batch sent to the worker (a larger file goes alone). */
 const BATCH_BYTES = 1024 * 1024;
 
@@ -80,10 +82,17 @@ export class GuardedMatcher implements LineMatcher {
     private readonly options: { budgetMs: number; maxLineChars: number },
   ) {}
 
-  search(bytes: Uint8Array, request: LineRequest): Promise<LineHits> {
+  search(bytes: Uint8Array, request: LineRequest, owned = false): Promise<LineHits> {
     if (this.failed) return Promise.reject(this.failed);
-    // A copy of its own: the caller may reuse its buffer, and the copy is moved (not cloned) to the worker.
-    const own = bytes.slice();
+    // The worker takes over (transfer, no copy) large bytes handed over whose buffer holds
+    // little else (a read's buffer has one spare byte); anything else is copied first (the
+    // caller may reuse it, and a small buffer may share Node's pool with other buffers).
+    let own = bytes;
+    const spare = bytes.buffer.byteLength - bytes.byteLength;
+    if (!owned || bytes.byteLength < OWN_BUFFER_BYTES || spare > OWN_BUFFER_BYTES || bytes.buffer instanceof SharedArrayBuffer) {
+      own = new Uint8Array(bytes.byteLength);
+      own.set(bytes);
+    }
     return new Promise<LineHits>((resolve, reject) => {
       this.queue.push({ bytes: own, request, resolve, reject });
       this.schedule();

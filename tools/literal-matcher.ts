@@ -13,7 +13,7 @@ import type { LineHits, LineMatcher, LineRequest, MatchedLine } from './line-mat
 import { MAX_LINE_CHARS } from './line-matcher.js';
 
 /** Bytes scanned between two yields to the event loop. */
-const SLICE_BYTES = 4 * 1024 * 1024;
+const SLICE_BYTES = 1024 * 1024;
 const NL = 10;
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -25,13 +25,14 @@ export class LiteralMatcher implements LineMatcher {
     this.needle = Buffer.from(pattern, 'utf8');
   }
 
-  search(bytes: Uint8Array, request: LineRequest): LineHits | Promise<LineHits> {
+  search(bytes: Uint8Array, request: LineRequest, owned = false): LineHits | Promise<LineHits> {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (request.limit === 1 && !request.texts) return { count: buf.indexOf(this.needle) === -1 ? 0 : 1 };
     const state: ScanState = { pos: 0, line: 0, hits: { count: 0, lines: request.texts ? [] : undefined } };
     if (this.scanSlice(buf, request, state)) return state.hits; // small files: one slice, no await
-    // The caller may reuse its buffer once `search` returns: the later slices scan a copy.
-    return this.scanRest(Buffer.from(buf), request, state);
+    // Unless the bytes are handed over, the caller may reuse them once `search` returns: the
+    // later slices then scan a copy.
+    return this.scanRest(owned ? buf : Buffer.from(buf), request, state);
   }
 
   async close(): Promise<void> {}

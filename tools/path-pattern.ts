@@ -22,12 +22,28 @@ interface Gap {
   readonly run: readonly SegmentTest[];
 }
 
-// Segment bounds of the path being matched, reused across calls (matching is synchronous).
+// Segment bounds of the path being matched, reused across calls (matching is synchronous), and
+// kept for the next call on the same path (many rules are tried on one path in a row).
 let starts = new Int32Array(64);
 let ends = new Int32Array(64);
+let boundsOf: string | undefined;
+let boundsFrom = -1;
+let boundsCount = 0;
 
-/** Splits `path.slice(from)` at '/' into `starts`/`ends`; returns the segment count. */
-function segmentBounds(path: string, from: number): number {
+/** Splits `path.slice(from)` at '/' into `starts`/`ends`; returns the segment count and adds its steps. */
+function segmentBounds(path: string, from: number, work: WorkCounter): number {
+  if (path === boundsOf && from === boundsFrom) {
+    work.steps += 1;
+    return boundsCount;
+  }
+  work.steps += path.length - from + 1;
+  boundsOf = path;
+  boundsFrom = from;
+  boundsCount = splitBounds(path, from);
+  return boundsCount;
+}
+
+function splitBounds(path: string, from: number): number {
   let n = 0;
   let at = from;
   for (;;) {
@@ -78,8 +94,7 @@ export class PathPattern {
 
   /** True when `path.slice(from)` (segments without empty ones) matches. */
   matches(path: string, from: number, work: WorkCounter): boolean {
-    const n = segmentBounds(path, from);
-    work.steps += n;
+    const n = segmentBounds(path, from, work);
     const head = this.head;
     const gaps = this.gaps;
     if (gaps.length === 0 ? n !== head.length : n < this.minSegments) return false;
@@ -106,8 +121,7 @@ export class PathPattern {
    * lie below.
    */
   mayMatchBelow(path: string, from: number, work: WorkCounter): boolean {
-    const n = from >= path.length ? 0 : segmentBounds(path, from);
-    work.steps += n;
+    const n = from >= path.length ? 0 : segmentBounds(path, from, work);
     const head = this.head;
     if (this.gaps.length === 0 && n >= head.length) return false;
     for (let j = 0; j < Math.min(n, head.length); j++) if (!head[j](path, starts[j], ends[j], work)) return false;
