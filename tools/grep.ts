@@ -2,8 +2,8 @@
  * `grep`: search file contents, like Claude Code's Grep (ripgrep) with its three output modes.
  *
  * Input: `pattern` (JS regex; `literal: true` for a plain string), `path?` (folder or file,
- * default '.'), `glob?` (picomatch, relative to `path`; without '/' it matches the base name,
- * like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
+ * default '.'), `glob?` (`glob-matcher.ts`: matched against the path below `path`, or, without
+ * '/', against the base name, like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
  * `context?` (0–10 lines before and after, content mode), `maxResults?` (default 500, at most
  * 10,000: files, matches or counts). Value: `files` | `matches: [{path, line, text, before?,
  * after?}]` | `counts: [{path, count}]`, and `truncated` (more results exist than returned, or
@@ -15,13 +15,15 @@
  * name, depth-first). `line` is 1-based; `text` and context lines lose their line break and a
  * trailing '\r', and are cut at 2000 characters.
  *
- * Fairness: files are read 16 at a time and the search yields to the event loop after each
- * batch, so other conversations' calls run during a whole-tree search. Where the walk holds
- * each folder open (host layer), files are read and searched inside the walk instead, through
- * that folder (one open per file), yielding every 32 files; results still come in tree order,
- * but every candidate is read even when `maxResults` would have stopped earlier. A pathological regex
- * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
- * at most). Errors: `INVALID_INPUT` (bad regex or glob), and the path codes of `path`.
+ * Fairness: no call holds the event loop. Regexes run in a worker (`line-matcher.ts`; a
+ * pathological one ends with `INVALID_INPUT` on `pattern` after 1.5 s on one file at most),
+ * literals are searched as bytes in 1 MiB slices, glob and `.gitignore` matching is linear and
+ * metered (`match-work.ts`; past its budget `INVALID_INPUT` on `path`). Files are searched 16
+ * ahead of the one being assembled; where the walk holds each folder open (host layer), files
+ * up to 1 MiB are read and their search started inside the walk, through that folder (one open
+ * per file), yielding every 32 files or 4 MiB; results still come in tree order, but every
+ * candidate is read even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
+ * (bad regex or glob, see above), and the path codes of `path`.
  */
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
@@ -30,7 +32,7 @@ import { ToolFailure, ok } from './result.js';
 import { looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
+import { walkTree, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
 import { compileGlob, type GlobMatcher } from './glob-matcher.js';
 import { MatchMeter } from './match-work.js';
@@ -141,19 +143,27 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
   const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
-  const verdictOf = (e: TreeEntry): Promise<number> => {
+  // A verdict the walk found (a number) is used as is; anything else is a pending search.
+  const verdictOf = (e: TreeEntry): Verdict => {
     const known = verdicts.get(e);
-    const p = known !== undefined ? Promise.resolve(known) : read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe, true)) : 0));
+    if (known !== undefined) return known;
+    const p = read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe, true)) : 0));
     p.catch(() => undefined); // awaited below, in order; a failure there ends the call
     return p;
   };
 
-  const ahead: Promise<number>[] = [];
+  const ahead: Verdict[] = [];
+  let waited = 0;
   scan: for (let i = 0; i < files.length; i++) {
     while (ahead.length < AHEAD && i + ahead.length < files.length) ahead.push(verdictOf(files[i + ahead.length]));
-    const n = await ahead.shift()!;
-    // Yield between slices even when every answer was ready (memory layers, the walk's verdicts).
-    if (i % AHEAD === AHEAD - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    const next = ahead.shift()!;
+    let n: number;
+    if (typeof next === 'number') n = next;
+    else {
+      n = await next;
+      // Reads and searches settle in microtasks on memory layers: yield between slices of them.
+      if (++waited % AHEAD === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     if (n === 0) continue;
     const shown = ns.display(files[i].resolved.path);
     if (mode === 'files') {
@@ -233,7 +243,14 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
       }
       if (!files.held) return { keep, enter };
       for (const e of keep) {
-        const bytes = await readHeld(files, e);
+        // Reads through a held folder are synchronous on the host layer: no await unless needed.
+        let bytes: Uint8Array | undefined;
+        try {
+          const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
+          bytes = read instanceof Promise ? await read : read;
+        } catch (err) {
+          if (!isVfsError(err)) throw err; // vanished, too large, …: not searched
+        }
         if (bytes === undefined || looksBinary(bytes)) {
           search.verdicts.set(e, 0);
           continue;
@@ -273,14 +290,3 @@ const IN_WALK_MAX_BYTES = 1024 * 1024;
 const IN_WALK_YIELD_FILES = 32;
 /** Bytes read and searched in a row inside the walk before yielding to the event loop. */
 const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
-
-/** One file's bytes through its held folder; undefined when it cannot be read (vanished, too large). */
-async function readHeld(files: FolderFiles, e: TreeEntry): Promise<Uint8Array | undefined> {
-  try {
-    const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
-    return read instanceof Promise ? await read : read;
-  } catch (err) {
-    if (isVfsError(err)) return undefined;
-    throw err;
-  }
-}

@@ -8,13 +8,17 @@
  * `budgetMs` the worker is terminated and every pending search rejects with `INVALID_INPUT`
  * naming `pattern`. The worker is an eval'd script (no file to ship), started on first use.
  *
+ * A file without the literal every match needs (`regex-literal.ts`: "strict" for
+ * `use\s+strict`) is answered on the main thread by a byte search and never sent.
+ *
  * Cost: a worker start (~tens of ms) per grep call with a regex, and a copy of each searched
- * file; the whole-text pre-test (one regex run over the file, skipping the line split when
+ * file (none for large files handed over); the whole-text pre-test (one regex run over the file, skipping the line split when
  * nothing matches) is used only when the regex cannot match a line break.
  */
 import { Worker } from 'node:worker_threads';
 import { ToolFailure } from './result.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
+import { requiredLiteral } from './regex-literal.js';
 
 /** Files per batch sent to the worker. */
 const BATCH_FILES = 64;
@@ -75,15 +79,20 @@ export class GuardedMatcher implements LineMatcher {
   private scheduled = false;
   private failed?: ToolFailure;
   private nextId = 0;
+  private readonly required?: Buffer;
 
   constructor(
     private readonly source: string,
     private readonly flags: string,
     private readonly options: { budgetMs: number; maxLineChars: number },
-  ) {}
+  ) {
+    const literal = requiredLiteral(source, flags);
+    if (literal) this.required = Buffer.from(literal, 'utf8');
+  }
 
-  search(bytes: Uint8Array, request: LineRequest, owned = false): Promise<LineHits> {
+  search(bytes: Uint8Array, request: LineRequest, owned = false): LineHits | Promise<LineHits> {
     if (this.failed) return Promise.reject(this.failed);
+    if (this.required && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(this.required) === -1) return { count: 0 };
     // The worker takes over (transfer, no copy) large bytes handed over whose buffer holds
     // little else (a read's buffer has one spare byte); anything else is copied first (the
     // caller may reuse it, and a small buffer may share Node's pool with other buffers).

@@ -7,8 +7,14 @@
  * rules, a fifth of each shape, over 2,000 files), `ig-big` (a 1 MiB `.gitignore` of 17,000
  * wildcard rules), `ig-nested` (a 300-deep chain with a pathological `.gitignore` at every
  * level), `ig-deep` (20 rules `a/**\/a/**\/…/b` over a 1,000-deep chain), `big` (a 20 MiB
- * one-line file, and 10,000 lines of 2,000 characters).
+ * one-line file, and 10,000 lines of 2,000 characters). Used by test/security/l-matching.test.ts
+ * and by bench/suites/matching.ts.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The workspaces the scenarios run in, each a folder of that name. */
+export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'big'] as const;
 
 export interface Scenario {
   name: string;
@@ -67,3 +73,52 @@ export const L_SCENARIOS: readonly Scenario[] = [
   { name: 'grep a case-insensitive literal over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' }, outcomes: OK },
   { name: 'grep count of a literal over 10,000 long lines', workspace: 'big', tool: 'grep', args: { pattern: 'ab', path: 'lines.txt', output: 'count' }, outcomes: OK },
 ];
+
+const DEEP = 1000;
+
+function write(file: string, content: string | Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+}
+
+/** A chain `a/a/…/a` of `depth` folders under `root`, each holding `f.txt` (and `extra` files). */
+function chain(root: string, depth: number, extra: Record<string, string> = {}): void {
+  let dir = root;
+  for (let i = 0; i < depth; i++) {
+    dir = path.join(dir, 'a');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'f.txt'), 'x\n');
+    for (const [name, content] of Object.entries(extra)) fs.writeFileSync(path.join(dir, name), content);
+  }
+}
+
+/** Builds the host folders under `base`, one per workspace (see the module comment), and `other/x.txt`. */
+export function buildScenarioFolders(base: string): void {
+  const ws = path.join(base, 'ws');
+  write(path.join(ws, 'long', 'a'.repeat(60)), 'x\n');
+  write(path.join(ws, 'long', 'a'.repeat(255)), 'x\n');
+  for (let i = 0; i < 200; i++) write(path.join(ws, 'long', `${'a'.repeat(58)}${String.fromCharCode(97 + (i % 26))}${i}`), 'x\n');
+  chain(path.join(ws, 'deep'), DEEP);
+  for (let d = 0; d < 50; d++) for (let f = 0; f < 100; f++) write(path.join(ws, 'many', `d${d}`, `f${f}.txt`), 'x\n');
+
+  const manyRules = Array.from({ length: 5000 }, (_, i) => [`*a*a*a*a*a*a*a*b${i}`, `a/**/a/**/a/**/b${i}`, `[a-z]*${i}[0-9]`, `name${i}`, `*.ext${i}`][i % 5]);
+  write(path.join(base, 'ig-many', '.gitignore'), manyRules.join('\n'));
+  for (let i = 0; i < 2000; i++) write(path.join(base, 'ig-many', `d${i % 40}`, `${'a'.repeat(40)}${i}.txt`), 'x\n');
+
+  const line = (i: number) => `*a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*s*t*u*v*w*${i}`.padEnd(60, 'z');
+  let big = '';
+  for (let i = 0; big.length < 1024 * 1024 - 64; i++) big += `${line(i)}\n`;
+  write(path.join(base, 'ig-big', '.gitignore'), big.slice(0, 1024 * 1024));
+  for (let i = 0; i < 500; i++) write(path.join(base, 'ig-big', `d${i % 10}`, `${'abcdefghijklmnopqrstuvw'.repeat(3)}${i}.txt`), 'x\n');
+
+  const nested = `${'a/**/'.repeat(8)}b\n*a*a*a*a*a*a*a*a*b\n!f.txt\n${'[a-z]'.repeat(40)}\n`;
+  chain(path.join(base, 'ig-nested'), 300, { '.gitignore': nested });
+
+  write(path.join(base, 'ig-deep', '.gitignore'), `${Array.from({ length: 20 }, (_, i) => `${'a/**/'.repeat(20 + i)}b`).join('\n')}\n`);
+  chain(path.join(base, 'ig-deep'), DEEP);
+
+  write(path.join(base, 'big', 'huge.txt'), Buffer.alloc(20 * 1024 * 1024, 'a'));
+  write(path.join(base, 'big', 'lines.txt'), `${'a'.repeat(1999)}b\n`.repeat(10_000));
+
+  write(path.join(base, 'other', 'x.txt'), 'other\n');
+}
