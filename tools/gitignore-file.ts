@@ -44,8 +44,11 @@ export class GitignoreFile {
   private readonly suffixes = new KeyIndex();
   private readonly suffixLengths = new Set<number>();
   private readonly paths = new KeyIndex();
-  /** Indices of the rules that need a pattern match, ascending. */
-  private readonly general: number[] = [];
+  /** Rules that need a pattern match, by the literal tail a matching path ends with (indices ascending). */
+  private readonly byTail = new Map<string, number[]>();
+  private readonly tailLengths = new Set<number>();
+  /** Rules that need a pattern match and have no literal tail, ascending. */
+  private readonly untailed: number[] = [];
 
   private constructor() {}
 
@@ -76,12 +79,20 @@ export class GitignoreFile {
       this.suffixes.add(m.suffix, index, rule.dirOnly);
       this.suffixLengths.add(m.suffix.length);
     } else if (m.kind === 'path') this.paths.add(m.path, index, rule.dirOnly);
-    else if (m.kind !== 'never') this.general.push(index);
+    else if (m.kind === 'basename' || m.kind === 'anchored') {
+      if (m.tail === undefined) this.untailed.push(index);
+      else {
+        const list = this.byTail.get(m.tail);
+        if (list) list.push(index);
+        else this.byTail.set(m.tail, [index]);
+        this.tailLengths.add(m.tail.length);
+      }
+    }
   }
 
   /** True when the file has no rule that can match anything. */
   get isEmpty(): boolean {
-    return this.names.size + this.suffixes.size + this.paths.size + this.general.length === 0;
+    return this.names.size + this.suffixes.size + this.paths.size + this.byTail.size + this.untailed.length === 0;
   }
 
   /**
@@ -101,12 +112,26 @@ export class GitignoreFile {
       best = Math.max(best, this.paths.best(relFrom === 0 ? rel : rel.slice(relFrom), isDir));
       steps += 1;
     }
+    // The pattern rules that may match: those without a literal tail, and those whose tail ends
+    // the name; tried from the last one down, above the best index found so far.
+    const lists: number[][] = [this.untailed];
+    for (const len of this.tailLengths) {
+      steps += len;
+      const list = len <= name.length ? this.byTail.get(name.slice(name.length - len)) : undefined;
+      if (list) lists.push(list);
+    }
     work.steps += steps;
-    const general = this.general;
-    for (let g = general.length - 1; g >= 0 && general[g] > best; g--) {
-      const index = general[g];
+    // A merge of the ascending lists, read from the top (usually one or two lists).
+    const at = lists.map((l) => l.length - 1);
+    for (;;) {
+      let pick = -1;
+      for (let k = 0; k < lists.length; k++) if (at[k] >= 0 && (pick < 0 || lists[k][at[k]] > lists[pick][at[pick]])) pick = k;
+      if (pick < 0) break;
+      const index = lists[pick][at[pick]--];
+      if (index <= best) break;
       const rule = this.rules[index];
       if (rule.dirOnly && !isDir) continue;
+      work.steps += 1;
       if (matchesRule(rule, rel, relFrom, name, work)) {
         best = index;
         break;
@@ -119,8 +144,13 @@ export class GitignoreFile {
 
 function matchesRule(rule: GitignoreRule, rel: string, relFrom: number, name: string, work: WorkCounter): boolean {
   const m = rule.match;
-  if (m.kind === 'basename') return m.test(name, 0, name.length, work);
+  if (m.kind === 'basename') {
+    // A literal the name must contain, found natively, before the pattern runs.
+    if (m.needle !== undefined && (m.needle.length > name.length || (work.steps += (name.length >> 3) + 1, !name.includes(m.needle)))) return false;
+    return m.test(name, 0, name.length, work);
+  }
   if (m.kind === 'anchored') {
+    if (m.needle !== undefined && (work.steps += ((rel.length - relFrom) >> 3) + 1, rel.indexOf(m.needle, relFrom) === -1)) return false;
     for (const p of m.patterns) if (p.matches(rel, relFrom, work)) return true;
   }
   return false;

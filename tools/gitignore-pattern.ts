@@ -22,13 +22,23 @@ import { PathPattern, type PathItem } from './path-pattern.js';
 import { splitSegments, tokenizePattern, type PatternToken } from './pattern-tokens.js';
 import { compileSegment, type SegmentTest } from './segment-matcher.js';
 
+/**
+ * What a matching path must hold, for a cheap test before the pattern: `tail`, the literal text
+ * it ends with, and `needle`, a literal text it contains (both within its last segment for
+ * base-name rules; `needle` within any one segment for anchored ones).
+ */
+export interface RuleHints {
+  readonly tail?: string;
+  readonly needle?: string;
+}
+
 /** How a rule is matched: the fast shapes first, then the general ones. */
 export type GitignoreMatch =
   | { readonly kind: 'name'; readonly name: string }
   | { readonly kind: 'suffix'; readonly suffix: string }
-  | { readonly kind: 'basename'; readonly test: SegmentTest }
+  | ({ readonly kind: 'basename'; readonly test: SegmentTest } & RuleHints)
   | { readonly kind: 'path'; readonly path: string }
-  | { readonly kind: 'anchored'; readonly patterns: readonly PathPattern[] }
+  | ({ readonly kind: 'anchored'; readonly patterns: readonly PathPattern[] } & RuleHints)
   | { readonly kind: 'never' };
 
 /** One parsed rule. */
@@ -93,7 +103,25 @@ function basename(pattern: string): GitignoreMatch {
     const suffix = literalOf(tokens.slice(1));
     if (suffix !== undefined) return { kind: 'suffix', suffix };
   }
-  return { kind: 'basename', test: compileSegment(tokens as Exclude<PatternToken, { kind: 'slash' }>[]) };
+  return { kind: 'basename', test: compileSegment(tokens as Exclude<PatternToken, { kind: 'slash' }>[]), ...hintsOf(tokens) };
+}
+
+/** The literal tail of the last segment and the longest literal run of `tokens` (see `RuleHints`). */
+function hintsOf(tokens: readonly PatternToken[]): RuleHints {
+  let tail = '';
+  let run = '';
+  let needle = '';
+  for (const t of tokens) {
+    if (t.kind === 'char') {
+      run += String.fromCharCode(t.code);
+      tail += String.fromCharCode(t.code);
+      if (run.length > needle.length) needle = run;
+    } else {
+      run = '';
+      tail = '';
+    }
+  }
+  return { tail: tail || undefined, needle: needle || undefined };
 }
 
 /** A rule with a '/': the path below the `.gitignore`'s folder (leading '/' already dropped). */
@@ -103,7 +131,9 @@ function anchored(pattern: string): GitignoreMatch {
   const path = literalOf(tokenized.tokens);
   if (path !== undefined) return { kind: 'path', path };
   const patterns = anchoredPatterns(pattern);
-  return patterns.length === 0 ? NEVER : { kind: 'anchored', patterns };
+  if (patterns.length === 0) return NEVER;
+  // Hints only for a rule that is one pattern: its tokens are the rule's (no quirk unfolded).
+  return { kind: 'anchored', patterns, ...(patterns.length === 1 ? hintsOf(tokenized.tokens) : {}) };
 }
 
 /** The path patterns of an anchored rule, git's literal-prefix quirk unfolded into alternatives. */

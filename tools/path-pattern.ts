@@ -94,23 +94,33 @@ export class PathPattern {
 
   /** True when `path.slice(from)` (segments without empty ones) matches. */
   matches(path: string, from: number, work: WorkCounter): boolean {
-    const n = segmentBounds(path, from, work);
     const head = this.head;
     const gaps = this.gaps;
-    if (gaps.length === 0 ? n !== head.length : n < this.minSegments) return false;
-    for (let j = 0; j < head.length; j++) if (!head[j](path, starts[j], ends[j], work)) return false;
+    // The leading segments one at a time: most paths fail on their first segment.
+    let at = from;
+    for (let j = 0; j < head.length; j++) {
+      if (at > path.length) return false; // fewer segments than the pattern
+      const slash = path.indexOf('/', at);
+      const end = slash === -1 ? path.length : slash;
+      work.steps += 1;
+      if (gaps.length === 0 && j === head.length - 1 && slash !== -1) return false; // more segments
+      if (!head[j](path, at, end, work)) return false;
+      at = end + 1;
+    }
     if (gaps.length === 0) return true;
+    const n = at > path.length ? 0 : segmentBounds(path, at, work);
+    if (n < this.minSegments - head.length) return false;
     const tail = gaps[gaps.length - 1];
     const tailAt = n - tail.run.length;
     if (!runMatchesAt(tail.run, path, tailAt, work)) return false;
-    let pos = head.length;
+    let pos = 0;
     const limit = tailAt - tail.min; // the middle runs end at or before this segment
     for (let g = 0; g < gaps.length - 1; g++) {
       const { min, run } = gaps[g];
-      let at = pos + min;
-      while (at + run.length <= limit && !runMatchesAt(run, path, at, work)) at++;
-      if (at + run.length > limit) return false;
-      pos = at + run.length;
+      let atSeg = pos + min;
+      while (atSeg + run.length <= limit && !runMatchesAt(run, path, atSeg, work)) atSeg++;
+      if (atSeg + run.length > limit) return false;
+      pos = atSeg + run.length;
     }
     return pos <= limit;
   }
