@@ -4,8 +4,10 @@
  * matches decides (a `!` rule re-includes).
  *
  * Index: literal base names (`node_modules`), `*<literal>` base names (`*.log`) by suffix,
- * literal anchored paths (`/build`); every other rule is tried from the last one down, stopping
- * at the first match or below the best index the lookups found. Each rule is linear
+ * literal anchored paths (`/build`), and the other rules by the literal text a matching path
+ * must end with (`*.min.js.map`, `docs/**\/*.md`); the rules a lookup leaves are tried from the
+ * last one down, stopping at the first match or below the best index found, each after a
+ * native test for a literal it needs (`report.[0-9]*.json` needs "report."). Each rule is linear
  * (`gitignore-pattern.ts`) and its steps go to the caller's `WorkCounter`, so thousands of
  * costly rules make the caller yield and, past its budget, stop; they never hold the event loop.
  *

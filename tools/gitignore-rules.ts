@@ -43,7 +43,8 @@ export class GitignoreRules {
       const bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     } catch (e) {
-      if (isVfsError(e)) return this;
+      // Out of descriptors (`BUSY`) the rules are unknown: the search must not go on without them.
+      if (isVfsError(e) && e.code !== 'BUSY') return this;
       throw e;
     }
     const file = await GitignoreFile.parse(text, meter);

@@ -23,7 +23,8 @@
  * up to 1 MiB are read and their search started inside the walk, through that folder (one open
  * per file), yielding every 32 files or 4 MiB; results still come in tree order, but every
  * candidate is read even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
- * (bad regex or glob, see above), and the path codes of `path`.
+ * (bad regex or glob, see above), the path codes of `path`, `TOO_DEEP` (a tree nested deeper
+ * than any path can name), `BUSY` (out of file descriptors, never a silently skipped file).
  */
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
@@ -142,7 +143,7 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isVfsError(err) ? undefined : Promise.reject(err)));
+  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err)));
   // A verdict the walk found (a number) is used as is; anything else is a pending search.
   const verdictOf = (e: TreeEntry): Verdict => {
     const known = verdicts.get(e);
@@ -249,7 +250,7 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
           const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
           bytes = read instanceof Promise ? await read : read;
         } catch (err) {
-          if (!isVfsError(err)) throw err; // vanished, too large, …: not searched
+          if (!isSkippedFile(err)) throw err; // vanished, too large, …: not searched
         }
         if (bytes === undefined || looksBinary(bytes)) {
           search.verdicts.set(e, 0);
@@ -290,3 +291,11 @@ const IN_WALK_MAX_BYTES = 1024 * 1024;
 const IN_WALK_YIELD_FILES = 32;
 /** Bytes read and searched in a row inside the walk before yielding to the event loop. */
 const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` is not one: out
+ * of descriptors, the search cannot say what the file holds, so the whole call answers `BUSY`.
+ */
+function isSkippedFile(err: unknown): boolean {
+  return isVfsError(err) && err.code !== 'BUSY';
+}

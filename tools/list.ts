@@ -9,13 +9,15 @@
  *
  * `path` of an entry is relative to the workspace root when inside it, else absolute. `size`
  * is bytes for files and links (the link text), 0 for folders and special files. Symlinks are
- * listed with type `symlink` and never descended; mount points lead into their mounts. A
- * pattern walk never enters `.git` folders and prunes folders the pattern cannot reach.
+ * listed with type `symlink` and never descended; mount points lead into their mounts. `.git`
+ * (and every name git treats as `.git`) is never listed (vfs/namespace.ts). A pattern walk
+ * prunes folders the pattern cannot reach.
  *
  * Errors: the path codes, `NOT_DIRECTORY` (a file given as `path`), `NOT_FOUND`,
  * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern, braces past the expansion caps, or
- * matching past `MATCH_BUDGET_STEPS`). Matching is linear and yields to the event loop every
- * `YIELD_STEPS` of work (`match-work.ts`), so no pattern holds the process. Sizes: on a host layer the first
+ * matching past `MATCH_BUDGET_STEPS`), `TOO_DEEP` (a tree nested deeper than any path can
+ * name), `BUSY` (out of file descriptors). Matching is linear and yields to the event loop
+ * every `YIELD_STEPS` of work (`match-work.ts`), so no pattern holds the process. Sizes: on a host layer the first
  * `maxResults` matches the walk meets are stat'ed through the folder it holds open (an `lstat`
  * by name inside that folder, no walk from the root); any other returned entry is stat'ed
  * through the namespace after the walk.
