@@ -70,6 +70,7 @@ export class PathPattern {
   private readonly head: readonly SegmentTest[];
   private readonly gaps: readonly Gap[];
   private readonly minSegments: number;
+  private readonly needles: readonly string[];
 
   constructor(items: readonly PathItem[]) {
     const runs: SegmentTest[][] = [[]];
@@ -90,6 +91,8 @@ export class PathPattern {
     this.head = runs[0];
     this.gaps = mins.map((min, i) => ({ min, run: runs[i + 1] }));
     this.minSegments = runs.reduce((n, r) => n + r.length, 0) + mins.reduce((n, m) => n + m, 0);
+    // A plain segment of a middle run appears as text in any matching path.
+    this.needles = this.gaps.slice(0, -1).flatMap((g) => g.run.flatMap((t) => (t.literal ? [t.literal] : [])));
   }
 
   /** True when `path.slice(from)` (segments without empty ones) matches. */
@@ -100,6 +103,17 @@ export class PathPattern {
     let at = from;
     for (let j = 0; j < head.length; j++) {
       if (at > path.length) return false; // fewer segments than the pattern
+      const literal = head[j].literal;
+      if (literal !== undefined) {
+        // Plain text: compared where it starts, before looking for the segment's end.
+        work.steps += literal.length + 1;
+        if (!path.startsWith(literal, at)) return false;
+        const after = at + literal.length;
+        if (after < path.length && path.charCodeAt(after) !== 47) return false;
+        if (gaps.length === 0 && j === head.length - 1 && after < path.length) return false; // more segments
+        at = after + 1;
+        continue;
+      }
       const slash = path.indexOf('/', at);
       const end = slash === -1 ? path.length : slash;
       work.steps += 1;
@@ -108,11 +122,26 @@ export class PathPattern {
       at = end + 1;
     }
     if (gaps.length === 0) return true;
+    // Cheap refusals before the segments are found: a one-segment tail tested on the last
+    // segment, and the plain segments the middle runs need searched as text.
+    const tail0 = gaps[gaps.length - 1];
+    const tailChecked = tail0.run.length === 1 && at <= path.length;
+    if (tailChecked) {
+      const last = Math.max(at, path.lastIndexOf('/') + 1);
+      work.steps += 1;
+      if (!tail0.run[0](path, last, path.length, work)) return false;
+      // `**/x` (the common shape): nothing more to place, only the globstar's minimum to check.
+      if (gaps.length === 1) return tail0.min === 0 || path.indexOf('/', at) !== -1;
+    }
+    for (const needle of this.needles) {
+      work.steps += ((path.length - at) >> 3) + 1;
+      if (path.indexOf(needle, at) === -1) return false;
+    }
     const n = at > path.length ? 0 : segmentBounds(path, at, work);
     if (n < this.minSegments - head.length) return false;
-    const tail = gaps[gaps.length - 1];
+    const tail = tail0;
     const tailAt = n - tail.run.length;
-    if (!runMatchesAt(tail.run, path, tailAt, work)) return false;
+    if (!tailChecked && !runMatchesAt(tail.run, path, tailAt, work)) return false;
     let pos = 0;
     const limit = tailAt - tail.min; // the middle runs end at or before this segment
     for (let g = 0; g < gaps.length - 1; g++) {

@@ -13,8 +13,12 @@ import type { CharClass } from './char-class.js';
 import type { WorkCounter } from './match-work.js';
 import type { SegmentToken } from './pattern-tokens.js';
 
-/** Tests `text.slice(from, to)` (one segment of a path, no '/'), adding its steps to `work`. */
-export type SegmentTest = (text: string, from: number, to: number, work: WorkCounter) => boolean;
+/**
+ * Tests `text.slice(from, to)` (one segment of a path, no '/'), adding its steps to `work`.
+ * `literal` is set when the segment is plain text (a caller may compare it without finding
+ * the segment's end first).
+ */
+export type SegmentTest = ((text: string, from: number, to: number, work: WorkCounter) => boolean) & { literal?: string };
 
 const ANY = -1;
 const STAR = -2;
@@ -47,10 +51,12 @@ function plainSegment(ops: readonly number[]): SegmentTest {
   const star = ops.indexOf(STAR);
   if (star === -1) {
     const lit = text(ops);
-    return (s, from, to, work) => {
+    const test: SegmentTest = (s, from, to, work) => {
       work.steps += lit.length + 1;
       return to - from === lit.length && s.startsWith(lit, from);
     };
+    test.literal = lit;
+    return test;
   }
   const head = text(ops.slice(0, star));
   const tail = text(ops.slice(star + 1));
