@@ -217,6 +217,7 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
   const startRules = await GitignoreRules.above(ns, start, meter);
   const pace = { files: 0, bytes: 0 };
   const queued: { bytes: number; done: Promise<unknown> }[] = [];
+  let failure: { err: unknown } | undefined;
   let queuedBytes = 0;
   return walkTree(ns, start, {
     async select(dir, entries, files) {
@@ -244,6 +245,7 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
       }
       if (!files.held) return { keep, enter };
       for (const e of keep) {
+        if (failure) throw failure.err;
         // Reads through a held folder are synchronous on the host layer: no await unless needed.
         let bytes: Uint8Array | undefined;
         try {
@@ -264,8 +266,11 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
         pace.files++;
         pace.bytes += bytes.byteLength;
         if (verdict instanceof Promise) {
+          // A failed search (a pattern past its budget) ends the walk at once.
+          verdict.catch((err: unknown) => {
+            failure ??= { err };
+          });
           // The worker's queue: wait for it to catch up before it holds too many files' bytes.
-          verdict.catch(() => undefined);
           queued.push({ bytes: bytes.byteLength, done: verdict });
           queuedBytes += bytes.byteLength;
           while (queuedBytes > MAX_QUEUED_BYTES) {
