@@ -38,7 +38,7 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** One line per code: what happened and what the caller can do about it. */
 export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
-  INVALID_INPUT: 'The arguments do not match the tool schema (or a pattern is not a usable regular expression); the message names the field.',
+  INVALID_INPUT: 'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
   UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
   WORKSPACE_NOT_READY: 'The workspace is still being prepared; retry once preparation has finished.',
   WORKSPACE_RELEASED: 'The workspace was released; tools no longer run in it.',

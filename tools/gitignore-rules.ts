@@ -1,19 +1,23 @@
 /**
  * `GitignoreRules`: the `.gitignore` files that apply to a folder, nested ones included, with
  * git's precedence: the deepest file with a rule for a path decides (a `!negation` there
- * re-includes it). Patterns are read with the `ignore` package (gitignore syntax). A walk
- * never enters an ignored folder, so files inside one stay ignored, as in git.
+ * re-includes it). Rules follow git's syntax exactly (`gitignore-pattern.ts`) and match in
+ * linear time (`gitignore-file.ts`). A walk never enters an ignored folder, so files inside
+ * one stay ignored, as in git.
  *
  * Paths are mount-relative (a `.gitignore` never reaches into another mount). Not read:
  * `.git/info/exclude` and the user's global excludes file (host state, not workspace content).
+ * Every read, parse and match counts its work into the call's `MatchMeter` (and yields through
+ * it), so rules that are huge, many, or deeply nested slow one call down, never the process.
  */
-import ignore, { type Ignore } from 'ignore';
 import { isVfsError } from '../vfs/errors.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
+import { GitignoreFile } from './gitignore-file.js';
+import type { MatchMeter, WorkCounter } from './match-work.js';
 
 /** Largest `.gitignore` read; larger ones are not applied. */
-const MAX_GITIGNORE_BYTES = 1024 * 1024;
+export const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /** An immutable chain of `.gitignore` files, deepest first; `enter` adds a folder's file. */
 export class GitignoreRules {
@@ -21,27 +25,30 @@ export class GitignoreRules {
     private readonly parent: GitignoreRules | undefined,
     /** Mount-relative folder of the `.gitignore` ('' for the mount root). */
     private readonly base: string,
-    private readonly rules: Ignore,
+    private readonly file: GitignoreFile | undefined,
   ) {}
 
   /** No rules at all. */
-  static readonly none = new GitignoreRules(undefined, '', ignore());
+  static readonly none = new GitignoreRules(undefined, '', undefined);
 
   /**
    * The rules below `dir`: this chain plus `dir/.gitignore` when `hasFile` says it exists.
-   * Unreadable files (vanished, too large, a link) add nothing.
+   * Unreadable files (vanished, too large, a link) and files without rules add nothing.
    */
-  async enter(ns: Namespace, dir: Resolved, hasFile: boolean): Promise<GitignoreRules> {
+  async enter(ns: Namespace, dir: Resolved, hasFile: boolean, meter: MatchMeter): Promise<GitignoreRules> {
     if (!hasFile) return this;
     const rel = dir.rel === '' ? '.gitignore' : `${dir.rel}/.gitignore`;
+    let text: string;
     try {
       const bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
-      return new GitignoreRules(this, dir.rel, ignore({ allowRelativePaths: true }).add(Buffer.from(bytes).toString('utf8')));
+      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     } catch (e) {
       // Out of descriptors (`BUSY`) the rules are unknown: the search must not go on without them.
       if (isVfsError(e) && e.code !== 'BUSY') return this;
       throw e;
     }
+    const file = await GitignoreFile.parse(text, meter);
+    return file.isEmpty ? this : new GitignoreRules(this, dir.rel, file);
   }
 
   /**
@@ -49,7 +56,7 @@ export class GitignoreRules {
    * below the mount root. When they ignore `start` itself they are dropped: a folder the agent
    * names explicitly is searched, as ripgrep does.
    */
-  static async above(ns: Namespace, start: Resolved): Promise<GitignoreRules> {
+  static async above(ns: Namespace, start: Resolved, meter: MatchMeter): Promise<GitignoreRules> {
     if (start.rel === '') return GitignoreRules.none;
     const segs = start.rel.split('/');
     const mountPath = start.mount.path;
@@ -57,19 +64,17 @@ export class GitignoreRules {
     for (let i = 0; i < segs.length; i++) {
       const rel = segs.slice(0, i).join('/');
       const dir: Resolved = { path: rel === '' ? mountPath : `${mountPath}/${rel}`, mount: start.mount, rel };
-      rules = await rules.enter(ns, dir, true);
+      rules = await rules.enter(ns, dir, true, meter);
     }
-    return rules.ignores(start.rel, true) ? GitignoreRules.none : rules;
+    return rules.ignores(start.rel, true, meter) ? GitignoreRules.none : rules;
   }
 
   /** True when the mount-relative path is ignored (`isDir` for folders). */
-  ignores(rel: string, isDir: boolean): boolean {
-    for (let node: GitignoreRules | undefined = this; node; node = node.parent) {
-      if (node === GitignoreRules.none) return false;
-      const sub = node.base === '' ? rel : rel.slice(node.base.length + 1);
-      const verdict = node.rules.test(isDir ? `${sub}/` : sub);
-      if (verdict.ignored) return true;
-      if (verdict.unignored) return false;
+  ignores(rel: string, isDir: boolean, work: WorkCounter): boolean {
+    const name = rel.slice(rel.lastIndexOf('/') + 1);
+    for (let node: GitignoreRules | undefined = this; node?.file; node = node.parent) {
+      const verdict = node.file.verdict(rel, node.base === '' ? 0 : node.base.length + 1, name, isDir, work);
+      if (verdict !== undefined) return verdict === 'ignored';
     }
     return false;
   }

@@ -2,8 +2,8 @@
  * `grep`: search file contents, like Claude Code's Grep (ripgrep) with its three output modes.
  *
  * Input: `pattern` (JS regex; `literal: true` for a plain string), `path?` (folder or file,
- * default '.'), `glob?` (picomatch, relative to `path`; without '/' it matches the base name,
- * like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
+ * default '.'), `glob?` (`glob-matcher.ts`: matched against the path below `path`, or, without
+ * '/', against the base name, like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
  * `context?` (0–10 lines before and after, content mode), `maxResults?` (default 500, at most
  * 10,000: files, matches or counts). Value: `files` | `matches: [{path, line, text, before?,
  * after?}]` | `counts: [{path, count}]`, and `truncated` (more results exist than returned, or
@@ -15,34 +15,34 @@
  * name, depth-first). `line` is 1-based; `text` and context lines lose their line break and a
  * trailing '\r', and are cut at 2000 characters.
  *
- * Fairness: files are read 16 at a time and the search yields to the event loop after each
- * batch, so other conversations' calls run during a whole-tree search. Where the walk holds
- * each folder open (host layer), files are read and searched inside the walk instead, through
- * that folder (one open per file), yielding every 32 files; results still come in tree order,
- * but every candidate is read even when `maxResults` would have stopped earlier. A pathological regex
- * ends as described in `line-matcher.ts` (`INVALID_INPUT` on `pattern` after 2 s on one file
- * at most). Errors: `INVALID_INPUT` (bad regex or glob), the path codes of `path`, `TOO_DEEP`
- * (a tree nested deeper than any path can name), `BUSY` (out of file descriptors, never a
- * silently skipped file).
+ * Fairness: no call holds the event loop. Regexes run in a worker (`line-matcher.ts`; a
+ * pathological one ends with `INVALID_INPUT` on `pattern` after 1.5 s on one file at most),
+ * literals are searched as bytes in 1 MiB slices, glob and `.gitignore` matching is linear and
+ * metered (`match-work.ts`; past its budget `INVALID_INPUT` on `path`). Files are searched 16
+ * ahead of the one being assembled; where the walk holds each folder open (host layer), files
+ * up to 1 MiB are read and their search started inside the walk, through that folder (one open
+ * per file), yielding every 32 files or 4 MiB; results still come in tree order, but every
+ * candidate is read even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
+ * (bad regex or glob, see above), the path codes of `path`, `TOO_DEEP` (a tree nested deeper
+ * than any path can name), `BUSY` (out of file descriptors, never a silently skipped file).
  */
 import { Type } from '@sinclair/typebox';
-import picomatch from 'picomatch';
 import { isVfsError } from '../vfs/errors.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { ToolFailure, ok } from './result.js';
-import { decodeText, looksBinary } from './text-content.js';
+import { looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
+import { walkTree, type TreeEntry } from './tree-walk.js';
 import { GitignoreRules } from './gitignore-rules.js';
-import { compileMatcher, type LineMatcher } from './line-matcher.js';
+import { compileGlob, type GlobMatcher } from './glob-matcher.js';
+import { MatchMeter } from './match-work.js';
+import { compileMatcher, type LineHits, type LineMatcher, type LineRequest } from './line-matcher.js';
 
 /** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
 export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
-const BATCH = 16;
-const MAX_LINE_CHARS = 2000;
 
 const Input = Type.Object(
   {
@@ -109,29 +109,29 @@ type GrepInput = { glob?: string; output?: 'files' | 'content' | 'count'; contex
 type Mode = 'files' | 'content' | 'count';
 
 /**
- * What the walk already found out about a file it read through a held folder: `false` when the
- * file has no matching line (or is binary, unreadable, vanished), `true` when it has one (files
- * output), the number of matching lines (count output). Content output stores only `false`: a
- * matching file is read again after the walk, in tree order, so that memory stays bounded.
+ * What is known about a candidate before the results are assembled: the number of matching
+ * lines the probe found (at most 1 for files and content output, all of them for count output;
+ * 0 for binary, unreadable or vanished files), or its pending search. The walk fills this in
+ * for the files it reads through a held folder; content output searches a matching file again
+ * after the walk, in tree order, for its lines, so that memory stays bounded.
  */
-type Verdict = boolean | number;
+type Verdict = number | Promise<number>;
+
+/** Files searched ahead of the one being assembled (reads and worker batches overlap). */
+const AHEAD = 16;
+/** Bytes in the worker's queue before the walk waits for it to catch up. */
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
-  let globMatch: ((p: string) => boolean) | undefined;
-  if (input.glob !== undefined) {
-    try {
-      globMatch = picomatch(input.glob, { dot: true, basename: true });
-    } catch (e) {
-      throw new ToolFailure('INVALID_INPUT', `glob: not a usable glob (${(e as Error).message})`);
-    }
-  }
+  const glob = input.glob === undefined ? undefined : compileGlob(input.glob, 'glob', { basename: true });
   const mode: Mode = input.output ?? 'files';
+  const probe: LineRequest = { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 };
   const startStat = await ns.stat(start);
   let files: TreeEntry[];
   let truncated = false;
   const verdicts = new Map<TreeEntry, Verdict>();
   if (startStat.type === 'directory') {
-    ({ entries: files, truncated } = await candidates(ns, start, globMatch, { mode, matcher, verdicts }));
+    ({ entries: files, truncated } = await candidates(ns, start, glob, { probe, matcher, verdicts }));
   } else if (startStat.type === 'file') {
     files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
   } else {
@@ -140,120 +140,149 @@ async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepIn
 
   const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
   const context = mode === 'content' ? (input.context ?? 0) : 0;
-  const out: GrepValue = { truncated: false };
   const found: string[] = [];
   const matches: GrepMatch[] = [];
   const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => (verdicts.has(e) ? undefined : ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err))));
+  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err)));
+  // A verdict the walk found (a number) is used as is; anything else is a pending search.
+  const verdictOf = (e: TreeEntry): Verdict => {
+    const known = verdicts.get(e);
+    if (known !== undefined) return known;
+    const p = read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe, true)) : 0));
+    p.catch(() => undefined); // awaited below, in order; a failure there ends the call
+    return p;
+  };
 
-  let next = Promise.all(files.slice(0, BATCH).map(read));
-  scan: for (let i = 0; i < files.length; i += BATCH) {
-    const datas = await next;
-    next = Promise.all(files.slice(i + BATCH, i + 2 * BATCH).map(read));
-    for (let j = 0; j < datas.length; j++) {
-      const entry = files[i + j];
-      const verdict = verdicts.get(entry);
-      if (verdict !== undefined) {
-        if (verdict === false || verdict === 0) continue;
-        const shown = ns.display(entry.resolved.path);
-        if (mode === 'files') {
-          if (found.length === max) { truncated = true; break scan; }
-          found.push(shown);
-        } else {
-          if (counts.length === max) { truncated = true; break scan; }
-          counts.push({ path: shown, count: verdict as number });
-        }
-        continue;
-      }
-      const bytes = datas[j];
-      if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
-      const shown = ns.display(entry.resolved.path);
-      if (mode === 'files' && matcher.bytesDecide) {
-        if (found.length === max) { truncated = true; break scan; }
-        found.push(shown);
-        continue;
-      }
-      const text = decodeText(bytes);
-      const lines = splitLines(text);
-      const limit = mode === 'files' ? 1 : mode === 'count' ? Infinity : max - matches.length + 1;
-      const hits = await matcher.matchLines(lines, text, limit);
-      if (hits.length === 0) continue;
-      if (mode === 'files') {
-        if (found.length === max) { truncated = true; break scan; }
-        found.push(shown);
-      } else if (mode === 'count') {
-        if (counts.length === max) { truncated = true; break scan; }
-        counts.push({ path: shown, count: hits.length });
-      } else {
-        for (const h of hits) {
-          if (matches.length === max) { truncated = true; break scan; }
-          const m: GrepMatch = { path: shown, line: h + 1, text: cut(lines[h]) };
-          if (context > 0) {
-            m.before = lines.slice(Math.max(0, h - context), h).map(cut);
-            m.after = lines.slice(h + 1, h + 1 + context).map(cut);
-          }
-          matches.push(m);
-        }
+  const ahead: Verdict[] = [];
+  let waited = 0;
+  scan: for (let i = 0; i < files.length; i++) {
+    while (ahead.length < AHEAD && i + ahead.length < files.length) ahead.push(verdictOf(files[i + ahead.length]));
+    const next = ahead.shift()!;
+    let n: number;
+    if (typeof next === 'number') n = next;
+    else {
+      n = await next;
+      // Reads and searches settle in microtasks on memory layers: yield between slices of them.
+      if (++waited % AHEAD === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (n === 0) continue;
+    const shown = ns.display(files[i].resolved.path);
+    if (mode === 'files') {
+      if (found.length === max) { truncated = true; break scan; }
+      found.push(shown);
+    } else if (mode === 'count') {
+      if (counts.length === max) { truncated = true; break scan; }
+      counts.push({ path: shown, count: n });
+    } else {
+      if (matches.length === max) { truncated = true; break scan; }
+      const bytes = await read(files[i]);
+      if (!bytes || looksBinary(bytes)) continue;
+      const hits = await matcher.search(bytes, { limit: max - matches.length + 1, texts: true, context }, true);
+      for (const h of hits.lines ?? []) {
+        if (matches.length === max) { truncated = true; break scan; }
+        const m: GrepMatch = { path: shown, line: h.line, text: h.text };
+        if (h.before) m.before = h.before;
+        if (h.after) m.after = h.after;
+        matches.push(m);
       }
     }
-    // Only batches that read files yield: entries the walk already judged cost next to nothing.
-    if (datas.some((d) => d !== undefined)) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  await next.catch(() => undefined);
-  if (mode === 'files') out.files = found;
-  else if (mode === 'count') out.counts = counts;
-  else out.matches = matches;
-  out.truncated = truncated;
-  return out;
+  if (mode === 'files') return { files: found, truncated };
+  if (mode === 'count') return { counts, truncated };
+  return { matches, truncated };
+}
+
+function hitCount(hits: LineHits | Promise<LineHits>): number | Promise<number> {
+  return hits instanceof Promise ? hits.then((h) => h.count) : hits.count;
 }
 
 /** How the walk searches files it can read through a held folder (see `Verdict`). */
 interface InWalkSearch {
-  mode: Mode;
+  probe: LineRequest;
   matcher: LineMatcher;
   verdicts: Map<TreeEntry, Verdict>;
 }
 
 /**
  * The files a folder search reads: not .git, not gitignored, not links, matching the glob.
- * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read and
- * searched right there, one open per file instead of a walk from the mount root per file,
- * and the outcome is recorded in `search.verdicts`; results are still assembled in tree order.
- * Limit: with that fast path every candidate is read, even when `maxResults` would have
- * stopped a tree-order scan earlier.
+ * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read right
+ * there, one open per file instead of a walk from the mount root per file, and their search
+ * starts at once (`search.verdicts`); results are still assembled in tree order. Limit: with
+ * that fast path every candidate is read, even when `maxResults` would have stopped a
+ * tree-order scan earlier.
  */
-async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch: ((p: string) => boolean) | undefined, search: InWalkSearch) {
+async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: GlobMatcher | undefined, search: InWalkSearch) {
+  const meter = new MatchMeter();
   const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
-  const startRules = await GitignoreRules.above(ns, start);
-  let sinceYield = 0;
+  const startRules = await GitignoreRules.above(ns, start, meter);
+  const pace = { files: 0, bytes: 0 };
+  const queued: { bytes: number; done: Promise<unknown> }[] = [];
+  let failure: { err: unknown } | undefined;
+  let queuedBytes = 0;
   return walkTree(ns, start, {
     async select(dir, entries, files) {
       const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
       const at = dir === undefined ? start : dir.resolved;
       const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
-      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'));
+      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'), meter);
       const keep = new Set<TreeEntry>();
       const enter = new Set<TreeEntry>();
       for (const e of entries) {
         if (e.name === '.git') continue;
         if (e.type === 'directory') {
-          if (e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true)) {
+          if ((e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true, meter)) && (!glob || glob.mayContainMatches(e.rel, meter))) {
             enter.add(e);
             rulesOf.set(e, rules);
           }
-        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false) && (!globMatch || globMatch(e.rel))) {
+        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false, meter) && (!glob || glob.matches(e.rel, meter))) {
           keep.add(e);
         }
+        // Matching yields every `YIELD_STEPS` of work, even inside one folder.
+        if (meter.mustYield) {
+          meter.checkBudget('path', 'applying the glob and .gitignore rules to this tree', 'search a narrower path or use a simpler glob');
+          await meter.yieldNow();
+        }
       }
-      if (files.held) {
-        for (const e of keep) {
-          const verdict = await judge(files, e, search);
-          if (verdict !== undefined) search.verdicts.set(e, verdict);
-          // Reads through a held folder are synchronous: let other calls run between slices.
-          if (++sinceYield === IN_WALK_YIELD_FILES) {
-            sinceYield = 0;
-            await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!files.held) return { keep, enter };
+      for (const e of keep) {
+        if (failure) throw failure.err;
+        // Reads through a held folder are synchronous on the host layer: no await unless needed.
+        let bytes: Uint8Array | undefined;
+        try {
+          const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
+          bytes = read instanceof Promise ? await read : read;
+        } catch (err) {
+          if (!isSkippedFile(err)) throw err; // vanished, too large, …: not searched
+        }
+        if (bytes === undefined || looksBinary(bytes)) {
+          search.verdicts.set(e, 0);
+          continue;
+        }
+        // The walk's buffer is reused for the next file: a large file is read again (into a
+        // buffer of its own, handed over without a copy) after the walk instead.
+        if (bytes.byteLength > IN_WALK_MAX_BYTES) continue;
+        const verdict = hitCount(search.matcher.search(bytes, search.probe));
+        search.verdicts.set(e, verdict);
+        pace.files++;
+        pace.bytes += bytes.byteLength;
+        if (verdict instanceof Promise) {
+          // A failed search (a pattern past its budget) ends the walk at once.
+          verdict.catch((err: unknown) => {
+            failure ??= { err };
+          });
+          // The worker's queue: wait for it to catch up before it holds too many files' bytes.
+          queued.push({ bytes: bytes.byteLength, done: verdict });
+          queuedBytes += bytes.byteLength;
+          while (queuedBytes > MAX_QUEUED_BYTES) {
+            const oldest = queued.shift()!;
+            await oldest.done.catch(() => undefined);
+            queuedBytes -= oldest.bytes;
           }
+        } else if (pace.files >= IN_WALK_YIELD_FILES || pace.bytes >= IN_WALK_YIELD_BYTES) {
+          // Reads and literal searches through a held folder are synchronous: let other calls run.
+          pace.files = 0;
+          pace.bytes = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
       return { keep, enter };
@@ -261,27 +290,12 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], globMatch
   });
 }
 
-/** Files read in a row inside the walk before yielding to the event loop. */
+/** Largest file searched inside the walk (through its reused buffer). */
+const IN_WALK_MAX_BYTES = 1024 * 1024;
+/** Files read and searched in a row inside the walk before yielding to the event loop. */
 const IN_WALK_YIELD_FILES = 32;
-
-/** Reads and searches one file through its held folder (see `Verdict`); undefined: search it after the walk. */
-async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalkSearch): Promise<Verdict | undefined> {
-  let bytes: Uint8Array;
-  try {
-    const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
-    bytes = read instanceof Promise ? await read : read;
-  } catch (err) {
-    if (isSkippedFile(err)) return false;
-    throw err;
-  }
-  if (looksBinary(bytes) || !matcher.mayMatch(bytes)) return false;
-  if (mode === 'files' && matcher.bytesDecide) return true;
-  const text = decodeText(bytes);
-  const hits = await matcher.matchLines(splitLines(text), text, mode === 'count' ? Infinity : 1);
-  if (mode === 'count') return hits.length;
-  if (hits.length === 0) return false;
-  return mode === 'files' ? true : undefined; // content: read again after the walk
-}
+/** Bytes read and searched in a row inside the walk before yielding to the event loop. */
+const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
 
 /**
  * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` is not one: out
@@ -289,18 +303,4 @@ async function judge(files: FolderFiles, e: TreeEntry, { mode, matcher }: InWalk
  */
 function isSkippedFile(err: unknown): boolean {
   return isVfsError(err) && err.code !== 'BUSY';
-}
-
-function splitLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i];
-    if (l.length > 0 && l.charCodeAt(l.length - 1) === 13) lines[i] = l.slice(0, -1);
-  }
-  return lines;
-}
-
-function cut(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
 }

@@ -2,9 +2,9 @@
  * `list`: the entries of one folder, or every entry below it matching a glob, like Claude
  * Code's LS and Glob in one tool.
  *
- * Input: `path?` (folder, default '.'), `pattern?` (a picomatch glob relative to `path`, e.g.
- * `**\/*.ts`; `dot: true`, so hidden names match `*`), `maxResults?` (default 1000, at most
- * 100,000). Value: `entries: [{path, type, size}]` in tree order (sorted by name, depth-first),
+ * Input: `path?` (folder, default '.'), `pattern?` (a glob relative to `path`, e.g. `**\/*.ts`,
+ * with picomatch's syntax and hidden names matching `*`: see `glob-matcher.ts`),
+ * `maxResults?` (default 1000, at most 100,000). Value: `entries: [{path, type, size}]` in tree order (sorted by name, depth-first),
  * `truncated` when more entries matched than returned.
  *
  * `path` of an entry is relative to the workspace root when inside it, else absolute. `size`
@@ -14,20 +14,22 @@
  * prunes folders the pattern cannot reach.
  *
  * Errors: the path codes, `NOT_DIRECTORY` (a file given as `path`), `NOT_FOUND`,
- * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern), `TOO_DEEP` (a tree nested deeper
- * than any path can name), `BUSY` (out of file descriptors). Sizes: on a host layer the first
+ * `SYMLINK_ESCAPE`, `INVALID_INPUT` (an unusable pattern, braces past the expansion caps, or
+ * matching past `MATCH_BUDGET_STEPS`), `TOO_DEEP` (a tree nested deeper than any path can
+ * name), `BUSY` (out of file descriptors). Matching is linear and yields to the event loop
+ * every `YIELD_STEPS` of work (`match-work.ts`), so no pattern holds the process. Sizes: on a host layer the first
  * `maxResults` matches the walk meets are stat'ed through the folder it holds open (an `lstat`
  * by name inside that folder, no walk from the root); any other returned entry is stat'ed
  * through the namespace after the walk.
  */
 import { Type } from '@sinclair/typebox';
-import picomatch from 'picomatch';
 import { isVfsError } from '../vfs/errors.js';
 import { ToolFailure, ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type FolderFiles, type TreeEntry } from './tree-walk.js';
-import { globPlan } from './glob-plan.js';
+import { walkTree, type FolderFiles, type Selection, type TreeEntry } from './tree-walk.js';
+import { compileGlob } from './glob-matcher.js';
+import { MatchMeter } from './match-work.js';
 
 /** Default `maxResults` of list. */
 export const LIST_DEFAULT_MAX_RESULTS = 1000;
@@ -97,26 +99,30 @@ export const listTool = defineTool({
         },
       }));
     } else {
-      const plan = globPlan(input.pattern, 'pattern');
-      let matches: (path: string) => boolean;
-      try {
-        matches = picomatch(input.pattern, { dot: true });
-      } catch (e) {
-        throw new ToolFailure('INVALID_INPUT', `pattern: not a usable glob (${(e as Error).message})`);
-      }
+      const glob = compileGlob(input.pattern, 'pattern');
+      const meter = new MatchMeter();
       ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
         select: (_dir, entries, files) => {
           // Sets only for folders that keep or enter something: most folders of a big tree do neither.
           let keep: Set<TreeEntry> | undefined;
           let enter: Set<TreeEntry> | undefined;
-          for (const e of entries) {
-            if (matches(e.rel)) {
-              (keep ??= new Set()).add(e);
-              sizeInWalk(e, files);
+          // Matching yields to the event loop every `YIELD_STEPS` of work, even inside one folder.
+          const judge = (from: number): Selection | Promise<Selection> => {
+            for (let i = from; i < entries.length; i++) {
+              const e = entries[i];
+              if (glob.matches(e.rel, meter)) {
+                (keep ??= new Set()).add(e);
+                sizeInWalk(e, files);
+              }
+              if (e.type === 'directory' && e.name !== '.git' && glob.mayContainMatches(e.rel, meter)) (enter ??= new Set()).add(e);
+              if (meter.mustYield) {
+                meter.checkBudget('pattern', 'matching this glob over the tree', 'use a simpler pattern or a narrower path');
+                return meter.yieldNow().then(() => judge(i + 1));
+              }
             }
-            if (e.type === 'directory' && e.name !== '.git' && plan.mayContainMatches(e.rel)) (enter ??= new Set()).add(e);
-          }
-          return { keep: keep ?? 'none', enter: enter ?? 'none' };
+            return { keep: keep ?? 'none', enter: enter ?? 'none' };
+          };
+          return judge(0);
         },
       }));
     }

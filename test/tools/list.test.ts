@@ -52,6 +52,19 @@ describe('list', () => {
     expect(valueOf(await list({ path: '/data/out', pattern: '**' })).entries).toEqual([{ path: '/data/out/o.ts', type: 'file', size: 1 }]);
   });
 
+  it('reads braces and negated classes, and refuses brace bombs and extglobs naming the field', async () => {
+    const { list } = setup();
+    const paths = (r: Awaited<ReturnType<typeof list>>) => valueOf(r).entries.map((e: { path: string }) => e.path);
+    expect(paths(await list({ pattern: '{src,.github}/*.{ts,yml}' }))).toEqual(['.github/ci.yml', 'src/a.ts']);
+    expect(paths(await list({ pattern: 'src/[!a]*' }))).toEqual(['src/b.js', 'src/link', 'src/sub']);
+    expect(paths(await list({ pattern: '*/**/c.ts' }))).toEqual(['src/sub/c.ts']);
+    for (const [pattern, message] of [['{a,b,c,d}'.repeat(6), /^pattern: braces expand to more than 1024 alternatives/], ['src/+(a|b).ts', /^pattern: the extglob '\+\(…\)' is not supported/]] as const) {
+      const e = errorOf(await list({ pattern }));
+      expect(e.code).toBe('INVALID_INPUT');
+      expect(e.message).toMatch(message);
+    }
+  });
+
   it('leads through folders that exist only because a mount lies below them', async () => {
     const s = setupGate();
     addWorkspace(s, 'a', {

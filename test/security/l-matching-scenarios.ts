@@ -1,0 +1,125 @@
+/**
+ * The class-L scenarios: one gate call each, in the workspace folders `l-matching-child.ts`
+ * builds, with the answers a user may get (a result, or `INVALID_INPUT` naming the field).
+ *
+ * Workspaces: `ws` (long/: names of 60 and 255 characters and 200 near-misses; deep/: a chain
+ * of 1,000 folders `a`, a file in each; many/: 5,000 files), `ig-many` (5,000 `.gitignore`
+ * rules, a fifth of each shape, over 2,000 files), `ig-big` (a 1 MiB `.gitignore` of 17,000
+ * wildcard rules), `ig-nested` (a 300-deep chain with a pathological `.gitignore` at every
+ * level), `ig-deep` (20 rules `a/**\/a/**\/…/b` over a 1,000-deep chain), `big` (a 20 MiB
+ * one-line file, and 10,000 lines of 2,000 characters). Used by test/security/l-matching.test.ts
+ * and by bench/suites/matching.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The workspaces the scenarios run in, each a folder of that name. */
+export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'big'] as const;
+
+export interface Scenario {
+  name: string;
+  workspace: string;
+  tool: 'list' | 'grep';
+  args: Record<string, unknown>;
+  /** The codes a user may get; `ok` is a result. */
+  outcomes: readonly string[];
+}
+
+export interface ScenarioOutcome {
+  name: string;
+  code: string;
+  message?: string;
+  value?: string;
+  wallMs: number;
+  cpuMs: number;
+  maxDelayMs: number;
+  served: number;
+  slowestOtherMs: number;
+}
+
+const stars = (n: number, c = 'a') => `${`*${c}`.repeat(n)}*b`;
+const OK = ['ok'] as const;
+const OK_OR_REFUSED = ['ok', 'INVALID_INPUT'] as const;
+const REFUSED = ['INVALID_INPUT'] as const;
+
+export const L_SCENARIOS: readonly Scenario[] = [
+  // Globs (list pattern).
+  { name: 'list *a*a*a*a*a*a*a*a*b over 60-char names', workspace: 'ws', tool: 'list', args: { path: 'long', pattern: stars(8) }, outcomes: OK },
+  { name: 'list **/ + 500 stars over the whole tree', workspace: 'ws', tool: 'list', args: { pattern: `**/${stars(500)}`.slice(0, 1024) }, outcomes: OK },
+  { name: 'list a/**/a/**/…/b (100 globstars) over a 1,000-deep chain', workspace: 'ws', tool: 'list', args: { path: 'deep', pattern: `${'a/**/'.repeat(100)}b`.slice(0, 1024) }, outcomes: OK },
+  { name: 'list **/**/**/… (300 globstars) over the whole tree', workspace: 'ws', tool: 'list', args: { pattern: `${'**/'.repeat(300)}x`, maxResults: 100_000 }, outcomes: OK },
+  { name: 'list [[[[… (1,000 brackets)', workspace: 'ws', tool: 'list', args: { pattern: '['.repeat(1000) }, outcomes: OK },
+  { name: 'list a giant character class', workspace: 'ws', tool: 'list', args: { pattern: `**/[${'a-b'.repeat(300)}c-y]*z`.slice(0, 1024) }, outcomes: OK },
+  { name: 'list 254 question marks over 255-char names', workspace: 'ws', tool: 'list', args: { path: 'long', pattern: `*${'?'.repeat(254)}*b` }, outcomes: OK },
+  { name: 'list a brace bomb {a,b,c,d} x 10', workspace: 'ws', tool: 'list', args: { pattern: '{a,b,c,d}'.repeat(10) }, outcomes: REFUSED },
+  { name: 'list a range of 10^9 items', workspace: 'ws', tool: 'list', args: { pattern: '{1..1000000000}' }, outcomes: REFUSED },
+  { name: 'list nested braces 100 deep', workspace: 'ws', tool: 'list', args: { pattern: `${'{a,'.repeat(100)}b${'}'.repeat(100)}/**` }, outcomes: OK_OR_REFUSED },
+  { name: 'list the extglob *(a|aa)', workspace: 'ws', tool: 'list', args: { pattern: `**/*(a|aa)b` }, outcomes: REFUSED },
+  // Globs (grep glob).
+  { name: 'grep glob *a*…*b (200 stars) over the whole tree', workspace: 'ws', tool: 'grep', args: { pattern: 'x', glob: stars(200).slice(0, 1024) }, outcomes: OK },
+  { name: 'grep glob a/**/…/b (100 globstars) in the deep chain', workspace: 'ws', tool: 'grep', args: { pattern: 'x', path: 'deep', glob: `${'a/**/'.repeat(100)}b`.slice(0, 1024) }, outcomes: OK },
+  // .gitignore rules (grep).
+  { name: 'grep under 5,000 .gitignore rules', workspace: 'ig-many', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep under a 1 MiB .gitignore', workspace: 'ig-big', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep with a pathological .gitignore at every level of a 300-deep chain', workspace: 'ig-nested', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep under a/**/…/b rules over a 1,000-deep chain', workspace: 'ig-deep', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  // Regexes and huge lines (grep pattern).
+  { name: 'grep (a+)+$ over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: '(a+)+$', path: 'huge.txt' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep [^x]*[^x]*y over a 20 MiB line (no y: skipped by a byte search)', workspace: 'big', tool: 'grep', args: { pattern: '[^x]*[^x]*y', path: 'huge.txt' }, outcomes: OK },
+  { name: 'grep a[^x]*[^x]*(b|a!) over a 20 MiB line (cubic backtracking)', workspace: 'big', tool: 'grep', args: { pattern: 'a[^x]*[^x]*(b|a!)', path: 'huge.txt' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep ^(a|a)*$ over 2,000-char lines (exponential backtracking)', workspace: 'big', tool: 'grep', args: { pattern: '^(a|a)*$', path: 'lines.txt', output: 'count' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep (a*)*\\1b (backreference) over 2,000-char lines', workspace: 'big', tool: 'grep', args: { pattern: '(a*)*\\1b$', path: 'lines.txt' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep a literal through a 20 MiB line (content)', workspace: 'big', tool: 'grep', args: { pattern: 'needle', path: 'huge.txt', output: 'content' }, outcomes: OK },
+  { name: 'grep a literal that matches a 20 MiB line (content, cut at 2,000)', workspace: 'big', tool: 'grep', args: { pattern: 'aaa', path: 'huge.txt', output: 'content' }, outcomes: OK },
+  { name: 'grep a case-insensitive literal over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' }, outcomes: OK },
+  { name: 'grep count of a literal over 10,000 long lines', workspace: 'big', tool: 'grep', args: { pattern: 'ab', path: 'lines.txt', output: 'count' }, outcomes: OK },
+];
+
+const DEEP = 1000;
+
+function write(file: string, content: string | Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+}
+
+/** A chain `a/a/…/a` of `depth` folders under `root`, each holding `f.txt` (and `extra` files). */
+function chain(root: string, depth: number, extra: Record<string, string> = {}): void {
+  let dir = root;
+  for (let i = 0; i < depth; i++) {
+    dir = path.join(dir, 'a');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'f.txt'), 'x\n');
+    for (const [name, content] of Object.entries(extra)) fs.writeFileSync(path.join(dir, name), content);
+  }
+}
+
+/** Builds the host folders under `base`, one per workspace (see the module comment), and `other/x.txt`. */
+export function buildScenarioFolders(base: string): void {
+  const ws = path.join(base, 'ws');
+  write(path.join(ws, 'long', 'a'.repeat(60)), 'x\n');
+  write(path.join(ws, 'long', 'a'.repeat(255)), 'x\n');
+  for (let i = 0; i < 200; i++) write(path.join(ws, 'long', `${'a'.repeat(58)}${String.fromCharCode(97 + (i % 26))}${i}`), 'x\n');
+  chain(path.join(ws, 'deep'), DEEP);
+  for (let d = 0; d < 50; d++) for (let f = 0; f < 100; f++) write(path.join(ws, 'many', `d${d}`, `f${f}.txt`), 'x\n');
+
+  const manyRules = Array.from({ length: 5000 }, (_, i) => [`*a*a*a*a*a*a*a*b${i}`, `a/**/a/**/a/**/b${i}`, `[a-z]*${i}[0-9]`, `name${i}`, `*.ext${i}`][i % 5]);
+  write(path.join(base, 'ig-many', '.gitignore'), manyRules.join('\n'));
+  for (let i = 0; i < 2000; i++) write(path.join(base, 'ig-many', `d${i % 40}`, `${'a'.repeat(40)}${i}.txt`), 'x\n');
+
+  const line = (i: number) => `*a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*s*t*u*v*w*${i}`.padEnd(60, 'z');
+  let big = '';
+  for (let i = 0; big.length < 1024 * 1024 - 64; i++) big += `${line(i)}\n`;
+  write(path.join(base, 'ig-big', '.gitignore'), big.slice(0, 1024 * 1024));
+  for (let i = 0; i < 500; i++) write(path.join(base, 'ig-big', `d${i % 10}`, `${'abcdefghijklmnopqrstuvw'.repeat(3)}${i}.txt`), 'x\n');
+
+  const nested = `${'a/**/'.repeat(8)}b\n*a*a*a*a*a*a*a*a*b\n!f.txt\n${'[a-z]'.repeat(40)}\n`;
+  chain(path.join(base, 'ig-nested'), 300, { '.gitignore': nested });
+
+  write(path.join(base, 'ig-deep', '.gitignore'), `${Array.from({ length: 20 }, (_, i) => `${'a/**/'.repeat(20 + i)}b`).join('\n')}\n`);
+  chain(path.join(base, 'ig-deep'), DEEP);
+
+  write(path.join(base, 'big', 'huge.txt'), Buffer.alloc(20 * 1024 * 1024, 'a'));
+  write(path.join(base, 'big', 'lines.txt'), `${'a'.repeat(1999)}b\n`.repeat(10_000));
+
+  write(path.join(base, 'other', 'x.txt'), 'other\n');
+}
