@@ -45,6 +45,26 @@ describe('init', () => {
   });
 });
 
+describe('status before anything was prepared', () => {
+  it('says there are no workspaces and creates no state directory; a broken manifest is still reported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-status-'));
+    try {
+      const r = await gatefs(['status'], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('No workspaces yet. Prepare one with: gatefs prepare <conversation>\n');
+      expect((await gatefs(['status', '--json'], { cwd: dir })).stdout).toBe('[]\n');
+      expect(existsSync(join(dir, '.gatefs'))).toBe(false);
+      writeFileSync(join(dir, 'gatefs.yaml'), 'roles:\n  - name: r\n    tools: [read]\n    workspace:\n      backend: worktree\n      mountz: []\n');
+      const bad = await gatefs(['status'], { cwd: dir });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/^gatefs: error: UNKNOWN_KEY: .*roles\[0\]\.workspace\.mountz/);
+      expect(existsSync(join(dir, '.gatefs'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('prepare, status, call, release', () => {
   it('prepare pins HEAD and prints the workspace; --json gives the same as data', async () => {
     const table = await run('prepare', 'c1');
