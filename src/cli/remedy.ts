@@ -20,6 +20,7 @@ const REMEDIES: Readonly<Record<string, string>> = {
   MISSING_KEY: 'add the key to gatefs.yaml',
   PARSE_ERROR: 'fix the YAML syntax in gatefs.yaml',
   DUPLICATE: 'remove the duplicate from gatefs.yaml',
+  EADDRINUSE: 'another program (another gatefs serve?) listens there: stop it, or pass --http another port',
 };
 
 /** The hint for `code`, or undefined when there is none. */

@@ -114,8 +114,9 @@ async function serveOverHttp(http: string, role: string | undefined, { globals, 
     const { serveHttp } = await import('../mcp/http-server.js');
     const host = await openHost(globals);
     try {
-      const token = auth.settle(out.progress);
+      const token = auth.settle();
       const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, log: out.progress });
+      auth.announce(out.progress);
       if (!address.loopback) out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
