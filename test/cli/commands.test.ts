@@ -114,7 +114,9 @@ describe('prepare, status, call, release', () => {
   it('release refuses a dirty worktree and removes a clean one', async () => {
     const dirty = await run('release', 'c1');
     expect(dirty.code).toBe(1);
-    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*\(commit or discard the changes/);
+    // The hint names the folder to commit in (the operator's own host path) and the flag.
+    expect(dirty.stderr).toContain(`(commit the work on its branch in ${join(repo.dir, '.gatefs/worktrees/c1')} (ignored files cannot be committed`);
+    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*or release with discard \(gatefs release --discard\)/);
     noStack(dirty.stderr);
     const clean = await run('release', 'c2');
     expect(clean.code).toBe(0);
