@@ -79,10 +79,14 @@ export const serveCommand: Command = {
           out.progress(`stopped before serving conversation "${conversation}"`);
           return 0;
         }
-        out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-        if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress });
+        const onServing = () => {
+          out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
+          if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
+        };
+        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress, onServing });
         out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
+        // A generated id is easy to lose, and every start without --conversation makes a new workspace.
+        if (flags.conversation === undefined) out.progress(`its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`);
       } finally {
         await host.close();
         process.stdin.destroy();
