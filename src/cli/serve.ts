@@ -6,6 +6,7 @@
  * flight and freeing every occupancy; stdio also stops when stdin closes. The SDK is loaded
  * only here.
  */
+import { fileURLToPath } from 'node:url';
 import type { Command, CommandContext } from './command.js';
 import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
@@ -18,6 +19,9 @@ import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
 import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
+
+/** The CLI entry of this gatefs (`dist/src/cli/main.js`), for a client config to copy. */
+const THIS_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
 /** The `serve` command. */
 export const serveCommand: Command = {
@@ -43,8 +47,10 @@ export const serveCommand: Command = {
     ['--allow-new', `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`],
   ],
   details: [
-    'MCP client config (stdio):',
-    '  {"mcpServers": {"gatefs": {"command": "npx", "args": ["gatefs", "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}',
+    'MCP client config (stdio), with the path of this gatefs:',
+    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}`,
+    'Once "npm link" in the gatefs checkout put gatefs on your PATH: "command": "gatefs", "args": ["serve", ...]. (npx gatefs',
+    'resolves only inside the gatefs checkout; a client starts servers elsewhere, where npx would look on the npm registry.)',
     '',
     'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
     '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
