@@ -96,9 +96,14 @@ async function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, opti
     if (asked !== record.pinnedSha) {
       throw new WorkspaceError(
         'PREPARATION_FAILED',
-        `conversation '${record.conversation}' is already prepared from ${record.pinnedSha.slice(0, 12)}, not from ${options.baseRef} (${asked.slice(0, 12)}): ` +
-          'a workspace keeps the base it was prepared from; prepare it without --base to use it, or prepare another conversation from that base',
-        { conversation: record.conversation, reason: 'BASE_MISMATCH', pinnedSha: record.pinnedSha, baseSha: asked },
+        `conversation '${record.conversation}' is already prepared from ${record.pinnedSha.slice(0, 12)}, not from ${options.baseRef} (${asked.slice(0, 12)})`,
+        {
+          conversation: record.conversation,
+          reason: 'BASE_MISMATCH',
+          pinnedSha: record.pinnedSha,
+          baseSha: asked,
+          hint: 'a workspace keeps the base it was prepared from: prepare it without --base to use it, or prepare another conversation from that base',
+        },
       );
     }
   }
@@ -202,9 +207,14 @@ async function refuseOtherBranch(ctx: HostContext, conversation: string, baseRef
   if (head === null || head === baseSha) return;
   throw new WorkspaceError(
     'PREPARATION_FAILED',
-    `the branch ${branch} already exists at ${head.slice(0, 12)} (from an earlier preparation of '${conversation}'), not at ${baseRef} (${baseSha.slice(0, 12)}): ` +
-      `prepare without --base to continue that branch, or delete it (git branch -D ${branch}, after keeping what you need of its commits) to start again from ${baseRef}`,
-    { conversation, reason: 'BRANCH_EXISTS', branch, head },
+    `the branch ${branch} already exists at ${head.slice(0, 12)} (from an earlier preparation of '${conversation}'), not at ${baseRef} (${baseSha.slice(0, 12)})`,
+    {
+      conversation,
+      reason: 'BRANCH_EXISTS',
+      branch,
+      head,
+      hint: `prepare without --base to continue that branch, or delete it (git branch -D ${branch}, after keeping what you need of its commits) to start again from ${baseRef}`,
+    },
   );
 }
 

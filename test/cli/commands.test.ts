@@ -77,6 +77,23 @@ describe('prepare, status, call, release', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ conversation: 'c2', state: 'ready', backend: 'worktree', pinnedSha: git(repo.dir, 'rev-parse', 'HEAD').trim() });
   });
 
+  it('prepare of a ready workspace says it is reused as it is; another --base is refused, naming the pin', async () => {
+    const again = await run('prepare', 'c1');
+    expect(again.code).toBe(0);
+    const pinned = git(repo.dir, 'rev-parse', 'HEAD').trim();
+    expect(again.stderr).toBe(`gatefs: "c1" is already prepared (role implementer, pinned ${pinned.slice(0, 12)}): reusing it as it is\n`);
+    git(repo.dir, 'commit', '--quiet', '--allow-empty', '-m', 'move HEAD');
+    try {
+      const other = await run('prepare', 'c1', '--base', 'HEAD');
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(
+        new RegExp(`^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`, 'm'),
+      );
+    } finally {
+      git(repo.dir, 'reset', '--quiet', '--hard', pinned);
+    }
+  });
+
   it('status lists both workspaces', async () => {
     const rows = JSON.parse((await run('status', '--json')).stdout) as { conversation: string; state: string }[];
     expect(rows.filter((r) => r.state === 'ready').map((r) => r.conversation).sort()).toEqual(['c1', 'c2']);

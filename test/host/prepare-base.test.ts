@@ -72,7 +72,8 @@ describe('prepare again after a release, while the branch gatefs/<id> still exis
     expect(head).toBe(first);
     const refused = host.prepare({ conversation: 'a', baseRef: 'main' });
     await expect(refused).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'BRANCH_EXISTS', branch: 'gatefs/a', head: first } });
-    await expect(refused).rejects.toThrow(/prepare without --base to continue that branch, or delete it \(git branch -D gatefs\/a/);
+    await expect(refused).rejects.toThrow(`the branch gatefs/a already exists at ${first.slice(0, 12)} (from an earlier preparation of 'a'), not at main (${second.slice(0, 12)})`);
+    await expect(refused).rejects.toMatchObject({ data: { hint: expect.stringMatching(/^prepare without --base to continue that branch, or delete it \(git branch -D gatefs\/a/) } });
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/a'))).toBe(false);
     expect(repo.git('rev-parse', 'gatefs/a')).toBe(first);
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'released', pinnedSha: first }]);
