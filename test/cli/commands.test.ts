@@ -81,13 +81,13 @@ describe('prepare, status, call, release', () => {
     const again = await run('prepare', 'c1');
     expect(again.code).toBe(0);
     const pinned = git(repo.dir, 'rev-parse', 'HEAD').trim();
-    expect(again.stderr).toBe(`gatefs: "c1" is already prepared (role implementer, pinned ${pinned.slice(0, 12)}): reusing it as it is\n`);
+    expect(again.stderr).toBe(`gatefs: "c1" was already prepared (role implementer, pinned ${pinned.slice(0, 12)}): reused as it is\n`);
     git(repo.dir, 'commit', '--quiet', '--allow-empty', '-m', 'move HEAD');
     try {
       const other = await run('prepare', 'c1', '--base', 'HEAD');
       expect(other.code).toBe(1);
       expect(other.stderr).toMatch(
-        new RegExp(`^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`, 'm'),
+        new RegExp(`^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`),
       );
     } finally {
       git(repo.dir, 'reset', '--quiet', '--hard', pinned);
