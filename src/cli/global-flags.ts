@@ -11,6 +11,8 @@ import type { FlagValues } from './command.js';
 export interface GlobalFlags {
   /** The repository (integration checkout); default the working directory. */
   repo: string;
+  /** True when `--repo` was given (false: `repo` is the working directory by default). */
+  repoGiven: boolean;
   /** The state directory, when given (the host defaults to `<repo>/.gatefs`). */
   stateDir?: string;
   /** The manifest file: `--manifest`, else `<repo>/gatefs.yaml` when it exists, else none. */
@@ -29,7 +31,7 @@ export const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
 
 /** Help rows for the global flags. */
 export const GLOBAL_HELP: [string, string][] = [
-  ['--repo DIR', 'the repository to work on (default: the current folder)'],
+  ['--repo DIR', 'the repository to work on (default: the current folder, which must be the top of its git repository)'],
   ['--state-dir DIR', 'where gatefs keeps its state (default: <repo>/.gatefs)'],
   ['--manifest FILE', 'the manifest (default: <repo>/gatefs.yaml if present, else one role "agent")'],
   ['--json', 'print machine-readable JSON instead of tables'],
@@ -42,5 +44,5 @@ export function resolveGlobalFlags(values: FlagValues, cwd: string): GlobalFlags
   const stateDir = typeof values['state-dir'] === 'string' ? resolve(cwd, values['state-dir']) : undefined;
   let manifest = typeof values.manifest === 'string' ? resolve(cwd, values.manifest) : undefined;
   if (!manifest && existsSync(join(repo, 'gatefs.yaml'))) manifest = join(repo, 'gatefs.yaml');
-  return { repo, stateDir, manifest, json: values.json === true };
+  return { repo, repoGiven: typeof values.repo === 'string', stateDir, manifest, json: values.json === true };
 }

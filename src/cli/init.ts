@@ -6,6 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from './command.js';
 import { withHost } from './open-host.js';
+import { checkRepoFolder } from './repo-folder-check.js';
 
 /** The `init` command. */
 export const initCommand: Command = {
@@ -17,6 +18,7 @@ export const initCommand: Command = {
   optionHelp: [],
   details: 'Edit gatefs.yaml afterwards to add roles, mounts and disclosure policies.',
   async run({ globals, out }) {
+    checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
     const manifestPath = globals.manifest ?? join(globals.repo, 'gatefs.yaml');
     const existed = existsSync(manifestPath);
     const { starterManifestText } = await import('../manifest/index.js');

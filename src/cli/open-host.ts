@@ -4,6 +4,7 @@
  */
 import type { Host } from '../host/types.js';
 import type { GlobalFlags } from './global-flags.js';
+import { checkRepoFolder } from './repo-folder-check.js';
 
 /**
  * The package's `createHost`, loaded on first use so `--help` and usage errors do not pay for
@@ -13,8 +14,13 @@ export async function loadCreateHost(): Promise<typeof import('../index.js').cre
   return (await import('../index.js')).createHost;
 }
 
-/** Creates the host for `globals`. Throws the host's typed errors (ManifestError, WorkspaceError). */
+/**
+ * Creates the host for `globals`. Throws `UsageError` for a repository folder that would make a
+ * second state directory (`checkRepoFolder`), and the host's typed errors (ManifestError,
+ * WorkspaceError).
+ */
 export async function openHost(globals: GlobalFlags): Promise<Host> {
+  checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
   const createHost = await loadCreateHost();
   return createHost({
     repo: globals.repo,

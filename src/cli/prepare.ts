@@ -17,7 +17,7 @@ export const prepareCommand: Command = {
   options: { role: { type: 'string' }, base: { type: 'string' } },
   optionHelp: [
     ['--role R', 'the manifest role (default: the first role)'],
-    ['--base REF', 'the commit, branch or tag to pin (default: HEAD of the repository)'],
+    ['--base REF', 'the commit, branch or tag to pin (default: HEAD of the repository); a prepared workspace keeps its own'],
   ],
   details: 'Example: gatefs prepare fix-login --role implementer',
   async run({ globals, flags, args, out }) {
@@ -26,12 +26,14 @@ export const prepareCommand: Command = {
     const baseRef = typeof flags.base === 'string' ? flags.base : undefined;
     const status = await withHost(globals, async (host) => {
       const started = systemClock.now();
-      out.progress(`preparing "${conversation}"${role ? ` as ${role}` : ''}${baseRef ? ` from ${baseRef}` : ''}…`);
+      const existing = host.status().find((w) => w.conversation === conversation && w.state === 'ready');
+      if (!existing) out.progress(`preparing "${conversation}"${role ? ` as ${role}` : ''}${baseRef ? ` from ${baseRef}` : ''}…`);
       const ticker = setInterval(() => out.progress(`still preparing "${conversation}" (${Math.round((systemClock.now() - started) / 1000)} s)`), 3000);
       ticker.unref();
       try {
         const ready = await host.prepare({ conversation, ...(role ? { role } : {}), ...(baseRef ? { baseRef } : {}) });
-        out.progress(`"${conversation}" is ${ready.state} (${((systemClock.now() - started) / 1000).toFixed(1)} s)`);
+        if (existing) out.progress(`"${conversation}" was already prepared (role ${ready.role}, pinned ${ready.pinnedSha?.slice(0, 12) ?? 'no commit'}): reused as it is`);
+        else out.progress(`"${conversation}" is ${ready.state} (${((systemClock.now() - started) / 1000).toFixed(1)} s)`);
         return ready;
       } finally {
         clearInterval(ticker);

@@ -33,13 +33,17 @@ export const releaseCommand: Command = {
   async run({ globals, flags, args, out }) {
     const conversation = conversationArg(args[0], 'release');
     const options = { deleteBranch: flags['delete-branch'] === true, discard: flags.discard === true, force: flags.force === true };
-    const result = await withHost(globals, (host) => host.release(conversation, options));
+    const { result, backend } = await withHost(globals, async (host) => {
+      const backend = host.status().find((w) => w.conversation === conversation)?.backend;
+      return { result: await host.release(conversation, options), backend };
+    });
     if (globals.json) {
       out.json(result);
       return 0;
     }
-    const lines = [`released "${result.conversation}": workspace ${result.removed ? 'removed' : 'was already gone'}`];
-    if (result.discarded) lines.push('uncommitted work was discarded (the branch and its commits are kept)');
+    const what = result.removed ? 'workspace removed' : backend === 'shared' ? 'the shared checkout is left as it is' : 'workspace was already gone';
+    const lines = [`released "${result.conversation}": ${what}`];
+    if (result.discarded) lines.push(backend === 'copy' ? "the copy's changed and new files were discarded" : 'uncommitted work was discarded (the branch and its commits are kept)');
     if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (flags['delete-branch']) {
       lines.push(result.branchDeleted ? 'branch deleted' : `branch kept${result.branchKeptReason ? `: ${result.branchKeptReason}` : ''}`);

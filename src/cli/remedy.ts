@@ -1,18 +1,19 @@
 /**
  * What to do about an error, for the CLI's one-line messages: a short hint per error code of
  * the host (`WorkspaceError`), the manifest (`ManifestError`) and the few tool codes an
- * operator meets from `gatefs call`. Codes without a hint print without one.
+ * operator meets from `gatefs call`. Codes without a hint print without one; an error that
+ * carries its own hint (`data.hint`) prints that instead.
  */
 const REMEDIES: Readonly<Record<string, string>> = {
-  DIRTY_WORKTREE: 'commit or discard the changes in the worktree, then release again; or release with --discard to delete them (the branch and its commits are kept)',
-  BAD_REF: 'pass --base a branch, tag or commit that exists in the repository',
-  NOT_A_GIT_REPOSITORY: 'pass --repo a git repository (or use backend copy in gatefs.yaml)',
+  DIRTY_WORKTREE: 'commit or discard the changes in the workspace, then release again; or release with --discard to delete them (a branch and its commits are kept)',
+  BAD_REF: 'pass --base a branch, tag or commit that exists in the repository (a repository without commits needs a first commit)',
+  NOT_A_GIT_REPOSITORY: 'pass --repo a git repository, or give the role backend: copy in gatefs.yaml (gatefs init writes one)',
   BACKEND_UNAVAILABLE: 'use backend worktree, copy or shared in gatefs.yaml',
   BUSY: 'another process is preparing this conversation; retry when it has finished',
-  OCCUPIED: 'an MCP session holds this workspace (see HOLDER in gatefs status); stop that server or use it',
+  OCCUPIED: 'an MCP session holds this workspace: HOLDER in gatefs status is mcp-<pid of that gatefs serve>-…; close that client or stop that server, and retry',
   PREPARATION_FAILED: 'nothing was left half-made; fix the cause above and prepare again',
   UNKNOWN_CONVERSATION: 'prepare it first: gatefs prepare <conversation>',
-  WORKSPACE_RELEASED: 'prepare a new conversation: gatefs prepare <conversation>',
+  WORKSPACE_RELEASED: 'prepare it again (gatefs prepare <conversation>): a worktree continues its branch and commits',
   UNKNOWN_ROLE: 'use a role named in gatefs.yaml (or drop --role for the first one)',
   FILE_NOT_FOUND: 'pass --manifest an existing file, or run gatefs init',
   UNKNOWN_KEY: 'fix the key in gatefs.yaml (gatefs init writes a commented example)',
@@ -20,6 +21,7 @@ const REMEDIES: Readonly<Record<string, string>> = {
   MISSING_KEY: 'add the key to gatefs.yaml',
   PARSE_ERROR: 'fix the YAML syntax in gatefs.yaml',
   DUPLICATE: 'remove the duplicate from gatefs.yaml',
+  EADDRINUSE: 'another program (another gatefs serve?) listens there: stop it, or pass --http another port',
 };
 
 /** The hint for `code`, or undefined when there is none. */
@@ -27,8 +29,17 @@ export function remedyFor(code: unknown): string | undefined {
   return typeof code === 'string' ? REMEDIES[code] : undefined;
 }
 
-/** `line` followed by ` (hint)` when `code` has a hint. */
-export function withRemedy(line: string, code: unknown): string {
-  const hint = remedyFor(code);
+/**
+ * `line` followed by ` (hint)`. The hint is the error's own `hint` (a `WorkspaceError`'s
+ * `data.hint`, which knows the case: the folder, the backend, the flag to use) when it has one
+ * the line does not already hold, else the table's hint for `code`, else none.
+ */
+export function withRemedy(line: string, code: unknown, own?: unknown): string {
+  const hint = typeof own === 'string' && own !== '' ? (line.includes(own) ? undefined : own) : remedyFor(code);
   return hint ? `${line} (${hint})` : line;
+}
+
+/** The `data.hint` a thrown error carries, if any (`WorkspaceError` and the like). */
+export function ownHint(e: unknown): unknown {
+  return (e as { data?: { hint?: unknown } } | null)?.data?.hint;
 }

@@ -9,7 +9,7 @@ import { resolveGlobalFlags } from './global-flags.js';
 import { commandHelp, mainHelp } from './help.js';
 import { processOutput, type Output } from './output.js';
 import { UsageError } from './usage-error.js';
-import { withRemedy } from './remedy.js';
+import { ownHint, withRemedy } from './remedy.js';
 import { describeFailure } from '../mcp/describe-failure.js';
 import { gatefsVersion } from '../mcp/version.js';
 import { COMMANDS } from './commands.js';
@@ -52,7 +52,7 @@ function reportFailure(e: unknown): number {
     return EXIT.usage;
   }
   const known = e instanceof Error && typeof (e as { code?: unknown }).code === 'string';
-  process.stderr.write(`gatefs: error: ${withRemedy(describeFailure(e), (e as { code?: unknown })?.code)}\n`);
+  process.stderr.write(`gatefs: error: ${withRemedy(describeFailure(e), (e as { code?: unknown })?.code, ownHint(e))}\n`);
   if (debug && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   else if (!known) process.stderr.write('gatefs: (set GATEFS_DEBUG=1 to see the stack trace)\n');
   return EXIT.error;

@@ -21,11 +21,14 @@ export const TOKEN_ON_COMMAND_LINE =
 export interface ServeAuth {
   /** Where clients find the token, for 401 messages (no host path: any local process reads those). */
   readonly hint?: string;
+  /** The token to require (`null` with `--no-token`); a generated one is drawn here, not saved yet. */
+  settle(): string | null;
   /**
-   * The token to require (`null` with `--no-token`). A generated one is created and saved here,
-   * after the host created the state dir; `log` gets the lines for the operator (the token once).
+   * Saves a generated token to `<stateDir>/serve-token` and gives `log` the line for the operator
+   * (the token, once). Call it only once the server listens: a server that fails to start (its
+   * port taken by a running server) must not replace the token file of the one that runs.
    */
-  settle(log: (line: string) => void): string | null;
+  announce(log: (line: string) => void): void;
 }
 
 /** Inputs of `resolveServeAuth`. */
@@ -48,25 +51,25 @@ export function resolveServeAuth({ tokenFile, noToken, env, address, globals }: 
     if (!address.loopback) {
       throw new UsageError(`refusing to serve on ${address.host} without a token: --no-token is accepted on a loopback address (127.0.0.1, ::1, localhost) only`, 'serve');
     }
-    return { settle: () => null };
+    return { settle: () => null, announce: () => undefined };
   }
   if (typeof tokenFile === 'string') {
     const token = usage(() => readTokenFile(tokenFile));
-    return { hint: 'the --token-file the server was started with', settle: () => token };
+    return { hint: 'the --token-file the server was started with', settle: () => token, announce: () => undefined };
   }
   if (env.GATEFS_TOKEN) {
     const token = usage(() => checkToken(env.GATEFS_TOKEN!, 'GATEFS_TOKEN'));
-    return { hint: 'the GATEFS_TOKEN environment variable the server was started with', settle: () => token };
+    return { hint: 'the GATEFS_TOKEN environment variable the server was started with', settle: () => token, announce: () => undefined };
   }
   const stateDir = globals.stateDir ?? join(globals.repo, '.gatefs');
   const where = globals.stateDir ? 'the --state-dir folder the server was started with' : 'the .gatefs folder of the repository it serves';
+  const token = generateToken();
   return {
     hint: `the file ${SERVE_TOKEN_FILE} in ${where} (a new token at every start; it is also on the server's stderr)`,
-    settle(log) {
-      const token = generateToken();
+    settle: () => token,
+    announce(log) {
       const file = writeServeToken(stateDir, token);
       log(`bearer token for this run (also in ${file}, mode 600; a new one at every start, use --token-file for a fixed one): ${token}`);
-      return token;
     },
   };
 }

@@ -6,6 +6,7 @@
  * flight and freeing every occupancy; stdio also stops when stdin closes. The SDK is loaded
  * only here.
  */
+import { fileURLToPath } from 'node:url';
 import type { Command, CommandContext } from './command.js';
 import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
@@ -18,6 +19,9 @@ import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
 import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
+
+/** The CLI entry of this gatefs (`dist/src/cli/main.js`), for a client config to copy. */
+const THIS_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
 /** The `serve` command. */
 export const serveCommand: Command = {
@@ -43,8 +47,10 @@ export const serveCommand: Command = {
     ['--allow-new', `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`],
   ],
   details: [
-    'MCP client config (stdio):',
-    '  {"mcpServers": {"gatefs": {"command": "npx", "args": ["gatefs", "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}',
+    'MCP client config (stdio), with the path of this gatefs:',
+    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}`,
+    'Once "npm link" in the gatefs checkout put gatefs on your PATH: "command": "gatefs", "args": ["serve", ...]. (npx gatefs',
+    'resolves only inside the gatefs checkout; a client starts servers elsewhere, where npx would look on the npm registry.)',
     '',
     'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
     '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
@@ -79,10 +85,14 @@ export const serveCommand: Command = {
           out.progress(`stopped before serving conversation "${conversation}"`);
           return 0;
         }
-        out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-        if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress });
+        const onServing = () => {
+          out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
+          if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
+        };
+        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress, onServing });
         out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
+        // A generated id is easy to lose, and every start without --conversation makes a new workspace.
+        if (flags.conversation === undefined) out.progress(`its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`);
       } finally {
         await host.close();
         process.stdin.destroy();
@@ -114,8 +124,9 @@ async function serveOverHttp(http: string, role: string | undefined, { globals, 
     const { serveHttp } = await import('../mcp/http-server.js');
     const host = await openHost(globals);
     try {
-      const token = auth.settle(out.progress);
+      const token = auth.settle();
       const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, log: out.progress });
+      auth.announce(out.progress);
       if (!address.loopback) out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);

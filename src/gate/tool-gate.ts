@@ -99,7 +99,9 @@ export class ToolGate implements ToolGateApi {
   }
 
   private async run(conversation: string, tool: string, definition: ToolDefinition | undefined, args: unknown, context: CallContext): Promise<ToolResult> {
-    if (!definition) throw refuse('TOOL_NOT_ALLOWED', `there is no tool named ${JSON.stringify(String(tool).slice(0, 64))}`);
+    if (!definition) {
+      throw refuse('TOOL_NOT_ALLOWED', `there is no tool named ${JSON.stringify(String(tool).slice(0, 64))}; the tools are ${[...this.byName.keys()].join(', ')}`);
+    }
     const valid = definition.validate(args);
     if (!valid.ok) throw refuse('INVALID_INPUT', valid.message);
     const registration = this.registration(conversation);

@@ -4,7 +4,9 @@
  *
  * - `worktree`: `git worktree add -b gatefs/<id> <stateDir>/worktrees/<id> <baseSha>`; an
  *   existing worktree at that path on that branch is reused as is (never reset); an existing
- *   branch without a worktree is checked out again.
+ *   branch without a worktree is checked out again (refused when `baseRef` names another commit).
+ * - A ready workspace is reused only with its own role and base: another `role` or a `baseRef`
+ *   naming another commit than its pin is refused (`ROLE_MISMATCH`, `BASE_MISMATCH`).
  * - `copy`: a durable upper folder `<stateDir>/copies/<id>` over the pinned commit's tree (or
  *   over the plain folder when the repository is not a git repository).
  * - `shared`: the integration checkout itself (guarantee `none`).
@@ -12,7 +14,8 @@
  * Runs under the store's preparation lock (one preparer per conversation across processes).
  * Each thing created is recorded before it is created, so a failure — here or a crash, on the
  * next start — removes exactly that. Errors: `WorkspaceError` `BUSY`, `BAD_REF`,
- * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason), `ManifestError` `UNKNOWN_ROLE`.
+ * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason: `ROLE_MISMATCH`, `BASE_MISMATCH`,
+ * `BRANCH_EXISTS`, `PATH_EXISTS`, `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
 import { isGitError, conversationBranch, type GitContext } from '../git/git-port.js';
 import { findRole } from '../manifest/find-role.js';
@@ -56,7 +59,7 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
     // A release a crash interrupted is finished or undone before anything else (we hold the lock it held).
     if (existing && pendingReleaseOf(existing)) existing = await recoverRelease(ctx, existing, context);
     const intact = existing?.backend === 'shared' || (existing !== null && ctx.platform.folderState(checkoutOf(ctx.platform, conversation, existing.backend)) === 'folder');
-    if (existing?.state === 'ready' && intact) return reuse(ctx, existing, role, options);
+    if (existing?.state === 'ready' && intact) return await reuse(ctx, existing, role, options, context);
     if (existing?.state === 'ready') {
       // The checkout vanished (removed by hand, or a crash during release): materialize it
       // again from the same branch and pin, like a released workspace.
@@ -80,13 +83,29 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
   }
 }
 
-function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, options: PrepareOptions): WorkspaceRecord {
+async function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, options: PrepareOptions, context: GitContext): Promise<WorkspaceRecord> {
   if (options.role !== undefined && record.role !== role.name) {
     throw new WorkspaceError('PREPARATION_FAILED', `conversation '${record.conversation}' is already prepared with role '${record.role}', not '${role.name}'`, {
       conversation: record.conversation,
       reason: 'ROLE_MISMATCH',
       role: record.role,
     });
+  }
+  if (options.baseRef !== undefined && record.pinnedSha) {
+    const asked = await resolveBase(ctx, options.baseRef, context, record.conversation);
+    if (asked !== record.pinnedSha) {
+      throw new WorkspaceError(
+        'PREPARATION_FAILED',
+        `conversation '${record.conversation}' is already prepared from ${record.pinnedSha.slice(0, 12)}, not from ${options.baseRef} (${asked.slice(0, 12)})`,
+        {
+          conversation: record.conversation,
+          reason: 'BASE_MISMATCH',
+          pinnedSha: record.pinnedSha,
+          baseSha: asked,
+          hint: 'a workspace keeps the base it was prepared from: prepare it without --base to use it, or prepare another conversation from that base',
+        },
+      );
+    }
   }
   if (ctx.registry.lookup(record.conversation)?.state !== 'ready') registerReady(ctx, record);
   ctx.store.appendEvent({ type: 'prepare.reused', conversation: record.conversation, data: { pinnedSha: record.pinnedSha } });
@@ -112,6 +131,7 @@ async function materialize(
   }
   const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
   const pinnedSha = baseRef ? await resolveBase(ctx, baseRef, context, conversation) : null;
+  if (backend === 'worktree' && options.baseRef !== undefined && pinnedSha) await refuseOtherBranch(ctx, conversation, options.baseRef, pinnedSha, context);
   const checkoutPath = checkoutOf(platform, conversation, backend);
   const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
   let record = store.putWorkspace({
@@ -173,6 +193,29 @@ async function materialize(
 async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null, backend: string, options: PrepareOptions, context: GitContext): Promise<boolean> {
   if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || options.baseRef !== undefined) return false;
   return (await ctx.platform.git.branchHead(branchOf(earlier.conversation, 'worktree')!, context)) !== null;
+}
+
+/**
+ * A branch `gatefs/<id>` left by an earlier preparation is checked out again as it is (its
+ * commits are the conversation's work). When the caller asked for a base and that branch points
+ * elsewhere, serving the old branch would silently ignore the request: throws
+ * `PREPARATION_FAILED` (reason `BRANCH_EXISTS`) before anything is recorded or created.
+ */
+async function refuseOtherBranch(ctx: HostContext, conversation: string, baseRef: string, baseSha: string, context: GitContext): Promise<void> {
+  const branch = branchOf(conversation, 'worktree')!;
+  const head = await ctx.platform.git.branchHead(branch, context);
+  if (head === null || head === baseSha) return;
+  throw new WorkspaceError(
+    'PREPARATION_FAILED',
+    `the branch ${branch} already exists at ${head.slice(0, 12)} (from an earlier preparation of '${conversation}'), not at ${baseRef} (${baseSha.slice(0, 12)})`,
+    {
+      conversation,
+      reason: 'BRANCH_EXISTS',
+      branch,
+      head,
+      hint: `prepare without --base to continue that branch, or delete it (git branch -D ${branch}, after keeping what you need of its commits) to start again from ${baseRef}`,
+    },
+  );
 }
 
 /** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */

@@ -96,7 +96,7 @@ async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: strin
     ctx.store.appendEvent({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
     await ctx.drain(conversation);
     const work = await workOf(ctx, record, context, discard);
-    if (work.length > 0 && !discard) throw dirty(ctx, conversation, work);
+    if (work.length > 0 && !discard) throw dirty(ctx, record, work);
     setPending(ctx, conversation, { ...pending, step: 'removing' });
     ctx.registry.set(registrationOf(record, 'preparing'));
     closeView(ctx, conversation);
@@ -172,7 +172,7 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard
     // git looked once more and found work that appeared after the check: name it.
     if (isGitError(e)) {
       const now = await platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => []);
-      if (now.length > 0) throw dirty(ctx, conversation, now);
+      if (now.length > 0) throw dirty(ctx, record, now);
     }
     throw e;
   }
@@ -212,14 +212,24 @@ function setPending(ctx: HostContext, conversation: string, pending: PendingRele
   });
 }
 
-function dirty(ctx: HostContext, conversation: string, files: string[]): WorkspaceError {
+/**
+ * The DIRTY_WORKTREE refusal for `record`, naming the files and, in its hint, the folder holding
+ * them and what can be done there: a worktree's work can be committed on its branch (ignored
+ * files cannot: they are deleted or discarded); a copy's changed and new files live only in its
+ * folder. The hint is for the operator (the CLI), never shown to an agent.
+ */
+function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): WorkspaceError {
+  const { conversation } = record;
   const shown = files.slice(0, 20).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
   ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length } });
-  return new WorkspaceError('DIRTY_WORKTREE', `conversation '${conversation}' has work that is not committed (changed, untracked or ignored files): ${shown}`, {
-    conversation,
-    files,
-    hint: 'commit the work on its branch, or release with discard (gatefs release --discard) to delete it; the branch and its commits are kept either way',
-  });
+  const folder = checkoutOf(ctx.platform, conversation, record.backend);
+  const hint =
+    record.backend === 'copy'
+      ? `these files exist only in the copy's folder ${folder}: copy out what you want to keep, then release with discard (gatefs release --discard) to delete them`
+      : `commit the work on its branch in ${folder} (ignored files cannot be committed: move them out or delete them), ` +
+        'or release with discard (gatefs release --discard) to delete it; the branch and its commits are kept either way';
+  const what = record.backend === 'copy' ? 'changed or new files' : 'work that is not committed (changed, untracked or ignored files)';
+  return new WorkspaceError('DIRTY_WORKTREE', `conversation '${conversation}' has ${what}: ${shown}`, { conversation, files, hint });
 }
 
 /**

@@ -31,10 +31,16 @@ function normalizePaths(raw: readonly string[], keyPath: string): string[] {
 }
 
 function mountsFrom(role: RoleFile, at: string): MountSpec[] {
-  const mounts = (role.workspace?.mounts ?? []).map((m, i) => ({
-    path: normalizeMountPath(m.path, `${at}.workspace.mounts[${i}].path`),
-    writable: m.writable,
-  }));
+  const mounts = (role.workspace?.mounts ?? []).map((m, i) => {
+    const path = normalizeMountPath(m.path, `${at}.workspace.mounts[${i}].path`);
+    // A relative mount shows the pinned commit, which no write can change: writable: true would
+    // be served read-only without a word, so it is refused where it is written.
+    if (m.writable && !path.startsWith('/')) {
+      throw new ManifestError('INVALID_VALUE', `${at}.workspace.mounts[${i}].writable`,
+        `the relative mount '${path}' shows the pinned commit and is always read-only: write writable: false, or mount a host folder by its absolute path to make it writable`);
+    }
+    return { path, writable: m.writable };
+  });
   const dup = firstDuplicate(mounts.map((m) => m.path));
   if (dup >= 0) {
     throw new ManifestError('DUPLICATE', `${at}.workspace.mounts[${dup}].path`, `the mount '${mounts[dup]!.path}' is declared twice`);

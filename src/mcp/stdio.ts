@@ -16,6 +16,8 @@ export interface StdioServeOptions {
   stop?: Promise<string>;
   /** One-line notes for the operator (the CLI passes stderr). */
   log?: (line: string) => void;
+  /** Called once the session holds the workspace, right before serving (not when refused). */
+  onServing?: () => void;
 }
 
 /**
@@ -29,6 +31,7 @@ export interface StdioServeOptions {
 export async function serveStdio(host: Host, conversation: string, holder: string, options: StdioServeOptions = {}): Promise<string> {
   const session = await openSession(host, conversation, holder);
   try {
+    options.onServing?.();
     const server = createMcpServer(host, { conversation, holder });
     const transport = new CappedStdioTransport({ log: options.log });
     const closed = new Promise<string>((resolve) => {

@@ -45,6 +45,26 @@ describe('init', () => {
   });
 });
 
+describe('status before anything was prepared', () => {
+  it('says there are no workspaces and creates no state directory; a broken manifest is still reported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-status-'));
+    try {
+      const r = await gatefs(['status'], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('No workspaces yet. Prepare one with: gatefs prepare <conversation>\n');
+      expect((await gatefs(['status', '--json'], { cwd: dir })).stdout).toBe('[]\n');
+      expect(existsSync(join(dir, '.gatefs'))).toBe(false);
+      writeFileSync(join(dir, 'gatefs.yaml'), 'roles:\n  - name: r\n    tools: [read]\n    workspace:\n      backend: worktree\n      mountz: []\n');
+      const bad = await gatefs(['status'], { cwd: dir });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/^gatefs: error: UNKNOWN_KEY: .*roles\[0\]\.workspace\.mountz/);
+      expect(existsSync(join(dir, '.gatefs'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('prepare, status, call, release', () => {
   it('prepare pins HEAD and prints the workspace; --json gives the same as data', async () => {
     const table = await run('prepare', 'c1');
@@ -55,6 +75,23 @@ describe('prepare, status, call, release', () => {
     const json = await run('prepare', 'c2', '--json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ conversation: 'c2', state: 'ready', backend: 'worktree', pinnedSha: git(repo.dir, 'rev-parse', 'HEAD').trim() });
+  });
+
+  it('prepare of a ready workspace says it is reused as it is; another --base is refused, naming the pin', async () => {
+    const again = await run('prepare', 'c1');
+    expect(again.code).toBe(0);
+    const pinned = git(repo.dir, 'rev-parse', 'HEAD').trim();
+    expect(again.stderr).toBe(`gatefs: "c1" was already prepared (role implementer, pinned ${pinned.slice(0, 12)}): reused as it is\n`);
+    git(repo.dir, 'commit', '--quiet', '--allow-empty', '-m', 'move HEAD');
+    try {
+      const other = await run('prepare', 'c1', '--base', 'HEAD');
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(
+        new RegExp(`^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`),
+      );
+    } finally {
+      git(repo.dir, 'reset', '--quiet', '--hard', pinned);
+    }
   });
 
   it('status lists both workspaces', async () => {
@@ -94,7 +131,9 @@ describe('prepare, status, call, release', () => {
   it('release refuses a dirty worktree and removes a clean one', async () => {
     const dirty = await run('release', 'c1');
     expect(dirty.code).toBe(1);
-    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*\(commit or discard the changes/);
+    // The hint names the folder to commit in (the operator's own host path) and the flag.
+    expect(dirty.stderr).toContain(`(commit the work on its branch in ${join(repo.dir, '.gatefs/worktrees/c1')} (ignored files cannot be committed`);
+    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*or release with discard \(gatefs release --discard\)/);
     noStack(dirty.stderr);
     const clean = await run('release', 'c2');
     expect(clean.code).toBe(0);

@@ -82,6 +82,28 @@ describe('release keeps work', () => {
   });
 });
 
+describe('release of the other backends says what happened to them', () => {
+  it('a copy: the refusal points at its folder (no branch to commit on); --discard says its files went', { timeout: 120_000 }, async () => {
+    const manifest = join(repo.root, 'backends.yaml');
+    writeFileSync(manifest, 'roles:\n  - name: copier\n    tools: [read, write]\n    workspace: { backend: copy }\n  - name: sharer\n    tools: [read]\n    workspace: { backend: shared }\n');
+    const m = (...args: string[]) => run('--manifest', manifest, ...args);
+    expect((await m('prepare', 'k1', '--role', 'copier')).code).toBe(0);
+    expect((await m('call', 'k1', 'write', '{"path":"README.md","content":"changed in the copy"}')).code).toBe(0);
+    const refused = await m('release', 'k1');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `gatefs: error: DIRTY_WORKTREE: conversation 'k1' has changed or new files: README.md (these files exist only in the copy's folder ${join(repo.dir, '.gatefs/copies/k1')}: ` +
+        'copy out what you want to keep, then release with discard (gatefs release --discard) to delete them)',
+    );
+    const discarded = await m('release', 'k1', '--discard');
+    expect(discarded.stdout).toBe('released "k1": workspace removed\nthe copy\'s changed and new files were discarded\n');
+    expect((await m('prepare', 'k2', '--role', 'sharer')).code).toBe(0);
+    const shared = await m('release', 'k2');
+    expect(shared.stdout).toBe('released "k2": the shared checkout is left as it is\n');
+    expect(existsSync(join(repo.dir, 'README.md'))).toBe(true);
+  });
+});
+
 describe('a killed server', () => {
   /** The holder of `conversation` as the state database says (read in-process: polling the CLI is slow). */
   const holderOf = (conversation: string) => {
@@ -123,7 +145,7 @@ describe('a killed server', () => {
     try {
       const refused = await run('release', 'c5');
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^gatefs: error: OCCUPIED: .*not released/);
+      expect(refused.stderr).toMatch(/^gatefs: error: OCCUPIED: .*not released \(stop that session first, or release with force \(gatefs release --force\) to end its occupancy\)$/m);
       const forced = await run('release', 'c5', '--force');
       expect(forced.code).toBe(0);
       expect(forced.stdout).toMatch(/ended the occupancy of mcp-/);

@@ -3,7 +3,8 @@
  * exit code 2 and one clear line, no stack traces.
  */
 import { describe, expect, it } from 'vitest';
-import { gatefs } from './run-gatefs.js';
+import { existsSync } from 'node:fs';
+import { BIN, gatefs } from './run-gatefs.js';
 
 const COMMANDS = ['demo', 'init', 'prepare', 'status', 'call', 'serve', 'release'];
 
@@ -21,6 +22,16 @@ describe('gatefs --help', () => {
     expect(r.stdout).toContain(`Usage: gatefs ${command}`);
     expect(r.stdout).toContain('--repo DIR');
     expect(r.stderr).toBe('');
+  });
+
+  it('serve --help gives a stdio client config that starts this gatefs from any folder (node and the absolute path of its main.js)', async () => {
+    const r = await gatefs(['serve', '--help']);
+    const line = r.stdout.split('\n').find((l) => l.includes('"mcpServers"'))!;
+    const config = JSON.parse(line) as { mcpServers: { gatefs: { command: string; args: string[] } } };
+    expect(config.mcpServers.gatefs.command).toBe('node');
+    expect(config.mcpServers.gatefs.args[0]).toBe(BIN);
+    expect(existsSync(config.mcpServers.gatefs.args[0]!)).toBe(true);
+    expect(config.mcpServers.gatefs.args.slice(1)).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'my-task']);
   });
 
   it('bare gatefs prints help and exits 2 (nothing was asked)', async () => {

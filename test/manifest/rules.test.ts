@@ -58,6 +58,7 @@ const cases: [string, unknown, ManifestErrorCode, string][] = [
   ['mount writable missing', withWorkspace({ mounts: [{ path: 'a' }] }), 'MISSING_KEY', 'roles[0].workspace.mounts[0].writable'],
   ['mount writable a string', withWorkspace({ mounts: [{ path: 'a', writable: 'yes' }] }), 'INVALID_VALUE', 'roles[0].workspace.mounts[0].writable'],
   ['unknown mount key', withWorkspace({ mounts: [{ path: 'a', writable: true, mode: 'rw' }] }), 'UNKNOWN_KEY', 'roles[0].workspace.mounts[0].mode'],
+  ['relative mount declared writable', withWorkspace({ mounts: [{ path: '/data/out', writable: true }, { path: '.campaign', writable: true }] }), 'INVALID_VALUE', 'roles[0].workspace.mounts[1].writable'],
   ['policy without initial_paths', disclosureRole({ allowed_paths: ['src'] }), 'MISSING_KEY', 'roles[0].workspace.progressive_disclosure.initial_paths'],
   ['policy without allowed_paths', disclosureRole({ initial_paths: [] }), 'MISSING_KEY', 'roles[0].workspace.progressive_disclosure.allowed_paths'],
   ['policy path not a string', disclosureRole({ initial_paths: [3], allowed_paths: [] }), 'INVALID_VALUE', 'roles[0].workspace.progressive_disclosure.initial_paths[0]'],
@@ -83,6 +84,9 @@ describe('manifest rules', () => {
     expect(failure(withWorkspace({ backend: 'docker' })).message).toContain('one of shared, worktree, copy');
     expect(failure(withWorkspace({ mount: [] })).message).toContain('known keys are backend, mounts, progressive_disclosure');
     expect(failure({ roles: [role({ tools: ['bash'] })] }).message).toContain('request_files');
+    expect(failure(withWorkspace({ mounts: [{ path: 'src', writable: true }] })).message).toContain(
+      "roles[0].workspace.mounts[0].writable: the relative mount 'src' shows the pinned commit and is always read-only: write writable: false, or mount a host folder by its absolute path to make it writable",
+    );
   });
 });
 
@@ -231,7 +235,7 @@ describe('path rules hold for generated paths', () => {
   it('a literal relative path is accepted as written, as a disclosure path and as a mount', () => {
     fc.assert(fc.property(literal, (path) => {
       expect(loadManifest(policy([path])).roles[0]!.workspace.progressiveDisclosure!.initialPaths).toEqual([path]);
-      expect(loadManifest(withWorkspace({ mounts: [{ path, writable: true }] })).roles[0]!.workspace.mounts[0]!.path).toBe(path);
+      expect(loadManifest(withWorkspace({ mounts: [{ path, writable: false }] })).roles[0]!.workspace.mounts[0]!.path).toBe(path);
     }), { numRuns: 200 });
   });
 

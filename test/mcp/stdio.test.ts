@@ -169,7 +169,9 @@ describe('serve without --conversation', () => {
     const [garbage, initialized] = out.split('\n').map((l) => (l ? JSON.parse(l) : null));
     expect(garbage).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not JSON' } });
     expect(initialized.result.serverInfo.name).toBe('gatefs');
-    expect(err).toMatch(/serving conversation "conv-[0-9a-f]+"/);
+    const id = /serving conversation "(conv-[0-9a-f]+)"/.exec(err)?.[1];
+    expect(id).toBeDefined();
+    expect(err).toContain(`its workspace stays for the next start with --conversation ${id}; gatefs release ${id} removes it`);
     expect(child.exitCode).toBe(0);
   });
 });
@@ -191,6 +193,7 @@ describe('the session is the occupancy holder', () => {
     const second = await gatefs(['serve', '--repo', repo.dir, '--conversation', 'alpha']);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/gatefs: error: OCCUPIED: .*\(an MCP session holds this workspace/);
+    expect(second.stderr).not.toContain('serving conversation'); // it never served
     expect(second.stdout).toBe('');
   });
 
