@@ -2,6 +2,7 @@
  * The flags every `gatefs` command accepts: `--repo`, `--state-dir`, `--manifest`, `--json`,
  * and `--help`. Resolved to absolute paths against the working directory.
  */
+import { defaultRepoFolder } from './repo-folder-check.js';
 import { existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
@@ -9,9 +10,9 @@ import type { FlagValues } from './command.js';
 
 /** Global flags after resolution. */
 export interface GlobalFlags {
-  /** The repository (integration checkout); default the working directory. */
+  /** The repository (integration checkout); default the top of the git work tree holding the working directory, else the working directory. */
   repo: string;
-  /** True when `--repo` was given (false: `repo` is the working directory by default). */
+  /** True when `--repo` was given (false: `repo` was found from the working directory). */
   repoGiven: boolean;
   /** The state directory, when given (the host defaults to `<repo>/.gatefs`). */
   stateDir?: string;
@@ -31,7 +32,7 @@ export const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
 
 /** Help rows for the global flags. */
 export const GLOBAL_HELP: [string, string][] = [
-  ['--repo DIR', 'the repository to work on (default: the current folder, which must be the top of its git repository)'],
+  ['--repo DIR', 'the repository to work on (default: the top of the git repository holding the current folder, else the current folder)'],
   ['--state-dir DIR', 'where gatefs keeps its state (default: <repo>/.gatefs)'],
   ['--manifest FILE', 'the manifest (default: <repo>/gatefs.yaml if present, else one role "agent")'],
   ['--json', 'print machine-readable JSON instead of tables'],
@@ -40,7 +41,7 @@ export const GLOBAL_HELP: [string, string][] = [
 
 /** Resolves the global flags from parsed values against `cwd`. */
 export function resolveGlobalFlags(values: FlagValues, cwd: string): GlobalFlags {
-  const repo = resolve(cwd, typeof values.repo === 'string' ? values.repo : '.');
+  const repo = typeof values.repo === 'string' ? resolve(cwd, values.repo) : defaultRepoFolder(cwd);
   const stateDir = typeof values['state-dir'] === 'string' ? resolve(cwd, values['state-dir']) : undefined;
   let manifest = typeof values.manifest === 'string' ? resolve(cwd, values.manifest) : undefined;
   if (!manifest && existsSync(join(repo, 'gatefs.yaml'))) manifest = join(repo, 'gatefs.yaml');

@@ -1,14 +1,14 @@
 /**
  * `checkRepoFolder`: refuses, before anything is created, a repository folder that would give
- * gatefs a second state directory by mistake. Two places do that:
+ * gatefs a second state directory by mistake:
  *
  * - a gatefs workspace (`<stateDir>/worktrees/<id>` or `<stateDir>/copies/<id>`, or a folder in
  *   one): a state directory made there would sit inside an agent's workspace, and its
  *   conversations would not be the ones of the real repository. Refused with or without `--repo`.
- * - a folder below the top of a git work tree, when `--repo` was not given: the current folder
- *   is the default repository, so `gatefs status` in `src/` would otherwise make `src/.gatefs`,
- *   read `src/gatefs.yaml`, and show none of the repository's workspaces. `--repo .` keeps the
- *   old meaning (this folder itself).
+ *
+ * The default repository (no `--repo`) is found as git finds it (`defaultRepoFolder`): the top
+ * of the work tree holding the current folder, so `gatefs status` in `src/` shows the
+ * repository's workspaces instead of making `src/.gatefs`. `--repo .` still means this folder.
  *
  * It only looks at names on disk (`.git`, `gatefs.origin`); it never runs git and never follows
  * what a `.git` file points to.
@@ -24,16 +24,15 @@ const ORIGIN_FILE = 'gatefs.origin';
 export interface RepoFolder {
   /** The repository folder (absolute). */
   repo: string;
-  /** True when the user passed `--repo`; false when it is the current folder by default. */
+  /** True when the user passed `--repo`; false when it was found from the current folder. */
   given: boolean;
 }
 
 /**
- * Throws `UsageError` (exit 2) when `repo` is in a gatefs workspace, or when it is the default
- * (the current folder) and lies below the top of a git work tree. The message names the folder
- * to use instead. Returns nothing otherwise.
+ * Throws `UsageError` (exit 2) when `repo` is in a gatefs workspace; the message names the
+ * folder to use instead. Returns nothing otherwise.
  */
-export function checkRepoFolder({ repo, given }: RepoFolder): void {
+export function checkRepoFolder({ repo }: RepoFolder): void {
   const folder = resolve(repo);
   const workspace = enclosingWorkspace(folder);
   if (workspace) {
@@ -42,14 +41,6 @@ export function checkRepoFolder({ repo, given }: RepoFolder): void {
     throw new UsageError(
       `${folder} is inside the gatefs workspace of conversation '${id}' in the state directory ${stateDir}${owner}: ` +
         `gatefs would make a second state directory inside that workspace; run gatefs in the repository, or pass --repo with its folder`,
-    );
-  }
-  if (given) return;
-  const top = gitTop(folder);
-  if (top !== null && top !== folder) {
-    throw new UsageError(
-      `the current folder is inside the git repository ${top}, not at its top: run gatefs in ${top}, or pass --repo ${top} ` +
-        `(or --repo . to use this folder itself, with its own state directory and gatefs.yaml)`,
     );
   }
 }
@@ -63,6 +54,16 @@ function enclosingWorkspace(folder: string): { stateDir: string; id: string } | 
     if (existsSync(join(stateDir, ORIGIN_FILE))) return { stateDir, id: basename(path) };
   }
   return null;
+}
+
+/**
+ * The repository the CLI works on when `--repo` is not given: the nearest folder at or above
+ * `cwd` holding a `.git` entry (the top of its git work tree, as git finds it), else `cwd`
+ * itself (a plain folder). A workspace's own `.git` pointer makes it its own top: it is then
+ * refused by `checkRepoFolder`, never taken for the repository.
+ */
+export function defaultRepoFolder(cwd: string): string {
+  return gitTop(resolve(cwd)) ?? resolve(cwd);
 }
 
 /** The nearest folder at or above `folder` holding a `.git` entry (folder or file), or null. */

@@ -1,6 +1,6 @@
 /**
- * Which folder the CLI takes as the repository: the current folder only at the top of its git
- * repository (or outside git), never a gatefs workspace. Found in the new-user trial: `gatefs
+ * Which folder the CLI takes as the repository: without --repo, the top of the git repository
+ * holding the current folder (or the folder itself outside git), never a gatefs workspace. Found in the new-user trial: `gatefs
  * status` in `src/` made `src/.gatefs` and listed nothing, and `gatefs release` run from inside a
  * workspace (where the DIRTY_WORKTREE hint sends you to commit) made a state directory inside
  * the agent's workspace.
@@ -21,18 +21,20 @@ beforeAll(async () => {
 afterAll(() => repo?.cleanup());
 
 describe('the current folder below the top of a git repository', () => {
-  it.each([['status'], ['init'], ['prepare', 'x1'], ['call', 'w1', 'list', '{}'], ['release', 'w1']])('gatefs %s there exits 2 naming the top, and creates nothing', async (...args) => {
+  it.each([['status'], ['init'], ['call', 'w1', 'list', '{}']])('gatefs %s there works on the repository at the top, as git does, and creates nothing in the subfolder', async (...args) => {
     const sub = join(repo.dir, 'src');
     const before = readdirSync(sub).sort();
     const r = await gatefs(args, { cwd: sub });
-    expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(
-      `gatefs: the current folder is inside the git repository ${repo.dir}, not at its top: run gatefs in ${repo.dir}, or pass --repo ${repo.dir} ` +
-        '(or --repo . to use this folder itself, with its own state directory and gatefs.yaml)',
-    );
+    expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(sub).sort()).toEqual(before);
     expect(existsSync(join(sub, '.gatefs'))).toBe(false);
     expect(existsSync(join(sub, 'gatefs.yaml'))).toBe(false);
+  });
+
+  it('status from a subfolder shows the repository\'s workspaces', async () => {
+    const r = await gatefs(['status', '--json'], { cwd: join(repo.dir, 'src') });
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { conversation: string }[]).map((w) => w.conversation)).toContain('w1');
   });
 
   it('--repo pointing at the top works from there, and shows the repository\'s workspaces', async () => {
