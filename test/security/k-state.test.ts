@@ -192,6 +192,47 @@ describe('K: state that came with the repository is refused before it is used', 
     expect((await open(r.dir)).status()).toEqual([]);
   });
 
+  it('a state folder without a database from an archive (a locks link, a planted copy or worktree) is refused; an empty one is adopted', async () => {
+    const outside = outsideFolder();
+    const before = hashTree(outside);
+    const r = repo();
+    const state = join(r.dir, '.gatefs');
+    const plant = (make: () => void) => {
+      rmSync(state, { recursive: true, force: true });
+      mkdirSync(join(state, 'worktrees'), { recursive: true, mode: 0o700 });
+      mkdirSync(join(state, 'copies'), { mode: 0o700 });
+      make();
+    };
+    const attempts: [string, () => void, string][] = [
+      ['locks link', () => symlinkSync(outside, join(state, 'locks')), 'LINK'],
+      ['a copy that would be a workspace upper', () => (mkdirSync(join(state, 'copies/c1')), writeFileSync(join(state, 'copies/c1/planted.ts'), 'planted')), 'FOREIGN_CONTENT'],
+      ['a worktree link', () => symlinkSync(outside, join(state, 'worktrees/w1')), 'FOREIGN_CONTENT'],
+      ['a serve-token link', () => symlinkSync(join(outside, 'secret.txt'), join(state, 'serve-token')), 'FOREIGN_CONTENT'],
+      ['an origin file alone', () => writeFileSync(join(state, 'gatefs.origin'), '{}', { mode: 0o600 }), 'FOREIGN_CONTENT'],
+    ];
+    for (const [what, make, reason] of attempts) {
+      plant(make);
+      const shipped = hashTree(state);
+      const e = await refusal(r.dir);
+      expect({ what, code: e.code, reason: e.data.reason }).toEqual({ what, code: 'STATE_UNTRUSTED', reason });
+      expect(e.message).toMatch(/move .* aside/);
+      expect(hashTree(state)).toBe(shipped);
+      expect(existsSync(join(state, 'gatefs.db'))).toBe(false);
+    }
+    // a trusted state dir whose locks folder was replaced by a link is refused too
+    rmSync(state, { recursive: true, force: true });
+    (await open(r.dir)).close();
+    symlinkSync(outside, join(state, 'locks'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    // the empty folders a crashed or concurrent start leaves are adopted
+    plant(() => mkdirSync(join(state, 'locks'), { mode: 0o700 }));
+    const host = await open(r.dir);
+    await host.prepare({ conversation: 'w1' });
+    expect(await host.gate.call('w1', 'edit', { path: 'README.md', oldString: 'demo', newString: 'demo!' })).toMatchObject({ ok: true });
+    expect(hashTree(outside)).toBe(before);
+  });
+
   it('a file that is not a database (never opened), and a journal without its database, are refused untouched', async () => {
     const r = repo();
     mkdirSync(join(r.dir, '.gatefs'), { mode: 0o700 });
