@@ -12,6 +12,7 @@
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
 import type { CrossProcessLocks } from '../gate/cross-process-locks.js';
+import type { WriteDoors } from '../gate/write-door.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
@@ -50,6 +51,8 @@ export interface WorkspaceHostOptions {
   onClose?: () => void;
   /** Cross-process locks for the gate's compare-and-swap calls (disk host); absent: in-process only. */
   crossProcessLocks?: CrossProcessLocks;
+  /** The workspaces' write doors across processes (disk host); absent: a release drains this process's calls only. */
+  writeDoors?: WriteDoors;
 }
 
 /** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
@@ -79,6 +82,7 @@ export class WorkspaceHost implements Host {
       views: new Map(),
       releasing: new Set(),
       drain: (conversation) => this.calls.drain(conversation),
+      ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     };
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     this.registry.syncWith((conversation, current) => this.refresh(conversation, current));
@@ -90,6 +94,7 @@ export class WorkspaceHost implements Host {
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
         tools: [...FILE_TOOLS, requestFilesTool],
         ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
+        ...(options.writeDoors ? { writeDoor: options.writeDoors } : {}),
       }),
     );
     this.gate = this.calls;
