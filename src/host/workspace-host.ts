@@ -32,7 +32,7 @@ import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import { prepareWorkspace } from './prepare-workspace.js';
 import { recoverWorkspaces } from './recover-workspaces.js';
-import { closeView, registerReady, registrationOf } from './registration.js';
+import { closeView, registerReady, registrationOf, viewIsCurrent } from './registration.js';
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
@@ -203,7 +203,9 @@ export class WorkspaceHost implements Host {
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
     if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
-    if (current?.state === 'ready' && record?.state === 'ready') return current;
+    // Another process may have released the workspace and prepared it again in between: a view
+    // over the folder it replaced is opened anew.
+    if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(this.ctx, record)) return current;
     if (current?.state === 'ready') closeView(this.ctx, conversation);
     if (!record || record.state === 'failed') {
       this.registry.delete(conversation);
@@ -214,6 +216,8 @@ export class WorkspaceHost implements Host {
     try {
       return registerReady(this.ctx, record);
     } catch {
+      // No view can open (its folder is gone): nothing stays registered over a closed one.
+      this.registry.delete(conversation);
       return undefined;
     }
   }

@@ -277,6 +277,27 @@ describe('N: live holders and failures', () => {
     expect(await other.gate.call('a', 'write', { path: 'y.txt', content: 'late' }, { holder: 'mcp-session-1' })).toMatchObject({ ok: false });
   });
 
+  it('a long-running host serves a workspace another process released and prepared again, whenever it looks', async () => {
+    const { repo, host } = await setup();
+    for (const [id, seenBetween] of [['quick', false], ['slow', true]] as const) {
+      await host.prepare({ conversation: id, role: 'wt' });
+      expect(await host.gate.call(id, 'read', { path: 'README.md' })).toMatchObject({ ok: true });
+      const other = await createHost({ repo: repo.dir, manifest: roles });
+      await other.release(id);
+      if (seenBetween) {
+        await sleep(1100);
+        expect(await host.gate.call(id, 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
+      }
+      await other.prepare({ conversation: id, role: 'wt' });
+      await other.gate.call(id, 'write', { path: 'fresh.txt', content: 'in the new worktree' });
+      await other.close();
+      await sleep(1100);
+      expect({ id, read: await host.gate.call(id, 'read', { path: 'fresh.txt' }) }).toMatchObject({ id, read: { ok: true, value: { content: 'in the new worktree' } } });
+      expect(await write(host, id, 'mine.txt', 'from the long-running host')).toMatchObject({ ok: true });
+      expect(readFileSync(join(repo.dir, '.gatefs/worktrees', id, 'mine.txt'), 'utf8')).toBe('from the long-running host');
+    }
+  });
+
   it('a failed removal leaves the workspace serving: registered ready over an open view, occupancy returned', async () => {
     const exec = new SwitchableExec();
     const { host, worktree } = await setup(exec);
