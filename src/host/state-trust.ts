@@ -7,8 +7,8 @@
  *
  * What is checked, in this order (`inspectStateDir`, `refuseTracked`, `checkOrigin`):
  * 1. the state directory, if it exists, is a real folder (not a symbolic link), owned by this
- *    user, and not writable by group or others; `worktrees/` and `copies/` in it are real
- *    folders; `gatefs.db`, its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular
+ *    user, and not writable by group or others; `worktrees/`, `copies/` and `locks/` in it
+ *    are real folders, owned by this user and not writable by group or others; `gatefs.db`, its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular
  *    files owned by this user and not group/world-writable; a journal without its database is
  *    refused (SQLite would replay it into the new database); without a database, the folder
  *    may hold nothing but the empty folders gatefs makes (`refuseForeignContent`);
@@ -77,6 +77,8 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
     if (st && (st.isSymbolicLink() || !st.isDirectory())) {
       throw untrusted(stateDir, 'LINK', `'${join(stateDir, sub)}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it`, `move '${stateDir}' aside so gatefs creates a fresh one`);
     }
+    // Whoever may write here may swap a workspace folder or a lock file for their own.
+    if (st) whose(st, join(stateDir, sub), 'the state folder');
   }
   const origin = lstatOrNull(join(stateDir, ORIGIN_FILE));
   if (origin) {
@@ -120,7 +122,7 @@ function refuseForeignContent(stateDir: string, whose: (st: Stats, path: string,
         stateDir,
         'FOREIGN_CONTENT',
         `the state directory '${stateDir}' has no database, yet ${what}: gatefs did not put it there (an extracted archive or a copied folder?)`,
-        `move it aside (mv '${stateDir}' '${stateDir}.old') and run gatefs again: it creates a fresh state directory`,
+        `pass --state-dir a new or empty folder, or move this one aside (mv '${stateDir}' '${stateDir}.old') and run gatefs again: it creates a fresh state directory`,
         { entry: name },
       );
     }

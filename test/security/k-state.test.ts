@@ -8,7 +8,7 @@
  * serve nor remove anything outside `<stateDir>/worktrees/` (trees hashed before and after).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -146,7 +146,7 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(await h.gate.call('a', 'read', { path: 'n.txt' })).toMatchObject({ ok: true, value: { content: 'kept' } });
   });
 
-  it('a state dir that is a symlink, group-writable, or holds a linked worktrees folder is refused', async () => {
+  it('a state dir that is a symlink, group-writable, holds a linked worktrees folder, or a state folder others may write to is refused', async () => {
     const outside = outsideFolder();
     const before = hashTree(outside);
     const r = repo();
@@ -165,6 +165,18 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(loose).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'PERMISSIONS' } });
     expect(loose.message).toContain('chmod go-w');
     chmodSync(join(r.dir, '.gatefs'), 0o700);
+    // a state folder others may write to (they could swap a workspace folder or a lock file), or someone else's
+    for (const sub of ['worktrees', 'copies', 'locks']) {
+      mkdirSync(join(r.dir, '.gatefs', sub), { recursive: true, mode: 0o700 });
+      chmodSync(join(r.dir, '.gatefs', sub), 0o757);
+      expect({ sub, ...(await refusal(r.dir)).data }).toMatchObject({ sub, reason: 'PERMISSIONS' });
+      chmodSync(join(r.dir, '.gatefs', sub), 0o700);
+      if (process.getuid!() === 0) {
+        chownSync(join(r.dir, '.gatefs', sub), 4321, 4321);
+        expect({ sub, ...(await refusal(r.dir)).data }).toMatchObject({ sub, reason: 'OWNER' });
+        chownSync(join(r.dir, '.gatefs', sub), 0, 0);
+      }
+    }
     rmSync(join(r.dir, '.gatefs/worktrees'), { recursive: true });
     symlinkSync(outside, join(r.dir, '.gatefs/worktrees'));
     expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
