@@ -8,8 +8,9 @@
  * What is checked, in this order (`inspectStateDir`, `refuseTracked`, `checkOrigin`):
  * 1. the state directory, if it exists, is a real folder (not a symbolic link), owned by this
  *    user, and not writable by group or others; `worktrees/`, `copies/` and `locks/` in it
- *    are real folders, owned by this user and not writable by group or others; `gatefs.db`, its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular
- *    files owned by this user and not group/world-writable; a journal without its database is
+ *    are real folders, owned by this user and not writable by group or others; `gatefs.db`,
+ *    its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular files owned by this
+ *    user and not group/world-writable; a journal without its database is
  *    refused (SQLite would replay it into the new database); without a database, the folder
  *    may hold nothing but the empty folders gatefs makes (`refuseForeignContent`);
  * 2. (in a git work tree) nothing under the state directory is tracked by git — the caller
