@@ -15,9 +15,10 @@
  *    may hold nothing but the empty folders gatefs makes (`refuseForeignContent`);
  * 2. (in a git work tree) nothing under the state directory is tracked by git — the caller
  *    runs `git ls-files` and passes what it found;
- * 3. `gatefs.origin`, written when gatefs created the database, names the inode numbers of
- *    this state directory and this database file and this user. Copies, clones and extracted
- *    archives get new inodes; `mv` within a file system keeps them. A database without an
+ * 3. `gatefs.origin`, written when gatefs created the database, names the inode numbers and
+ *    birth times (where the file system keeps them) of this state directory and this database
+ *    file, and this user. Copies, clones and extracted archives get new inodes and new birth
+ *    times; `mv` within a file system keeps both. A database without an
  *    origin (written by gatefs before it recorded one, or forged) is refused too: the two
  *    cannot be told apart. The hint says how to move it aside.
  * 4. once the database is open, its `meta` table must record the same origin
@@ -27,14 +28,16 @@
  * folders) is adopted: the database is created
  * and its origin recorded in both places (`recordOriginOf`). Limits: owner and mode checks
  * need POSIX uids (skipped where `process.getuid` is missing); inode numbers are not secret,
- * so a forger who can predict the inodes a fresh extraction gets (a deterministic container
- * image) and ships an untracked archive passes check 3 — which is why no record ever supplies
- * a host path or a branch name (`workspace-paths.ts`, `confined-removal.ts`), and mounts and
- * tools come from the manifest.
+ * and on a file system without birth times a forger who can predict the inodes a fresh
+ * extraction gets (a deterministic container image) and ships an untracked archive passes
+ * check 3 — which is why no record ever supplies a host path or a branch name
+ * (`workspace-paths.ts`, `confined-removal.ts`), and mounts and tools come from the manifest.
+ * Where birth times exist (nanoseconds, set by the kernel at creation, by no archive or copy
+ * tool), predicting the inodes is not enough.
  */
 import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from '../state/state-origin.js';
+import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
 import { WorkspaceError } from '../workspace-error.js';
 
@@ -163,11 +166,18 @@ export function checkOrigin(stateDir: string, uid: number | null): void {
     );
   }
   const found = currentOrigin(stateDir, uid ?? recorded.uid);
-  if (found.stateDir.ino !== recorded.stateDir.ino || found.database.ino !== recorded.database.ino) {
+  // A birth time is compared wherever the file system keeps one: then the record must name it.
+  const bornDiffers = (now: FileIdentity, then: FileIdentity) => now.born !== undefined && now.born !== then.born;
+  if (
+    found.stateDir.ino !== recorded.stateDir.ino ||
+    found.database.ino !== recorded.database.ino ||
+    bornDiffers(found.stateDir, recorded.stateDir) ||
+    bornDiffers(found.database, recorded.database)
+  ) {
     throw untrusted(
       stateDir,
       'COPIED',
-      `'${file}' was created for another folder (recorded inodes ${recorded.stateDir.ino}/${recorded.database.ino}, found ${found.stateDir.ino}/${found.database.ino}): it was copied, cloned or extracted from an archive`,
+      `'${file}' was created for another folder (recorded ${shownIdentity(recorded)}, found ${shownIdentity(found)}): it was copied, cloned or extracted from an archive`,
       moveAside(stateDir),
     );
   }
@@ -207,9 +217,18 @@ export function recordOriginOf(store: StateStore, stateDir: string, uid: number,
 
 /** The origin of the state directory and database as they are now on disk (for recording or comparing). */
 export function currentOrigin(stateDir: string, uid: number): StateOrigin {
-  const dir = lstatSync(stateDir);
-  const db = lstatSync(join(stateDir, DATABASE_FILE));
-  return { stateDir: { dev: dir.dev, ino: dir.ino }, database: { dev: db.dev, ino: db.ino }, uid };
+  return { stateDir: identityNow(stateDir), database: identityNow(join(stateDir, DATABASE_FILE)), uid };
+}
+
+/** Inode and (where the file system keeps one) birth time of `path`, not following a link. */
+function identityNow(path: string): FileIdentity {
+  const st = lstatSync(path, { bigint: true });
+  return { dev: Number(st.dev), ino: Number(st.ino), ...(st.birthtimeNs > 0n ? { born: st.birthtimeNs.toString() } : {}) };
+}
+
+function shownIdentity(origin: StateOrigin): string {
+  const one = (id: FileIdentity) => `inode ${id.ino}${id.born ? ` born ${new Date(Number(BigInt(id.born) / 1_000_000n)).toISOString()}` : ''}`;
+  return `${one(origin.stateDir)} / ${one(origin.database)}`;
 }
 
 function readOriginFile(stateDir: string): StateOrigin | null {

@@ -8,7 +8,7 @@
  * serve nor remove anything outside `<stateDir>/worktrees/` (trees hashed before and after).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -131,6 +131,49 @@ describe('K: state that came with the repository is refused before it is used', 
     // the original, untouched, is still trusted
     const again = await open(r.dir);
     expect(again.status().map((s) => s.conversation)).toContain('mine');
+  });
+
+  it('an extracted state whose forged origin names the inodes the extraction got (predicted) is still refused: birth times cannot be forged', async () => {
+    const born = (p: string) => lstatSync(p, { bigint: true }).birthtimeNs;
+    const outside = outsideFolder();
+    const r = repo();
+    if (born(r.dir) === 0n) return; // a file system without birth times: the inode check is all there is (documented)
+    const host = await createHost({ repo: r.dir });
+    await host.prepare({ conversation: 'mine' });
+    await host.close();
+    plantRecords(join(r.dir, '.gatefs'), [
+      { ...base, conversation: 'evil-prep', backend: 'copy', state: 'preparing', checkoutPath: outside, data: { ...base.data, created: { folder: true } } },
+    ]);
+    const copy = join(mkdtempSync(join(tmpdir(), 'gatefs-extract-')), 'repo');
+    cleanups.push(() => rmSync(join(copy, '..'), { recursive: true, force: true }));
+    cpSync(r.dir, copy, { recursive: true, verbatimSymlinks: true });
+    const state = join(copy, '.gatefs');
+    const shipped = JSON.parse(readFileSync(join(state, 'gatefs.origin'), 'utf8')) as { stateDir: { dev: number; ino: number; born?: string }; database: { dev: number; ino: number; born?: string }; uid: number };
+    const forge = (keepBorn: boolean) => {
+      // The forger predicted the inodes right; the birth times are the ones it shipped (or none).
+      const id = (path: string, was: { born?: string }) => {
+        const st = lstatSync(path);
+        return { dev: st.dev, ino: st.ino, ...(keepBorn && was.born ? { born: was.born } : {}) };
+      };
+      const forged = { version: 1, stateDir: id(state, shipped.stateDir), database: id(join(state, 'gatefs.db'), shipped.database), uid: shipped.uid };
+      writeFileSync(join(state, 'gatefs.origin'), `${JSON.stringify(forged)}\n`, { mode: 0o600 });
+      const db = new Database(join(state, 'gatefs.db'));
+      const value = (x: { dev: number; ino: number; born?: string }) => `${x.dev}:${x.ino}${x.born ? `:${x.born}` : ''}`;
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'origin.state_dir'").run(value(forged.stateDir));
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'origin.database'").run(value(forged.database));
+      db.close();
+      for (const j of ['-wal', '-shm']) rmSync(join(state, `gatefs.db${j}`), { force: true });
+    };
+    for (const keepBorn of [true, false]) {
+      forge(keepBorn);
+      const before = { outside: hashTree(outside), state: hashTree(state) };
+      const e = await refusal(copy);
+      expect({ keepBorn, code: e.code, reason: e.data.reason }).toEqual({ keepBorn, code: 'STATE_UNTRUSTED', reason: 'COPIED' });
+      expect(hashTree(outside)).toBe(before.outside);
+      expect(hashTree(state)).toBe(before.state);
+    }
+    // the original still opens
+    expect((await open(r.dir)).status().map((s) => s.conversation)).toContain('mine');
   });
 
   it('mv keeps the proof (same inodes): a moved repository still opens and serves', async () => {
