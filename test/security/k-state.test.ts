@@ -288,6 +288,26 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(hashTree(outside)).toBe(before);
   });
 
+  it("a repository whose .git/info/exclude (or .git/info) is a planted link: nothing is written through it", async () => {
+    const outside = outsideFolder();
+    const before = hashTree(outside);
+    const r = repo();
+    rmSync(join(r.dir, '.git/info'), { recursive: true, force: true });
+    mkdirSync(join(r.dir, '.git/info'));
+    symlinkSync(join(outside, 'secret.txt'), join(r.dir, '.git/info/exclude'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'GIT_EXCLUDE_LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    rmSync(join(r.dir, '.git/info'), { recursive: true });
+    symlinkSync(join(outside, 'sub'), join(r.dir, '.git/info'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'GIT_EXCLUDE_LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    // a regular exclude file gets the line once
+    rmSync(join(r.dir, '.git/info'));
+    (await open(r.dir)).close();
+    (await open(r.dir)).close();
+    expect(readFileSync(join(r.dir, '.git/info/exclude'), 'utf8')).toBe('/.gatefs/\n');
+  });
+
   it('a file that is not a database (never opened), and a journal without its database, are refused untouched', async () => {
     const r = repo();
     mkdirSync(join(r.dir, '.gatefs'), { mode: 0o700 });
