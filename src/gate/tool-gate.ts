@@ -9,8 +9,10 @@
  *   3. the role must declare the tool → `TOOL_NOT_ALLOWED`;
  *   4. resolve the tool's paths in the conversation's namespace → the VFS path codes;
  *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
- *      `PROTECTED_PATH` via `Namespace.checkWritable`), then occupancy (`OCCUPIED` when another
- *      holder has exclusive write), then the per-file locks: the process-wide lock of each
+ *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
+ *      until the handler is done, so a release in any process waits for this write;
+ *      src/gate/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
+ *      (`OCCUPIED` when another holder has exclusive write), then the per-file locks: the process-wide lock of each
  *      file's identity (src/gate/file-lock.ts), and for a compare-and-swap call on a host file
  *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
  *      another process holds it past the wait bound; nothing is changed then);
@@ -33,6 +35,7 @@ import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
 import { FileLocks, processFileLocks } from './file-lock.js';
 import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
+import type { WriteDoor } from './write-door.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
 
@@ -52,6 +55,8 @@ export interface ToolGateOptions {
   tools?: readonly ToolDefinition[];
   /** Cross-process locks for compare-and-swap calls on host files (absent: in-process only). */
   crossProcessLocks?: CrossProcessLocks;
+  /** The workspaces' write doors, shut by a release in any process (absent: the host drains in-process calls only). */
+  writeDoor?: WriteDoor;
   /** The in-process lock registry (default: `processFileLocks`, shared by every gate of the process). */
   fileLocks?: FileLocks;
 }
@@ -118,10 +123,29 @@ export class ToolGate implements ToolGateApi {
     } catch (e) {
       return { ok: false, error: toToolError(e, ns) };
     }
-    if (definition.writes) {
+    if (!definition.writes) return this.runInside(conversation, definition, input, resolved, registration, context);
+    const pass = this.options.writeDoor?.enter(conversation);
+    if (pass === 'shut') throw refuse('OCCUPIED', `the workspace of '${conversation}' is being released`);
+    if (pass === 'unavailable') throw refuse('BUSY', 'out of file descriptors; nothing was changed: retry the call');
+    try {
       const blocker = this.options.occupancy?.blockingHolder(conversation, context.holder);
       if (blocker !== undefined) throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
+      return await this.runInside(conversation, definition, input, resolved, registration, context);
+    } finally {
+      pass?.leave();
     }
+  }
+
+  /** Steps 5 (locks) and 6 once the checks passed (and, for a write, inside the door). */
+  private async runInside(
+    conversation: string,
+    definition: ToolDefinition,
+    input: unknown,
+    resolved: Resolved[],
+    registration: Registration,
+    context: CallContext,
+  ): Promise<ToolResult> {
+    const ns = registration.namespace!;
     const ctx = { conversation, registration, namespace: ns, resolved, holder: context.holder, chain: context.chain };
     const runHandler = async (): Promise<ToolResult> => {
       try {

@@ -23,6 +23,7 @@ import type { HostExec } from '../ports/host-exec.js';
 import { randomIds, type IdSource } from '../ports/ids.js';
 import { NodeHostExec } from '../ports/node-host-exec.js';
 import { openLockFileDir } from '../ports/lock-file-dir.js';
+import { openWriteDoors } from '../ports/write-door-dir.js';
 import { StateStore } from '../state/store.js';
 import { hasProcFd } from '../../vfs/host-walk.js';
 import { WorkspaceError } from '../workspace-error.js';
@@ -94,7 +95,9 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
     const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
     const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
     const opened = (locks = openLockFileDir(stateDir));
-    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, liveness, crossProcessLocks: opened, onClose: () => opened.close() });
+    const doors = openWriteDoors(stateDir);
+    const onClose = () => (opened.close(), doors.close());
+    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, liveness, crossProcessLocks: opened, writeDoors: doors, onClose });
   } catch (e) {
     locks?.close();
     store.close();

@@ -15,6 +15,7 @@ import type { DisclosureState } from '../disclosure/disclosure-state.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { OccupancyGuard } from './occupancy-guard.js';
+import type { WriteDoors } from '../gate/write-door.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;
@@ -34,6 +35,8 @@ export interface HostContext {
   readonly releasing: Set<string>;
   /** Resolves once no tool call of the conversation is in flight in this process. */
   drain(conversation: string): Promise<void>;
+  /** The write doors every process's gated writes pass (disk host); a release shuts one. */
+  readonly doors?: WriteDoors;
 }
 
 /** The preparation-lock owner for one attempt of this process. */

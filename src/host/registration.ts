@@ -12,11 +12,15 @@ import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { Registration } from '../../vfs/registry.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import { workspaceData, type HostContext } from './host-context.js';
-import { openWorkspaceView } from './workspace-view.js';
+import { openWorkspaceView, type WorkspaceView } from './workspace-view.js';
 import { attachDisclosure } from '../disclosure/attach-disclosure.js';
 import { findRole } from '../manifest/find-role.js';
 import { checkoutOf } from './workspace-paths.js';
 import { WorkspaceError } from '../workspace-error.js';
+import { sameIdentity, type HostIdentity } from '../../vfs/host-hooks.js';
+
+/** The identity of the workspace folder each open view was opened over (null: the platform has none). */
+const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
@@ -49,6 +53,7 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
   });
+  viewFolders.set(view, record.backend === 'shared' ? null : ctx.platform.identityOf(checkoutPath));
   ctx.views.get(record.conversation)?.close();
   ctx.views.set(record.conversation, view);
   const registration: Registration = {
@@ -61,6 +66,21 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
   };
   ctx.registry.set(registration);
   return registration;
+}
+
+/**
+ * True when this process's open view of `record` is over the workspace folder that is at its
+ * derived path now: false when another process released the workspace and prepared it again
+ * (a new folder; the view still holds the removed one) or removed it. Always true for `shared`
+ * and on a platform without folder identities (the memory host is one process).
+ */
+export function viewIsCurrent(ctx: HostContext, record: WorkspaceRecord): boolean {
+  const view = ctx.views.get(record.conversation);
+  if (!view) return false;
+  const then = viewFolders.get(view) ?? null;
+  if (then === null) return true;
+  const now = ctx.platform.identityOf(checkoutOf(ctx.platform, record.conversation, record.backend));
+  return now !== null && sameIdentity(now, then);
 }
 
 /** Closes the conversation's view, if one is open. */

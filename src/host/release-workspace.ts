@@ -7,7 +7,9 @@
  * 1. out of service: the release takes exclusive occupancy as its own holder, so the gate of
  *    every process answers `OCCUPIED` to writers; a live holder refuses the release with
  *    `OCCUPIED` unless `force` (its occupancy is ended; holders whose process is gone are
- *    ended anyway). Tool calls already in flight in this process are waited for.
+ *    ended anyway). Tool calls already in flight in this process are waited for, and the
+ *    write door is shut (src/gate/write-door.ts): writes other processes started before are
+ *    waited for too (`BUSY` past its bound), and it stays shut until the release ends.
  * 2. check: changed, untracked and ignored files are work (`git status --ignored` for a
  *    worktree; every file of a copy's upper folder). Any → `DIRTY_WORKTREE` (data.files)
  *    unless `discard`. A worktree whose HEAD left `gatefs/<id>` (detached, another branch) is
@@ -26,7 +28,8 @@
  * on the next start (`recover-release.ts`). Releasing a released workspace only retries the
  * branch step.
  *
- * Errors: `WorkspaceError` `UNKNOWN_CONVERSATION`, `BUSY` (being prepared or released),
+ * Errors: `WorkspaceError` `UNKNOWN_CONVERSATION`, `BUSY` (being prepared or released, or
+ * writes of another process still running at the door's bound),
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
@@ -34,6 +37,7 @@ import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { ReleaseOptions, ReleaseResult } from './types.js';
+import type { ShutDoor } from '../gate/write-door.js';
 import { lockOwner, type HostContext } from './host-context.js';
 import { closeView, registerReady, registrationOf } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
@@ -91,10 +95,12 @@ async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: strin
   const forced = takeOccupancy(ctx, conversation, holder, options.force === true);
   ctx.releasing.add(conversation);
   const pending: PendingRelease = { step: 'checking', holder, discard };
+  let door: ShutDoor | null = null;
   try {
     setPending(ctx, conversation, pending);
     ctx.store.appendEvent({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
     await ctx.drain(conversation);
+    door = await shutDoor(ctx, conversation);
     const work = await workOf(ctx, record, context, discard);
     if (work.length > 0 && !discard) throw dirty(ctx, record, work);
     setPending(ctx, conversation, { ...pending, step: 'removing' });
@@ -112,8 +118,25 @@ async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: strin
     backInService(ctx, conversation, holder, e);
     throw e;
   } finally {
+    door?.open();
     ctx.releasing.delete(conversation);
   }
+}
+
+/**
+ * Step 1, across processes: shuts the workspace's write door (src/gate/write-door.ts), waiting
+ * for writes another process started before the release took the workspace. Result: the shut
+ * door (null on a host without doors). Throws `BUSY` when writers stay inside past the bound.
+ */
+async function shutDoor(ctx: HostContext, conversation: string): Promise<ShutDoor | null> {
+  if (!ctx.doors) return null;
+  const door = await ctx.doors.shut(conversation);
+  if (door) return door;
+  const seconds = Math.round(ctx.doors.shutWaitMs / 100) / 10;
+  throw new WorkspaceError('BUSY', `writes to '${conversation}' were still running after ${seconds} s (another process, maybe stopped): it was not released`, {
+    conversation,
+    hint: 'retry the release once those writes are done',
+  });
 }
 
 /**

@@ -7,31 +7,37 @@
  *
  * What is checked, in this order (`inspectStateDir`, `refuseTracked`, `checkOrigin`):
  * 1. the state directory, if it exists, is a real folder (not a symbolic link), owned by this
- *    user, and not writable by group or others; `worktrees/` and `copies/` in it are real
- *    folders; `gatefs.db`, its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular
- *    files owned by this user and not group/world-writable; a journal without its database is
- *    refused (SQLite would replay it into the new database);
+ *    user, and not writable by group or others; `worktrees/`, `copies/` and `locks/` in it
+ *    are real folders, owned by this user and not writable by group or others; `gatefs.db`,
+ *    its `-wal`/`-shm`/`-journal` files and `gatefs.origin` are regular files owned by this
+ *    user and not group/world-writable; a journal without its database is
+ *    refused (SQLite would replay it into the new database); without a database, the folder
+ *    may hold nothing but the empty folders gatefs makes (`refuseForeignContent`);
  * 2. (in a git work tree) nothing under the state directory is tracked by git — the caller
  *    runs `git ls-files` and passes what it found;
- * 3. `gatefs.origin`, written when gatefs created the database, names the inode numbers of
- *    this state directory and this database file and this user. Copies, clones and extracted
- *    archives get new inodes; `mv` within a file system keeps them. A database without an
+ * 3. `gatefs.origin`, written when gatefs created the database, names the inode numbers and
+ *    birth times (where the file system keeps them) of this state directory and this database
+ *    file, and this user. Copies, clones and extracted archives get new inodes and new birth
+ *    times; `mv` within a file system keeps both. A database without an
  *    origin (written by gatefs before it recorded one, or forged) is refused too: the two
  *    cannot be told apart. The hint says how to move it aside.
  * 4. once the database is open, its `meta` table must record the same origin
  *    (`checkRecordedOrigin`): the file and the database belong together.
  *
- * A fresh state directory (or one without a database yet) is adopted: the database is created
+ * A fresh state directory (or one without a database yet that holds only gatefs's own empty
+ * folders) is adopted: the database is created
  * and its origin recorded in both places (`recordOriginOf`). Limits: owner and mode checks
  * need POSIX uids (skipped where `process.getuid` is missing); inode numbers are not secret,
- * so a forger who can predict the inodes a fresh extraction gets (a deterministic container
- * image) and ships an untracked archive passes check 3 — which is why no record ever supplies
- * a host path or a branch name (`workspace-paths.ts`, `confined-removal.ts`), and mounts and
- * tools come from the manifest.
+ * and on a file system without birth times a forger who can predict the inodes a fresh
+ * extraction gets (a deterministic container image) and ships an untracked archive passes
+ * check 3 — which is why no record ever supplies a host path or a branch name
+ * (`workspace-paths.ts`, `confined-removal.ts`), and mounts and tools come from the manifest.
+ * Where birth times exist (nanoseconds, set by the kernel at creation, by no archive or copy
+ * tool), predicting the inodes is not enough.
  */
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from '../state/state-origin.js';
+import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
 import { WorkspaceError } from '../workspace-error.js';
 
@@ -40,6 +46,8 @@ export const DATABASE_FILE = 'gatefs.db';
 /** The proof-of-origin file inside the state directory. */
 export const ORIGIN_FILE = 'gatefs.origin';
 const JOURNALS = ['-wal', '-shm', '-journal'];
+/** The folders gatefs makes in its state directory (`locks/` on the first compare-and-swap call). */
+const STATE_FOLDERS = ['worktrees', 'copies', 'locks'];
 
 /** What `inspectStateDir` found. */
 export interface StateDirFacts {
@@ -68,11 +76,13 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
     throw untrusted(stateDir, 'LINK', `the state directory '${stateDir}' is ${dir.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`, `pass --state-dir the real folder, or move '${stateDir}' aside so gatefs creates a fresh one`);
   }
   whose(dir, stateDir, 'the state directory');
-  for (const sub of ['worktrees', 'copies']) {
+  for (const sub of STATE_FOLDERS) {
     const st = lstatOrNull(join(stateDir, sub));
     if (st && (st.isSymbolicLink() || !st.isDirectory())) {
       throw untrusted(stateDir, 'LINK', `'${join(stateDir, sub)}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it`, `move '${stateDir}' aside so gatefs creates a fresh one`);
     }
+    // Whoever may write here may swap a workspace folder or a lock file for their own.
+    if (st) whose(st, join(stateDir, sub), 'the state folder');
   }
   const origin = lstatOrNull(join(stateDir, ORIGIN_FILE));
   if (origin) {
@@ -90,7 +100,37 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
       throw untrusted(stateDir, 'STRAY_JOURNAL', `'${path}' exists without its database: SQLite would replay it into a new one`, `remove '${path}' after checking where it came from, or move '${stateDir}' aside`);
     }
   }
+  if (!db) refuseForeignContent(stateDir, whose);
   return { exists: true, hasDatabase: db !== null };
+}
+
+/**
+ * A state directory without a database is adopted only when it holds nothing but the empty
+ * folders gatefs itself makes (`worktrees/`, `copies/`, `locks/`; left by a crash at creation,
+ * or made by another gatefs process starting this very moment): anything else in it — a
+ * planted `locks` link, a `copies/<id>` folder that would become a workspace's upper layer, a
+ * file — came from elsewhere (an extracted archive ships a state folder without its database
+ * just as easily as with it). Throws `STATE_UNTRUSTED` (reason `FOREIGN_CONTENT`).
+ */
+function refuseForeignContent(stateDir: string, whose: (st: Stats, path: string, what: string) => void): void {
+  for (const name of readdirSync(stateDir)) {
+    const path = join(stateDir, name);
+    const st = lstatOrNull(path);
+    if (!st) continue;
+    const made = STATE_FOLDERS.includes(name) && st.isDirectory();
+    if (made) whose(st, path, 'the state folder');
+    const inside = made ? readdirSync(path) : [];
+    if (!made || inside.length > 0) {
+      const what = made ? `'${path}' holds ${inside.slice(0, 3).map((n) => `'${n}'`).join(', ')}${inside.length > 3 ? ', …' : ''}` : `'${path}' is there`;
+      throw untrusted(
+        stateDir,
+        'FOREIGN_CONTENT',
+        `the state directory '${stateDir}' has no database, yet ${what}: gatefs did not put it there (an extracted archive or a copied folder?)`,
+        `pass --state-dir a new or empty folder, or move this one aside (mv '${stateDir}' '${stateDir}.old') and run gatefs again: it creates a fresh state directory`,
+        { entry: name },
+      );
+    }
+  }
 }
 
 /**
@@ -126,11 +166,18 @@ export function checkOrigin(stateDir: string, uid: number | null): void {
     );
   }
   const found = currentOrigin(stateDir, uid ?? recorded.uid);
-  if (found.stateDir.ino !== recorded.stateDir.ino || found.database.ino !== recorded.database.ino) {
+  // A birth time is compared wherever the file system keeps one: then the record must name it.
+  const bornDiffers = (now: FileIdentity, then: FileIdentity) => now.born !== undefined && now.born !== then.born;
+  if (
+    found.stateDir.ino !== recorded.stateDir.ino ||
+    found.database.ino !== recorded.database.ino ||
+    bornDiffers(found.stateDir, recorded.stateDir) ||
+    bornDiffers(found.database, recorded.database)
+  ) {
     throw untrusted(
       stateDir,
       'COPIED',
-      `'${file}' was created for another folder (recorded inodes ${recorded.stateDir.ino}/${recorded.database.ino}, found ${found.stateDir.ino}/${found.database.ino}): it was copied, cloned or extracted from an archive`,
+      `'${file}' was created for another folder (recorded ${shownIdentity(recorded)}, found ${shownIdentity(found)}): it was copied, cloned or extracted from an archive`,
       moveAside(stateDir),
     );
   }
@@ -170,9 +217,18 @@ export function recordOriginOf(store: StateStore, stateDir: string, uid: number,
 
 /** The origin of the state directory and database as they are now on disk (for recording or comparing). */
 export function currentOrigin(stateDir: string, uid: number): StateOrigin {
-  const dir = lstatSync(stateDir);
-  const db = lstatSync(join(stateDir, DATABASE_FILE));
-  return { stateDir: { dev: dir.dev, ino: dir.ino }, database: { dev: db.dev, ino: db.ino }, uid };
+  return { stateDir: identityNow(stateDir), database: identityNow(join(stateDir, DATABASE_FILE)), uid };
+}
+
+/** Inode and (where the file system keeps one) birth time of `path`, not following a link. */
+function identityNow(path: string): FileIdentity {
+  const st = lstatSync(path, { bigint: true });
+  return { dev: Number(st.dev), ino: Number(st.ino), ...(st.birthtimeNs > 0n ? { born: st.birthtimeNs.toString() } : {}) };
+}
+
+function shownIdentity(origin: StateOrigin): string {
+  const one = (id: FileIdentity) => `inode ${id.ino}${id.born ? ` born ${new Date(Number(BigInt(id.born) / 1_000_000n)).toISOString()}` : ''}`;
+  return `${one(origin.stateDir)} / ${one(origin.database)}`;
 }
 
 function readOriginFile(stateDir: string): StateOrigin | null {

@@ -3,9 +3,10 @@
  * workspace prepared, released, or still being prepared by another process sharing the state
  * directory is seen here too. A lookup that misses, or finds a `preparing` entry, asks the
  * store (one indexed SQLite read, no process, no git) and registers what it finds. A `ready`
- * entry is answered from memory and re-checked against the store at most once per
- * `recheckMs` of the host clock, so a release by another process turns into
- * `WORKSPACE_RELEASED` here within that time. `released` entries are final.
+ * or `released` entry is answered from memory and re-checked against the store at most once
+ * per `recheckMs` of the host clock, so a release by another process turns into
+ * `WORKSPACE_RELEASED` here within that time, and a workspace another process released and
+ * prepared again is served again (over its new folder) within that time too.
  *
  * Limit: between a release elsewhere and the next re-check, tools may answer `NOT_FOUND`
  * (the folder is gone) instead of `WORKSPACE_RELEASED`. With a manual clock that never moves,
@@ -33,8 +34,8 @@ export class SyncedRegistry extends Registry {
 
   override lookup(conversation: string): Registration | undefined {
     const hit = super.lookup(conversation);
-    if (!this.refresh || hit?.state === 'released') return hit;
-    if (hit?.state === 'ready') {
+    if (!this.refresh) return hit;
+    if (hit?.state === 'ready' || hit?.state === 'released') {
       const now = this.clock.now();
       const last = this.checkedAt.get(conversation);
       if (last === undefined) this.checkedAt.set(conversation, now);

@@ -12,6 +12,7 @@
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
 import type { CrossProcessLocks } from '../gate/cross-process-locks.js';
+import type { WriteDoors } from '../gate/write-door.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
@@ -31,7 +32,7 @@ import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import { prepareWorkspace } from './prepare-workspace.js';
 import { recoverWorkspaces } from './recover-workspaces.js';
-import { closeView, registerReady, registrationOf } from './registration.js';
+import { closeView, registerReady, registrationOf, viewIsCurrent } from './registration.js';
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
@@ -50,6 +51,8 @@ export interface WorkspaceHostOptions {
   onClose?: () => void;
   /** Cross-process locks for the gate's compare-and-swap calls (disk host); absent: in-process only. */
   crossProcessLocks?: CrossProcessLocks;
+  /** The workspaces' write doors across processes (disk host); absent: a release drains this process's calls only. */
+  writeDoors?: WriteDoors;
 }
 
 /** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
@@ -79,6 +82,7 @@ export class WorkspaceHost implements Host {
       views: new Map(),
       releasing: new Set(),
       drain: (conversation) => this.calls.drain(conversation),
+      ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     };
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     this.registry.syncWith((conversation, current) => this.refresh(conversation, current));
@@ -90,6 +94,7 @@ export class WorkspaceHost implements Host {
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
         tools: [...FILE_TOOLS, requestFilesTool],
         ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
+        ...(options.writeDoors ? { writeDoor: options.writeDoors } : {}),
       }),
     );
     this.gate = this.calls;
@@ -198,7 +203,9 @@ export class WorkspaceHost implements Host {
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
     if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
-    if (current?.state === 'ready' && record?.state === 'ready') return current;
+    // Another process may have released the workspace and prepared it again in between: a view
+    // over the folder it replaced is opened anew.
+    if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(this.ctx, record)) return current;
     if (current?.state === 'ready') closeView(this.ctx, conversation);
     if (!record || record.state === 'failed') {
       this.registry.delete(conversation);
@@ -209,6 +216,8 @@ export class WorkspaceHost implements Host {
     try {
       return registerReady(this.ctx, record);
     } catch {
+      // No view can open (its folder is gone): nothing stays registered over a closed one.
+      this.registry.delete(conversation);
       return undefined;
     }
   }

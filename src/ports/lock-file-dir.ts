@@ -26,14 +26,14 @@
  * (SIGSTOP) holder keeps its lock, and every waiter answers `BUSY` until it goes on or dies.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { CrossProcessHold, CrossProcessLocks } from '../gate/cross-process-locks.js';
 import { FileLocks } from '../gate/file-lock.js';
 
-const { O_RDWR, O_CREAT, O_NOFOLLOW } = constants;
+const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
 const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 100;
@@ -136,11 +136,15 @@ export class LockFileDir implements CrossProcessLocks {
       this.made = true;
     }
     try {
-      // Created here, not by SQLite, to refuse a link at the name and to see errno.
-      closeSync(openSync(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600));
+      // Created here, not by SQLite, to refuse a link at the name and to see errno; exclusively,
+      // because closing any descriptor of an existing lock file would drop the record locks this
+      // process holds on it (another LockFileDir of this process, say a second host, may hold one).
+      closeSync(openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600));
     } catch (e) {
-      if (OUT_OF_DESCRIPTORS.has((e as { code?: string }).code ?? '')) return null;
-      throw e;
+      const code = (e as { code?: string }).code ?? '';
+      if (OUT_OF_DESCRIPTORS.has(code)) return null;
+      if (code !== 'EEXIST') throw e;
+      if (!lstatSync(path).isFile()) throw new Error(`${path} is not a regular file`);
     }
     let db: Connection;
     try {

@@ -1,10 +1,13 @@
 /**
  * The proof of origin of a state database: what gatefs recorded when it created the database —
- * the inode numbers of the state directory and of the database file, their devices (kept for
- * messages, not compared: some file systems — overlay, btrfs subvolumes — hand out a new
+ * the inode numbers of the state directory and of the database file, their birth times (to the
+ * nanosecond, where the file system keeps one: ext4, xfs, btrfs, tmpfs), their devices (kept
+ * for messages, not compared: some file systems — overlay, btrfs subvolumes — hand out a new
  * device number after a remount, while inodes stay) and the owner's uid. A copied, cloned or
- * extracted state directory has new inodes, so its recorded origin no longer matches; `mv`
- * within a file system keeps them.
+ * extracted state directory has new inodes and new birth times, so its recorded origin no
+ * longer matches; `mv` within a file system keeps both. Inode numbers can be predicted (a
+ * deterministic image, an inode freed and reused); the birth time of an extraction cannot, and
+ * no archive or copy tool can set it.
  *
  * It is kept twice: in the database's `meta` table (here) and in the plain file
  * `<stateDir>/gatefs.origin` (`src/host/state-trust.ts`), which is read before SQLite ever
@@ -17,6 +20,8 @@ import type { Database as Db } from 'better-sqlite3';
 export interface FileIdentity {
   dev: number;
   ino: number;
+  /** Birth time in nanoseconds since the epoch (decimal digits); absent where the file system has none. */
+  born?: string;
 }
 
 /** What gatefs recorded when it created a state database. */
@@ -29,8 +34,12 @@ export interface StateOrigin {
 const KEYS = { stateDir: 'origin.state_dir', database: 'origin.database', uid: 'origin.uid' } as const;
 
 function parseIdentity(value: string | undefined): FileIdentity | null {
-  const m = value === undefined ? null : /^(\d+):(\d+)$/.exec(value);
-  return m ? { dev: Number(m[1]), ino: Number(m[2]) } : null;
+  const m = value === undefined ? null : /^(\d+):(\d+)(?::(\d+))?$/.exec(value);
+  return m ? { dev: Number(m[1]), ino: Number(m[2]), ...(m[3] ? { born: m[3] } : {}) } : null;
+}
+
+function formatIdentity(id: FileIdentity): string {
+  return `${id.dev}:${id.ino}${id.born ? `:${id.born}` : ''}`;
 }
 
 /** Parses an origin written by `formatOrigin`, or null when it is not one. */
@@ -43,8 +52,10 @@ export function parseOrigin(text: string): StateOrigin | null {
   }
   const v = value as { version?: unknown; stateDir?: unknown; database?: unknown; uid?: unknown };
   const id = (x: unknown): FileIdentity | null => {
-    const o = x as { dev?: unknown; ino?: unknown } | null;
-    return o && Number.isSafeInteger(o.dev) && Number.isSafeInteger(o.ino) ? { dev: o.dev as number, ino: o.ino as number } : null;
+    const o = x as { dev?: unknown; ino?: unknown; born?: unknown } | null;
+    if (!o || !Number.isSafeInteger(o.dev) || !Number.isSafeInteger(o.ino)) return null;
+    if (o.born !== undefined && (typeof o.born !== 'string' || !/^\d+$/.test(o.born))) return null;
+    return { dev: o.dev as number, ino: o.ino as number, ...(o.born !== undefined ? { born: o.born as string } : {}) };
   };
   const stateDir = id(v?.stateDir);
   const database = id(v?.database);
@@ -57,9 +68,10 @@ export function formatOrigin(origin: StateOrigin): string {
   return `${JSON.stringify({ version: 1, stateDir: origin.stateDir, database: origin.database, uid: origin.uid })}\n`;
 }
 
-/** True when two origins name the same state directory, database file and user (inodes and uid). */
+/** True when two origins name the same state directory, database file and user (inodes, birth times, uid). */
 export function sameOrigin(a: StateOrigin, b: StateOrigin): boolean {
-  return a.stateDir.ino === b.stateDir.ino && a.database.ino === b.database.ino && a.uid === b.uid;
+  const same = (x: FileIdentity, y: FileIdentity) => x.ino === y.ino && x.born === y.born;
+  return same(a.stateDir, b.stateDir) && same(a.database, b.database) && a.uid === b.uid;
 }
 
 /** The origin recorded in an open database, or null when it has none (or a malformed one). */
@@ -85,8 +97,8 @@ export function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
     const existing = originOf(db);
     if (existing) return existing;
     const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-    put.run(KEYS.stateDir, `${origin.stateDir.dev}:${origin.stateDir.ino}`);
-    put.run(KEYS.database, `${origin.database.dev}:${origin.database.ino}`);
+    put.run(KEYS.stateDir, formatIdentity(origin.stateDir));
+    put.run(KEYS.database, formatIdentity(origin.database));
     put.run(KEYS.uid, String(origin.uid));
     return origin;
   }).immediate();

@@ -4,11 +4,15 @@
  * two instances in one process exclude each other exactly as two processes do). Checked as a
  * user would see it: which calls wait, which answer `BUSY`, and the bytes on disk.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import buildOnce from '../build-once.js';
+import { ROOT } from '../cli/run-gatefs.js';
 import { FileLocks, processFileLocks } from '../../src/gate/file-lock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { ManualClock } from '../../src/ports/clock.js';
@@ -181,4 +185,31 @@ describe('cross-process locks (lock files)', () => {
     expect(files.length).toBeLessThanOrEqual(256);
     expect(files.every((f) => /^[0-9a-f]{2}\.lock$/.test(f))).toBe(true);
   });
+});
+
+describe('cross-process locks with two hosts in one process', () => {
+  beforeAll(() => buildOnce(), 300_000);
+
+  it('a second LockFileDir of this process opening a held lock file does not hand the lock to another process', async () => {
+    const dir = join(temp(), 'locks');
+    const stripe = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 2);
+    let sibling = 'other-1';
+    for (let i = 1; stripe(sibling) !== stripe('held'); i++) sibling = `other-${i}`;
+    const first = lockDir(dir, 1000);
+    const second = lockDir(dir, 100); // another host of this process, over the same state directory
+    const hold = (await first.acquire('held'))!;
+    const otherProcess = () => {
+      const module = pathToFileURL(join(ROOT, 'dist/src/ports/lock-file-dir.js')).href;
+      const code = `const { LockFileDir } = await import(${JSON.stringify(module)});
+        const h = await new LockFileDir(${JSON.stringify(dir)}, { waitMs: 300 }).acquire('held');
+        process.stdout.write(h ? 'got it' : 'busy');`;
+      return spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }).stdout;
+    };
+    expect(otherProcess()).toBe('busy');
+    // The sibling key shares the lock file: the second instance opens it and waits in vain.
+    expect(await second.acquire(sibling)).toBeNull();
+    expect(otherProcess()).toBe('busy');
+    hold.release();
+    expect(otherProcess()).toBe('got it');
+  }, 60_000);
 });

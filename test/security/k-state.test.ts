@@ -8,7 +8,7 @@
  * serve nor remove anything outside `<stateDir>/worktrees/` (trees hashed before and after).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -133,6 +133,49 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(again.status().map((s) => s.conversation)).toContain('mine');
   });
 
+  it('an extracted state whose forged origin names the inodes the extraction got (predicted) is still refused: birth times cannot be forged', async () => {
+    const born = (p: string) => lstatSync(p, { bigint: true }).birthtimeNs;
+    const outside = outsideFolder();
+    const r = repo();
+    if (born(r.dir) === 0n) return; // a file system without birth times: the inode check is all there is (documented)
+    const host = await createHost({ repo: r.dir });
+    await host.prepare({ conversation: 'mine' });
+    await host.close();
+    plantRecords(join(r.dir, '.gatefs'), [
+      { ...base, conversation: 'evil-prep', backend: 'copy', state: 'preparing', checkoutPath: outside, data: { ...base.data, created: { folder: true } } },
+    ]);
+    const copy = join(mkdtempSync(join(tmpdir(), 'gatefs-extract-')), 'repo');
+    cleanups.push(() => rmSync(join(copy, '..'), { recursive: true, force: true }));
+    cpSync(r.dir, copy, { recursive: true, verbatimSymlinks: true });
+    const state = join(copy, '.gatefs');
+    const shipped = JSON.parse(readFileSync(join(state, 'gatefs.origin'), 'utf8')) as { stateDir: { dev: number; ino: number; born?: string }; database: { dev: number; ino: number; born?: string }; uid: number };
+    const forge = (keepBorn: boolean) => {
+      // The forger predicted the inodes right; the birth times are the ones it shipped (or none).
+      const id = (path: string, was: { born?: string }) => {
+        const st = lstatSync(path);
+        return { dev: st.dev, ino: st.ino, ...(keepBorn && was.born ? { born: was.born } : {}) };
+      };
+      const forged = { version: 1, stateDir: id(state, shipped.stateDir), database: id(join(state, 'gatefs.db'), shipped.database), uid: shipped.uid };
+      writeFileSync(join(state, 'gatefs.origin'), `${JSON.stringify(forged)}\n`, { mode: 0o600 });
+      const db = new Database(join(state, 'gatefs.db'));
+      const value = (x: { dev: number; ino: number; born?: string }) => `${x.dev}:${x.ino}${x.born ? `:${x.born}` : ''}`;
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'origin.state_dir'").run(value(forged.stateDir));
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'origin.database'").run(value(forged.database));
+      db.close();
+      for (const j of ['-wal', '-shm']) rmSync(join(state, `gatefs.db${j}`), { force: true });
+    };
+    for (const keepBorn of [true, false]) {
+      forge(keepBorn);
+      const before = { outside: hashTree(outside), state: hashTree(state) };
+      const e = await refusal(copy);
+      expect({ keepBorn, code: e.code, reason: e.data.reason }).toEqual({ keepBorn, code: 'STATE_UNTRUSTED', reason: 'COPIED' });
+      expect(hashTree(outside)).toBe(before.outside);
+      expect(hashTree(state)).toBe(before.state);
+    }
+    // the original still opens
+    expect((await open(r.dir)).status().map((s) => s.conversation)).toContain('mine');
+  });
+
   it('mv keeps the proof (same inodes): a moved repository still opens and serves', async () => {
     const r = repo();
     const host = await createHost({ repo: r.dir });
@@ -146,7 +189,7 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(await h.gate.call('a', 'read', { path: 'n.txt' })).toMatchObject({ ok: true, value: { content: 'kept' } });
   });
 
-  it('a state dir that is a symlink, group-writable, or holds a linked worktrees folder is refused', async () => {
+  it('a state dir that is a symlink, group-writable, holds a linked worktrees folder, or a state folder others may write to is refused', async () => {
     const outside = outsideFolder();
     const before = hashTree(outside);
     const r = repo();
@@ -165,6 +208,18 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(loose).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'PERMISSIONS' } });
     expect(loose.message).toContain('chmod go-w');
     chmodSync(join(r.dir, '.gatefs'), 0o700);
+    // a state folder others may write to (they could swap a workspace folder or a lock file), or someone else's
+    for (const sub of ['worktrees', 'copies', 'locks']) {
+      mkdirSync(join(r.dir, '.gatefs', sub), { recursive: true, mode: 0o700 });
+      chmodSync(join(r.dir, '.gatefs', sub), 0o757);
+      expect({ sub, ...(await refusal(r.dir)).data }).toMatchObject({ sub, reason: 'PERMISSIONS' });
+      chmodSync(join(r.dir, '.gatefs', sub), 0o700);
+      if (process.getuid!() === 0) {
+        chownSync(join(r.dir, '.gatefs', sub), 4321, 4321);
+        expect({ sub, ...(await refusal(r.dir)).data }).toMatchObject({ sub, reason: 'OWNER' });
+        chownSync(join(r.dir, '.gatefs', sub), 0, 0);
+      }
+    }
     rmSync(join(r.dir, '.gatefs/worktrees'), { recursive: true });
     symlinkSync(outside, join(r.dir, '.gatefs/worktrees'));
     expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
@@ -190,6 +245,67 @@ describe('K: state that came with the repository is refused before it is used', 
     // the hint works: moved aside, gatefs starts fresh
     renameSync(join(r.dir, '.gatefs'), join(r.dir, '.gatefs.old'));
     expect((await open(r.dir)).status()).toEqual([]);
+  });
+
+  it('a state folder without a database from an archive (a locks link, a planted copy or worktree) is refused; an empty one is adopted', async () => {
+    const outside = outsideFolder();
+    const before = hashTree(outside);
+    const r = repo();
+    const state = join(r.dir, '.gatefs');
+    const plant = (make: () => void) => {
+      rmSync(state, { recursive: true, force: true });
+      mkdirSync(join(state, 'worktrees'), { recursive: true, mode: 0o700 });
+      mkdirSync(join(state, 'copies'), { mode: 0o700 });
+      make();
+    };
+    const attempts: [string, () => void, string][] = [
+      ['locks link', () => symlinkSync(outside, join(state, 'locks')), 'LINK'],
+      ['a copy that would be a workspace upper', () => (mkdirSync(join(state, 'copies/c1')), writeFileSync(join(state, 'copies/c1/planted.ts'), 'planted')), 'FOREIGN_CONTENT'],
+      ['a worktree link', () => symlinkSync(outside, join(state, 'worktrees/w1')), 'FOREIGN_CONTENT'],
+      ['a serve-token link', () => symlinkSync(join(outside, 'secret.txt'), join(state, 'serve-token')), 'FOREIGN_CONTENT'],
+      ['an origin file alone', () => writeFileSync(join(state, 'gatefs.origin'), '{}', { mode: 0o600 }), 'FOREIGN_CONTENT'],
+    ];
+    for (const [what, make, reason] of attempts) {
+      plant(make);
+      const shipped = hashTree(state);
+      const e = await refusal(r.dir);
+      expect({ what, code: e.code, reason: e.data.reason }).toEqual({ what, code: 'STATE_UNTRUSTED', reason });
+      expect(e.message).toMatch(/move .* aside/);
+      expect(hashTree(state)).toBe(shipped);
+      expect(existsSync(join(state, 'gatefs.db'))).toBe(false);
+    }
+    // a trusted state dir whose locks folder was replaced by a link is refused too
+    rmSync(state, { recursive: true, force: true });
+    (await open(r.dir)).close();
+    symlinkSync(outside, join(state, 'locks'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    // the empty folders a crashed or concurrent start leaves are adopted
+    plant(() => mkdirSync(join(state, 'locks'), { mode: 0o700 }));
+    const host = await open(r.dir);
+    await host.prepare({ conversation: 'w1' });
+    expect(await host.gate.call('w1', 'edit', { path: 'README.md', oldString: 'demo', newString: 'demo!' })).toMatchObject({ ok: true });
+    expect(hashTree(outside)).toBe(before);
+  });
+
+  it("a repository whose .git/info/exclude (or .git/info) is a planted link: nothing is written through it", async () => {
+    const outside = outsideFolder();
+    const before = hashTree(outside);
+    const r = repo();
+    rmSync(join(r.dir, '.git/info'), { recursive: true, force: true });
+    mkdirSync(join(r.dir, '.git/info'));
+    symlinkSync(join(outside, 'secret.txt'), join(r.dir, '.git/info/exclude'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'GIT_EXCLUDE_LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    rmSync(join(r.dir, '.git/info'), { recursive: true });
+    symlinkSync(join(outside, 'sub'), join(r.dir, '.git/info'));
+    expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'GIT_EXCLUDE_LINK' } });
+    expect(hashTree(outside)).toBe(before);
+    // a regular exclude file gets the line once
+    rmSync(join(r.dir, '.git/info'));
+    (await open(r.dir)).close();
+    (await open(r.dir)).close();
+    expect(readFileSync(join(r.dir, '.git/info/exclude'), 'utf8')).toBe('/.gatefs/\n');
   });
 
   it('a file that is not a database (never opened), and a journal without its database, are refused untouched', async () => {

@@ -6,10 +6,15 @@
  * a live holder keeps its workspace unless the release is forced; a failed release leaves the
  * workspace serving. Real git, real disk.
  */
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import buildOnce from '../build-once.js';
+import { gatefs } from '../cli/run-gatefs.js';
 import { createHost } from '../../src/host/create-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import type { ToolResult } from '../../tools/result.js';
@@ -204,6 +209,57 @@ describe('N: writes racing release', () => {
   }, 180_000);
 });
 
+describe('N: writes from another process racing release', () => {
+  beforeAll(() => buildOnce(), 300_000);
+
+  it('an edit by another `gatefs call` that passed its checks before the release began is waited for: it lands and the release is refused, or it is refused', async () => {
+    // A tree large enough that git takes a while to delete it: the window a late write hit.
+    const tree: Record<string, string> = { ...files };
+    for (let d = 0; d < 20; d++) for (let f = 0; f < 200; f++) tree[`bulk/d${d}/f${f}.txt`] = `${d}/${f}\n`;
+    const repo = makeTempRepo(tree);
+    cleanups.push(() => repo.cleanup());
+    const state = join(repo.dir, '.gatefs');
+    const cli = (...args: string[]) => gatefs(args, { cwd: repo.dir });
+    for (let trial = 0; trial < 3; trial++) {
+      const id = `w${trial}`;
+      expect((await cli('prepare', id)).code).toBe(0);
+      // Another gatefs process is in the middle of an edit of README.md: it holds the file's
+      // cross-process lock (src/ports/lock-file-dir.ts), so the edit below waits, its checks passed.
+      const folder = statSync(join(state, 'worktrees', id));
+      const stripe = createHash('sha256').update(`${folder.dev}:${folder.ino}/README.md`).digest('hex').slice(0, 2);
+      mkdirSync(join(state, 'locks'), { recursive: true, mode: 0o700 });
+      closeSync(openSync(join(state, 'locks', `${stripe}.lock`), 'a', 0o600));
+      const other = new Database(join(state, 'locks', `${stripe}.lock`), { timeout: 0 });
+      other.exec('BEGIN EXCLUSIVE');
+      const edit = cli('call', id, 'edit', JSON.stringify({ path: 'README.md', oldString: '# demo', newString: '# precious edit' }));
+      await sleep(1000);
+      const release = cli('release', id);
+      // The other process finishes once the release is under way (or after 3 s if it never gets
+      // there): within the 5 s the edit waits for the lock.
+      const db = new Database(join(state, 'gatefs.db'), { readonly: true });
+      for (let i = 0; i < 300; i++) {
+        const row = db.prepare('SELECT data FROM workspaces WHERE conversation = ?').get(id) as { data: string } | undefined;
+        if (row?.data.includes('"removing"')) break;
+        await sleep(10);
+      }
+      db.close();
+      other.exec('COMMIT');
+      other.close();
+      const [edited, released] = await Promise.all([edit, release]);
+      const onDisk = existsSync(join(state, 'worktrees', id, 'README.md')) && readFileSync(join(state, 'worktrees', id, 'README.md'), 'utf8').includes('precious');
+      if (edited.code === 0) {
+        // The edit reported ok: it is in the workspace, which still serves, and the release was refused.
+        expect({ trial, onDisk, release: released.code, stderr: released.stderr.includes('DIRTY_WORKTREE') }).toEqual({ trial, onDisk: true, release: 1, stderr: true });
+        expect((await cli('call', id, 'read', JSON.stringify({ path: 'README.md' }))).stdout).toContain('precious');
+      } else {
+        // Refused (the release got there first, or the lock wait ran out): nothing changed.
+        expect(edited.stderr).toMatch(/OCCUPIED|WORKSPACE_RELEASED|BUSY/);
+        expect(onDisk).toBe(false);
+      }
+    }
+  }, 240_000);
+});
+
 describe('N: live holders and failures', () => {
   it('a live session holding the workspace refuses release with OCCUPIED; --force ends its occupancy', async () => {
     const { repo, host } = await setup();
@@ -221,6 +277,27 @@ describe('N: live holders and failures', () => {
     expect(forced).toMatchObject({ removed: true, forcedHolders: ['mcp-session-1'] });
     expect(host.events().filter((e) => e.type === 'occupancy.forced_end')).toMatchObject([{ conversation: 'a', data: { holder: 'mcp-session-1' } }]);
     expect(await other.gate.call('a', 'write', { path: 'y.txt', content: 'late' }, { holder: 'mcp-session-1' })).toMatchObject({ ok: false });
+  });
+
+  it('a long-running host serves a workspace another process released and prepared again, whenever it looks', async () => {
+    const { repo, host } = await setup();
+    for (const [id, seenBetween] of [['quick', false], ['slow', true]] as const) {
+      await host.prepare({ conversation: id, role: 'wt' });
+      expect(await host.gate.call(id, 'read', { path: 'README.md' })).toMatchObject({ ok: true });
+      const other = await createHost({ repo: repo.dir, manifest: roles });
+      await other.release(id);
+      if (seenBetween) {
+        await sleep(1100);
+        expect(await host.gate.call(id, 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
+      }
+      await other.prepare({ conversation: id, role: 'wt' });
+      await other.gate.call(id, 'write', { path: 'fresh.txt', content: 'in the new worktree' });
+      await other.close();
+      await sleep(1100);
+      expect({ id, read: await host.gate.call(id, 'read', { path: 'fresh.txt' }) }).toMatchObject({ id, read: { ok: true, value: { content: 'in the new worktree' } } });
+      expect(await write(host, id, 'mine.txt', 'from the long-running host')).toMatchObject({ ok: true });
+      expect(readFileSync(join(repo.dir, '.gatefs/worktrees', id, 'mine.txt'), 'utf8')).toBe('from the long-running host');
+    }
   });
 
   it('a failed removal leaves the workspace serving: registered ready over an open view, occupancy returned', async () => {

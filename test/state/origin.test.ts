@@ -23,6 +23,12 @@ describe('the origin in the database', () => {
     expect(store.recordOrigin(other)).toEqual(origin);
     expect(store.origin()).toEqual(origin);
   });
+
+  it('keeps birth times to the nanosecond', () => {
+    const born: StateOrigin = { stateDir: { dev: 2049, ino: 131, born: '1796098860739266632' }, database: { dev: 2049, ino: 137, born: '1796098860739266999' }, uid: 1000 };
+    expect(store.recordOrigin(born)).toEqual(born);
+    expect(store.origin()).toEqual(born);
+  });
 });
 
 describe('the origin file text', () => {
@@ -31,6 +37,15 @@ describe('the origin file text', () => {
     expect(sameOrigin(origin, { ...origin, stateDir: { dev: 77, ino: 131 } })).toBe(true);
     expect(sameOrigin(origin, { ...origin, database: { dev: 2049, ino: 138 } })).toBe(false);
     expect(sameOrigin(origin, { ...origin, uid: 0 })).toBe(false);
+  });
+
+  it('round-trips birth times and compares them too', () => {
+    const born = { ...origin, stateDir: { ...origin.stateDir, born: '1796098860739266632' } };
+    expect(parseOrigin(formatOrigin(born))).toEqual(born);
+    expect(sameOrigin(born, born)).toBe(true);
+    expect(sameOrigin(born, origin)).toBe(false);
+    expect(sameOrigin(born, { ...born, stateDir: { ...born.stateDir, born: '1796098860739266633' } })).toBe(false);
+    expect(parseOrigin(JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2, born: 12 }, database: { dev: 1, ino: 3 }, uid: 1 }))).toBeNull();
   });
 
   it('rejects anything else', () => {
