@@ -189,4 +189,30 @@ describe('grep', () => {
     expect(valueOf(r).content).toBe('x');
     expect(order).toEqual(['read', 'grep']);
   });
+
+  it('never applies nor waits on a .gitignore that is a FIFO, a link to an outside rule file or a folder (also above the searched folder)', async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-grep-'));
+    hostDirs.push(base);
+    const ws = path.join(base, 'ws');
+    fs.mkdirSync(path.join(base, 'outside'));
+    fs.writeFileSync(path.join(base, 'outside/rules'), '*\n');
+    for (const d of ['fifo/sub', 'link/sub', 'folder/sub', 'plain/sub']) {
+      fs.mkdirSync(path.join(ws, d), { recursive: true });
+      fs.writeFileSync(path.join(ws, d, 'x.log'), 'needle\n');
+    }
+    execFileSync('mkfifo', [path.join(ws, 'fifo/.gitignore')]);
+    fs.symlinkSync(path.join(base, 'outside/rules'), path.join(ws, 'link/.gitignore'));
+    fs.mkdirSync(path.join(ws, 'folder/.gitignore'));
+    fs.writeFileSync(path.join(ws, 'plain/.gitignore'), '*.log\n');
+    const layer = openHostLayer(ws);
+    hostLayers.push(layer);
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle' })).files).toEqual(['fifo/sub/x.log', 'folder/sub/x.log', 'link/sub/x.log']);
+    for (const d of ['fifo', 'link', 'folder']) {
+      expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: `${d}/sub` })).files).toEqual([`${d}/sub/x.log`]);
+    }
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: 'plain/sub' })).files).toEqual([]);
+  });
 });
+
