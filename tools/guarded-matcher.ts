@@ -4,8 +4,8 @@
  * it into lines and tests them; the main thread only copies bytes in and results out.
  *
  * Files are sent in batches (up to `BATCH_FILES` files or `BATCH_BYTES` bytes, or one larger
- * file) and one batch is in the worker at a time, so each batch's time is its own: past
- * `budgetMs` the worker is terminated and every pending search rejects with `INVALID_INPUT`
+ * file) and one batch is in the worker at a time, so each batch's time is its own (the worker's
+ * start-up is not part of it): past `budgetMs` the worker is terminated and every pending search rejects with `INVALID_INPUT`
  * naming `pattern`. The worker is an eval'd script (no file to ship), started on first use.
  *
  * A file without the literal every match needs (`regex-literal.ts`: "strict" for
@@ -74,6 +74,8 @@ interface Job {
 /** A `LineMatcher` running in a terminable worker with a per-batch time budget (see the module comment). */
 export class GuardedMatcher implements LineMatcher {
   private worker?: Worker;
+  /** The worker runs its script (its start-up is not charged to any batch's budget). */
+  private online = false;
   private queue: Job[] = [];
   private busy = false;
   private scheduled = false;
@@ -127,15 +129,22 @@ export class GuardedMatcher implements LineMatcher {
     const worker = (this.worker ??= this.start());
     const id = ++this.nextId;
     this.busy = true;
-    const timer = setTimeout(() => {
-      this.fail(
-        new ToolFailure(
-          'INVALID_INPUT',
-          `pattern: matching one file took longer than ${this.options.budgetMs} ms (catastrophic backtracking?); simplify the pattern, avoid nested quantifiers with backreferences or lookaround, or use literal: true`,
-        ),
-        batch,
-      );
-    }, this.options.budgetMs);
+    // The budget is the batch's own: it starts once the worker runs (starting one takes tens of
+    // milliseconds alone, and seconds when many start at once on a loaded machine).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      timer = setTimeout(() => {
+        this.fail(
+          new ToolFailure(
+            'INVALID_INPUT',
+            `pattern: matching one file took longer than ${this.options.budgetMs} ms (catastrophic backtracking?); simplify the pattern, avoid nested quantifiers with backreferences or lookaround, or use literal: true`,
+          ),
+          batch,
+        );
+      }, this.options.budgetMs);
+    };
+    if (this.online) arm();
+    else worker.once('online', arm);
     const onMessage = (msg: { id: number; results: LineHits[] }) => {
       if (msg.id !== id) return;
       cleanup();
@@ -149,6 +158,7 @@ export class GuardedMatcher implements LineMatcher {
     };
     const cleanup = () => {
       clearTimeout(timer);
+      worker.off('online', arm);
       worker.off('message', onMessage);
       worker.off('error', onError);
     };
@@ -161,6 +171,9 @@ export class GuardedMatcher implements LineMatcher {
     const workerData = { source: this.source, flags: this.flags, maxLineChars: this.options.maxLineChars, pretest: cannotMatchLineBreak(this.source, this.flags) };
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     worker.unref();
+    worker.once('online', () => {
+      if (this.worker === worker) this.online = true;
+    });
     return worker;
   }
 
@@ -176,6 +189,7 @@ export class GuardedMatcher implements LineMatcher {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.online = false;
     if (worker) await worker.terminate();
   }
 }

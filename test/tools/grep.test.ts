@@ -214,5 +214,15 @@ describe('grep', () => {
     }
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: 'plain/sub' })).files).toEqual([]);
   });
+
+  it('answers many regex searches started at once (a worker each): starting the workers is not charged to their budget', async () => {
+    // 24 workers starting together take seconds on a loaded 2-core machine; each search itself
+    // is one small file. A budget that counted the start-up answered INVALID_INPUT
+    // ("catastrophic backtracking?") to plain patterns.
+    const s = setupGate();
+    for (let i = 0; i < 24; i++) addWorkspace(s, `w${i}`, { files: { 'f.txt': `x\nneedle ${i}\n` } });
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => s.gate.call(`w${i}`, 'grep', { pattern: 'ne+dle \\d+', output: 'count' })));
+    expect(results.map((r) => (r.ok ? valueOf(r).counts : errorOf(r).message))).toEqual(Array.from({ length: 24 }, () => [{ path: 'f.txt', count: 1 }]));
+  });
 });
 
