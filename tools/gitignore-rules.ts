@@ -66,14 +66,25 @@ export class GitignoreRules {
       const dir: Resolved = { path: rel === '' ? mountPath : `${mountPath}/${rel}`, mount: start.mount, rel };
       rules = await rules.enter(ns, dir, true, meter);
     }
-    return rules.ignores(start.rel, true, meter) ? GitignoreRules.none : rules;
+    return (await rules.ignores(start.rel, true, meter)) ? GitignoreRules.none : rules;
   }
 
-  /** True when the mount-relative path is ignored (`isDir` for folders). */
-  ignores(rel: string, isDir: boolean, work: WorkCounter): boolean {
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
-    for (let node: GitignoreRules | undefined = this; node?.file; node = node.parent) {
+  /**
+   * True when the mount-relative path is ignored (`isDir` for folders). Synchronous unless
+   * `work` is a `MatchMeter` that asks for a yield meanwhile (`GitignoreFile.verdict`).
+   */
+  ignores(rel: string, isDir: boolean, work: WorkCounter): boolean | Promise<boolean> {
+    return GitignoreRules.ignoredFrom(this, rel, rel.slice(rel.lastIndexOf('/') + 1), isDir, work);
+  }
+
+  /** The deepest file from `node` up with a verdict on the path decides; none: not ignored. */
+  private static ignoredFrom(node: GitignoreRules | undefined, rel: string, name: string, isDir: boolean, work: WorkCounter): boolean | Promise<boolean> {
+    for (; node?.file; node = node.parent) {
       const verdict = node.file.verdict(rel, node.base === '' ? 0 : node.base.length + 1, name, isDir, work);
+      if (verdict instanceof Promise) {
+        const parent = node.parent;
+        return verdict.then((v) => (v !== undefined ? v === 'ignored' : GitignoreRules.ignoredFrom(parent, rel, name, isDir, work)));
+      }
       if (verdict !== undefined) return verdict === 'ignored';
     }
     return false;

@@ -229,13 +229,17 @@ async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: Glo
       const enter = new Set<TreeEntry>();
       for (const e of entries) {
         if (e.name === '.git') continue;
-        if (e.type === 'directory') {
-          if ((e.resolved.rel === '' || !rules.ignores(e.resolved.rel, true, meter)) && (!glob || glob.mayContainMatches(e.rel, meter))) {
+        if (e.type === 'directory' || e.type === 'file') {
+          const isDir = e.type === 'directory';
+          // A boolean, or a promise when matching yielded meanwhile (no await per entry otherwise).
+          let ignored = isDir && e.resolved.rel === '' ? false : rules.ignores(e.resolved.rel, isDir, meter);
+          if (ignored instanceof Promise) ignored = await ignored;
+          if (isDir && !ignored && (!glob || glob.mayContainMatches(e.rel, meter))) {
             enter.add(e);
             rulesOf.set(e, rules);
+          } else if (!isDir && !ignored && (!glob || glob.matches(e.rel, meter))) {
+            keep.add(e);
           }
-        } else if (e.type === 'file' && !rules.ignores(e.resolved.rel, false, meter) && (!glob || glob.matches(e.rel, meter))) {
-          keep.add(e);
         }
         // Matching yields every `YIELD_STEPS` of work, even inside one folder.
         if (meter.mustYield) {

@@ -1,24 +1,27 @@
 /**
- * `GuardedMatcher`: grep's regex matching in a worker thread, so no regex (catastrophic or just
- * quadratic on a long line) ever runs on the main thread. The worker decodes each file, splits
- * it into lines and tests them; the main thread only copies bytes in and results out.
+ * `GuardedMatcher`: grep's regex matching in worker threads, so no regex (catastrophic or just
+ * quadratic on a long line) ever runs on the main thread. A worker decodes each file, splits it
+ * into lines and tests them; the main thread only copies bytes in and results out.
  *
- * Files are sent in batches (up to `BATCH_FILES` files or `BATCH_BYTES` bytes, or one larger
- * file) and one batch is in the worker at a time, so each batch's time is its own: past
- * `budgetMs` the worker is terminated and every pending search rejects with `INVALID_INPUT`
- * naming `pattern`. The worker is an eval'd script (no file to ship), started on first use.
+ * The workers are the process's shared pool (`regex-worker-pool.ts`): a call does not start one
+ * of its own. Files are sent in batches (up to `BATCH_FILES` files or `BATCH_BYTES` bytes, or
+ * one larger file) and a call has one batch in the pool at a time, so each batch's time is its
+ * own (waiting for a worker is not part of it) and calls take turns: past `budgetMs` the worker
+ * is terminated and every pending search of the call rejects with `INVALID_INPUT` naming
+ * `pattern`; a regex the engine gives up on (its stack overflows on a long line) answers
+ * `INVALID_INPUT` too.
  *
  * A file without the literal every match needs (`regex-literal.ts`: "strict" for
  * `use\s+strict`) is answered on the main thread by a byte search and never sent.
  *
- * Cost: a worker start (~tens of ms) per grep call with a regex, and a copy of each searched
- * file (none for large files handed over); the whole-text pre-test (one regex run over the file, skipping the line split when
- * nothing matches) is used only when the regex cannot match a line break.
+ * Cost: a copy of each searched file (none for large files handed over); the whole-text
+ * pre-test (one regex run over the file, skipping the line split when nothing matches) is used
+ * only when the regex cannot match a line break.
  */
-import { Worker } from 'node:worker_threads';
 import { ToolFailure } from './result.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import { requiredLiteral } from './regex-literal.js';
+import { BatchTimeout, RegexEngineFailure, regexWorkers, type BatchHandle, type RegexWorkerPool } from './regex-worker-pool.js';
 
 /** Files per batch sent to the worker. */
 const BATCH_FILES = 64;
@@ -26,38 +29,6 @@ const BATCH_FILES = 64;
 const OWN_BUFFER_BYTES = 64 * 1024;
 /** Bytes per batch sent to the worker (a larger file goes alone). */
 const BATCH_BYTES = 1024 * 1024;
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { source, flags, maxLineChars, pretest } = workerData;
-const re = new RegExp(source, flags);
-const whole = pretest ? new RegExp(source, flags + 'm') : undefined;
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const strip = (l) => (l.length > 0 && l.charCodeAt(l.length - 1) === 13 ? l.slice(0, -1) : l);
-const cut = (l) => (l.length > maxLineChars ? l.slice(0, maxLineChars) + '\\u2026' : l);
-function search({ bytes, limit, texts, context }) {
-  const text = decoder.decode(bytes);
-  if (whole) { whole.lastIndex = 0; if (!whole.test(text)) return { count: 0 }; }
-  const lines = text.split('\\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let count = 0;
-  const found = texts ? [] : undefined;
-  for (let i = 0; i < lines.length && count < limit; i++) {
-    const line = strip(lines[i]);
-    re.lastIndex = 0;
-    if (!re.test(line)) continue;
-    count++;
-    if (!found) continue;
-    const m = { line: i + 1, text: cut(line) };
-    if (context > 0) {
-      m.before = lines.slice(Math.max(0, i - context), i).map((l) => cut(strip(l)));
-      m.after = lines.slice(i + 1, i + 1 + context).map((l) => cut(strip(l)));
-    }
-    found.push(m);
-  }
-  return found ? { count, lines: found } : { count };
-}
-parentPort.on('message', ({ id, jobs }) => parentPort.postMessage({ id, results: jobs.map(search) }));`;
 
 /** True when no match of the regex can hold a line break (then a whole-text test is a safe pre-test). */
 function cannotMatchLineBreak(source: string, flags: string): boolean {
@@ -71,23 +42,25 @@ interface Job {
   reject(e: unknown): void;
 }
 
-/** A `LineMatcher` running in a terminable worker with a per-batch time budget (see the module comment). */
+/** A `LineMatcher` running in the shared worker pool with a per-batch time budget (see the module comment). */
 export class GuardedMatcher implements LineMatcher {
-  private worker?: Worker;
   private queue: Job[] = [];
-  private busy = false;
+  /** The batch in the pool (queued or running), if any. */
+  private inFlight?: BatchHandle;
   private scheduled = false;
+  private closed = false;
   private failed?: ToolFailure;
-  private nextId = 0;
   private readonly required?: Buffer;
+  private readonly pretest: boolean;
 
   constructor(
     private readonly source: string,
     private readonly flags: string,
-    private readonly options: { budgetMs: number; maxLineChars: number },
+    private readonly options: { budgetMs: number; maxLineChars: number; pool?: RegexWorkerPool },
   ) {
     const literal = requiredLiteral(source, flags);
     if (literal) this.required = Buffer.from(literal, 'utf8');
+    this.pretest = cannotMatchLineBreak(source, flags);
   }
 
   search(bytes: Uint8Array, request: LineRequest, owned = false): LineHits | Promise<LineHits> {
@@ -110,7 +83,7 @@ export class GuardedMatcher implements LineMatcher {
 
   /** Sends the next batch once the current one is back, after the caller queued what it has. */
   private schedule(): void {
-    if (this.busy || this.scheduled || this.queue.length === 0) return;
+    if (this.inFlight || this.scheduled || this.queue.length === 0 || this.closed) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -119,63 +92,50 @@ export class GuardedMatcher implements LineMatcher {
   }
 
   private sendBatch(): void {
-    if (this.busy || this.queue.length === 0 || this.failed) return;
+    if (this.inFlight || this.queue.length === 0 || this.failed || this.closed) return;
     let bytes = 0;
     let n = 0;
     while (n < this.queue.length && n < BATCH_FILES && (n === 0 || bytes + this.queue[n].bytes.byteLength <= BATCH_BYTES)) bytes += this.queue[n++].bytes.byteLength;
     const batch = this.queue.splice(0, n);
-    const worker = (this.worker ??= this.start());
-    const id = ++this.nextId;
-    this.busy = true;
-    const timer = setTimeout(() => {
-      this.fail(
-        new ToolFailure(
-          'INVALID_INPUT',
-          `pattern: matching one file took longer than ${this.options.budgetMs} ms (catastrophic backtracking?); simplify the pattern, avoid nested quantifiers with backreferences or lookaround, or use literal: true`,
-        ),
-        batch,
-      );
-    }, this.options.budgetMs);
-    const onMessage = (msg: { id: number; results: LineHits[] }) => {
-      if (msg.id !== id) return;
-      cleanup();
-      this.busy = false;
-      batch.forEach((job, i) => job.resolve(msg.results[i]));
-      this.schedule();
-    };
-    const onError = (e: Error) => {
-      cleanup();
-      this.fail(e, batch);
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.postMessage({ id, jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })) }, batch.map((j) => j.bytes.buffer as ArrayBuffer));
+    const pool = this.options.pool ?? regexWorkers;
+    const handle = pool.submit(
+      { source: this.source, flags: this.flags, pretest: this.pretest, maxLineChars: this.options.maxLineChars, jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })) },
+      this.options.budgetMs,
+    );
+    this.inFlight = handle;
+    handle.done.then(
+      (results) => {
+        this.inFlight = undefined;
+        batch.forEach((job, i) => job.resolve(results[i]));
+        this.schedule();
+      },
+      (e: unknown) => {
+        this.inFlight = undefined;
+        this.fail(e, batch);
+      },
+    );
   }
 
-  private start(): Worker {
-    const workerData = { source: this.source, flags: this.flags, maxLineChars: this.options.maxLineChars, pretest: cannotMatchLineBreak(this.source, this.flags) };
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
-    worker.unref();
-    return worker;
-  }
-
-  /** Ends the matcher: the batch in flight and everything queued reject with `e`. */
+  /** Ends the matcher: the batch that failed and everything queued reject with the failure. */
   private fail(e: unknown, batch: Job[]): void {
-    const failure = e instanceof ToolFailure ? e : new Error(`grep worker failed: ${(e as Error).message}`);
+    const failure =
+      e instanceof BatchTimeout
+        ? new ToolFailure(
+            'INVALID_INPUT',
+            `pattern: matching one file took longer than ${this.options.budgetMs} ms (catastrophic backtracking?); simplify the pattern, avoid nested quantifiers with backreferences or lookaround, or use literal: true`,
+          )
+        : e instanceof RegexEngineFailure
+          ? new ToolFailure('INVALID_INPUT', `pattern: the regex engine gave up on a file here (${e.message}); simplify the pattern (lookaround over long lines), or use literal: true`)
+          : new Error(`grep worker failed: ${(e as Error).message}`);
     if (failure instanceof ToolFailure) this.failed = failure;
     for (const job of [...batch, ...this.queue.splice(0)]) job.reject(failure);
-    this.busy = false;
-    void this.close();
   }
 
+  /** Drops what this call still has queued; a batch already running finishes in its worker. */
   async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker) await worker.terminate();
+    this.closed = true;
+    this.inFlight?.cancel();
+    this.inFlight = undefined;
+    this.queue = [];
   }
 }

@@ -6,7 +6,8 @@
  * trailing '\r' is not part of the line). Case-sensitive literal patterns (and literal mode)
  * are searched as bytes on the main thread (`literal-matcher.ts`: `Buffer.indexOf`, in slices
  * with yields on large files). Everything else is a JavaScript RegExp (`i` for ignoreCase; `u`
- * only when the pattern uses `\p{…}`, `\P{…}` or `\u{…}`) and runs in a worker thread
+ * only when the pattern uses `\p{…}`, `\P{…}` or `\u{…}`) and runs in a worker thread of the
+ * process's shared pool
  * (`guarded-matcher.ts`): V8's backtracking engine has no bound a caller could rely on (a plain
  * `[^x]*[^x]*y` over one 10,000-character line runs for minutes), so no user regex runs on the
  * main thread. Each batch of files gets `GREP_FILE_BUDGET_MS` in the worker; past it the worker

@@ -31,6 +31,11 @@ export const MATCH_BUDGET_STEPS = 100_000_000;
 /** The work counter of one tool call. */
 export class MatchMeter implements WorkCounter {
   steps = 0;
+  /**
+   * `.gitignore` rules this call has parsed and holds: all of them, and those that need a
+   * pattern match (`gitignore-file.ts` caps both, which bounds the call's memory).
+   */
+  readonly rules = { all: 0, patterns: 0 };
   private yieldedAt = 0;
 
   constructor(readonly budget: number = MATCH_BUDGET_STEPS) {}

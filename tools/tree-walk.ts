@@ -21,11 +21,12 @@
  *
  * Limits: `maxEntries` entries seen (default 500,000); past it the walk stops and reports
  * `truncated`. A folder with entries deeper than any path can name (vfs/path.ts
- * `MAX_PATH_SEGMENTS` segments of namespace path) ends the walk with `TOO_DEEP`; the host
+ * `MAX_PATH_SEGMENTS` segments or `MAX_PATH_BYTES` bytes of namespace path) ends the walk with
+ * `TOO_DEEP`; the host
  * layer's walk holds a bounded number of descriptors up to there (vfs/held-folder-stack.ts).
  */
 import { VfsError, isVfsError } from '../vfs/errors.js';
-import { MAX_PATH_SEGMENTS } from '../vfs/path.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_PATH_SEGMENTS, utf8Length } from '../vfs/path.js';
 import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat } from '../vfs/layer.js';
 import { childPath, compareNames, walkLayer } from '../vfs/layer.js';
 import type { Resolved } from '../vfs/mount-table.js';
@@ -124,9 +125,9 @@ export async function walkTree(ns: Namespace, start: Resolved, options: WalkOpti
     descend: Set<string>, selves: Map<string, TreeEntry | undefined>, relOf: Map<string, string>, access?: FolderAccess,
   ): Promise<Folder> => {
     const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
-    if (listed.length > 0 && segmentCount(nsPath) >= MAX_PATH_SEGMENTS) {
+    if (listed.length > 0 && (segmentCount(nsPath) >= MAX_PATH_SEGMENTS || !allNameable(nsPath, listed))) {
       // Its entries could not be named by any path: the layer-relative start, anchored by the caller.
-      throw new VfsError('TOO_DEEP', 'walk', at.rel, `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`);
+      throw new VfsError('TOO_DEEP', 'walk', at.rel, `a folder below is nested deeper than any path can name (${MAX_PATH_SEGMENTS} levels, ${MAX_PATH_BYTES} bytes)`);
     }
     const mounted = ns.mountPointsIn(nsPath);
     // Names git treats as `.git` are never shown nor entered (vfs/namespace.ts).
@@ -284,6 +285,13 @@ async function otherMounts(folders: Iterable<Folder>): Promise<Map<TreeEntry, Tr
   for (const f of folders) for (const [e, below] of f.entered) if (typeof below !== 'string') pending.push([e, below]);
   const done = await Promise.all(pending.map(([, p]) => p));
   return new Map(pending.map(([e], i) => [e, done[i]]));
+}
+
+/** True when every entry's namespace path fits in `MAX_PATH_BYTES` (the grammar's limit). */
+function allNameable(folder: string, entries: readonly DirEntry[]): boolean {
+  const room = MAX_PATH_BYTES - (folder === '/' ? 0 : utf8Length(folder)) - 1;
+  if (room >= MAX_NAME_BYTES) return true; // names are at most 255 bytes: every entry fits
+  return entries.every((e) => utf8Length(e.name) <= room);
 }
 
 /** Segments of an absolute namespace path ('/' has none). */

@@ -15,7 +15,7 @@
  * else in the host.
  */
 import * as fs from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CliGit } from '../git/cli-git.js';
 import { loadManifest } from '../manifest/load.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -90,9 +90,9 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
     recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
     if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
     exec.attach(store);
-    // The files granting authority, wherever a workspace shows them: the manifest loaded (and
-    // `<repo>/gatefs.yaml`, which the CLI loads by default).
-    const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? [realOrResolved(options.manifest)] : [])];
+    // The files granting authority, wherever a workspace shows them: the manifest loaded under
+    // every name that leads to it (and `<repo>/gatefs.yaml`, which the CLI loads by default).
+    const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? namesOnTheWay(options.manifest) : [])];
     const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);
@@ -105,13 +105,31 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   }
 }
 
-/** The real path of a file that exists (links resolved, as the repository's is), else its absolute path. */
-function realOrResolved(path: string): string {
-  try {
-    return fs.realpathSync(path);
-  } catch {
-    return resolve(path);
+/**
+ * Every host path that names the file `path` on the way to it: the path as given (absolute),
+ * each symbolic link it runs through at its last component, and the file itself, each also
+ * under its folder's real path (the repository is compared by its real path). Replacing any of
+ * those links would change what the next start loads, so each is an authority file. At most
+ * 40 links are followed (the kernel's own limit); a name that cannot be read ends the list.
+ */
+function namesOnTheWay(path: string): string[] {
+  const names = new Set<string>();
+  let current = resolve(path);
+  for (let hops = 0; hops <= 40; hops++) {
+    names.add(current);
+    let here: string;
+    let target: string;
+    try {
+      here = join(fs.realpathSync(dirname(current)), basename(current));
+      names.add(here);
+      if (!fs.lstatSync(here).isSymbolicLink()) break;
+      target = fs.readlinkSync(here);
+    } catch {
+      break;
+    }
+    current = resolve(dirname(here), target);
   }
+  return [...names];
 }
 
 function isFolder(path: string): boolean {

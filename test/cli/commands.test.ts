@@ -122,6 +122,12 @@ describe('prepare, status, call, release', () => {
     expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
   });
 
+  it('a regex grep answers and the process exits: the shared regex workers never keep it alive', async () => {
+    const r = await run('call', 'c2', 'grep', JSON.stringify({ pattern: 'Hel+o, \\$\\{name\\}', output: 'count' }), '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, value: { counts: [{ path: 'src/greeting.js', count: 1 }] } });
+  });
+
   it('calling an unprepared conversation names the problem', async () => {
     const r = await run('call', 'nobody', 'read', '{"path":"README.md"}');
     expect(r.code).toBe(1);

@@ -6,15 +6,18 @@
  * of 1,000 folders `a`, a file in each; many/: 5,000 files), `ig-many` (5,000 `.gitignore`
  * rules, a fifth of each shape, over 2,000 files), `ig-big` (a 1 MiB `.gitignore` of 17,000
  * wildcard rules), `ig-nested` (a 300-deep chain with a pathological `.gitignore` at every
- * level), `ig-deep` (20 rules `a/**\/a/**\/…/b` over a 1,000-deep chain), `big` (a 20 MiB
- * one-line file, and 10,000 lines of 2,000 characters). Used by test/security/l-matching.test.ts
+ * level), `ig-deep` (20 rules `a/**\/a/**\/…/b` over a 1,000-deep chain), `ig-costly` (6
+ * nested 1 MiB `.gitignore` files of wildcard rules with no literal to index them by, each
+ * costing thousands of steps on the 250-character name below them), `ig-heavy` (8 folders
+ * with a 1 MiB `.gitignore` of 175,000 wildcard rules each: 200 MB of parsed rules apiece if
+ * all were held), `big` (a 20 MiB one-line file, and 10,000 lines of 2,000 characters). Used by test/security/l-matching.test.ts
  * and by bench/suites/matching.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** The workspaces the scenarios run in, each a folder of that name. */
-export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'big'] as const;
+export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'ig-costly', 'ig-heavy', 'big'] as const;
 
 export interface Scenario {
   name: string;
@@ -63,6 +66,8 @@ export const L_SCENARIOS: readonly Scenario[] = [
   { name: 'grep under a 1 MiB .gitignore', workspace: 'ig-big', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
   { name: 'grep with a pathological .gitignore at every level of a 300-deep chain', workspace: 'ig-nested', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
   { name: 'grep under a/**/…/b rules over a 1,000-deep chain', workspace: 'ig-deep', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep under 6 nested 1 MiB .gitignore files of unindexable wildcard rules', workspace: 'ig-costly', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
+  { name: 'grep under 8 .gitignore files of 175,000 wildcard rules each', workspace: 'ig-heavy', tool: 'grep', args: { pattern: 'x' }, outcomes: REFUSED },
   // Regexes and huge lines (grep pattern).
   { name: 'grep (a+)+$ over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: '(a+)+$', path: 'huge.txt' }, outcomes: OK_OR_REFUSED },
   { name: 'grep [^x]*[^x]*y over a 20 MiB line (no y: skipped by a byte search)', workspace: 'big', tool: 'grep', args: { pattern: '[^x]*[^x]*y', path: 'huge.txt' }, outcomes: OK },
@@ -80,6 +85,11 @@ const DEEP = 1000;
 function write(file: string, content: string | Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
+}
+
+/** `line` repeated, one per line, up to 1 MiB. */
+function fillMiB(line: string): string {
+  return `${line}\n`.repeat(Math.floor((1024 * 1024) / (line.length + 1)));
 }
 
 /** A chain `a/a/…/a` of `depth` folders under `root`, each holding `f.txt` (and `extra` files). */
@@ -117,6 +127,15 @@ export function buildScenarioFolders(base: string): void {
 
   write(path.join(base, 'ig-deep', '.gitignore'), `${Array.from({ length: 20 }, (_, i) => `${'a/**/'.repeat(20 + i)}b`).join('\n')}\n`);
   chain(path.join(base, 'ig-deep'), DEEP);
+
+  // A class is no literal: nothing indexes these rules, and each one costs about 10,000 steps
+  // on the 250-character name (the last-star algorithm restarting 50 times).
+  const costly = fillMiB(`*${'[a]'.repeat(200)}[b]?`);
+  let dir = path.join(base, 'ig-costly');
+  for (let i = 0; i < 6; i++, dir = path.join(dir, 'd')) write(path.join(dir, '.gitignore'), costly);
+  write(path.join(dir, 'a'.repeat(250)), 'x\n');
+  const heavy = fillMiB('*[a]?');
+  for (let i = 0; i < 8; i++) write(path.join(base, 'ig-heavy', `d${i}`, '.gitignore'), heavy), write(path.join(base, 'ig-heavy', `d${i}`, 'sub', 'f.txt'), 'x\n');
 
   write(path.join(base, 'big', 'huge.txt'), Buffer.alloc(20 * 1024 * 1024, 'a'));
   write(path.join(base, 'big', 'lines.txt'), `${'a'.repeat(1999)}b\n`.repeat(10_000));

@@ -218,6 +218,31 @@ describe('O: the files that grant authority are readable and never changed', () 
     expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(false);
   });
 
+  it.each(['shared', 'worktree'])('%s: a manifest passed through a symlink (--manifest agents.yaml -> conf/real.yaml) is protected under every name on the way', async (backend) => {
+    // Replacing the link by a file (a write renames over it) would make the next start load
+    // the agent's manifest (shared), or carry that file back with a merge (worktree).
+    const repo = repoWith();
+    const manifest = { roles: [{ name: 'r', tools: TOOLS, workspace: { backend } }] };
+    mkdirSync(join(repo.dir, 'conf'));
+    writeFileSync(join(repo.dir, 'conf/real.yaml'), JSON.stringify(manifest));
+    symlinkSync('conf/real.yaml', join(repo.dir, 'hop.yaml'));
+    symlinkSync('hop.yaml', join(repo.dir, 'agents.yaml'));
+    repo.commit('manifest behind two links');
+    const host = await createHost({ repo: repo.dir, manifest: join(repo.dir, 'agents.yaml') });
+    cleanups.push(() => host.close());
+    await host.prepare({ conversation: 'm' });
+    const evil = 'roles:\n  - name: r\n    workspace: { backend: shared, mounts: [{ path: /, writable: true }] }\n';
+    for (const path of ['agents.yaml', 'hop.yaml', 'conf/real.yaml', 'AGENTS.yaml']) {
+      const w = (await host.gate.call('m', 'write', { path, content: evil })) as Result;
+      expect({ path, code: w.ok ? 'ok' : w.error!.code }).toEqual({ path, code: 'PROTECTED_PATH' });
+    }
+    const tree = backend === 'shared' ? repo.dir : join(repo.dir, '.gatefs/worktrees/m');
+    expect(lstatSync(join(tree, 'agents.yaml')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(tree, 'hop.yaml')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(tree, 'conf/real.yaml'), 'utf8')).toBe(JSON.stringify(manifest));
+    expect(await host.gate.call('m', 'write', { path: 'conf/other.yaml', content: 'ok\n' })).toMatchObject({ ok: true });
+  });
+
   it('a manifest that lies inside a writable absolute mount is protected there', async () => {
     const repo = repoWith();
     const data = tempDir('gatefs-data-');

@@ -240,4 +240,26 @@ describe('a walk holds a bounded number of descriptors', () => {
     await layer.remove('a/b/c/d/e/f/x/y/z');
     expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toEqual({ ok: true, value: { files: [fits], truncated: false } });
   });
+
+  it('the limit holds in bytes too: entries past the 4,096 bytes a path can name answer TOO_DEEP, never paths no tool accepts', async () => {
+    // 20 names of 255 bytes: the bottom file lies 5,100 bytes deep, only 20 segments.
+    const r = repo();
+    const host = await createHost({ repo: r.dir, manifest: MANIFEST });
+    cleanups.push(() => host.close());
+    await host.prepare({ conversation: 'long' });
+    const name = 'n'.repeat(255);
+    makeChain(join(r.dir, '.gatefs/worktrees/long'), { depth: 20, name, bottom: { 'needle.txt': 'needle\n' } });
+    for (const call of [GREP, LIST, { tool: 'list', args: { pattern: '**' } }]) {
+      const result = await host.gate.call('long', call.tool, call.args);
+      expect({ call: call.args, result }).toMatchObject({ result: { ok: false, error: { code: 'TOO_DEEP' } } });
+    }
+    // A folder whose entries can all be named lists as usual (14 levels: 3,600 bytes, and a name).
+    const nameable = Array.from({ length: 14 }, () => name).join('/');
+    expect(await host.gate.call('long', 'list', { path: nameable })).toMatchObject({ ok: true, value: { entries: [{ path: `${nameable}/${name}`, type: 'directory' }] } });
+    // Through a memory layer the same.
+    const s = setupGate();
+    addWorkspace(s, 'm', { files: { [`${Array.from({ length: 20 }, () => name).join('/')}/needle.txt`]: 'needle\n' } });
+    expect(await s.gate.call('m', 'grep', { pattern: 'needle' })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP' } });
+  }, 60_000);
 });
+

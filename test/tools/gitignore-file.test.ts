@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GitignoreFile } from '../../tools/gitignore-file.js';
-import { MatchMeter } from '../../tools/match-work.js';
+import { MatchMeter, YIELD_STEPS } from '../../tools/match-work.js';
+import { MAX_HELD_PATTERN_RULES, MAX_HELD_RULES } from '../../tools/gitignore-file.js';
 
 /** The paths (a trailing '/' marks a folder) a `.gitignore` with `text` ignores, as git would say. */
 async function ignoredBy(text: string, paths: string[]): Promise<string[]> {
@@ -56,5 +57,69 @@ describe('.gitignore rules (git 2.39 semantics; the differential test checks the
     expect(file.verdict('x/name-99999.tmp', 0, 'name-99999.tmp', false, counter)).toBe('ignored');
     expect(file.verdict('x/other.tmp', 0, 'other.tmp', false, counter)).toBeUndefined();
     expect(counter.steps).toBeLessThan(20);
+  });
+
+  it('yields between two rules when many costly rules are tried on one path, and answers as without yielding', async () => {
+    // No literal indexes these rules (a class is none), so every one is tried on the name, from
+    // the last one down, each costing about 10,000 steps: 17 million for one path, before the
+    // first rule (`x*`) decides.
+    const rule = `*${'[a]'.repeat(200)}[b]?`;
+    const file = await GitignoreFile.parse(`x*\n${`${rule}\n`.repeat(1700)}`, new MatchMeter(Infinity));
+    const meter = new MatchMeter(Infinity);
+    let yields = 0;
+    let longest = 0;
+    let last = meter.steps;
+    const original = meter.yieldNow.bind(meter);
+    meter.yieldNow = async () => {
+      yields++;
+      longest = Math.max(longest, meter.steps - last);
+      await original();
+      last = meter.steps;
+    };
+    for (const name of [`x${'a'.repeat(249)}`, 'a'.repeat(250)]) {
+      const plain = file.verdict(name, 0, name, false, { steps: 0 }); // a plain counter never yields
+      expect(plain).not.toBeInstanceOf(Promise);
+      const pending = file.verdict(name, 0, name, false, meter);
+      expect(pending).toBeInstanceOf(Promise);
+      expect(await pending).toBe(plain);
+    }
+    expect(file.verdict(`x${'a'.repeat(249)}`, 0, `x${'a'.repeat(249)}`, false, { steps: 0 })).toBe('ignored');
+    expect(yields).toBeGreaterThan(10);
+    expect(longest).toBeLessThan(YIELD_STEPS + 100_000); // one rule past the slice at most
+  });
+
+  it('past the step budget, a verdict answers INVALID_INPUT on path instead of going on', async () => {
+    const rule = `*${'[a]'.repeat(200)}[b]?`;
+    const meter = new MatchMeter(5_000_000);
+    const file = await GitignoreFile.parse(`${rule}\n`.repeat(1700), new MatchMeter(Infinity));
+    const name = 'a'.repeat(250);
+    await expect(Promise.resolve(file.verdict(name, 0, name, false, meter))).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: /) });
+  });
+
+  it('counts what compiling rules costs: a file of class-heavy rules yields every few rules and meets the budget', async () => {
+    // 605 characters and 201 classes a rule: about 1 ms each to compile.
+    const rule = `*${'[a]'.repeat(200)}[b]?`;
+    const meter = new MatchMeter();
+    let yields = 0;
+    const original = meter.yieldNow.bind(meter);
+    meter.yieldNow = async () => {
+      yields++;
+      await original();
+    };
+    await expect(GitignoreFile.parse(`${rule}\n`.repeat(1700), meter)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: /) });
+    expect(yields).toBeGreaterThan(50);
+  });
+
+  it('holds a bounded number of rules per call: past the caps it answers INVALID_INPUT on path before holding more', async () => {
+    const meter = new MatchMeter(Infinity);
+    const wild = `${'*[a]?\n'.repeat(MAX_HELD_PATTERN_RULES)}`;
+    const file = await GitignoreFile.parse(wild, meter); // exactly at the cap: fine
+    expect(file.verdict('xab', 0, 'xab', false, { steps: 0 })).toBe('ignored');
+    await expect(GitignoreFile.parse('*[b]?\n', meter)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: .*25,000 with wildcards/) });
+    // Literal rules cost little each: many more of them are held, up to their own cap.
+    const literal = new MatchMeter(Infinity);
+    await GitignoreFile.parse(Array.from({ length: MAX_HELD_RULES }, (_, i) => `n${i}`).join('\n'), literal);
+    await expect(GitignoreFile.parse('one-more\n', literal)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(meter.rules).toEqual({ all: MAX_HELD_PATTERN_RULES + 1, patterns: MAX_HELD_PATTERN_RULES + 1 });
   });
 });

@@ -8,6 +8,7 @@ import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import type { Layer } from '../../vfs/layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { GREP_FILE_BUDGET_MS } from '../../tools/line-matcher.js';
+import { regexWorkers } from '../../tools/regex-worker-pool.js';
 import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
 
 const FILES: Record<string, string | Uint8Array> = {
@@ -189,4 +190,63 @@ describe('grep', () => {
     expect(valueOf(r).content).toBe('x');
     expect(order).toEqual(['read', 'grep']);
   });
+
+  it('never applies nor waits on a .gitignore that is a FIFO, a link to an outside rule file or a folder (also above the searched folder)', async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-grep-'));
+    hostDirs.push(base);
+    const ws = path.join(base, 'ws');
+    fs.mkdirSync(path.join(base, 'outside'));
+    fs.writeFileSync(path.join(base, 'outside/rules'), '*\n');
+    for (const d of ['fifo/sub', 'link/sub', 'folder/sub', 'plain/sub']) {
+      fs.mkdirSync(path.join(ws, d), { recursive: true });
+      fs.writeFileSync(path.join(ws, d, 'x.log'), 'needle\n');
+    }
+    execFileSync('mkfifo', [path.join(ws, 'fifo/.gitignore')]);
+    fs.symlinkSync(path.join(base, 'outside/rules'), path.join(ws, 'link/.gitignore'));
+    fs.mkdirSync(path.join(ws, 'folder/.gitignore'));
+    fs.writeFileSync(path.join(ws, 'plain/.gitignore'), '*.log\n');
+    const layer = openHostLayer(ws);
+    hostLayers.push(layer);
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle' })).files).toEqual(['fifo/sub/x.log', 'folder/sub/x.log', 'link/sub/x.log']);
+    for (const d of ['fifo', 'link', 'folder']) {
+      expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: `${d}/sub` })).files).toEqual([`${d}/sub/x.log`]);
+    }
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: 'plain/sub' })).files).toEqual([]);
+  });
+
+  it('answers many regex searches started at once (a worker each): starting the workers is not charged to their budget', async () => {
+    // 24 workers starting together take seconds on a loaded 2-core machine; each search itself
+    // is one small file. A budget that counted the start-up answered INVALID_INPUT
+    // ("catastrophic backtracking?") to plain patterns.
+    const s = setupGate();
+    for (let i = 0; i < 24; i++) addWorkspace(s, `w${i}`, { files: { 'f.txt': `x\nneedle ${i}\n` } });
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => s.gate.call(`w${i}`, 'grep', { pattern: 'ne+dle \\d+', output: 'count' })));
+    expect(results.map((r) => (r.ok ? valueOf(r).counts : errorOf(r).message))).toEqual(Array.from({ length: 24 }, () => [{ path: 'f.txt', count: 1 }]));
+  });
+
+  it('answers INVALID_INPUT on pattern, not INTERNAL, when the regex engine gives up on a file (a lookahead over a 10 MB line)', async () => {
+    const s = setupGate();
+    addWorkspace(s, 'a', { files: { 'long.txt': `${'ab'.repeat(5_000_000)}\n`, 'short.txt': 'abc\n' } });
+    // V8 overflows its stack on the first position (about a second), or the budget ends it first
+    // on a slow machine: either way the pattern is refused, never an internal error.
+    const failed = errorOf(await s.gate.call('a', 'grep', { pattern: '(?=(a|b)*c)', path: 'long.txt' }));
+    expect(failed.code).toBe('INVALID_INPUT');
+    expect(failed.message).toMatch(/^pattern: (the regex engine gave up|matching one file took longer)/);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: '(?=(a|b)*c)', path: 'short.txt' })).files).toEqual(['short.txt']);
+  });
+
+  it('runs every regex grep on the shared workers: 60 at once start no more than the pool holds', async () => {
+    const s = setupGate();
+    addWorkspace(s, 'a', { files: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `x\nvalue ${i}\n`])) });
+    let most = 0;
+    const calls = Array.from({ length: 60 }, () => s.gate.call('a', 'grep', { pattern: 'val[u]e \\d', output: 'count' }));
+    const watch = setInterval(() => (most = Math.max(most, regexWorkers.workers)), 1);
+    const results = await Promise.all(calls);
+    clearInterval(watch);
+    expect(results.every((r) => r.ok && valueOf(r).counts.length === 20)).toBe(true);
+    expect(most).toBeLessThanOrEqual(regexWorkers.size);
+  });
 });
+

@@ -100,4 +100,55 @@ describe('isDotGitName', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('agrees with git itself over 3,000 generated look-alikes (git fsck applies is_ntfs_dotgit and is_hfs_dotgit to every tree entry)', async () => {
+    const { execFileSync, spawnSync } = await import('node:child_process');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    // Seeded (mulberry32): the same corpus on every run. Characters git's checks care about
+    // (case, '.', ' ', ':', '~1', the HFS-ignored code points) and near-misses (dotless i,
+    // fullwidth g, no-break and zero-width spaces that HFS+ does not ignore, a combining mark).
+    let seed = 0x9e3779b9;
+    const rnd = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const dense = ['.', ' ', ':', '\u200c', '\ufeff', '\u206f', '\u202e', 'x', '\u00a0', '\u200b'];
+    const wide = [...dense, 'g', 'G', 'i', 'I', 't', 'T', '~', '1', '2', '\u0130', '\u0131', '\uff47', '\u0300', '\u2060', '\u00ad', '\t'];
+    const names = new Set<string>();
+    while (names.size < 3000) {
+      let name = ['.git', 'git~1', '.GIT', 'GiT~1', '.gIt'][rnd(5)];
+      if (rnd(3) === 0) name = Array.from({ length: 1 + rnd(6) }, () => wide[rnd(wide.length)]).join('');
+      for (let k = rnd(4); k > 0; k--) {
+        const at = rnd(name.length + 1);
+        const pool = rnd(2) ? dense : wide;
+        name = name.slice(0, at) + pool[rnd(pool.length)] + name.slice(at);
+      }
+      if (name !== '.' && name !== '..') names.add(name);
+    }
+    const list = [...names];
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-dotgit-'));
+    try {
+      const git = (args: string[], input?: string) =>
+        execFileSync('git', args, { cwd: dir, input, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+      git(['init', '--quiet']);
+      const blob = git(['hash-object', '-w', '--stdin'], 'x\n').trim();
+      // One tree per name, written in one process; fsck then reports each tree holding a `.git`.
+      const trees = git(['mktree', '-z', '--batch'], list.map((n) => `100644 blob ${blob}\t${n}\0\0`).join('')).trim().split('\n');
+      expect(trees).toHaveLength(list.length);
+      // The findings go to stderr, as warnings (or errors with --strict, which also fails the run).
+      const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+      const report = `${fsck.stdout}${fsck.stderr}`;
+      const flagged = new Set([...report.matchAll(/tree ([0-9a-f]{40}): hasDotgit/g)].map((m) => m[1]));
+      const disagree = list.filter((name, i) => flagged.has(trees[i]) !== isDotGitName(name)).map((n) => JSON.stringify(n));
+      expect(disagree).toEqual([]);
+      expect(flagged.size).toBeGreaterThan(100); // the corpus holds real aliases, not only misses
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
+

@@ -1,0 +1,69 @@
+/**
+ * The shared regex workers (tools/regex-worker-pool.ts): a bounded number of threads whatever
+ * the number of batches, a batch's budget counted from when a worker takes it, a runaway batch's
+ * worker replaced, and a regex the engine gives up on answered without losing the worker.
+ */
+import { describe, expect, it } from 'vitest';
+import '../../tools/line-matcher.js'; // sets the V8 regex flags grep runs with
+import { BatchTimeout, RegexEngineFailure, RegexWorkerPool, type RegexBatch } from '../../tools/regex-worker-pool.js';
+
+const batch = (source: string, texts: string[], flags = ''): RegexBatch => ({
+  source,
+  flags,
+  pretest: false,
+  maxLineChars: 2000,
+  jobs: texts.map((t) => ({ bytes: new Uint8Array(Buffer.from(t)), limit: Infinity, texts: false, context: 0 })),
+});
+
+describe('RegexWorkerPool', () => {
+  it('runs any number of batches on at most its size of workers, each answering its own files', async () => {
+    const pool = new RegexWorkerPool(2);
+    let most = 0;
+    const handles = Array.from({ length: 40 }, (_, i) => {
+      const h = pool.submit(batch(`n${i}\\b`, [`n${i}\nx\nn${i} n${i}0\n`, 'none\n']), 60_000);
+      most = Math.max(most, pool.workers);
+      return h.done;
+    });
+    const results = await Promise.all(handles);
+    expect(results).toEqual(Array.from({ length: 40 }, () => [{ count: 2 }, { count: 0 }]));
+    expect(most).toBeLessThanOrEqual(2);
+    expect(pool.workers).toBeLessThanOrEqual(2);
+  });
+
+  it('ends a batch past its budget (the worker is replaced) and answers the next one', async () => {
+    const pool = new RegexWorkerPool(1);
+    // A backreference keeps V8 on its backtracking engine: cubic on 3,000 'a's, seconds.
+    const slow = pool.submit(batch('(a*)\\1*b', ['a'.repeat(3000)]), 100);
+    await expect(slow.done).rejects.toBeInstanceOf(BatchTimeout);
+    expect(await pool.submit(batch('b', ['abc']), 60_000).done).toEqual([{ count: 1 }]);
+    expect(pool.workers).toBe(1);
+  });
+
+  it('charges a batch only from when a worker takes it: one queued behind a slow batch keeps its whole budget', async () => {
+    const pool = new RegexWorkerPool(1);
+    const slow = pool.submit(batch('(a*)\\1*b', ['a'.repeat(1500)]), 60_000); // about a second in the worker
+    const quick = pool.submit(batch('q', ['q\n']), 300);
+    expect(await quick.done).toEqual([{ count: 1 }]);
+    expect(await slow.done).toEqual([{ count: 0 }]);
+  });
+
+  it('answers RegexEngineFailure when V8 gives up on a regex (its stack overflows on a 10 MB line); the worker stays', async () => {
+    const pool = new RegexWorkerPool(1);
+    const failed = pool.submit(batch('(?=(a|b)*c)', ['ab'.repeat(5_000_000)]), 60_000);
+    await expect(failed.done).rejects.toBeInstanceOf(RegexEngineFailure);
+    expect(await pool.submit(batch('c', ['abc']), 60_000).done).toEqual([{ count: 1 }]);
+  });
+
+  it('never sends a batch cancelled while it waits for a worker', async () => {
+    const pool = new RegexWorkerPool(1);
+    const first = pool.submit(batch('(a*)\\1*b', ['a'.repeat(800)]), 60_000);
+    let settled = false;
+    const dropped = pool.submit(batch('(a*)\\1*b', ['a'.repeat(3000)]), 100); // would time out if sent
+    dropped.done.then(() => (settled = true), () => (settled = true));
+    dropped.cancel();
+    await first.done;
+    expect(await pool.submit(batch('b', ['b']), 60_000).done).toEqual([{ count: 1 }]);
+    expect(settled).toBe(false);
+    expect(pool.workers).toBe(1); // no timeout happened: the same worker answered
+  });
+});
