@@ -3,10 +3,12 @@
  * `StdioServerTransport`. The SDK's reader keeps at most 10 MiB of unread input (its
  * `ReadBuffer`); a longer line makes it throw, and its transport then closes itself, so the
  * server ended with exit code 0, no reply and no log line on a `write` the schema allows.
- * This one frames lines with `CappedLineReader` at `MAX_MESSAGE_BYTES` (derived from the tool
- * schemas) and answers every message it cannot take with a JSON-RPC error, then keeps serving:
+ * This one frames lines with `CappedLineReader` at `MAX_MESSAGE_BYTES` and `MAX_MESSAGE_TOKENS`
+ * (derived from the tool schemas) and answers every message it cannot take with a JSON-RPC
+ * error, then keeps serving:
  *
- * - a line over the cap: `-32600`, the request's id when it can be found in the line, else null;
+ * - a line over either limit: `-32600`, the request's id when it can be found in the line, else
+ *   null (a line past the token limit is never parsed);
  * - a line that is not JSON: `-32700`, id null;
  * - JSON that is not a JSON-RPC message: `-32600`, its id when it has a valid one, else null.
  *
@@ -18,7 +20,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CappedLineReader } from './capped-line-reader.js';
 import type { ScannedId } from './json-id-scanner.js';
-import { MAX_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE, tooLargeMessage } from './message-limit.js';
+import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {
@@ -26,6 +28,8 @@ export interface CappedStdioOptions {
   stdout?: Writable;
   /** The per-message cap in bytes (default `MAX_MESSAGE_BYTES`). */
   maxMessageBytes?: number;
+  /** The per-message cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`). */
+  maxMessageTokens?: number;
   /** One-line notes for the operator (the CLI passes stderr). */
   log?: (line: string) => void;
 }
@@ -43,6 +47,7 @@ export class CappedStdioTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly maxBytes: number;
+  private readonly maxTokens: number;
   private readonly log: (line: string) => void;
   private readonly reader: CappedLineReader;
   private started = false;
@@ -52,11 +57,16 @@ export class CappedStdioTransport implements Transport {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.maxTokens = options.maxMessageTokens ?? MAX_MESSAGE_TOKENS;
     this.log = options.log ?? (() => undefined);
-    this.reader = new CappedLineReader(this.maxBytes, {
-      line: (bytes) => this.receive(bytes),
-      oversized: (bytes, id) => this.refuseOversized(bytes, id),
-    });
+    this.reader = new CappedLineReader(
+      { maxBytes: this.maxBytes, maxTokens: this.maxTokens },
+      {
+        line: (bytes) => this.receive(bytes),
+        oversized: (bytes, id) => this.refuseOversized(bytes, id),
+        tooComplex: (id) => this.refuseTooComplex(id),
+      },
+    );
   }
 
   private readonly onData = (chunk: Buffer | string) => {
@@ -135,5 +145,10 @@ export class CappedStdioTransport implements Transport {
   private refuseOversized(bytes: number, id: ScannedId): void {
     this.log(`stdio: refused a message of ${bytes} bytes (the limit is ${this.maxBytes}); answered id ${JSON.stringify(id)} with an error and kept serving`);
     this.answerError(id, OVERSIZED_MESSAGE_CODE, tooLargeMessage(bytes, this.maxBytes), { bytes, limit: this.maxBytes });
+  }
+
+  private refuseTooComplex(id: ScannedId): void {
+    this.log(`stdio: refused a message of more than ${this.maxTokens} JSON tokens; answered id ${JSON.stringify(id)} with an error and kept serving`);
+    this.answerError(id, OVERSIZED_MESSAGE_CODE, tooComplexMessage(this.maxTokens), { limit: this.maxTokens });
   }
 }

@@ -1,29 +1,41 @@
 /**
- * Reads an HTTP request body as JSON with a size cap, without trusting Content-Length alone.
- * A body over the cap is read to its end but not kept: its bytes only pass a `JsonIdScanner`,
- * so the answer can carry the request's id and the client gets a clean reply on an intact
- * connection instead of a reset mid-upload.
+ * Reads an HTTP request body as JSON within the message limits, without trusting
+ * Content-Length alone. The bytes are counted and metered (`JsonTokenMeter`) as they arrive; a
+ * body past either limit is read to its end but not kept: its bytes only pass a
+ * `JsonIdScanner`, so the answer can carry the request's id and the client gets a clean reply on
+ * an intact connection instead of a reset mid-upload. Only a body within both is parsed.
  */
 import type { IncomingMessage } from 'node:http';
 import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
+import { JsonTokenMeter } from './json-token-meter.js';
+
+/** The limits `readJsonBody` applies: bytes, and structural tokens (`JsonTokenMeter`). */
+export interface BodyLimits {
+  maxBytes: number;
+  maxTokens: number;
+}
 
 /** The outcome of reading a body: the parsed value, or why there is none. */
 export type BodyOutcome =
   | { kind: 'json'; value: unknown }
   | { kind: 'too-large'; limit: number; bytes: number; id: ScannedId }
+  | { kind: 'too-complex'; limit: number; id: ScannedId }
   | { kind: 'invalid-json'; reason: string }
   | { kind: 'aborted' };
 
 /**
  * Reads and parses `req`'s body. Keeps at most `maxBytes`; past them it answers `too-large` with
- * the body's size and the id found in it (or `null`) once the body ended. `aborted` when the
- * client went away first.
+ * the body's size and the id found in it (or `null`) once the body ended, and past `maxTokens`
+ * `too-complex` the same way (before anything was parsed). `aborted` when the client went away
+ * first.
  */
-export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyOutcome> {
+export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: BodyLimits): Promise<BodyOutcome> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     let size = 0;
+    const meter = new JsonTokenMeter();
     let scanner: JsonIdScanner | null = null;
+    let tooComplex = false;
     let settled = false;
     const settle = (outcome: BodyOutcome) => {
       if (settled) return;
@@ -31,23 +43,32 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Bo
       chunks = [];
       resolve(outcome);
     };
+    const drop = (chunk: Buffer) => {
+      scanner = new JsonIdScanner();
+      for (const kept of chunks) scanner.push(kept);
+      scanner.push(chunk);
+      chunks = [];
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (scanner) {
         if (!scanner.done) scanner.push(chunk);
         return;
       }
-      if (size > maxBytes) {
-        scanner = new JsonIdScanner();
-        for (const kept of chunks) scanner.push(kept);
-        scanner.push(chunk);
-        chunks = [];
-        return;
+      if (size > maxBytes) return drop(chunk);
+      meter.push(chunk);
+      if (meter.tokens > maxTokens) {
+        tooComplex = true;
+        return drop(chunk);
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (scanner) return settle({ kind: 'too-large', limit: maxBytes, bytes: size, id: scanner.id });
+      const dropped = scanner as JsonIdScanner | null;
+      if (dropped) {
+        if (size > maxBytes) return settle({ kind: 'too-large', limit: maxBytes, bytes: size, id: dropped.id });
+        if (tooComplex) return settle({ kind: 'too-complex', limit: maxTokens, id: dropped.id });
+      }
       const text = Buffer.concat(chunks).toString('utf8');
       chunks = [];
       try {

@@ -145,6 +145,20 @@ describe('message size: the cap agrees with the tool schemas', () => {
     expect((await callTool(client, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
     expect((await callTool(client, 'read', { path: 'README.md' })).isError).toBe(false);
   });
+
+  it('a message of 200,000 empty objects (far under the byte cap) gets a JSON-RPC error with its id before it is parsed; nothing is written', async () => {
+    const padding = Array.from({ length: 200_000 }, () => ({}));
+    const refused = await client.callTool({ name: 'write', arguments: { path: 'complex.txt', content: 'x' }, _meta: { padding } }).then(
+      () => null,
+      (e: unknown) => e as McpError,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused?.code).toBe(-32600);
+    expect(refused?.message).toMatch(/request too complex: more than \d+ JSON tokens/);
+    expect(stderr()).toMatch(/stdio: refused a message of more than \d+ JSON tokens; answered id \d+ with an error and kept serving/);
+    expect((await callTool(client, 'read', { path: 'complex.txt' })).structured.error.code).toBe('NOT_FOUND');
+    expect((await callTool(client, 'read', { path: 'README.md' })).isError).toBe(false);
+  });
 });
 
 describe('serve without --conversation', () => {

@@ -7,7 +7,8 @@
  * - unlimited workspace creation → without `--allow-new` nothing is created, whatever is asked;
  * - one session evicting another → a flood of initializes leaves the victim's session working;
  * - size limits that disagree between transports → a body over the cap gets a JSON-RPC error
- *   with its id, nothing is written, and the next call works.
+ *   with its id, nothing is written, and the next call works; so does a body under the byte cap
+ *   whose structure (values, nesting) is past what any schema allows, before it is parsed.
  * No answer to an unauthenticated client names a host path or the token.
  */
 import { createHash } from 'node:crypto';
@@ -160,6 +161,23 @@ describe('P: no session evicts another', () => {
     expect(refused?.message).toMatch(/request too large: \d+ bytes, over this server's limit of \d+ bytes per message/);
     expect(server.stderr()).toMatch(/refused a request body of \d+ bytes on \/mcp\/victim/);
     expect((await callTool(victim, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
+    expect((await callTool(victim, 'read', { path: 'still-mine.txt' })).structured.content).toBe('victim\n');
+  });
+
+  it('a body of 200,000 empty objects (600 KB, far under the byte cap) gets 413 with its id before it is parsed; nothing is written', async () => {
+    // Parsing costs time per value: 120 MiB of `{},` held the whole server for minutes, every
+    // conversation with it. No tool's arguments come near this many values.
+    const padding = Array.from({ length: 200_000 }, () => ({}));
+    const refused = await victim.callTool({ name: 'write', arguments: { path: 'complex.txt', content: 'x' }, _meta: { padding } }).then(
+      () => null,
+      (e: Error & { code?: number }) => e,
+    );
+    expect(refused?.code).toBe(413);
+    expect(refused?.message).toMatch(/"id":\d+/);
+    expect(refused?.message).toContain('"code":-32600');
+    expect(refused?.message).toMatch(/request too complex: more than \d+ JSON tokens/);
+    expect(server.stderr()).toMatch(/refused a request body of more than \d+ JSON tokens on \/mcp\/victim/);
+    expect((await callTool(victim, 'read', { path: 'complex.txt' })).structured.error.code).toBe('NOT_FOUND');
     expect((await callTool(victim, 'read', { path: 'still-mine.txt' })).structured.content).toBe('victim\n');
   });
 });
