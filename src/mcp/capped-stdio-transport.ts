@@ -9,6 +9,7 @@
  *
  * - a line over either limit: `-32600`, the request's id when it can be found in the line, else
  *   null (a line past the token limit is never parsed);
+ * - a line that is not UTF-8: `-32700`, its id when it can be found (`decodeStrictUtf8`);
  * - a line that is not JSON: `-32700`, id null;
  * - JSON that is not a JSON-RPC message: `-32600`, its id when it has a valid one, else null.
  *
@@ -19,7 +20,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CappedLineReader } from './capped-line-reader.js';
-import type { ScannedId } from './json-id-scanner.js';
+import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
+import { decodeStrictUtf8, NOT_UTF8_MESSAGE } from './strict-utf8.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 
 /** Options of `CappedStdioTransport`. */
@@ -126,9 +128,16 @@ export class CappedStdioTransport implements Transport {
   }
 
   private receive(bytes: Buffer): void {
+    const text = decodeStrictUtf8(bytes);
+    if (text === null) {
+      const scanner = new JsonIdScanner();
+      scanner.push(bytes);
+      this.log(`stdio: answered a line of ${bytes.length} bytes that is not UTF-8 with a parse error`);
+      return this.answerError(scanner.id, JSONRPC_PARSE_ERROR, NOT_UTF8_MESSAGE);
+    }
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = JSON.parse(text);
     } catch {
       this.log(`stdio: answered a line of ${bytes.length} bytes that is not JSON with a parse error`);
       return this.answerError(null, JSONRPC_PARSE_ERROR, 'parse error: the line is not JSON');

@@ -24,6 +24,7 @@ import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy } from './request-guard.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody } from './read-body.js';
+import { NOT_UTF8_MESSAGE } from './strict-utf8.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits, type SessionRefusal } from './session-table.js';
 import { CreationBudget, CreationRefusal, DEFAULT_CREATION_LIMITS, type CreationLimits } from './creation-budget.js';
@@ -126,6 +127,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
         log(`refused a request body of more than ${outcome.limit} JSON tokens on /mcp/${conversation}`);
         return reply(res, 413, tooComplexMessage(outcome.limit), OVERSIZED_MESSAGE_CODE, outcome.id);
       }
+      if (outcome.kind === 'not-utf8') return reply(res, 400, NOT_UTF8_MESSAGE, -32700, outcome.id);
       if (outcome.kind === 'invalid-json') return reply(res, 400, 'parse error: the body is not valid JSON', -32700);
       body = outcome.value;
     }

@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
 import { JsonTokenMeter } from './json-token-meter.js';
+import { decodeStrictUtf8 } from './strict-utf8.js';
 
 /** The limits `readJsonBody` applies: bytes, and structural tokens (`JsonTokenMeter`). */
 export interface BodyLimits {
@@ -20,14 +21,15 @@ export type BodyOutcome =
   | { kind: 'json'; value: unknown }
   | { kind: 'too-large'; limit: number; bytes: number; id: ScannedId }
   | { kind: 'too-complex'; limit: number; id: ScannedId }
+  | { kind: 'not-utf8'; id: ScannedId }
   | { kind: 'invalid-json'; reason: string }
   | { kind: 'aborted' };
 
 /**
  * Reads and parses `req`'s body. Keeps at most `maxBytes`; past them it answers `too-large` with
  * the body's size and the id found in it (or `null`) once the body ended, and past `maxTokens`
- * `too-complex` the same way (before anything was parsed). `aborted` when the client went away
- * first.
+ * `too-complex` the same way (before anything was parsed). A body that is not UTF-8 answers
+ * `not-utf8` with its id (`decodeStrictUtf8`). `aborted` when the client went away first.
  */
 export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: BodyLimits): Promise<BodyOutcome> {
   return new Promise((resolve) => {
@@ -69,8 +71,14 @@ export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: Body
         if (size > maxBytes) return settle({ kind: 'too-large', limit: maxBytes, bytes: size, id: dropped.id });
         if (tooComplex) return settle({ kind: 'too-complex', limit: maxTokens, id: dropped.id });
       }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
       chunks = [];
+      const text = decodeStrictUtf8(bytes);
+      if (text === null) {
+        const scanner = new JsonIdScanner();
+        scanner.push(bytes);
+        return settle({ kind: 'not-utf8', id: scanner.id });
+      }
       try {
         settle({ kind: 'json', value: JSON.parse(text) });
       } catch (e) {

@@ -161,6 +161,38 @@ describe('message size: the cap agrees with the tool schemas', () => {
   });
 });
 
+describe('bytes that are not UTF-8', () => {
+  it('a write whose JSON holds bytes that are not UTF-8 gets a parse error with its id; nothing is written, nothing is replaced by U+FFFD', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', 'bytes'], { stdio: 'pipe' });
+    const answers = new Map<unknown, any>();
+    let out = '';
+    const answered = (id: number) =>
+      new Promise<any>((resolve) => {
+        const check = () => (answers.has(id) ? resolve(answers.get(id)) : setTimeout(check, 20));
+        check();
+      });
+    child.stdout.on('data', (d) => {
+      out += d;
+      const lines = out.split('\n');
+      out = lines.pop()!;
+      for (const line of lines) answers.set(JSON.parse(line).id, JSON.parse(line));
+    });
+    const send = (bytes: Buffer | object) => child.stdin.write(Buffer.concat([Buffer.isBuffer(bytes) ? bytes : Buffer.from(JSON.stringify(bytes)), Buffer.from('\n')]));
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await answered(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
+    send(Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')])); // Latin-1 é and a byte no UTF-8 text holds
+    const refused = await answered(2);
+    expect(refused.error).toMatchObject({ code: -32700, message: expect.stringMatching(/not valid UTF-8/) });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'latin1.txt' } } });
+    expect((await answered(3)).result.structuredContent.error.code).toBe('NOT_FOUND');
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(join(repo.dir, '.gatefs/worktrees/bytes/latin1.txt'))).toBe(false);
+  });
+});
+
 describe('serve without --conversation', () => {
   it('generates an id, logs it on stderr, answers a garbage line with a parse error, and writes nothing but JSON-RPC on stdout', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir], { stdio: 'pipe' });

@@ -182,6 +182,23 @@ describe('P: no session evicts another', () => {
   });
 });
 
+describe('P: bytes that are not UTF-8', () => {
+  it('a write whose body holds bytes that are not UTF-8 gets 400 with a parse error and its id; nothing is written', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const opened = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: auth, body: JSON.stringify(initialize()) });
+    const session = { ...auth, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+    await opened.text();
+    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
+    const r = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')]) });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32700, message: expect.stringMatching(/not valid UTF-8/) } });
+    const read = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'latin1.txt' } } };
+    const after = await (await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: JSON.stringify(read) })).text();
+    expect(after).toContain('NOT_FOUND');
+    await fetch(`${server.base}/mcp/victim`, { method: 'DELETE', headers: session });
+  });
+});
+
 describe('P: a token the operator chooses', () => {
   it('--token-file readable by others is refused before serving; mode 600 serves and leaves serve-token alone', async () => {
     const file = join(repo.root, 'my-token');
