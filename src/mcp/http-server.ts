@@ -3,7 +3,8 @@
  * the conversation in the URL (`/mcp/<conversation>`), many conversations at once. Each request
  * passes, in order: the Host/Origin guard (403), the OAuth probe answers (gatefs has none), the
  * bearer token (401), the route, and the body limits (413, `MAX_MESSAGE_BYTES` and
- * `MAX_MESSAGE_TOKENS`, the same limits as stdio); a new session then passes the session caps (429/503, `SessionTable`) and, for a
+ * `MAX_MESSAGE_TOKENS`, the same limits as stdio; at most a few bodies over 1 MiB are kept at once,
+ * `BodySlots`); a new session then passes the session caps (429/503, `SessionTable`) and, for a
  * conversation without a ready workspace, the creation budget (`--allow-new`,
  * `CreationBudget`). Every refusal is a JSON-RPC error body; none takes the server down.
  */
@@ -24,6 +25,7 @@ import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy } from './request-guard.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody } from './read-body.js';
+import { BodySlots, DEFAULT_LARGE_BODY_SLOTS } from './body-slots.js';
 import { NOT_UTF8_MESSAGE } from './strict-utf8.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits, type SessionRefusal } from './session-table.js';
@@ -46,6 +48,8 @@ export interface HttpServeOptions {
   maxBodyBytes?: number;
   /** Body cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`, derived from the tool schemas). */
   maxBodyTokens?: number;
+  /** Bodies over 1 MiB kept in memory at once (default `DEFAULT_LARGE_BODY_SLOTS`); the others wait. */
+  largeBodySlots?: number;
   /** Session caps and idle times (defaults: `DEFAULT_SESSION_LIMITS`). */
   sessionLimits?: Partial<SessionLimits>;
   /** Limits of `allowNew` (defaults: `DEFAULT_CREATION_LIMITS`). */
@@ -85,7 +89,11 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     throw new InsecureBindError(`refusing to serve on ${address.host} without a token: only a loopback address may run with --no-token`);
   }
   const log = options.log ?? (() => undefined);
-  const bodyLimits = { maxBytes: options.maxBodyBytes ?? MAX_MESSAGE_BYTES, maxTokens: options.maxBodyTokens ?? MAX_MESSAGE_TOKENS };
+  const bodyLimits = {
+    maxBytes: options.maxBodyBytes ?? MAX_MESSAGE_BYTES,
+    maxTokens: options.maxBodyTokens ?? MAX_MESSAGE_TOKENS,
+    largeBodies: new BodySlots(options.largeBodySlots ?? DEFAULT_LARGE_BODY_SLOTS),
+  };
   const clock = options.clock ?? systemClock;
   const sessions = new SessionTable<Entry>({ ...DEFAULT_SESSION_LIMITS, ...options.sessionLimits }, clock);
   const creation = new CreationBudget({ ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true });

@@ -3,17 +3,21 @@
  * Content-Length alone. The bytes are counted and metered (`JsonTokenMeter`) as they arrive; a
  * body past either limit is read to its end but not kept: its bytes only pass a
  * `JsonIdScanner`, so the answer can carry the request's id and the client gets a clean reply on
- * an intact connection instead of a reset mid-upload. Only a body within both is parsed.
+ * an intact connection instead of a reset mid-upload. Only a body within both is parsed. A body
+ * kept past `LARGE_BODY_BYTES` first takes one of the server's `BodySlots` (the request is
+ * paused until one is free) and gives it back once it is parsed, dropped or aborted.
  */
 import type { IncomingMessage } from 'node:http';
 import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
 import { JsonTokenMeter } from './json-token-meter.js';
 import { decodeStrictUtf8 } from './strict-utf8.js';
+import { LARGE_BODY_BYTES, type BodySlots } from './body-slots.js';
 
-/** The limits `readJsonBody` applies: bytes, and structural tokens (`JsonTokenMeter`). */
+/** The limits `readJsonBody` applies: bytes, structural tokens (`JsonTokenMeter`), and the slots large bodies share. */
 export interface BodyLimits {
   maxBytes: number;
   maxTokens: number;
+  largeBodies?: BodySlots;
 }
 
 /** The outcome of reading a body: the parsed value, or why there is none. */
@@ -31,7 +35,7 @@ export type BodyOutcome =
  * `too-complex` the same way (before anything was parsed). A body that is not UTF-8 answers
  * `not-utf8` with its id (`decodeStrictUtf8`). `aborted` when the client went away first.
  */
-export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: BodyLimits): Promise<BodyOutcome> {
+export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens, largeBodies }: BodyLimits): Promise<BodyOutcome> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -39,10 +43,16 @@ export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: Body
     let scanner: JsonIdScanner | null = null;
     let tooComplex = false;
     let settled = false;
+    let slot: 'none' | 'waiting' | (() => void) = 'none';
+    const giveBack = () => {
+      if (typeof slot === 'function') slot();
+      slot = 'none';
+    };
     const settle = (outcome: BodyOutcome) => {
       if (settled) return;
       settled = true;
       chunks = [];
+      giveBack();
       resolve(outcome);
     };
     const drop = (chunk: Buffer) => {
@@ -50,6 +60,7 @@ export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: Body
       for (const kept of chunks) scanner.push(kept);
       scanner.push(chunk);
       chunks = [];
+      giveBack(); // nothing more is kept
     };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -58,6 +69,15 @@ export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens }: Body
         return;
       }
       if (size > maxBytes) return drop(chunk);
+      if (largeBodies && slot === 'none' && size > LARGE_BODY_BYTES) {
+        slot = 'waiting';
+        req.pause();
+        void largeBodies.acquire().then((release) => {
+          if (settled || slot !== 'waiting') return release();
+          slot = release;
+          req.resume();
+        });
+      }
       meter.push(chunk);
       if (meter.tokens > maxTokens) {
         tooComplex = true;
