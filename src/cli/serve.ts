@@ -59,8 +59,8 @@ export const serveCommand: Command = {
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
     `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
     `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
-    'Messages (stdio lines and HTTP bodies) may be as large as the largest request the tool schemas allow;',
-    'a larger one gets a JSON-RPC error and the server keeps serving.',
+    'Messages (stdio lines and HTTP bodies) may be as large, and hold as many JSON values, as the largest request',
+    'the tool schemas allow (plus room for the envelope); a larger one gets a JSON-RPC error and the server keeps serving.',
   ].join('\n'),
   async run({ globals, flags, out, env }) {
     if (flags.token !== undefined) throw new UsageError(`--token is not accepted: ${TOKEN_ON_COMMAND_LINE}`, 'serve');

@@ -2,8 +2,9 @@
  * `gatefs serve --http`: MCP over Streamable HTTP on node:http, one MCP session per client,
  * the conversation in the URL (`/mcp/<conversation>`), many conversations at once. Each request
  * passes, in order: the Host/Origin guard (403), the OAuth probe answers (gatefs has none), the
- * bearer token (401), the route, and the body cap (413, `MAX_MESSAGE_BYTES`, the same cap as
- * stdio); a new session then passes the session caps (429/503, `SessionTable`) and, for a
+ * bearer token (401), the route, and the body limits (413, `MAX_MESSAGE_BYTES` and
+ * `MAX_MESSAGE_TOKENS`, the same limits as stdio; at most a few bodies over 1 MiB are kept at once,
+ * `BodySlots`); a new session then passes the session caps (429/503, `SessionTable`) and, for a
  * conversation without a ready workspace, the creation budget (`--allow-new`,
  * `CreationBudget`). Every refusal is a JSON-RPC error body; none takes the server down.
  */
@@ -24,7 +25,9 @@ import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy } from './request-guard.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody } from './read-body.js';
-import { MAX_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE, tooLargeMessage } from './message-limit.js';
+import { BodySlots, DEFAULT_LARGE_BODY_SLOTS } from './body-slots.js';
+import { NOT_UTF8_MESSAGE } from './strict-utf8.js';
+import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits, type SessionRefusal } from './session-table.js';
 import { CreationBudget, CreationRefusal, DEFAULT_CREATION_LIMITS, type CreationLimits } from './creation-budget.js';
 import { describeFailure } from './describe-failure.js';
@@ -43,6 +46,10 @@ export interface HttpServeOptions {
   role?: string;
   /** Body cap in bytes (default `MAX_MESSAGE_BYTES`, derived from the tool schemas). */
   maxBodyBytes?: number;
+  /** Body cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`, derived from the tool schemas). */
+  maxBodyTokens?: number;
+  /** Bodies over 1 MiB kept in memory at once (default `DEFAULT_LARGE_BODY_SLOTS`); the others wait. */
+  largeBodySlots?: number;
   /** Session caps and idle times (defaults: `DEFAULT_SESSION_LIMITS`). */
   sessionLimits?: Partial<SessionLimits>;
   /** Limits of `allowNew` (defaults: `DEFAULT_CREATION_LIMITS`). */
@@ -82,7 +89,11 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     throw new InsecureBindError(`refusing to serve on ${address.host} without a token: only a loopback address may run with --no-token`);
   }
   const log = options.log ?? (() => undefined);
-  const maxBody = options.maxBodyBytes ?? MAX_MESSAGE_BYTES;
+  const bodyLimits = {
+    maxBytes: options.maxBodyBytes ?? MAX_MESSAGE_BYTES,
+    maxTokens: options.maxBodyTokens ?? MAX_MESSAGE_TOKENS,
+    largeBodies: new BodySlots(options.largeBodySlots ?? DEFAULT_LARGE_BODY_SLOTS),
+  };
   const clock = options.clock ?? systemClock;
   const sessions = new SessionTable<Entry>({ ...DEFAULT_SESSION_LIMITS, ...options.sessionLimits }, clock);
   const creation = new CreationBudget({ ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true });
@@ -114,12 +125,17 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     const sessionId = req.headers['mcp-session-id'];
     let body: unknown;
     if (req.method === 'POST') {
-      const outcome = await readJsonBody(req, maxBody);
+      const outcome = await readJsonBody(req, bodyLimits);
       if (outcome.kind === 'aborted') return;
       if (outcome.kind === 'too-large') {
         log(`refused a request body of ${outcome.bytes} bytes on /mcp/${conversation} (the limit is ${outcome.limit})`);
         return reply(res, 413, tooLargeMessage(outcome.bytes, outcome.limit), OVERSIZED_MESSAGE_CODE, outcome.id);
       }
+      if (outcome.kind === 'too-complex') {
+        log(`refused a request body of more than ${outcome.limit} JSON tokens on /mcp/${conversation}`);
+        return reply(res, 413, tooComplexMessage(outcome.limit), OVERSIZED_MESSAGE_CODE, outcome.id);
+      }
+      if (outcome.kind === 'not-utf8') return reply(res, 400, NOT_UTF8_MESSAGE, -32700, outcome.id);
       if (outcome.kind === 'invalid-json') return reply(res, 400, 'parse error: the body is not valid JSON', -32700);
       body = outcome.value;
     }

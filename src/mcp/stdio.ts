@@ -22,9 +22,10 @@ export interface StdioServeOptions {
 
 /**
  * Serves `conversation` (already prepared) over stdio until the client closes stdin, stdout
- * fails, or `options.stop` resolves. Then it stops reading, lets the tool calls in flight finish
- * (their answers are still written), closes the MCP server and ends the session's occupancy, and
- * resolves with the reason it stopped ("stdin closed" or the `stop` reason).
+ * fails, or `options.stop` resolves. Then it stops reading, waits until every request it took
+ * is answered and the tool calls in flight have finished (their answers are still written),
+ * closes the MCP server and ends the session's occupancy, and resolves with the reason it
+ * stopped ("stdin closed", the stdout failure, or the `stop` reason).
  * The session is the occupancy holder when the host has one; throws `WorkspaceError`
  * `OCCUPIED` (before serving) when another live holder occupies the workspace.
  */
@@ -34,12 +35,14 @@ export async function serveStdio(host: Host, conversation: string, holder: strin
     options.onServing?.();
     const server = createMcpServer(host, { conversation, holder });
     const transport = new CappedStdioTransport({ log: options.log });
-    const closed = new Promise<string>((resolve) => {
-      server.onclose = () => resolve('stdin closed');
+    const ended = new Promise<string>((resolve) => {
+      transport.onInputEnd = resolve;
+      server.onclose = () => resolve('the connection closed');
     });
     await server.connect(transport);
-    const reason = await Promise.race([closed, options.stop ?? new Promise<string>(() => undefined)]);
+    const reason = await Promise.race([ended, options.stop ?? new Promise<string>(() => undefined)]);
     transport.stopReading();
+    await transport.answered();
     await callsSettled(server);
     await server.close().catch(() => undefined);
     return reason;

@@ -47,11 +47,12 @@ describe('JsonIdScanner', () => {
 });
 
 describe('CappedLineReader', () => {
-  function reader(max: number) {
+  function reader(max: number, maxTokens = Infinity) {
     const events: string[] = [];
-    const r = new CappedLineReader(max, {
+    const r = new CappedLineReader({ maxBytes: max, maxTokens }, {
       line: (b) => events.push(`line:${b.toString()}`),
       oversized: (bytes, id) => events.push(`oversized:${bytes}:${JSON.stringify(id)}`),
+      tooComplex: (id) => events.push(`tooComplex:${JSON.stringify(id)}`),
     });
     return { r, events };
   }
@@ -69,6 +70,14 @@ describe('CappedLineReader', () => {
     r.push(Buffer.from(big.slice(40, 300)));
     r.push(Buffer.from(`${big.slice(300)}\n{"id":10}\n`));
     expect(events).toEqual([`oversized:${big.length}:9`, 'line:{"id":10}']);
+  });
+
+  it('reports a line past the token limit with its id, never delivers it, and goes on with the next line', () => {
+    const { r, events } = reader(10_000, 20);
+    const complex = JSON.stringify({ method: 'tools/call', params: { _meta: { padding: Array(30).fill({}) } }, id: 'c-1' });
+    r.push(Buffer.from(complex.slice(0, 50)));
+    r.push(Buffer.from(`${complex.slice(50)}\n{"id":[{},{}]}\n`));
+    expect(events).toEqual(['tooComplex:"c-1"', 'line:{"id":[{},{}]}']);
   });
 
   it('a line of exactly the cap is delivered; one byte more is not', () => {

@@ -3,6 +3,8 @@
  * stdin, SIGTERM (what MCP clients send after closing stdin), SIGINT (Ctrl-C) and SIGHUP (a
  * closed terminal). Before the stop a `gatefs call … write` is refused with OCCUPIED; after it
  * the same call succeeds. The server says on stderr what happened; stdout carries only JSON-RPC.
+ * Calls sent before stdin closed are all answered; a client that does not read the answers makes
+ * the server stop reading requests (as a pipe does) instead of buffering answers without end.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,7 +24,7 @@ interface Served {
   child: ChildProcessWithoutNullStreams;
   stdout: () => string;
   stderr: () => string;
-  send: (message: unknown) => void;
+  send: (message: unknown) => boolean;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -35,13 +37,17 @@ async function serve(conversation: string): Promise<Served> {
   child.stdin.on('error', () => undefined); // a server that stopped reading: EPIPE on our side
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const initialized = new Promise<void>((resolve, reject) => {
+    let waiting = true;
     child.stdout.on('data', (d) => {
       out += d;
-      if (out.includes('"id":1')) resolve();
+      if (waiting && out.includes('"id":1')) {
+        waiting = false;
+        resolve();
+      }
     });
     void exited.then(() => reject(new Error(`serve exited early:\n${err}`)));
   });
-  const send = (message: unknown) => void child.stdin.write(`${JSON.stringify(message)}\n`);
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lifecycle', version: '1' } } });
   await initialized;
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -82,5 +88,71 @@ describe('stopping a stdio server frees its workspace', () => {
     const file = join(repo.dir, '.gatefs/worktrees/life-midcall/mid.txt');
     if (existsSync(file)) expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(createHash('sha256').update(content).digest('hex'));
     expect((await cliWrite('life-midcall', 'after.txt')).code).toBe(0);
+  });
+
+  it('a client that sends calls and closes stdin at once gets an answer to each', async () => {
+    const served = await serve('life-batch');
+    const calls: [string, object][] = [
+      ['grep', { pattern: 'greet' }],
+      ['grep', { pattern: 'function', literal: true }],
+      ['list', { pattern: '**/*' }],
+      ['read', { path: 'README.md' }],
+      ['write', { path: 'batch.txt', content: 'piped\n' }],
+      ['grep', { pattern: 'piped|greet' }],
+    ];
+    calls.forEach(([name, args], i) => served.send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name, arguments: args } }));
+    served.child.stdin.end();
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    const answered = served.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    for (let i = 0; i < calls.length; i++) expect(answered.find((m) => m.id === 10 + i)?.result, `answer to ${calls[i][0]} (id ${10 + i})`).toBeDefined();
+    expect(readFileSync(join(repo.dir, '.gatefs/worktrees/life-batch/batch.txt'), 'utf8')).toBe('piped\n');
+  });
+
+  it('a client that does not read the answers: the server stops taking requests until it does, then answers every one', async () => {
+    const served = await serve('life-unread');
+    served.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'big.txt', content: 'a'.repeat(256 * 1024) } } });
+    while (!served.stdout().includes('"id":2')) await new Promise((r) => setTimeout(r, 20));
+    const answered = new Set<number>();
+    let rest = '';
+    served.child.stdout.on('data', (d) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) answered.add(JSON.parse(line).id);
+    });
+    served.child.stdout.pause(); // from now on nothing reads the answers (about 0.5 MB each)
+    const requests = 150;
+    let accepted = true;
+    for (let i = 0; i < requests; i++) {
+      accepted = served.send({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'read', arguments: { path: 'big.txt' }, _meta: { pad: 'p'.repeat(2000) } } });
+    }
+    expect(accepted).toBe(false); // 300 KB of requests: more than the pipe holds
+    // A server that kept reading would take all 300 KB at once and buffer 75 MB of answers.
+    const drained = await Promise.race([
+      new Promise((resolve) => served.child.stdin.once('drain', () => resolve('drained'))),
+      new Promise((resolve) => setTimeout(() => resolve('held'), 5000)),
+    ]);
+    expect(drained).toBe('held');
+    served.child.stdout.resume();
+    while (answered.size < requests) await new Promise((r) => setTimeout(r, 50));
+    expect([...answered].sort((a, b) => a - b)).toEqual(Array.from({ length: requests }, (_, i) => 100 + i));
+    served.child.stdin.end();
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+  }, 120_000);
+
+  it('stdin ending in the middle of a message: the message is not run, and the log says so', async () => {
+    const served = await serve('life-partial');
+    served.child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'half.txt', content: 'x' } } }));
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toMatch(/stdio: stdin ended in the middle of a message \(\d+ bytes without a newline\); it was not run/);
+    expect(existsSync(join(repo.dir, '.gatefs/worktrees/life-partial/half.txt'))).toBe(false);
+  });
+
+  it('the client closing its end of stdout: the server stops at its next answer, says why, and frees the workspace', async () => {
+    const served = await serve('life-epipe');
+    served.child.stdout.destroy();
+    served.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toContain('gatefs: stdout failed (EPIPE): the client stopped reading: conversation "life-epipe" is free again; exiting');
+    expect((await cliWrite('life-epipe', 'after.txt')).code).toBe(0);
   });
 });

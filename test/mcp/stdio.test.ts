@@ -145,6 +145,52 @@ describe('message size: the cap agrees with the tool schemas', () => {
     expect((await callTool(client, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
     expect((await callTool(client, 'read', { path: 'README.md' })).isError).toBe(false);
   });
+
+  it('a message of 200,000 empty objects (far under the byte cap) gets a JSON-RPC error with its id before it is parsed; nothing is written', async () => {
+    const padding = Array.from({ length: 200_000 }, () => ({}));
+    const refused = await client.callTool({ name: 'write', arguments: { path: 'complex.txt', content: 'x' }, _meta: { padding } }).then(
+      () => null,
+      (e: unknown) => e as McpError,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused?.code).toBe(-32600);
+    expect(refused?.message).toMatch(/request too complex: more than \d+ JSON tokens/);
+    expect(stderr()).toMatch(/stdio: refused a message of more than \d+ JSON tokens; answered id \d+ with an error and kept serving/);
+    expect((await callTool(client, 'read', { path: 'complex.txt' })).structured.error.code).toBe('NOT_FOUND');
+    expect((await callTool(client, 'read', { path: 'README.md' })).isError).toBe(false);
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  it('a write whose JSON holds bytes that are not UTF-8 gets a parse error with its id; nothing is written, nothing is replaced by U+FFFD', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', 'bytes'], { stdio: 'pipe' });
+    const answers = new Map<unknown, any>();
+    let out = '';
+    const answered = (id: number) =>
+      new Promise<any>((resolve) => {
+        const check = () => (answers.has(id) ? resolve(answers.get(id)) : setTimeout(check, 20));
+        check();
+      });
+    child.stdout.on('data', (d) => {
+      out += d;
+      const lines = out.split('\n');
+      out = lines.pop()!;
+      for (const line of lines) answers.set(JSON.parse(line).id, JSON.parse(line));
+    });
+    const send = (bytes: Buffer | object) => child.stdin.write(Buffer.concat([Buffer.isBuffer(bytes) ? bytes : Buffer.from(JSON.stringify(bytes)), Buffer.from('\n')]));
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await answered(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
+    send(Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')])); // Latin-1 é and a byte no UTF-8 text holds
+    const refused = await answered(2);
+    expect(refused.error).toMatchObject({ code: -32700, message: expect.stringMatching(/not valid UTF-8/) });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'latin1.txt' } } });
+    expect((await answered(3)).result.structuredContent.error.code).toBe('NOT_FOUND');
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(join(repo.dir, '.gatefs/worktrees/bytes/latin1.txt'))).toBe(false);
+  });
 });
 
 describe('serve without --conversation', () => {

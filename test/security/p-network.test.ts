@@ -7,7 +7,8 @@
  * - unlimited workspace creation → without `--allow-new` nothing is created, whatever is asked;
  * - one session evicting another → a flood of initializes leaves the victim's session working;
  * - size limits that disagree between transports → a body over the cap gets a JSON-RPC error
- *   with its id, nothing is written, and the next call works.
+ *   with its id, nothing is written, and the next call works; so does a body under the byte cap
+ *   whose structure (values, nesting) is past what any schema allows, before it is parsed.
  * No answer to an unauthenticated client names a host path or the token.
  */
 import { createHash } from 'node:crypto';
@@ -161,6 +162,40 @@ describe('P: no session evicts another', () => {
     expect(server.stderr()).toMatch(/refused a request body of \d+ bytes on \/mcp\/victim/);
     expect((await callTool(victim, 'read', { path: 'huge.txt' })).structured.error.code).toBe('NOT_FOUND');
     expect((await callTool(victim, 'read', { path: 'still-mine.txt' })).structured.content).toBe('victim\n');
+  });
+
+  it('a body of 200,000 empty objects (600 KB, far under the byte cap) gets 413 with its id before it is parsed; nothing is written', async () => {
+    // Parsing costs time per value: 120 MiB of `{},` held the whole server for minutes, every
+    // conversation with it. No tool's arguments come near this many values.
+    const padding = Array.from({ length: 200_000 }, () => ({}));
+    const refused = await victim.callTool({ name: 'write', arguments: { path: 'complex.txt', content: 'x' }, _meta: { padding } }).then(
+      () => null,
+      (e: Error & { code?: number }) => e,
+    );
+    expect(refused?.code).toBe(413);
+    expect(refused?.message).toMatch(/"id":\d+/);
+    expect(refused?.message).toContain('"code":-32600');
+    expect(refused?.message).toMatch(/request too complex: more than \d+ JSON tokens/);
+    expect(server.stderr()).toMatch(/refused a request body of more than \d+ JSON tokens on \/mcp\/victim/);
+    expect((await callTool(victim, 'read', { path: 'complex.txt' })).structured.error.code).toBe('NOT_FOUND');
+    expect((await callTool(victim, 'read', { path: 'still-mine.txt' })).structured.content).toBe('victim\n');
+  });
+});
+
+describe('P: bytes that are not UTF-8', () => {
+  it('a write whose body holds bytes that are not UTF-8 gets 400 with a parse error and its id; nothing is written', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const opened = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: auth, body: JSON.stringify(initialize()) });
+    const session = { ...auth, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+    await opened.text();
+    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
+    const r = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')]) });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32700, message: expect.stringMatching(/not valid UTF-8/) } });
+    const read = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'latin1.txt' } } };
+    const after = await (await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: JSON.stringify(read) })).text();
+    expect(after).toContain('NOT_FOUND');
+    await fetch(`${server.base}/mcp/victim`, { method: 'DELETE', headers: session });
   });
 });
 
