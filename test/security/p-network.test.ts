@@ -142,11 +142,21 @@ describe('P: no session evicts another', () => {
 
   it('100 initializes on the victim conversation: 7 open (the cap is 8), the rest get 429, the victim keeps working', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 100; i++) statuses.push((await post('/mcp/victim', initialize(i), { authorization: `Bearer ${token}` })).status);
+    const opened: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const r = await post('/mcp/victim', initialize(i), { authorization: `Bearer ${token}` });
+      statuses.push(r.status);
+      if (r.headers.get('mcp-session-id')) opened.push(r.headers.get('mcp-session-id')!);
+    }
     expect(statuses.filter((s) => s === 200)).toHaveLength(7);
     expect(statuses.filter((s) => s === 429)).toHaveLength(93);
     const r = await callTool(victim, 'write', { path: 'still-mine.txt', content: 'victim\n' });
     expect(r.isError).toBe(false);
+    // Closing the flood's sessions frees the cap for the tests after this one.
+    for (const id of opened) {
+      const closed = await fetch(`${server.base}/mcp/victim`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': id } });
+      expect(closed.status).toBe(200);
+    }
   });
 
   it('a body over the cap gets 413 with its id; nothing is written; the next call works', async () => {
@@ -186,6 +196,7 @@ describe('P: bytes that are not UTF-8', () => {
   it('a write whose body holds bytes that are not UTF-8 gets 400 with a parse error and its id; nothing is written', async () => {
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const opened = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: auth, body: JSON.stringify(initialize()) });
+    expect(opened.status).toBe(200);
     const session = { ...auth, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
     await opened.text();
     const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
