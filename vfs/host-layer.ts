@@ -27,7 +27,7 @@ import { MAX_PATH_SEGMENTS } from './path.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
-import { hostMkdir, hostRemove, hostRename, hostWriteFile } from './host-write.js';
+import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
 import { hostLockKey } from './host-lock-key.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
@@ -44,10 +44,9 @@ const WALK_SLICE_DIRS = 64;
 
 export interface HostLayerOptions {
   /**
-   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove, rename),
+   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove),
    * and for the target itself when it is a folder. Returning a code refuses the operation with
    * that code, so a read-only tree reached through this writable root stays read-only.
-   * Limit: renaming a folder shows the guard that folder, not every folder inside it.
    */
   guard?: HostGuard;
   /** Test seams (vfs/host-hooks.ts `HostSeams`); absent in production. */
@@ -214,11 +213,6 @@ export class HostLayer implements WritableLayer, LockableLayer {
   /** Removes a file, a link (not its target) or an empty folder. `NOT_EMPTY`, `NOT_FOUND`, guard codes. */
   async remove(path: string): Promise<void> {
     hostRemove(this.walk, path, this.guard);
-  }
-
-  /** Renames within the layer, replacing a file at `to` without following a link there. */
-  async rename(from: string, to: string): Promise<void> {
-    hostRename(this.walk, from, to, this.guard);
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`,
- * `hostRename`. Each walks to the parent folder through `ConfinedWalk` (showing every folder
+ * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`.
+ * Each walks to the parent folder through `ConfinedWalk` (showing every folder
  * to the guard), then acts on one name inside the held parent, by `/proc/self/fd/<parentFd>/<name>`
  * (shared/SECURITY.md steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
  * itself, so a rename or unlink lands in that folder even if it was moved meanwhile.
@@ -129,44 +129,6 @@ export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard):
     throw hostError(e, 'remove', path);
   } finally {
     walk.release(chain);
-  }
-}
-
-/**
- * Renames `from` to `to` inside the layer (`rename(2)` between two held parents): a file or
- * link at `to` is replaced, never followed. The root cannot be renamed (`READ_ONLY`). A folder
- * moved into itself is `BAD_NAME`. `NOT_FOUND`, `NOT_EMPTY`, `IS_DIRECTORY`, `NOT_DIRECTORY`,
- * guard codes (both walks, and each side when it is a folder).
- * Limit: the guard sees the moved folder itself, not every folder inside it.
- */
-export function hostRename(walk: ConfinedWalk, from: string, to: string, guard?: HostGuard): void {
-  layerSegments(from, 'rename');
-  layerSegments(to, 'rename');
-  if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from === '' ? from : to, 'cannot rename the root of a mount');
-  const op = 'rename';
-  const source = walk.openChain(parentSegmentsOf(from, op), op, guard);
-  let target: HeldDir[] = [];
-  try {
-    target = walk.openChain(parentSegmentsOf(to, op), op, guard);
-    const fromDir = source[source.length - 1];
-    const toDir = target[target.length - 1];
-    walk.seams.beforeStep?.({ op, path: from });
-    const st = lstatSync(walk.at(fromDir, baseName(from)));
-    if (st.isDirectory() && guard) walk.checkGuard(guard, identityOf(st), op, from);
-    const existing = lstatOrUndefined(walk.at(toDir, baseName(to)), op, to);
-    if (existing?.isDirectory() && guard) walk.checkGuard(guard, identityOf(existing), op, to);
-    walk.seams.afterCheck?.({ op, path: from });
-    walk.seams.beforeCommit?.({ op, path: from });
-    // Host paths are formed right before the call: the fallback re-checks its chain in `at`.
-    renameSync(walk.at(fromDir, baseName(from)), walk.at(toDir, baseName(to)));
-  } catch (e) {
-    if (e instanceof VfsError) throw e;
-    const code = (e as { code?: string }).code;
-    if (code === 'EINVAL') throw new VfsError('BAD_NAME', op, to, 'a folder cannot be moved inside itself');
-    throw hostError(e, op, code === 'ENOENT' ? from : to);
-  } finally {
-    walk.release(source);
-    walk.release(target);
   }
 }
 

@@ -10,6 +10,7 @@ import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
 import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
+import { checkLayerPath } from './layer-path.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -50,10 +51,12 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async stat(path: string): Promise<Stat> {
+    checkLayerPath(path, 'stat');
     return toStat(this.lstat(path, 'stat'));
   }
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    checkLayerPath(path, 'read');
     const st = this.lstat(path, 'read');
     if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'read', path);
     if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
@@ -70,6 +73,7 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
+    checkLayerPath(path, 'readdir');
     const st = this.lstat(path, 'readdir');
     if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'readdir', path);
     if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', 'readdir', path);
@@ -89,6 +93,8 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
+    if (path === '') throw new VfsError('IS_DIRECTORY', 'write', path);
     this.checkParent(path, 'write');
     const abs = this.abs(path);
     const existing = this.lstatOrUndefined(path, 'write');
@@ -114,6 +120,8 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
+    if (path === '') throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
     this.checkParent(path, 'mkdir');
     try {
       this.volume.mkdirSync(this.abs(path), 0o755);
@@ -123,6 +131,7 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
     const st = this.lstat(path, 'remove');
     try {
@@ -133,19 +142,9 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     }
   }
 
-  async rename(from: string, to: string): Promise<void> {
-    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
-    this.lstat(from, 'rename');
-    this.checkParent(to, 'rename');
-    try {
-      this.volume.renameSync(this.abs(from), this.abs(to));
-    } catch (e) {
-      throw fromErrno(e, 'rename', to);
-    }
-  }
-
   /** The lock key of `path`: this volume and the volume path (no links are followed, so it is the only name). */
   lockKey(path: string): LockKey {
+    checkLayerPath(path, 'lock');
     return { scope: this.volume, id: this.abs(path) };
   }
 

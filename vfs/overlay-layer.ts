@@ -14,9 +14,6 @@
  * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
- * - rename: copy-up at the new name + whiteout of the old one. Folders holding lower entries are
- *   copied file by file (O(subtree), not atomic: an interruption can leave both names, never
- *   neither); a lower symbolic link cannot be copied and is refused with `NOT_REGULAR_FILE`.
  * - readdir: the union of both listings, minus whiteouts, sorted.
  *
  * The upper belongs to the overlay (as in Linux overlayfs): its folder listings are cached
@@ -25,16 +22,18 @@
  * Open one overlay per upper at a time: two would each keep their own whiteout list and the
  * last to save would win.
  *
+ * Paths: checked by `checkLayerPath` before anything is read (`BAD_NAME`, `NAME_TOO_LONG`).
  * Reserved name: `.gatefs-overlay` as the first segment of a path is refused for every operation
  * with `BAD_NAME` (and never listed): it holds the whiteout record. Durability: with a host
  * directory as upper, reopening `overlay(sameUpperDir, sameLower)` shows the same tree.
  *
  * Errors: the codes of the layers below (`NOT_FOUND`, `NOT_DIRECTORY`, `IS_DIRECTORY`,
  * `ALREADY_EXISTS`, `NOT_EMPTY`, `SYMLINK_ESCAPE`, `TOO_LARGE`, …) with layer-relative paths,
- * `BAD_NAME` for the reserved name and for moving a folder into itself, `READ_ONLY` for removing
- * or renaming the root.
+ * `BAD_NAME` for the reserved name, `READ_ONLY` for removing the root. A lower error other than
+ * `NOT_FOUND` is never taken for an absent entry: the operation fails with it, unchanged.
  */
 import { VfsError, isVfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, compareNames, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
@@ -161,43 +160,6 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (found.in === 'upper') await this.changeUpper(() => this.upper.remove(path));
   }
 
-  async rename(from: string, to: string): Promise<void> {
-    refuseReserved(from, 'rename');
-    refuseReserved(to, 'rename');
-    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
-    const src = await this.find(from);
-    if (!src) throw new VfsError('NOT_FOUND', 'rename', from);
-    if (from === to) return;
-    if (to.startsWith(`${from}/`)) throw new VfsError('BAD_NAME', 'rename', to, 'cannot move a folder into itself');
-    const dst = await this.find(to);
-    const isDir = src.stat.type === 'directory';
-    if (dst?.stat.type === 'directory') {
-      if (!isDir) throw new VfsError('IS_DIRECTORY', 'rename', to);
-      if ((await this.readdir(to)).length > 0) throw new VfsError('NOT_EMPTY', 'rename', to);
-    } else if (dst && isDir) {
-      throw new VfsError('NOT_DIRECTORY', 'rename', to);
-    }
-    await this.copyUpParents(to, 'rename');
-    const whiteouts = await this.whiteoutSet();
-    const fromInLower = await this.lowerShows(from, src);
-    if (isDir) {
-      if (dst && (await this.lowerShows(to, dst))) await whiteouts.add(to);
-      if (dst?.in === 'upper') await this.changeUpper(() => this.upper.remove(to));
-      if (fromInLower) await this.copyTree(from, to);
-      else await this.changeUpper(() => this.upper.rename(from, to));
-    } else if (src.in === 'upper') {
-      await this.changeUpper(() => this.upper.rename(from, to));
-    } else {
-      if (src.stat.type !== 'file') {
-        throw new VfsError('NOT_REGULAR_FILE', 'rename', from, 'the overlay can only copy regular files up');
-      }
-      const copied = await this.lower.readFile(from);
-      await this.changeUpper(() => this.upper.writeFile(to, copied, { mode: src.stat.mode }));
-    }
-    if (fromInLower) await whiteouts.add(from);
-    if (isDir && fromInLower) await this.removeUpperTree(from);
-  }
-
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
   private async find(path: string): Promise<Found | undefined> {
     if (await this.index.mayHave(path)) {
@@ -212,11 +174,15 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     return stat && { in: 'lower', stat };
   }
 
-  /** True when the lower has a visible entry at `path` (shadowed or not by the upper). */
+  /**
+   * True when the lower has a visible entry at `path` (shadowed or not by the upper). Only the
+   * lower's `NOT_FOUND` means it has none: any other error (`INTERNAL`, `BUSY`) is thrown, since
+   * taking it for "absent" would let a removed upper file uncover the lower's bytes.
+   */
   private async lowerShows(path: string, found: Found): Promise<boolean> {
     if (found.in === 'lower') return true;
     if ((await this.whiteoutSet()).hides(path)) return false;
-    return this.lower.stat(path).then(() => true, () => false);
+    return (await orUndefined(this.lower.stat(path), false)) !== undefined;
   }
 
   /** Makes every folder above `path` exist in the upper, after checking it is a merged folder. */
@@ -234,44 +200,6 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
         await this.changeUpper(() => this.upper.mkdir(dir)).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
       }
     }
-  }
-
-  /** Copies the merged folder `from` to `to` in the upper; refuses links before copying anything. */
-  private async copyTree(from: string, to: string): Promise<void> {
-    const plan: { rel: string; entry: DirEntry }[] = [];
-    const under = (root: string, rel: string) => (rel === '' ? root : childPath(root, rel));
-    const walk = async (rel: string): Promise<void> => {
-      for (const entry of await this.readdir(under(from, rel))) {
-        const child = childPath(rel, entry.name);
-        if (entry.type !== 'file' && entry.type !== 'directory') {
-          throw new VfsError('NOT_REGULAR_FILE', 'rename', childPath(from, child), 'the overlay can only copy regular files up');
-        }
-        plan.push({ rel: child, entry });
-        if (entry.type === 'directory') await walk(child);
-      }
-    };
-    await walk('');
-    await this.changeUpper(() => this.upper.mkdir(to));
-    for (const { rel, entry } of plan) {
-      const source = childPath(from, rel);
-      if (entry.type === 'directory') {
-        await this.changeUpper(() => this.upper.mkdir(childPath(to, rel)));
-      } else {
-        const copied = { bytes: await this.readFile(source), mode: (await this.stat(source)).mode };
-        await this.changeUpper(() => this.upper.writeFile(childPath(to, rel), copied.bytes, { mode: copied.mode }));
-      }
-    }
-  }
-
-  /** Deletes the upper's copy of a folder, bottom up (absent is fine). */
-  private async removeUpperTree(path: string): Promise<void> {
-    const entries = await orUndefined(this.upper.readdir(path), false);
-    if (!entries) return;
-    for (const e of entries) {
-      if (e.type === 'directory') await this.removeUpperTree(childPath(path, e.name));
-      else await this.changeUpper(() => this.upper.remove(childPath(path, e.name)));
-    }
-    await this.changeUpper(() => this.upper.remove(path));
   }
 
   /** Runs one change to the upper, dropping the upper index before and after it. */
@@ -302,7 +230,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
 }
 
+/** The layer-path check, then `BAD_NAME` for the reserved record folder. */
 function refuseReserved(path: string, op: string): void {
+  checkLayerPath(path, op);
   if (path === OVERLAY_META || path.startsWith(`${OVERLAY_META}/`)) {
     throw new VfsError('BAD_NAME', op, path, `'${OVERLAY_META}' is reserved for the overlay's own records`);
   }

@@ -1,8 +1,10 @@
 /**
  * `readOnly(inner)`: the inner layer's reads, and every write refused with `READ_ONLY`.
- * Never a silent no-op: a write through this wrapper always throws.
+ * Never a silent no-op: a write through this wrapper always throws (`BAD_NAME` /
+ * `NAME_TOO_LONG` for a path that is not a layer path, else `READ_ONLY`).
  */
 import { VfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { Layer, WritableLayer, WriteResult } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
@@ -13,15 +15,18 @@ export class ReadOnlyLayer implements WritableLayer, LockableLayer {
     this.kind = `readonly(${inner.kind})`;
   }
 
-  stat(path: string) {
+  async stat(path: string) {
+    checkLayerPath(path, 'stat');
     return this.inner.stat(path);
   }
 
-  readFile(path: string, options?: { maxBytes?: number }) {
+  async readFile(path: string, options?: { maxBytes?: number }) {
+    checkLayerPath(path, 'read');
     return this.inner.readFile(path, options);
   }
 
-  readdir(path: string) {
+  async readdir(path: string) {
+    checkLayerPath(path, 'readdir');
     return this.inner.readdir(path);
   }
 
@@ -31,19 +36,18 @@ export class ReadOnlyLayer implements WritableLayer, LockableLayer {
   }
 
   async writeFile(path: string): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
     throw new VfsError('READ_ONLY', 'write', path);
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
     throw new VfsError('READ_ONLY', 'mkdir', path);
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     throw new VfsError('READ_ONLY', 'remove', path);
-  }
-
-  async rename(from: string): Promise<void> {
-    throw new VfsError('READ_ONLY', 'rename', from);
   }
 }
 
