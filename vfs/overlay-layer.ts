@@ -110,9 +110,8 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (existing.in === 'upper') return this.changeUpper(() => this.upper.writeFile(path, data, options));
     }
     if (ifMatch) return this.copyUpIfMatch(path, data, ifMatch, existing);
-    await this.copyUpParents(path, 'write');
     const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
-    await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: options.exclusive, mode }));
+    await this.withParents(path, 'write', () => this.upper.writeFile(path, data, { exclusive: options.exclusive, mode }));
     return { created: !existing };
   }
 
@@ -126,9 +125,8 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (existing?.stat.type !== 'file') throw stale();
     const lower = await this.lower.readFile(path).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
     if (!lower || !sameBytes(lower, ifMatch)) throw stale();
-    await this.copyUpParents(path, 'write');
     try {
-      await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode }));
+      await this.withParents(path, 'write', () => this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode }));
     } catch (e) {
       throw isVfsError(e, 'ALREADY_EXISTS') ? stale() : e;
     }
@@ -143,8 +141,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
   async mkdir(path: string): Promise<void> {
     refuseReserved(path, 'mkdir');
     if (path === '' || (await this.find(path))) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
-    await this.copyUpParents(path, 'mkdir');
-    await this.changeUpper(() => this.upper.mkdir(path));
+    await this.withParents(path, 'mkdir', () => this.upper.mkdir(path));
   }
 
   async remove(path: string): Promise<void> {
@@ -155,9 +152,18 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (found.stat.type === 'directory' && (await this.readdir(path)).length > 0) {
       throw new VfsError('NOT_EMPTY', 'remove', path);
     }
-    // The whiteout is saved first: if the upper removal then fails, the upper entry still shows.
-    if (await this.lowerShows(path, found)) await (await this.whiteoutSet()).add(path);
-    if (found.in === 'upper') await this.changeUpper(() => this.upper.remove(path));
+    // The whiteout is saved first, so the lower entry can never show through for a moment;
+    // if the upper removal then fails, the whiteout is taken out again.
+    const undo = (await this.lowerShows(path, found)) ? await (await this.whiteoutSet()).add(path) : undefined;
+    if (found.in !== 'upper') return;
+    try {
+      await this.changeUpper(() => this.upper.remove(path));
+    } catch (e) {
+      // The removal's own error is what the caller gets. Should taking the whiteout out fail
+      // too, it stays under the upper entry, which still shows: the view is unchanged.
+      await undo?.().catch(() => undefined);
+      throw e;
+    }
   }
 
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
@@ -185,8 +191,27 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     return (await orUndefined(this.lower.stat(path), false)) !== undefined;
   }
 
-  /** Makes every folder above `path` exist in the upper, after checking it is a merged folder. */
-  private async copyUpParents(path: string, op: string): Promise<void> {
+  /**
+   * Runs `change` on the upper once every folder above `path` exists there (`copyUpParents`);
+   * when `change` fails, the folders this call created are removed again, so a failed write
+   * leaves the upper as it was.
+   */
+  private async withParents<T>(path: string, op: string, change: () => Promise<T>): Promise<T> {
+    const made: string[] = [];
+    try {
+      await this.copyUpParents(path, op, made);
+      return await this.changeUpper(change);
+    } catch (e) {
+      await this.undoCopyUp(made);
+      throw e;
+    }
+  }
+
+  /**
+   * Makes every folder above `path` exist in the upper, after checking it is a merged folder;
+   * each folder it creates is pushed on `made`.
+   */
+  private async copyUpParents(path: string, op: string, made: string[]): Promise<void> {
     const parent = parentPath(path);
     if (parent === '') return;
     let dir = '';
@@ -197,8 +222,26 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', op, dir);
       if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', op, dir);
       if (found.in === 'lower') {
-        await this.changeUpper(() => this.upper.mkdir(dir)).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
+        const here = dir;
+        try {
+          await this.changeUpper(() => this.upper.mkdir(here));
+          made.push(here);
+        } catch (e) {
+          if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
+        }
       }
+    }
+  }
+
+  /**
+   * Removes the copied-up folders of a failed change, deepest first. The change's own error is
+   * what the caller gets: an undo step that fails too (a concurrent write put a file there
+   * meanwhile: `NOT_EMPTY`, or the upper fails again) leaves an empty upper folder over a lower
+   * folder, which shows exactly what the lower shows, so it is left and not reported.
+   */
+  private async undoCopyUp(made: readonly string[]): Promise<void> {
+    for (const dir of [...made].reverse()) {
+      await this.changeUpper(() => this.upper.remove(dir)).catch(() => undefined);
     }
   }
 

@@ -72,9 +72,14 @@ export class DisclosureService implements DisclosureHints {
     return run;
   }
 
+  /**
+   * True when `path` is not visible, lies inside the policy's allowed paths and names an entry
+   * of the pinned commit (a file, when `forWrite`). Throws the snapshot's `INTERNAL` / `BUSY`
+   * when the commit cannot be read: an unreadable snapshot is never taken for an absent file.
+   */
   async isUndisclosed(path: string, forWrite: boolean): Promise<boolean> {
     if (this.options.projection.isVisible(path) || !isInsideAllowed(path, this.state)) return false;
-    const type = await this.options.snapshot.entryType(path).catch(() => null);
+    const type = await this.options.snapshot.entryType(path);
     return type !== null && (!forWrite || type !== 'directory');
   }
 
