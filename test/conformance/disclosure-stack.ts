@@ -4,8 +4,10 @@
  * `withDisclosureHints(sparse(root, visible), DisclosureService)` over a worktree's root layer.
  *
  * The pinned commit holds the fixture plus the hidden files (./sparse-fixture.ts); the visible
- * set is exactly the fixture, and the policy allows `src`, `secret` and `nest`, so hidden files
- * there answer `NOT_DISCLOSED` and the others `NOT_FOUND`.
+ * set is exactly the fixture, and the policy allows `secret` and `private`, so hidden files
+ * there answer `NOT_DISCLOSED` and the others (`src/hidden.ts`, …) `NOT_FOUND`. No fixture file
+ * lies in an allowed path: one the suite removes must then answer `NOT_FOUND`, as in any layer
+ * (inside an allowed path it would be `NOT_DISCLOSED`, a hint to ask for the pinned bytes).
  */
 import type { GitPort, GitObjectReader } from '../../src/git/git-port.js';
 import { attachDisclosure } from '../../src/disclosure/attach-disclosure.js';
@@ -40,7 +42,7 @@ export interface DisclosureStackInput {
 /** The hint layer over the projection of `root`, exactly as `attachDisclosure` wraps it. */
 export function disclosureStack(input: DisclosureStackInput): WritableLayer {
   const visible = fixtureVisibleSet();
-  const state: DisclosureState = { initialPaths: [], allowedPaths: ['src', 'secret', 'nest'], disclosed: [...FIXTURE_FILES.keys()], visible, requests: 0 };
+  const state: DisclosureState = { initialPaths: [], allowedPaths: ['secret', 'private'], disclosed: [...FIXTURE_FILES.keys()], visible, requests: 0 };
   const record: WorkspaceRecord = {
     conversation: 'conf',
     role: 'agent',

@@ -53,6 +53,7 @@ export const WRITE_OPERATIONS: readonly Operation[] = [
   { name: 'writeFile exclusive', run: (l) => l.writeFile('docs/new.md', X, { exclusive: true }) },
   { name: 'writeFile ifMatch', run: (l) => l.writeFile('src/b.ts', X, { ifMatch: FIXTURE_FILES.get('src/b.ts')! }) },
   { name: 'writeFile onto a hidden name', run: (l) => l.writeFile('src/hidden.ts', X) },
+  { name: 'writeFile onto a hidden name in an allowed folder', run: (l) => l.writeFile('private/notes.md', X) },
   { name: 'mkdir', run: (l) => l.mkdir('src/made') },
   { name: 'mkdir of a hidden folder', run: (l) => l.mkdir('secret') },
   { name: 'remove a file', run: (l) => l.remove('src/a.ts') },
@@ -69,6 +70,7 @@ export const READ_OPERATIONS: readonly Operation[] = [
   { name: 'readdir', run: (l) => l.readdir('src') },
   { name: 'readdir of the root', run: (l) => l.readdir('') },
   { name: 'stat of a hidden file', run: (l) => l.stat('src/hidden.ts') },
+  { name: 'stat of a hidden file in an allowed folder', run: (l) => l.stat('private/notes.md') },
   { name: 'readFile of a hidden file', run: (l) => l.readFile('secret/key.pem') },
 ];
 
