@@ -302,9 +302,10 @@ const IN_WALK_YIELD_FILES = 32;
 const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
 
 /**
- * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` is not one: out
- * of descriptors, the search cannot say what the file holds, so the whole call answers `BUSY`.
+ * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` and `INTERNAL`
+ * are not: out of descriptors, or the read failed, the search cannot say what the file holds,
+ * so the whole call answers with that code instead of leaving the file out as if it held no match.
  */
 function isSkippedFile(err: unknown): boolean {
-  return isVfsError(err) && err.code !== 'BUSY';
+  return isVfsError(err) && err.code !== 'BUSY' && err.code !== 'INTERNAL';
 }

@@ -8,6 +8,7 @@
  * (`max_visits`) anywhere yet; when it does, the record can carry both.
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
+import { isVfsError } from '../../vfs/errors.js';
 
 /** The three outcomes of a request. */
 export type DisclosureOutcome = 'approved' | 'denied' | 'unavailable';
@@ -18,6 +19,11 @@ export interface DisclosureProblem {
   path: string;
   code: ToolErrorCode;
   message: string;
+  /**
+   * For a check or checkout that failed (`INTERNAL`, `BUSY`): what failed (`errorDetail`).
+   * Kept in the run-log record only, never returned to the agent (it may name host paths).
+   */
+  detail?: string;
 }
 
 /** The run-log record of one request. */
@@ -33,7 +39,8 @@ export interface DisclosureRecord {
     outcome: DisclosureOutcome;
     /** Paths newly disclosed by this request (repository-relative); [] unless approved. */
     disclosed: string[];
-    problems: { path: string; code: ToolErrorCode }[];
+    /** One per refused path; `detail` says what failed when the code is `INTERNAL` or `BUSY`. */
+    problems: { path: string; code: ToolErrorCode; detail?: string }[];
   };
 }
 
@@ -58,9 +65,20 @@ export function disclosureRecord(fields: {
       reason: fields.reason,
       outcome: fields.outcome,
       disclosed: [...fields.disclosed],
-      problems: fields.problems.map((p) => ({ path: p.path, code: p.code })),
+      problems: fields.problems.map((p) => (p.detail === undefined ? { path: p.path, code: p.code } : { path: p.path, code: p.code, detail: p.detail })),
     },
   };
+}
+
+/**
+ * What the run log keeps of an unexpected error: a VfsError's code and detail (which never
+ * name a host path), else its code (when it has one) and message, cut at 300 characters.
+ */
+export function errorDetail(e: unknown): string {
+  if (isVfsError(e)) return `${e.code}: ${e.detail}`;
+  const code = (e as { code?: unknown } | null)?.code;
+  const text = `${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  return shorten(text);
 }
 
 /** A path cut to 300 characters for records and messages. */

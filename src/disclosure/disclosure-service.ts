@@ -8,8 +8,8 @@
  *    invalid or not permitted, else `unavailable`) and the projection stays as it was;
  * 2. materializes the paths not yet disclosed through `materialize` — the preparation side's
  *    git port (`git sparse-checkout add`), injected by the host, never called for a refused or
- *    already-disclosed request; a failure there is `unavailable` (`INTERNAL`) and nothing is
- *    disclosed;
+ *    already-disclosed request; a failure there is `unavailable` (`INTERNAL`, or `BUSY` when out
+ *    of descriptors) and nothing is disclosed; the record says what failed;
  * 3. persists the new state and appends the `progressive_disclosure` record in one store
  *    transaction (`commit`), then widens the projection.
  * Requests of one conversation run one at a time, in call order, so concurrent requests leave
@@ -24,7 +24,8 @@ import type { SparseProjection } from '../../vfs/sparse-layer.js';
 import type { DisclosureHints } from '../../vfs/disclosure-hint-layer.js';
 import { checkRequestedPath } from './check-request.js';
 import { isInsideAllowed } from './disclosure-policy.js';
-import { disclosureRecord, type DisclosureOutcome, type DisclosureProblem, type DisclosureRecord } from './disclosure-record.js';
+import { disclosureRecord, errorDetail, type DisclosureOutcome, type DisclosureProblem, type DisclosureRecord } from './disclosure-record.js';
+import { isDescriptorShortage } from '../../vfs/errors.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
@@ -107,8 +108,11 @@ export class DisclosureService implements DisclosureHints {
     if (fresh.length > 0) {
       try {
         await this.options.materialize(fresh);
-      } catch {
-        const failed = fresh.map((p) => ({ path: p, code: 'INTERNAL' as const, message: 'the workspace could not check this file out; nothing was disclosed' }));
+      } catch (e) {
+        // The run-log record says what failed; the agent gets the code (BUSY: retry later).
+        const code = isDescriptorShortage(e) ? 'BUSY' : 'INTERNAL';
+        const message = 'the workspace could not check this file out; nothing was disclosed';
+        const failed = fresh.map((p): DisclosureProblem => ({ path: p, code, message, detail: errorDetail(e) }));
         return this.finish(paths, reason, 'unavailable', [], [], failed);
       }
     }
@@ -136,7 +140,9 @@ export class DisclosureService implements DisclosureHints {
     this.state = next;
     for (const p of fresh) this.disclosed.add(p);
     if (granted.length > 0) this.options.projection.disclose(granted);
-    return problems.length > 0 ? { outcome, disclosedPaths: granted, problems } : { outcome, disclosedPaths: granted };
+    if (problems.length === 0) return { outcome, disclosedPaths: granted };
+    // `detail` is for the run log only (it may name host paths).
+    return { outcome, disclosedPaths: granted, problems: problems.map(({ path, code, message }) => ({ path, code, message })) };
   }
 }
 

@@ -96,9 +96,19 @@ export class ToolGate implements ToolGateApi {
     return result;
   }
 
-  /** MCP descriptors of the tools the conversation's role declares; [] unless its workspace is ready. */
+  /**
+   * MCP descriptors of the tools the conversation's role declares; [] unless its workspace is
+   * ready, and [] when its registration cannot be read: the registry has recorded why in the
+   * run log, and every tool call answers the error itself (this list reaches the agent, and
+   * the error's message may name host paths).
+   */
   tools(conversation: string): ToolDescriptor[] {
-    const registration = isConversationId(conversation) ? this.options.registry.lookup(conversation) : undefined;
+    let registration: Registration | undefined;
+    try {
+      registration = isConversationId(conversation) ? this.options.registry.lookup(conversation) : undefined;
+    } catch {
+      return [];
+    }
     if (!registration || registration.state !== 'ready') return [];
     return [...this.byName.values()].filter((t) => registration.tools.has(t.name)).map((t) => t.descriptor);
   }

@@ -26,7 +26,7 @@ import { OccupancyGuard } from './occupancy-guard.js';
 import { recoverInterruptedRelease } from './recover-workspaces.js';
 import type { StateStore } from '../state/store.js';
 import { isConversationId, type Registration } from '../../vfs/registry.js';
-import { WorkspaceError } from '../workspace-error.js';
+import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, RunEvent, ToolGateApi, WorkspaceStatus } from './types.js';
 import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
@@ -199,7 +199,11 @@ export class WorkspaceHost implements Host {
     return statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
   }
 
-  /** Brings one registry entry in line with the store (see `SyncedRegistry`). */
+  /**
+   * Brings one registry entry in line with the store (see `SyncedRegistry`). A ready record
+   * whose view cannot open is unregistered with a `registry.unavailable` event; result
+   * undefined when its folder is gone, else the error is thrown to the lookup's caller.
+   */
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
     if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
@@ -215,10 +219,15 @@ export class WorkspaceHost implements Host {
     if (record.state === 'preparing') return this.setAndReturn(registrationOf(record, 'preparing'));
     try {
       return registerReady(this.ctx, record);
-    } catch {
-      // No view can open (its folder is gone): nothing stays registered over a closed one.
+    } catch (e) {
+      // No view can open: nothing stays registered over a closed one, and the run log says why.
       this.registry.delete(conversation);
-      return undefined;
+      this.ctx.store.appendEvent({ type: 'registry.unavailable', conversation, data: failureData(e) });
+      // Only a workspace folder that is gone means "no workspace here". Anything else (a link
+      // where the folder was, the role gone from the manifest, no descriptors left) is an error
+      // the caller must see (the gate answers INTERNAL or BUSY), not an unknown conversation.
+      if (isWorkspaceError(e, 'PREPARATION_FAILED') && e.data.reason === 'MISSING_FOLDER') return undefined;
+      throw e;
     }
   }
 
@@ -230,4 +239,14 @@ export class WorkspaceHost implements Host {
   private checkOpen(): void {
     if (this.closed) throw new WorkspaceError('BUSY', 'the host is closed', { reason: 'CLOSED' });
   }
+}
+
+/** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
+function failureData(e: unknown): Record<string, unknown> {
+  const coded = e as { code?: unknown; data?: { reason?: unknown } } | null;
+  return {
+    code: typeof coded?.code === 'string' ? coded.code : 'ERROR',
+    ...(typeof coded?.data?.reason === 'string' ? { reason: coded.data.reason } : {}),
+    message: e instanceof Error ? e.message : String(e),
+  };
 }
