@@ -5,6 +5,8 @@
  * checked with lstat), writes replace the name through a temp file and a rename (so a hard link
  * never changes in place and a symlink at the name is replaced, not followed), and an existing
  * file keeps its mode. memfs is synchronous underneath; each call is one short synchronous step.
+ * Every path is checked first (vfs/layer-path.ts: `BAD_NAME`, `NAME_TOO_LONG`): memfs itself
+ * would resolve `..` above the layer's root folder.
  */
 import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
