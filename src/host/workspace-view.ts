@@ -44,7 +44,7 @@ import { readOnly } from '../../vfs/read-only-layer.js';
 import { workspaceRoot } from '../../vfs/registry.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { isVfsError } from '../../vfs/errors.js';
-import { withPathRules } from './path-rules-layer.js';
+import { withPathRules } from '../../vfs/path-rules-layer.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */
