@@ -32,7 +32,7 @@
  */
 import type { MountSpec } from '../manifest/types.js';
 import type { Backend } from './types.js';
-import type { GitObjectReader } from '../git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
