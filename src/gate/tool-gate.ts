@@ -24,7 +24,7 @@
  * `tools(conversation)` lists the role's tools as MCP descriptors ([] for an unknown, not
  * ready or released conversation).
  */
-import type { CallContext, ToolGateApi } from '../host/types.js';
+import type { CallContext, ToolGateApi } from './tool-gate-api.js';
 import type { Clock } from '../ports/clock.js';
 import type { Registry, Registration } from '../../vfs/registry.js';
 import { isConversationId } from '../../vfs/registry.js';

@@ -31,7 +31,7 @@
  * (`FOLDER_THROUGH_LINK`), or is a mount inside the state directory (`MOUNT_IN_STATE_DIR`).
  */
 import type { MountSpec } from '../manifest/types.js';
-import type { Backend } from './types.js';
+import type { Backend } from '../manifest/types.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
