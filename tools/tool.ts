@@ -42,7 +42,7 @@ export interface ToolDefinition<I = any, O = any> {
   /**
    * True when this call writes back what it read (a compare-and-swap: `edit`, `write` with an
    * `expectedSha256` string): the gate then also holds the cross-process lock of each host
-   * file (src/gate/cross-process-locks.ts). Absent: never.
+   * file (src/ports/cross-process-locks.ts). Absent: never.
    */
   compareAndSwap?(input: I): boolean;
   /** Runs the tool. May return a failure or throw `VfsError` / `ToolFailure`; anything else becomes `INTERNAL`. */

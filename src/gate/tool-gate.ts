@@ -11,9 +11,9 @@
  *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
  *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
  *      until the handler is done, so a release in any process waits for this write;
- *      src/gate/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
+ *      src/ports/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
  *      (`OCCUPIED` when another holder has exclusive write), then the per-file locks: the process-wide lock of each
- *      file's identity (src/gate/file-lock.ts), and for a compare-and-swap call on a host file
+ *      file's identity (vfs/file-lock.ts), and for a compare-and-swap call on a host file
  *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
  *      another process holds it past the wait bound; nothing is changed then);
  *   6. run the handler; append exactly one `tool_call` record to the run log.
@@ -33,9 +33,9 @@ import type { ToolDescriptor, ToolError, ToolResult } from '../../tools/result.j
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
-import { FileLocks, processFileLocks } from './file-lock.js';
-import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
-import type { WriteDoor } from './write-door.js';
+import { FileLocks, processFileLocks } from '../../vfs/file-lock.js';
+import type { CrossProcessHold, CrossProcessLocks } from '../ports/cross-process-locks.js';
+import type { WriteDoor } from '../ports/write-door.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
 

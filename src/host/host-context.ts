@@ -15,7 +15,7 @@ import type { DisclosureState } from '../disclosure/disclosure-state.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { OccupancyGuard } from './occupancy-guard.js';
-import type { WriteDoors } from '../gate/write-door.js';
+import type { WriteDoors } from '../ports/write-door.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;

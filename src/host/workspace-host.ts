@@ -11,8 +11,8 @@
  */
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
-import type { CrossProcessLocks } from '../gate/cross-process-locks.js';
-import type { WriteDoors } from '../gate/write-door.js';
+import type { CrossProcessLocks } from '../ports/cross-process-locks.js';
+import type { WriteDoors } from '../ports/write-door.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';

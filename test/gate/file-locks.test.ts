@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import buildOnce from '../build-once.js';
 import { ROOT } from '../cli/run-gatefs.js';
-import { FileLocks, processFileLocks } from '../../src/gate/file-lock.js';
+import { FileLocks, processFileLocks } from '../../vfs/file-lock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { LockFileDir } from '../../src/ports/lock-file-dir.js';
