@@ -26,8 +26,8 @@
  */
 import type { CallContext, ToolGateApi } from './tool-gate-api.js';
 import type { Clock } from '../ports/clock.js';
-import type { Registry, Registration } from '../../vfs/registry.js';
-import { isConversationId } from '../../vfs/registry.js';
+import type { Registry, Registration } from './registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
 import type { ToolDescriptor, ToolError, ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
@@ -146,7 +146,7 @@ export class ToolGate implements ToolGateApi {
     context: CallContext,
   ): Promise<ToolResult> {
     const ns = registration.namespace!;
-    const ctx = { conversation, registration, namespace: ns, resolved, holder: context.holder, chain: context.chain };
+    const ctx = { conversation, disclosure: registration.disclosure, namespace: ns, resolved, holder: context.holder, chain: context.chain };
     const runHandler = async (): Promise<ToolResult> => {
       try {
         return await definition.handler(input, ctx);

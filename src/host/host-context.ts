@@ -8,7 +8,7 @@ import type { IdSource } from '../ports/ids.js';
 import type { StateStore } from '../state/store.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { MountSpec } from '../manifest/types.js';
-import type { Registry } from '../../vfs/registry.js';
+import type { Registry } from '../gate/registry.js';
 import type { HostPlatform } from './platform.js';
 import type { WorkspaceView } from './workspace-view.js';
 import type { DisclosureState } from '../disclosure/disclosure-state.js';

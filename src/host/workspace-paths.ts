@@ -7,7 +7,7 @@
  * folder to open or remove nor a branch (say `main`) to delete.
  */
 import { conversationBranch } from '../git/git-port.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { Backend } from '../manifest/types.js';
 

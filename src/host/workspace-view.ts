@@ -41,7 +41,7 @@ import { FoldedPath, type FoldedRelation } from '../../vfs/fold-name.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
-import { workspaceRoot } from '../../vfs/registry.js';
+import { workspaceRoot } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { isVfsError } from '../../vfs/errors.js';
 import { withPathRules } from '../../vfs/path-rules-layer.js';

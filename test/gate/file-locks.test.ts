@@ -21,7 +21,7 @@ import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import type { WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import type { ToolResult } from '../../tools/result.js';
 
 const cleanups: (() => void)[] = [];

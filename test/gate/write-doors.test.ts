@@ -17,7 +17,7 @@ import { ManualClock } from '../../src/ports/clock.js';
 import { WriteDoorDir } from '../../src/ports/write-door-dir.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { ROOT } from '../cli/run-gatefs.js';
 
 const cleanups: (() => void)[] = [];
