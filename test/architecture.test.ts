@@ -5,12 +5,12 @@
  * here, in review, never by an exception in the code that checks them.
  *
  * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
- * (`src/index`, `src/workspace-error`).
+ * (`src/index`, `src/workspace-error`); test/import-graph.ts reads the graph.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cyclesOf, packageOf, scanFiles, scanImports, unitOf, type Import } from './import-graph.js';
 
 /**
  * Innermost first. A unit imports its own files and units of earlier tiers only, so nothing
@@ -57,141 +57,10 @@ const NAMES_ONLY_IN: readonly { suffix: string; unit: string; why: string }[] = 
 ];
 
 const ROOT = join(import.meta.dirname, '..');
-const SCANNED = ['vfs', 'tools', 'src'];
-
-/** One import of one file: where it is, what it names, and the unit it reaches (null: a package). */
-interface Import {
-  file: string;
-  line: number;
-  specifier: string;
-  from: string;
-  to: string | null;
-  /** The repository path a relative specifier resolves to. */
-  target?: string;
-}
-
-/** The unit of a repository path (see the file comment); null outside the scanned folders. */
-function unitOf(path: string): string | null {
-  const parts = path.split('/');
-  if (parts[0] === 'vfs' || parts[0] === 'tools') return parts[0];
-  if (parts[0] !== 'src' || parts.length < 2) return null;
-  return parts.length === 2 ? `src/${parts[1].replace(/\.ts$/, '')}` : `src/${parts[1]}`;
-}
-
-/** Every module specifier of a source text, with its line: what the compiled module loads or names. */
-function specifiersOf(fileName: string, text: string): { specifier: string; line: number }[] {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
-  const found: { specifier: string; line: number }[] = [];
-  const add = (node: ts.Node | undefined) => {
-    if (node && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
-  };
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
-}
-
-/** Every .ts file under the scanned folders, as repository paths. */
-function scanFiles(): string[] {
-  return SCANNED.flatMap((top) =>
-    readdirSync(join(ROOT, top), { recursive: true, encoding: 'utf8' })
-      .filter((entry) => entry.endsWith('.ts'))
-      .map((entry) => `${top}/${entry.split('\\').join('/')}`),
-  );
-}
-
-/** The imports of `files`. */
-function scanImports(files: readonly string[]): Import[] {
-  const imports: Import[] = [];
-  for (const file of files) {
-    const from = unitOf(file)!;
-    for (const { specifier, line } of specifiersOf(file, readFileSync(join(ROOT, file), 'utf8'))) {
-      if (!specifier.startsWith('.')) {
-        imports.push({ file, line, specifier, from, to: null });
-        continue;
-      }
-      const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/').replace(/\.js$/, '.ts');
-      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target });
-    }
-  }
-  return imports;
-}
 
 /** Why an import breaks a rule, naming the file, the import and the rule. */
 function say(i: Import, rule: string): string {
   return `${i.file}:${i.line} imports '${i.specifier}'${i.to && i.to !== i.specifier ? ` (${i.to})` : ''}: ${rule}`;
-}
-
-/** The package an import names (`@scope/name` or `name`), or the builtin itself. */
-function packageOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
-
-/**
- * The folder cycles: for each strongly connected group of units (Tarjan), the shortest cycle
- * through each of its units, each as a path a → b → … → a, rotations dropped.
- */
-function cyclesOf(edges: Map<string, Set<string>>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const groups: string[][] = [];
-  const strong = (v: string): void => {
-    index.set(v, index.size);
-    low.set(v, index.get(v)!);
-    stack.push(v);
-    for (const w of edges.get(v) ?? []) {
-      if (!index.has(w)) {
-        strong(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const group: string[] = [];
-    for (let w = stack.pop()!; ; w = stack.pop()!) {
-      group.push(w);
-      if (w === v) break;
-    }
-    if (group.length > 1) groups.push(group);
-  };
-  for (const v of [...edges.keys()].sort()) if (!index.has(v)) strong(v);
-  const cycles = new Map<string, string[]>();
-  for (const group of groups) {
-    for (const unit of group.sort()) {
-      const cycle = pathThrough(unit, group, edges);
-      const first = cycle.indexOf([...cycle].sort()[0]);
-      const rotated = [...cycle.slice(first, -1), ...cycle.slice(0, first), cycle[first]];
-      cycles.set(rotated.join(' → '), rotated);
-    }
-  }
-  return [...cycles.values()];
-}
-
-/** The shortest cycle from `start` back to it inside one strongly connected group (breadth-first). */
-function pathThrough(start: string, group: string[], edges: Map<string, Set<string>>): string[] {
-  const came = new Map<string, string>();
-  const queue = [start];
-  for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
-    for (const w of [...(edges.get(v) ?? [])].sort()) {
-      if (!group.includes(w)) continue;
-      if (w === start) {
-        const path = [start];
-        for (let at: string | undefined = v; at !== start && at !== undefined; at = came.get(at)) path.splice(1, 0, at);
-        return [...path, start];
-      }
-      if (!came.has(w)) {
-        came.set(w, v);
-        queue.push(w);
-      }
-    }
-  }
-  return group;
 }
 
 /** Every rule broken by `imports`, as messages (see `say`). */
@@ -231,8 +100,8 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { de
 const DEPENDENCIES = new Set(Object.keys(pkg.dependencies));
 
 describe('architecture: dependencies point inward', () => {
-  const files = scanFiles();
-  const imports = scanImports(files);
+  const files = scanFiles(ROOT, ['vfs', 'tools', 'src']);
+  const imports = scanImports(ROOT, files);
 
   it('reads every kind of import: static, type-only, re-export, dynamic, import types', () => {
     const seen = (file: string, specifier: string) => imports.some((i) => i.file === file && i.specifier === specifier);
