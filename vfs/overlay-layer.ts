@@ -16,9 +16,9 @@
  *   under it stay hidden beneath the new upper folder.
  * - readdir: the union of both listings, minus whiteouts, sorted.
  *
- * The upper belongs to the overlay (as in Linux overlayfs): its folder listings are cached
- * between the overlay's own changes (see `UpperIndex`), so a file put into the upper behind the
- * overlay's back may stay unseen until the overlay's next change. The lower is never cached.
+ * Nothing is cached but the whiteout list: a file put into the upper folder behind the overlay's
+ * back (the agent's shell in a `copy` workspace, a build) is seen at the next call, as is every
+ * change to the lower.
  * Open one overlay per upper at a time: two would each keep their own whiteout list and the
  * last to save would win.
  *
@@ -37,7 +37,6 @@ import { checkLayerPath } from './layer-path.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, compareNames, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
-import { UpperIndex } from './upper-index.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
 
 /** Where a merged entry lives and what it is. */
@@ -53,11 +52,9 @@ interface Found {
 export class OverlayLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
-  private readonly index: UpperIndex;
 
   constructor(readonly upper: WritableLayer, readonly lower: Layer) {
     this.kind = `overlay(${upper.kind}/${lower.kind})`;
-    this.index = new UpperIndex(upper);
   }
 
   /** The whited-out lower paths, sorted (for status, patches and tests). */
@@ -74,12 +71,10 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     refuseReserved(path, 'read');
-    if (await this.index.mayHave(path)) {
-      try {
-        return await this.upper.readFile(path, options);
-      } catch (e) {
-        if (!isVfsError(e, 'NOT_FOUND')) throw e;
-      }
+    try {
+      return await this.upper.readFile(path, options);
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
     }
     if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
     return this.lower.readFile(path, options);
@@ -87,7 +82,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   async readdir(path: string): Promise<DirEntry[]> {
     refuseReserved(path, 'readdir');
-    const upper = (await this.index.mayHave(path)) ? await orUndefined(this.upper.readdir(path), false) : undefined;
+    const upper = await orUndefined(this.upper.readdir(path), false);
     const whiteouts = await this.whiteoutSet();
     const lower = whiteouts.hides(path) ? undefined : await orUndefined(this.lower.readdir(path), upper !== undefined);
     if (!upper && !lower) throw new VfsError('NOT_FOUND', 'readdir', path);
@@ -107,7 +102,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (options.exclusive) throw new VfsError('ALREADY_EXISTS', 'write', path);
       if (existing.stat.type === 'directory') throw new VfsError('IS_DIRECTORY', 'write', path);
       if (existing.stat.type === 'other') throw new VfsError('NOT_REGULAR_FILE', 'write', path);
-      if (existing.in === 'upper') return this.changeUpper(() => this.upper.writeFile(path, data, options));
+      if (existing.in === 'upper') return this.upper.writeFile(path, data, options);
     }
     if (ifMatch) return this.copyUpIfMatch(path, data, ifMatch, existing);
     const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
@@ -157,7 +152,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     const undo = (await this.lowerShows(path, found)) ? await (await this.whiteoutSet()).add(path) : undefined;
     if (found.in !== 'upper') return;
     try {
-      await this.changeUpper(() => this.upper.remove(path));
+      await this.upper.remove(path);
     } catch (e) {
       // The removal's own error is what the caller gets. Should taking the whiteout out fail
       // too, it stays under the upper entry, which still shows: the view is unchanged.
@@ -168,12 +163,10 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
   private async find(path: string): Promise<Found | undefined> {
-    if (await this.index.mayHave(path)) {
-      try {
-        return { in: 'upper', stat: await this.upper.stat(path) };
-      } catch (e) {
-        if (!isVfsError(e, 'NOT_FOUND')) throw e;
-      }
+    try {
+      return { in: 'upper', stat: await this.upper.stat(path) };
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
     }
     if ((await this.whiteoutSet()).hides(path)) return undefined;
     const stat = await orUndefined(this.lower.stat(path), false);
@@ -200,7 +193,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     const made: string[] = [];
     try {
       await this.copyUpParents(path, op, made);
-      return await this.changeUpper(change);
+      return await change();
     } catch (e) {
       await this.undoCopyUp(made);
       throw e;
@@ -222,10 +215,9 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', op, dir);
       if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', op, dir);
       if (found.in === 'lower') {
-        const here = dir;
         try {
-          await this.changeUpper(() => this.upper.mkdir(here));
-          made.push(here);
+          await this.upper.mkdir(dir);
+          made.push(dir);
         } catch (e) {
           if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
         }
@@ -241,17 +233,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
    */
   private async undoCopyUp(made: readonly string[]): Promise<void> {
     for (const dir of [...made].reverse()) {
-      await this.changeUpper(() => this.upper.remove(dir)).catch(() => undefined);
-    }
-  }
-
-  /** Runs one change to the upper, dropping the upper index before and after it. */
-  private async changeUpper<T>(change: () => Promise<T>): Promise<T> {
-    this.index.changed();
-    try {
-      return await change();
-    } finally {
-      this.index.changed();
+      await this.upper.remove(dir).catch(() => undefined);
     }
   }
 

@@ -21,7 +21,8 @@ import { isDescriptorShortage, isVfsError } from '../../vfs/errors.js';
 import type { Namespace } from '../../vfs/namespace.js';
 import { isSparseExpressible } from '../git/sparse-pattern.js';
 import { isRequestable } from './disclosure-policy.js';
-import { errorDetail, shorten, type DisclosureProblem } from './disclosure-record.js';
+import type { DisclosureProblem } from '../../tools/disclosure-requests.js';
+import { errorDetail, shorten, type RecordedProblem } from './disclosure-record.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** A path that passed: its repository-relative form. */
@@ -34,7 +35,7 @@ export interface CheckedPath {
 export interface RefusedPath {
   ok: false;
   verdict: 'denied' | 'unavailable';
-  problem: DisclosureProblem;
+  problem: RecordedProblem;
 }
 
 /** Checks one requested path (see the module comment). Never throws for a bad path. */

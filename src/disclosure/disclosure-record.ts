@@ -9,20 +9,14 @@
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
 import { isVfsError } from '../../vfs/errors.js';
+import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
 
-/** The three outcomes of a request. */
-export type DisclosureOutcome = 'approved' | 'denied' | 'unavailable';
-
-/** Why one requested path was not disclosed. */
-export interface DisclosureProblem {
-  /** The path as the agent wrote it (cut at 300 characters). */
-  path: string;
-  code: ToolErrorCode;
-  message: string;
-  /**
-   * For a check or checkout that failed (`INTERNAL`, `BUSY`): what failed (`errorDetail`).
-   * Kept in the run-log record only, never returned to the agent (it may name host paths).
-   */
+/**
+ * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check
+ * or checkout that failed (`INTERNAL`, `BUSY`), what failed (`errorDetail`). `detail` goes to
+ * the run-log record only, never to the agent (it may name host paths).
+ */
+export interface RecordedProblem extends DisclosureProblem {
   detail?: string;
 }
 
@@ -53,7 +47,7 @@ export function disclosureRecord(fields: {
   reason: string;
   outcome: DisclosureOutcome;
   disclosed: readonly string[];
-  problems: readonly DisclosureProblem[];
+  problems: readonly RecordedProblem[];
 }): DisclosureRecord {
   return {
     type: 'progressive_disclosure',

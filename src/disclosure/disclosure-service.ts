@@ -1,6 +1,7 @@
 /**
- * `DisclosureService`: one conversation's progressive disclosure — the handle the host puts in
- * the registration's `extras.disclosure` and the `request_files` tool calls.
+ * `DisclosureService`: one conversation's progressive disclosure — the `DisclosureRequests`
+ * (tools/disclosure-requests.ts) the host puts in the registration's `disclosure` slot and the
+ * `request_files` tool calls.
  *
  * `request(paths, reason, namespace)`:
  * 1. checks every path (`checkRequestedPath`: grammar, workspace, policy, pinned commit)
@@ -24,19 +25,11 @@ import type { SparseProjection } from '../../vfs/sparse-layer.js';
 import type { DisclosureHints } from '../../vfs/disclosure-hint-layer.js';
 import { checkRequestedPath } from './check-request.js';
 import { isInsideAllowed } from './disclosure-policy.js';
-import { disclosureRecord, errorDetail, type DisclosureOutcome, type DisclosureProblem, type DisclosureRecord } from './disclosure-record.js';
+import type { DisclosureOutcome, DisclosureRequests, RequestFilesValue } from '../../tools/disclosure-requests.js';
+import { disclosureRecord, errorDetail, type DisclosureRecord, type RecordedProblem } from './disclosure-record.js';
 import { isDescriptorShortage } from '../../vfs/errors.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
-
-/** The value `request_files` returns. */
-export interface RequestFilesValue {
-  outcome: DisclosureOutcome;
-  /** The requested paths, repository-relative, now disclosed (all of them, or none). */
-  disclosedPaths: string[];
-  /** Why the request was refused, one entry per refused path. */
-  problems?: DisclosureProblem[];
-}
 
 export interface DisclosureServiceOptions {
   conversation: string;
@@ -51,7 +44,7 @@ export interface DisclosureServiceOptions {
   commit(state: DisclosureState, record: DisclosureRecord | null): void;
 }
 
-export class DisclosureService implements DisclosureHints {
+export class DisclosureService implements DisclosureHints, DisclosureRequests {
   private state: DisclosureState;
   private disclosed: Set<string>;
   private queue: Promise<unknown> = Promise.resolve();
@@ -92,7 +85,7 @@ export class DisclosureService implements DisclosureHints {
   private async handle(paths: readonly string[], reason: string, namespace: Namespace): Promise<RequestFilesValue> {
     const { snapshot } = this.options;
     const checked = await Promise.all(paths.map((p) => checkRequestedPath(p, namespace, this.state.allowedPaths, snapshot)));
-    const problems: DisclosureProblem[] = [];
+    const problems: RecordedProblem[] = [];
     let denied = false;
     const wanted: string[] = [];
     for (const c of checked) {
@@ -112,7 +105,7 @@ export class DisclosureService implements DisclosureHints {
         // The run-log record says what failed; the agent gets the code (BUSY: retry later).
         const code = isDescriptorShortage(e) ? 'BUSY' : 'INTERNAL';
         const message = 'the workspace could not check this file out; nothing was disclosed';
-        const failed = fresh.map((p): DisclosureProblem => ({ path: p, code, message, detail: errorDetail(e) }));
+        const failed = fresh.map((p): RecordedProblem => ({ path: p, code, message, detail: errorDetail(e) }));
         return this.finish(paths, reason, 'unavailable', [], [], failed);
       }
     }
@@ -125,7 +118,7 @@ export class DisclosureService implements DisclosureHints {
     outcome: DisclosureOutcome,
     granted: string[],
     fresh: string[],
-    problems: DisclosureProblem[],
+    problems: RecordedProblem[],
   ): RequestFilesValue {
     const visit = this.state.requests + 1;
     const next: DisclosureState = {

@@ -9,7 +9,8 @@
  * lies in an allowed path: one the suite removes must then answer `NOT_FOUND`, as in any layer
  * (inside an allowed path it would be `NOT_DISCLOSED`, a hint to ask for the pinned bytes).
  */
-import type { GitPort, GitObjectReader } from '../../src/git/git-port.js';
+import type { GitPort } from '../../src/git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { attachDisclosure } from '../../src/disclosure/attach-disclosure.js';
 import type { DisclosureState } from '../../src/disclosure/disclosure-state.js';
 import type { StateStore } from '../../src/state/store.js';

@@ -7,7 +7,7 @@
  */
 import { Volume } from 'memfs';
 import { beforeAll } from 'vitest';
-import { withPathRules } from '../../src/host/path-rules-layer.js';
+import { withPathRules } from '../../vfs/path-rules-layer.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
 import { seedMemoryRepository } from '../../src/host/memory-repository.js';
 import { ManualClock } from '../../src/ports/clock.js';

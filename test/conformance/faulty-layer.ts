@@ -9,7 +9,7 @@
 import { VfsError, fromErrno, type VfsCode } from '../../vfs/errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { isWritableLayer } from '../../vfs/layer.js';
-import type { GitObjectReader, TreeEntry } from '../../src/git/git-port.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
 
 /** The kinds of fault injected: the code a caller must see, and how it is made. */
 export type FaultKind = 'INTERNAL' | 'EIO' | 'BUSY';

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { Volume } from 'memfs';
 import git, { type FsClient } from 'isomorphic-git';
 import { CliGit } from '../../src/git/cli-git.js';
-import type { GitObjectReader } from '../../src/git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
 import { DiskPlatform } from '../../src/host/disk-platform.js';
