@@ -17,14 +17,10 @@
  *
  * Fairness: the walk yields to the event loop every 512 entries, so a huge tree over a
  * synchronous layer never holds the loop for other conversations. A sub-folder that vanishes
- * or turns into a link mid-walk is skipped; errors of the start folder are thrown with
- * namespace paths.
- *
- * Limits: `maxEntries` entries seen (default 500,000); past it the walk stops and reports
- * `truncated`. A folder with entries deeper than any path can name (vfs/path.ts
- * `MAX_PATH_SEGMENTS` segments or `MAX_PATH_BYTES` bytes of namespace path) ends the walk with
- * `TOO_DEEP`; the host layer's walk holds a bounded number of descriptors up to there
- * (vfs/held-folder-stack.ts). Errors: the start folder's codes, `TOO_DEEP`, `BUSY`.
+ * or turns into a link mid-walk is skipped. Limits: `maxEntries` entries seen (default
+ * 500,000), past it the walk stops with `truncated`; a folder with entries deeper than any path
+ * can name (vfs/path.ts `MAX_PATH_SEGMENTS` segments, `MAX_PATH_BYTES` bytes) ends it with
+ * `TOO_DEEP`. Errors: the start folder's codes (at namespace paths), `TOO_DEEP`, `BUSY`.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError, isVfsError } from '../vfs/errors.js';
