@@ -21,7 +21,7 @@ import { isGitError, conversationBranch, type GitContext } from '../git/git-port
 import { findRole } from '../manifest/find-role.js';
 import type { Role } from '../manifest/types.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { PrepareOptions } from './types.js';
 import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';

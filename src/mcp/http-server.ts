@@ -14,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Host } from '../host/types.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { randomIds } from '../ports/ids.js';
 import { callsSettled, createMcpServer } from './server.js';
