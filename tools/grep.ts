@@ -21,23 +21,27 @@
  * metered (`match-work.ts`; past its budget `INVALID_INPUT` on `path`). Files are searched 16
  * ahead of the one being assembled; where the walk holds each folder open (host layer), files
  * up to 1 MiB are read and their search started inside the walk, through that folder (one open
- * per file), yielding every 32 files or 4 MiB; results still come in tree order, but every
- * candidate is read even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
+ * per file, `early-search.ts`), until `maxResults` files are known to match; results still
+ * come in tree order. Errors: `INVALID_INPUT`
  * (bad regex or glob, see above), the path codes of `path`, `TOO_DEEP` (a tree nested deeper
  * than any path can name), `BUSY` (out of file descriptors, never a silently skipped file).
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
+import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { ToolFailure, ok } from './result.js';
 import { looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type TreeEntry } from './tree-walk.js';
-import { GitignoreRules } from './gitignore-rules.js';
-import { compileGlob, type GlobMatcher } from './glob-matcher.js';
-import { MatchMeter } from './match-work.js';
-import { compileMatcher, type LineHits, type LineMatcher, type LineRequest } from './line-matcher.js';
+import type { TreeEntry, WalkResult } from './tree-walk.js';
+import { entryAt } from './walk-folder.js';
+import { grepCandidates } from './grep-candidates.js';
+import { EarlySearch, hitCount, type Verdict } from './early-search.js';
+import { compileGlob } from './glob-matcher.js';
+import { compileMatcher, type LineMatcher } from './line-matcher.js';
+import { ResultCollector } from './result-collector.js';
 
 /** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;
@@ -105,207 +109,139 @@ export const grepTool = defineTool({
   },
 });
 
-type GrepInput = { glob?: string; output?: 'files' | 'content' | 'count'; context?: number; maxResults?: number };
+type GrepInput = { glob?: string; output?: Mode; context?: number; maxResults?: number };
 type Mode = 'files' | 'content' | 'count';
-
-/**
- * What is known about a candidate before the results are assembled: the number of matching
- * lines the probe found (at most 1 for files and content output, all of them for count output;
- * 0 for binary, unreadable or vanished files), or its pending search. The walk fills this in
- * for the files it reads through a held folder; content output searches a matching file again
- * after the walk, in tree order, for its lines, so that memory stays bounded.
- */
-type Verdict = number | Promise<number>;
 
 /** Files searched ahead of the one being assembled (reads and worker batches overlap). */
 const AHEAD = 16;
-/** Bytes in the worker's queue before the walk waits for it to catch up. */
-const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
-async function search(ns: Namespace, start: TreeEntry['resolved'], input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
-  const glob = input.glob === undefined ? undefined : compileGlob(input.glob, 'glob', { basename: true });
+/** Runs one search: the candidates, their verdicts in tree order, the results of `output`. */
+async function search(ns: Namespace, start: Resolved, input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
   const mode: Mode = input.output ?? 'files';
-  const probe: LineRequest = { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 };
-  const startStat = await ns.stat(start);
-  let files: TreeEntry[];
-  let truncated = false;
-  const verdicts = new Map<TreeEntry, Verdict>();
-  if (startStat.type === 'directory') {
-    ({ entries: files, truncated } = await candidates(ns, start, glob, { probe, matcher, verdicts }));
-  } else if (startStat.type === 'file') {
-    files = [{ resolved: start, rel: start.rel.slice(start.rel.lastIndexOf('/') + 1), name: '', type: 'file' }];
-  } else {
-    throw new ToolFailure(startStat.type === 'symlink' ? 'SYMLINK_ESCAPE' : 'NOT_REGULAR_FILE', `'${ns.display(start.path)}' is a ${startStat.type === 'symlink' ? 'symbolic link, never followed' : 'special file'}`, ns.display(start.path));
-  }
-
   const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
-  const context = mode === 'content' ? (input.context ?? 0) : 0;
-  const found: string[] = [];
-  const matches: GrepMatch[] = [];
-  const counts: { path: string; count: number }[] = [];
-  const read = (e: TreeEntry) => ns.readFile(e.resolved, { maxBytes: GREP_MAX_FILE_BYTES }).catch((err) => (isSkippedFile(err) ? undefined : Promise.reject(err)));
-  // A verdict the walk found (a number) is used as is; anything else is a pending search.
+  const early = new EarlySearch(matcher, { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 }, max);
+  const { entries: files, truncated } = await filesToSearch(ns, start, input.glob, early);
+  const results = new Results(ns, mode, max, mode === 'content' ? (input.context ?? 0) : 0, matcher);
+  results.markTruncated(truncated);
+  // A verdict the walk found is used as is; any other file is read and probed now.
   const verdictOf = (e: TreeEntry): Verdict => {
-    const known = verdicts.get(e);
+    const known = early.verdicts.get(e);
     if (known !== undefined) return known;
-    const p = read(e).then((bytes) => (bytes && !looksBinary(bytes) ? hitCount(matcher.search(bytes, probe, true)) : 0));
-    p.catch(() => undefined); // awaited below, in order; a failure there ends the call
+    const p = readText(e).then((bytes) => (bytes ? hitCount(matcher.search(bytes, early.probe, true)) : 0));
+    p.catch(() => undefined); // awaited in order; a failure there ends the call
     return p;
   };
+  await inTreeOrder(files, verdictOf, (e, n) => n === 0 || results.add(e, n));
+  return results.value();
+}
 
+/**
+ * The files to search: grep's candidates below a folder, the file itself when `start` is one.
+ * `SYMLINK_ESCAPE` for a link, `NOT_REGULAR_FILE` for a special file, the walk's errors.
+ */
+async function filesToSearch(ns: Namespace, start: Resolved, glob: string | undefined, early: EarlySearch): Promise<WalkResult> {
+  const matcher = glob === undefined ? undefined : compileGlob(glob, 'glob', { basename: true });
+  const { type } = await ns.stat(start);
+  if (type === 'directory') return grepCandidates(ns, start, matcher, early);
+  if (type === 'file') return { entries: [entryAt(ns, start, start.rel.slice(start.rel.lastIndexOf('/') + 1), 'file')], truncated: false };
+  const shown = ns.display(start.path);
+  if (type === 'symlink') throw new ToolFailure('SYMLINK_ESCAPE', `'${shown}' is a symbolic link, never followed`, shown);
+  throw new ToolFailure('NOT_REGULAR_FILE', `'${shown}' is a special file`, shown);
+}
+
+/**
+ * Calls `each` with every file's verdict, in order, keeping up to `AHEAD` verdicts started
+ * ahead of it, until `each` answers false. Yields to the event loop every `AHEAD` pending
+ * verdicts: reads and searches settle in microtasks on memory layers.
+ */
+async function inTreeOrder(files: readonly TreeEntry[], verdictOf: (e: TreeEntry) => Verdict, each: (e: TreeEntry, n: number) => boolean | Promise<boolean>): Promise<void> {
   const ahead: Verdict[] = [];
   let waited = 0;
-  scan: for (let i = 0; i < files.length; i++) {
+  for (let i = 0; i < files.length; i++) {
     while (ahead.length < AHEAD && i + ahead.length < files.length) ahead.push(verdictOf(files[i + ahead.length]));
-    const next = ahead.shift()!;
-    let n: number;
-    if (typeof next === 'number') n = next;
-    else {
-      n = await next;
-      // Reads and searches settle in microtasks on memory layers: yield between slices of them.
-      if (++waited % AHEAD === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    let n = ahead.shift()!;
+    if (typeof n !== 'number') {
+      n = await n;
+      if (++waited % AHEAD === 0) await yieldToLoop();
     }
-    if (n === 0) continue;
-    const shown = ns.display(files[i].resolved.path);
-    if (mode === 'files') {
-      if (found.length === max) { truncated = true; break scan; }
-      found.push(shown);
-    } else if (mode === 'count') {
-      if (counts.length === max) { truncated = true; break scan; }
-      counts.push({ path: shown, count: n });
-    } else {
-      if (matches.length === max) { truncated = true; break scan; }
-      const bytes = await read(files[i]);
-      if (!bytes || looksBinary(bytes)) continue;
-      const hits = await matcher.search(bytes, { limit: max - matches.length + 1, texts: true, context }, true);
-      for (const h of hits.lines ?? []) {
-        if (matches.length === max) { truncated = true; break scan; }
-        const m: GrepMatch = { path: shown, line: h.line, text: h.text };
-        if (h.before) m.before = h.before;
-        if (h.after) m.after = h.after;
-        matches.push(m);
-      }
-    }
+    const goOn = each(files[i], n);
+    if (!(goOn instanceof Promise ? await goOn : goOn)) return;
   }
-  if (mode === 'files') return { files: found, truncated };
-  if (mode === 'count') return { counts, truncated };
-  return { matches, truncated };
 }
 
-function hitCount(hits: LineHits | Promise<LineHits>): number | Promise<number> {
-  return hits instanceof Promise ? hits.then((h) => h.count) : hits.count;
+/** The bytes of a text file to search; undefined for a file grep skips (see `isSkippedFile`) or a binary one. */
+async function readText(e: TreeEntry): Promise<Uint8Array | undefined> {
+  try {
+    const bytes = await e.read({ maxBytes: GREP_MAX_FILE_BYTES });
+    return looksBinary(bytes) ? undefined : bytes;
+  } catch (err) {
+    if (isSkippedFile(err)) return undefined;
+    throw err;
+  }
 }
 
-/** How the walk searches files it can read through a held folder (see `Verdict`). */
-interface InWalkSearch {
-  probe: LineRequest;
-  matcher: LineMatcher;
-  verdicts: Map<TreeEntry, Verdict>;
+/** The results of one search, in the shape of its `output` mode, capped at `maxResults`. */
+class Results {
+  private readonly out: ResultCollector<string | GrepMatch | { path: string; count: number }>;
+
+  constructor(
+    private readonly ns: Namespace,
+    private readonly mode: Mode,
+    max: number,
+    private readonly context: number,
+    private readonly matcher: LineMatcher,
+  ) {
+    this.out = new ResultCollector(max);
+  }
+
+  /** Records that the walk was cut before every file was seen. */
+  markTruncated(isCut: boolean): void {
+    this.out.markTruncated(isCut);
+  }
+
+  /** Adds the results of a file with `n` matching lines; false once the cap is reached. */
+  add(e: TreeEntry, n: number): boolean | Promise<boolean> {
+    const path = this.ns.display(e.resolved.path);
+    if (this.mode === 'files') return this.out.add(path);
+    if (this.mode === 'count') return this.out.add({ path, count: n });
+    return this.addLines(e, path);
+  }
+
+  /** Content output: the file is searched again, now for its lines (memory stays bounded). */
+  private async addLines(e: TreeEntry, path: string): Promise<boolean> {
+    if (this.out.isFull) {
+      this.out.markTruncated();
+      return false;
+    }
+    const bytes = await readText(e);
+    if (!bytes) return true;
+    const hits = await this.matcher.search(bytes, { limit: this.out.max - this.out.items.length + 1, texts: true, context: this.context }, true);
+    for (const h of hits.lines ?? []) {
+      const m: GrepMatch = { path, line: h.line, text: h.text };
+      if (h.before) m.before = h.before;
+      if (h.after) m.after = h.after;
+      if (!this.out.add(m)) return false;
+    }
+    return true;
+  }
+
+  /** The tool's value: exactly one of files, counts, matches, and `truncated`. */
+  value(): GrepValue {
+    const { items, truncated } = this.out;
+    if (this.mode === 'files') return { files: items as string[], truncated };
+    if (this.mode === 'count') return { counts: items as { path: string; count: number }[], truncated };
+    return { matches: items as GrepMatch[], truncated };
+  }
 }
 
 /**
- * The files a folder search reads: not .git, not gitignored, not links, matching the glob.
- * Where the walk holds each folder open (`FolderFiles.held`), the kept files are read right
- * there, one open per file instead of a walk from the mount root per file, and their search
- * starts at once (`search.verdicts`); results are still assembled in tree order. Limit: with
- * that fast path every candidate is read, even when `maxResults` would have stopped a
- * tree-order scan earlier.
- */
-async function candidates(ns: Namespace, start: TreeEntry['resolved'], glob: GlobMatcher | undefined, search: InWalkSearch) {
-  const meter = new MatchMeter();
-  const rulesOf = new Map<TreeEntry | undefined, GitignoreRules>();
-  const startRules = await GitignoreRules.above(ns, start, meter);
-  const pace = { files: 0, bytes: 0 };
-  const queued: { bytes: number; done: Promise<unknown> }[] = [];
-  let failure: { err: unknown } | undefined;
-  let queuedBytes = 0;
-  return walkTree(ns, start, {
-    async select(dir, entries, files) {
-      const inherited = dir === undefined ? startRules : rulesOf.get(dir) ?? GitignoreRules.none;
-      const at = dir === undefined ? start : dir.resolved;
-      const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
-      const rules = await base.enter(ns, at, entries.some((e) => e.name === '.gitignore' && e.type === 'file'), meter);
-      const keep = new Set<TreeEntry>();
-      const enter = new Set<TreeEntry>();
-      for (const e of entries) {
-        if (e.name === '.git') continue;
-        if (e.type === 'directory' || e.type === 'file') {
-          const isDir = e.type === 'directory';
-          // A boolean, or a promise when matching yielded meanwhile (no await per entry otherwise).
-          let ignored = isDir && e.resolved.rel === '' ? false : rules.ignores(e.resolved.rel, isDir, meter);
-          if (ignored instanceof Promise) ignored = await ignored;
-          if (isDir && !ignored && (!glob || glob.mayContainMatches(e.rel, meter))) {
-            enter.add(e);
-            rulesOf.set(e, rules);
-          } else if (!isDir && !ignored && (!glob || glob.matches(e.rel, meter))) {
-            keep.add(e);
-          }
-        }
-        // Matching yields every `YIELD_STEPS` of work, even inside one folder.
-        if (meter.mustYield) {
-          meter.checkBudget('path', 'applying the glob and .gitignore rules to this tree', 'search a narrower path or use a simpler glob');
-          await meter.yieldNow();
-        }
-      }
-      if (!files.held) return { keep, enter };
-      for (const e of keep) {
-        if (failure) throw failure.err;
-        // Reads through a held folder are synchronous on the host layer: no await unless needed.
-        let bytes: Uint8Array | undefined;
-        try {
-          const read = files.readFile(e, { maxBytes: GREP_MAX_FILE_BYTES, transient: true });
-          bytes = read instanceof Promise ? await read : read;
-        } catch (err) {
-          if (!isSkippedFile(err)) throw err; // vanished, too large, …: not searched
-        }
-        if (bytes === undefined || looksBinary(bytes)) {
-          search.verdicts.set(e, 0);
-          continue;
-        }
-        // The walk's buffer is reused for the next file: a large file is read again (into a
-        // buffer of its own, handed over without a copy) after the walk instead.
-        if (bytes.byteLength > IN_WALK_MAX_BYTES) continue;
-        const verdict = hitCount(search.matcher.search(bytes, search.probe));
-        search.verdicts.set(e, verdict);
-        pace.files++;
-        pace.bytes += bytes.byteLength;
-        if (verdict instanceof Promise) {
-          // A failed search (a pattern past its budget) ends the walk at once.
-          verdict.catch((err: unknown) => {
-            failure ??= { err };
-          });
-          // The worker's queue: wait for it to catch up before it holds too many files' bytes.
-          queued.push({ bytes: bytes.byteLength, done: verdict });
-          queuedBytes += bytes.byteLength;
-          while (queuedBytes > MAX_QUEUED_BYTES) {
-            const oldest = queued.shift()!;
-            await oldest.done.catch(() => undefined);
-            queuedBytes -= oldest.bytes;
-          }
-        } else if (pace.files >= IN_WALK_YIELD_FILES || pace.bytes >= IN_WALK_YIELD_BYTES) {
-          // Reads and literal searches through a held folder are synchronous: let other calls run.
-          pace.files = 0;
-          pace.bytes = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-      }
-      return { keep, enter };
-    },
-  });
-}
-
-/** Largest file searched inside the walk (through its reused buffer). */
-const IN_WALK_MAX_BYTES = 1024 * 1024;
-/** Files read and searched in a row inside the walk before yielding to the event loop. */
-const IN_WALK_YIELD_FILES = 32;
-/** Bytes read and searched in a row inside the walk before yielding to the event loop. */
-const IN_WALK_YIELD_BYTES = 4 * 1024 * 1024;
-
-/**
- * True for a file grep skips (vanished, a link, special, too large, …). `BUSY` and `INTERNAL`
- * are not: out of descriptors, or the read failed, the search cannot say what the file holds,
- * so the whole call answers with that code instead of leaving the file out as if it held no match.
+ * True for a file grep skips: vanished (`NOT_FOUND`, or a folder on its path gone:
+ * `NOT_DIRECTORY`), a link (`SYMLINK_ESCAPE`), a folder or special file now
+ * (`IS_DIRECTORY`, `NOT_REGULAR_FILE`), over 32 MiB (`TOO_LARGE`). Any other error ends the
+ * call: `BUSY` (out of descriptors, the search cannot say what the file holds), `INTERNAL`, ….
  */
 function isSkippedFile(err: unknown): boolean {
-  return isVfsError(err) && err.code !== 'BUSY' && err.code !== 'INTERNAL';
+  return isVfsError(err) && SKIPPED_FILE_CODES.has(err.code);
 }
+
+const SKIPPED_FILE_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'IS_DIRECTORY', 'NOT_REGULAR_FILE', 'TOO_LARGE']);

@@ -19,16 +19,17 @@
  * name), `BUSY` (out of file descriptors). Matching is linear and yields to the event loop
  * every `YIELD_STEPS` of work (`match-work.ts`), so no pattern holds the process. Sizes: on a host layer the first
  * `maxResults` matches the walk meets are stat'ed through the folder it holds open (an `lstat`
- * by name inside that folder, no walk from the root); any other returned entry is stat'ed
- * through the namespace after the walk.
+ * by name inside that folder, no walk from the root: `TreeEntry.stat`); any other returned
+ * entry is stat'ed through the namespace after the walk.
  */
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
-import { ToolFailure, ok } from './result.js';
+import { ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import { walkTree, type FolderFiles, type Selection, type TreeEntry } from './tree-walk.js';
-import { compileGlob } from './glob-matcher.js';
+import { walkTree, type Selection, type TreeEntry, type WalkOptions } from './tree-walk.js';
+import { compileGlob, type GlobMatcher } from './glob-matcher.js';
+import { ResultCollector } from './result-collector.js';
 import { MatchMeter } from './match-work.js';
 
 /** Default `maxResults` of list. */
@@ -75,94 +76,81 @@ export const listTool = defineTool({
   writes: false,
   paths: (input) => [input.path ?? '.'],
   async handler(input, ctx) {
-    const [start] = ctx.resolved;
     const ns = ctx.namespace;
-    const max = input.maxResults ?? LIST_DEFAULT_MAX_RESULTS;
-    let found: TreeEntry[];
-    let walkTruncated: boolean;
-    // Sizes taken during the walk through the folder it holds open (host layer fast path), for
-    // the first `max` matches met; the rest of the shown entries are stat'ed after the walk.
-    const sizes = new Map<TreeEntry, number | undefined>();
-    let sized = 0;
-    const sizeInWalk = (e: TreeEntry, files: FolderFiles) => {
-      if (!files.held || sized >= max || (e.type !== 'file' && e.type !== 'symlink')) return;
-      const size = sizeOrGone(files, e);
-      if (size === 'later') return;
-      sized++;
-      sizes.set(e, size);
+    const out = new ResultCollector<TreeEntry>(input.maxResults ?? LIST_DEFAULT_MAX_RESULTS);
+    // Sizes are asked for while the walk is in each folder (through the folder it holds, where
+    // the layer has one) for the first `max` entries kept; any other shown entry after the walk.
+    const sizes = new Map<TreeEntry, Size>();
+    const sizeEarly = (e: TreeEntry) => {
+      if (sizes.size < out.max && (e.type === 'file' || e.type === 'symlink')) sizes.set(e, sizeOf(e));
     };
-    if (input.pattern === undefined) {
-      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
-        select: (_dir, entries, files) => {
-          for (const e of entries) sizeInWalk(e, files);
-          return { keep: 'all', enter: 'none' };
-        },
-      }));
-    } else {
-      const glob = compileGlob(input.pattern, 'pattern');
-      const meter = new MatchMeter();
-      ({ entries: found, truncated: walkTruncated } = await walkTree(ns, start, {
-        select: (_dir, entries, files) => {
-          // Sets only for folders that keep or enter something: most folders of a big tree do neither.
-          let keep: Set<TreeEntry> | undefined;
-          let enter: Set<TreeEntry> | undefined;
-          // Matching yields to the event loop every `YIELD_STEPS` of work, even inside one folder.
-          const judge = (from: number): Selection | Promise<Selection> => {
-            for (let i = from; i < entries.length; i++) {
-              const e = entries[i];
-              if (glob.matches(e.rel, meter)) {
-                (keep ??= new Set()).add(e);
-                sizeInWalk(e, files);
-              }
-              if (e.type === 'directory' && e.name !== '.git' && glob.mayContainMatches(e.rel, meter)) (enter ??= new Set()).add(e);
-              if (meter.mustYield) {
-                meter.checkBudget('pattern', 'matching this glob over the tree', 'use a simpler pattern or a narrower path');
-                return meter.yieldNow().then(() => judge(i + 1));
-              }
-            }
-            return { keep: keep ?? 'none', enter: enter ?? 'none' };
-          };
-          return judge(0);
-        },
-      }));
-    }
-    const shown = found.length > max ? found.slice(0, max) : found;
-    // Only the files and links not sized in the walk are stat'ed now (concurrently).
-    const late = new Map<TreeEntry, Promise<number | undefined>>();
-    for (const e of shown) if (!sizes.has(e) && (e.type === 'file' || e.type === 'symlink')) late.set(e, sizeOf(e));
-    const lateSizes = late.size > 0 ? new Map(await Promise.all([...late].map(async ([e, p]) => [e, await p] as const))) : undefined;
+    const select = input.pattern === undefined ? allEntries(sizeEarly) : matching(compileGlob(input.pattern, 'pattern'), sizeEarly);
+    const walked = await walkTree(ns, ctx.resolved[0], { select });
+    out.markTruncated(walked.truncated);
+    for (const e of walked.entries) if (!out.add(e)) break;
+    const shown = await Promise.all(out.items.map((e) => sizes.get(e) ?? sizeOf(e)));
     const entries: ListEntry[] = [];
-    for (const e of shown) {
-      const size = sizes.has(e) ? sizes.get(e) : lateSizes?.has(e) ? lateSizes.get(e) : 0;
+    for (const [i, e] of out.items.entries()) {
+      const size = shown[i];
       if (size !== undefined) entries.push({ path: ns.display(e.resolved.path), type: e.type, size });
     }
-    return ok<ListValue>({ entries, truncated: walkTruncated || found.length > max });
-
-    async function sizeOf(e: TreeEntry): Promise<number | undefined> {
-      try {
-        return (await ns.stat(e.resolved)).size;
-      } catch (err) {
-        if (isVfsError(err, 'NOT_FOUND')) return undefined; // removed while listing: not reported
-        throw err;
-      }
-    }
+    return ok<ListValue>({ entries, truncated: out.truncated });
   },
 });
 
+/** A listed entry's size: 0 without a stat (folders, special files), undefined once it vanished. */
+type Size = number | undefined | Promise<number | undefined>;
+
+/** The `select` of a list without a pattern: the folder's own entries, none entered. */
+function allEntries(sizeEarly: (e: TreeEntry) => void): WalkOptions['select'] {
+  return (_dir, entries) => {
+    for (const e of entries) sizeEarly(e);
+    return { keep: 'all', enter: 'none' };
+  };
+}
+
 /**
- * The size from a synchronous stat, undefined when the entry was removed meanwhile, 'later'
- * when the stat is not synchronous there (a mount point): it is then taken after the walk.
+ * The `select` of a list with a pattern: entries the glob matches, folders it may match below.
+ * Matching yields to the event loop every `YIELD_STEPS` of work, even inside one folder.
  */
-function sizeOrGone(files: FolderFiles, e: TreeEntry): number | undefined | 'later' {
-  try {
-    const st = files.stat(e);
-    if (st instanceof Promise) {
-      st.catch(() => undefined);
-      return 'later';
-    }
-    return st.size;
-  } catch (err) {
-    if (isVfsError(err, 'NOT_FOUND')) return undefined; // removed while listing: not reported
-    throw err;
-  }
+function matching(glob: GlobMatcher, sizeEarly: (e: TreeEntry) => void): WalkOptions['select'] {
+  const meter = new MatchMeter();
+  return (_dir, entries) => {
+    // Sets only for folders that keep or enter something: most folders of a big tree do neither.
+    let keep: Set<TreeEntry> | undefined;
+    let enter: Set<TreeEntry> | undefined;
+    const judge = (from: number): Selection | Promise<Selection> => {
+      for (let i = from; i < entries.length; i++) {
+        const e = entries[i];
+        if (glob.matches(e.rel, meter)) {
+          (keep ??= new Set()).add(e);
+          sizeEarly(e);
+        }
+        if (e.type === 'directory' && e.name !== '.git' && glob.mayContainMatches(e.rel, meter)) (enter ??= new Set()).add(e);
+        if (meter.mustYield) {
+          meter.checkBudget('pattern', 'matching this glob over the tree', 'use a simpler pattern or a narrower path');
+          return meter.yieldNow().then(() => judge(i + 1));
+        }
+      }
+      return { keep: keep ?? 'none', enter: enter ?? 'none' };
+    };
+    return judge(0);
+  };
+}
+
+/**
+ * The size list shows for `e` (bytes of a file, length of a link's text, 0 for anything else),
+ * undefined when it was removed while listing (not reported). Other errors end the call.
+ */
+function sizeOf(e: TreeEntry): Size {
+  if (e.type !== 'file' && e.type !== 'symlink') return 0;
+  const size = e.stat().then(
+    (st) => st.size,
+    (err: unknown) => {
+      if (isVfsError(err, 'NOT_FOUND')) return undefined;
+      throw err;
+    },
+  );
+  size.catch(() => undefined); // awaited after the walk, which may fail first
+  return size;
 }

@@ -17,13 +17,11 @@
  * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
 import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent, type Stats } from 'node:fs';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
-import { baseName, childPath, compareNames } from './layer.js';
+import type { DirEntry, EntryType, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import { baseName, compareNames } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
-import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
-import { MAX_PATH_SEGMENTS } from './path.js';
+import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
@@ -35,12 +33,6 @@ export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-h
 export type { HostGuarantee } from './host-walk.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
-
-/** The buffer one walk reuses for `transient` reads (files up to this size, minus one byte). */
-const SCRATCH_BYTES = 256 * 1024;
-
-/** How often a recursive walk yields to the event loop (in folders listed). */
-const WALK_SLICE_DIRS = 64;
 
 export interface HostLayerOptions {
   /**
@@ -58,7 +50,7 @@ export interface HostLayerOptions {
    * (default 16) and a checkpoint every `checkpointEvery` levels (default 128). Smaller values
    * trade reopening for descriptors; tests use 1 to exercise the reopening on every return.
    */
-  walkHandles?: { window?: number; checkpointEvery?: number };
+  walkHandles?: WalkHandles;
 }
 
 /**
@@ -66,15 +58,16 @@ export interface HostLayerOptions {
  * says whether lookups are confined by procfs handles or by the weaker lstat comparison.
  * Every method throws `VfsError` with layer-relative paths only; `INTERNAL` after `close()`.
  */
-export class HostLayer implements WritableLayer, LockableLayer {
+export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
   readonly kind = 'host';
   readonly identity: HostIdentity;
   readonly guarantee: HostGuarantee;
   private readonly walk: ConfinedWalk;
   private readonly guard?: HostGuard;
-  private readonly walkHandles: { window?: number; checkpointEvery?: number };
-  /** What a walk's `HeldFolderAccess` may do, kept private to the layer (it takes raw handles). */
-  private readonly inFolder: InFolderOps = {
+  private readonly walkHandles: WalkHandles;
+  /** What a walk may do inside a folder it holds, kept private to the layer (it takes raw handles). */
+  private readonly inFolder: HostFolderOps = {
+    list: (dir) => this.list(dir),
     read: (dir, name, path, options, scratch) => this.readInFolder(dir, name, path, options, scratch),
     stat: (dir, name, path) => this.statInFolder(dir, name, path),
   };
@@ -134,70 +127,13 @@ export class HostLayer implements WritableLayer, LockableLayer {
   }
 
   /**
-   * The recursive-walk fast path (vfs/layer.ts `WalkableLayer`): every folder under `path`,
-   * depth first in listing order, each with its sorted entries. Links are listed, never
-   * descended; each folder is opened through its parent's handle, and the walk yields to the
-   * event loop every 64 folders. Breaking out of the loop closes every handle.
-   *
-   * Descriptors: at most 33 handles whatever the depth (vfs/held-folder-stack.ts: the start,
-   * a checkpoint every 128 levels, the deepest 16); an ancestor closed meanwhile is reopened
-   * without following links and checked by `(dev, ino)`, and skipped if it changed.
-   * `TOO_DEEP` (at `path`) for a folder whose entries would be deeper than any path the grammar
-   * accepts (vfs/path.ts `MAX_PATH_SEGMENTS` below the layer root); `BUSY` when the process is
-   * out of descriptors.
+   * The recursive-walk fast path (vfs/layer.ts `WalkableLayer`, vfs/host-tree-walk.ts): every
+   * folder under `path`, depth first in listing order, each opened through its parent's handle,
+   * with reads and stats of its entries through it. At most 33 handles whatever the depth.
+   * `TOO_DEEP`, `BUSY`, and the start folder's `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`.
    */
-  async *walkTree(path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
-    const segments = layerSegments(path, 'walk');
-    const chain = this.walk.openChain(segments, 'walk');
-    const start = chain.pop()!;
-    this.walk.release(chain);
-    const stack = new HeldFolderStack(this.walk, Math.max(1, this.walkHandles.window ?? WINDOW), Math.max(1, this.walkHandles.checkpointEvery ?? CHECKPOINT_EVERY));
-    stack.push(start, '');
-    const scratch: Scratch = {};
-    let listed = 0;
-    try {
-      let frame = stack.top();
-      while (frame) {
-        if (segments.length + stack.depth > MAX_PATH_SEGMENTS) {
-          throw new VfsError('TOO_DEEP', 'walk', path, `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`);
-        }
-        const dir = frame.dir!;
-        const entries = this.list(dir);
-        const files = new HeldFolderAccess(this.inFolder, dir, scratch);
-        try {
-          yield { path: dir.rel, entries, files };
-        } finally {
-          files.end();
-        }
-        if (++listed % WALK_SLICE_DIRS === 0) await yieldToLoop();
-        for (const e of entries) {
-          if (e.type === 'directory' && (options.descend?.(childPath(dir.rel, e.name)) ?? true)) frame.names.push(e.name);
-        }
-        frame = this.nextFolder(stack);
-      }
-    } finally {
-      stack.closeAll();
-    }
-  }
-
-  /**
-   * Moves the walk to the next folder to list: the next sub-folder of the deepest frame that
-   * has one left (reopening that frame when its handle was closed), popping finished frames.
-   * Undefined when the walk is done.
-   */
-  private nextFolder(stack: HeldFolderStack): Frame | undefined {
-    for (let top = stack.top(); top; top = stack.top()) {
-      if (top.next < top.names.length) {
-        const parent = stack.open();
-        if (!parent) continue; // it changed under the walk: marked done, popped next round
-        const name = top.names[top.next++];
-        const child = this.openSubdir(parent, name);
-        if (child) return stack.push(child, name);
-      } else {
-        stack.pop();
-      }
-    }
-    return undefined;
+  walkTree(path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
+    return walkHostTree(this.walk, this.inFolder, path, options, this.walkHandles);
   }
 
   /** Atomically replaces or creates a file (vfs/host-write.ts `hostWriteFile`). */
@@ -285,12 +221,12 @@ export class HostLayer implements WritableLayer, LockableLayer {
     );
   }
 
-  /** `FolderAccess.readFile` of a walk's held folder (see `HeldFolderAccess`). */
+  /** A walk's read of the entry `name` of the held folder `dir` (vfs/host-tree-walk.ts). */
   private readInFolder(dir: HeldDir, name: string, path: string, options?: FolderReadOptions, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
     return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
   }
 
-  /** `FolderAccess.stat` of a walk's held folder: an `lstat` through its handle. */
+  /** A walk's stat of the entry `name` of the held folder `dir`: an `lstat` through its handle. */
   private statInFolder(dir: HeldDir, name: string, path: string): Stat {
     try {
       this.walk.seams.beforeStep?.({ op: 'stat', path });
@@ -311,73 +247,6 @@ export class HostLayer implements WritableLayer, LockableLayer {
     const out: DirEntry[] = new Array(dirents.length);
     for (let i = 0; i < dirents.length; i++) out[i] = { name: dirents[i].name, type: typeOf(dirents[i]) };
     return out.sort((a, b) => compareNames(a.name, b.name));
-  }
-
-  /** A child folder for the walk, or undefined when it vanished or became something else. */
-  private openSubdir(parent: HeldDir, name: string): HeldDir | undefined {
-    try {
-      return this.walk.openDir(parent, name, 'walk', false);
-    } catch (e) {
-      if (e instanceof VfsError && (e.code === 'NOT_FOUND' || e.code === 'NOT_DIRECTORY' || e.code === 'SYMLINK_ESCAPE')) return undefined;
-      throw e;
-    }
-  }
-}
-
-/** The layer's reads and stats inside a held folder, handed to `HeldFolderAccess` only. */
-interface InFolderOps {
-  read(dir: HeldDir, name: string, path: string, options: FolderReadOptions | undefined, scratch: Buffer | undefined): Uint8Array | Promise<Uint8Array>;
-  stat(dir: HeldDir, name: string, path: string): Stat;
-}
-
-/** The read buffer one walk reuses for `transient` reads. */
-interface Scratch {
-  buf?: Buffer;
-}
-
-/**
- * The `files` accessor of one folder yielded by `HostLayer.walkTree` (vfs/layer.ts
- * `FolderAccess`): reads open the entry through the held folder's handle (one open per file,
- * no re-walk from the root; `O_NOFOLLOW | O_NONBLOCK`, `fstat`, regular files only, I/O through
- * that handle) and stats are `lstat`s through it (`fstatat(fd, name, AT_SYMLINK_NOFOLLOW)`).
- * `live` turns false once the walk moves on; later calls throw `INTERNAL`.
- */
-class HeldFolderAccess implements FolderAccess {
-  // Private (#) fields: serializing or inspecting the accessor never shows a handle or host path.
-  readonly #ops: InFolderOps;
-  readonly #dir: HeldDir;
-  readonly #scratch: Scratch;
-  #live = true;
-
-  constructor(ops: InFolderOps, dir: HeldDir, scratch: Scratch) {
-    this.#ops = ops;
-    this.#dir = dir;
-    this.#scratch = scratch;
-  }
-
-  readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array> {
-    const path = this.#entry(name, 'read');
-    const scratch = options?.transient ? (this.#scratch.buf ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : undefined;
-    return this.#ops.read(this.#dir, name, path, options, scratch);
-  }
-
-  stat(name: string): Stat {
-    return this.#ops.stat(this.#dir, name, this.#entry(name, 'stat'));
-  }
-
-  /** Called by the walk when it moves on: every later call throws `INTERNAL`. */
-  end(): void {
-    this.#live = false;
-  }
-
-  /** The layer path of the entry `name`; `INTERNAL` once the walk moved on, `BAD_NAME` for a non-name. */
-  #entry(name: string, op: string): string {
-    const path = childPath(this.#dir.rel, name);
-    if (!this.#live) throw new VfsError('INTERNAL', op, path, 'the walk has moved past this folder');
-    if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-      throw new VfsError('BAD_NAME', op, this.#dir.rel, 'not the name of an entry of the folder');
-    }
-    return path;
   }
 }
 

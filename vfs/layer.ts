@@ -11,6 +11,8 @@
  * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
+import { isVfsError } from './errors.js';
+
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 /** What `stat` reports (lstat semantics: a final symlink is reported, not followed). */
@@ -115,6 +117,7 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Options of a read through a walk's held folder (`FolderAccess.readFile`). */
 export interface FolderReadOptions extends ReadOptions {
   /**
    * The caller is done with the bytes before its next read through the same walk (grep), so
@@ -128,7 +131,8 @@ export interface FolderReadOptions extends ReadOptions {
  * walk's fast path. It reaches the entry through the held folder instead of walking from the
  * layer root again, with the same rules and errors as the layer's own `readFile` and `stat`
  * (no link followed, special files refused without blocking, layer-relative error paths).
- * Valid only until the walk moves on: afterwards every call throws `INTERNAL`.
+ * Valid only until the walk moves on: afterwards every call throws `INTERNAL`. The tools reach
+ * it only through tools/walk-folder.ts, which falls back to the namespace where it is absent.
  */
 export interface FolderAccess {
   /**
@@ -144,8 +148,10 @@ export interface FolderAccess {
 /**
  * One folder met by a recursive walk: its layer-relative path, its sorted entries and, when the
  * layer has the fast path, `files` to read or stat those entries while the walk holds the
- * folder. A layer that filters what it shows (sparse, overlay) must never pass an inner
- * layer's `files` through: it would reach entries the layer hides.
+ * folder. A wrapper that shows everything its inner layer shows may hand `files` on (`readOnly`
+ * does, as a new object holding only the two reads). A layer that filters what it shows
+ * (sparse, overlay, the path rules' hidden folder) must never pass an inner layer's `files`
+ * through: it would reach entries the layer hides.
  */
 export interface WalkEntries {
   path: string;
@@ -153,6 +159,7 @@ export interface WalkEntries {
   files?: FolderAccess;
 }
 
+/** What a recursive walk (`walkTree`, `walkLayer`) enters. */
 export interface WalkOptions {
   /** Asked before descending into a sub-folder (layer-relative path); false skips it (e.g. `.git`). */
   descend?(path: string): boolean;
@@ -174,6 +181,9 @@ export function isWalkableLayer(layer: Layer): layer is WalkableLayer {
   return typeof (layer as Partial<WalkableLayer>).walkTree === 'function';
 }
 
+/** A sub-folder that answers one of these mid-walk vanished or turned into something else. */
+const VANISHED_FOLDER_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE']);
+
 /**
  * Walks `layer` from `path` as `WalkableLayer.walkTree` does: the fast path when the layer has
  * one, else recursive `readdir`. Folders that vanish or turn into something else mid-walk
@@ -191,8 +201,7 @@ export async function* walkLayer(layer: Layer, path: string, options: WalkOption
     try {
       entries = await layer.readdir(dir);
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (dir !== path && (code === 'NOT_FOUND' || code === 'NOT_DIRECTORY' || code === 'SYMLINK_ESCAPE')) continue;
+      if (dir !== path && isVfsError(e) && VANISHED_FOLDER_CODES.has(e.code)) continue;
       throw e;
     }
     yield { path: dir, entries };

@@ -2,13 +2,17 @@
  * `readOnly(inner)`: the inner layer's reads, and every write refused with `READ_ONLY`.
  * Never a silent no-op: a write through this wrapper always throws (`BAD_NAME` /
  * `NAME_TOO_LONG` for a path that is not a layer path, else `READ_ONLY`).
+ *
+ * Reads include the inner layer's recursive-walk fast path (`walkTree`): a read-only host
+ * mount is walked, read and stat'ed through the folders its walk holds, like a writable one.
  */
 import { VfsError } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
-import type { Layer, WritableLayer, WriteResult } from './layer.js';
+import type { FolderAccess, Layer, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteResult } from './layer.js';
+import { walkLayer } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
-export class ReadOnlyLayer implements WritableLayer, LockableLayer {
+export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLayer {
   readonly kind: string;
 
   constructor(private readonly inner: Layer) {
@@ -30,6 +34,19 @@ export class ReadOnlyLayer implements WritableLayer, LockableLayer {
     return this.inner.readdir(path);
   }
 
+  /**
+   * The inner layer's walk (vfs/layer.ts `walkLayer`: its fast path when it has one). Each
+   * folder's `files` is handed on as a new object holding only `readFile` and `stat`, so
+   * whatever else the inner layer's accessor holds never leaves this wrapper: the walk gives
+   * reads, never a way to write.
+   */
+  async *walkTree(path: string, options?: WalkOptions): AsyncGenerator<WalkEntries> {
+    checkLayerPath(path, 'walk');
+    for await (const folder of walkLayer(this.inner, path, options)) {
+      yield folder.files ? { path: folder.path, entries: folder.entries, files: readsOnly(folder.files) } : folder;
+    }
+  }
+
   /** The inner layer's lock key (vfs/lock-key.ts). */
   lockKey(path: string): LockKey {
     return lockKeyOf(this.inner, path);
@@ -49,6 +66,11 @@ export class ReadOnlyLayer implements WritableLayer, LockableLayer {
     checkLayerPath(path, 'remove');
     throw new VfsError('READ_ONLY', 'remove', path);
   }
+}
+
+/** The reads of a walk's `FolderAccess`, and nothing else of the object behind it. */
+function readsOnly(files: FolderAccess): FolderAccess {
+  return { readFile: (name, options) => files.readFile(name, options), stat: (name) => files.stat(name) };
 }
 
 /** Wraps a layer so that every write is refused with `READ_ONLY`. */

@@ -1,0 +1,140 @@
+/**
+ * The walk under list and grep (tools/tree-walk.ts, tools/walk-folder.ts): the same answers
+ * whichever route a read or stat takes, the held-folder route kept through `readOnly()`, and
+ * grep's early reads bounded by what the call can return.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { VfsError } from '../../vfs/errors.js';
+import { openHostLayer, type HostLayer, type HostSeamEvent } from '../../vfs/host-layer.js';
+import type { Layer } from '../../vfs/layer.js';
+import { MemoryLayer } from '../../vfs/memory-layer.js';
+import { readOnly } from '../../vfs/read-only-layer.js';
+import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
+
+const dirs: string[] = [];
+const layers: HostLayer[] = [];
+afterEach(() => {
+  for (const l of layers.splice(0)) l.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A host folder with `files`; `events` gets every read or stat step the layer takes (its layer path). */
+function hostTree(files: Record<string, string>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-walk-'));
+  dirs.push(dir);
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  const events: string[] = [];
+  const seen = ({ op, path: p }: HostSeamEvent) => {
+    if (op === 'read' || op === 'stat') events.push(p);
+  };
+  const layer = openHostLayer(dir, { seams: { beforeStep: seen } });
+  layers.push(layer);
+  return { dir, layer, events };
+}
+
+function treeHash(dir: string): string {
+  const h = createHash('sha256');
+  const visit = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      h.update(`${path.relative(dir, p)}\0`);
+      if (fs.lstatSync(p).isDirectory()) visit(p);
+      else h.update(fs.readFileSync(p));
+    }
+  };
+  visit(dir);
+  return h.digest('hex');
+}
+
+const FILES = { 'README.md': 'needle at the top\n', 'src/a.ts': 'const needle = 1;\n', 'src/b.ts': 'nothing\n', 'src/deep/c.ts': 'needle below\n' };
+const FOLDERS = ['src', 'src/deep'];
+
+describe('the walk over a read-only host mount', () => {
+  it('lists and greps as over the writable layer, reaching each file through the folder the walk holds', async () => {
+    const writable = hostTree(FILES);
+    const ro = hostTree(FILES);
+    const s = setupGate();
+    addWorkspace(s, 'rw', { layer: writable.layer });
+    addWorkspace(s, 'ro', { layer: readOnly(ro.layer) });
+    for (const [tool, args] of [
+      ['list', { pattern: '**' }],
+      ['list', { path: 'src' }],
+      ['grep', { pattern: 'needle' }],
+      ['grep', { pattern: 'needle', output: 'count' }],
+    ] as const) {
+      ro.events.length = 0;
+      const answer = valueOf(await s.gate.call('ro', tool, args));
+      expect(answer).toEqual(valueOf(await s.gate.call('rw', tool, args)));
+      // Each file was reached by name inside its folder: no walk from the mount root per file,
+      // which would step through 'src' and 'src/deep' again for every file below them.
+      expect(ro.events.length).toBeGreaterThan(0);
+      expect(ro.events.filter((p) => FOLDERS.includes(p))).toEqual([]);
+    }
+    expect(valueOf(await s.gate.call('ro', 'grep', { pattern: 'needle' })).files).toEqual(['README.md', 'src/a.ts', 'src/deep/c.ts']);
+    // Content output searches the matching files again after the walk (by path), for their lines.
+    const content = { pattern: 'needle', output: 'content' };
+    expect(valueOf(await s.gate.call('ro', 'grep', content))).toEqual(valueOf(await s.gate.call('rw', 'grep', content)));
+  });
+
+  it('still refuses every write, and nothing on disk changes', async () => {
+    const ro = hostTree(FILES);
+    const before = treeHash(ro.dir);
+    const s = setupGate();
+    addWorkspace(s, 'ro', { layer: readOnly(ro.layer) });
+    expect(valueOf(await s.gate.call('ro', 'grep', { pattern: 'needle' })).files).toHaveLength(3);
+    expect(errorOf(await s.gate.call('ro', 'write', { path: 'src/a.ts', content: 'x' })).code).toBe('READ_ONLY');
+    expect(errorOf(await s.gate.call('ro', 'edit', { path: 'src/a.ts', oldString: 'needle', newString: 'x' })).code).toBe('READ_ONLY');
+    expect(treeHash(ro.dir)).toBe(before);
+  });
+});
+
+describe('grep reads through the walk', () => {
+  it('finds a match at the end of a file too large to be read inside the walk, in tree order', async () => {
+    const big = `${'x'.repeat(80)}\n`.repeat(30_000) + 'needle at the end\n'; // 2.4 MB
+    const { layer } = hostTree({ 'a.txt': 'needle\n', 'b/big.txt': big, 'b/small.txt': 'needle\n', 'c.txt': 'needle\n' });
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle' })).files).toEqual(['a.txt', 'b/big.txt', 'b/small.txt', 'c.txt']);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: 'b', output: 'content' })).matches).toEqual([
+      { path: 'b/big.txt', line: 30_001, text: 'needle at the end' },
+      { path: 'b/small.txt', line: 1, text: 'needle' },
+    ]);
+  });
+
+  it('stops reading files once maxResults of them are known to match', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`f${String(i).padStart(3, '0')}.txt`] = 'needle\n';
+    const { layer, events } = hostTree(files);
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', maxResults: 2 }))).toEqual({ files: ['f000.txt', 'f001.txt'], truncated: true });
+    // The early reads end at two matches; the tree-order assembly reads at most 16 ahead.
+    expect(events.length).toBeLessThan(40);
+  });
+
+  it('ends the call with the layer\'s error when a file cannot be read for another reason than being gone', async () => {
+    const inner = new MemoryLayer({ files: { 'a.txt': 'needle\n', 'b.txt': 'needle\n', 'c.txt': 'needle\n' } });
+    const failing = (code: 'INTERNAL' | 'NOT_FOUND'): Layer => ({
+      kind: 'faulty',
+      stat: (p) => inner.stat(p),
+      readdir: (p) => inner.readdir(p),
+      readFile: async (p, o) => {
+        if (p === 'b.txt') throw new VfsError(code, 'read', p);
+        return inner.readFile(p, o);
+      },
+    });
+    const s = setupGate();
+    addWorkspace(s, 'broken', { layer: failing('INTERNAL') });
+    addWorkspace(s, 'gone', { layer: failing('NOT_FOUND') });
+    expect(errorOf(await s.gate.call('broken', 'grep', { pattern: 'needle' })).code).toBe('INTERNAL');
+    // A file that vanished between the listing and the read is simply not a match.
+    expect(valueOf(await s.gate.call('gone', 'grep', { pattern: 'needle' })).files).toEqual(['a.txt', 'c.txt']);
+  });
+});

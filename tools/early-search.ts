@@ -1,0 +1,94 @@
+/**
+ * `EarlySearch`: grep's probe of the candidates the walk reads while it holds their folder
+ * (`KeptFileReader`, tools/walk-folder.ts): each file's search starts at once, before the
+ * results are assembled in tree order, and its `Verdict` is kept for that assembly.
+ *
+ * Regex searches run in a worker (`line-matcher.ts`): at most 32 MiB of files wait in its
+ * queue, past that the walk waits for the oldest to finish. A failed search (a pattern past its
+ * budget) ends the walk at the next file. Once `maxResults` files are known to match, no more
+ * are read early (the walk meets files in its own order, not in tree order, so some read early
+ * may lie past the results a tree-order scan returns: at most that many matching files).
+ */
+import { looksBinary } from './text-content.js';
+import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
+import type { KeptFileReader, TreeEntry } from './tree-walk.js';
+
+/**
+ * What is known about a candidate before the results are assembled: the number of matching
+ * lines the probe found (at most `probe.limit`; 0 for binary, unreadable or vanished files),
+ * or its pending search.
+ */
+export type Verdict = number | Promise<number>;
+
+/** Largest file searched inside the walk (larger ones are read again, on their own, after it). */
+const MAX_EARLY_BYTES = 1024 * 1024;
+/** Bytes in the worker's queue before the walk waits for it to catch up. */
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+
+/** The probe of files read inside the walk (see the file comment). */
+export class EarlySearch implements KeptFileReader {
+  readonly maxBytes = MAX_EARLY_BYTES;
+  /** The verdicts found so far, by candidate. */
+  readonly verdicts = new Map<TreeEntry, Verdict>();
+  #failure: { err: unknown } | undefined;
+  readonly #queued: { bytes: number; done: Promise<unknown> }[] = [];
+  #queuedBytes = 0;
+  /** Files found to match so far (pending searches count once they answer). */
+  #matched = 0;
+
+  /**
+   * `probe`: what one search looks for (`limit` 1 for files and content output, all for
+   * count). `enough`: matching files after which no more are read early (`maxResults`: each
+   * matching file gives at least one result, so that many always fill the results).
+   */
+  constructor(
+    private readonly matcher: LineMatcher,
+    readonly probe: LineRequest,
+    private readonly enough: number,
+  ) {}
+
+  get hasEnough(): boolean {
+    return this.#matched >= this.enough;
+  }
+
+  /** Starts the search of one candidate's bytes (valid only during this call). */
+  take(e: TreeEntry, bytes: Uint8Array): void | Promise<void> {
+    if (this.#failure) throw this.#failure.err;
+    if (looksBinary(bytes)) {
+      this.verdicts.set(e, 0);
+      return;
+    }
+    // Not `owned`: a pending search copies the bytes, which the walk reuses for the next file.
+    const verdict = hitCount(this.matcher.search(bytes, this.probe));
+    this.verdicts.set(e, verdict);
+    if (!(verdict instanceof Promise)) {
+      if (verdict > 0) this.#matched++;
+      return;
+    }
+    verdict.then(
+      (n) => {
+        if (n > 0) this.#matched++;
+      },
+      (err: unknown) => {
+        this.#failure ??= { err };
+      },
+    );
+    this.#queued.push({ bytes: bytes.byteLength, done: verdict });
+    this.#queuedBytes += bytes.byteLength;
+    if (this.#queuedBytes > MAX_QUEUED_BYTES) return this.#catchUp();
+  }
+
+  /** Waits for the oldest queued searches until the queue holds at most `MAX_QUEUED_BYTES`. */
+  async #catchUp(): Promise<void> {
+    while (this.#queuedBytes > MAX_QUEUED_BYTES) {
+      const oldest = this.#queued.shift()!;
+      await oldest.done.catch(() => undefined);
+      this.#queuedBytes -= oldest.bytes;
+    }
+  }
+}
+
+/** The number of matching lines of a search, as soon as it is known. */
+export function hitCount(hits: LineHits | Promise<LineHits>): Verdict {
+  return hits instanceof Promise ? hits.then((h) => h.count) : hits.count;
+}

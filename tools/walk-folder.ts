@@ -1,0 +1,220 @@
+/**
+ * `WalkFolder`: one folder met by `walkTree` (tools/tree-walk.ts), the `TreeEntry`s it holds,
+ * and the two routes to their bytes and metadata.
+ *
+ * While the walk is in the folder and the layer's walk holds it open (the host layer's fast
+ * path, vfs/layer.ts `FolderAccess`), an entry of the layer's own is read or stat'ed through
+ * that folder: one open or `lstat` by name inside it, no walk from the mount root. Everywhere
+ * else — after the walk moved on, for a mount point, on a layer without the fast path (memory,
+ * overlay, sparse) — the same call goes through the `Namespace`. Both routes give the same
+ * answer and the same errors, at namespace paths. This is the one tools/ module that knows
+ * the fast path exists: list and grep call `TreeEntry.stat` / `read`, and hand `walkTree` an
+ * optional `KeptFileReader`; the reused read buffer, the yields between synchronous reads and
+ * which route is taken stay here.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { isVfsError } from '../vfs/errors.js';
+import type { DirEntry, EntryType, FolderAccess, ReadOptions, Stat } from '../vfs/layer.js';
+import { childPath } from '../vfs/layer.js';
+import type { Mount, Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/namespace.js';
+
+/** One entry met by the walk. `rel` is relative to the start folder ('a/b.ts'). */
+export interface TreeEntry {
+  readonly resolved: Resolved;
+  readonly rel: string;
+  readonly name: string;
+  readonly type: EntryType;
+  /**
+   * Its metadata, as `Namespace.stat` (a link is reported, not followed): through the folder the
+   * walk holds while the walk is in it (call it from `select`), through the namespace otherwise.
+   */
+  stat(): Promise<Stat>;
+  /** Its bytes, as `Namespace.readFile`, by the same route as `stat`. */
+  read(options?: ReadOptions): Promise<Uint8Array>;
+}
+
+/**
+ * What a caller does with the kept files of each folder the walk holds open (grep starts its
+ * search there): `walkTree` reads them through that folder, one at a time, and hands over
+ * their bytes. A kept file not handed over (the folder is not held, the file is larger than
+ * `maxBytes`, reading it failed, or the caller `hasEnough`) is the caller's to read after the
+ * walk, where it meets the same refusal; only `BUSY` (out of descriptors) ends the walk at once.
+ */
+export interface KeptFileReader {
+  /** Largest file handed over; larger ones are left to the caller. */
+  readonly maxBytes: number;
+  /** True once the caller needs no more files: the rest are left to it. */
+  readonly hasEnough: boolean;
+  /**
+   * Called with the bytes of one kept file, valid only until it returns (or its promise
+   * settles: the walk waits for it, so a caller can hold the walk back while it catches up).
+   * Its errors end the walk.
+   */
+  take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
+}
+
+/** Kept files read through a held folder in a row, and their bytes, before yielding to the event loop. */
+const YIELD_EVERY_FILES = 32;
+const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
+
+/** Counts the synchronous reads of one walk between yields (shared by its folders). */
+export interface ReadPace {
+  files: number;
+  bytes: number;
+}
+
+/** One folder of the walk (see the file comment). */
+export class WalkFolder {
+  /** The folder's namespace path, '' for '/' (a child's path is `${base}/${name}`). */
+  readonly base: string;
+  #access: FolderAccess | undefined;
+
+  /** `nsPath`: the folder's namespace path; `access`: the layer's held folder while the walk is in it. */
+  constructor(
+    readonly ns: Namespace,
+    nsPath: string,
+    readonly mount: Mount,
+    readonly layerPath: string,
+    access?: FolderAccess,
+  ) {
+    this.base = nsPath === '/' ? '' : nsPath;
+    this.#access = access;
+  }
+
+  /** Called when the walk moves on: later reads and stats of its entries go through the namespace. */
+  leave(): void {
+    this.#access = undefined;
+  }
+
+  /**
+   * The `TreeEntry`s of the listing `listed` (`rel`: the folder's path below the start).
+   * `mounted` are the mount points (and folders leading to mounts) merged into it: those
+   * resolve through the namespace and are never reached through the held folder.
+   */
+  entries(listed: readonly DirEntry[], rel: string, mounted: readonly DirEntry[]): TreeEntry[] {
+    const out: TreeEntry[] = new Array(listed.length);
+    for (let i = 0; i < listed.length; i++) {
+      const d = listed[i];
+      const entryRel = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (mounted.length === 0) {
+        out[i] = new WalkEntry(this, entryRel, d.name, d.type, undefined, true);
+        continue;
+      }
+      const path = `${this.base}/${d.name}`;
+      const isMountPoint = mounted.some((m) => m.name === d.name);
+      if (isMountPoint || this.ns.table.entriesBelow(path).length > 0) {
+        const resolved = this.ns.resolve(path);
+        const own = resolved.mount === this.mount && resolved.path === path && !isMountPoint;
+        out[i] = new WalkEntry(this, entryRel, d.name, d.type, resolved, own);
+      } else {
+        out[i] = new WalkEntry(this, entryRel, d.name, d.type, undefined, true);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Reads the kept files of this folder through the held folder and hands them to `reader`
+   * (see `KeptFileReader`); does nothing where the folder is not held. Yields to the event loop
+   * every 32 files or 4 MiB, since these reads (and a literal search of them) are synchronous.
+   */
+  async readKept(kept: Iterable<TreeEntry>, reader: KeptFileReader, pace: ReadPace): Promise<void> {
+    for (const e of kept) {
+      const access = this.#access;
+      if (!access || reader.hasEnough) return;
+      if (e.type !== 'file' || !(e instanceof WalkEntry) || e.folder !== this || !e.own) continue;
+      let bytes: Uint8Array;
+      try {
+        // `transient`: the layer may hand the bytes in a buffer it reuses for the next read.
+        const read = access.readFile(e.name, { maxBytes: reader.maxBytes, transient: true });
+        bytes = read instanceof Promise ? await read : read;
+      } catch (err) {
+        if (isVfsError(err) && err.code !== 'BUSY') continue; // left to the caller's own read
+        throw this.#anchor(err);
+      }
+      const taken = reader.take(e, bytes);
+      if (taken) await taken;
+      pace.files++;
+      pace.bytes += bytes.byteLength;
+      if (pace.files >= YIELD_EVERY_FILES || pace.bytes >= YIELD_EVERY_BYTES) {
+        pace.files = 0;
+        pace.bytes = 0;
+        await yieldToLoop();
+      }
+    }
+  }
+
+  /** `TreeEntry.stat` of an entry of this folder (see there for the route). */
+  async stat(e: WalkEntry): Promise<Stat> {
+    const access = e.own ? this.#access : undefined;
+    if (!access) return this.ns.stat(e.resolved);
+    try {
+      return access.stat(e.name);
+    } catch (err) {
+      throw this.#anchor(err);
+    }
+  }
+
+  /** `TreeEntry.read` of an entry of this folder (see there for the route). */
+  async read(e: WalkEntry, options?: ReadOptions): Promise<Uint8Array> {
+    const access = e.own ? this.#access : undefined;
+    if (!access) return this.ns.readFile(e.resolved, options);
+    try {
+      return await access.readFile(e.name, { maxBytes: options?.maxBytes });
+    } catch (err) {
+      throw this.#anchor(err);
+    }
+  }
+
+  /** A layer error re-anchored at its namespace path (as `Namespace` does). */
+  #anchor(err: unknown): unknown {
+    if (!isVfsError(err)) return err;
+    return err.withPath(err.path === '' ? this.mount.path : `${this.mount.path}/${err.path}`);
+  }
+}
+
+/**
+ * A `TreeEntry` built by the walk. `resolved` is made on first use and kept: most of a big
+ * walk's entries are neither kept nor entered, and building three strings and an object for
+ * each showed up as a large share of a `**` list's time. `own` is true for an entry of the
+ * folder's own layer (not a mount point): only those may go through the held folder.
+ */
+class WalkEntry implements TreeEntry {
+  #resolved: Resolved | undefined;
+
+  constructor(
+    readonly folder: WalkFolder,
+    readonly rel: string,
+    readonly name: string,
+    readonly type: EntryType,
+    resolved: Resolved | undefined,
+    readonly own: boolean,
+  ) {
+    this.#resolved = resolved;
+  }
+
+  get resolved(): Resolved {
+    const f = this.folder;
+    return (this.#resolved ??= { path: `${f.base}/${this.name}`, mount: f.mount, rel: childPath(f.layerPath, this.name) });
+  }
+
+  stat(): Promise<Stat> {
+    return this.folder.stat(this);
+  }
+
+  read(options?: ReadOptions): Promise<Uint8Array> {
+    return this.folder.read(this, options);
+  }
+}
+
+/**
+ * A `TreeEntry` for a path no walk met (grep given a file as its `path`): `rel` as the caller
+ * shows it below its start; reads and stats go through the namespace.
+ */
+export function entryAt(ns: Namespace, resolved: Resolved, rel: string, type: EntryType): TreeEntry {
+  const parent = resolved.path.slice(0, resolved.path.lastIndexOf('/')) || '/';
+  const layerParent = resolved.rel.slice(0, Math.max(0, resolved.rel.lastIndexOf('/')));
+  const name = resolved.path.slice(resolved.path.lastIndexOf('/') + 1);
+  return new WalkEntry(new WalkFolder(ns, parent, resolved.mount, layerParent), rel, name, type, resolved, false);
+}
