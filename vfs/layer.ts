@@ -10,6 +10,9 @@
  * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
+import { VfsError } from './errors.js';
+
+/** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 /** What `stat` reports (lstat semantics: a final symlink is reported, not followed). */
@@ -192,8 +195,7 @@ export async function* walkLayer(layer: Layer, path: string, options: WalkOption
     try {
       entries = await layer.readdir(dir);
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (dir !== path && (code === 'NOT_FOUND' || code === 'NOT_DIRECTORY' || code === 'SYMLINK_ESCAPE')) continue;
+      if (dir !== path && e instanceof VfsError && (e.code === 'NOT_FOUND' || e.code === 'NOT_DIRECTORY' || e.code === 'SYMLINK_ESCAPE')) continue;
       throw e;
     }
     yield { path: dir, entries };

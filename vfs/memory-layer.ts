@@ -11,6 +11,7 @@ import { VfsError, fromErrno } from './errors.js';
 import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
+import { foreignCodeOf } from './coded-error.js';
 
 type Vol = InstanceType<typeof Volume>;
 interface LstatLike {
@@ -170,7 +171,7 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
       try {
         return this.volume.lstatSync(this.abs(path)) as LstatLike;
       } catch (e) {
-        if ((e as { code?: string }).code === 'ENOENT') return undefined;
+        if (foreignCodeOf(e) === 'ENOENT') return undefined;
         // Anything else (a file as the parent, …) is classified by the per-component check below.
       }
     }

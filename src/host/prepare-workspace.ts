@@ -17,6 +17,7 @@
  * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason: `ROLE_MISMATCH`, `BASE_MISMATCH`,
  * `BRANCH_EXISTS`, `PATH_EXISTS`, `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
+import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, conversationBranch, type GitContext } from '../git/git-port.js';
 import { findRole } from '../manifest/find-role.js';
 import type { Role } from '../manifest/types.js';
@@ -258,7 +259,7 @@ function failure(conversation: string, reason: string, message: string): Workspa
 
 function asPreparationError(e: unknown, conversation: string): WorkspaceError {
   if (isWorkspaceError(e)) return e;
-  const reason = isGitError(e) ? `GIT_${e.code}` : ((e as { code?: unknown })?.code as string | undefined) ?? 'ERROR';
+  const reason = isGitError(e) ? `GIT_${e.code}` : codeOf(e) ?? 'ERROR';
   return new WorkspaceError('PREPARATION_FAILED', `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`, { conversation, reason }, { cause: e });
 }
 

@@ -15,6 +15,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Host } from '../host/types.js';
 import { isConversationId } from '../../vfs/registry.js';
+import { CodedError, codeOf } from '../../vfs/coded-error.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { randomIds } from '../ports/ids.js';
 import { callsSettled, createMcpServer } from './server.js';
@@ -74,9 +75,13 @@ interface Entry {
   server: Server;
 }
 
-/** Thrown when a non-loopback address is asked for without a token. */
-export class InsecureBindError extends Error {
+/** Thrown when a non-loopback address is asked for without a token (code `INSECURE_BIND`). */
+export class InsecureBindError extends CodedError<'INSECURE_BIND'> {
   override readonly name = 'InsecureBindError';
+
+  constructor(message: string) {
+    super('INSECURE_BIND', message, {});
+  }
 }
 
 /**
@@ -190,15 +195,15 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     } catch (e) {
       if (e instanceof CreationRefusal) {
         log(`session on ${conversation} refused: ${e.message}`);
-        const status = e.kind === 'not-allowed' ? 404 : e.kind === 'total' ? 403 : 429;
-        if (e.kind === 'concurrent') res.setHeader('Retry-After', '1');
+        const status = e.code === 'NOT_ALLOWED' ? 404 : e.code === 'TOTAL_LIMIT' ? 403 : 429;
+        if (e.code === 'CONCURRENT_LIMIT') res.setHeader('Retry-After', '1');
         reply(res, status, e.message, SERVER_ERROR, rpcId);
         return false;
       }
       // The full line may name host paths: it goes to the operator's log, the client gets the code.
       log(`preparing ${conversation} failed: ${describeFailure(e)}`);
-      const code = (e as { code?: unknown }).code;
-      reply(res, 500, `could not prepare the workspace${typeof code === 'string' ? ` (${code})` : ''}; the server log says why`, SERVER_ERROR, rpcId);
+      const code = codeOf(e);
+      reply(res, 500, `could not prepare the workspace${code === undefined ? '' : ` (${code})`}; the server log says why`, SERVER_ERROR, rpcId);
       return false;
     }
     let session: Session;
@@ -206,8 +211,8 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
       session = await occupants.occupy(conversation);
     } catch (e) {
       log(`session for ${conversation} refused: ${describeFailure(e)}`);
-      const code = (e as { code?: unknown }).code;
-      reply(res, 409, `the workspace cannot be occupied now${typeof code === 'string' ? ` (${code})` : ''}`, SERVER_ERROR, rpcId);
+      const code = codeOf(e);
+      reply(res, 409, `the workspace cannot be occupied now${code === undefined ? '' : ` (${code})`}`, SERVER_ERROR, rpcId);
       return false;
     }
     const id = randomIds.next('session');
