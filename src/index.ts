@@ -21,6 +21,7 @@ export type {
 } from './host/types.js';
 export type { ToolDescriptor, ToolError, ToolResult } from '../tools/result.js';
 export { TOOL_ERROR_CODES, type ToolErrorCode } from '../tools/codes.js';
+export { CodedError, isCodedError, codeOf, type ErrorData } from '../vfs/coded-error.js';
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from './workspace-error.js';
 export { ManifestError, isManifestError, type ManifestErrorCode } from './manifest/manifest-error.js';
 export type { Manifest, Role, MountSpec, DisclosurePolicy } from './manifest/types.js';
