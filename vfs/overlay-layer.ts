@@ -19,9 +19,9 @@
  *   neither); a lower symbolic link cannot be copied and is refused with `NOT_REGULAR_FILE`.
  * - readdir: the union of both listings, minus whiteouts, sorted.
  *
- * The upper belongs to the overlay (as in Linux overlayfs): its folder listings are cached
- * between the overlay's own changes (see `UpperIndex`), so a file put into the upper behind the
- * overlay's back may stay unseen until the overlay's next change. The lower is never cached.
+ * Nothing is cached but the whiteout list: a file put into the upper folder behind the overlay's
+ * back (the agent's shell in a `copy` workspace, a build) is seen at the next call, as is every
+ * change to the lower.
  * Open one overlay per upper at a time: two would each keep their own whiteout list and the
  * last to save would win.
  *
@@ -38,7 +38,6 @@ import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, compareNames, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
-import { UpperIndex } from './upper-index.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
 
 /** Where a merged entry lives and what it is. */
@@ -54,11 +53,9 @@ interface Found {
 export class OverlayLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
-  private readonly index: UpperIndex;
 
   constructor(readonly upper: WritableLayer, readonly lower: Layer) {
     this.kind = `overlay(${upper.kind}/${lower.kind})`;
-    this.index = new UpperIndex(upper);
   }
 
   /** The whited-out lower paths, sorted (for status, patches and tests). */
@@ -75,12 +72,10 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     refuseReserved(path, 'read');
-    if (await this.index.mayHave(path)) {
-      try {
-        return await this.upper.readFile(path, options);
-      } catch (e) {
-        if (!isVfsError(e, 'NOT_FOUND')) throw e;
-      }
+    try {
+      return await this.upper.readFile(path, options);
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
     }
     if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
     return this.lower.readFile(path, options);
@@ -88,7 +83,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   async readdir(path: string): Promise<DirEntry[]> {
     refuseReserved(path, 'readdir');
-    const upper = (await this.index.mayHave(path)) ? await orUndefined(this.upper.readdir(path), false) : undefined;
+    const upper = await orUndefined(this.upper.readdir(path), false);
     const whiteouts = await this.whiteoutSet();
     const lower = whiteouts.hides(path) ? undefined : await orUndefined(this.lower.readdir(path), upper !== undefined);
     if (!upper && !lower) throw new VfsError('NOT_FOUND', 'readdir', path);
@@ -108,12 +103,12 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (options.exclusive) throw new VfsError('ALREADY_EXISTS', 'write', path);
       if (existing.stat.type === 'directory') throw new VfsError('IS_DIRECTORY', 'write', path);
       if (existing.stat.type === 'other') throw new VfsError('NOT_REGULAR_FILE', 'write', path);
-      if (existing.in === 'upper') return this.changeUpper(() => this.upper.writeFile(path, data, options));
+      if (existing.in === 'upper') return this.upper.writeFile(path, data, options);
     }
     if (ifMatch) return this.copyUpIfMatch(path, data, ifMatch, existing);
     await this.copyUpParents(path, 'write');
     const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
-    await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: options.exclusive, mode }));
+    await this.upper.writeFile(path, data, { exclusive: options.exclusive, mode });
     return { created: !existing };
   }
 
@@ -129,7 +124,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (!lower || !sameBytes(lower, ifMatch)) throw stale();
     await this.copyUpParents(path, 'write');
     try {
-      await this.changeUpper(() => this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode }));
+      await this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode });
     } catch (e) {
       throw isVfsError(e, 'ALREADY_EXISTS') ? stale() : e;
     }
@@ -145,7 +140,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     refuseReserved(path, 'mkdir');
     if (path === '' || (await this.find(path))) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
     await this.copyUpParents(path, 'mkdir');
-    await this.changeUpper(() => this.upper.mkdir(path));
+    await this.upper.mkdir(path);
   }
 
   async remove(path: string): Promise<void> {
@@ -158,7 +153,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     }
     // The whiteout is saved first: if the upper removal then fails, the upper entry still shows.
     if (await this.lowerShows(path, found)) await (await this.whiteoutSet()).add(path);
-    if (found.in === 'upper') await this.changeUpper(() => this.upper.remove(path));
+    if (found.in === 'upper') await this.upper.remove(path);
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -182,17 +177,17 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     const fromInLower = await this.lowerShows(from, src);
     if (isDir) {
       if (dst && (await this.lowerShows(to, dst))) await whiteouts.add(to);
-      if (dst?.in === 'upper') await this.changeUpper(() => this.upper.remove(to));
+      if (dst?.in === 'upper') await this.upper.remove(to);
       if (fromInLower) await this.copyTree(from, to);
-      else await this.changeUpper(() => this.upper.rename(from, to));
+      else await this.upper.rename(from, to);
     } else if (src.in === 'upper') {
-      await this.changeUpper(() => this.upper.rename(from, to));
+      await this.upper.rename(from, to);
     } else {
       if (src.stat.type !== 'file') {
         throw new VfsError('NOT_REGULAR_FILE', 'rename', from, 'the overlay can only copy regular files up');
       }
       const copied = await this.lower.readFile(from);
-      await this.changeUpper(() => this.upper.writeFile(to, copied, { mode: src.stat.mode }));
+      await this.upper.writeFile(to, copied, { mode: src.stat.mode });
     }
     if (fromInLower) await whiteouts.add(from);
     if (isDir && fromInLower) await this.removeUpperTree(from);
@@ -200,12 +195,10 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
 
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
   private async find(path: string): Promise<Found | undefined> {
-    if (await this.index.mayHave(path)) {
-      try {
-        return { in: 'upper', stat: await this.upper.stat(path) };
-      } catch (e) {
-        if (!isVfsError(e, 'NOT_FOUND')) throw e;
-      }
+    try {
+      return { in: 'upper', stat: await this.upper.stat(path) };
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
     }
     if ((await this.whiteoutSet()).hides(path)) return undefined;
     const stat = await orUndefined(this.lower.stat(path), false);
@@ -231,7 +224,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', op, dir);
       if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', op, dir);
       if (found.in === 'lower') {
-        await this.changeUpper(() => this.upper.mkdir(dir)).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
+        await this.upper.mkdir(dir).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
       }
     }
   }
@@ -251,14 +244,14 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       }
     };
     await walk('');
-    await this.changeUpper(() => this.upper.mkdir(to));
+    await this.upper.mkdir(to);
     for (const { rel, entry } of plan) {
       const source = childPath(from, rel);
       if (entry.type === 'directory') {
-        await this.changeUpper(() => this.upper.mkdir(childPath(to, rel)));
+        await this.upper.mkdir(childPath(to, rel));
       } else {
         const copied = { bytes: await this.readFile(source), mode: (await this.stat(source)).mode };
-        await this.changeUpper(() => this.upper.writeFile(childPath(to, rel), copied.bytes, { mode: copied.mode }));
+        await this.upper.writeFile(childPath(to, rel), copied.bytes, { mode: copied.mode });
       }
     }
   }
@@ -269,19 +262,9 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (!entries) return;
     for (const e of entries) {
       if (e.type === 'directory') await this.removeUpperTree(childPath(path, e.name));
-      else await this.changeUpper(() => this.upper.remove(childPath(path, e.name)));
+      else await this.upper.remove(childPath(path, e.name));
     }
-    await this.changeUpper(() => this.upper.remove(path));
-  }
-
-  /** Runs one change to the upper, dropping the upper index before and after it. */
-  private async changeUpper<T>(change: () => Promise<T>): Promise<T> {
-    this.index.changed();
-    try {
-      return await change();
-    } finally {
-      this.index.changed();
-    }
+    await this.upper.remove(path);
   }
 
   private whiteoutSet(): Promise<WhiteoutSet> {

@@ -54,6 +54,29 @@ describe('copy backend', () => {
     expect(await again.gate.call('c', 'read', { path: 'README.md' })).toMatchObject({ ok: true, value: { content: '# copy\n' } });
   });
 
+  it("sees at the next call what the agent's shell put in the copy folder after the tools had looked there", async () => {
+    const repo = repoWith();
+    const host = await hostFor(repo.dir, 'copy');
+    await host.prepare({ conversation: 'c' });
+    const copy = join(repo.dir, '.gatefs/copies/c');
+    expect(await host.gate.call('c', 'read', { path: 'README.md' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('c', 'list', { pattern: '**' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('c', 'read', { path: 'src/built.js' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    // A build run in the workspace folder: a new file, a new folder, a changed pinned file.
+    mkdirSync(join(copy, 'src'), { recursive: true });
+    writeFileSync(join(copy, 'src/built.js'), 'built\n');
+    mkdirSync(join(copy, 'out'));
+    writeFileSync(join(copy, 'out/log.txt'), 'log\n');
+    writeFileSync(join(copy, 'README.md'), '# rebuilt\n');
+    expect(await host.gate.call('c', 'read', { path: 'src/built.js' })).toMatchObject({ ok: true, value: { content: 'built\n' } });
+    expect(await host.gate.call('c', 'read', { path: 'README.md' })).toMatchObject({ ok: true, value: { content: '# rebuilt\n' } });
+    const listed = await host.gate.call('c', 'list', { pattern: '**' });
+    const paths = listed.ok ? (listed.value as { entries: { path: string }[] }).entries.map((e) => e.path) : [];
+    expect(paths).toEqual(expect.arrayContaining(['out/log.txt', 'src/a.ts', 'src/built.js']));
+    const found = await host.gate.call('c', 'grep', { pattern: 'log' });
+    expect(JSON.stringify(found)).toContain('out/log.txt');
+  });
+
   it('releases an unchanged copy by removing its folder', async () => {
     const repo = repoWith();
     const host = await hostFor(repo.dir, 'copy');

@@ -152,11 +152,10 @@ describe('grep', () => {
     addWorkspace(s, 'a', { files: { 'evil.txt': `${'a'.repeat(5000)}!\n`, 'ok.txt': 'aa\n' } });
     const linear = await s.gate.call('a', 'grep', { pattern: '(a+)+$', output: 'content' });
     expect(valueOf(linear).matches).toEqual([{ path: 'ok.txt', line: 1, text: 'aa' }]);
-    const started = performance.now();
+    // How long it takes is measured in bench/ (matching: slowest answer, pathological regexes).
     const guarded = errorOf(await s.gate.call('a', 'grep', { pattern: '^(a+)+\\1$' }));
     expect(guarded.code).toBe('INVALID_INPUT');
     expect(guarded.message).toMatch(new RegExp(`^pattern: matching one file took longer than ${GREP_FILE_BUDGET_MS} ms`));
-    expect(performance.now() - started).toBeLessThan(20_000); // ends (budget 1.5 s); generous bound on a shared machine
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: '(a)\\1', output: 'count' })).counts).toEqual([{ path: 'evil.txt', count: 1 }, { path: 'ok.txt', count: 1 }]);
   });
 
