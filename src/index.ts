@@ -5,20 +5,11 @@
 export { createHost, type CreateHostOptions } from './host/create-host.js';
 export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/create-memory-host.js';
 export { WorkspaceHost } from './host/workspace-host.js';
-export type {
-  Backend,
-  CallContext,
-  Guarantee,
-  Host,
-  OccupancyMode,
-  PrepareOptions,
-  ReleaseOptions,
-  ReleaseResult,
-  RunEvent,
-  ToolGateApi,
-  WorkspaceState,
-  WorkspaceStatus,
-} from './host/types.js';
+export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/types.js';
+export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';
+export type { Backend, Guarantee } from './manifest/types.js';
+export type { RunEvent } from './state/event-log.js';
+export type { OccupancyMode } from './state/occupancy-table.js';
 export type { ToolDescriptor, ToolError, ToolResult } from '../tools/result.js';
 export { TOOL_ERROR_CODES, type ToolErrorCode } from '../tools/codes.js';
 export { CodedError, isCodedError, codeOf, type ErrorData } from '../vfs/coded-error.js';

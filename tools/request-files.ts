@@ -14,10 +14,11 @@
  * The gate runs it like any tool and resolves no path itself (`paths` returns []): each path
  * is checked by the disclosure service, which answers from the policy and the pinned commit
  * without spawning. Materializing approved files is the preparation side's job (the host's git
- * port, tagged `disclose`); this module imports only types from it.
+ * port, tagged `disclose`); this module knows only the port it declares,
+ * tools/disclosure-requests.ts.
  */
 import { Type } from '@sinclair/typebox';
-import type { DisclosureService, RequestFilesValue } from '../src/disclosure/disclosure-service.js';
+import type { RequestFilesValue } from './disclosure-requests.js';
 import { PathArg } from './path-arg.js';
 import { ToolFailure, ok } from './result.js';
 import { defineTool } from './tool.js';
@@ -60,8 +61,8 @@ export const requestFilesTool = defineTool({
   writes: false,
   paths: () => [],
   async handler(input, ctx) {
-    const service = ctx.registration.extras?.disclosure as DisclosureService | undefined;
-    if (!service || typeof service.request !== 'function') {
+    const service = ctx.disclosure;
+    if (!service) {
       throw new ToolFailure('TOOL_NOT_ALLOWED', `the workspace of '${ctx.conversation}' has no disclosure policy, so request_files does not apply`);
     }
     return ok<RequestFilesValue>(await service.request(input.paths, input.reason, ctx.namespace));

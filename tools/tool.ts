@@ -4,20 +4,21 @@
  * it runs (the paths to resolve, whether it writes) and a handler.
  *
  * The gate (`src/gate/tool-gate.ts`) runs every tool the same way; a new tool (request_files)
- * is one more file exporting a `ToolDefinition`, its handler reading what it needs from
- * `ctx.registration.extras`.
+ * is one more file exporting a `ToolDefinition`, its handler reading what it needs from its
+ * `ToolContext`, which offers only ports declared in tools/ or vfs/.
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { Registration } from '../vfs/registry.js';
 import type { Namespace } from '../vfs/namespace.js';
 import type { Resolved } from '../vfs/mount-table.js';
+import type { DisclosureRequests } from './disclosure-requests.js';
 import type { ToolDescriptor, ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */
 export interface ToolContext {
   readonly conversation: string;
-  readonly registration: Registration;
+  /** The workspace's progressive disclosure (`Registration.disclosure`), when it has one. */
+  readonly disclosure?: DisclosureRequests;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */
@@ -42,7 +43,7 @@ export interface ToolDefinition<I = any, O = any> {
   /**
    * True when this call writes back what it read (a compare-and-swap: `edit`, `write` with an
    * `expectedSha256` string): the gate then also holds the cross-process lock of each host
-   * file (src/gate/cross-process-locks.ts). Absent: never.
+   * file (src/ports/cross-process-locks.ts). Absent: never.
    */
   compareAndSwap?(input: I): boolean;
   /** Runs the tool. May return a failure or throw `VfsError` / `ToolFailure`; anything else becomes `INTERNAL`. */

@@ -12,7 +12,7 @@
 import { VfsError, isDescriptorShortage } from './errors.js';
 import type { DirEntry, EntryType, Layer, ReadOptions, Stat } from './layer.js';
 import { compareNames } from './layer.js';
-import type { GitObjectReader, TreeEntry } from '../src/git/git-port.js';
+import type { GitObjectReader, TreeEntry } from './git-object-reader.js';
 
 interface Node {
   type: EntryType;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import { Namespace, type NamespaceWriteOptions } from '../../vfs/namespace.js';
 import type { Resolved } from '../../vfs/mount-table.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { LockFileDir } from '../../src/ports/lock-file-dir.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { childPath } from '../../vfs/layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { readTool } from '../../tools/read.js';
@@ -58,10 +58,9 @@ export async function run(report: Report): Promise<void> {
     report.compare({ suite: SUITE, name: 'read 4 KiB', ...read, baseline: 'host layer readFile', target: 1.3, note: 'includes the tool work: sha256, UTF-8 decode, line index' });
     // The same call split in two: what the gate adds on top of the read tool itself.
     const resolved = [ns.resolve('src/read.txt')];
-    const registration = registry.lookup('bench')!;
     const direct = await measurePair(
       () => mustOk(gate.call('bench', 'read', { path: 'src/read.txt' })),
-      () => mustOk(readTool.handler({ path: 'src/read.txt' }, { conversation: 'bench', registration, namespace: ns, resolved })),
+      () => mustOk(readTool.handler({ path: 'src/read.txt' }, { conversation: 'bench', namespace: ns, resolved })),
       { iterations: 2000, warmup: 200 },
     );
     report.compare({ suite: SUITE, name: 'read 4 KiB, gate steps only', ...direct, baseline: 'read tool handler called directly', target: 1.3 });

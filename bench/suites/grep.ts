@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { measurePair, type Report } from '../harness.js';

@@ -22,7 +22,7 @@ import ignore from 'ignore';
 import picomatch from 'picomatch';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { compileGlob } from '../../tools/glob-matcher.js';

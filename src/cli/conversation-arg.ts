@@ -2,7 +2,7 @@
  * Validates a conversation id given on the command line before it is used anywhere (it becomes
  * a path part and a branch name): `^[a-z0-9][a-z0-9_-]{0,62}$`.
  */
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { UsageError } from './usage-error.js';
 
 /** Returns `value` when it is a valid conversation id; throws `UsageError` naming the rule otherwise. */

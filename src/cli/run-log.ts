@@ -2,7 +2,7 @@
  * The readable run log: one line per event (sequence, type, conversation, and the few data
  * fields a person scans for: tool, outcome code, path, role). Never file contents.
  */
-import type { RunEvent } from '../host/types.js';
+import type { RunEvent } from '../state/event-log.js';
 import { formatTable } from './table.js';
 
 const SHOWN_KEYS = ['tool', 'outcome', 'code', 'tag', 'argv', 'exitCode', 'role', 'backend', 'branch', 'holder', 'mode', 'paths'];

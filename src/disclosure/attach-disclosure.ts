@@ -2,7 +2,7 @@
  * `attachDisclosure`: what the host adds to a workspace view when its record carries a
  * disclosure state — the projection that wraps the worktree's root layer
  * (`withDisclosureHints(sparse(root, visible), service)`) and the `DisclosureService` the
- * registration carries in `extras.disclosure` for `request_files`.
+ * registration carries in its `disclosure` slot for `request_files`.
  *
  * The service is wired to the preparation side: materializing (`materializeFiles`) writes
  * the pinned bytes through the worktree's confined root layer and records the sparse patterns
@@ -21,12 +21,12 @@ import { DisclosureService } from './disclosure-service.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 import { materializeFiles } from './materialize-files.js';
 
-/** The root wrapper for `openWorkspaceView` and the extras for the registration. */
+/** The root wrapper for `openWorkspaceView` and the service for the registration. */
 export interface AttachedDisclosure {
   /** Wraps the worktree's root layer in the projection; creates the service. */
   wrapRoot(root: WritableLayer): WritableLayer;
-  /** `{ disclosure: service }` once `wrapRoot` ran, else {}. */
-  extras(): Record<string, unknown>;
+  /** The service once `wrapRoot` ran, else undefined. */
+  service(): DisclosureService | undefined;
 }
 
 /** What `attachDisclosure` needs from the host. */
@@ -62,6 +62,6 @@ export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord):
       });
       return withDisclosureHints(projection, service);
     },
-    extras: () => (service ? { disclosure: service } : {}),
+    service: () => service,
   };
 }

@@ -20,7 +20,8 @@ import { isVfsError } from '../../vfs/errors.js';
 import type { Namespace } from '../../vfs/namespace.js';
 import { isSparseExpressible } from '../git/sparse-pattern.js';
 import { isRequestable } from './disclosure-policy.js';
-import { shorten, type DisclosureProblem } from './disclosure-record.js';
+import type { DisclosureProblem } from '../../tools/disclosure-requests.js';
+import { shorten } from './disclosure-record.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** A path that passed: its repository-relative form. */

@@ -8,17 +8,7 @@
  * (`max_visits`) anywhere yet; when it does, the record can carry both.
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
-
-/** The three outcomes of a request. */
-export type DisclosureOutcome = 'approved' | 'denied' | 'unavailable';
-
-/** Why one requested path was not disclosed. */
-export interface DisclosureProblem {
-  /** The path as the agent wrote it (cut at 300 characters). */
-  path: string;
-  code: ToolErrorCode;
-  message: string;
-}
+import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
 
 /** The run-log record of one request. */
 export interface DisclosureRecord {

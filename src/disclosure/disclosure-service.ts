@@ -1,6 +1,7 @@
 /**
- * `DisclosureService`: one conversation's progressive disclosure — the handle the host puts in
- * the registration's `extras.disclosure` and the `request_files` tool calls.
+ * `DisclosureService`: one conversation's progressive disclosure — the `DisclosureRequests`
+ * (tools/disclosure-requests.ts) the host puts in the registration's `disclosure` slot and the
+ * `request_files` tool calls.
  *
  * `request(paths, reason, namespace)`:
  * 1. checks every path (`checkRequestedPath`: grammar, workspace, policy, pinned commit)
@@ -24,18 +25,10 @@ import type { SparseProjection } from '../../vfs/sparse-layer.js';
 import type { DisclosureHints } from '../../vfs/disclosure-hint-layer.js';
 import { checkRequestedPath } from './check-request.js';
 import { isInsideAllowed } from './disclosure-policy.js';
-import { disclosureRecord, type DisclosureOutcome, type DisclosureProblem, type DisclosureRecord } from './disclosure-record.js';
+import type { DisclosureOutcome, DisclosureProblem, DisclosureRequests, RequestFilesValue } from '../../tools/disclosure-requests.js';
+import { disclosureRecord, type DisclosureRecord } from './disclosure-record.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
-
-/** The value `request_files` returns. */
-export interface RequestFilesValue {
-  outcome: DisclosureOutcome;
-  /** The requested paths, repository-relative, now disclosed (all of them, or none). */
-  disclosedPaths: string[];
-  /** Why the request was refused, one entry per refused path. */
-  problems?: DisclosureProblem[];
-}
 
 export interface DisclosureServiceOptions {
   conversation: string;
@@ -50,7 +43,7 @@ export interface DisclosureServiceOptions {
   commit(state: DisclosureState, record: DisclosureRecord | null): void;
 }
 
-export class DisclosureService implements DisclosureHints {
+export class DisclosureService implements DisclosureHints, DisclosureRequests {
   private state: DisclosureState;
   private disclosed: Set<string>;
   private queue: Promise<unknown> = Promise.resolve();

@@ -7,7 +7,7 @@
  * contents); an entry the commit lacks, or a submodule, is skipped and reported in `missing`,
  * so a policy written for another branch still prepares.
  */
-import type { GitObjectReader } from '../git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import type { DisclosurePolicy } from '../manifest/types.js';
 import type { DisclosureState } from './disclosure-state.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';

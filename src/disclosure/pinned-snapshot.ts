@@ -8,7 +8,7 @@
  * Looking up a path reads only the trees on its way (cached by the reader); no blob is read
  * to classify a path.
  */
-import type { GitObjectReader } from '../git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { isVfsError } from '../../vfs/errors.js';
 import { gitTreeLayer, type GitTreeLayer } from '../../vfs/git-tree-layer.js';
 import { baseName, childPath, parentPath, type EntryType } from '../../vfs/layer.js';

@@ -11,9 +11,9 @@
  *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
  *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
  *      until the handler is done, so a release in any process waits for this write;
- *      src/gate/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
+ *      src/ports/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
  *      (`OCCUPIED` when another holder has exclusive write), then the per-file locks: the process-wide lock of each
- *      file's identity (src/gate/file-lock.ts), and for a compare-and-swap call on a host file
+ *      file's identity (vfs/file-lock.ts), and for a compare-and-swap call on a host file
  *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
  *      another process holds it past the wait bound; nothing is changed then);
  *   6. run the handler; append exactly one `tool_call` record to the run log.
@@ -24,18 +24,18 @@
  * `tools(conversation)` lists the role's tools as MCP descriptors ([] for an unknown, not
  * ready or released conversation).
  */
-import type { CallContext, ToolGateApi } from '../host/types.js';
+import type { CallContext, ToolGateApi } from './tool-gate-api.js';
 import type { Clock } from '../ports/clock.js';
-import type { Registry, Registration } from '../../vfs/registry.js';
-import { isConversationId } from '../../vfs/registry.js';
+import type { Registry, Registration } from './registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
 import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
-import { FileLocks, processFileLocks } from './file-lock.js';
-import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
-import type { WriteDoor } from './write-door.js';
+import { FileLocks, processFileLocks } from '../../vfs/file-lock.js';
+import type { CrossProcessHold, CrossProcessLocks } from '../ports/cross-process-locks.js';
+import type { WriteDoor } from '../ports/write-door.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
 
@@ -140,7 +140,7 @@ export class ToolGate implements ToolGateApi {
     context: CallContext,
   ): Promise<ToolResult> {
     const ns = registration.namespace!;
-    const ctx = { conversation, registration, namespace: ns, resolved, holder: context.holder, chain: context.chain };
+    const ctx = { conversation, disclosure: registration.disclosure, namespace: ns, resolved, holder: context.holder, chain: context.chain };
     const runHandler = async (): Promise<ToolResult> => {
       try {
         return await definition.handler(input, ctx);

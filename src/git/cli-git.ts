@@ -11,7 +11,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { FsClient } from 'isomorphic-git';
 import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { IsoObjectReader } from './iso-object-reader.js';
-import { GitError, type AddWorktreeOptions, type GitContext, type GitObjectReader, type GitPort, type WorktreeInfo } from './git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type WorktreeInfo } from './git-port.js';
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
 import { sparseCheckoutFile } from './sparse-pattern.js';
 

@@ -3,11 +3,12 @@
  *
  * Two implementations: `CliGit` (the git program through the host-exec port; production) and
  * `MemoryGit` (isomorphic-git over memfs; the memory host). The gate never uses this port:
- * it reads pinned snapshots through a `GitObjectReader` only, which never spawns and never
- * writes. isomorphic-git cannot operate linked worktrees and does not lock refs, so it is
+ * it reads pinned snapshots through a `GitObjectReader` only (declared in
+ * vfs/git-object-reader.ts), which never spawns and never writes. isomorphic-git cannot operate linked worktrees and does not lock refs, so it is
  * used on real repositories only as a read-only object reader.
  */
 import { CodedError } from '../../vfs/coded-error.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 
 /** Who runs a git command: the task tag and the caller's conversation chain, for the run log. */
 export interface GitContext {
@@ -23,25 +24,6 @@ export interface WorktreeInfo {
   branch: string | null;
   /** The commit checked out, or null in an empty repository. */
   head: string | null;
-}
-
-/** One entry of a git tree object. */
-export interface TreeEntry {
-  name: string;
-  /** Git mode as an octal string: `100644`, `100755`, `120000` (symlink), `040000`, `160000`. */
-  mode: string;
-  type: 'blob' | 'tree' | 'commit';
-  oid: string;
-}
-
-/** Reads commits, trees and blobs from the object store. Read-only; never spawns. */
-export interface GitObjectReader {
-  /** The tree oid of a commit. Throws `GitError` `BAD_REF` when `commit` is not a commit. */
-  commitTree(commit: string): Promise<string>;
-  /** The entries of a tree, in git order. Throws `GitError` `OBJECT_MISSING`. */
-  readTree(tree: string): Promise<TreeEntry[]>;
-  /** The bytes of a blob. Throws `GitError` `OBJECT_MISSING`. */
-  readBlob(blob: string): Promise<Uint8Array>;
 }
 
 export interface AddWorktreeOptions {

@@ -7,7 +7,8 @@
  * dropped first; isomorphic-git's own cache keeps pack indexes loaded between calls.
  */
 import git, { type FsClient } from 'isomorphic-git';
-import { GitError, type GitObjectReader, type TreeEntry } from './git-port.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { GitError } from './git-port.js';
 
 export interface IsoObjectReaderOptions {
   /** The filesystem holding the repository (node:fs or a memfs volume). */

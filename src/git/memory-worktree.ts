@@ -5,7 +5,7 @@
  */
 import git from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import type { GitObjectReader } from './git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 
 type Vol = InstanceType<typeof Volume>;
 

@@ -21,7 +21,7 @@
  * A missing target is not an error.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 

@@ -8,14 +8,14 @@ import type { IdSource } from '../ports/ids.js';
 import type { StateStore } from '../state/store.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { MountSpec } from '../manifest/types.js';
-import type { Registry } from '../../vfs/registry.js';
+import type { Registry } from '../gate/registry.js';
 import type { HostPlatform } from './platform.js';
 import type { WorkspaceView } from './workspace-view.js';
 import type { DisclosureState } from '../disclosure/disclosure-state.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { OccupancyGuard } from './occupancy-guard.js';
-import type { WriteDoors } from '../gate/write-door.js';
+import type { WriteDoors } from '../ports/write-door.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;

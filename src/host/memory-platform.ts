@@ -8,7 +8,7 @@ import type { Volume } from 'memfs';
 import type { GitPort } from '../git/git-port.js';
 import type { HostIdentity } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';

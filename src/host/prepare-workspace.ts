@@ -20,11 +20,11 @@
 import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, conversationBranch, type GitContext } from '../git/git-port.js';
 import { findRole } from '../manifest/find-role.js';
-import type { Role } from '../manifest/types.js';
+import type { Backend, Role } from '../manifest/types.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
-import type { Backend, PrepareOptions } from './types.js';
+import type { PrepareOptions } from './types.js';
 import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
 import { pendingReleaseOf } from './release-record.js';

@@ -9,8 +9,7 @@
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
 import type { WorkspaceRecord } from '../state/workspace-table.js';
-import type { Registration } from '../../vfs/registry.js';
-import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
+import type { Registration } from '../gate/registry.js';
 import { workspaceData, type HostContext } from './host-context.js';
 import { openWorkspaceView, type WorkspaceView } from './workspace-view.js';
 import { attachDisclosure } from '../disclosure/attach-disclosure.js';
@@ -24,7 +23,7 @@ const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
-  return { conversation: record.conversation, state, role: record.role, tools: new Set(workspaceData(record).tools), extras: extrasOf(record) };
+  return { conversation: record.conversation, state, role: record.role, tools: new Set(workspaceData(record).tools) };
 }
 
 /**
@@ -56,13 +55,14 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
   viewFolders.set(view, record.backend === 'shared' ? null : ctx.platform.identityOf(checkoutPath));
   ctx.views.get(record.conversation)?.close();
   ctx.views.set(record.conversation, view);
+  const service = disclosure?.service();
   const registration: Registration = {
     conversation: record.conversation,
     state: 'ready',
     role: record.role,
     tools: new Set(role.tools),
     namespace: view.namespace,
-    extras: { ...extrasOf(record, ctx), ...disclosure?.extras() },
+    ...(service ? { disclosure: service } : {}),
   };
   ctx.registry.set(registration);
   return registration;
@@ -87,15 +87,4 @@ export function viewIsCurrent(ctx: HostContext, record: WorkspaceRecord): boolea
 export function closeView(ctx: HostContext, conversation: string): void {
   ctx.views.get(conversation)?.close();
   ctx.views.delete(conversation);
-}
-
-/**
- * Extras for later layers: backend, guarantee, pinned SHA and branch, and `snapshot`, a
- * read-only layer over the pinned commit's tree (O(1) to make; reads git objects, never
- * spawns) for checks against the pinned snapshot such as disclosure.
- */
-function extrasOf(record: WorkspaceRecord, ctx?: HostContext): Record<string, unknown> {
-  const extras: Record<string, unknown> = { backend: record.backend, guarantee: record.guarantee, pinnedSha: record.pinnedSha, branch: record.branch };
-  if (ctx && record.pinnedSha) extras.snapshot = gitTreeLayer(ctx.platform.git.objects, record.pinnedSha);
-  return extras;
 }

@@ -8,7 +8,7 @@
  *    every process answers `OCCUPIED` to writers; a live holder refuses the release with
  *    `OCCUPIED` unless `force` (its occupancy is ended; holders whose process is gone are
  *    ended anyway). Tool calls already in flight in this process are waited for, and the
- *    write door is shut (src/gate/write-door.ts): writes other processes started before are
+ *    write door is shut (src/ports/write-door.ts): writes other processes started before are
  *    waited for too (`BUSY` past its bound), and it stays shut until the release ends.
  * 2. check: changed, untracked and ignored files are work (`git status --ignored` for a
  *    worktree; every file of a copy's upper folder). Any → `DIRTY_WORKTREE` (data.files)
@@ -38,7 +38,7 @@ import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { ReleaseOptions, ReleaseResult } from './types.js';
-import type { ShutDoor } from '../gate/write-door.js';
+import type { ShutDoor } from '../ports/write-door.js';
 import { lockOwner, type HostContext } from './host-context.js';
 import { closeView, registerReady, registrationOf } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
@@ -125,7 +125,7 @@ async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: strin
 }
 
 /**
- * Step 1, across processes: shuts the workspace's write door (src/gate/write-door.ts), waiting
+ * Step 1, across processes: shuts the workspace's write door (src/ports/write-door.ts), waiting
  * for writes another process started before the release took the workspace. Result: the shut
  * door (null on a host without doors). Throws `BUSY` when writers stay inside past the bound.
  */

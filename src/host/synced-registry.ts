@@ -13,7 +13,7 @@
  * ready entries are never re-checked (the memory host is one process anyway).
  */
 import type { Clock } from '../ports/clock.js';
-import { Registry, type Registration } from '../../vfs/registry.js';
+import { Registry, type Registration } from '../gate/registry.js';
 
 /** Reads a conversation from the store, registers what it finds, and returns it. */
 export type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;

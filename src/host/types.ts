@@ -2,10 +2,11 @@
  * The public host interface (DESIGN.md "Host, ports and state"): what `createHost` and
  * `createMemoryHost` return, and what the CLI and the MCP server drive.
  */
-import type { ToolDescriptor, ToolResult } from '../../tools/result.js';
+import type { CallContext, ToolGateApi } from '../gate/tool-gate-api.js';
+import type { Backend, Guarantee } from '../manifest/types.js';
+import type { RunEvent } from '../state/event-log.js';
+import type { OccupancyMode } from '../state/occupancy-table.js';
 
-export type Backend = 'shared' | 'worktree' | 'copy';
-export type Guarantee = 'none' | 'confined';
 export type WorkspaceState = 'preparing' | 'ready' | 'released';
 
 export interface PrepareOptions {
@@ -36,26 +37,6 @@ export interface WorkspaceStatus {
   confinement?: string;
 }
 
-/** Occupancy access modes: any number of `shared-read` holders, or one `exclusive-write`. */
-export type OccupancyMode = 'shared-read' | 'exclusive-write';
-
-/** Who is calling: used for occupancy (`OCCUPIED`) and carried into the run log. */
-export interface CallContext {
-  /** The occupancy holder making the call (e.g. an MCP session); default: anonymous. */
-  holder?: string;
-  /** Conversation chain of the caller (parent conversations first), for the run log. */
-  chain?: readonly string[];
-}
-
-/** One run-log record, oldest first, as plain data. */
-export interface RunEvent {
-  seq: number;
-  at: number;
-  type: string;
-  conversation: string | null;
-  data: Record<string, unknown>;
-}
-
 export interface ReleaseOptions {
   /** Also delete the branch, only when git proves it is merged into the base. */
   deleteBranch?: boolean;
@@ -80,13 +61,6 @@ export interface ReleaseResult {
   discarded?: boolean;
   /** With `force`: the live holders whose occupancy was ended. */
   forcedHolders?: string[];
-}
-
-export interface ToolGateApi {
-  /** One gated tool call. Never throws: every failure is `{ ok: false, error }`. */
-  call(conversation: string, tool: string, args: unknown, context?: CallContext): Promise<ToolResult>;
-  /** The tools the conversation's role may use, as MCP-ready descriptors. */
-  tools(conversation: string): ToolDescriptor[];
 }
 
 export interface Host {

@@ -11,8 +11,8 @@
  */
 import PQueue from 'p-queue';
 import { ToolGate } from '../gate/tool-gate.js';
-import type { CrossProcessLocks } from '../gate/cross-process-locks.js';
-import type { WriteDoors } from '../gate/write-door.js';
+import type { CrossProcessLocks } from '../ports/cross-process-locks.js';
+import type { WriteDoors } from '../ports/write-door.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
@@ -25,9 +25,12 @@ import { CallTracker } from './call-tracker.js';
 import { OccupancyGuard } from './occupancy-guard.js';
 import { recoverInterruptedRelease } from './recover-workspaces.js';
 import type { StateStore } from '../state/store.js';
-import { isConversationId, type Registration } from '../../vfs/registry.js';
+import type { Registration } from '../gate/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
-import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, RunEvent, ToolGateApi, WorkspaceStatus } from './types.js';
+import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
+import type { ToolGateApi } from '../gate/tool-gate-api.js';
+import type { RunEvent } from '../state/event-log.js';
 import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import { prepareWorkspace } from './prepare-workspace.js';

@@ -7,9 +7,9 @@
  * folder to open or remove nor a branch (say `main`) to delete.
  */
 import { conversationBranch } from '../git/git-port.js';
-import { isConversationId } from '../../vfs/registry.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
-import type { Backend } from './types.js';
+import type { Backend } from '../manifest/types.js';
 
 /** The state-directory folders that hold workspaces, one per backend that has its own folder. */
 export type WorkspaceArea = 'worktrees' | 'copies';

@@ -31,8 +31,8 @@
  * (`FOLDER_THROUGH_LINK`), or is a mount inside the state directory (`MOUNT_IN_STATE_DIR`).
  */
 import type { MountSpec } from '../manifest/types.js';
-import type { Backend } from './types.js';
-import type { GitObjectReader } from '../git/git-port.js';
+import type { Backend } from '../manifest/types.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
 import type { HostGuard } from '../../vfs/host-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
@@ -40,8 +40,8 @@ import type { Mount } from '../../vfs/mount-table.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
-import { workspaceRoot } from '../../vfs/registry.js';
-import { withPathRules } from './path-rules-layer.js';
+import { workspaceRoot } from '../../vfs/workspace-root.js';
+import { withPathRules } from '../../vfs/path-rules-layer.js';
 import type { HostPlatform } from './platform.js';
 import { ViewFolders, identityKey } from './view-folders.js';
 

@@ -2,13 +2,17 @@
  * The manifest as code sees it: camelCase, defaults filled in, every rule already checked.
  * (`gatefs.yaml` uses snake_case keys; see `schema.ts` for the file form.)
  */
-import type { Backend } from '../host/types.js';
-
 /** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
 export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'request_files'] as const;
 
 /** One agent tool name. */
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** How a role's workspace is made (DESIGN.md "Manifest": `shared`, `worktree`, `copy`). */
+export type Backend = 'shared' | 'worktree' | 'copy';
+
+/** What a backend promises: `confined` (a workspace of its own) for `worktree` and `copy`, `none` for `shared`. */
+export type Guarantee = 'none' | 'confined';
 
 /** The backends gatefs provides. `container` is refused at load (`BACKEND_UNAVAILABLE`). */
 export const BACKENDS = ['shared', 'worktree', 'copy'] as const satisfies readonly Backend[];

@@ -1,5 +1,5 @@
 /**
- * `LockFileDir`: the disk host's cross-process locks (src/gate/cross-process-locks.ts), held by
+ * `LockFileDir`: the disk host's cross-process locks (src/ports/cross-process-locks.ts), held by
  * the kernel on lock files under `<stateDir>/locks/`.
  *
  * Each lock file is an (empty) SQLite database used only for its file lock: holding a lock is
@@ -30,8 +30,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import type { CrossProcessHold, CrossProcessLocks } from '../gate/cross-process-locks.js';
-import { FileLocks } from '../gate/file-lock.js';
+import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
+import { FileLocks } from '../../vfs/file-lock.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;

@@ -1,5 +1,5 @@
 /**
- * `WriteDoorDir`: the disk host's write doors (src/gate/write-door.ts), one per conversation,
+ * `WriteDoorDir`: the disk host's write doors (src/ports/write-door.ts), one per conversation,
  * held by the kernel on files `<stateDir>/locks/door-<conversation>.lock`.
  *
  * Each door file is an (empty) SQLite database used only for its file lock, as the lock files
@@ -24,8 +24,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database, { type Statement } from 'better-sqlite3';
-import type { DoorRefusal, ShutDoor, WriteDoors, WritePass } from '../gate/write-door.js';
-import { isConversationId } from '../../vfs/registry.js';
+import type { DoorRefusal, ShutDoor, WriteDoors, WritePass } from './write-door.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;

@@ -4,9 +4,17 @@
  * `at` comes from the clock; `data` is stored as deterministic JSON.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { RunEvent } from '../host/types.js';
 import type { Clock } from '../ports/clock.js';
 import { stableStringify } from './stable-json.js';
+
+/** One run-log record, oldest first, as plain data. */
+export interface RunEvent {
+  seq: number;
+  at: number;
+  type: string;
+  conversation: string | null;
+  data: Record<string, unknown>;
+}
 
 /** What a caller appends; `seq` and `at` are filled in by the log. */
 export interface EventDraft {

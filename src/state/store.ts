@@ -8,9 +8,8 @@
  * cannot fail half-way on a lock upgrade). All methods are synchronous, like better-sqlite3.
  */
 import Database from 'better-sqlite3';
-import type { RunEvent } from '../host/types.js';
 import type { Clock } from '../ports/clock.js';
-import { EventLog, type EventDraft, type EventFilter } from './event-log.js';
+import { EventLog, type EventDraft, type EventFilter, type RunEvent } from './event-log.js';
 import { migrate } from './migrations.js';
 import { OccupancyTable, type Acquired, type ActiveOccupancy, type IsHolderGone, type OccupancyRecord, type OccupancyRequest } from './occupancy-table.js';
 import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';

@@ -4,7 +4,7 @@
  * tombstone); `delete` exists to roll back a preparation that failed before it was usable.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Backend, Guarantee } from '../host/types.js';
+import type { Backend, Guarantee } from '../manifest/types.js';
 import type { Clock } from '../ports/clock.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { stableStringify } from './stable-json.js';

@@ -8,7 +8,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { openHostFolder } from '../../vfs/host-folder.js';
-import { withPathRules } from '../../src/host/path-rules-layer.js';
+import { withPathRules } from '../../vfs/path-rules-layer.js';
 import { SENTINEL } from './fixture.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { overlay } from '../../vfs/overlay-layer.js';
@@ -69,7 +69,7 @@ for (const forceFallback of [false, true]) {
   });
 }
 
-// The state directory hidden inside a workspace folder (src/host/path-rules-layer.ts): planted
+// The state directory hidden inside a workspace folder (vfs/path-rules-layer.ts): planted
 // with sentinel bytes, it must never show in listings, walks or reads of the rest.
 layerSuite({
   name: 'pathRules(host) hiding a state folder',

@@ -3,7 +3,7 @@
  * role (read-write), a read-only disclosure role and an ordinary worktree role, and helpers
  * to read the run log's `progressive_disclosure` records.
  */
-import type { RunEvent } from '../../src/host/types.js';
+import type { RunEvent } from '../../src/state/event-log.js';
 
 export const files: Record<string, string> = {
   'README.md': '# demo\n',

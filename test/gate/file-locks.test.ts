@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import buildOnce from '../build-once.js';
 import { ROOT } from '../cli/run-gatefs.js';
-import { FileLocks, processFileLocks } from '../../src/gate/file-lock.js';
+import { FileLocks, processFileLocks } from '../../vfs/file-lock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { LockFileDir } from '../../src/ports/lock-file-dir.js';
@@ -21,7 +21,7 @@ import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import type { WriteOptions, WriteResult } from '../../vfs/layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import type { ToolResult } from '../../tools/result.js';
 
 const cleanups: (() => void)[] = [];

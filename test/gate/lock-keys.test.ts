@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Volume } from 'memfs';
-import { withPathRules } from '../../src/host/path-rules-layer.js';
+import { withPathRules } from '../../vfs/path-rules-layer.js';
 import { isVfsError } from '../../vfs/errors.js';
 import { withDisclosureHints } from '../../vfs/disclosure-hint-layer.js';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';

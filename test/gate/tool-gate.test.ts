@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { addWorkspace, errorOf, setupGate, valueOf } from '../tools/workspace-fixture.js';
+import type { DisclosureRequests } from '../../tools/disclosure-requests.js';
 
 describe('ToolGate: validation (step 1)', () => {
   const s = setupGate();
@@ -139,11 +140,11 @@ describe('ToolGate: descriptors', () => {
 });
 
 describe('ToolGate: no processes, no git', () => {
-  it('runs every tool with a host-exec port and a git port that throw on any call', async () => {
+  it('runs every file tool with a disclosure handle that throws on any call (the one port a registration carries)', async () => {
     let calls = 0;
-    const throwing = new Proxy({}, { get: () => () => { calls++; throw new Error('the gate must not spawn or call git'); } });
+    const throwing = new Proxy({}, { get: () => () => { calls++; throw new Error('a file tool must not reach past the namespace'); } }) as DisclosureRequests;
     const s = setupGate();
-    addWorkspace(s, 'a', { files: { 'f.txt': 'one\n' }, extras: { hostExec: throwing, git: throwing } });
+    addWorkspace(s, 'a', { files: { 'f.txt': 'one\n' }, disclosure: throwing });
     const results = [
       await s.gate.call('a', 'read', { path: 'f.txt' }),
       await s.gate.call('a', 'grep', { pattern: 'one' }),

@@ -1,5 +1,5 @@
 /**
- * The write doors (src/gate/write-door.ts, src/ports/write-door-dir.ts): a release shuts a
+ * The write doors (src/ports/write-door.ts, src/ports/write-door-dir.ts): a release shuts a
  * workspace's door only once every writer inside has left — in this process or another — and no
  * gated write enters while it is shut. Two `WriteDoorDir`s over one folder in this process
  * exclude each other exactly as two processes do (SQLite's locks); real child processes show a
@@ -17,7 +17,7 @@ import { ManualClock } from '../../src/ports/clock.js';
 import { WriteDoorDir } from '../../src/ports/write-door-dir.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { ROOT } from '../cli/run-gatefs.js';
 
 const cleanups: (() => void)[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
 import { GitTreeLayer } from '../../vfs/git-tree-layer.js';
-import type { GitObjectReader } from '../../src/git/git-port.js';
+import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const repos: TempRepo[] = [];

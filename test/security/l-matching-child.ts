@@ -14,7 +14,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
-import { Registry } from '../../vfs/registry.js';
+import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
 import { L_SCENARIOS, L_WORKSPACES, buildScenarioFolders, type ScenarioOutcome } from './l-matching-scenarios.js';

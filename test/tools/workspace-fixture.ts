@@ -6,10 +6,11 @@ import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
 import type { Layer } from '../../vfs/layer.js';
 import type { Mount } from '../../vfs/mount-table.js';
-import { Registry, type RegistrationState } from '../../vfs/registry.js';
+import { Registry, type RegistrationState } from '../../src/gate/registry.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { ToolGate, type OccupancyCheck } from '../../src/gate/tool-gate.js';
 import type { ToolDefinition } from '../../tools/tool.js';
+import type { DisclosureRequests } from '../../tools/disclosure-requests.js';
 import type { ToolResult } from '../../tools/result.js';
 
 export const ALL_TOOLS = ['read', 'grep', 'list', 'edit', 'write'];
@@ -43,7 +44,8 @@ export interface WorkspaceOptions {
   tools?: string[];
   state?: RegistrationState;
   role?: string;
-  extras?: Record<string, unknown>;
+  /** The registration's disclosure handle (request_files), if any. */
+  disclosure?: DisclosureRequests;
 }
 
 /** Registers conversation `id` with a workspace at `/worktrees/<id>`; returns its namespace and root layer. */
@@ -59,7 +61,7 @@ export function addWorkspace(setup: GateSetup, id: string, options: WorkspaceOpt
     role: options.role ?? 'agent',
     tools: new Set(options.tools ?? ALL_TOOLS),
     namespace: ns,
-    extras: options.extras,
+    disclosure: options.disclosure,
   });
   return { ns, layer };
 }

@@ -5,7 +5,7 @@
  * file. The production implementation is src/ports/lock-file-dir.ts (kernel-held locks on files
  * under `<stateDir>/locks/`); the memory host has none, its in-process lock is enough.
  *
- * The gate takes its in-process lock (src/gate/file-lock.ts) first and this one second, one key
+ * The gate takes its in-process lock (vfs/file-lock.ts) first and this one second, one key
  * at a time in a fixed order, and never waits for anything else while holding it: no deadlock.
  * Plain writes and reads never come here (their cost stays as it was).
  */

@@ -15,11 +15,11 @@
  * route (a bind mount, a hard-linked folder). The name rules also cover layers without
  * identities (memory) and are checked first.
  */
-import { VfsError } from '../../vfs/errors.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
-import { baseName, isWritableLayer, parentPath, walkLayer } from '../../vfs/layer.js';
-import { FoldedPath, foldName } from '../../vfs/fold-name.js';
-import { lockKeyOf, type LockKey, type LockableLayer } from '../../vfs/lock-key.js';
+import { VfsError } from './errors.js';
+import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import { baseName, isWritableLayer, parentPath, walkLayer } from './layer.js';
+import { FoldedPath, foldName } from './fold-name.js';
+import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
 export interface PathRules {
   /** Layer path of a folder to hide and protect. */

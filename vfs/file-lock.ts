@@ -11,11 +11,15 @@
  * FIFO per key; a key's entry is dropped when its queue empties, so memory stays bounded by the
  * files being written at the moment. Scopes are held weakly (a memory volume that is dropped
  * takes its queues with it). Waiting is unbounded here: a holder is a tool call doing bounded
- * file I/O, and the cross-process lock (src/gate/cross-process-locks.ts) is what has a bound.
+ * file I/O, and the cross-process lock (src/ports/cross-process-locks.ts) is what has a bound.
  * Limit: one instance per loaded copy of gatefs; two copies of the package in one process
  * share only the cross-process lock.
+ *
+ * It lives in vfs/ beside the keys it queues on (vfs/lock-key.ts), so the gate and the disk
+ * host's cross-process locks (src/ports/lock-file-dir.ts, one caller per stripe) both use it
+ * without either depending on the other.
  */
-import type { LockKey } from '../../vfs/lock-key.js';
+import type { LockKey } from './lock-key.js';
 
 /** A keyed async mutex over lock keys (see the file comment). */
 export class FileLocks {

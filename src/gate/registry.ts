@@ -1,14 +1,17 @@
 /**
- * The registry of workspaces: the VFS entries for `/worktrees/<id>`.
+ * The registry of workspaces: which conversations exist, their role, the tools that role
+ * declares, and the namespace each is served at (`/worktrees/<id>`).
  *
  * The gate answers "may this conversation use a tool now?" from this table alone (a map
  * lookup, never git, never a process). The host's preparation side fills it: `preparing` when a
  * preparation starts, `ready` with the conversation's namespace once the checkout exists,
  * `released` after release.
  */
-import { VfsError } from './errors.js';
-import type { Namespace } from './namespace.js';
+import type { Namespace } from '../../vfs/namespace.js';
+import { workspaceRoot } from '../../vfs/workspace-root.js';
+import type { DisclosureRequests } from '../../tools/disclosure-requests.js';
 
+/** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
 
 /** What the gate needs to know about one conversation's workspace. */
@@ -20,26 +23,14 @@ export interface Registration {
   readonly tools: ReadonlySet<string>;
   /** The conversation's namespace; present when `state` is `ready`. */
   readonly namespace?: Namespace;
-  /** Free-form extras a later layer may need (backend, guarantee, disclosure handle, …). */
-  readonly extras?: Readonly<Record<string, unknown>>;
+  /**
+   * The workspace's progressive disclosure, when its role has a policy and it is `ready`:
+   * `request_files` calls it (absent: the tool answers `TOOL_NOT_ALLOWED`).
+   */
+  readonly disclosure?: DisclosureRequests;
 }
 
-/** Conversation ids: validated before any use as a path part (DESIGN.md vocabulary). */
-export const CONVERSATION_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-
-/** True when `id` is a valid conversation id. */
-export function isConversationId(id: unknown): id is string {
-  return typeof id === 'string' && CONVERSATION_ID.test(id);
-}
-
-/** The namespace root of a conversation. Throws `BAD_NAME` for an invalid id. */
-export function workspaceRoot(conversation: string): string {
-  if (!isConversationId(conversation)) {
-    throw new VfsError('BAD_NAME', 'register', String(conversation).slice(0, 80), 'invalid conversation id');
-  }
-  return `/worktrees/${conversation}`;
-}
-
+/** The registrations of one host, by conversation id (see the file comment). */
 export class Registry {
   private readonly entries = new Map<string, Registration>();
 
@@ -48,7 +39,7 @@ export class Registry {
     return this.entries.get(conversation);
   }
 
-  /** Adds or replaces a registration. */
+  /** Adds or replaces a registration. Throws `VfsError` `BAD_NAME` for an invalid conversation id. */
   set(registration: Registration): void {
     workspaceRoot(registration.conversation);
     this.entries.set(registration.conversation, registration);

@@ -1,0 +1,141 @@
+/**
+ * The import graph of gatefs's sources for test/architecture.test.ts: every module specifier
+ * of every file, read with the TypeScript parser (so comments and strings are never taken for
+ * imports), resolved to a unit, and the folder cycles of the graph.
+ *
+ * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
+ * (`src/index`, `src/workspace-error`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+/** One import of one file: where it is, what it names, and the unit it reaches (null: a package). */
+export interface Import {
+  file: string;
+  line: number;
+  specifier: string;
+  from: string;
+  to: string | null;
+  /** The repository path a relative specifier resolves to. */
+  target?: string;
+}
+
+/** The unit of a repository path (see the file comment); null outside the scanned folders. */
+export function unitOf(path: string): string | null {
+  const parts = path.split('/');
+  if (parts[0] === 'vfs' || parts[0] === 'tools') return parts[0];
+  if (parts[0] !== 'src' || parts.length < 2) return null;
+  return parts.length === 2 ? `src/${parts[1].replace(/\.ts$/, '')}` : `src/${parts[1]}`;
+}
+
+/** Every module specifier of a source text, with its line: what the compiled module loads or names. */
+export function specifiersOf(fileName: string, text: string): { specifier: string; line: number }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+  const found: { specifier: string; line: number }[] = [];
+  const add = (node: ts.Node | undefined) => {
+    if (node && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Every .ts file under `folders` of `root`, as repository paths. */
+export function scanFiles(root: string, folders: readonly string[]): string[] {
+  return folders.flatMap((top) =>
+    readdirSync(join(root, top), { recursive: true, encoding: 'utf8' })
+      .filter((entry) => entry.endsWith('.ts'))
+      .map((entry) => `${top}/${entry.split('\\').join('/')}`),
+  );
+}
+
+/** The imports of `files` (repository paths under `root`), in file order. */
+export function scanImports(root: string, files: readonly string[]): Import[] {
+  const imports: Import[] = [];
+  for (const file of files) {
+    const from = unitOf(file)!;
+    for (const { specifier, line } of specifiersOf(file, readFileSync(join(root, file), 'utf8'))) {
+      if (!specifier.startsWith('.')) {
+        imports.push({ file, line, specifier, from, to: null });
+        continue;
+      }
+      const target = relative(root, resolve(root, dirname(file), specifier)).split('\\').join('/').replace(/\.js$/, '.ts');
+      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target });
+    }
+  }
+  return imports;
+}
+
+/** The package an import names (`@scope/name` or `name`), or the builtin itself. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * The folder cycles: for each strongly connected group of units (Tarjan), the shortest cycle
+ * through each of its units, each as a path a → b → … → a, rotations dropped.
+ */
+export function cyclesOf(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const strong = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1) groups.push(group);
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) strong(v);
+  const cycles = new Map<string, string[]>();
+  for (const group of groups) {
+    for (const unit of group.sort()) {
+      const cycle = pathThrough(unit, group, edges);
+      const first = cycle.indexOf([...cycle].sort()[0]);
+      const rotated = [...cycle.slice(first, -1), ...cycle.slice(0, first), cycle[first]];
+      cycles.set(rotated.join(' → '), rotated);
+    }
+  }
+  return [...cycles.values()];
+}
+
+/** The shortest cycle from `start` back to it inside one strongly connected group (breadth-first). */
+function pathThrough(start: string, group: string[], edges: Map<string, Set<string>>): string[] {
+  const came = new Map<string, string>();
+  const queue = [start];
+  for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
+    for (const w of [...(edges.get(v) ?? [])].sort()) {
+      if (!group.includes(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let at: string | undefined = v; at !== start && at !== undefined; at = came.get(at)) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!came.has(w)) {
+        came.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return group;
+}
