@@ -5,12 +5,13 @@
  */
 import { VfsError, fromErrno } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
+import { foreignCodeOf } from './coded-error.js';
 
 /** A VfsError from a Node errno error, keeping only `code`, `errno` and `syscall` as its cause. */
 export function hostError(e: unknown, op: string, path: string): VfsError {
   if (e instanceof VfsError) return e;
-  const err = e as { code?: unknown; errno?: unknown; syscall?: unknown } | null;
-  return fromErrno({ code: err?.code, errno: err?.errno, syscall: err?.syscall }, op, path);
+  const sys = e instanceof Error ? (e as NodeJS.ErrnoException) : undefined;
+  return fromErrno({ code: foreignCodeOf(e), errno: sys?.errno, syscall: sys?.syscall }, op, path);
 }
 
 /**

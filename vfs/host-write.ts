@@ -19,6 +19,7 @@ import { identityOf, type HostGuard } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { writeHandle } from './host-file-io.js';
 import { holdsExactly } from './host-content-check.js';
+import { foreignCodeOf } from './coded-error.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -69,7 +70,7 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
       try {
         linkSync(walk.at(parent, temp), walk.at(parent, name));
       } catch (e) {
-        if (!NO_HARD_LINKS.has((e as { code?: string }).code ?? '')) throw e;
+        if (!NO_HARD_LINKS.has(foreignCodeOf(e) ?? '')) throw e;
         // A filesystem without hard links: create at the name itself with O_EXCL (readers may
         // then see the new file before all its bytes are in).
         writeNew(walk.at(parent, name), data, mode, options.durable ?? true);
@@ -140,7 +141,7 @@ function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode:
       writeNew(walk.at(parent, temp), data, mode, durable);
       return temp;
     } catch (e) {
-      if ((e as { code?: string }).code !== 'EEXIST') throw hostError(e, 'write', path);
+      if (foreignCodeOf(e) !== 'EEXIST') throw hostError(e, 'write', path);
     }
   }
   throw new VfsError('INTERNAL', 'write', path, 'could not create a temporary file');
@@ -169,7 +170,7 @@ function lstatOrUndefined(at: string, op: string, path: string): Stats | undefin
   try {
     return lstatSync(at);
   } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return undefined;
+    if (foreignCodeOf(e) === 'ENOENT') return undefined;
     throw hostError(e, op, path);
   }
 }

@@ -13,6 +13,7 @@
  */
 import { isVfsError } from './errors.js';
 
+/** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 /** What `stat` reports (lstat semantics: a final symlink is reported, not followed). */

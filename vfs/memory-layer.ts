@@ -10,20 +10,14 @@
  */
 import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
-import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
 import { checkLayerPath } from './layer-path.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
+import { foreignCodeOf } from './coded-error.js';
+import { entryTypeOf, toStat, type NodeStatLike, type NodeTypeProbe } from './node-stat.js';
 
 type Vol = InstanceType<typeof Volume>;
-interface LstatLike {
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-  size: number | bigint;
-  mode: number | bigint;
-  mtimeMs: number | bigint;
-}
 
 export interface MemoryLayerOptions {
   /** The volume to use (default: a new empty one). */
@@ -80,14 +74,9 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'readdir', path);
     if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', 'readdir', path);
     try {
-      const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as {
-        name: string;
-        isFile(): boolean;
-        isDirectory(): boolean;
-        isSymbolicLink(): boolean;
-      }[];
+      const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as (NodeTypeProbe & { name: string })[];
       return dirents
-        .map((d) => ({ name: String(d.name), type: typeOf(d) }))
+        .map((d) => ({ name: String(d.name), type: entryTypeOf(d) }))
         .sort((a, b) => compareNames(a.name, b.name));
     } catch (e) {
       throw fromErrno(e, 'readdir', path);
@@ -160,24 +149,24 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   /** lstat of `path` after checking every intermediate component is a real folder. */
-  private lstat(path: string, op: string): LstatLike {
+  private lstat(path: string, op: string): NodeStatLike {
     const st = this.lstatOrUndefined(path, op);
     if (!st) throw new VfsError('NOT_FOUND', op, path);
     return st;
   }
 
-  private lstatOrUndefined(path: string, op: string): LstatLike | undefined {
+  private lstatOrUndefined(path: string, op: string): NodeStatLike | undefined {
     if (path !== '' && this.hasPlainParent(path)) {
       try {
-        return this.volume.lstatSync(this.abs(path)) as LstatLike;
+        return this.volume.lstatSync(this.abs(path)) as NodeStatLike;
       } catch (e) {
-        if ((e as { code?: string }).code === 'ENOENT') return undefined;
+        if (foreignCodeOf(e) === 'ENOENT') return undefined;
         // Anything else (a file as the parent, …) is classified by the per-component check below.
       }
     }
     if (path !== '') this.checkParent(path, op);
     try {
-      return this.volume.lstatSync(this.abs(path)) as LstatLike;
+      return this.volume.lstatSync(this.abs(path)) as NodeStatLike;
     } catch (e) {
       const err = fromErrno(e, op, path);
       if (err.code === 'NOT_FOUND') return undefined;
@@ -210,9 +199,9 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     let prefix = '';
     for (const seg of parent.split('/')) {
       prefix = prefix === '' ? seg : `${prefix}/${seg}`;
-      let st: LstatLike;
+      let st: NodeStatLike;
       try {
-        st = this.volume.lstatSync(this.abs(prefix)) as LstatLike;
+        st = this.volume.lstatSync(this.abs(prefix)) as NodeStatLike;
       } catch (e) {
         throw fromErrno(e, op, prefix);
       }
@@ -220,21 +209,4 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
       if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, prefix);
     }
   }
-}
-
-function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isDirectory()) return 'directory';
-  if (d.isFile()) return 'file';
-  return 'other';
-}
-
-function toStat(st: LstatLike): Stat {
-  const type = typeOf(st);
-  return {
-    type,
-    size: type === 'file' || type === 'symlink' ? Number(st.size) : 0,
-    mode: Number(st.mode) & 0o7777,
-    mtimeMs: Number(st.mtimeMs),
-  };
 }
