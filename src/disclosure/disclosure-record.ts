@@ -9,6 +9,7 @@
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
 import { isVfsError } from '../../vfs/errors.js';
+import { codeOf } from '../../vfs/coded-error.js';
 import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
 
 /**
@@ -59,7 +60,7 @@ export function disclosureRecord(fields: {
       reason: fields.reason,
       outcome: fields.outcome,
       disclosed: [...fields.disclosed],
-      problems: fields.problems.map((p) => (p.detail === undefined ? { path: p.path, code: p.code } : { path: p.path, code: p.code, detail: p.detail })),
+      problems: fields.problems.map(({ path, code, detail }) => (detail === undefined ? { path, code } : { path, code, detail })),
     },
   };
 }
@@ -70,8 +71,8 @@ export function disclosureRecord(fields: {
  */
 export function errorDetail(e: unknown): string {
   if (isVfsError(e)) return `${e.code}: ${e.detail}`;
-  const code = (e as { code?: unknown } | null)?.code;
-  const text = `${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  const code = codeOf(e);
+  const text = `${code === undefined ? '' : `${code}: `}${e instanceof Error ? e.message : String(e)}`;
   return shorten(text);
 }
 

@@ -28,6 +28,7 @@ import type { StateStore } from '../state/store.js';
 import type { Registration } from '../gate/registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
+import { codeOf, isCodedError } from '../../vfs/coded-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { RunEvent } from '../state/event-log.js';
@@ -246,10 +247,10 @@ export class WorkspaceHost implements Host {
 
 /** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
 function failureData(e: unknown): Record<string, unknown> {
-  const coded = e as { code?: unknown; data?: { reason?: unknown } } | null;
+  const reason = isCodedError(e) ? e.data.reason : undefined;
   return {
-    code: typeof coded?.code === 'string' ? coded.code : 'ERROR',
-    ...(typeof coded?.data?.reason === 'string' ? { reason: coded.data.reason } : {}),
+    code: codeOf(e) ?? 'ERROR',
+    ...(typeof reason === 'string' ? { reason } : {}),
     message: e instanceof Error ? e.message : String(e),
   };
 }
