@@ -10,6 +10,7 @@
 import type { ToolErrorCode } from '../../tools/codes.js';
 import { isVfsError } from '../../vfs/errors.js';
 import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
+import { codeOf } from '../../vfs/coded-error.js';
 
 /**
  * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check
@@ -70,8 +71,8 @@ export function disclosureRecord(fields: {
  */
 export function errorDetail(e: unknown): string {
   if (isVfsError(e)) return `${e.code}: ${e.detail}`;
-  const code = (e as { code?: unknown } | null)?.code;
-  const text = `${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  const code = codeOf(e);
+  const text = `${code !== undefined ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
   return shorten(text);
 }
 

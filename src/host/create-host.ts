@@ -35,6 +35,7 @@ import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTrac
 import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { WorkspaceHost } from './workspace-host.js';
+import { codeOf } from '../../vfs/coded-error.js';
 
 export interface CreateHostOptions {
   /** The integration checkout: a git work tree (any backend) or a plain folder (`copy`, `shared`). */
@@ -143,7 +144,7 @@ function checkRepositoryFolder(path: string): void {
     folder = fs.statSync(path).isDirectory();
   } catch (e) {
     if (!isMissingPath(e)) {
-      const code = String((e as { code?: unknown }).code ?? 'an error');
+      const code = codeOf(e) ?? 'an error';
       throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${path}' cannot be read (${code})`, { repo: path, reason: 'UNREADABLE_FOLDER' }, { cause: e });
     }
     folder = false;

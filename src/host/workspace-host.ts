@@ -39,6 +39,7 @@ import { closeView, registerReady, registrationOf, viewIsCurrent } from './regis
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
+import { CodedError, codeOf } from '../../vfs/coded-error.js';
 
 export interface WorkspaceHostOptions {
   platform: HostPlatform;
@@ -246,10 +247,10 @@ export class WorkspaceHost implements Host {
 
 /** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
 function failureData(e: unknown): Record<string, unknown> {
-  const coded = e as { code?: unknown; data?: { reason?: unknown } } | null;
+  const reason = e instanceof CodedError ? e.data?.reason : undefined;
   return {
-    code: typeof coded?.code === 'string' ? coded.code : 'ERROR',
-    ...(typeof coded?.data?.reason === 'string' ? { reason: coded.data.reason } : {}),
+    code: codeOf(e) ?? 'ERROR',
+    ...(typeof reason === 'string' ? { reason } : {}),
     message: e instanceof Error ? e.message : String(e),
   };
 }
