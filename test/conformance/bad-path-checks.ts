@@ -81,7 +81,8 @@ export function badPathChecks(current: () => LayerUnderTest): void {
     for (const [name, call] of operations(t.layer)) {
       for (const [path, code] of BAD_PATHS) {
         const got = await outcomeOf(() => call(path));
-        if (got !== code) wrong.push(`${name}(${JSON.stringify(path.length > 40 ? `${path.slice(0, 40)}…` : path)}) → ${got}, expected ${code}`);
+        const shown = JSON.stringify(path.length > 40 ? `${path.slice(0, 40)}…` : path);
+        if (got !== code) wrong.push(`${name}(${shown}) → ${got}, expected ${code}`);
       }
     }
     expect(wrong).toEqual([]);

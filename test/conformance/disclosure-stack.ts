@@ -43,7 +43,8 @@ export interface DisclosureStackInput {
 /** The hint layer over the projection of `root`, exactly as `attachDisclosure` wraps it. */
 export function disclosureStack(input: DisclosureStackInput): WritableLayer {
   const visible = fixtureVisibleSet();
-  const state: DisclosureState = { initialPaths: [], allowedPaths: ['secret', 'private'], disclosed: [...FIXTURE_FILES.keys()], visible, requests: 0 };
+  const disclosed = [...FIXTURE_FILES.keys()];
+  const state: DisclosureState = { initialPaths: [], allowedPaths: ['secret', 'private'], disclosed, visible, requests: 0 };
   const record: WorkspaceRecord = {
     conversation: 'conf',
     role: 'agent',

@@ -91,7 +91,8 @@ faultMatrix({
     await plantHiddenFiles(inner);
     await inner.mkdir('.gatefs');
     await inner.writeFile('.gatefs/secret.txt', new TextEncoder().encode(SENTINEL));
-    return { layer: withPathRules(writable(faultyLayer(inner, plan)), { hidden: '.gatefs' }), stores: async () => [await hashLayer(inner)] };
+    const layer = withPathRules(writable(faultyLayer(inner, plan)), { hidden: '.gatefs' });
+    return { layer, stores: async () => [await hashLayer(inner)] };
   },
 });
 

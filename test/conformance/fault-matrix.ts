@@ -121,7 +121,11 @@ export function faultMatrix(target: FaultTarget): void {
             const completed = run.outcome === clean.outcome && sameState(run.state, clean.state);
             const failed = run.outcome === `error ${codeOf(kind)}` && sameState(run.state, before);
             if (!completed && !failed) {
-              const changed = sameState(run.state, before) ? 'nothing changed' : sameState(run.state, clean.state) ? 'state as after a clean run' : `changed: ${differences(run.state, before)}`;
+              const changed = sameState(run.state, before)
+                ? 'nothing changed'
+                : sameState(run.state, clean.state)
+                  ? 'state as after a clean run'
+                  : `changed: ${differences(run.state, before)}`;
               wrong.push(`call ${index} failing with ${kind}: ${run.outcome} (clean: ${clean.outcome}), ${changed}`);
             }
           }

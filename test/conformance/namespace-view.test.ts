@@ -24,7 +24,9 @@ import { fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
 const ROOT = '/worktrees/conf';
 
 /** The namespace resolves `..` and `.` as the agent grammar says: the layer bad-path step does not apply. */
-const NAMESPACE_PATHS = 'the namespace takes agent paths and resolves . and .. itself (test/vfs/path*.test.ts, test/security/a-b-paths.test.ts); its layers each run the step';
+const NAMESPACE_PATHS =
+  'the namespace takes agent paths and resolves . and .. itself (test/vfs/path*.test.ts, test/security/a-b-paths.test.ts); ' +
+  'its layers each run the step';
 
 function namespaceOver(layer: Layer, writable: boolean) {
   const ns = new Namespace({

@@ -27,7 +27,8 @@ export interface ServedStack {
   build(world: ServedWorld, commits: PinnedCommits): Promise<Omit<LayerUnderTest, 'cleanup'> & { close(): void }>;
 }
 
-const IMMUTABLE = 'a pinned commit cannot change after it is made, so no link can be planted; test/vfs/git-tree-layer.test.ts reads committed links';
+const IMMUTABLE =
+  'a pinned commit cannot change after it is made, so no link can be planted; test/vfs/git-tree-layer.test.ts reads committed links';
 const NO_EMPTY_FOLDERS = 'a git tree holds no empty folder';
 
 /** Opens the workspace view of conversation `conf` on the world's platform. */
@@ -68,7 +69,14 @@ export const SERVED_STACKS: readonly ServedStack[] = [
       opened.close();
       const store = StateStore.open(':memory:', { clock: new ManualClock(), liveness: new ManualLiveness() });
       const wrapRoot = (root: WritableLayer) =>
-        disclosureStack({ root, store, git: world.platform.git, objects: commits.objects, pinnedSha: commits.withHidden, checkoutPath: dir });
+        disclosureStack({ 
+          root,
+          store,
+          git: world.platform.git,
+          objects: commits.objects,
+          pinnedSha: commits.withHidden,
+          checkoutPath: dir,
+         });
       const view = open(world, commits, { backend: 'worktree', checkoutPath: dir, pinnedSha: commits.withHidden, mounts: [], wrapRoot });
       const layer = layerAt(view) as DisclosureHintLayer;
       return { layer, symlinks: disclosing(world.symlinks(dir), layer), close: () => (view.close(), store.close()) };
@@ -113,7 +121,9 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     writable: false,
     lacks: { symlinks: IMMUTABLE, emptyFolders: NO_EMPTY_FOLDERS },
     async build(world, commits) {
-      const view = open(world, commits, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: commits.withMount, mounts: [{ path: 'mount', writable: false }] });
+      const mounts = [{ path: 'mount', writable: false }];
+      const checkoutPath = worktree(world, false);
+      const view = open(world, commits, { backend: 'worktree', checkoutPath, pinnedSha: commits.withMount, mounts });
       return { layer: layerAt(view, `${view.namespace.root}/mount`), close: view.close };
     },
   },
@@ -123,8 +133,10 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     writable: false,
     async build(world) {
       const dir = world.folder(`${world.repo}/mount`, true);
-      const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts: [{ path: 'mount', writable: false }] });
-      return { layer: layerAt(view, `${view.namespace.root}/mount`), symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
+      const mounts = [{ path: 'mount', writable: false }];
+      const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts });
+      const layer = layerAt(view, `${view.namespace.root}/mount`);
+      return { layer, symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
     },
   },
   {
@@ -132,8 +144,10 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     servedBy: 'absolute read-only mount of the repository',
     writable: false,
     async build(world) {
-      const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts: [{ path: world.repo, writable: false }] });
-      return { layer: layerAt(view, world.repo), symlinks: world.symlinks(world.repo), backingHash: () => world.hash(world.repo), close: view.close };
+      const mounts = [{ path: world.repo, writable: false }];
+      const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts });
+      const backingHash = () => world.hash(world.repo);
+      return { layer: layerAt(view, world.repo), symlinks: world.symlinks(world.repo), backingHash, close: view.close };
     },
   },
   {
@@ -151,15 +165,19 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     composition: 'the whole namespace, a .git pointer file planted',
     servedBy: 'worktree (as agents address it)',
     writable: true,
-    lacks: { badPaths: 'the namespace takes agent paths and resolves . and .. itself (test/security/a-b-paths.test.ts); its layers each run the step above' },
+    lacks: {
+      badPaths: 'the namespace resolves . and .. as the agent grammar says (test/security/a-b-paths.test.ts); its layers each run the step',
+    },
     async build(world) {
       const dir = worktree(world, true);
       const opened = world.platform.openFolder(dir);
       await opened.layer.writeFile('.git', new TextEncoder().encode('gitdir: /elsewhere/.git/worktrees/conf\n'));
       opened.close();
-      const view = open(world, null, { backend: 'worktree', checkoutPath: dir, pinnedSha: null, mounts: [{ path: world.repo, writable: false }] });
+      const mounts = [{ path: world.repo, writable: false }];
+      const view = open(world, null, { backend: 'worktree', checkoutPath: dir, pinnedSha: null, mounts });
       const ns = view.namespace;
-      return { layer: namespaceView(ns), errorPath: (rel) => namespacePath(ns, rel), symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
+      const errorPath = (rel: string) => namespacePath(ns, rel);
+      return { layer: namespaceView(ns), errorPath, symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
     },
   },
 ];

@@ -64,7 +64,11 @@ export function diskWorld(): ServedWorld {
   const links = (folder: string): SymlinkPlanter => {
     const plain = fx.symlinks(folder);
     const parents = (rel: string) => mkdirSync(dirname(join(folder, rel)), { recursive: true });
-    return { ...plain, fileLink: async (rel) => (parents(rel), plain.fileLink(rel)), dirLink: async (rel) => (parents(rel), plain.dirLink(rel)) };
+    return {
+      ...plain,
+      fileLink: async (rel) => (parents(rel), plain.fileLink(rel)),
+      dirLink: async (rel) => (parents(rel), plain.dirLink(rel)),
+    };
   };
   return {
     platform,
@@ -98,7 +102,11 @@ export function memoryWorld(): ServedWorld {
   const links = (root: string): SymlinkPlanter => {
     const plain = memorySymlinks(volume, root);
     const parents = (rel: string) => volume.mkdirSync(`${root}/${rel}`.replace(/\/[^/]*$/, ''), { recursive: true });
-    return { ...plain, fileLink: async (rel) => (parents(rel), plain.fileLink(rel)), dirLink: async (rel) => (parents(rel), plain.dirLink(rel)) };
+    return {
+      ...plain,
+      fileLink: async (rel) => (parents(rel), plain.fileLink(rel)),
+      dirLink: async (rel) => (parents(rel), plain.dirLink(rel)),
+    };
   };
   return {
     platform,

@@ -23,8 +23,9 @@ async function withTreeGone(folder: string) {
 describe('an unreadable pinned commit', () => {
   it('answers INTERNAL to reads and writes of a path the policy allows, and changes nothing', async () => {
     const host = await withTreeGone('tests/schema');
-    expect(await host.gate.call('a', 'read', { path: 'tests/schema/card.test.ts' })).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
-    expect(await host.gate.call('a', 'write', { path: 'tests/schema/card.test.ts', content: 'x' })).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    const path = 'tests/schema/card.test.ts';
+    expect(await host.gate.call('a', 'read', { path })).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(await host.gate.call('a', 'write', { path, content: 'x' })).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
     expect(host.volume.existsSync('/state/worktrees/a/tests')).toBe(false);
     // Outside the policy nothing asks the commit: absent stays NOT_FOUND.
     expect(await host.gate.call('a', 'read', { path: 'src/secret.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
@@ -34,11 +35,12 @@ describe('an unreadable pinned commit', () => {
   it('makes request_files unavailable with INTERNAL, and the record says what failed', async () => {
     const host = await withTreeGone('tests/schema');
     const r = await host.gate.call('a', 'request_files', { paths: ['tests/schema/card.test.ts'], reason: 'the test' });
-    expect(r).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ path: 'tests/schema/card.test.ts', code: 'INTERNAL' }] } });
+    const problems = [{ path: 'tests/schema/card.test.ts', code: 'INTERNAL' }];
+    expect(r).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems } });
     expect(JSON.stringify(r)).not.toContain('detail');
     expect(disclosureRecords(host.events()).at(-1)).toMatchObject({
       outcome: 'unavailable',
-      problems: [{ path: 'tests/schema/card.test.ts', code: 'INTERNAL', detail: expect.stringContaining('INTERNAL: a git tree of the pinned commit cannot be read') }],
+      problems: [{ ...problems[0], detail: expect.stringContaining('INTERNAL: a git tree of the pinned commit cannot be read') }],
     });
     await host.close();
   });
@@ -52,7 +54,8 @@ describe('a checkout that fails', () => {
     host.volume.mkdirSync('/state/worktrees/a/src/schema/deck.ts');
     const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'the deck' });
     expect(r).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ path: 'src/schema/deck.ts', code: 'INTERNAL' }] } });
-    expect(disclosureRecords(host.events()).at(-1)).toMatchObject({ problems: [{ code: 'INTERNAL', detail: expect.stringMatching(/^IS_DIRECTORY: /) }] });
+    const detail = expect.stringMatching(/^IS_DIRECTORY: /);
+    expect(disclosureRecords(host.events()).at(-1)).toMatchObject({ problems: [{ code: 'INTERNAL', detail }] });
     await host.close();
   });
 });

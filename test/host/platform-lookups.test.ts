@@ -54,8 +54,9 @@ describe.each([['disk', disk], ['memory', memory]] as const)('platform lookups (
 describe('the repository folder', () => {
   it('that cannot be looked at is UNREADABLE_FOLDER, not MISSING_FOLDER', async () => {
     const { base } = disk();
-    await expect(createHost({ repo: join(base, 'loop/repo') })).rejects.toMatchObject({ code: 'NOT_A_GIT_REPOSITORY', data: { reason: 'UNREADABLE_FOLDER' } });
-    await expect(createHost({ repo: join(base, 'gone') })).rejects.toMatchObject({ code: 'NOT_A_GIT_REPOSITORY', data: { reason: 'MISSING_FOLDER' } });
+    const refused = (reason: string) => ({ code: 'NOT_A_GIT_REPOSITORY', data: { reason } });
+    await expect(createHost({ repo: join(base, 'loop/repo') })).rejects.toMatchObject(refused('UNREADABLE_FOLDER'));
+    await expect(createHost({ repo: join(base, 'gone') })).rejects.toMatchObject(refused('MISSING_FOLDER'));
   });
 
   it('identityOf throws on disk for a path it cannot look at', () => {

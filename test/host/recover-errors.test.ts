@@ -25,7 +25,8 @@ class StatusFails implements HostExec {
   private readonly real = new NodeHostExec();
   run(request: ExecRequest): Promise<ExecResult> {
     if (!request.argv.includes('status')) return this.real.run(request);
-    return Promise.resolve({ exitCode: 128, signal: null, stdout: '', stderr: 'fatal: simulated status failure', timedOut: false, durationMs: 0 });
+    const stderr = 'fatal: simulated status failure';
+    return Promise.resolve({ exitCode: 128, signal: null, stdout: '', stderr, timedOut: false, durationMs: 0 });
   }
 }
 
@@ -47,7 +48,8 @@ describe('recovering a release interrupted while removing', () => {
     const next = await createHost({ repo: repo.dir, exec: new StatusFails() });
     cleanups.push(() => next.close());
     expect(next.events().filter((e) => e.type === 'release.finished')).toEqual([]);
-    expect(next.events().filter((e) => e.type === 'release.undone')).toMatchObject([{ conversation: 'a', data: { step: 'removing', problem: expect.stringContaining('status') } }]);
+    const undone = next.events().filter((e) => e.type === 'release.undone');
+    expect(undone).toMatchObject([{ conversation: 'a', data: { step: 'removing', problem: expect.stringContaining('status') } }]);
     expect(existsSync(written) && readFileSync(written, 'utf8')).toBe('not gatefs, but work');
     expect(next.status()).toMatchObject([{ conversation: 'a', state: 'ready' }]);
   });
