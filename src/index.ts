@@ -12,6 +12,7 @@ export type { RunEvent } from './state/event-log.js';
 export type { OccupancyMode } from './state/occupancy-table.js';
 export type { ToolDescriptor, ToolError, ToolResult } from '../tools/result.js';
 export { TOOL_ERROR_CODES, type ToolErrorCode } from '../tools/codes.js';
+export { CodedError, isCodedError, codeOf, type ErrorData } from '../vfs/coded-error.js';
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from './workspace-error.js';
 export { ManifestError, isManifestError, type ManifestErrorCode } from './manifest/manifest-error.js';
 export type { Manifest, Role, MountSpec, DisclosurePolicy } from './manifest/types.js';

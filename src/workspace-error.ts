@@ -7,7 +7,13 @@
  *
  * Messages are written for the operator running gatefs. They may name host paths (a checkout, a
  * state directory): the tool gate never forwards a `WorkspaceError` message to an agent as is.
+ *
+ * `StateError` (src/state/state-error.ts) has the same shape for the state database: both are
+ * `CodedError`s (vfs/coded-error.ts) and differ only in their codes.
  */
+import { CodedError, type ErrorData } from '../vfs/coded-error.js';
+
+/** The conditions a `WorkspaceError` names. */
 export type WorkspaceErrorCode =
   /** The manifest asks for a backend this gatefs cannot provide (`container`); never a fallback. */
   | 'BACKEND_UNAVAILABLE'
@@ -28,17 +34,12 @@ export type WorkspaceErrorCode =
   /** The state directory or database was not created by gatefs on this machine (it came with the repository); `data.hint` says what to do. */
   | 'STATE_UNTRUSTED';
 
-/** An error about a workspace, with a stable `code` and structured `data`. */
-export class WorkspaceError extends Error {
+/** An error about a workspace, with a stable `code` and structured `data` (see `CodedError`). */
+export class WorkspaceError extends CodedError<WorkspaceErrorCode> {
   override readonly name = 'WorkspaceError';
 
-  constructor(
-    readonly code: WorkspaceErrorCode,
-    message: string,
-    readonly data: Readonly<Record<string, unknown>> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(code: WorkspaceErrorCode, message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
+    super(code, message, data, options);
   }
 }
 

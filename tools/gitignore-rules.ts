@@ -43,8 +43,9 @@ export class GitignoreRules {
       const bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     } catch (e) {
-      // Out of descriptors (`BUSY`) the rules are unknown: the search must not go on without them.
-      if (isVfsError(e) && e.code !== 'BUSY') return this;
+      // Out of descriptors (`BUSY`) or a failed read (`INTERNAL`) the rules are unknown: the
+      // search must not go on without them. A missing, linked, special or oversized file has none.
+      if (isVfsError(e) && e.code !== 'BUSY' && e.code !== 'INTERNAL') return this;
       throw e;
     }
     const file = await GitignoreFile.parse(text, meter);

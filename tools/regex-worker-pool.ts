@@ -17,6 +17,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LineHits, LineRequest } from './line-matcher.js';
+import { CodedError } from '../vfs/coded-error.js';
 
 /** Patterns a worker keeps compiled. */
 const CACHED_REGEXES = 32;
@@ -82,15 +83,28 @@ export interface RegexBatch {
   jobs: ({ bytes: Uint8Array } & LineRequest)[];
 }
 
-/** The batch ran past its budget (its worker was terminated). */
-export class BatchTimeout extends Error {
-  constructor(readonly budgetMs: number) {
-    super(`the batch ran past its budget of ${budgetMs} ms`);
+/** The batch ran past its budget (its worker was terminated); `data.budgetMs` is that budget. */
+export class BatchTimeout extends CodedError<'BATCH_TIMEOUT', { readonly budgetMs: number }> {
+  override readonly name = 'BatchTimeout';
+
+  constructor(budgetMs: number) {
+    super('BATCH_TIMEOUT', `the batch ran past its budget of ${budgetMs} ms`, { budgetMs });
+  }
+
+  /** The budget the batch ran past, in milliseconds. */
+  get budgetMs(): number {
+    return this.data.budgetMs;
   }
 }
 
 /** The regex engine threw while searching the batch (its stack overflowed on a long line). */
-export class RegexEngineFailure extends Error {}
+export class RegexEngineFailure extends CodedError<'REGEX_ENGINE_FAILURE'> {
+  override readonly name = 'RegexEngineFailure';
+
+  constructor(message: string) {
+    super('REGEX_ENGINE_FAILURE', message, {});
+  }
+}
 
 /** A submitted batch: its results, and a way to drop it (a batch still queued is never sent). */
 export interface BatchHandle {

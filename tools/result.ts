@@ -3,6 +3,7 @@
  * `{ ok: true, value }` or `{ ok: false, error: { code, message, path? } }` (DESIGN.md).
  * The codes themselves are documented in `tools/codes.ts`.
  */
+import { CodedError } from '../vfs/coded-error.js';
 import type { ToolErrorCode } from './codes.js';
 
 /** A refusal: a stable code, a message for the agent, and the path it concerns. */
@@ -28,13 +29,24 @@ export interface ToolDescriptor {
 /**
  * A tool-level refusal thrown by a handler (`NO_MATCH`, `STALE_CONTENT`, …). The gate turns it
  * into `{ ok: false, error }`; a handler may also return that result directly. `path` is a
- * namespace path as the agent writes it (never a host path).
+ * namespace path as the agent writes it (never a host path). A `CodedError` whose message is
+ * shown to the agent as is; the gate also throws it for its own refusals.
  */
-export class ToolFailure extends Error {
+export class ToolFailure extends CodedError<ToolErrorCode, { readonly path?: string }> {
   override readonly name = 'ToolFailure';
 
-  constructor(readonly code: ToolErrorCode, message: string, readonly path?: string) {
-    super(message);
+  constructor(code: ToolErrorCode, message: string, path?: string) {
+    super(code, message, path === undefined ? {} : { path });
+  }
+
+  /** The namespace path the refusal concerns, as the agent writes it; undefined when none. */
+  get path(): string | undefined {
+    return this.data.path;
+  }
+
+  /** The `ToolError` the agent receives: the code, the message, and the path when there is one. */
+  toToolError(): ToolError {
+    return this.path === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, path: this.path };
   }
 }
 

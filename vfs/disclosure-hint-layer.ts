@@ -7,12 +7,17 @@
  *
  * Writes: replacing an undisclosed file the policy covers is refused with `NOT_DISCLOSED`
  * before anything is touched (the agent must see the pinned bytes before it may change
- * them); every other write goes to the projection. When a write, mkdir, remove or rename
- * changes the set of visible paths, `hints.onVisibleChange` is told (to persist it).
+ * them); every other write goes to the projection. When a write, mkdir or remove changes the
+ * set of visible paths, `hints.onVisibleChange` is told (to persist it).
+ *
+ * Paths are checked first (vfs/layer-path.ts: `BAD_NAME`, `NAME_TOO_LONG`). When the hints
+ * cannot answer (`isUndisclosed` throws: the pinned commit cannot be read), the operation fails
+ * with that error: an unreadable snapshot is never taken for "absent" (`NOT_FOUND`).
  *
  * Listings are the projection's: undisclosed entries never appear in readdir.
  */
 import { VfsError, isVfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 import type { SparseProjection } from './sparse-layer.js';
@@ -36,18 +41,22 @@ export class DisclosureHintLayer implements WritableLayer, LockableLayer {
   }
 
   stat(path: string): Promise<Stat> {
+    checkLayerPath(path, 'stat');
     return this.hinted(path, 'stat', () => this.projection.stat(path));
   }
 
   readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    checkLayerPath(path, 'read');
     return this.hinted(path, 'read', () => this.projection.readFile(path, options));
   }
 
   readdir(path: string): Promise<DirEntry[]> {
+    checkLayerPath(path, 'readdir');
     return this.hinted(path, 'readdir', () => this.projection.readdir(path));
   }
 
   async writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
     const before = this.projection.isVisible(path);
     if (!before && (await this.hints.isUndisclosed(path, true))) throw notDisclosed('write', path);
     const result = await this.projection.writeFile(path, data, options);
@@ -61,19 +70,15 @@ export class DisclosureHintLayer implements WritableLayer, LockableLayer {
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
     const before = this.projection.isVisible(path);
     await this.projection.mkdir(path);
     if (!before) this.changed();
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     await this.projection.remove(path);
-    this.changed();
-  }
-
-  async rename(from: string, to: string): Promise<void> {
-    if (!this.projection.isVisible(to) && (await this.hints.isUndisclosed(to, true))) throw notDisclosed('rename', to);
-    await this.projection.rename(from, to);
     this.changed();
   }
 

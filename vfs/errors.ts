@@ -8,7 +8,13 @@
  *
  * `path` is always a layer-relative path ('' is the layer root) or, once the namespace has
  * re-anchored it, a namespace path. A host path never appears in `path` or `message`.
+ *
+ * `VfsError` derives from `CodedError` (vfs/coded-error.ts), the base of every gatefs error;
+ * the Node errno codes a layer meets (`ENOENT`, …) are foreign codes it translates here.
  */
+import { CodedError, causeOf, foreignCodeOf } from './coded-error.js';
+
+/** The codes a `VfsError` carries; each one's meaning is its default detail below. */
 export type VfsCode =
   | 'PATH_ESCAPE'
   | 'OUTSIDE_MOUNTS'
@@ -30,18 +36,40 @@ export type VfsCode =
   | 'TOO_DEEP'
   | 'INTERNAL';
 
-/** An error raised by the VFS: a stable `code`, the operation (`op`) and the path it concerns. */
-export class VfsError extends Error {
+/** What a `VfsError` carries besides its code: the operation, the path and the one-line detail. */
+export type VfsErrorData = {
+  /** The operation that failed (`read`, `readdir`, `write`, …). */
+  readonly op: string;
+  /** Layer-relative ('' is the layer root) or, once re-anchored, a namespace path; never a host path. */
+  readonly path: string;
+  /** What went wrong, in words an agent can act on (the default is the code's one-line doc). */
+  readonly detail: string;
+};
+
+/**
+ * An error raised by the VFS: a stable `code`, the operation (`op`) and the path it concerns.
+ * Its message, `CODE: op 'path': detail`, is safe to show an agent.
+ */
+export class VfsError extends CodedError<VfsCode, VfsErrorData> {
   override readonly name = 'VfsError';
 
-  constructor(
-    readonly code: VfsCode,
-    readonly op: string,
-    readonly path: string,
-    readonly detail: string = defaultDetail(code),
-    options?: { cause?: unknown },
-  ) {
-    super(`${code}: ${op} '${path}': ${detail}`, options);
+  constructor(code: VfsCode, op: string, path: string, detail: string = defaultDetail(code), options?: { cause?: unknown }) {
+    super(code, `${code}: ${op} '${path}': ${detail}`, { op, path, detail }, options);
+  }
+
+  /** The operation that failed. */
+  get op(): string {
+    return this.data.op;
+  }
+
+  /** The path the error concerns (see `VfsErrorData.path`). */
+  get path(): string {
+    return this.data.path;
+  }
+
+  /** The one-line detail (see `VfsErrorData.detail`). */
+  get detail(): string {
+    return this.data.detail;
   }
 
   /** The same error re-anchored at another path (a layer path seen through a mount). */
@@ -103,10 +131,10 @@ const ERRNO_CODES: Record<string, VfsCode> = {
  */
 export function fromErrno(e: unknown, op: string, path: string): VfsError {
   if (e instanceof VfsError) return e;
-  const errno = (e as { code?: unknown } | null)?.code;
-  const code = typeof errno === 'string' ? ERRNO_CODES[errno] : undefined;
+  const errno = foreignCodeOf(e);
+  const code = errno === undefined ? undefined : ERRNO_CODES[errno];
   if (code) return new VfsError(code, op, path, undefined, { cause: e });
-  return new VfsError('INTERNAL', op, path, `unexpected ${typeof errno === 'string' ? errno : 'error'}`, { cause: e });
+  return new VfsError('INTERNAL', op, path, `unexpected ${errno ?? 'error'}`, { cause: e });
 }
 
 /**
@@ -119,9 +147,9 @@ export function isDescriptorShortage(e: unknown): boolean {
   let cur: unknown = e;
   for (let depth = 0; depth < 8 && cur !== null && typeof cur === 'object'; depth++) {
     if (cur instanceof VfsError && cur.code === 'BUSY') return true;
-    const code = (cur as { code?: unknown }).code;
+    const code = foreignCodeOf(cur);
     if (code === 'EMFILE' || code === 'ENFILE') return true;
-    cur = (cur as { cause?: unknown }).cause;
+    cur = causeOf(cur);
   }
   return false;
 }

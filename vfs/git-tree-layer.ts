@@ -12,6 +12,7 @@
 import { VfsError, isDescriptorShortage } from './errors.js';
 import type { DirEntry, EntryType, Layer, ReadOptions, Stat } from './layer.js';
 import { compareNames } from './layer.js';
+import { checkLayerPath } from './layer-path.js';
 import type { GitObjectReader, TreeEntry } from './git-object-reader.js';
 
 interface Node {
@@ -64,8 +65,12 @@ export class GitTreeLayer implements Layer {
     return entries.map((e) => ({ name: e.name, type: typeOf(e.mode) })).sort((a, b) => compareNames(a.name, b.name));
   }
 
-  /** The node at a layer path, checking that every intermediate component is a folder. */
+  /**
+   * The node at a layer path (checked first: `BAD_NAME`, `NAME_TOO_LONG`), checking that every
+   * intermediate component is a folder.
+   */
   private async walk(path: string, op: string): Promise<Node> {
+    checkLayerPath(path, op);
     let node = await this.rootNode(op);
     if (path === '') return node;
     const segs = path.split('/');

@@ -5,6 +5,7 @@
  * nothing of this process runs between the compare and the caller's rename.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { foreignCodeOf } from './coded-error.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const CHUNK = 64 * 1024;
@@ -21,7 +22,7 @@ export function holdsExactly(at: string, expected: Uint8Array): boolean {
   try {
     fd = openSync(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (e) {
-    if (GONE.has((e as { code?: string }).code ?? '')) return false;
+    if (GONE.has(foreignCodeOf(e) ?? '')) return false;
     throw e;
   }
   try {

@@ -16,16 +16,17 @@
  * are not detected; a folder moved out of the root by another process while an operation holds
  * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
-import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent, type Stats } from 'node:fs';
+import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent } from 'node:fs';
 import { VfsError } from './errors.js';
-import type { DirEntry, EntryType, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type { DirEntry, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
 import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
-import { hostMkdir, hostRemove, hostRename, hostWriteFile } from './host-write.js';
+import { entryTypeOf, toStat } from './node-stat.js';
+import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
 import { hostLockKey } from './host-lock-key.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
@@ -36,10 +37,9 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 export interface HostLayerOptions {
   /**
-   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove, rename),
+   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove),
    * and for the target itself when it is a folder. Returning a code refuses the operation with
    * that code, so a read-only tree reached through this writable root stays read-only.
-   * Limit: renaming a folder shows the guard that folder, not every folder inside it.
    */
   guard?: HostGuard;
   /** Test seams (vfs/host-hooks.ts `HostSeams`); absent in production. */
@@ -152,11 +152,6 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     hostRemove(this.walk, path, this.guard);
   }
 
-  /** Renames within the layer, replacing a file at `to` without following a link there. */
-  async rename(from: string, to: string): Promise<void> {
-    hostRename(this.walk, from, to, this.guard);
-  }
-
   /**
    * The folder `path` of this layer as a layer of its own, like `openHostLayer` but without
    * trusting a host path: reached from this layer's held root one component at a time, no link
@@ -251,7 +246,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
       throw hostError(e, 'readdir', dir.rel);
     }
     const out: DirEntry[] = new Array(dirents.length);
-    for (let i = 0; i < dirents.length; i++) out[i] = { name: dirents[i].name, type: typeOf(dirents[i]) };
+    for (let i = 0; i < dirents.length; i++) out[i] = { name: dirents[i].name, type: entryTypeOf(dirents[i]) };
     return out.sort((a, b) => compareNames(a.name, b.name));
   }
 }
@@ -265,20 +260,3 @@ export function openHostLayer(dir: string, options?: HostLayerOptions): HostLaye
   return new HostLayer(dir, options);
 }
 
-
-function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isDirectory()) return 'directory';
-  if (d.isFile()) return 'file';
-  return 'other';
-}
-
-function toStat(st: Stats): Stat {
-  const type = typeOf(st);
-  return {
-    type,
-    size: type === 'file' || type === 'symlink' ? st.size : 0,
-    mode: st.mode & 0o7777,
-    mtimeMs: st.mtimeMs,
-  };
-}

@@ -27,6 +27,7 @@ import { VfsError } from './errors.js';
 import { childPath } from './layer.js';
 import { identityOf, sameIdentity, type HostGuard, type HostIdentity, type HostSeams } from './host-hooks.js';
 import { hostError } from './host-names.js';
+import { foreignCodeOf } from './coded-error.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const PROC_SUPER_MAGIC = 0x9fa0;
@@ -288,7 +289,7 @@ export class ConfinedWalk {
 
   /** ENOTDIR/ELOOP from an `O_DIRECTORY | O_NOFOLLOW` open: a link or a plain non-folder? */
   private classifyOpenFailure(e: unknown, path: string, op: string, rel: string): VfsError {
-    const code = (e as { code?: string }).code;
+    const code = foreignCodeOf(e);
     if (code !== 'ENOTDIR' && code !== 'ELOOP') return hostError(e, op, rel);
     let now: Stats;
     try {

@@ -1,6 +1,6 @@
 /**
- * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`,
- * `hostRename`. Each walks to the parent folder through `ConfinedWalk` (showing every folder
+ * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`.
+ * Each walks to the parent folder through `ConfinedWalk` (showing every folder
  * to the guard), then acts on one name inside the held parent, by `/proc/self/fd/<parentFd>/<name>`
  * (shared/SECURITY.md steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
  * itself, so a rename or unlink lands in that folder even if it was moved meanwhile.
@@ -19,6 +19,7 @@ import { identityOf, type HostGuard } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { writeHandle } from './host-file-io.js';
 import { holdsExactly } from './host-content-check.js';
+import { foreignCodeOf } from './coded-error.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -69,7 +70,7 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
       try {
         linkSync(walk.at(parent, temp), walk.at(parent, name));
       } catch (e) {
-        if (!NO_HARD_LINKS.has((e as { code?: string }).code ?? '')) throw e;
+        if (!NO_HARD_LINKS.has(foreignCodeOf(e) ?? '')) throw e;
         // A filesystem without hard links: create at the name itself with O_EXCL (readers may
         // then see the new file before all its bytes are in).
         writeNew(walk.at(parent, name), data, mode, options.durable ?? true);
@@ -132,44 +133,6 @@ export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard):
   }
 }
 
-/**
- * Renames `from` to `to` inside the layer (`rename(2)` between two held parents): a file or
- * link at `to` is replaced, never followed. The root cannot be renamed (`READ_ONLY`). A folder
- * moved into itself is `BAD_NAME`. `NOT_FOUND`, `NOT_EMPTY`, `IS_DIRECTORY`, `NOT_DIRECTORY`,
- * guard codes (both walks, and each side when it is a folder).
- * Limit: the guard sees the moved folder itself, not every folder inside it.
- */
-export function hostRename(walk: ConfinedWalk, from: string, to: string, guard?: HostGuard): void {
-  layerSegments(from, 'rename');
-  layerSegments(to, 'rename');
-  if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from === '' ? from : to, 'cannot rename the root of a mount');
-  const op = 'rename';
-  const source = walk.openChain(parentSegmentsOf(from, op), op, guard);
-  let target: HeldDir[] = [];
-  try {
-    target = walk.openChain(parentSegmentsOf(to, op), op, guard);
-    const fromDir = source[source.length - 1];
-    const toDir = target[target.length - 1];
-    walk.seams.beforeStep?.({ op, path: from });
-    const st = lstatSync(walk.at(fromDir, baseName(from)));
-    if (st.isDirectory() && guard) walk.checkGuard(guard, identityOf(st), op, from);
-    const existing = lstatOrUndefined(walk.at(toDir, baseName(to)), op, to);
-    if (existing?.isDirectory() && guard) walk.checkGuard(guard, identityOf(existing), op, to);
-    walk.seams.afterCheck?.({ op, path: from });
-    walk.seams.beforeCommit?.({ op, path: from });
-    // Host paths are formed right before the call: the fallback re-checks its chain in `at`.
-    renameSync(walk.at(fromDir, baseName(from)), walk.at(toDir, baseName(to)));
-  } catch (e) {
-    if (e instanceof VfsError) throw e;
-    const code = (e as { code?: string }).code;
-    if (code === 'EINVAL') throw new VfsError('BAD_NAME', op, to, 'a folder cannot be moved inside itself');
-    throw hostError(e, op, code === 'ENOENT' ? from : to);
-  } finally {
-    walk.release(source);
-    walk.release(target);
-  }
-}
-
 /** Creates an exclusive temp file in `parent`, writes and fsyncs `data`; returns its name. */
 function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string, durable: boolean): string {
   for (let attempt = 0; attempt < 16; attempt++) {
@@ -178,7 +141,7 @@ function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode:
       writeNew(walk.at(parent, temp), data, mode, durable);
       return temp;
     } catch (e) {
-      if ((e as { code?: string }).code !== 'EEXIST') throw hostError(e, 'write', path);
+      if (foreignCodeOf(e) !== 'EEXIST') throw hostError(e, 'write', path);
     }
   }
   throw new VfsError('INTERNAL', 'write', path, 'could not create a temporary file');
@@ -207,7 +170,7 @@ function lstatOrUndefined(at: string, op: string, path: string): Stats | undefin
   try {
     return lstatSync(at);
   } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return undefined;
+    if (foreignCodeOf(e) === 'ENOENT') return undefined;
     throw hostError(e, op, path);
   }
 }

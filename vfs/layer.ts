@@ -1,9 +1,10 @@
 /**
  * The layer interfaces: what every filesystem implementation of the VFS honours.
  *
- * Paths given to a layer are layer-relative and already validated by the path grammar
- * (`vfs/path.ts`): '' is the layer root, otherwise segments joined by '/', with no '.', '..',
- * empty segment, NUL or backslash. A layer never follows a symbolic link: a link as an
+ * Paths given to a layer are layer-relative: '' is the layer root, otherwise names joined by
+ * '/'. The namespace hands over only paths the grammar (`vfs/path.ts`) accepted, and every layer
+ * checks again on its own (`vfs/layer-path.ts` `checkLayerPath`: `BAD_NAME` for '.', '..', an
+ * empty name or NUL, `NAME_TOO_LONG`) before it touches anything. A layer never follows a symbolic link: a link as an
  * intermediate component is `SYMLINK_ESCAPE`; as the last component, `stat` reports it as
  * `symlink` and `readFile` refuses it with `SYMLINK_ESCAPE`.
  *
@@ -12,6 +13,7 @@
  */
 import { isVfsError } from './errors.js';
 
+/** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 /** What `stat` reports (lstat semantics: a final symlink is reported, not followed). */
@@ -88,8 +90,6 @@ export interface WritableLayer extends Layer {
   mkdir(path: string): Promise<void>;
   /** Remove a file, a symlink (not its target) or an empty folder (`NOT_EMPTY`). */
   remove(path: string): Promise<void>;
-  /** Rename within the layer, replacing a file at `to` (never following a link there). */
-  rename(from: string, to: string): Promise<void>;
 }
 
 /** True when the layer offers the writing extension (it may still refuse with `READ_ONLY`). */

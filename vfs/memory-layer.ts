@@ -5,22 +5,19 @@
  * checked with lstat), writes replace the name through a temp file and a rename (so a hard link
  * never changes in place and a symlink at the name is replaced, not followed), and an existing
  * file keeps its mode. memfs is synchronous underneath; each call is one short synchronous step.
+ * Every path is checked first (vfs/layer-path.ts: `BAD_NAME`, `NAME_TOO_LONG`): memfs itself
+ * would resolve `..` above the layer's root folder.
  */
 import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
-import type { DirEntry, EntryType, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
+import { checkLayerPath } from './layer-path.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
+import { foreignCodeOf } from './coded-error.js';
+import { entryTypeOf, toStat, type NodeStatLike, type NodeTypeProbe } from './node-stat.js';
 
 type Vol = InstanceType<typeof Volume>;
-interface LstatLike {
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-  size: number | bigint;
-  mode: number | bigint;
-  mtimeMs: number | bigint;
-}
 
 export interface MemoryLayerOptions {
   /** The volume to use (default: a new empty one). */
@@ -50,10 +47,12 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async stat(path: string): Promise<Stat> {
+    checkLayerPath(path, 'stat');
     return toStat(this.lstat(path, 'stat'));
   }
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    checkLayerPath(path, 'read');
     const st = this.lstat(path, 'read');
     if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'read', path);
     if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
@@ -70,18 +69,14 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
+    checkLayerPath(path, 'readdir');
     const st = this.lstat(path, 'readdir');
     if (st.isSymbolicLink()) throw new VfsError('SYMLINK_ESCAPE', 'readdir', path);
     if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', 'readdir', path);
     try {
-      const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as {
-        name: string;
-        isFile(): boolean;
-        isDirectory(): boolean;
-        isSymbolicLink(): boolean;
-      }[];
+      const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as (NodeTypeProbe & { name: string })[];
       return dirents
-        .map((d) => ({ name: String(d.name), type: typeOf(d) }))
+        .map((d) => ({ name: String(d.name), type: entryTypeOf(d) }))
         .sort((a, b) => compareNames(a.name, b.name));
     } catch (e) {
       throw fromErrno(e, 'readdir', path);
@@ -89,6 +84,8 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
+    if (path === '') throw new VfsError('IS_DIRECTORY', 'write', path);
     this.checkParent(path, 'write');
     const abs = this.abs(path);
     const existing = this.lstatOrUndefined(path, 'write');
@@ -114,6 +111,8 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
+    if (path === '') throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
     this.checkParent(path, 'mkdir');
     try {
       this.volume.mkdirSync(this.abs(path), 0o755);
@@ -123,6 +122,7 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
     const st = this.lstat(path, 'remove');
     try {
@@ -133,19 +133,9 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     }
   }
 
-  async rename(from: string, to: string): Promise<void> {
-    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
-    this.lstat(from, 'rename');
-    this.checkParent(to, 'rename');
-    try {
-      this.volume.renameSync(this.abs(from), this.abs(to));
-    } catch (e) {
-      throw fromErrno(e, 'rename', to);
-    }
-  }
-
   /** The lock key of `path`: this volume and the volume path (no links are followed, so it is the only name). */
   lockKey(path: string): LockKey {
+    checkLayerPath(path, 'lock');
     return { scope: this.volume, id: this.abs(path) };
   }
 
@@ -159,24 +149,24 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
   }
 
   /** lstat of `path` after checking every intermediate component is a real folder. */
-  private lstat(path: string, op: string): LstatLike {
+  private lstat(path: string, op: string): NodeStatLike {
     const st = this.lstatOrUndefined(path, op);
     if (!st) throw new VfsError('NOT_FOUND', op, path);
     return st;
   }
 
-  private lstatOrUndefined(path: string, op: string): LstatLike | undefined {
+  private lstatOrUndefined(path: string, op: string): NodeStatLike | undefined {
     if (path !== '' && this.hasPlainParent(path)) {
       try {
-        return this.volume.lstatSync(this.abs(path)) as LstatLike;
+        return this.volume.lstatSync(this.abs(path)) as NodeStatLike;
       } catch (e) {
-        if ((e as { code?: string }).code === 'ENOENT') return undefined;
+        if (foreignCodeOf(e) === 'ENOENT') return undefined;
         // Anything else (a file as the parent, …) is classified by the per-component check below.
       }
     }
     if (path !== '') this.checkParent(path, op);
     try {
-      return this.volume.lstatSync(this.abs(path)) as LstatLike;
+      return this.volume.lstatSync(this.abs(path)) as NodeStatLike;
     } catch (e) {
       const err = fromErrno(e, op, path);
       if (err.code === 'NOT_FOUND') return undefined;
@@ -209,9 +199,9 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     let prefix = '';
     for (const seg of parent.split('/')) {
       prefix = prefix === '' ? seg : `${prefix}/${seg}`;
-      let st: LstatLike;
+      let st: NodeStatLike;
       try {
-        st = this.volume.lstatSync(this.abs(prefix)) as LstatLike;
+        st = this.volume.lstatSync(this.abs(prefix)) as NodeStatLike;
       } catch (e) {
         throw fromErrno(e, op, prefix);
       }
@@ -219,21 +209,4 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
       if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', op, prefix);
     }
   }
-}
-
-function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isDirectory()) return 'directory';
-  if (d.isFile()) return 'file';
-  return 'other';
-}
-
-function toStat(st: LstatLike): Stat {
-  const type = typeOf(st);
-  return {
-    type,
-    size: type === 'file' || type === 'symlink' ? Number(st.size) : 0,
-    mode: Number(st.mode) & 0o7777,
-    mtimeMs: Number(st.mtimeMs),
-  };
 }

@@ -43,8 +43,8 @@ export interface NamespaceOptions {
   /**
    * Absolute namespace paths of the files that grant an agent its authority (`gatefs.yaml` at
    * the workspace root, the loaded manifest or settings file where a mount shows it). They stay
-   * readable; writing, editing, removing or renaming them, or removing or renaming a folder that
-   * holds them (or would hold them), is `PROTECTED_PATH`. Compared after `foldName`, so
+   * readable; writing, editing or removing them, or removing a folder that holds them, is
+   * `PROTECTED_PATH`. Compared after `foldName`, so
    * `GATEFS.YAML` or `gatefs.yaml.` (one file on macOS or Windows) is refused too.
    */
   authorityFiles?: readonly string[];
@@ -178,24 +178,6 @@ export class Namespace {
     }
   }
 
-  /** Renames within one mount; across mounts is refused with `OUTSIDE_MOUNTS`. */
-  async rename(from: string | Resolved, to: string | Resolved): Promise<void> {
-    const a = this.target(from, 'rename');
-    const b = this.target(to, 'rename');
-    const layer = this.writableLayer(a, 'rename');
-    this.writableLayer(b, 'rename');
-    this.checkNotAboveAuthority(a, 'rename');
-    this.checkNotAboveAuthority(b, 'rename');
-    if (a.mount !== b.mount) {
-      throw new VfsError('OUTSIDE_MOUNTS', 'rename', b.path, 'cannot rename across mounts');
-    }
-    try {
-      await layer.rename(a.rel, b.rel);
-    } catch (e) {
-      throw this.anchor(e, a);
-    }
-  }
-
   /**
    * The lock key of the file a write at `r` would change (vfs/lock-key.ts): one key per file
    * whatever mount, layer object or conversation reaches it. Never shown to an agent. Throws the
@@ -268,7 +250,7 @@ export class Namespace {
     return r;
   }
 
-  /** `PROTECTED_PATH` when removing or renaming `r` would move or remove an authority file. */
+  /** `PROTECTED_PATH` when removing `r` would remove an authority file. */
   private checkNotAboveAuthority(r: Resolved, op: string): void {
     if (this.authorityFiles.some((f) => f.relation(r.path) === 'above')) {
       throw new VfsError('PROTECTED_PATH', op, r.path, 'the folder holds a file that grants agents their authority');

@@ -14,9 +14,6 @@
  * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
- * - rename: copy-up at the new name + whiteout of the old one. Folders holding lower entries are
- *   copied file by file (O(subtree), not atomic: an interruption can leave both names, never
- *   neither); a lower symbolic link cannot be copied and is refused with `NOT_REGULAR_FILE`.
  * - readdir: the union of both listings, minus whiteouts, sorted.
  *
  * Nothing is cached but the whiteout list: a file put into the upper folder behind the overlay's
@@ -25,16 +22,18 @@
  * Open one overlay per upper at a time: two would each keep their own whiteout list and the
  * last to save would win.
  *
+ * Paths: checked by `checkLayerPath` before anything is read (`BAD_NAME`, `NAME_TOO_LONG`).
  * Reserved name: `.gatefs-overlay` as the first segment of a path is refused for every operation
  * with `BAD_NAME` (and never listed): it holds the whiteout record. Durability: with a host
  * directory as upper, reopening `overlay(sameUpperDir, sameLower)` shows the same tree.
  *
  * Errors: the codes of the layers below (`NOT_FOUND`, `NOT_DIRECTORY`, `IS_DIRECTORY`,
  * `ALREADY_EXISTS`, `NOT_EMPTY`, `SYMLINK_ESCAPE`, `TOO_LARGE`, …) with layer-relative paths,
- * `BAD_NAME` for the reserved name and for moving a folder into itself, `READ_ONLY` for removing
- * or renaming the root.
+ * `BAD_NAME` for the reserved name, `READ_ONLY` for removing the root. A lower error other than
+ * `NOT_FOUND` is never taken for an absent entry: the operation fails with it, unchanged.
  */
 import { VfsError, isVfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, compareNames, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
@@ -106,9 +105,8 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (existing.in === 'upper') return this.upper.writeFile(path, data, options);
     }
     if (ifMatch) return this.copyUpIfMatch(path, data, ifMatch, existing);
-    await this.copyUpParents(path, 'write');
     const mode = existing?.stat.type === 'file' ? existing.stat.mode : options.mode;
-    await this.upper.writeFile(path, data, { exclusive: options.exclusive, mode });
+    await this.withParents(path, 'write', () => this.upper.writeFile(path, data, { exclusive: options.exclusive, mode }));
     return { created: !existing };
   }
 
@@ -122,9 +120,8 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (existing?.stat.type !== 'file') throw stale();
     const lower = await this.lower.readFile(path).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
     if (!lower || !sameBytes(lower, ifMatch)) throw stale();
-    await this.copyUpParents(path, 'write');
     try {
-      await this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode });
+      await this.withParents(path, 'write', () => this.upper.writeFile(path, data, { exclusive: true, mode: existing.stat.mode }));
     } catch (e) {
       throw isVfsError(e, 'ALREADY_EXISTS') ? stale() : e;
     }
@@ -139,8 +136,7 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
   async mkdir(path: string): Promise<void> {
     refuseReserved(path, 'mkdir');
     if (path === '' || (await this.find(path))) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
-    await this.copyUpParents(path, 'mkdir');
-    await this.upper.mkdir(path);
+    await this.withParents(path, 'mkdir', () => this.upper.mkdir(path));
   }
 
   async remove(path: string): Promise<void> {
@@ -151,46 +147,18 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     if (found.stat.type === 'directory' && (await this.readdir(path)).length > 0) {
       throw new VfsError('NOT_EMPTY', 'remove', path);
     }
-    // The whiteout is saved first: if the upper removal then fails, the upper entry still shows.
-    if (await this.lowerShows(path, found)) await (await this.whiteoutSet()).add(path);
-    if (found.in === 'upper') await this.upper.remove(path);
-  }
-
-  async rename(from: string, to: string): Promise<void> {
-    refuseReserved(from, 'rename');
-    refuseReserved(to, 'rename');
-    if (from === '' || to === '') throw new VfsError('READ_ONLY', 'rename', from, 'cannot rename the root of a mount');
-    const src = await this.find(from);
-    if (!src) throw new VfsError('NOT_FOUND', 'rename', from);
-    if (from === to) return;
-    if (to.startsWith(`${from}/`)) throw new VfsError('BAD_NAME', 'rename', to, 'cannot move a folder into itself');
-    const dst = await this.find(to);
-    const isDir = src.stat.type === 'directory';
-    if (dst?.stat.type === 'directory') {
-      if (!isDir) throw new VfsError('IS_DIRECTORY', 'rename', to);
-      if ((await this.readdir(to)).length > 0) throw new VfsError('NOT_EMPTY', 'rename', to);
-    } else if (dst && isDir) {
-      throw new VfsError('NOT_DIRECTORY', 'rename', to);
+    // The whiteout is saved first, so the lower entry can never show through for a moment;
+    // if the upper removal then fails, the whiteout is taken out again.
+    const undo = (await this.lowerShows(path, found)) ? await (await this.whiteoutSet()).add(path) : undefined;
+    if (found.in !== 'upper') return;
+    try {
+      await this.upper.remove(path);
+    } catch (e) {
+      // The removal's own error is what the caller gets. Should taking the whiteout out fail
+      // too, it stays under the upper entry, which still shows: the view is unchanged.
+      await undo?.().catch(() => undefined);
+      throw e;
     }
-    await this.copyUpParents(to, 'rename');
-    const whiteouts = await this.whiteoutSet();
-    const fromInLower = await this.lowerShows(from, src);
-    if (isDir) {
-      if (dst && (await this.lowerShows(to, dst))) await whiteouts.add(to);
-      if (dst?.in === 'upper') await this.upper.remove(to);
-      if (fromInLower) await this.copyTree(from, to);
-      else await this.upper.rename(from, to);
-    } else if (src.in === 'upper') {
-      await this.upper.rename(from, to);
-    } else {
-      if (src.stat.type !== 'file') {
-        throw new VfsError('NOT_REGULAR_FILE', 'rename', from, 'the overlay can only copy regular files up');
-      }
-      const copied = await this.lower.readFile(from);
-      await this.upper.writeFile(to, copied, { mode: src.stat.mode });
-    }
-    if (fromInLower) await whiteouts.add(from);
-    if (isDir && fromInLower) await this.removeUpperTree(from);
   }
 
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
@@ -205,15 +173,38 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     return stat && { in: 'lower', stat };
   }
 
-  /** True when the lower has a visible entry at `path` (shadowed or not by the upper). */
+  /**
+   * True when the lower has a visible entry at `path` (shadowed or not by the upper). Only the
+   * lower's `NOT_FOUND` means it has none: any other error (`INTERNAL`, `BUSY`) is thrown, since
+   * taking it for "absent" would let a removed upper file uncover the lower's bytes.
+   */
   private async lowerShows(path: string, found: Found): Promise<boolean> {
     if (found.in === 'lower') return true;
     if ((await this.whiteoutSet()).hides(path)) return false;
-    return this.lower.stat(path).then(() => true, () => false);
+    return (await orUndefined(this.lower.stat(path), false)) !== undefined;
   }
 
-  /** Makes every folder above `path` exist in the upper, after checking it is a merged folder. */
-  private async copyUpParents(path: string, op: string): Promise<void> {
+  /**
+   * Runs `change` on the upper once every folder above `path` exists there (`copyUpParents`);
+   * when `change` fails, the folders this call created are removed again, so a failed write
+   * leaves the upper as it was.
+   */
+  private async withParents<T>(path: string, op: string, change: () => Promise<T>): Promise<T> {
+    const made: string[] = [];
+    try {
+      await this.copyUpParents(path, op, made);
+      return await change();
+    } catch (e) {
+      await this.undoCopyUp(made);
+      throw e;
+    }
+  }
+
+  /**
+   * Makes every folder above `path` exist in the upper, after checking it is a merged folder;
+   * each folder it creates is pushed on `made`.
+   */
+  private async copyUpParents(path: string, op: string, made: string[]): Promise<void> {
     const parent = parentPath(path);
     if (parent === '') return;
     let dir = '';
@@ -224,47 +215,26 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
       if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', op, dir);
       if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', op, dir);
       if (found.in === 'lower') {
-        await this.upper.mkdir(dir).catch((e) => (isVfsError(e, 'ALREADY_EXISTS') ? undefined : Promise.reject(e)));
-      }
-    }
-  }
-
-  /** Copies the merged folder `from` to `to` in the upper; refuses links before copying anything. */
-  private async copyTree(from: string, to: string): Promise<void> {
-    const plan: { rel: string; entry: DirEntry }[] = [];
-    const under = (root: string, rel: string) => (rel === '' ? root : childPath(root, rel));
-    const walk = async (rel: string): Promise<void> => {
-      for (const entry of await this.readdir(under(from, rel))) {
-        const child = childPath(rel, entry.name);
-        if (entry.type !== 'file' && entry.type !== 'directory') {
-          throw new VfsError('NOT_REGULAR_FILE', 'rename', childPath(from, child), 'the overlay can only copy regular files up');
+        try {
+          await this.upper.mkdir(dir);
+          made.push(dir);
+        } catch (e) {
+          if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
         }
-        plan.push({ rel: child, entry });
-        if (entry.type === 'directory') await walk(child);
-      }
-    };
-    await walk('');
-    await this.upper.mkdir(to);
-    for (const { rel, entry } of plan) {
-      const source = childPath(from, rel);
-      if (entry.type === 'directory') {
-        await this.upper.mkdir(childPath(to, rel));
-      } else {
-        const copied = { bytes: await this.readFile(source), mode: (await this.stat(source)).mode };
-        await this.upper.writeFile(childPath(to, rel), copied.bytes, { mode: copied.mode });
       }
     }
   }
 
-  /** Deletes the upper's copy of a folder, bottom up (absent is fine). */
-  private async removeUpperTree(path: string): Promise<void> {
-    const entries = await orUndefined(this.upper.readdir(path), false);
-    if (!entries) return;
-    for (const e of entries) {
-      if (e.type === 'directory') await this.removeUpperTree(childPath(path, e.name));
-      else await this.upper.remove(childPath(path, e.name));
+  /**
+   * Removes the copied-up folders of a failed change, deepest first. The change's own error is
+   * what the caller gets: an undo step that fails too (a concurrent write put a file there
+   * meanwhile: `NOT_EMPTY`, or the upper fails again) leaves an empty upper folder over a lower
+   * folder, which shows exactly what the lower shows, so it is left and not reported.
+   */
+  private async undoCopyUp(made: readonly string[]): Promise<void> {
+    for (const dir of [...made].reverse()) {
+      await this.upper.remove(dir).catch(() => undefined);
     }
-    await this.upper.remove(path);
   }
 
   private whiteoutSet(): Promise<WhiteoutSet> {
@@ -285,7 +255,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
 }
 
+/** The layer-path check, then `BAD_NAME` for the reserved record folder. */
 function refuseReserved(path: string, op: string): void {
+  checkLayerPath(path, op);
   if (path === OVERLAY_META || path.startsWith(`${OVERLAY_META}/`)) {
     throw new VfsError('BAD_NAME', op, path, `'${OVERLAY_META}' is reserved for the overlay's own records`);
   }

@@ -3,19 +3,21 @@
  *
  * - `hidden`: one folder (the state directory, wherever a workspace folder or mount holds it)
  *   is absent from listings, `NOT_FOUND` to reads, and `PROTECTED_PATH` to any change at or
- *   below it, and to removing or renaming a folder above it (which would move it). Names are
+ *   below it, and to removing a folder above it. Names are
  *   compared after `foldName` (vfs/fold-name.ts), so `.GATEFS`, one folder with `.gatefs` on a
  *   case-insensitive volume, is hidden too.
  * - `readOnly`: writes at or below these paths are `READ_ONLY` — where a read-only mount's
  *   folder lies inside a writable workspace folder (a read-only `/repo/docs` mount under a
  *   `shared` checkout of `/repo`). Reads pass through.
  *
- * Everything else passes through unchanged. Limit: these rules name paths, not inodes; on disk
+ * Everything else passes through unchanged, after the layer-path check (vfs/layer-path.ts:
+ * `BAD_NAME`, `NAME_TOO_LONG`), which runs before any rule is asked. Limit: these rules name paths, not inodes; on disk
  * the host layer's identity guard is what stops a write reaching the same folder by another
  * route (a bind mount, a hard-linked folder). The name rules also cover layers without
  * identities (memory) and are checked first.
  */
 import { VfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { baseName, isWritableLayer, parentPath, walkLayer } from './layer.js';
 import { FoldedPath, foldName } from './fold-name.js';
@@ -45,12 +47,12 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
     }
   }
 
-  stat(path: string): Promise<Stat> {
+  async stat(path: string): Promise<Stat> {
     this.checkVisible(path, 'stat');
     return this.inner.stat(path);
   }
 
-  readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+  async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     this.checkVisible(path, 'read');
     return this.inner.readFile(path, options);
   }
@@ -79,7 +81,7 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
     }
   }
 
-  writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> {
+  async writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> {
     return this.writable(path, 'write').writeFile(path, data, options);
   }
 
@@ -88,20 +90,14 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
     return lockKeyOf(this.inner, path);
   }
 
-  mkdir(path: string): Promise<void> {
+  async mkdir(path: string): Promise<void> {
     return this.writable(path, 'mkdir').mkdir(path);
   }
 
-  remove(path: string): Promise<void> {
+  async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     this.checkNotAboveHidden(path, 'remove');
     return this.writable(path, 'remove').remove(path);
-  }
-
-  rename(from: string, to: string): Promise<void> {
-    this.checkNotAboveHidden(from, 'rename');
-    this.checkNotAboveHidden(to, 'rename');
-    this.writable(to, 'rename');
-    return this.writable(from, 'rename').rename(from, to);
   }
 
   /** True when `path` is the hidden folder or lies below it (names folded). */
@@ -123,7 +119,7 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
     return entries.filter((e) => foldName(e.name) !== hidden.name);
   }
 
-  /** `PROTECTED_PATH` for a folder above the hidden one: removing or renaming it would move it. */
+  /** `PROTECTED_PATH` for a folder above the hidden one: removing it would remove that one too. */
   private checkNotAboveHidden(path: string, op: string): void {
     if (this.hiddenFolded !== undefined && path !== '' && this.hiddenFolded.self.relation(path) === 'above') {
       throw new VfsError('PROTECTED_PATH', op, path, 'the folder holds a protected folder');
@@ -131,10 +127,12 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
   }
 
   private checkVisible(path: string, op: string): void {
+    checkLayerPath(path, op);
     if (this.isHidden(path)) throw new VfsError('NOT_FOUND', op, path);
   }
 
   private writable(path: string, op: string): WritableLayer {
+    checkLayerPath(path, op);
     if (this.isHidden(path)) throw new VfsError('PROTECTED_PATH', op, path);
     if (this.isReadOnly(path) || !isWritableLayer(this.inner)) throw new VfsError('READ_ONLY', op, path);
     return this.inner;

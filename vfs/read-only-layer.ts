@@ -1,11 +1,13 @@
 /**
  * `readOnly(inner)`: the inner layer's reads, and every write refused with `READ_ONLY`.
- * Never a silent no-op: a write through this wrapper always throws.
+ * Never a silent no-op: a write through this wrapper always throws (`BAD_NAME` /
+ * `NAME_TOO_LONG` for a path that is not a layer path, else `READ_ONLY`).
  *
  * Reads include the inner layer's recursive-walk fast path (`walkTree`): a read-only host
  * mount is walked, read and stat'ed through the folders its walk holds, like a writable one.
  */
 import { VfsError } from './errors.js';
+import { checkLayerPath } from './layer-path.js';
 import type { FolderAccess, Layer, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteResult } from './layer.js';
 import { walkLayer } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
@@ -17,15 +19,18 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLaye
     this.kind = `readonly(${inner.kind})`;
   }
 
-  stat(path: string) {
+  async stat(path: string) {
+    checkLayerPath(path, 'stat');
     return this.inner.stat(path);
   }
 
-  readFile(path: string, options?: { maxBytes?: number }) {
+  async readFile(path: string, options?: { maxBytes?: number }) {
+    checkLayerPath(path, 'read');
     return this.inner.readFile(path, options);
   }
 
-  readdir(path: string) {
+  async readdir(path: string) {
+    checkLayerPath(path, 'readdir');
     return this.inner.readdir(path);
   }
 
@@ -36,6 +41,7 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLaye
    * reads, never a way to write.
    */
   async *walkTree(path: string, options?: WalkOptions): AsyncGenerator<WalkEntries> {
+    checkLayerPath(path, 'walk');
     for await (const folder of walkLayer(this.inner, path, options)) {
       yield folder.files ? { path: folder.path, entries: folder.entries, files: readsOnly(folder.files) } : folder;
     }
@@ -47,19 +53,18 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLaye
   }
 
   async writeFile(path: string): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
     throw new VfsError('READ_ONLY', 'write', path);
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
     throw new VfsError('READ_ONLY', 'mkdir', path);
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     throw new VfsError('READ_ONLY', 'remove', path);
-  }
-
-  async rename(from: string): Promise<void> {
-    throw new VfsError('READ_ONLY', 'rename', from);
   }
 }
 

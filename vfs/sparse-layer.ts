@@ -6,29 +6,32 @@
  *
  * Like a git sparse checkout seen through a keyhole, with one difference: the hidden files are
  * still on disk, so writes must neither reveal nor clobber them. When `inner` is writable:
- * - a visible file may be replaced, removed and renamed as usual;
+ * - a visible file may be replaced and removed as usual;
  * - a NEW name (absent from `inner`) may be created in any visible folder, and becomes visible;
  * - mkdir of a hidden existing folder succeeds and shows it empty (only what is created or
  *   disclosed inside it appears), exactly as if it had just been created;
- * - a write, mkdir or rename onto a hidden existing non-folder (or a write onto a hidden
+ * - a write or mkdir onto a hidden existing non-folder (or a write onto a hidden
  *   folder) is refused with `ALREADY_EXISTS` and changes nothing. This is the one place a hidden
  *   name shows through: refusing is the price of not clobbering. Callers that hold a disclosure
  *   policy turn it into a `NOT_DISCLOSED` hint with `isHidden`;
- * - remove and rename of a hidden entry answer `NOT_FOUND`, as for an absent one; removing a
+ * - remove of a hidden entry answers `NOT_FOUND`, as for an absent one; removing a
  *   visible folder that still holds hidden entries answers `NOT_EMPTY`.
  * New names are created exclusively (O_EXCL), so a hidden file appearing concurrently is never
  * overwritten. When `inner` cannot write, every write is `READ_ONLY`.
  *
  * Disclosing a folder shows the folder itself, never what it holds: only listed paths show.
  *
- * Paths are layer-relative, already through the grammar; `disclose` and the constructor check
- * their input again (`BAD_NAME` for '', '.', '..', empty segments, NUL, backslash).
+ * Paths are layer-relative; every operation checks them first (vfs/layer-path.ts: `BAD_NAME`,
+ * `NAME_TOO_LONG`), and `disclose` and the constructor also refuse '' and a backslash.
+ * Only the inner layer's `NOT_FOUND` (or a path through a non-folder) counts as absent: any
+ * other inner error fails the operation before anything changes.
  */
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
 import { childPath, isWritableLayer, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { checkName } from './path.js';
+import { checkLayerPath } from './layer-path.js';
 
 /**
  * The projection built by `sparse()`; see the file comment for what is shown and what writes
@@ -66,10 +69,15 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     return this.leaves.has(path) || this.folders.has(path);
   }
 
-  /** True when `inner` has an entry at `path` that this projection hides. */
+  /**
+   * True when `inner` has an entry at `path` that this projection hides. Only the inner
+   * layer's `NOT_FOUND` (or `NOT_DIRECTORY` / `SYMLINK_ESCAPE` for a path through a non-folder,
+   * where no entry can be) answers false; any other error (`INTERNAL`, `BUSY`) is thrown.
+   */
   async isHidden(path: string): Promise<boolean> {
+    checkLayerPath(path, 'stat');
     if (this.isVisible(path)) return false;
-    return this.inner.stat(path).then(() => true, () => false);
+    return (await this.innerStat(path)) !== undefined;
   }
 
   /** The visible leaves (disclosed or created paths), sorted. */
@@ -78,22 +86,26 @@ export class SparseProjection implements WritableLayer, LockableLayer {
   }
 
   async stat(path: string): Promise<Stat> {
+    checkLayerPath(path, 'stat');
     await this.requireVisible(path, 'stat');
     return this.inner.stat(path);
   }
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
+    checkLayerPath(path, 'read');
     await this.requireVisible(path, 'read');
     return this.inner.readFile(path, options);
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
+    checkLayerPath(path, 'readdir');
     await this.requireVisible(path, 'readdir');
     const entries = await this.inner.readdir(path);
     return entries.filter((e) => this.isVisible(childPath(path, e.name)));
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    checkLayerPath(path, 'write');
     const inner = this.writable(path, 'write');
     if (this.isVisible(path)) return inner.writeFile(path, data, options);
     // Compare-and-swap of a file that is no longer shown: it cannot hold what was read here.
@@ -115,10 +127,11 @@ export class SparseProjection implements WritableLayer, LockableLayer {
   }
 
   async mkdir(path: string): Promise<void> {
+    checkLayerPath(path, 'mkdir');
     const inner = this.writable(path, 'mkdir');
     if (this.isVisible(path)) return inner.mkdir(path);
     await this.requireVisible(parentPath(path), 'mkdir');
-    const existing = await inner.stat(path).catch((e: unknown) => (isVfsError(e, 'BUSY') ? Promise.reject(e) : undefined));
+    const existing = await this.innerStat(path);
     if (existing?.type === 'directory') return this.reveal(path);
     if (existing) throw hiddenTaken('mkdir', path);
     await inner.mkdir(path);
@@ -126,24 +139,11 @@ export class SparseProjection implements WritableLayer, LockableLayer {
   }
 
   async remove(path: string): Promise<void> {
+    checkLayerPath(path, 'remove');
     const inner = this.writable(path, 'remove');
     await this.requireVisible(path, 'remove');
     await inner.remove(path);
     this.forget(path);
-  }
-
-  async rename(from: string, to: string): Promise<void> {
-    const inner = this.writable(from, 'rename');
-    await this.requireVisible(from, 'rename');
-    if (!this.isVisible(to)) {
-      await this.requireVisible(parentPath(to), 'rename');
-      if (await this.isHidden(to)) throw hiddenTaken('rename', to);
-    }
-    await inner.rename(from, to);
-    const moved = [...this.leaves].filter((p) => p === from || p.startsWith(`${from}/`));
-    this.forget(from);
-    this.reveal(to);
-    for (const p of moved) this.reveal(to + p.slice(from.length));
   }
 
   /**
@@ -156,12 +156,27 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     if (this.isVisible(path)) return;
     let dir = parentPath(path);
     while (dir !== '' && !this.leaves.has(dir) && !this.folders.has(dir)) dir = parentPath(dir);
-    if (this.leaves.has(dir) && (await this.inner.stat(dir).catch((e: unknown) => (isVfsError(e, 'BUSY') ? Promise.reject(e) : undefined)))?.type !== 'directory') {
+    if (this.leaves.has(dir) && (await this.innerStat(dir))?.type !== 'directory') {
       await this.inner.stat(path).catch((e: unknown) => {
-        if (isVfsError(e) && e.code !== 'NOT_FOUND') throw new VfsError(e.code, op, e.path, e.detail);
+        if (isVfsError(e) && e.code !== 'NOT_FOUND') throw new VfsError(e.code, op, e.path, e.detail, { cause: e.cause });
+        if (!isVfsError(e)) throw e;
       });
     }
     throw new VfsError('NOT_FOUND', op, path);
+  }
+
+  /**
+   * The inner layer's stat of `path`, or undefined when it has no entry there: `NOT_FOUND`, or
+   * `NOT_DIRECTORY` / `SYMLINK_ESCAPE` for a path running through a non-folder. Every other
+   * error is thrown: a failing inner layer is never taken for an empty one.
+   */
+  private async innerStat(path: string): Promise<Stat | undefined> {
+    try {
+      return await this.inner.stat(path);
+    } catch (e) {
+      if (isVfsError(e, 'NOT_FOUND') || isVfsError(e, 'NOT_DIRECTORY') || isVfsError(e, 'SYMLINK_ESCAPE')) return undefined;
+      throw e;
+    }
   }
 
   private writable(path: string, op: string): WritableLayer {

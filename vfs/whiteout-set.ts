@@ -13,7 +13,9 @@
  * overlayfs): a marker is itself a file name an agent could create, read or collide with; one
  * reserved top-level name, hidden and refused by the overlay, is the only name taken from the
  * agent. Each change rewrites the file through the upper's atomic `writeFile`, serialized so a
- * slower earlier save can never land after (and erase) a later one.
+ * slower earlier save can never land after (and erase) a later one, and the set in memory
+ * follows the record only once it is saved: what the overlay shows is what a reopened overlay
+ * would show.
  *
  * Limits: the whole set is held in memory and rewritten on every change (O(whiteouts) per
  * delete), which suits a workspace's deletions, not millions of them.
@@ -27,8 +29,8 @@ const STATE_FILE = `${OVERLAY_META}/whiteouts.json`;
 
 /** The durable set of whited-out lower paths of one overlay (load it with `WhiteoutSet.load`). */
 export class WhiteoutSet {
-  private readonly paths = new Set<string>();
-  private saving: Promise<void> = Promise.resolve();
+  private paths = new Set<string>();
+  private saving: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly upper: WritableLayer) {}
 
@@ -75,12 +77,21 @@ export class WhiteoutSet {
     return this.paths.has(path);
   }
 
-  /** Adds a whiteout (dropping entries below it, now redundant) and saves durably. */
-  async add(path: string): Promise<void> {
-    if (this.paths.has(path)) return;
-    for (const p of this.paths) if (p.startsWith(`${path}/`)) this.paths.delete(p);
-    this.paths.add(path);
-    await this.save();
+  /**
+   * Adds a whiteout (dropping entries below it, now redundant) and saves the record durably.
+   * The set in memory changes only once the record is saved, so a failed save changes nothing
+   * and throws the upper's error. Result: an undo that takes the whiteout out again (restoring
+   * the entries it dropped), for a caller whose next step failed; undefined when `path` was
+   * already whited out. Changes are serialized, so a slower earlier save never lands after a
+   * later one.
+   */
+  add(path: string): Promise<(() => Promise<void>) | undefined> {
+    return this.serialized(async () => {
+      if (this.paths.has(path)) return undefined;
+      const dropped = [...this.paths].filter((p) => p.startsWith(`${path}/`));
+      await this.commit([...[...this.paths].filter((p) => !p.startsWith(`${path}/`)), path]);
+      return () => this.serialized(() => this.commit([...[...this.paths].filter((p) => p !== path), ...dropped]));
+    });
   }
 
   /** All whiteouts, sorted. */
@@ -88,20 +99,32 @@ export class WhiteoutSet {
     return [...this.paths].sort();
   }
 
-  private save(): Promise<void> {
-    const next = this.saving.catch(() => undefined).then(() => this.write());
+  /** Runs `change` after every change queued before it (whatever their outcome). */
+  private serialized<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.saving.catch(() => undefined).then(change);
     this.saving = next;
     return next;
   }
 
-  private async write(): Promise<void> {
+  /** Saves `paths` as the record, then (only then) makes them the set in memory. */
+  private async commit(paths: readonly string[]): Promise<void> {
+    let madeFolder = false;
     try {
       await this.upper.mkdir(OVERLAY_META);
+      madeFolder = true;
     } catch (e) {
       if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
     }
-    // Snapshot at write time, so the last save always carries every whiteout added so far.
-    const body = JSON.stringify({ version: 1, whiteouts: this.list() });
-    await this.upper.writeFile(STATE_FILE, new TextEncoder().encode(body));
+    const body = JSON.stringify({ version: 1, whiteouts: [...paths].sort() });
+    try {
+      await this.upper.writeFile(STATE_FILE, new TextEncoder().encode(body));
+    } catch (e) {
+      // The folder made for a first record goes again, so a failed save leaves the upper as it
+      // was. If that removal fails too, an empty reserved folder stays: it is never listed,
+      // and a missing record reads as an empty set, which is what the set still is.
+      if (madeFolder) await this.upper.remove(OVERLAY_META).catch(() => undefined);
+      throw e;
+    }
+    this.paths = new Set(paths);
   }
 }

@@ -4,6 +4,8 @@
  * operator meets from `gatefs call`. Codes without a hint print without one; an error that
  * carries its own hint (`data.hint`) prints that instead.
  */
+import { CodedError } from '../../vfs/coded-error.js';
+
 const REMEDIES: Readonly<Record<string, string>> = {
   DIRTY_WORKTREE: 'commit or discard the changes in the workspace, then release again; or release with --discard to delete them (a branch and its commits are kept)',
   BAD_REF: 'pass --base a branch, tag or commit that exists in the repository (a repository without commits needs a first commit)',
@@ -39,7 +41,7 @@ export function withRemedy(line: string, code: unknown, own?: unknown): string {
   return hint ? `${line} (${hint})` : line;
 }
 
-/** The `data.hint` a thrown error carries, if any (`WorkspaceError` and the like). */
+/** The `data.hint` a thrown coded error carries, if any (`WorkspaceError` `STATE_UNTRUSTED` and the like). */
 export function ownHint(e: unknown): unknown {
-  return (e as { data?: { hint?: unknown } } | null)?.data?.hint;
+  return e instanceof CodedError ? e.data.hint : undefined;
 }

@@ -13,6 +13,7 @@ import { ownHint, withRemedy } from './remedy.js';
 import { describeFailure } from '../mcp/describe-failure.js';
 import { gatefsVersion } from '../mcp/version.js';
 import { COMMANDS } from './commands.js';
+import { codeOf } from '../../vfs/coded-error.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
@@ -51,8 +52,9 @@ function reportFailure(e: unknown): number {
     process.stderr.write(`Run "gatefs ${e.command ? `${e.command} ` : ''}--help" for usage.\n`);
     return EXIT.usage;
   }
-  const known = e instanceof Error && typeof (e as { code?: unknown }).code === 'string';
-  process.stderr.write(`gatefs: error: ${withRemedy(describeFailure(e), (e as { code?: unknown })?.code, ownHint(e))}\n`);
+  const code = codeOf(e);
+  const known = e instanceof Error && code !== undefined;
+  process.stderr.write(`gatefs: error: ${withRemedy(describeFailure(e), code, ownHint(e))}\n`);
   if (debug && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   else if (!known) process.stderr.write('gatefs: (set GATEFS_DEBUG=1 to see the stack trace)\n');
   return EXIT.error;

@@ -12,16 +12,17 @@
  *    exists (no existence oracle);
  * 4. the pinned commit: a folder is `IS_DIRECTORY` (a request names exact files, never a
  *    tree); absent is `NOT_FOUND`, a symlink or submodule `NOT_REGULAR_FILE`, an unreadable
- *    object store `INTERNAL`.
+ *    object store `INTERNAL` (`BUSY` when out of descriptors), never `NOT_FOUND`, with what
+ *    failed in the problem's `detail` for the run log.
  * Steps 1–3 and a folder are `denied` (the request itself is wrong); the rest of step 4 is
  * `unavailable` (the request was fine, the snapshot cannot serve it).
  */
-import { isVfsError } from '../../vfs/errors.js';
+import { isDescriptorShortage, isVfsError } from '../../vfs/errors.js';
 import type { Namespace } from '../../vfs/namespace.js';
 import { isSparseExpressible } from '../git/sparse-pattern.js';
 import { isRequestable } from './disclosure-policy.js';
 import type { DisclosureProblem } from '../../tools/disclosure-requests.js';
-import { shorten } from './disclosure-record.js';
+import { errorDetail, shorten, type RecordedProblem } from './disclosure-record.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** A path that passed: its repository-relative form. */
@@ -34,7 +35,7 @@ export interface CheckedPath {
 export interface RefusedPath {
   ok: false;
   verdict: 'denied' | 'unavailable';
-  problem: DisclosureProblem;
+  problem: RecordedProblem;
 }
 
 /** Checks one requested path (see the module comment). Never throws for a bad path. */
@@ -64,8 +65,9 @@ export async function checkRequestedPath(
   let type;
   try {
     type = await snapshot.entryType(path);
-  } catch {
-    return unavailable('INTERNAL', 'the pinned commit could not be read');
+  } catch (e) {
+    const refused = unavailable(isDescriptorShortage(e) ? 'BUSY' : 'INTERNAL', 'the pinned commit could not be read');
+    return { ...refused, problem: { ...refused.problem, detail: errorDetail(e) } };
   }
   if (type === null) return unavailable('NOT_FOUND', 'the pinned commit has no such file');
   if (type === 'directory') return deny('IS_DIRECTORY', 'this is a folder; request the exact files you need');

@@ -8,7 +8,18 @@
  * (`max_visits`) anywhere yet; when it does, the record can carry both.
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
+import { isVfsError } from '../../vfs/errors.js';
 import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
+import { codeOf } from '../../vfs/coded-error.js';
+
+/**
+ * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check
+ * or checkout that failed (`INTERNAL`, `BUSY`), what failed (`errorDetail`). `detail` goes to
+ * the run-log record only, never to the agent (it may name host paths).
+ */
+export interface RecordedProblem extends DisclosureProblem {
+  detail?: string;
+}
 
 /** The run-log record of one request. */
 export interface DisclosureRecord {
@@ -23,7 +34,8 @@ export interface DisclosureRecord {
     outcome: DisclosureOutcome;
     /** Paths newly disclosed by this request (repository-relative); [] unless approved. */
     disclosed: string[];
-    problems: { path: string; code: ToolErrorCode }[];
+    /** One per refused path; `detail` says what failed when the code is `INTERNAL` or `BUSY`. */
+    problems: { path: string; code: ToolErrorCode; detail?: string }[];
   };
 }
 
@@ -36,7 +48,7 @@ export function disclosureRecord(fields: {
   reason: string;
   outcome: DisclosureOutcome;
   disclosed: readonly string[];
-  problems: readonly DisclosureProblem[];
+  problems: readonly RecordedProblem[];
 }): DisclosureRecord {
   return {
     type: 'progressive_disclosure',
@@ -48,9 +60,20 @@ export function disclosureRecord(fields: {
       reason: fields.reason,
       outcome: fields.outcome,
       disclosed: [...fields.disclosed],
-      problems: fields.problems.map((p) => ({ path: p.path, code: p.code })),
+      problems: fields.problems.map((p) => (p.detail === undefined ? { path: p.path, code: p.code } : { path: p.path, code: p.code, detail: p.detail })),
     },
   };
+}
+
+/**
+ * What the run log keeps of an unexpected error: a VfsError's code and detail (which never
+ * name a host path), else its code (when it has one) and message, cut at 300 characters.
+ */
+export function errorDetail(e: unknown): string {
+  if (isVfsError(e)) return `${e.code}: ${e.detail}`;
+  const code = codeOf(e);
+  const text = `${code !== undefined ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  return shorten(text);
 }
 
 /** A path cut to 300 characters for records and messages. */

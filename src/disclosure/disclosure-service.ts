@@ -9,8 +9,8 @@
  *    invalid or not permitted, else `unavailable`) and the projection stays as it was;
  * 2. materializes the paths not yet disclosed through `materialize` — the preparation side's
  *    git port (`git sparse-checkout add`), injected by the host, never called for a refused or
- *    already-disclosed request; a failure there is `unavailable` (`INTERNAL`) and nothing is
- *    disclosed;
+ *    already-disclosed request; a failure there is `unavailable` (`INTERNAL`, or `BUSY` when out
+ *    of descriptors) and nothing is disclosed; the record says what failed;
  * 3. persists the new state and appends the `progressive_disclosure` record in one store
  *    transaction (`commit`), then widens the projection.
  * Requests of one conversation run one at a time, in call order, so concurrent requests leave
@@ -25,8 +25,9 @@ import type { SparseProjection } from '../../vfs/sparse-layer.js';
 import type { DisclosureHints } from '../../vfs/disclosure-hint-layer.js';
 import { checkRequestedPath } from './check-request.js';
 import { isInsideAllowed } from './disclosure-policy.js';
-import type { DisclosureOutcome, DisclosureProblem, DisclosureRequests, RequestFilesValue } from '../../tools/disclosure-requests.js';
-import { disclosureRecord, type DisclosureRecord } from './disclosure-record.js';
+import type { DisclosureOutcome, DisclosureRequests, RequestFilesValue } from '../../tools/disclosure-requests.js';
+import { disclosureRecord, errorDetail, type DisclosureRecord, type RecordedProblem } from './disclosure-record.js';
+import { isDescriptorShortage } from '../../vfs/errors.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
@@ -65,9 +66,14 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
     return run;
   }
 
+  /**
+   * True when `path` is not visible, lies inside the policy's allowed paths and names an entry
+   * of the pinned commit (a file, when `forWrite`). Throws the snapshot's `INTERNAL` / `BUSY`
+   * when the commit cannot be read: an unreadable snapshot is never taken for an absent file.
+   */
   async isUndisclosed(path: string, forWrite: boolean): Promise<boolean> {
     if (this.options.projection.isVisible(path) || !isInsideAllowed(path, this.state)) return false;
-    const type = await this.options.snapshot.entryType(path).catch(() => null);
+    const type = await this.options.snapshot.entryType(path);
     return type !== null && (!forWrite || type !== 'directory');
   }
 
@@ -79,7 +85,7 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
   private async handle(paths: readonly string[], reason: string, namespace: Namespace): Promise<RequestFilesValue> {
     const { snapshot } = this.options;
     const checked = await Promise.all(paths.map((p) => checkRequestedPath(p, namespace, this.state.allowedPaths, snapshot)));
-    const problems: DisclosureProblem[] = [];
+    const problems: RecordedProblem[] = [];
     let denied = false;
     const wanted: string[] = [];
     for (const c of checked) {
@@ -95,8 +101,11 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
     if (fresh.length > 0) {
       try {
         await this.options.materialize(fresh);
-      } catch {
-        const failed = fresh.map((p) => ({ path: p, code: 'INTERNAL' as const, message: 'the workspace could not check this file out; nothing was disclosed' }));
+      } catch (e) {
+        // The run-log record says what failed; the agent gets the code (BUSY: retry later).
+        const code = isDescriptorShortage(e) ? 'BUSY' : 'INTERNAL';
+        const message = 'the workspace could not check this file out; nothing was disclosed';
+        const failed = fresh.map((p): RecordedProblem => ({ path: p, code, message, detail: errorDetail(e) }));
         return this.finish(paths, reason, 'unavailable', [], [], failed);
       }
     }
@@ -109,7 +118,7 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
     outcome: DisclosureOutcome,
     granted: string[],
     fresh: string[],
-    problems: DisclosureProblem[],
+    problems: RecordedProblem[],
   ): RequestFilesValue {
     const visit = this.state.requests + 1;
     const next: DisclosureState = {
@@ -124,7 +133,9 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
     this.state = next;
     for (const p of fresh) this.disclosed.add(p);
     if (granted.length > 0) this.options.projection.disclose(granted);
-    return problems.length > 0 ? { outcome, disclosedPaths: granted, problems } : { outcome, disclosedPaths: granted };
+    if (problems.length === 0) return { outcome, disclosedPaths: granted };
+    // `detail` is for the run log only (it may name host paths).
+    return { outcome, disclosedPaths: granted, problems: problems.map(({ path, code, message }) => ({ path, code, message })) };
   }
 }
 

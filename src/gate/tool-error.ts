@@ -11,9 +11,7 @@ import { ToolFailure, type ToolError } from '../../tools/result.js';
 
 /** Converts a thrown value into a `ToolError`; paths are shown as the agent writes them. */
 export function toToolError(e: unknown, ns?: Namespace): ToolError {
-  if (e instanceof ToolFailure) {
-    return e.path === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, path: e.path };
-  }
+  if (e instanceof ToolFailure) return e.toToolError();
   if (isVfsError(e)) {
     const shown = ns && e.path.startsWith('/') ? ns.display(e.path) : e.path;
     const code = isToolErrorCode(e.code) ? e.code : 'INTERNAL';

@@ -29,7 +29,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Registry, Registration } from './registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
-import type { ToolDescriptor, ToolError, ToolResult } from '../../tools/result.js';
+import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
@@ -61,12 +61,6 @@ export interface ToolGateOptions {
   fileLocks?: FileLocks;
 }
 
-class Refusal extends Error {
-  constructor(readonly error: ToolError) {
-    super(error.message);
-  }
-}
-
 /** The tool gate (see the module comment for the steps). */
 export class ToolGate implements ToolGateApi {
   private readonly byName = new Map<string, ToolDefinition>();
@@ -88,7 +82,7 @@ export class ToolGate implements ToolGateApi {
     try {
       result = await this.run(conversation, tool, definition, args, context);
     } catch (e) {
-      result = { ok: false, error: e instanceof Refusal ? e.error : toToolError(e) };
+      result = { ok: false, error: toToolError(e) };
     }
     const id = isConversationId(conversation) ? conversation : null;
     const outcome = result.ok ? 'ok' : result.error.code;
@@ -96,9 +90,19 @@ export class ToolGate implements ToolGateApi {
     return result;
   }
 
-  /** MCP descriptors of the tools the conversation's role declares; [] unless its workspace is ready. */
+  /**
+   * MCP descriptors of the tools the conversation's role declares; [] unless its workspace is
+   * ready, and [] when its registration cannot be read: the registry has recorded why in the
+   * run log, and every tool call answers the error itself (this list reaches the agent, and
+   * the error's message may name host paths).
+   */
   tools(conversation: string): ToolDescriptor[] {
-    const registration = isConversationId(conversation) ? this.options.registry.lookup(conversation) : undefined;
+    let registration: Registration | undefined;
+    try {
+      registration = isConversationId(conversation) ? this.options.registry.lookup(conversation) : undefined;
+    } catch {
+      return [];
+    }
     if (!registration || registration.state !== 'ready') return [];
     return [...this.byName.values()].filter((t) => registration.tools.has(t.name)).map((t) => t.descriptor);
   }
@@ -225,6 +229,7 @@ function dedupe<T extends { key: LockKey }>(sorted: T[]): T[] {
   return sorted.filter((k, i) => i === 0 || compareKeys(sorted[i - 1].key, k.key) !== 0);
 }
 
-function refuse(code: ToolError['code'], message: string): Refusal {
-  return new Refusal({ code, message });
+/** A refusal of the gate itself: the agent gets `code` and `message`, and no path. */
+function refuse(code: ToolError['code'], message: string): ToolFailure {
+  return new ToolFailure(code, message);
 }

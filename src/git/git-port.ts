@@ -7,6 +7,7 @@
  * vfs/git-object-reader.ts), which never spawns and never writes. isomorphic-git cannot operate linked worktrees and does not lock refs, so it is
  * used on real repositories only as a read-only object reader.
  */
+import { CodedError } from '../../vfs/coded-error.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 
 /** Who runs a git command: the task tag and the caller's conversation chain, for the run log. */
@@ -82,6 +83,7 @@ export interface GitPort {
   addSparsePatterns(path: string, paths: readonly string[], context: GitContext): Promise<void>;
 }
 
+/** The conditions a `GitError` names (see the class). */
 export type GitErrorCode = 'BAD_REF' | 'NOT_A_GIT_REPOSITORY' | 'OBJECT_MISSING' | 'COMMAND_FAILED';
 
 /**
@@ -89,16 +91,21 @@ export type GitErrorCode = 'BAD_REF' | 'NOT_A_GIT_REPOSITORY' | 'OBJECT_MISSING'
  * `OBJECT_MISSING` (an object the store should hold is absent), `COMMAND_FAILED` (git exited
  * non-zero; `detail` holds the first lines of its stderr).
  */
-export class GitError extends Error {
+export class GitError extends CodedError<GitErrorCode, { readonly operation: string; readonly detail: string }> {
   override readonly name = 'GitError';
 
-  constructor(
-    readonly code: GitErrorCode,
-    readonly operation: string,
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${code}: git ${operation}: ${detail}`, options);
+  constructor(code: GitErrorCode, operation: string, detail: string, options?: { cause?: unknown }) {
+    super(code, `${code}: git ${operation}: ${detail}`, { operation, detail }, options);
+  }
+
+  /** The git operation that failed (`rev-parse`, `worktree add`, …). */
+  get operation(): string {
+    return this.data.operation;
+  }
+
+  /** What went wrong (for `COMMAND_FAILED`, the first lines of git's stderr). */
+  get detail(): string {
+    return this.data.detail;
   }
 }
 

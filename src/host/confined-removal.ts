@@ -23,6 +23,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
@@ -190,7 +191,7 @@ function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'ENOENT') return null;
+    if (foreignCodeOf(e) === 'ENOENT') return null;
     throw e;
   }
 }

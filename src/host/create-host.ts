@@ -27,6 +27,7 @@ import { openWriteDoors } from '../ports/write-door-dir.js';
 import { StateStore } from '../state/store.js';
 import { hasProcFd } from '../../vfs/host-walk.js';
 import { WorkspaceError } from '../workspace-error.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import { DiskPlatform } from './disk-platform.js';
 import { RecordingHostExec } from './recording-exec.js';
 import { createStateDir, excludeStateDir } from './state-dir.js';
@@ -34,6 +35,7 @@ import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTrac
 import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { WorkspaceHost } from './workspace-host.js';
+import { codeOf } from '../../vfs/coded-error.js';
 
 export interface CreateHostOptions {
   /** The integration checkout: a git work tree (any backend) or a plain folder (`copy`, `shared`). */
@@ -53,7 +55,8 @@ export interface CreateHostOptions {
 /**
  * Opens a host over `options.repo`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` (container
  * role), `ManifestError` (any other manifest mistake), `WorkspaceError` `NOT_A_GIT_REPOSITORY`
- * with data.reason `MISSING_FOLDER` when the repository folder does not exist,
+ * with data.reason `MISSING_FOLDER` when the repository folder does not exist
+ * (`UNREADABLE_FOLDER` when it cannot be looked at),
  * `WorkspaceError` `STATE_UNTRUSTED` (data.reason, data.hint) when the state directory or its
  * database did not come from gatefs on this machine, `StateError` `OPEN_FAILED` when the
  * database cannot be opened.
@@ -61,9 +64,7 @@ export interface CreateHostOptions {
 export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
   const manifest = loadManifest(options.manifest);
   const given = resolve(options.repo);
-  if (!isFolder(given)) {
-    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${given}' does not exist`, { repo: given, reason: 'MISSING_FOLDER' });
-  }
+  checkRepositoryFolder(given);
   // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
   const repo = fs.realpathSync(given);
   const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
@@ -132,12 +133,23 @@ function namesOnTheWay(path: string): string[] {
   return [...names];
 }
 
-function isFolder(path: string): boolean {
+/**
+ * `NOT_A_GIT_REPOSITORY` unless `path` is a folder: data.reason `MISSING_FOLDER` when nothing
+ * (or no folder) is there, `UNREADABLE_FOLDER` (the error kept as cause) when it cannot be
+ * looked at: a failure to look is not reported as a missing folder.
+ */
+function checkRepositoryFolder(path: string): void {
+  let folder: boolean;
   try {
-    return fs.statSync(path).isDirectory();
-  } catch {
-    return false;
+    folder = fs.statSync(path).isDirectory();
+  } catch (e) {
+    if (!isMissingPath(e)) {
+      const code = codeOf(e) ?? 'an error';
+      throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${path}' cannot be read (${code})`, { repo: path, reason: 'UNREADABLE_FOLDER' }, { cause: e });
+    }
+    folder = false;
   }
+  if (!folder) throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `the repository folder '${path}' does not exist`, { repo: path, reason: 'MISSING_FOLDER' });
 }
 
 function relativeToRepo(repo: string, cwd: string): string {

@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { GitPort } from '../git/git-port.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import { openHostFolder } from '../../vfs/host-folder.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import { removeBeneath } from './confined-removal.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';
@@ -39,8 +40,9 @@ export class DiskPlatform implements HostPlatform {
     try {
       const st = statSync(path);
       return { dev: st.dev, ino: st.ino };
-    } catch {
-      return null;
+    } catch (e) {
+      if (isMissingPath(e)) return null;
+      throw e;
     }
   }
 
@@ -48,8 +50,9 @@ export class DiskPlatform implements HostPlatform {
     try {
       lstatSync(path);
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      if (isMissingPath(e)) return false;
+      throw e;
     }
   }
 
@@ -61,8 +64,9 @@ export class DiskPlatform implements HostPlatform {
     try {
       const st = lstatSync(path);
       return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : 'other';
-    } catch {
-      return 'missing';
+    } catch (e) {
+      if (isMissingPath(e)) return 'missing';
+      throw e;
     }
   }
 

@@ -10,6 +10,7 @@ import type { HostIdentity } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError } from '../workspace-error.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';
 
@@ -39,8 +40,9 @@ export class MemoryPlatform implements HostPlatform {
     try {
       this.volume.lstatSync(path);
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      if (isMissingPath(e)) return false;
+      throw e;
     }
   }
 
@@ -52,8 +54,9 @@ export class MemoryPlatform implements HostPlatform {
     try {
       const st = this.volume.lstatSync(path);
       return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : 'other';
-    } catch {
-      return 'missing';
+    } catch (e) {
+      if (isMissingPath(e)) return 'missing';
+      throw e;
     }
   }
 

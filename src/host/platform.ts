@@ -38,13 +38,19 @@ export interface HostPlatform {
    * disk, no link is followed between the state directory or repository (or `/`) and the folder.
    */
   openFolder(path: string, guard?: HostGuard): OpenedFolder;
-  /** The identity of a folder, or null when it does not exist or the platform has none. */
+  /**
+   * The identity of a folder, or null when it does not exist or the platform has none. Throws
+   * the file system's error when it cannot look (anything but `ENOENT` / `ENOTDIR`).
+   */
   identityOf(path: string): HostIdentity | null;
-  /** True when the path exists (no link followed at the last component). */
+  /** True when the path exists (no link followed at the last component). Throws as `identityOf`. */
   exists(path: string): boolean;
   /** Creates a folder and its parents (like `mkdir -p`). */
   makeFolder(path: string): void;
-  /** What is at `path` (no link followed at the last component). */
+  /**
+   * What is at `path` (no link followed at the last component). `missing` only when nothing
+   * is there (`ENOENT` / `ENOTDIR`); any other failure to look is thrown, never `missing`.
+   */
   folderState(path: string): FolderState;
   /**
    * Removes `<stateDir>/<area>/<conversation>` and everything in it, never following a link

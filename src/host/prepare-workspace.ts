@@ -17,9 +17,10 @@
  * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason: `ROLE_MISMATCH`, `BASE_MISMATCH`,
  * `BRANCH_EXISTS`, `PATH_EXISTS`, `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
+import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, conversationBranch, type GitContext } from '../git/git-port.js';
 import { findRole } from '../manifest/find-role.js';
-import type { Role } from '../manifest/types.js';
+import type { Backend, Role } from '../manifest/types.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
@@ -112,6 +113,17 @@ async function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, opti
   return record;
 }
 
+/** A workspace being prepared: its latest stored record and the data being written into it. */
+interface Draft {
+  record: WorkspaceRecord;
+  readonly data: WorkspaceData;
+}
+
+/**
+ * Materializes a workspace that is not ready: chooses the base, records the workspace
+ * `preparing`, then creates what its backend needs; on failure undoes exactly what it created.
+ * `released`: the earlier record of a released (or vanished) workspace, whose pin a worktree keeps.
+ */
 async function materialize(
   ctx: HostContext,
   role: Role,
@@ -119,9 +131,23 @@ async function materialize(
   context: GitContext,
   released: WorkspaceRecord | null,
 ): Promise<WorkspaceRecord> {
-  const { platform, store } = ctx;
+  const base = await chooseBase(ctx, role.workspace.backend, options, context);
+  const draft = await recordPreparing(ctx, role, options, context, released, base);
+  try {
+    return await build(ctx, role, context, draft);
+  } catch (e) {
+    throw await abandon(ctx, draft.record, context, e);
+  }
+}
+
+/**
+ * The base ref and the commit it pins (both null for a folder that is not a git repository).
+ * Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a base asked for, without a repository), `BAD_REF`,
+ * `PREPARATION_FAILED` (`BRANCH_EXISTS`); nothing is recorded yet.
+ */
+async function chooseBase(ctx: HostContext, backend: Backend, options: PrepareOptions, context: GitContext): Promise<{ baseRef: string | null; pinnedSha: string | null }> {
+  const { platform } = ctx;
   const { conversation } = options;
-  const backend = role.workspace.backend;
   const isRepository = await platform.git.isRepository(context);
   if (!isRepository && (backend === 'worktree' || options.baseRef !== undefined)) {
     throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `'${platform.repo}' is not a git repository (backend ${backend}${options.baseRef ? `, base ${options.baseRef}` : ''})`, {
@@ -132,58 +158,98 @@ async function materialize(
   const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
   const pinnedSha = baseRef ? await resolveBase(ctx, baseRef, context, conversation) : null;
   if (backend === 'worktree' && options.baseRef !== undefined && pinnedSha) await refuseOtherBranch(ctx, conversation, options.baseRef, pinnedSha, context);
-  const checkoutPath = checkoutOf(platform, conversation, backend);
+  return { baseRef, pinnedSha };
+}
+
+/** Stores the workspace `preparing`, before anything is created, and registers it so. */
+async function recordPreparing(
+  ctx: HostContext,
+  role: Role,
+  options: PrepareOptions,
+  context: GitContext,
+  released: WorkspaceRecord | null,
+  base: { baseRef: string | null; pinnedSha: string | null },
+): Promise<Draft> {
+  const { store } = ctx;
+  const { conversation } = options;
+  const backend = role.workspace.backend;
+  const checkoutPath = checkoutOf(ctx.platform, conversation, backend);
   const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
-  let record = store.putWorkspace({
+  const record = store.putWorkspace({
     conversation,
     role: role.name,
     backend,
     guarantee: backend === 'shared' ? 'none' : 'confined',
     state: 'preparing',
     branch: backend === 'worktree' ? conversationBranch(conversation) : null,
-    baseRef,
-    pinnedSha: (await keepsEarlierPin(ctx, released, backend, options, context)) ? released!.pinnedSha : pinnedSha,
+    baseRef: base.baseRef,
+    pinnedSha: (await keepsEarlierPin(ctx, released, backend, options, context)) ? released!.pinnedSha : base.pinnedSha,
     checkoutPath,
     data: { ...data },
   });
-  store.appendEvent({ type: 'prepare.start', conversation, data: { role: role.name, backend, baseRef, pinnedSha: record.pinnedSha } });
+  store.appendEvent({ type: 'prepare.start', conversation, data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha } });
   ctx.registry.set(registrationOf(record, 'preparing'));
-  const markCreated = (created: CreatedByPreparation) => {
-    data.created = { ...data.created, ...created };
-    record = store.updateWorkspace(conversation, { data: { ...data } });
+  return { record, data };
+}
+
+/**
+ * Creates what the backend needs (the disclosure state and the worktree, or the copy folder),
+ * recording each thing in the draft before creating it, then registers the workspace `ready`.
+ */
+async function build(ctx: HostContext, role: Role, context: GitContext, draft: Draft): Promise<WorkspaceRecord> {
+  const { store } = ctx;
+  const { conversation } = draft.record;
+  const backend = role.workspace.backend;
+  const save = () => {
+    draft.record = store.updateWorkspace(conversation, { data: { ...draft.data } });
   };
-  try {
-    const policy = role.workspace.progressiveDisclosure;
-    if (backend === 'worktree' && policy && record.pinnedSha) {
-      data.disclosure = await startDisclosure(ctx, conversation, record.pinnedSha, policy);
-      record = store.updateWorkspace(conversation, { data: { ...data } });
-    }
-    if (backend === 'worktree') data.reused = await checkOutWorktree(ctx, record, context, markCreated);
-    if (backend === 'copy') {
-      const found = platform.folderState(checkoutPath);
-      if (found === 'missing') {
-        markCreated({ folder: true });
-        platform.makeFolder(checkoutPath);
-      } else if (found !== 'folder') {
-        throw failure(conversation, 'PATH_EXISTS', `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`);
-      }
-    }
-    record = store.updateWorkspace(conversation, { data: { ...data } });
-    registerReady(ctx, record);
-    record = store.updateWorkspace(conversation, { state: 'ready' });
-    store.appendEvent({ type: 'prepare.ready', conversation, data: { backend, pinnedSha: record.pinnedSha, branch: record.branch, reused: data.reused ?? false } });
-    return record;
-  } catch (e) {
-    const report = await rollbackPreparation(ctx, record, context);
-    ctx.views.get(conversation)?.close();
-    ctx.views.delete(conversation);
-    ctx.registry.delete(conversation);
-    store.deleteWorkspace(conversation);
-    const error = asPreparationError(e, conversation);
-    store.appendEvent({ type: 'prepare.failed', conversation, data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } } });
-    logged.add(error);
-    throw error;
+  const markCreated = (created: CreatedByPreparation) => {
+    draft.data.created = { ...draft.data.created, ...created };
+    save();
+  };
+  const policy = role.workspace.progressiveDisclosure;
+  if (backend === 'worktree' && policy && draft.record.pinnedSha) {
+    draft.data.disclosure = await startDisclosure(ctx, conversation, draft.record.pinnedSha, policy);
+    save();
   }
+  if (backend === 'worktree') draft.data.reused = await checkOutWorktree(ctx, draft.record, context, markCreated);
+  if (backend === 'copy') makeCopyFolder(ctx, conversation, markCreated);
+  save();
+  registerReady(ctx, draft.record);
+  draft.record = store.updateWorkspace(conversation, { state: 'ready' });
+  store.appendEvent({ type: 'prepare.ready', conversation, data: { backend, pinnedSha: draft.record.pinnedSha, branch: draft.record.branch, reused: draft.data.reused ?? false } });
+  return draft.record;
+}
+
+/** Creates the copy's upper folder when missing (recorded first); an existing folder is kept, anything else refused (`PATH_EXISTS`). */
+function makeCopyFolder(ctx: HostContext, conversation: string, markCreated: (created: CreatedByPreparation) => void): void {
+  const { platform } = ctx;
+  const checkoutPath = checkoutOf(platform, conversation, 'copy');
+  const found = platform.folderState(checkoutPath);
+  if (found === 'missing') {
+    markCreated({ folder: true });
+    platform.makeFolder(checkoutPath);
+  } else if (found !== 'folder') {
+    throw failure(conversation, 'PATH_EXISTS', `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`);
+  }
+}
+
+/**
+ * After a failed preparation: removes exactly what `record` says was created, forgets the
+ * workspace, logs `prepare.failed` once, and returns the error to throw (a `WorkspaceError`).
+ */
+async function abandon(ctx: HostContext, record: WorkspaceRecord, context: GitContext, e: unknown): Promise<WorkspaceError> {
+  const { store } = ctx;
+  const { conversation } = record;
+  const report = await rollbackPreparation(ctx, record, context);
+  ctx.views.get(conversation)?.close();
+  ctx.views.delete(conversation);
+  ctx.registry.delete(conversation);
+  store.deleteWorkspace(conversation);
+  const error = asPreparationError(e, conversation);
+  store.appendEvent({ type: 'prepare.failed', conversation, data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } } });
+  logged.add(error);
+  return error;
 }
 
 /**
@@ -258,7 +324,7 @@ function failure(conversation: string, reason: string, message: string): Workspa
 
 function asPreparationError(e: unknown, conversation: string): WorkspaceError {
   if (isWorkspaceError(e)) return e;
-  const reason = isGitError(e) ? `GIT_${e.code}` : ((e as { code?: unknown })?.code as string | undefined) ?? 'ERROR';
+  const reason = isGitError(e) ? `GIT_${e.code}` : codeOf(e) ?? 'ERROR';
   return new WorkspaceError('PREPARATION_FAILED', `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`, { conversation, reason }, { cause: e });
 }
 

@@ -4,6 +4,7 @@
  * signal, timeout flag and duration. Output bodies are never recorded. Commands run before the
  * run log exists (start-up probes) are held and written when `attach` is called.
  */
+import { codeOf } from '../../vfs/coded-error.js';
 import type { EventDraft } from '../state/event-log.js';
 import type { ExecRequest, ExecResult, HostExec } from '../ports/host-exec.js';
 
@@ -54,7 +55,7 @@ export class RecordingHostExec implements HostExec {
           signal: result?.signal ?? null,
           timedOut: result?.timedOut ?? false,
           durationMs: result ? Math.round(result.durationMs) : null,
-          ...(failure ? { error: (failure as { code?: string }).code ?? 'ERROR' } : {}),
+          ...(failure ? { error: codeOf(failure) ?? 'ERROR' } : {}),
         },
       });
     }

@@ -9,8 +9,8 @@
  *   it holds no file unless `discard`), git forgets the worktree, the record becomes
  *   `released`. Gatefs writes were held off since the check, but another program may have
  *   written: without `discard`, work found in what is left (changed, untracked or ignored
- *   files still present) undoes the release instead, as does a failed removal; the workspace
- *   then serves what is left.
+ *   files still present) undoes the release instead, as do a check that fails and a failed
+ *   removal; the workspace then serves what is left.
  *
  * The caller holds the conversation's preparation lock (the lock the interrupted release held,
  * taken over from its dead process). Each outcome is a run-log event (`release.undone`,
@@ -31,7 +31,12 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
   if (!pending) return record;
   if (record.state !== 'ready' || pending.step === 'checking') return undo(ctx, record, pending, null);
   const { conversation } = record;
-  const appeared = pending.discard ? [] : await workThatAppeared(ctx, record, context);
+  let appeared: string[];
+  try {
+    appeared = pending.discard ? [] : await workThatAppeared(ctx, record, context);
+  } catch (e) {
+    return undo(ctx, record, pending, e);
+  }
   if (appeared.length > 0) return undo(ctx, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
   ctx.registry.set(registrationOf(record, 'preparing'));
   closeView(ctx, conversation);
@@ -54,13 +59,16 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
 /**
  * Files of a half-removed worktree that are work and still there (changed, untracked, ignored
  * — not the tracked files the interrupted removal already deleted): something wrote them after
- * the check, outside gatefs. When git cannot tell (the removal took the `.git` file), none.
+ * the check, outside gatefs. When git cannot tell because the removal took the `.git` file,
+ * none. Any other failure of the check is thrown (the caller undoes the release): a git that
+ * could not answer has not said the folder holds no work.
  */
 async function workThatAppeared(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<string[]> {
   if (record.backend !== 'worktree') return [];
   const path = checkoutOf(ctx.platform, record.conversation, 'worktree');
   if (ctx.platform.folderState(path) !== 'folder') return [];
-  const dirty = await ctx.platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => [] as string[]);
+  if (ctx.platform.folderState(ctx.platform.join(path, '.git')) === 'missing') return [];
+  const dirty = await ctx.platform.git.dirtyFiles(path, context, { includeIgnored: true });
   return dirty.filter((f) => ctx.platform.folderState(ctx.platform.join(path, f.replace(/\/$/, ''))) !== 'missing');
 }
 

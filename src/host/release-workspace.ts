@@ -33,6 +33,7 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
+import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
@@ -277,7 +278,7 @@ function backInService(ctx: HostContext, conversation: string, holder: string, c
         }
       }
     }
-    ctx.store.appendEvent({ type: 'release.aborted', conversation, data: { code: String((cause as { code?: unknown })?.code ?? 'ERROR') } });
+    ctx.store.appendEvent({ type: 'release.aborted', conversation, data: { code: codeOf(cause) ?? 'ERROR' } });
   } finally {
     ctx.store.releaseOccupancy(conversation, holder);
   }

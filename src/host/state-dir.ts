@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { WorkspaceError } from '../workspace-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -39,7 +40,7 @@ export function excludeStateDir(gitCommonDir: string, workTreeTop: string, state
   try {
     fd = openSync(file, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, 0o644);
   } catch (e) {
-    if ((e as { code?: string }).code === 'ELOOP') throw notFollowed(file, 'a symbolic link');
+    if (foreignCodeOf(e) === 'ELOOP') throw notFollowed(file, 'a symbolic link');
     throw e;
   }
   try {
@@ -65,7 +66,7 @@ function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'ENOENT') return null;
+    if (foreignCodeOf(e) === 'ENOENT') return null;
     throw e;
   }
 }

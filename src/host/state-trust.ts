@@ -40,6 +40,7 @@ import { join } from 'node:path';
 import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
 import { WorkspaceError } from '../workspace-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** The database file inside the state directory. */
 export const DATABASE_FILE = 'gatefs.db';
@@ -264,7 +265,7 @@ function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'ENOENT') return null;
+    if (foreignCodeOf(e) === 'ENOENT') return null;
     throw e;
   }
 }

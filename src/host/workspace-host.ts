@@ -27,7 +27,7 @@ import { recoverInterruptedRelease } from './recover-workspaces.js';
 import type { StateStore } from '../state/store.js';
 import type { Registration } from '../gate/registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
-import { WorkspaceError } from '../workspace-error.js';
+import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { RunEvent } from '../state/event-log.js';
@@ -39,6 +39,7 @@ import { closeView, registerReady, registrationOf, viewIsCurrent } from './regis
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
+import { CodedError, codeOf } from '../../vfs/coded-error.js';
 
 export interface WorkspaceHostOptions {
   platform: HostPlatform;
@@ -202,7 +203,11 @@ export class WorkspaceHost implements Host {
     return statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
   }
 
-  /** Brings one registry entry in line with the store (see `SyncedRegistry`). */
+  /**
+   * Brings one registry entry in line with the store (see `SyncedRegistry`). A ready record
+   * whose view cannot open is unregistered with a `registry.unavailable` event; result
+   * undefined when its folder is gone, else the error is thrown to the lookup's caller.
+   */
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
     if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
     const record = this.ctx.store.getWorkspace(conversation);
@@ -218,10 +223,15 @@ export class WorkspaceHost implements Host {
     if (record.state === 'preparing') return this.setAndReturn(registrationOf(record, 'preparing'));
     try {
       return registerReady(this.ctx, record);
-    } catch {
-      // No view can open (its folder is gone): nothing stays registered over a closed one.
+    } catch (e) {
+      // No view can open: nothing stays registered over a closed one, and the run log says why.
       this.registry.delete(conversation);
-      return undefined;
+      this.ctx.store.appendEvent({ type: 'registry.unavailable', conversation, data: failureData(e) });
+      // Only a workspace folder that is gone means "no workspace here". Anything else (a link
+      // where the folder was, the role gone from the manifest, no descriptors left) is an error
+      // the caller must see (the gate answers INTERNAL or BUSY), not an unknown conversation.
+      if (isWorkspaceError(e, 'PREPARATION_FAILED') && e.data.reason === 'MISSING_FOLDER') return undefined;
+      throw e;
     }
   }
 
@@ -233,4 +243,14 @@ export class WorkspaceHost implements Host {
   private checkOpen(): void {
     if (this.closed) throw new WorkspaceError('BUSY', 'the host is closed', { reason: 'CLOSED' });
   }
+}
+
+/** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
+function failureData(e: unknown): Record<string, unknown> {
+  const reason = e instanceof CodedError ? e.data?.reason : undefined;
+  return {
+    code: codeOf(e) ?? 'ERROR',
+    ...(typeof reason === 'string' ? { reason } : {}),
+    message: e instanceof Error ? e.message : String(e),
+  };
 }

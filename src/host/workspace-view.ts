@@ -34,18 +34,16 @@ import type { MountSpec } from '../manifest/types.js';
 import type { Backend } from '../manifest/types.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
-import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
+import type { HostGuard } from '../../vfs/host-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
-import type { Mount, Resolved } from '../../vfs/mount-table.js';
-import { FoldedPath, type FoldedRelation } from '../../vfs/fold-name.js';
+import type { Mount } from '../../vfs/mount-table.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { workspaceRoot } from '../../vfs/workspace-root.js';
-import { WorkspaceError } from '../workspace-error.js';
-import { isVfsError } from '../../vfs/errors.js';
 import { withPathRules } from '../../vfs/path-rules-layer.js';
-import type { HostPlatform, OpenedFolder } from './platform.js';
+import type { HostPlatform } from './platform.js';
+import { ViewFolders, identityKey } from './view-folders.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */
 export interface WorkspaceViewSpec {
@@ -70,127 +68,114 @@ export interface WorkspaceView {
 /**
  * Builds the namespace of one recorded workspace (see the file comment) and opens the folder
  * handles behind it. Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason
- * `MISSING_FOLDER`, `FOLDER_THROUGH_LINK`, `MOUNT_IN_STATE_DIR`).
+ * `MISSING_FOLDER`, `FOLDER_THROUGH_LINK`, `MOUNT_IN_STATE_DIR`); nothing stays open then.
  */
 export function openWorkspaceView(platform: HostPlatform, objects: GitObjectReader | null, spec: WorkspaceViewSpec): WorkspaceView {
-  const opened: OpenedFolder[] = [];
   const root = workspaceRoot(spec.conversation);
-  const authorityOnHost = platform.authorityFiles ?? [];
-  // Namespace paths of the authority files: `gatefs.yaml` at the root, and the loaded manifest
-  // at its place in the workspace when it lies in the repository (a worktree or copy holds a
-  // copy that a merge would carry back), plus wherever a mounted folder holds one (`open`).
-  const authority = new Set<string>([`${root}/gatefs.yaml`]);
-  for (const file of authorityOnHost) {
-    const rel = platform.relativeInside(platform.repo, file);
-    if (rel) authority.add(`${root}/${rel}`);
-  }
-  const stateFolded = new FoldedPath(platform.stateDir);
-  /**
-   * Opens the host folder `path`, shown at namespace path `at`. `ownState`: the folder is this
-   * workspace's own worktree or copy, which lives inside the state directory.
-   */
-  const open = (path: string, what: string, at: string, guard?: HostGuard, ownState = false): OpenedFolder => {
-    const data = { conversation: spec.conversation, path };
-    // Folded as well: on a case-insensitive volume `<repo>/.GATEFS/worktrees/x` is the state dir.
-    const inState = platform.relativeInside(platform.stateDir, path) !== null || isAtOrBelow(stateFolded.relation(path));
-    if (!ownState && inState) {
-      throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' lies inside the gatefs state directory, which no workspace may show`, { ...data, reason: 'MOUNT_IN_STATE_DIR' });
-    }
-    if (!platform.exists(path)) {
-      throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' does not exist`, { ...data, reason: 'MISSING_FOLDER' });
-    }
-    let folder: OpenedFolder;
-    try {
-      folder = platform.openFolder(path, guard);
-    } catch (e) {
-      if (!isVfsError(e)) throw e;
-      const reason = e.code === 'SYMLINK_ESCAPE' ? 'FOLDER_THROUGH_LINK' : e.code === 'NOT_FOUND' ? 'MISSING_FOLDER' : 'FOLDER_UNREADABLE';
-      const why = reason === 'FOLDER_THROUGH_LINK'
-        ? `cannot be reached without following the symbolic link '${e.path}' on its way (gatefs never follows links to a workspace folder or mount: name its real path)`
-        : `cannot be opened (${e.code} at '${e.path}')`;
-      throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' ${why}`, { ...data, reason }, { cause: e });
-    }
-    opened.push(folder);
-    for (const file of authorityOnHost) {
-      const rel = platform.relativeInside(path, file);
-      if (rel) authority.add(`${at}/${rel}`);
-    }
-    return folder;
-  };
-  // Where each mount (by namespace path) holds the state directory, so that changes there are
-  // `PROTECTED_PATH` even in a read-only mount (the layers hide it from reads).
-  const stateAt = new Map<string, FoldedPath>();
-  /** Where the state directory lies inside the host folder `path` shown at `at` (layer path), if it does. */
-  const stateIn = (path: string, at: string): string | undefined => {
-    const rel = platform.relativeInside(path, platform.stateDir) || undefined;
-    if (rel !== undefined) stateAt.set(at, new FoldedPath(rel));
-    return rel;
-  };
-  const close = () => opened.splice(0).forEach((f) => f.close());
+  const folders = new ViewFolders(platform, spec.conversation, root);
   try {
-    const snapshot = (sub: string): Layer | null => (spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha, sub) : null);
-    const guarded = new Map<string, 'READ_ONLY' | 'PROTECTED_PATH'>();
-    const stateId = platform.identityOf(platform.stateDir);
-    if (stateId) guarded.set(key(stateId), 'PROTECTED_PATH');
-    const mounts: Mount[] = [];
-    for (const m of spec.mounts.filter((m) => m.path.startsWith('/') && !m.writable)) {
-      const folder = open(m.path, 'read-only mount', m.path);
-      if (folder.identity) guarded.set(key(folder.identity), 'READ_ONLY');
-      mounts.push({ path: m.path, layer: readOnly(withPathRules(folder.layer, { hidden: stateIn(m.path, m.path) })), writable: false });
-    }
-    const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(key(id)) : undefined;
-    const readOnlyFolders = spec.mounts.filter((m) => m.path.startsWith('/') && !m.writable).map((m) => m.path);
-    // A writable folder with read-only mounts inside it: writes there are refused by name too.
-    const writableFolder = (path: string, what: string, at: string, ownState = false) => {
-      const inside = readOnlyFolders.map((ro) => platform.relativeInside(path, ro)).filter((rel): rel is string => rel !== null);
-      return withPathRules(open(path, what, at, guard, ownState).layer, { readOnly: inside, hidden: stateIn(path, at) });
+    // Read-only host mounts first: their identities make the guard every writable folder gets.
+    const readOnlyMounts = openReadOnlyMounts(platform, spec, folders);
+    const parts: ViewParts = {
+      platform,
+      spec,
+      root,
+      folders,
+      guard: readOnlyMounts.guard,
+      snapshot: (sub) => (spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha, sub) : null),
     };
-    for (const m of spec.mounts.filter((m) => m.path.startsWith('/') && m.writable)) {
-      mounts.push({ path: m.path, layer: writableFolder(m.path, 'writable mount', m.path), writable: true });
-    }
-    for (const m of spec.mounts.filter((m) => !m.path.startsWith('/'))) {
-      const at = `${root}/${m.path}`;
-      const folder = platform.join(platform.repo, m.path);
-      const layer = snapshot(m.path) ?? withPathRules(readOnly(open(folder, 'mounted folder', at).layer), { hidden: stateIn(folder, at) });
-      mounts.push({ path: at, layer: readOnly(layer), writable: false });
-    }
-    mounts.unshift({ path: root, layer: rootLayer(), writable: true });
-    const isProtected = (r: Resolved) => {
-      const hidden = stateAt.get(r.mount.path);
-      return isAtOrBelow(hidden?.relation(r.rel));
-    };
-    return { namespace: new Namespace({ root, mounts, authorityFiles: [...authority], isProtected }), close };
-
-    function rootLayer() {
-      switch (spec.backend) {
-        case 'worktree': {
-          const layer = writableFolder(spec.checkoutPath, 'worktree', root, true);
-          return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
-        }
-        case 'shared': {
-          return writableFolder(spec.checkoutPath, 'checkout', root);
-        }
-        case 'copy': {
-          const upper = open(spec.checkoutPath, 'copy folder', root, guard, true).layer;
-          let lower = snapshot('');
-          if (!lower) {
-            const plain = readOnly(open(platform.repo, 'folder', root).layer);
-            lower = withPathRules(plain, { hidden: stateIn(platform.repo, root) });
-          }
-          return overlay(upper, lower);
-        }
-      }
-    }
+    const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts)];
+    mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
+    const namespace = new Namespace({ root, mounts, authorityFiles: [...folders.authority], isProtected: (r) => folders.isProtected(r) });
+    return { namespace, close: () => folders.close() };
   } catch (e) {
-    close();
+    folders.close();
     throw e;
   }
 }
 
-function isAtOrBelow(relation: FoldedRelation): boolean {
-  return relation === 'same' || relation === 'below';
+/** What the pieces of one view share while it is being built. */
+interface ViewParts {
+  platform: HostPlatform;
+  spec: WorkspaceViewSpec;
+  /** The workspace root's namespace path. */
+  root: string;
+  folders: ViewFolders;
+  /** Refuses writes into the read-only mounts and the state directory by identity; undefined when none has one. */
+  guard: HostGuard | undefined;
+  /** The pinned commit's tree at `sub`, or null for a folder that is not a git repository. */
+  snapshot: (sub: string) => Layer | null;
 }
 
-function key(id: HostIdentity): string {
-  return `${id.dev}:${id.ino}`;
+function isAbsoluteMount(m: MountSpec): boolean {
+  return m.path.startsWith('/');
+}
+
+/**
+ * The absolute read-only mounts, each wrapped in `readOnly()`, and the guard that refuses writes
+ * by identity into them (`READ_ONLY`) and into the state directory (`PROTECTED_PATH`) from any
+ * writable layer, so the same tree reached through a writable root stays read-only.
+ */
+function openReadOnlyMounts(platform: HostPlatform, spec: WorkspaceViewSpec, folders: ViewFolders): { mounts: Mount[]; guard: HostGuard | undefined } {
+  const guarded = new Map<string, 'READ_ONLY' | 'PROTECTED_PATH'>();
+  const stateId = platform.identityOf(platform.stateDir);
+  if (stateId) guarded.set(identityKey(stateId), 'PROTECTED_PATH');
+  const mounts: Mount[] = [];
+  for (const m of spec.mounts.filter((m) => isAbsoluteMount(m) && !m.writable)) {
+    const folder = folders.open(m.path, 'read-only mount', m.path);
+    if (folder.identity) guarded.set(identityKey(folder.identity), 'READ_ONLY');
+    mounts.push({ path: m.path, layer: readOnly(withPathRules(folder.layer, { hidden: folders.stateIn(m.path, m.path) })), writable: false });
+  }
+  const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(identityKey(id)) : undefined;
+  return { mounts, guard };
+}
+
+/**
+ * A writable host folder as a layer: guarded by identity, and, where read-only mounts lie inside
+ * it (by path), refusing writes there by name too (`withPathRules`, which covers memory layers,
+ * which have no identity); the state directory inside it is hidden.
+ */
+function writableFolder(parts: ViewParts, path: string, what: string, at: string, ownState = false): WritableLayer {
+  const { platform, spec, folders } = parts;
+  const readOnlyFolders = spec.mounts.filter((m) => isAbsoluteMount(m) && !m.writable).map((m) => m.path);
+  const inside = readOnlyFolders.map((ro) => platform.relativeInside(path, ro)).filter((rel): rel is string => rel !== null);
+  return withPathRules(folders.open(path, what, at, parts.guard, ownState).layer, { readOnly: inside, hidden: folders.stateIn(path, at) });
+}
+
+/** The absolute writable mounts. */
+function writableMounts(parts: ViewParts): Mount[] {
+  return parts.spec.mounts
+    .filter((m) => isAbsoluteMount(m) && m.writable)
+    .map((m) => ({ path: m.path, layer: writableFolder(parts, m.path, 'writable mount', m.path), writable: true }));
+}
+
+/** The relative mounts (`.campaign`): read-only, from the pinned commit, or the plain folder without a commit. */
+function relativeMounts(parts: ViewParts): Mount[] {
+  const { platform, spec, root, folders } = parts;
+  return spec.mounts
+    .filter((m) => !isAbsoluteMount(m))
+    .map((m) => {
+      const at = `${root}/${m.path}`;
+      const folder = platform.join(platform.repo, m.path);
+      const layer = parts.snapshot(m.path) ?? withPathRules(readOnly(folders.open(folder, 'mounted folder', at).layer), { hidden: folders.stateIn(folder, at) });
+      return { path: at, layer: readOnly(layer), writable: false };
+    });
+}
+
+/** The workspace root's layer for its backend (see the file comment). */
+function rootLayer(parts: ViewParts): WritableLayer {
+  const { platform, spec, root, folders } = parts;
+  switch (spec.backend) {
+    case 'worktree': {
+      const layer = writableFolder(parts, spec.checkoutPath, 'worktree', root, true);
+      return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
+    }
+    case 'shared':
+      return writableFolder(parts, spec.checkoutPath, 'checkout', root);
+    case 'copy': {
+      const upper = folders.open(spec.checkoutPath, 'copy folder', root, parts.guard, true).layer;
+      const lower = parts.snapshot('') ?? withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), { hidden: folders.stateIn(platform.repo, root) });
+      return overlay(upper, lower);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { defaultManifest } from './default.js';
 import { ManifestError } from './manifest-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { manifestFromValue } from './manifest-from-value.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { Manifest } from './types.js';
@@ -71,7 +72,7 @@ function readManifestFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    const errno = (e as { code?: unknown }).code;
+    const errno = foreignCodeOf(e);
     if (errno === 'ENOENT' || errno === 'ENOTDIR') {
       throw new ManifestError('FILE_NOT_FOUND', '', 'the manifest file does not exist', { source: file }, { cause: e });
     }

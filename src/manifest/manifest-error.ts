@@ -2,8 +2,12 @@
  * `ManifestError`: every mistake in a `gatefs.yaml` (or in an already parsed manifest object)
  * is one of these, never a bare `Error`. Callers branch on `code`; `keyPath` says where
  * (`roles[0].workspace.backend`, '' for the whole document), `detail` what was expected, and
- * `source`/`line` point into the file when there is one.
+ * `source`/`line` point into the file when there is one. A `CodedError` (vfs/coded-error.ts):
+ * the same four facts are in `data`.
  */
+import { CodedError } from '../../vfs/coded-error.js';
+
+/** The mistakes a `ManifestError` names. */
 export type ManifestErrorCode =
   /** The manifest file does not exist (or a path component is not a folder). */
   | 'FILE_NOT_FOUND'
@@ -30,25 +34,50 @@ export interface ManifestErrorOrigin {
   line?: number | null;
 }
 
-/** A typed manifest error naming the key path and what is expected there. */
-export class ManifestError extends Error {
-  override readonly name = 'ManifestError';
+/** What a `ManifestError` carries besides its code. */
+export type ManifestErrorData = {
+  /** Where in the document (`roles[0].workspace.backend`; '' for the whole document). */
+  readonly keyPath: string;
+  /** What was expected there, or what is wrong. */
+  readonly detail: string;
+  /** The file name (or a label such as '(manifest object)'); null when unknown. */
   readonly source: string | null;
+  /** 1-based line in the YAML text; null when unknown. */
   readonly line: number | null;
+};
 
-  constructor(
-    readonly code: ManifestErrorCode,
-    readonly keyPath: string,
-    readonly detail: string,
-    origin: ManifestErrorOrigin = {},
-    options?: { cause?: unknown },
-  ) {
+/**
+ * A typed manifest error naming the key path and what is expected there. Its message,
+ * `source:line: keyPath: detail`, is for the operator who edits the manifest.
+ */
+export class ManifestError extends CodedError<ManifestErrorCode, ManifestErrorData> {
+  override readonly name = 'ManifestError';
+
+  constructor(code: ManifestErrorCode, keyPath: string, detail: string, origin: ManifestErrorOrigin = {}, options?: { cause?: unknown }) {
     const source = origin.source ?? null;
     const line = origin.line ?? null;
     const where = source === null ? '' : `${source}${line === null ? '' : `:${line}`}: `;
-    super(`${where}${keyPath === '' ? '' : `${keyPath}: `}${detail}`, options);
-    this.source = source;
-    this.line = line;
+    super(code, `${where}${keyPath === '' ? '' : `${keyPath}: `}${detail}`, { keyPath, detail, source, line }, options);
+  }
+
+  /** Where in the document the error points (see `ManifestErrorData.keyPath`). */
+  get keyPath(): string {
+    return this.data.keyPath;
+  }
+
+  /** What was expected there. */
+  get detail(): string {
+    return this.data.detail;
+  }
+
+  /** The file (or label) the manifest came from; null when unknown. */
+  get source(): string | null {
+    return this.data.source;
+  }
+
+  /** 1-based line in the YAML text; null when unknown. */
+  get line(): number | null {
+    return this.data.line;
   }
 
   /** The same error, located in `origin` (used once the YAML position is known). */

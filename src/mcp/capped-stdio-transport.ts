@@ -31,6 +31,7 @@ import { CappedLineReader } from './capped-line-reader.js';
 import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
 import { decodeStrictUtf8, NOT_UTF8_MESSAGE } from './strict-utf8.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {
@@ -117,7 +118,7 @@ export class CappedStdioTransport implements Transport {
     this.onerror?.(error);
     if (this.broken) return;
     this.broken = true;
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = foreignCodeOf(error);
     this.endInput(`stdout failed${code ? ` (${code})` : ''}: the client stopped reading`);
     this.notifyAnswered();
     void this.close();

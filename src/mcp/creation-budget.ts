@@ -6,6 +6,7 @@
  * failed ones included, so a client cannot make the server create and roll back worktrees
  * without end. Conversations prepared with `gatefs prepare` never count.
  */
+import { CodedError } from '../../vfs/coded-error.js';
 import type { WorkspaceState } from '../host/types.js';
 
 /** Limits of `CreationBudget`. */
@@ -20,14 +21,17 @@ export interface CreationLimits {
 export const DEFAULT_CREATION_LIMITS: CreationLimits = { allow: false, total: 16, concurrent: 2 };
 
 /**
- * Thrown by `CreationBudget.take`: `not-allowed` (no `--allow-new`), `total` (the per-run
- * number is used up) or `concurrent` (retry in a moment).
+ * Why `CreationBudget.take` refused: `NOT_ALLOWED` (no `--allow-new`), `TOTAL_LIMIT` (the per-run
+ * number is used up) or `CONCURRENT_LIMIT` (retry in a moment).
  */
-export class CreationRefusal extends Error {
+export type CreationRefusalCode = 'NOT_ALLOWED' | 'TOTAL_LIMIT' | 'CONCURRENT_LIMIT';
+
+/** Thrown by `CreationBudget.take`; its message tells the client what to do instead. */
+export class CreationRefusal extends CodedError<CreationRefusalCode> {
   override readonly name = 'CreationRefusal';
 
-  constructor(message: string, readonly kind: 'not-allowed' | 'total' | 'concurrent') {
-    super(message);
+  constructor(code: CreationRefusalCode, message: string) {
+    super(code, message, {});
   }
 }
 
@@ -47,17 +51,17 @@ export class CreationBudget {
       const what =
         state === 'released' ? 'was released' : state === 'preparing' ? 'is still being prepared by another gatefs process' : 'has no workspace';
       const fix = state === 'preparing' ? 'retry once "gatefs status" shows it ready' : `prepare it first: gatefs prepare ${conversation}`;
-      throw new CreationRefusal(`conversation "${conversation}" ${what}; ${fix} (this server prepares none itself: it runs without --allow-new)`, 'not-allowed');
+      throw new CreationRefusal('NOT_ALLOWED', `conversation "${conversation}" ${what}; ${fix} (this server prepares none itself: it runs without --allow-new)`);
     }
     if (this.started >= this.limits.total) {
       throw new CreationRefusal(
+        'TOTAL_LIMIT',
         `this server has already prepared ${this.started} new conversations (the --allow-new limit is ${this.limits.total} per run); ` +
           `prepare "${conversation}" with: gatefs prepare ${conversation}`,
-        'total',
       );
     }
     if (this.running >= this.limits.concurrent) {
-      throw new CreationRefusal(`${this.running} workspaces are being prepared right now (at most ${this.limits.concurrent} at a time); retry in a moment`, 'concurrent');
+      throw new CreationRefusal('CONCURRENT_LIMIT', `${this.running} workspaces are being prepared right now (at most ${this.limits.concurrent} at a time); retry in a moment`);
     }
     this.started++;
     this.running++;

@@ -1,17 +1,19 @@
 /**
  * One line describing a thrown value for a person: `CODE: message` when the error carries a
- * string `code` (ManifestError, WorkspaceError, VfsError, …), otherwise its message. Used by
- * the CLI and the HTTP server so every failure reads the same way.
+ * code (a gatefs `CodedError`, or a foreign code such as Node's `EADDRINUSE`: `codeOf`),
+ * otherwise its message. Used by the CLI and the HTTP server so every failure reads the same way.
  */
+import { codeOf } from '../../vfs/coded-error.js';
+import { ManifestError } from '../manifest/manifest-error.js';
 
 /** Formats `e` as one line, never a stack trace. */
 export function describeFailure(e: unknown): string {
   if (e instanceof Error) {
-    const code = (e as { code?: unknown }).code;
-    const keyPath = (e as { keyPath?: unknown }).keyPath;
+    const code = codeOf(e);
+    const keyPath = e instanceof ManifestError ? e.keyPath : '';
     const first = e.message.split('\n')[0];
-    const where = typeof keyPath === 'string' && keyPath && !first.includes(keyPath) ? ` (at ${keyPath})` : '';
-    return typeof code === 'string' && !first.startsWith(code) ? `${code}: ${first}${where}` : `${first}${where}`;
+    const where = keyPath && !first.includes(keyPath) ? ` (at ${keyPath})` : '';
+    return code !== undefined && !first.startsWith(code) ? `${code}: ${first}${where}` : `${first}${where}`;
   }
   return String(e);
 }

@@ -3,6 +3,7 @@
  * header values a client may legitimately send to it (the DNS-rebinding allow list).
  */
 import { isIP } from 'node:net';
+import { CodedError } from '../../vfs/coded-error.js';
 
 /** A parsed listen address. `port` 0 asks the system for a free port. */
 export interface ListenAddress {
@@ -14,9 +15,13 @@ export interface ListenAddress {
   wildcard: boolean;
 }
 
-/** Thrown for an address that cannot be parsed; the CLI reports it as a usage error. */
-export class ListenAddressError extends Error {
+/** Thrown for an address that cannot be parsed (code `BAD_LISTEN_ADDRESS`); the CLI reports it as a usage error. */
+export class ListenAddressError extends CodedError<'BAD_LISTEN_ADDRESS'> {
   override readonly name = 'ListenAddressError';
+
+  constructor(message: string) {
+    super('BAD_LISTEN_ADDRESS', message, {});
+  }
 }
 
 /**

@@ -11,6 +11,7 @@
  * schema-valid and gets a JSON-RPC error from the transport before it is parsed, and the
  * transport keeps serving.
  */
+import { CodedError } from '../../vfs/coded-error.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import { maxJsonBytes, maxJsonStringBytes } from './json-size-bound.js';
@@ -30,9 +31,13 @@ export interface SizedTool {
   inputSchema: unknown;
 }
 
-/** Thrown at load when a tool's input schema does not bound its JSON size. */
-export class UnboundedSchemaError extends Error {
+/** Thrown at load when a tool's input schema does not bound its JSON size (code `UNBOUNDED_SCHEMA`, `data.tool`). */
+export class UnboundedSchemaError extends CodedError<'UNBOUNDED_SCHEMA', { readonly tool: string }> {
   override readonly name = 'UnboundedSchemaError';
+
+  constructor(tool: string, message: string) {
+    super('UNBOUNDED_SCHEMA', message, { tool });
+  }
 }
 
 /**
@@ -46,7 +51,7 @@ export function messageLimitFor(tools: readonly SizedTool[]): number {
   for (const tool of tools) {
     const args = maxJsonBytes(tool.inputSchema);
     if (!Number.isFinite(args)) {
-      throw new UnboundedSchemaError(`tool ${tool.name}: its input schema does not bound the request size (a string without maxLength, an array without maxItems, …)`);
+      throw new UnboundedSchemaError(tool.name, `tool ${tool.name}: its input schema does not bound the request size (a string without maxLength, an array without maxItems, …)`);
     }
     largest = Math.max(largest, args + maxJsonStringBytes(tool.name.length));
   }
@@ -73,7 +78,7 @@ export function messageTokenLimitFor(tools: readonly SizedTool[]): number {
   for (const tool of tools) {
     const args = maxJsonTokens(tool.inputSchema);
     if (!Number.isFinite(args)) {
-      throw new UnboundedSchemaError(`tool ${tool.name}: its input schema does not bound the request's structure (an array without maxItems, an object with extra properties, …)`);
+      throw new UnboundedSchemaError(tool.name, `tool ${tool.name}: its input schema does not bound the request's structure (an array without maxItems, an object with extra properties, …)`);
     }
     largest = Math.max(largest, args + 1);
   }

@@ -35,77 +35,111 @@ export type BodyOutcome =
  * `too-complex` the same way (before anything was parsed). A body that is not UTF-8 answers
  * `not-utf8` with its id (`decodeStrictUtf8`). `aborted` when the client went away first.
  */
-export function readJsonBody(req: IncomingMessage, { maxBytes, maxTokens, largeBodies }: BodyLimits): Promise<BodyOutcome> {
+export function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<BodyOutcome> {
   return new Promise((resolve) => {
-    let chunks: Buffer[] = [];
-    let size = 0;
-    const meter = new JsonTokenMeter();
-    let scanner: JsonIdScanner | null = null;
-    let tooComplex = false;
-    let settled = false;
-    let slot: 'none' | 'waiting' | (() => void) = 'none';
-    const giveBack = () => {
-      if (typeof slot === 'function') slot();
-      slot = 'none';
-    };
-    const settle = (outcome: BodyOutcome) => {
-      if (settled) return;
-      settled = true;
-      chunks = [];
-      giveBack();
-      resolve(outcome);
-    };
-    const drop = (chunk: Buffer) => {
-      scanner = new JsonIdScanner();
-      for (const kept of chunks) scanner.push(kept);
-      scanner.push(chunk);
-      chunks = [];
-      giveBack(); // nothing more is kept
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (scanner) {
-        if (!scanner.done) scanner.push(chunk);
-        return;
-      }
-      if (size > maxBytes) return drop(chunk);
-      if (largeBodies && slot === 'none' && size > LARGE_BODY_BYTES) {
-        slot = 'waiting';
-        req.pause();
-        void largeBodies.acquire().then((release) => {
-          if (settled || slot !== 'waiting') return release();
-          slot = release;
-          req.resume();
-        });
-      }
-      meter.push(chunk);
-      if (meter.tokens > maxTokens) {
-        tooComplex = true;
-        return drop(chunk);
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const dropped = scanner as JsonIdScanner | null;
-      if (dropped) {
-        if (size > maxBytes) return settle({ kind: 'too-large', limit: maxBytes, bytes: size, id: dropped.id });
-        if (tooComplex) return settle({ kind: 'too-complex', limit: maxTokens, id: dropped.id });
-      }
-      const bytes = Buffer.concat(chunks);
-      chunks = [];
-      const text = decodeStrictUtf8(bytes);
-      if (text === null) {
-        const scanner = new JsonIdScanner();
-        scanner.push(bytes);
-        return settle({ kind: 'not-utf8', id: scanner.id });
-      }
-      try {
-        settle({ kind: 'json', value: JSON.parse(text) });
-      } catch (e) {
-        settle({ kind: 'invalid-json', reason: (e as Error).message });
-      }
-    });
-    req.on('error', () => settle({ kind: 'aborted' }));
-    req.on('close', () => settle({ kind: 'aborted' }));
+    const reader = new BodyReader(req, limits, resolve);
+    req.on('data', (chunk: Buffer) => reader.data(chunk));
+    req.on('end', () => reader.end());
+    req.on('error', () => reader.settle({ kind: 'aborted' }));
+    req.on('close', () => reader.settle({ kind: 'aborted' }));
   });
+}
+
+/** One body being read: what is kept, what is counted, and the large-body slot it holds. */
+class BodyReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private readonly meter = new JsonTokenMeter();
+  /** Set once the body is past a limit: nothing more is kept, the rest only passes this scanner (for the id). */
+  private scanner: JsonIdScanner | null = null;
+  private tooComplex = false;
+  private settled = false;
+  /** No slot, waiting for one (the request is paused), or the function that gives it back. */
+  private slot: 'none' | 'waiting' | (() => void) = 'none';
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limits: BodyLimits,
+    private readonly resolve: (outcome: BodyOutcome) => void,
+  ) {}
+
+  /** Counts a chunk; keeps it while the body is within both limits, else only scans it. */
+  data(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.scanner) {
+      if (!this.scanner.done) this.scanner.push(chunk);
+      return;
+    }
+    if (this.size > this.limits.maxBytes) return this.drop(chunk);
+    if (this.size > LARGE_BODY_BYTES) this.holdSlot();
+    this.meter.push(chunk);
+    if (this.meter.tokens > this.limits.maxTokens) {
+      this.tooComplex = true;
+      return this.drop(chunk);
+    }
+    this.chunks.push(chunk);
+  }
+
+  /** The body ended: the refusal of a dropped body, or the parsed one. */
+  end(): void {
+    if (this.scanner) {
+      if (this.size > this.limits.maxBytes) return this.settle({ kind: 'too-large', limit: this.limits.maxBytes, bytes: this.size, id: this.scanner.id });
+      if (this.tooComplex) return this.settle({ kind: 'too-complex', limit: this.limits.maxTokens, id: this.scanner.id });
+    }
+    const bytes = Buffer.concat(this.chunks);
+    this.chunks = [];
+    this.settle(parseBody(bytes));
+  }
+
+  /** Resolves with `outcome` once (later calls do nothing) and gives the slot back. */
+  settle(outcome: BodyOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.chunks = [];
+    this.giveBack();
+    this.resolve(outcome);
+  }
+
+  /** Stops keeping the body: what was kept and `chunk` go through a scanner, and the slot is given back. */
+  private drop(chunk: Buffer): void {
+    const scanner = new JsonIdScanner();
+    for (const kept of this.chunks) scanner.push(kept);
+    scanner.push(chunk);
+    this.scanner = scanner;
+    this.chunks = [];
+    this.giveBack(); // nothing more is kept
+  }
+
+  /** Takes a large-body slot once, pausing the request until one is free. */
+  private holdSlot(): void {
+    const { largeBodies } = this.limits;
+    if (!largeBodies || this.slot !== 'none') return;
+    this.slot = 'waiting';
+    this.req.pause();
+    void largeBodies.acquire().then((release) => {
+      if (this.settled || this.slot !== 'waiting') return release();
+      this.slot = release;
+      this.req.resume();
+    });
+  }
+
+  private giveBack(): void {
+    if (typeof this.slot === 'function') this.slot();
+    this.slot = 'none';
+  }
+}
+
+/** A complete kept body: `not-utf8` (with the id found in it), `invalid-json`, or the parsed value. */
+function parseBody(bytes: Buffer): BodyOutcome {
+  const text = decodeStrictUtf8(bytes);
+  if (text === null) {
+    const scanner = new JsonIdScanner();
+    scanner.push(bytes);
+    return { kind: 'not-utf8', id: scanner.id };
+  }
+  try {
+    return { kind: 'json', value: JSON.parse(text) };
+  } catch (e) {
+    return { kind: 'invalid-json', reason: (e as Error).message };
+  }
 }

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { CodedError, foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** Name of the generated token's file in the state dir. */
 export const SERVE_TOKEN_FILE = 'serve-token';
@@ -20,9 +21,18 @@ const MAX_TOKEN_LENGTH = 1024;
 /** RFC 6750 `b64token`: what may follow `Bearer ` in an Authorization header. */
 const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/** Why a token or token file was refused; the CLI shows `message` as a usage error. */
-export class TokenError extends Error {
+/**
+ * Why a token or token file was refused: `BAD_TOKEN` (the token itself: too short, too long,
+ * characters a Bearer header cannot carry) or `BAD_TOKEN_FILE` (the file cannot be opened, is
+ * not a regular file, belongs to another user or is open to others). The CLI shows `message` as
+ * a usage error.
+ */
+export class TokenError extends CodedError<'BAD_TOKEN' | 'BAD_TOKEN_FILE'> {
   override readonly name = 'TokenError';
+
+  constructor(code: 'BAD_TOKEN' | 'BAD_TOKEN_FILE', message: string, options?: { cause?: unknown }) {
+    super(code, message, {}, options);
+  }
 }
 
 /** A new token: 32 random bytes, base64url (43 characters). */
@@ -37,11 +47,11 @@ export function generateToken(): string {
  */
 export function checkToken(token: string, source: string): string {
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new TokenError(`${source} holds a token of ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (for example the output of "openssl rand -hex 32")`);
+    throw new TokenError('BAD_TOKEN', `${source} holds a token of ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (for example the output of "openssl rand -hex 32")`);
   }
-  if (token.length > MAX_TOKEN_LENGTH) throw new TokenError(`${source} holds a token longer than ${MAX_TOKEN_LENGTH} characters`);
+  if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('BAD_TOKEN', `${source} holds a token longer than ${MAX_TOKEN_LENGTH} characters`);
   if (!TOKEN_SYNTAX.test(token)) {
-    throw new TokenError(`${source} holds characters a bearer token cannot carry; use letters, digits and - . _ ~ + / (for example the output of "openssl rand -hex 32")`);
+    throw new TokenError('BAD_TOKEN', `${source} holds characters a bearer token cannot carry; use letters, digits and - . _ ~ + / (for example the output of "openssl rand -hex 32")`);
   }
   return token;
 }
@@ -57,16 +67,16 @@ export function readTokenFile(file: string): string {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw new TokenError(`cannot open the token file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new TokenError('BAD_TOKEN_FILE', `cannot open the token file ${file}: ${foreignCodeOf(e) ?? (e as Error).message}`, { cause: e });
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new TokenError(`the token file ${file} is not a regular file`);
+    if (!st.isFile()) throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} is not a regular file`);
     const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid) throw new TokenError(`the token file ${file} belongs to another user; use a file of your own with mode 600`);
+    if (uid !== undefined && st.uid !== uid) throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} belongs to another user; use a file of your own with mode 600`);
     if ((st.mode & 0o077) !== 0) {
       const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
-      throw new TokenError(`the token file ${file} has mode ${mode}: group or others may read or change it; run "chmod 600 ${file}"`);
+      throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} has mode ${mode}: group or others may read or change it; run "chmod 600 ${file}"`);
     }
     const buffer = Buffer.alloc(MAX_TOKEN_LENGTH + 2);
     const length = readSync(fd, buffer, 0, buffer.length, 0);

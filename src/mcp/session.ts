@@ -10,6 +10,8 @@
  */
 import type { Host } from '../host/types.js';
 import { randomIds } from '../ports/ids.js';
+import { isWorkspaceError } from '../workspace-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** The optional occupancy methods a host may offer. */
 interface OccupancyHost {
@@ -44,7 +46,7 @@ export function isOrphanedHolder(holder: string): boolean {
     process.kill(pid, 0);
     return false;
   } catch (e) {
-    return (e as { code?: string }).code === 'ESRCH';
+    return foreignCodeOf(e) === 'ESRCH';
   }
 }
 
@@ -54,8 +56,7 @@ function hasOccupancy(host: Host): host is Host & OccupancyHost {
 }
 
 function occupant(e: unknown): string | undefined {
-  const err = e as { code?: unknown; data?: { holder?: unknown } };
-  return err?.code === 'OCCUPIED' && typeof err.data?.holder === 'string' ? err.data.holder : undefined;
+  return isWorkspaceError(e, 'OCCUPIED') && typeof e.data.holder === 'string' ? e.data.holder : undefined;
 }
 
 /**

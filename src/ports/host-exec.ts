@@ -6,6 +6,7 @@
  * record it in the run log. Implementations: `NodeHostExec` (real processes) and
  * `ScriptedHostExec` (a fake that fails on any command it was not told to expect).
  */
+import { CodedError } from '../../vfs/coded-error.js';
 
 /** One command to run. */
 export interface ExecRequest {
@@ -48,6 +49,7 @@ export interface HostExec {
   run(request: ExecRequest): Promise<ExecResult>;
 }
 
+/** The conditions a `HostExecError` names (see the class). */
 export type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
 
 /**
@@ -56,16 +58,16 @@ export type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTE
  * (a scripted fake's expectation was never met), `EXEC_FORBIDDEN` (a port
  * that refuses every command, used to prove a component never spawns).
  */
-export class HostExecError extends Error {
+export class HostExecError extends CodedError<HostExecErrorCode, { readonly argv: readonly string[] }> {
   override readonly name = 'HostExecError';
 
-  constructor(
-    readonly code: HostExecErrorCode,
-    readonly argv: readonly string[],
-    detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${code}: ${argv.join(' ')}: ${detail}`, options);
+  constructor(code: HostExecErrorCode, argv: readonly string[], detail: string, options?: { cause?: unknown }) {
+    super(code, `${code}: ${argv.join(' ')}: ${detail}`, { argv }, options);
+  }
+
+  /** The command that could not run. */
+  get argv(): readonly string[] {
+    return this.data.argv;
   }
 }
 

@@ -32,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
 import { FileLocks } from '../../vfs/file-lock.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
@@ -141,7 +142,7 @@ export class LockFileDir implements CrossProcessLocks {
       // process holds on it (another LockFileDir of this process, say a second host, may hold one).
       closeSync(openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600));
     } catch (e) {
-      const code = (e as { code?: string }).code ?? '';
+      const code = foreignCodeOf(e) ?? '';
       if (OUT_OF_DESCRIPTORS.has(code)) return null;
       if (code !== 'EEXIST') throw e;
       if (!lstatSync(path).isFile()) throw new Error(`${path} is not a regular file`);
@@ -150,7 +151,7 @@ export class LockFileDir implements CrossProcessLocks {
     try {
       db = new Database(path, { timeout: 0, fileMustExist: true });
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CANTOPEN') return null;
+      if (foreignCodeOf(e) === 'SQLITE_CANTOPEN') return null;
       throw e;
     }
     this.open.set(stripe, db);
@@ -181,7 +182,7 @@ function tryBegin(db: Connection): boolean {
     db.exec('BEGIN EXCLUSIVE');
     return true;
   } catch (e) {
-    const code = (e as { code?: string }).code;
+    const code = foreignCodeOf(e);
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return false;
     throw e;
   }

@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 export interface NodeHostExecOptions {
   /** Bytes kept of each of stdout and stderr (default 16 MiB); the rest is dropped. */
@@ -57,7 +58,7 @@ export class NodeHostExec implements HostExec {
         spawnError = e;
         if (child.pid === undefined) {
           if (timer) clearTimeout(timer);
-          reject(new HostExecError('SPAWN_FAILED', argv, (e as NodeJS.ErrnoException).code ?? 'spawn error', { cause: e }));
+          reject(new HostExecError('SPAWN_FAILED', argv, foreignCodeOf(e) ?? 'spawn error', { cause: e }));
         }
       });
       child.stdin.on('error', () => {

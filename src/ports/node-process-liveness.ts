@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ProcessIdentity, ProcessLiveness } from './process-liveness.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 let bootId: string | null | undefined;
 
@@ -63,7 +64,7 @@ function pidExists(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as { code?: unknown }).code === 'EPERM';
+    return foreignCodeOf(e) === 'EPERM';
   }
 }
 

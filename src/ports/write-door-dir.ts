@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database, { type Statement } from 'better-sqlite3';
 import type { DoorRefusal, ShutDoor, WriteDoors, WritePass } from './write-door.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
@@ -149,7 +150,7 @@ export class WriteDoorDir implements WriteDoors {
       // file drops this process's record locks on it), and never through a link.
       closeSync(openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600));
     } catch (e) {
-      const code = (e as { code?: string }).code ?? '';
+      const code = foreignCodeOf(e) ?? '';
       if (OUT_OF_DESCRIPTORS.has(code)) return null;
       if (code !== 'EEXIST') throw e;
       if (!lstatSync(path).isFile()) throw new Error(`${path} is not a regular file`);
@@ -157,7 +158,7 @@ export class WriteDoorDir implements WriteDoors {
     try {
       return new Database(path, { timeout: 0, fileMustExist: true });
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CANTOPEN') return null;
+      if (foreignCodeOf(e) === 'SQLITE_CANTOPEN') return null;
       throw e;
     }
   }
@@ -209,7 +210,7 @@ function rollback(db: Connection): void {
 }
 
 function isBusy(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
+  const code = foreignCodeOf(e);
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 

@@ -13,6 +13,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
 import type { ProcessIdentity } from '../ports/process-liveness.js';
 import { StateError } from './state-error.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** Who holds (or wants) the lock: the process (pid, start time when known) and a token unique to the attempt. */
 export interface LockOwner {
@@ -40,7 +41,7 @@ export const isProcessAlive: IsProcessAlive = (pid) => {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as { code?: unknown }).code === 'EPERM';
+    return foreignCodeOf(e) === 'EPERM';
   }
 };
 

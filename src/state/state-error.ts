@@ -1,8 +1,12 @@
 /**
  * `StateError`: a problem with the state database itself (as opposed to the workspaces it
  * records, which raise `WorkspaceError`). Callers branch on `code`; `data.file` names the
- * database when it is a file.
+ * database when it is a file. A `CodedError` like `WorkspaceError`, kept apart because its codes
+ * name conditions of the database, not of a workspace.
  */
+import { CodedError, type ErrorData } from '../../vfs/coded-error.js';
+
+/** The conditions a `StateError` names. */
 export type StateErrorCode =
   /** The database could not be opened or prepared (missing folder, not a database, …). */
   | 'OPEN_FAILED'
@@ -11,16 +15,11 @@ export type StateErrorCode =
   /** A caller passed a value the store cannot record (e.g. a pid that is not a positive integer). */
   | 'INVALID_ARGUMENT';
 
-/** An error about the state store, with a stable `code` and structured `data`. */
-export class StateError extends Error {
+/** An error about the state store, with a stable `code` and structured `data` (see `CodedError`). */
+export class StateError extends CodedError<StateErrorCode> {
   override readonly name = 'StateError';
 
-  constructor(
-    readonly code: StateErrorCode,
-    message: string,
-    readonly data: Readonly<Record<string, unknown>> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(code: StateErrorCode, message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
+    super(code, message, data, options);
   }
 }

@@ -17,6 +17,7 @@ import { originOf, recordOrigin, type StateOrigin } from './state-origin.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import { StateError } from './state-error.js';
+import { codeOf } from '../../vfs/coded-error.js';
 import { WorkspaceTable, type WorkspaceDraft, type WorkspacePatch, type WorkspaceRecord } from './workspace-table.js';
 
 /** Options of `StateStore.open`. */
@@ -74,7 +75,7 @@ export class StateStore {
     } catch (e) {
       db?.close();
       if (e instanceof StateError) throw e;
-      const reason = (e as { code?: unknown }).code ?? (e as Error).message;
+      const reason = codeOf(e) ?? (e as Error).message;
       throw new StateError('OPEN_FAILED', `cannot open the state database '${file}' (${String(reason)})`, { file }, { cause: e });
     }
   }

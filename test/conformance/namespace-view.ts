@@ -22,6 +22,5 @@ export function namespaceView(ns: Namespace): WritableLayer {
     writeFile: (rel: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> => ns.writeFile(at(rel), data, options),
     mkdir: (rel: string): Promise<void> => ns.mkdir(at(rel)),
     remove: (rel: string): Promise<void> => ns.remove(at(rel)),
-    rename: (from: string, to: string): Promise<void> => ns.rename(at(from), at(to)),
   };
 }

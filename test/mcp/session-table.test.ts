@@ -68,7 +68,7 @@ describe('CreationBudget', () => {
         return e as CreationRefusal;
       }
     })();
-    expect(busy?.kind).toBe('concurrent');
+    expect(busy?.code).toBe('CONCURRENT_LIMIT');
     first();
     first(); // settling twice frees one place only
     budget.take('c');
@@ -76,7 +76,7 @@ describe('CreationBudget', () => {
     try {
       budget.take('d');
     } catch (e) {
-      expect((e as CreationRefusal).kind).toBe('total'); // three started: the total is used up
+      expect((e as CreationRefusal).code).toBe('TOTAL_LIMIT'); // three started: the total is used up
     }
   });
 

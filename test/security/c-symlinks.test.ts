@@ -55,19 +55,14 @@ describe.each(modes)('C: pre-existing symlinks (%s)', (_name, options) => {
     expect(fs.existsSync(path.join(sb.sentinel, 'madedir'))).toBe(false);
   }, { ...options, plant: plantLinks }));
 
-  it('remove and rename act on the link itself, never on what it points to', sandboxed(async (sb) => {
+  it('remove acts on the link itself, never on what it points to', sandboxed(async (sb) => {
     const { ns, attempt } = sb;
     expect(await attempt(() => ns.remove('dl/secret.txt'))).toMatchObject({ ok: false, code: 'SYMLINK_ESCAPE' });
-    expect(await attempt(() => ns.rename('dl/secret.txt', 'stolen.txt'))).toMatchObject({ ok: false, code: 'SYMLINK_ESCAPE' });
-    expect(await attempt(() => ns.rename('README.md', 'dl/README.md'))).toMatchObject({ ok: false, code: 'SYMLINK_ESCAPE' });
-    expect(await attempt(() => ns.rename('README.md', 'src/wl'))).toMatchObject({ ok: true });
-    expect(fs.readFileSync(path.join(sb.work, 'src/wl'), 'utf8')).toBe('readme\n');
-    expect(await attempt(() => ns.rename('dl', 'd2'))).toMatchObject({ ok: true });
-    expect(fs.readlinkSync(path.join(sb.work, 'd2'))).toBe(sb.sentinel);
-    expect(await attempt(() => ns.remove('d2'))).toMatchObject({ ok: true });
+    expect(fs.existsSync(path.join(sb.sentinel, 'secret.txt'))).toBe(true);
+    expect(await attempt(() => ns.remove('dl'))).toMatchObject({ ok: true });
+    expect(fs.existsSync(sb.sentinel)).toBe(true);
     expect(await attempt(() => ns.remove('leaf'))).toMatchObject({ ok: true });
     expect(fs.existsSync('/etc/hostname')).toBe(true);
-    expect(fs.existsSync(path.join(sb.work, 'stolen.txt'))).toBe(false);
   }, { ...options, plant: plantLinks }));
 
   it('read-only mounts refuse changes to links too', sandboxed(async (sb) => {

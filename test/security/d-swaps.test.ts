@@ -1,7 +1,7 @@
 /**
  * Attack class D, deterministic half: a folder or file is swapped for a symlink into the
  * sentinel tree at an exact moment (the host layer's test seams), for read, list, write,
- * edit, create, rename, delete and mkdir. The sentinel tree holds files with the same names
+ * edit, create, delete and mkdir. The sentinel tree holds files with the same names
  * (a.ts, f.txt) so a followed link would be visible. Through the host layer and the namespace.
  *
  * With procfs the operation continues on the folder handle it already holds, so the effect
@@ -24,7 +24,6 @@ interface Target {
   writeFile(p: string, d: Uint8Array, o?: { exclusive?: boolean }): Promise<unknown>;
   mkdir(p: string): Promise<void>;
   remove(p: string): Promise<void>;
-  rename(a: string, b: string): Promise<void>;
 }
 
 interface Scenario {
@@ -74,15 +73,6 @@ const scenarios: Scenario[] = [
   { name: 'create: parent swapped before publishing', step: 'beforeCommit', op: 'write', at: 'src/c.txt', swap: ['src', ''],
     run: (t) => t.writeFile('src/c.txt', bytes('c'), { exclusive: true }), procfs: 'ok', fallback: 'SYMLINK_ESCAPE',
     check: (sb) => expect(fs.readFileSync(w(sb, 'src.real/c.txt'), 'utf8')).toBe('c') },
-  { name: 'rename: source parent swapped before the rename', step: 'beforeCommit', op: 'rename', at: 'src/a.ts', swap: ['src', ''],
-    run: (t) => t.rename('src/a.ts', 'd/a.ts'), procfs: 'ok', fallback: 'SYMLINK_ESCAPE',
-    check: (sb) => expect(fs.readFileSync(w(sb, 'd/a.ts'), 'utf8')).toBe('export const a = 1;\n') },
-  { name: 'rename: target parent swapped before the rename', step: 'beforeCommit', op: 'rename', at: 'd/f.txt', swap: ['src', ''],
-    run: (t) => t.rename('d/f.txt', 'src/f.txt'), procfs: 'ok', fallback: 'SYMLINK_ESCAPE',
-    check: (sb) => expect(fs.readFileSync(w(sb, 'src.real/f.txt'), 'utf8')).toBe('inside f\n') },
-  { name: 'rename: target name swapped for a link', step: 'beforeCommit', op: 'rename', at: 'd/f.txt', swap: ['src/a.ts', 'secret.txt'],
-    run: (t) => t.rename('d/f.txt', 'src/a.ts'), procfs: 'ok', fallback: 'ok',
-    check: (sb) => expect(fs.readFileSync(w(sb, 'src/a.ts'), 'utf8')).toBe('inside f\n') },
   { name: 'delete: parent swapped before the unlink', step: 'beforeCommit', op: 'remove', at: 'd/f.txt', swap: ['d', ''],
     run: (t) => t.remove('d/f.txt'), procfs: 'ok', fallback: 'SYMLINK_ESCAPE',
     check: (sb) => expect(fs.existsSync(w(sb, 'd.real/f.txt'))).toBe(false) },

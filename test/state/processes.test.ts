@@ -171,11 +171,12 @@ describe('several processes on one state database', () => {
   });
 });
 
-/** Transpiles src/state/*.ts, the liveness ports and src/workspace-error.ts into `out`, runnable by plain node. */
+/** Transpiles src/state/*.ts, the liveness ports, src/workspace-error.ts and the error base they derive from into `out`, runnable by plain node. */
 function transpileStore(out: string): string {
   const sources = [
     ...readdirSync(join(root, 'src/state')).filter((f) => f.endsWith('.ts')).map((f) => `src/state/${f}`),
     'src/workspace-error.ts',
+    'vfs/coded-error.ts',
     'src/ports/process-liveness.ts',
     'src/ports/node-process-liveness.ts',
   ];
