@@ -21,8 +21,8 @@
  * metered (`match-work.ts`; past its budget `INVALID_INPUT` on `path`). Files are searched 16
  * ahead of the one being assembled; where the walk holds each folder open (host layer), files
  * up to 1 MiB are read and their search started inside the walk, through that folder (one open
- * per file, `early-search.ts`), until `maxResults` files are known to match; results still
- * come in tree order. Errors: `INVALID_INPUT`
+ * per file, `early-search.ts`); results still come in tree order, but every candidate is read
+ * even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
  * (bad regex or glob, see above), the path codes of `path`, `TOO_DEEP` (a tree nested deeper
  * than any path can name), `BUSY` (out of file descriptors, never a silently skipped file).
  */
@@ -118,10 +118,9 @@ const AHEAD = 16;
 /** Runs one search: the candidates, their verdicts in tree order, the results of `output`. */
 async function search(ns: Namespace, start: Resolved, input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
   const mode: Mode = input.output ?? 'files';
-  const max = input.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
-  const early = new EarlySearch(matcher, { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 }, max);
+  const early = new EarlySearch(matcher, { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 });
   const { entries: files, truncated } = await filesToSearch(ns, start, input.glob, early);
-  const results = new Results(ns, mode, max, mode === 'content' ? (input.context ?? 0) : 0, matcher);
+  const results = new Results(ns, mode, input.maxResults ?? GREP_DEFAULT_MAX_RESULTS, mode === 'content' ? (input.context ?? 0) : 0, matcher);
   results.markTruncated(truncated);
   // A verdict the walk found is used as is; any other file is read and probed now.
   const verdictOf = (e: TreeEntry): Verdict => {

@@ -38,14 +38,12 @@ export interface TreeEntry {
  * What a caller does with the kept files of each folder the walk holds open (grep starts its
  * search there): `walkTree` reads them through that folder, one at a time, and hands over
  * their bytes. A kept file not handed over (the folder is not held, the file is larger than
- * `maxBytes`, reading it failed, or the caller `hasEnough`) is the caller's to read after the
- * walk, where it meets the same refusal; only `BUSY` (out of descriptors) ends the walk at once.
+ * `maxBytes`, or reading it failed) is the caller's to read after the walk, where it meets the
+ * same refusal; only `BUSY` (out of descriptors) ends the walk at once.
  */
 export interface KeptFileReader {
   /** Largest file handed over; larger ones are left to the caller. */
   readonly maxBytes: number;
-  /** True once the caller needs no more files: the rest are left to it. */
-  readonly hasEnough: boolean;
   /**
    * Called with the bytes of one kept file, valid only until it returns (or its promise
    * settles: the walk waits for it, so a caller can hold the walk back while it catches up).
@@ -122,7 +120,7 @@ export class WalkFolder {
   async readKept(kept: Iterable<TreeEntry>, reader: KeptFileReader, pace: ReadPace): Promise<void> {
     for (const e of kept) {
       const access = this.#access;
-      if (!access || reader.hasEnough) return;
+      if (!access) return;
       if (e.type !== 'file' || !(e instanceof WalkEntry) || e.folder !== this || !e.own) continue;
       let bytes: Uint8Array;
       try {

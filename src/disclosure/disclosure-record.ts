@@ -9,8 +9,8 @@
  */
 import type { ToolErrorCode } from '../../tools/codes.js';
 import { isVfsError } from '../../vfs/errors.js';
-import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
 import { codeOf } from '../../vfs/coded-error.js';
+import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
 
 /**
  * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check
@@ -72,7 +72,7 @@ export function disclosureRecord(fields: {
 export function errorDetail(e: unknown): string {
   if (isVfsError(e)) return `${e.code}: ${e.detail}`;
   const code = codeOf(e);
-  const text = `${code !== undefined ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+  const text = `${code === undefined ? '' : `${code}: `}${e instanceof Error ? e.message : String(e)}`;
   return shorten(text);
 }
 

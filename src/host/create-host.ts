@@ -28,6 +28,7 @@ import { StateStore } from '../state/store.js';
 import { hasProcFd } from '../../vfs/host-walk.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { isMissingPath } from '../ports/missing-path.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { DiskPlatform } from './disk-platform.js';
 import { RecordingHostExec } from './recording-exec.js';
 import { createStateDir, excludeStateDir } from './state-dir.js';
@@ -35,7 +36,6 @@ import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTrac
 import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { WorkspaceHost } from './workspace-host.js';
-import { codeOf } from '../../vfs/coded-error.js';
 
 export interface CreateHostOptions {
   /** The integration checkout: a git work tree (any backend) or a plain folder (`copy`, `shared`). */
@@ -144,7 +144,7 @@ function checkRepositoryFolder(path: string): void {
     folder = fs.statSync(path).isDirectory();
   } catch (e) {
     if (!isMissingPath(e)) {
-      const code = codeOf(e) ?? 'an error';
+      const code = foreignCodeOf(e) ?? 'an error';
       const why = `the repository folder '${path}' cannot be read (${code})`;
       throw new WorkspaceError('NOT_A_GIT_REPOSITORY', why, { repo: path, reason: 'UNREADABLE_FOLDER' }, { cause: e });
     }

@@ -28,6 +28,7 @@ import type { StateStore } from '../state/store.js';
 import type { Registration } from '../gate/registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
+import { codeOf, isCodedError } from '../../vfs/coded-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { RunEvent } from '../state/event-log.js';
@@ -39,7 +40,6 @@ import { closeView, registerReady, registrationOf, viewIsCurrent } from './regis
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
-import { CodedError, codeOf } from '../../vfs/coded-error.js';
 
 export interface WorkspaceHostOptions {
   platform: HostPlatform;
@@ -247,7 +247,7 @@ export class WorkspaceHost implements Host {
 
 /** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
 function failureData(e: unknown): Record<string, unknown> {
-  const reason = e instanceof CodedError ? e.data?.reason : undefined;
+  const reason = isCodedError(e) ? e.data.reason : undefined;
   return {
     code: codeOf(e) ?? 'ERROR',
     ...(typeof reason === 'string' ? { reason } : {}),
