@@ -9,7 +9,7 @@
  * glob: a trailing `\` is a literal backslash and a `[` without its `]` a literal '['.
  * git: either makes the rule one that never matches (wildmatch aborts on them).
  */
-import { CharClass, parseCharClass, type PatternDialect } from './char-class.js';
+import { type CharClass, parseCharClass, type PatternDialect } from './char-class.js';
 
 /** One token of a pattern. */
 export type PatternToken =

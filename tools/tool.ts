@@ -30,6 +30,7 @@ export interface ToolContext {
 }
 
 /** A tool as the gate runs it. `I` is the validated input, `O` the value of a success. */
+// biome-ignore lint/suspicious/noExplicitAny: the gate's tool table holds tools of every input and output type; each tool's own types are checked through its schema
 export interface ToolDefinition<I = any, O = any> {
   readonly name: string;
   readonly description: string;

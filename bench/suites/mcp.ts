@@ -36,7 +36,7 @@ export async function run(report: Report): Promise<void> {
   const clients: Client[] = [];
   try {
     mkdirSync(join(dir, 'folder'), { recursive: true });
-    const kib4 = 'x'.repeat(63) + '\n';
+    const kib4 = `${'x'.repeat(63)}\n`;
     writeFileSync(join(dir, 'read.txt'), kib4.repeat(64));
     writeFileSync(join(dir, 'edit.txt'), `${kib4.repeat(32)}marker-A\n${kib4.repeat(31)}`);
     for (let i = 0; i < 100; i++) writeFileSync(join(dir, 'folder', `file-${String(i).padStart(3, '0')}.txt`), `file ${i}\n`);

@@ -33,7 +33,7 @@ import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } fro
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
-import { FileLocks, processFileLocks } from '../../vfs/file-lock.js';
+import { type FileLocks, processFileLocks } from '../../vfs/file-lock.js';
 import type { CrossProcessHold, CrossProcessLocks } from '../ports/cross-process-locks.js';
 import type { WriteDoor } from '../ports/write-door.js';
 import { toToolError } from './tool-error.js';
@@ -103,7 +103,7 @@ export class ToolGate implements ToolGateApi {
     } catch {
       return [];
     }
-    if (!registration || registration.state !== 'ready') return [];
+    if (registration?.state !== 'ready') return [];
     return [...this.byName.values()].filter((t) => registration.tools.has(t.name)).map((t) => t.descriptor);
   }
 

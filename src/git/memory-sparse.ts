@@ -39,7 +39,7 @@ export function writeSparsePaths(volume: Vol, meta: string, paths: Iterable<stri
 export async function checkoutPaths(volume: Vol, objects: GitObjectReader, tree: string, dir: string, paths: Iterable<string>): Promise<void> {
   for (const path of paths) {
     const entry = await entryAt(objects, tree, path);
-    if (!entry || entry.type !== 'blob') continue;
+    if (entry?.type !== 'blob') continue;
     const abs = `${dir}/${path}`;
     volume.mkdirSync(abs.slice(0, abs.lastIndexOf('/')), { recursive: true });
     const bytes = await objects.readBlob(entry.oid);

@@ -2,7 +2,7 @@
  * The public host interface (DESIGN.md "Host, ports and state"): what `createHost` and
  * `createMemoryHost` return, and what the CLI and the MCP server drive.
  */
-import type { CallContext, ToolGateApi } from '../gate/tool-gate-api.js';
+import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { Backend, Guarantee } from '../manifest/types.js';
 import type { RunEvent } from '../state/event-log.js';
 import type { OccupancyMode } from '../state/occupancy-table.js';

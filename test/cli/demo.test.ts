@@ -15,8 +15,8 @@ it('gatefs demo tours isolation, a read-only mount, escapes, disclosure and the 
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     for (let n = 1; n <= 6; n++) expect(r.stdout).toContain(`── ${n}/6 `);
-    expect(r.stdout).toMatch(/alice read .*\n  → ok: .*\n.*Hi there/);
-    expect(r.stdout).toMatch(/bob {3}read .*\n  → ok: .*\n.*Hello/);
+    expect(r.stdout).toMatch(/alice read .*\n {2}→ ok: .*\n.*Hi there/);
+    expect(r.stdout).toMatch(/bob {3}read .*\n {2}→ ok: .*\n.*Hello/);
     expect(r.stdout).toMatch(/main checkout on disk, line 3: return `Hello/);
     expect(r.stdout).toContain('refused: READ_ONLY');
     expect(r.stdout).toContain('refused: PATH_ESCAPE');

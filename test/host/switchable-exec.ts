@@ -31,7 +31,7 @@ export class SwitchableExec implements HostExec {
     this.seen.push(request);
     if (this.forbidden) throw new HostExecError('EXEC_FORBIDDEN', request.argv, 'this test forbids commands now');
     const hold = this.hold;
-    if (hold && hold.match(request.argv)) {
+    if (hold?.match(request.argv)) {
       this.hold = undefined;
       hold.reached();
       await hold.gate;

@@ -130,7 +130,7 @@ export function makeSandbox(options: SandboxOptions = {}): Sandbox {
         const all = transcript.join('\n');
         expect(all).not.toContain(marker);
         expect(all).not.toContain(base);
-        expect(all).not.toContain(os.tmpdir() + '/');
+        expect(all).not.toContain(`${os.tmpdir()}/`);
         expect(all).not.toContain('/proc/self');
         expect(all).not.toContain('.gatefs-');
       } finally {

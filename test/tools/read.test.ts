@@ -20,7 +20,7 @@ describe('read', () => {
   });
 
   it('pages with offset and limit; windows concatenate back to the file', async () => {
-    const body = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\r\n`).join('') + 'last without newline';
+    const body = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}\r\n`).join('')}last without newline`;
     const { read } = setup({ 'f.txt': body });
     const first = valueOf(await read({ path: 'f.txt', limit: 4 }));
     expect(first).toMatchObject({ startLine: 1, endLine: 4, totalLines: 11, truncated: true, content: 'line 1\r\nline 2\r\nline 3\r\nline 4\r\n' });

@@ -97,7 +97,7 @@ describe('the walk over a read-only host mount', () => {
 
 describe('grep reads through the walk', () => {
   it('finds a match at the end of a file too large to be read inside the walk, in tree order', async () => {
-    const big = `${'x'.repeat(80)}\n`.repeat(30_000) + 'needle at the end\n'; // 2.4 MB
+    const big = `${`${'x'.repeat(80)}\n`.repeat(30_000)}needle at the end\n`; // 2.4 MB
     const { layer } = hostTree({ 'a.txt': 'needle\n', 'b/big.txt': big, 'b/small.txt': 'needle\n', 'c.txt': 'needle\n' });
     const s = setupGate();
     addWorkspace(s, 'a', { layer });
