@@ -21,7 +21,9 @@ const report: Report = {
     const row = { ...c, ratio: c.subjectUs / c.baselineUs };
     comparisons.push(row);
     const mark = row.ratio <= row.target ? 'ok  ' : 'MISS';
-    console.log(`${mark} ${c.suite} / ${c.name}: ${fmt(c.subjectUs, c.unit)} vs ${c.baseline} ${fmt(c.baselineUs, c.unit)} = ${row.ratio.toFixed(3)}x (target <= ${c.target}x)`);
+    console.log(
+      `${mark} ${c.suite} / ${c.name}: ${fmt(c.subjectUs, c.unit)} vs ${c.baseline} ${fmt(c.baselineUs, c.unit)} = ${row.ratio.toFixed(3)}x (target <= ${c.target}x)`,
+    );
   },
   skip(s) {
     skipped.push(s);
@@ -39,7 +41,9 @@ function fmt(us: number, unit: Comparison['unit'] = 'us'): string {
 }
 
 const suiteDir = join(here, 'suites');
-const files = readdirSync(suiteDir).filter((f) => f.endsWith('.js')).sort();
+const files = readdirSync(suiteDir)
+  .filter((f) => f.endsWith('.js'))
+  .sort();
 for (const file of files) {
   const name = file.replace(/\.js$/, '');
   if (only.length && !only.includes(name)) continue;
@@ -55,7 +59,13 @@ for (const file of files) {
 
 // Results accumulate in bench/results.json by suite: a run of some suites replaces only their
 // rows, so bench/results.md always shows the latest measurement of every suite.
-interface SuiteResult { measuredAt: string; node: string; comparisons: Comparison[]; skipped: Skipped[]; notes: string[] }
+interface SuiteResult {
+  measuredAt: string;
+  node: string;
+  comparisons: Comparison[];
+  skipped: Skipped[];
+  notes: string[];
+}
 const resultsDir = join(here, '..', '..', 'bench');
 const jsonPath = join(resultsDir, 'results.json');
 const stored: Record<string, SuiteResult> = existsSync(jsonPath) ? JSON.parse(readFileSync(jsonPath, 'utf8')) : {};
@@ -72,7 +82,9 @@ for (const file of files) {
   };
 }
 writeFileSync(jsonPath, `${JSON.stringify(stored, null, 2)}\n`);
-const all = Object.keys(stored).sort().map((k) => ({ suite: k, ...stored[k] }));
+const all = Object.keys(stored)
+  .sort()
+  .map((k) => ({ suite: k, ...stored[k] }));
 const rows = all.flatMap((r) => r.comparisons.map((c) => ({ ...c, measuredAt: r.measuredAt })));
 const lines = [
   '# Benchmark results',
@@ -88,8 +100,12 @@ const lines = [
       `| ${c.suite} | ${c.name}${c.note ? ` (${c.note})` : ''} | ${fmt(c.subjectUs, c.unit)} | ${c.baseline}: ${fmt(c.baselineUs, c.unit)} | ${c.ratio.toFixed(3)}× | ≤ ${c.target}× | ${c.ratio <= c.target ? 'yes' : '**no**'} | ${c.measuredAt} |`,
   ),
   '',
-  ...(all.some((r) => r.skipped.length) ? ['## Skipped', '', ...all.flatMap((r) => r.skipped.map((s) => `- ${s.suite} / ${s.name}: ${s.reason}`)), ''] : []),
+  ...(all.some((r) => r.skipped.length)
+    ? ['## Skipped', '', ...all.flatMap((r) => r.skipped.map((s) => `- ${s.suite} / ${s.name}: ${s.reason}`)), '']
+    : []),
   ...(all.some((r) => r.notes.length) ? ['## Notes', '', ...all.flatMap((r) => r.notes.map((n) => `- ${n}`)), ''] : []),
 ];
 writeFileSync(join(resultsDir, 'results.md'), lines.join('\n'));
-console.log(`\n${comparisons.length} comparisons, ${comparisons.filter((c) => c.ratio > c.target).length} missed, ${skipped.length} skipped`);
+console.log(
+  `\n${comparisons.length} comparisons, ${comparisons.filter((c) => c.ratio > c.target).length} missed, ${skipped.length} skipped`,
+);

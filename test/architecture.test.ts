@@ -73,8 +73,10 @@ function violationsOf(imports: readonly Import[], dependencies: ReadonlySet<stri
       const name = packageOf(i.specifier);
       const only = BUILTINS_ONLY_IN[i.specifier];
       if (only && !only.includes(i.from)) found.push(say(i, `${i.specifier} only in ${only.join(', ')}`));
-      else if (!name.startsWith('node:') && !(PACKAGES[i.from] ?? []).includes(name)) found.push(say(i, `package ${name} is not on ${i.from}'s allow list (PACKAGES)`));
-      else if (!name.startsWith('node:') && !dependencies.has(name)) found.push(say(i, `package ${name} is not a runtime dependency in package.json`));
+      else if (!name.startsWith('node:') && !(PACKAGES[i.from] ?? []).includes(name))
+        found.push(say(i, `package ${name} is not on ${i.from}'s allow list (PACKAGES)`));
+      else if (!name.startsWith('node:') && !dependencies.has(name))
+        found.push(say(i, `package ${name} is not a runtime dependency in package.json`));
       continue;
     }
     if (i.target !== undefined && !existsSync(join(ROOT, i.target))) found.push(say(i, `resolves to no file (${i.target})`));
@@ -86,7 +88,8 @@ function violationsOf(imports: readonly Import[], dependencies: ReadonlySet<stri
     const [mine, theirs] = [tierOf.get(i.from), tierOf.get(i.to)];
     if (mine === undefined) found.push(say(i, `${i.from} is in no tier of TIERS`));
     else if (theirs === undefined) found.push(say(i, `${i.to} is in no tier of TIERS`));
-    else if (theirs >= mine) found.push(say(i, `${i.from} (tier ${mine}) imports only units of earlier tiers, and ${i.to} is tier ${theirs}`));
+    else if (theirs >= mine)
+      found.push(say(i, `${i.from} (tier ${mine}) imports only units of earlier tiers, and ${i.to} is tier ${theirs}`));
   }
   for (const cycle of cyclesOf(edges)) {
     const example = (a: string, b: string) => imports.find((i) => i.from === a && i.to === b)!;
@@ -118,7 +121,11 @@ describe('architecture: dependencies point inward', () => {
     const units = new Set(files.map((f) => unitOf(f)!));
     expect([...units].filter((u) => !TIERS.flat().includes(u))).toEqual([]);
     expect(TIERS.flat().filter((u) => !units.has(u))).toEqual([]);
-    expect(Object.values(PACKAGES).flat().filter((p) => !DEPENDENCIES.has(p))).toEqual([]);
+    expect(
+      Object.values(PACKAGES)
+        .flat()
+        .filter((p) => !DEPENDENCIES.has(p)),
+    ).toEqual([]);
   });
 
   it('vfs imports only vfs; tools only vfs and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
@@ -126,7 +133,9 @@ describe('architecture: dependencies point inward', () => {
   });
 
   it('every layer file lives in vfs/', () => {
-    const misplaced = files.flatMap((f) => NAMES_ONLY_IN.filter((n) => f.endsWith(n.suffix) && unitOf(f) !== n.unit).map((n) => `${f}: ${n.why}`));
+    const misplaced = files.flatMap((f) =>
+      NAMES_ONLY_IN.filter((n) => f.endsWith(n.suffix) && unitOf(f) !== n.unit).map((n) => `${f}: ${n.why}`),
+    );
     expect(misplaced).toEqual([]);
   });
 

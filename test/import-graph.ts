@@ -34,7 +34,8 @@ export function specifiersOf(fileName: string, text: string): { specifier: strin
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
   const found: { specifier: string; line: number }[] = [];
   const add = (node: ts.Node | undefined) => {
-    if (node && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+    if (node && ts.isStringLiteralLike(node))
+      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
@@ -66,7 +67,10 @@ export function scanImports(root: string, files: readonly string[]): Import[] {
         imports.push({ file, line, specifier, from, to: null });
         continue;
       }
-      const target = relative(root, resolve(root, dirname(file), specifier)).split('\\').join('/').replace(/\.js$/, '.ts');
+      const target = relative(root, resolve(root, dirname(file), specifier))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '.ts');
       imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target });
     }
   }

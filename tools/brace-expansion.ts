@@ -76,7 +76,8 @@ function findGroups(s: string): Map<number, Group> {
       const parsed = parseCharClass(s, i, 'glob');
       if (parsed.kind === 'class') i = parsed.end - 1;
     } else if (c === '{' || c === '(') stack.push({ open: i, seps: [], paren: c === '(' });
-    else if ((c === ',' || c === '|') && stack.length > 0 && stack[stack.length - 1].paren === (c === '|')) stack[stack.length - 1].seps.push(i);
+    else if ((c === ',' || c === '|') && stack.length > 0 && stack[stack.length - 1].paren === (c === '|'))
+      stack[stack.length - 1].seps.push(i);
     else if ((c === '}' || c === ')') && stack.length > 0 && stack[stack.length - 1].paren === (c === ')')) {
       const g = stack.pop()!;
       const group = { ...g, close: i };
@@ -99,7 +100,10 @@ function expandSpan(s: string, from: number, to: number, groups: Map<number, Gro
     const c = s[i];
     const marker = (c === '@' || c === '?' || c === '*' || c === '+' || c === '!') && groups.get(i + 1)?.paren === true;
     if (marker && (c === '*' || c === '+' || c === '!')) {
-      throw new ToolFailure('INVALID_INPUT', `${field}: the extglob '${c}(…)' is not supported (it repeats or negates, which a bounded matcher cannot do); use '{a,b}' alternatives, or escape it as '\\${c}(' to match those characters`);
+      throw new ToolFailure(
+        'INVALID_INPUT',
+        `${field}: the extglob '${c}(…)' is not supported (it repeats or negates, which a bounded matcher cannot do); use '{a,b}' alternatives, or escape it as '\\${c}(' to match those characters`,
+      );
     }
     const group = groups.get(marker ? i + 1 : i);
     if (group) {
@@ -111,7 +115,11 @@ function expandSpan(s: string, from: number, to: number, groups: Map<number, Gro
         const bounds = [group.open, ...group.seps, group.close];
         for (let k = 0; k + 1 < bounds.length; k++) {
           options.push(...expandSpan(s, bounds[k] + 1, bounds[k + 1], groups, field));
-          checkExpansion(options.length, options.reduce((n, o) => n + o.length, 0), field);
+          checkExpansion(
+            options.length,
+            options.reduce((n, o) => n + o.length, 0),
+            field,
+          );
         }
       }
       acc = product(acc, [...new Set(options)], field);
@@ -136,10 +144,16 @@ function expandSpan(s: string, from: number, to: number, groups: Map<number, Gro
 /** Throws `INVALID_INPUT` naming `field` when `count` alternatives of `chars` characters in all pass the caps. */
 export function checkExpansion(count: number, chars: number, field: string): void {
   if (count > MAX_GLOB_ALTERNATIVES) {
-    throw new ToolFailure('INVALID_INPUT', `${field}: braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`);
+    throw new ToolFailure(
+      'INVALID_INPUT',
+      `${field}: braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`,
+    );
   }
   if (chars > MAX_GLOB_EXPANDED_CHARS) {
-    throw new ToolFailure('INVALID_INPUT', `${field}: braces expand to more than ${MAX_GLOB_EXPANDED_CHARS} characters in all; use fewer alternatives or a wildcard`);
+    throw new ToolFailure(
+      'INVALID_INPUT',
+      `${field}: braces expand to more than ${MAX_GLOB_EXPANDED_CHARS} characters in all; use fewer alternatives or a wildcard`,
+    );
   }
 }
 

@@ -67,22 +67,52 @@ export class CharClass {
 }
 
 const POSIX: Readonly<Record<string, readonly (readonly [number, number])[]>> = {
-  alnum: [[48, 57], [65, 90], [97, 122]],
-  alpha: [[65, 90], [97, 122]],
-  blank: [[9, 9], [32, 32]],
-  cntrl: [[0, 31], [127, 127]],
+  alnum: [
+    [48, 57],
+    [65, 90],
+    [97, 122],
+  ],
+  alpha: [
+    [65, 90],
+    [97, 122],
+  ],
+  blank: [
+    [9, 9],
+    [32, 32],
+  ],
+  cntrl: [
+    [0, 31],
+    [127, 127],
+  ],
   digit: [[48, 57]],
   graph: [[33, 126]],
   lower: [[97, 122]],
   print: [[32, 126]],
-  punct: [[33, 47], [58, 64], [91, 96], [123, 126]],
-  space: [[9, 13], [32, 32]],
+  punct: [
+    [33, 47],
+    [58, 64],
+    [91, 96],
+    [123, 126],
+  ],
+  space: [
+    [9, 13],
+    [32, 32],
+  ],
   upper: [[65, 90]],
-  xdigit: [[48, 57], [65, 70], [97, 102]],
+  xdigit: [
+    [48, 57],
+    [65, 70],
+    [97, 102],
+  ],
 };
 const GLOB_ONLY_POSIX: Readonly<Record<string, readonly (readonly [number, number])[]>> = {
   ascii: [[0, 127]],
-  word: [[48, 57], [65, 90], [95, 95], [97, 122]],
+  word: [
+    [48, 57],
+    [65, 90],
+    [95, 95],
+    [97, 122],
+  ],
 };
 
 /**

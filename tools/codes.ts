@@ -38,7 +38,8 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** One line per code: what happened and what the caller can do about it. */
 export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
-  INVALID_INPUT: 'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
+  INVALID_INPUT:
+    'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
   UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
   WORKSPACE_NOT_READY: 'The workspace is still being prepared; retry once preparation has finished.',
   WORKSPACE_RELEASED: 'The workspace was released; tools no longer run in it.',
@@ -55,7 +56,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   NOT_REGULAR_FILE: 'The path is a FIFO, socket, device or other special file, which tools never open.',
   ALREADY_EXISTS: 'The file exists although the call asked to create it only (write with expectedSha256: null).',
   READ_ONLY: 'The path is in a read-only mount.',
-  PROTECTED_PATH: 'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
+  PROTECTED_PATH:
+    'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
   OCCUPIED: 'Another holder has exclusive write access to this workspace right now.',
   TOO_LARGE: 'The file is larger than the tool handles (read and edit: 10 MiB).',
   BINARY_FILE: 'The file looks binary (a NUL byte in its first 8 KiB) or, for edit, is not valid UTF-8.',

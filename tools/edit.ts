@@ -33,7 +33,10 @@ const MAX_STRING_CHARS = MAX_TEXT_FILE_BYTES;
 const Input = Type.Object(
   {
     path: PathArg('The file to edit: relative to the workspace root, or an absolute namespace path.'),
-    oldString: Type.String({ maxLength: MAX_STRING_CHARS, description: 'The exact text to replace (must occur exactly once unless replaceAll).' }),
+    oldString: Type.String({
+      maxLength: MAX_STRING_CHARS,
+      description: 'The exact text to replace (must occur exactly once unless replaceAll).',
+    }),
     newString: Type.String({ maxLength: MAX_STRING_CHARS, description: 'The replacement text.' }),
     replaceAll: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
     expectedSha256: Type.Optional(Sha256Arg),
@@ -84,7 +87,8 @@ function applyEdit(input: Static<typeof Input>, bytes: Uint8Array, shown: string
   if (input.expectedSha256 !== undefined) checkExpectedSha(bytes, input.expectedSha256, shown);
   if (looksBinary(bytes)) throw new ToolFailure('BINARY_FILE', `'${shown}' looks binary (a NUL byte in its first 8 KiB)`, shown);
   const text = decodeStrict(bytes);
-  if (text === undefined) throw new ToolFailure('BINARY_FILE', `'${shown}' is not valid UTF-8; editing it would change bytes outside the edit`, shown);
+  if (text === undefined)
+    throw new ToolFailure('BINARY_FILE', `'${shown}' is not valid UTF-8; editing it would change bytes outside the edit`, shown);
 
   const crlf = usesCrlf(text);
   let needle = input.oldString;
@@ -93,7 +97,8 @@ function applyEdit(input: Static<typeof Input>, bytes: Uint8Array, shown: string
     needle = toCrlf(needle);
     count = countOccurrences(text, needle, 2);
   }
-  if (count === 0) throw new ToolFailure('NO_MATCH', `oldString does not occur in '${shown}' (it must match exactly, whitespace included)`, shown);
+  if (count === 0)
+    throw new ToolFailure('NO_MATCH', `oldString does not occur in '${shown}' (it must match exactly, whitespace included)`, shown);
   if (count > 1 && !input.replaceAll) {
     const n = countOccurrences(text, needle, Infinity);
     throw new ToolFailure('AMBIGUOUS_MATCH', `oldString occurs ${n} times in '${shown}'; add surrounding context or set replaceAll`, shown);

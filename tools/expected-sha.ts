@@ -11,7 +11,10 @@ import { ToolFailure } from './result.js';
 import { sha256Hex } from './text-content.js';
 
 /** A sha256 in hex (either case). */
-export const Sha256Arg = Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'sha256 (hex) of the bytes the file must have now, as returned by read.' });
+export const Sha256Arg = Type.String({
+  pattern: '^[0-9a-fA-F]{64}$',
+  description: 'sha256 (hex) of the bytes the file must have now, as returned by read.',
+});
 
 /**
  * Throws `STALE_CONTENT` unless `bytes` hash to `expected` (case-insensitive hex).
@@ -29,7 +32,8 @@ export async function readExpected(ns: Namespace, target: Resolved, shown: strin
   try {
     return await ns.readFile(target, { maxBytes });
   } catch (e) {
-    if (isVfsError(e, 'NOT_FOUND')) throw new ToolFailure('STALE_CONTENT', `'${shown}' no longer exists but expectedSha256 was given`, shown);
+    if (isVfsError(e, 'NOT_FOUND'))
+      throw new ToolFailure('STALE_CONTENT', `'${shown}' no longer exists but expectedSha256 was given`, shown);
     throw e;
   }
 }

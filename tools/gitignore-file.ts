@@ -157,7 +157,14 @@ export class GitignoreFile {
    * read from the top: usually one or two lists), until one matches; yields between two rules
    * when `work` is a `MatchMeter` that asks for it.
    */
-  private scan(s: Scan, rel: string, relFrom: number, name: string, isDir: boolean, work: WorkCounter): GitignoreVerdict | Promise<GitignoreVerdict> {
+  private scan(
+    s: Scan,
+    rel: string,
+    relFrom: number,
+    name: string,
+    isDir: boolean,
+    work: WorkCounter,
+  ): GitignoreVerdict | Promise<GitignoreVerdict> {
     const { lists, at } = s;
     for (;;) {
       let pick = -1;
@@ -221,11 +228,12 @@ function matchesRule(rule: GitignoreRule, rel: string, relFrom: number, name: st
   const m = rule.match;
   if (m.kind === 'basename') {
     // A literal the name must contain, found natively, before the pattern runs.
-    if (m.needle !== undefined && (m.needle.length > name.length || (work.steps += (name.length >> 3) + 1, !name.includes(m.needle)))) return false;
+    if (m.needle !== undefined && (m.needle.length > name.length || ((work.steps += (name.length >> 3) + 1), !name.includes(m.needle))))
+      return false;
     return m.test(name, 0, name.length, work);
   }
   if (m.kind === 'anchored') {
-    if (m.needle !== undefined && (work.steps += ((rel.length - relFrom) >> 3) + 1, rel.indexOf(m.needle, relFrom) === -1)) return false;
+    if (m.needle !== undefined && ((work.steps += ((rel.length - relFrom) >> 3) + 1), rel.indexOf(m.needle, relFrom) === -1)) return false;
     for (const p of m.patterns) if (p.matches(rel, relFrom, work)) return true;
   }
   return false;

@@ -79,7 +79,13 @@ export class GitignoreRules {
   }
 
   /** The deepest file from `node` up with a verdict on the path decides; none: not ignored. */
-  private static ignoredFrom(node: GitignoreRules | undefined, rel: string, name: string, isDir: boolean, work: WorkCounter): boolean | Promise<boolean> {
+  private static ignoredFrom(
+    node: GitignoreRules | undefined,
+    rel: string,
+    name: string,
+    isDir: boolean,
+    work: WorkCounter,
+  ): boolean | Promise<boolean> {
     for (; node?.file; node = node.parent) {
       const verdict = node.file.verdict(rel, node.base === '' ? 0 : node.base.length + 1, name, isDir, work);
       if (verdict instanceof Promise) {

@@ -90,7 +90,8 @@ function compileBody(body: string, field: string): PathPattern[] {
       const tests: SegmentTest[] = [];
       for (const alt of alts) {
         const one = itemsOf(alt, field);
-        if (one.length !== 1 || typeof one[0] !== 'function') return expandBraces(body, field).map((a) => new PathPattern(itemsOf(a, field)));
+        if (one.length !== 1 || typeof one[0] !== 'function')
+          return expandBraces(body, field).map((a) => new PathPattern(itemsOf(a, field)));
         tests.push(one[0]);
       }
       items.push(anyOf(tests));
@@ -113,7 +114,10 @@ function anyOf(tests: readonly SegmentTest[]): SegmentTest {
 function itemsOf(alt: string, field: string): PathItem[] {
   const tokenized = tokenizePattern(alt, 'glob');
   if (tokenized.kind === 'unknown-posix') {
-    throw new ToolFailure('INVALID_INPUT', `${field}: unknown character class '[:${tokenized.name}:]' (known: alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit)`);
+    throw new ToolFailure(
+      'INVALID_INPUT',
+      `${field}: unknown character class '[:${tokenized.name}:]' (known: alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit)`,
+    );
   }
   if (tokenized.kind === 'never') return [() => false];
   return splitSegments(tokenized.tokens).map((seg) => (seg.onlyStars === 2 ? { globstar: true, min: 0 } : compileSegment(seg.tokens)));

@@ -16,7 +16,12 @@ import { MatchMeter } from './match-work.js';
 import { walkTree, type KeptFileReader, type Selection, type TreeEntry, type WalkResult } from './tree-walk.js';
 
 /** Walks `start` for grep's candidate files (see the file comment); the walk's errors and `INVALID_INPUT`. */
-export async function grepCandidates(ns: Namespace, start: Resolved, glob: GlobMatcher | undefined, readKept?: KeptFileReader): Promise<WalkResult> {
+export async function grepCandidates(
+  ns: Namespace,
+  start: Resolved,
+  glob: GlobMatcher | undefined,
+  readKept?: KeptFileReader,
+): Promise<WalkResult> {
   const meter = new MatchMeter();
   const filter = new CandidateFilter(ns, start, glob, meter, await GitignoreRules.above(ns, start, meter));
   return walkTree(ns, start, { select: (dir, entries) => filter.select(dir, entries), readKept });
@@ -54,7 +59,11 @@ class CandidateFilter {
         }
       }
       if (this.meter.mustYield) {
-        this.meter.checkBudget('path', 'applying the glob and .gitignore rules to this tree', 'search a narrower path or use a simpler glob');
+        this.meter.checkBudget(
+          'path',
+          'applying the glob and .gitignore rules to this tree',
+          'search a narrower path or use a simpler glob',
+        );
         await this.meter.yieldNow();
       }
     }

@@ -50,14 +50,32 @@ export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 const Input = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regular expression (or a plain string with literal: true), matched within single lines.' }),
+    pattern: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'JavaScript regular expression (or a plain string with literal: true), matched within single lines.',
+    }),
     path: Type.Optional(PathArg("Folder or file to search (default '.', the workspace root).")),
-    glob: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Only files matching this glob, e.g. '*.ts' (any folder) or 'src/**/*.py'." })),
+    glob: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: "Only files matching this glob, e.g. '*.ts' (any folder) or 'src/**/*.py'.",
+      }),
+    ),
     ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive match (default false).' })),
     literal: Type.Optional(Type.Boolean({ description: 'Treat pattern as a plain string, not a regex (default false).' })),
-    output: Type.Optional(Type.Union([Type.Literal('files'), Type.Literal('content'), Type.Literal('count')], { description: "files: matching file paths (default); content: matching lines; count: matching lines per file." })),
-    context: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Lines of context before and after each match (content output only).' })),
-    maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most files, lines or counts to return (default 500).' })),
+    output: Type.Optional(
+      Type.Union([Type.Literal('files'), Type.Literal('content'), Type.Literal('count')], {
+        description: 'files: matching file paths (default); content: matching lines; count: matching lines per file.',
+      }),
+    ),
+    context: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 10, description: 'Lines of context before and after each match (content output only).' }),
+    ),
+    maxResults: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most files, lines or counts to return (default 500).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -77,7 +95,13 @@ const Output = Type.Object({
 });
 
 /** One matching line (content output). */
-export interface GrepMatch { path: string; line: number; text: string; before?: string[]; after?: string[] }
+export interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+  before?: string[];
+  after?: string[];
+}
 /** The value of a grep: exactly one of files, matches, counts (by `output`), and truncated. */
 export interface GrepValue {
   files?: string[];
@@ -120,7 +144,13 @@ async function search(ns: Namespace, start: Resolved, input: GrepInput, matcher:
   const mode: Mode = input.output ?? 'files';
   const early = new EarlySearch(matcher, { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 });
   const { entries: files, truncated } = await filesToSearch(ns, start, input.glob, early);
-  const results = new Results(ns, mode, input.maxResults ?? GREP_DEFAULT_MAX_RESULTS, mode === 'content' ? (input.context ?? 0) : 0, matcher);
+  const results = new Results(
+    ns,
+    mode,
+    input.maxResults ?? GREP_DEFAULT_MAX_RESULTS,
+    mode === 'content' ? (input.context ?? 0) : 0,
+    matcher,
+  );
   results.markTruncated(truncated);
   // A verdict the walk found is used as is; any other file is read and probed now.
   const verdictOf = (e: TreeEntry): Verdict => {
@@ -153,7 +183,11 @@ async function filesToSearch(ns: Namespace, start: Resolved, glob: string | unde
  * ahead of it, until `each` answers false. Yields to the event loop every `AHEAD` pending
  * verdicts: reads and searches settle in microtasks on memory layers.
  */
-async function inTreeOrder(files: readonly TreeEntry[], verdictOf: (e: TreeEntry) => Verdict, each: (e: TreeEntry, n: number) => boolean | Promise<boolean>): Promise<void> {
+async function inTreeOrder(
+  files: readonly TreeEntry[],
+  verdictOf: (e: TreeEntry) => Verdict,
+  each: (e: TreeEntry, n: number) => boolean | Promise<boolean>,
+): Promise<void> {
   const ahead: Verdict[] = [];
   let waited = 0;
   for (let i = 0; i < files.length; i++) {
@@ -214,7 +248,11 @@ class Results {
     }
     const bytes = await readText(e);
     if (!bytes) return true;
-    const hits = await this.matcher.search(bytes, { limit: this.out.max - this.out.items.length + 1, texts: true, context: this.context }, true);
+    const hits = await this.matcher.search(
+      bytes,
+      { limit: this.out.max - this.out.items.length + 1, texts: true, context: this.context },
+      true,
+    );
     for (const h of hits.lines ?? []) {
       const m: GrepMatch = { path, line: h.line, text: h.text };
       if (h.before) m.before = h.before;
@@ -243,4 +281,11 @@ function isSkippedFile(err: unknown): boolean {
   return isVfsError(err) && SKIPPED_FILE_CODES.has(err.code);
 }
 
-const SKIPPED_FILE_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE', 'IS_DIRECTORY', 'NOT_REGULAR_FILE', 'TOO_LARGE']);
+const SKIPPED_FILE_CODES: ReadonlySet<string> = new Set([
+  'NOT_FOUND',
+  'NOT_DIRECTORY',
+  'SYMLINK_ESCAPE',
+  'IS_DIRECTORY',
+  'NOT_REGULAR_FILE',
+  'TOO_LARGE',
+]);

@@ -95,11 +95,18 @@ export class GuardedMatcher implements LineMatcher {
     if (this.inFlight || this.queue.length === 0 || this.failed || this.closed) return;
     let bytes = 0;
     let n = 0;
-    while (n < this.queue.length && n < BATCH_FILES && (n === 0 || bytes + this.queue[n].bytes.byteLength <= BATCH_BYTES)) bytes += this.queue[n++].bytes.byteLength;
+    while (n < this.queue.length && n < BATCH_FILES && (n === 0 || bytes + this.queue[n].bytes.byteLength <= BATCH_BYTES))
+      bytes += this.queue[n++].bytes.byteLength;
     const batch = this.queue.splice(0, n);
     const pool = this.options.pool ?? regexWorkers;
     const handle = pool.submit(
-      { source: this.source, flags: this.flags, pretest: this.pretest, maxLineChars: this.options.maxLineChars, jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })) },
+      {
+        source: this.source,
+        flags: this.flags,
+        pretest: this.pretest,
+        maxLineChars: this.options.maxLineChars,
+        jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })),
+      },
       this.options.budgetMs,
     );
     this.inFlight = handle;
@@ -125,7 +132,10 @@ export class GuardedMatcher implements LineMatcher {
             `pattern: matching one file took longer than ${this.options.budgetMs} ms (catastrophic backtracking?); simplify the pattern, avoid nested quantifiers with backreferences or lookaround, or use literal: true`,
           )
         : e instanceof RegexEngineFailure
-          ? new ToolFailure('INVALID_INPUT', `pattern: the regex engine gave up on a file here (${e.message}); simplify the pattern (lookaround over long lines), or use literal: true`)
+          ? new ToolFailure(
+              'INVALID_INPUT',
+              `pattern: the regex engine gave up on a file here (${e.message}); simplify the pattern (lookaround over long lines), or use literal: true`,
+            )
           : new Error(`grep worker failed: ${(e as Error).message}`);
     if (failure instanceof ToolFailure) this.failed = failure;
     for (const job of [...batch, ...this.queue.splice(0)]) job.reject(failure);

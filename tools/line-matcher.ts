@@ -87,7 +87,10 @@ export function compileMatcher(pattern: string, options: { literal?: boolean; ig
   try {
     new RegExp(source, flags);
   } catch (e) {
-    throw new ToolFailure('INVALID_INPUT', `pattern: not a valid JavaScript regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')})`);
+    throw new ToolFailure(
+      'INVALID_INPUT',
+      `pattern: not a valid JavaScript regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')})`,
+    );
   }
   return new GuardedMatcher(source, flags, { budgetMs: GREP_FILE_BUDGET_MS, maxLineChars: MAX_LINE_CHARS });
 }

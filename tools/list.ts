@@ -38,7 +38,13 @@ export const LIST_DEFAULT_MAX_RESULTS = 1000;
 const Input = Type.Object(
   {
     path: Type.Optional(PathArg("The folder to list (default '.', the workspace root).")),
-    pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "A glob relative to path, e.g. '**/*.ts' or 'src/*.json'. Without it, only the folder's own entries are listed." })),
+    pattern: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: "A glob relative to path, e.g. '**/*.ts' or 'src/*.json'. Without it, only the folder's own entries are listed.",
+      }),
+    ),
     maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Most entries to return (default 1000).' })),
   },
   { additionalProperties: false },

@@ -56,7 +56,10 @@ export class MatchMeter implements WorkCounter {
    */
   checkBudget(field: string, what: string, advice: string): void {
     if (this.overBudget) {
-      throw new ToolFailure('INVALID_INPUT', `${field}: ${what} needs more than ${this.budget.toLocaleString('en-US')} matching steps here; ${advice}`);
+      throw new ToolFailure(
+        'INVALID_INPUT',
+        `${field}: ${what} needs more than ${this.budget.toLocaleString('en-US')} matching steps here; ${advice}`,
+      );
     }
   }
 

@@ -78,12 +78,24 @@ export const readTool = defineTool({
     const lineCount = countLines(text);
     if (offset === 1 && lineCount <= limit && text.length <= READ_MAX_CONTENT_CHARS) {
       // The window is the whole file (the usual case): no line index needed.
-      return ok<ReadValue>({ path: shown, content: text, startLine: 1, endLine: lineCount, totalLines: lineCount, sha256: sha256Hex(bytes), truncated: false });
+      return ok<ReadValue>({
+        path: shown,
+        content: text,
+        startLine: 1,
+        endLine: lineCount,
+        totalLines: lineCount,
+        sha256: sha256Hex(bytes),
+        truncated: false,
+      });
     }
     const starts = lineStarts(text);
     const total = starts.length;
     if (offset > Math.max(total, 1)) {
-      throw new ToolFailure('INVALID_INPUT', `offset: the file has ${total} line${total === 1 ? '' : 's'}; offset ${offset} is past its end`, shown);
+      throw new ToolFailure(
+        'INVALID_INPUT',
+        `offset: the file has ${total} line${total === 1 ? '' : 's'}; offset ${offset} is past its end`,
+        shown,
+      );
     }
     const first = offset - 1;
     let last = Math.min(total, first + limit) - 1;

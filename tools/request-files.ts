@@ -35,7 +35,11 @@ const Input = Type.Object(
       maxItems: REQUEST_FILES_MAX_PATHS,
       description: 'Exact file paths to disclose (1–64). Folders and globs are not accepted.',
     }),
-    reason: Type.String({ minLength: 1, maxLength: REQUEST_FILES_MAX_REASON, description: 'Why you need these files (kept in the audit log).' }),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: REQUEST_FILES_MAX_REASON,
+      description: 'Why you need these files (kept in the audit log).',
+    }),
   },
   { additionalProperties: false },
 );
@@ -63,7 +67,10 @@ export const requestFilesTool = defineTool({
   async handler(input, ctx) {
     const service = ctx.disclosure;
     if (!service) {
-      throw new ToolFailure('TOOL_NOT_ALLOWED', `the workspace of '${ctx.conversation}' has no disclosure policy, so request_files does not apply`);
+      throw new ToolFailure(
+        'TOOL_NOT_ALLOWED',
+        `the workspace of '${ctx.conversation}' has no disclosure policy, so request_files does not apply`,
+      );
     }
     return ok<RequestFilesValue>(await service.request(input.paths, input.reason, ctx.namespace));
   },

@@ -46,7 +46,9 @@ export class ToolFailure extends CodedError<ToolErrorCode, { readonly path?: str
 
   /** The `ToolError` the agent receives: the code, the message, and the path when there is one. */
   toToolError(): ToolError {
-    return this.path === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, path: this.path };
+    return this.path === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, path: this.path };
   }
 }
 

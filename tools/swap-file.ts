@@ -51,7 +51,11 @@ export async function swapFile<T>(
     } catch (e) {
       if (!isVfsError(e, 'STALE_CONTENT')) throw e;
       if (attempt >= SWAP_ATTEMPTS) {
-        throw new ToolFailure('BUSY', `'${shown}' changed under every one of ${attempt} attempts to write it (another program keeps writing it); nothing was changed: retry`, shown);
+        throw new ToolFailure(
+          'BUSY',
+          `'${shown}' changed under every one of ${attempt} attempts to write it (another program keeps writing it); nothing was changed: retry`,
+          shown,
+        );
       }
     }
   }

@@ -208,11 +208,21 @@ function withMounts(ns: Namespace, listed: DirEntry[], mounted: readonly DirEntr
  */
 function checkNameable(nsPath: string, listed: readonly DirEntry[], startRel: string): void {
   if (listed.length === 0 || (segmentCount(nsPath) < MAX_PATH_SEGMENTS && allNameable(nsPath, listed))) return;
-  throw new VfsError('TOO_DEEP', 'walk', startRel, `a folder below is nested deeper than any path can name (${MAX_PATH_SEGMENTS} levels, ${MAX_PATH_BYTES} bytes)`);
+  throw new VfsError(
+    'TOO_DEEP',
+    'walk',
+    startRel,
+    `a folder below is nested deeper than any path can name (${MAX_PATH_SEGMENTS} levels, ${MAX_PATH_BYTES} bytes)`,
+  );
 }
 
 /** The folder's reported entries in tree order, sub-folders' entries after their folder. */
-function assemble(folder: Folder, folders: ReadonlyMap<string, Folder>, other: ReadonlyMap<TreeEntry, TreeEntry[]>, out: TreeEntry[] = []): TreeEntry[] {
+function assemble(
+  folder: Folder,
+  folders: ReadonlyMap<string, Folder>,
+  other: ReadonlyMap<TreeEntry, TreeEntry[]>,
+  out: TreeEntry[] = [],
+): TreeEntry[] {
   const keep = folder.keep;
   for (const e of folder.entries) {
     if (keep === 'all' || (keep !== 'none' && keep.has(e))) out.push(e);

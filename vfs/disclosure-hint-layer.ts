@@ -36,7 +36,10 @@ export interface DisclosureHints {
 export class DisclosureHintLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
 
-  constructor(readonly projection: SparseProjection, private readonly hints: DisclosureHints) {
+  constructor(
+    readonly projection: SparseProjection,
+    private readonly hints: DisclosureHints,
+  ) {
     this.kind = `hinted(${projection.kind})`;
   }
 

@@ -30,8 +30,16 @@ export function isDotGitName(name: string): boolean {
 /** git's `is_ntfs_dotgit` for one segment. */
 function isNtfsDotGit(name: string): boolean {
   let i: number;
-  if (asciiLowerAt(name, 0) === '.' && asciiLowerAt(name, 1) === 'g' && asciiLowerAt(name, 2) === 'i' && asciiLowerAt(name, 3) === 't') i = 4;
-  else if (asciiLowerAt(name, 0) === 'g' && asciiLowerAt(name, 1) === 'i' && asciiLowerAt(name, 2) === 't' && name[3] === '~' && name[4] === '1') i = 5;
+  if (asciiLowerAt(name, 0) === '.' && asciiLowerAt(name, 1) === 'g' && asciiLowerAt(name, 2) === 'i' && asciiLowerAt(name, 3) === 't')
+    i = 4;
+  else if (
+    asciiLowerAt(name, 0) === 'g' &&
+    asciiLowerAt(name, 1) === 'i' &&
+    asciiLowerAt(name, 2) === 't' &&
+    name[3] === '~' &&
+    name[4] === '1'
+  )
+    i = 5;
   else return false;
   for (; i < name.length; i++) {
     const c = name[i];

@@ -85,25 +85,44 @@ export function isVfsError(e: unknown, code?: VfsCode): e is VfsError {
 
 function defaultDetail(code: VfsCode): string {
   switch (code) {
-    case 'PATH_ESCAPE': return 'the path climbs out of the namespace';
-    case 'OUTSIDE_MOUNTS': return 'the path is not inside the workspace or any mount';
-    case 'BAD_NAME': return 'the path contains a character that is not allowed';
-    case 'NAME_TOO_LONG': return 'a name is longer than 255 bytes or the path longer than 4096 bytes';
-    case 'SYMLINK_ESCAPE': return 'the path goes through a symbolic link, which is never followed';
-    case 'NOT_FOUND': return 'no such file or folder';
-    case 'NOT_DISCLOSED': return 'the file exists but has not been disclosed yet: ask for it with request_files';
-    case 'IS_DIRECTORY': return 'the path is a folder';
-    case 'NOT_DIRECTORY': return 'a part of the path is not a folder';
-    case 'NOT_REGULAR_FILE': return 'the path is not a regular file';
-    case 'ALREADY_EXISTS': return 'the path already exists';
-    case 'READ_ONLY': return 'the path is in a read-only mount';
-    case 'PROTECTED_PATH': return 'the path is protected and never writable through tools';
-    case 'TOO_LARGE': return 'the file is larger than allowed';
-    case 'STALE_CONTENT': return 'the file changed after it was read; it was left as it is';
-    case 'NOT_EMPTY': return 'the folder is not empty';
-    case 'BUSY': return 'the host is out of file descriptors or another writer holds the file; retry shortly';
-    case 'TOO_DEEP': return 'the folder tree is nested deeper than a walk follows';
-    case 'INTERNAL': return 'internal error';
+    case 'PATH_ESCAPE':
+      return 'the path climbs out of the namespace';
+    case 'OUTSIDE_MOUNTS':
+      return 'the path is not inside the workspace or any mount';
+    case 'BAD_NAME':
+      return 'the path contains a character that is not allowed';
+    case 'NAME_TOO_LONG':
+      return 'a name is longer than 255 bytes or the path longer than 4096 bytes';
+    case 'SYMLINK_ESCAPE':
+      return 'the path goes through a symbolic link, which is never followed';
+    case 'NOT_FOUND':
+      return 'no such file or folder';
+    case 'NOT_DISCLOSED':
+      return 'the file exists but has not been disclosed yet: ask for it with request_files';
+    case 'IS_DIRECTORY':
+      return 'the path is a folder';
+    case 'NOT_DIRECTORY':
+      return 'a part of the path is not a folder';
+    case 'NOT_REGULAR_FILE':
+      return 'the path is not a regular file';
+    case 'ALREADY_EXISTS':
+      return 'the path already exists';
+    case 'READ_ONLY':
+      return 'the path is in a read-only mount';
+    case 'PROTECTED_PATH':
+      return 'the path is protected and never writable through tools';
+    case 'TOO_LARGE':
+      return 'the file is larger than allowed';
+    case 'STALE_CONTENT':
+      return 'the file changed after it was read; it was left as it is';
+    case 'NOT_EMPTY':
+      return 'the folder is not empty';
+    case 'BUSY':
+      return 'the host is out of file descriptors or another writer holds the file; retry shortly';
+    case 'TOO_DEEP':
+      return 'the folder tree is nested deeper than a walk follows';
+    case 'INTERNAL':
+      return 'internal error';
   }
 }
 

@@ -181,5 +181,7 @@ function modeBits(mode: string): number {
 
 /** `BUSY` when the read failed for want of descriptors (retryable), else `INTERNAL`; the cause is kept. */
 function busyOrInternal(e: unknown, op: string, path: string, detail: string): VfsError {
-  return isDescriptorShortage(e) ? new VfsError('BUSY', op, path, undefined, { cause: e }) : new VfsError('INTERNAL', op, path, detail, { cause: e });
+  return isDescriptorShortage(e)
+    ? new VfsError('BUSY', op, path, undefined, { cause: e })
+    : new VfsError('INTERNAL', op, path, detail, { cause: e });
 }

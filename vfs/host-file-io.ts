@@ -17,7 +17,13 @@ export const READ_SLICE_BYTES = 1 << 20;
  * one is read in slices, yielding to the event loop between them, and a Promise is returned.
  * The caller keeps `fd` open until the bytes (or the Promise) are settled.
  */
-export function readHandle(fd: number, size: number, path: string, maxBytes = Infinity, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+export function readHandle(
+  fd: number,
+  size: number,
+  path: string,
+  maxBytes = Infinity,
+  scratch?: Buffer,
+): Uint8Array | Promise<Uint8Array> {
   if (size > maxBytes) throw tooLarge(path, maxBytes);
   // One byte more than announced: a single short read then proves the end of a regular file.
   // `scratch` (when big enough) saves an allocation; the bytes then live in it.

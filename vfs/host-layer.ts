@@ -18,7 +18,18 @@
  */
 import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent } from 'node:fs';
 import { VfsError } from './errors.js';
-import type { DirEntry, FolderReadOptions, ReadOptions, Stat, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type {
+  DirEntry,
+  FolderReadOptions,
+  ReadOptions,
+  Stat,
+  WalkEntries,
+  WalkOptions,
+  WalkableLayer,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
 import { baseName, compareNames } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
 import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-walk.js';
@@ -223,7 +234,13 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
   }
 
   /** A walk's read of the entry `name` of the held folder `dir` (vfs/host-tree-walk.ts). */
-  private readInFolder(dir: HeldDir, name: string, path: string, options?: FolderReadOptions, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+  private readInFolder(
+    dir: HeldDir,
+    name: string,
+    path: string,
+    options?: FolderReadOptions,
+    scratch?: Buffer,
+  ): Uint8Array | Promise<Uint8Array> {
     return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
   }
 
@@ -259,4 +276,3 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
 export function openHostLayer(dir: string, options?: HostLayerOptions): HostLayer {
   return new HostLayer(dir, options);
 }
-

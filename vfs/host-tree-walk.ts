@@ -37,7 +37,13 @@ const SCRATCH_BYTES = 256 * 1024;
  */
 export interface HostFolderOps {
   list(dir: HeldDir): DirEntry[];
-  read(dir: HeldDir, name: string, path: string, options: FolderReadOptions | undefined, scratch: Buffer | undefined): Uint8Array | Promise<Uint8Array>;
+  read(
+    dir: HeldDir,
+    name: string,
+    path: string,
+    options: FolderReadOptions | undefined,
+    scratch: Buffer | undefined,
+  ): Uint8Array | Promise<Uint8Array>;
   stat(dir: HeldDir, name: string, path: string): Stat;
 }
 
@@ -52,7 +58,13 @@ export interface WalkHandles {
  * `NOT_FOUND`, `NOT_DIRECTORY` for the start; `TOO_DEEP` (at `path`) for a folder whose entries
  * would be deeper than `MAX_PATH_SEGMENTS` below the layer root; `BUSY` out of descriptors.
  */
-export async function* walkHostTree(walk: ConfinedWalk, ops: HostFolderOps, path: string, options: WalkOptions = {}, handles: WalkHandles = {}): AsyncGenerator<WalkEntries> {
+export async function* walkHostTree(
+  walk: ConfinedWalk,
+  ops: HostFolderOps,
+  path: string,
+  options: WalkOptions = {},
+  handles: WalkHandles = {},
+): AsyncGenerator<WalkEntries> {
   const segments = layerSegments(path, 'walk');
   const chain = walk.openChain(segments, 'walk');
   const start = chain.pop()!;
@@ -64,7 +76,12 @@ export async function* walkHostTree(walk: ConfinedWalk, ops: HostFolderOps, path
   try {
     for (let frame = stack.top(); frame; frame = nextFolder(walk, stack)) {
       if (segments.length + stack.depth > MAX_PATH_SEGMENTS) {
-        throw new VfsError('TOO_DEEP', 'walk', path, `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`);
+        throw new VfsError(
+          'TOO_DEEP',
+          'walk',
+          path,
+          `a folder below is nested deeper than ${MAX_PATH_SEGMENTS} levels, the most a path can name`,
+        );
       }
       const dir = frame.dir!;
       const entries = ops.list(dir);

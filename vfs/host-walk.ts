@@ -91,7 +91,11 @@ export class ConfinedWalk {
    * guarantee of the walk that reached it.
    * `NOT_FOUND` when `dir` does not exist, `NOT_DIRECTORY` when it is not a folder.
    */
-  constructor(dir: string | AdoptedRoot, preferProcfs: boolean, readonly seams: HostSeams = {}) {
+  constructor(
+    dir: string | AdoptedRoot,
+    preferProcfs: boolean,
+    readonly seams: HostSeams = {},
+  ) {
     if (typeof dir !== 'string') {
       let id: HostIdentity;
       try {
@@ -276,7 +280,9 @@ export class ConfinedWalk {
     try {
       now = identityOf(lstatSync(dir.base));
     } catch (e) {
-      throw new VfsError('SYMLINK_ESCAPE', 'walk', dir.rel, 'the path changed during the operation', { cause: hostError(e, 'walk', dir.rel) });
+      throw new VfsError('SYMLINK_ESCAPE', 'walk', dir.rel, 'the path changed during the operation', {
+        cause: hostError(e, 'walk', dir.rel),
+      });
     }
     if (!sameIdentity(now, this.identity(dir, 'walk'))) {
       throw new VfsError('SYMLINK_ESCAPE', 'walk', dir.rel, 'the path changed during the operation');

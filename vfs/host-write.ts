@@ -10,7 +10,20 @@
  * followed, and a hard-linked name gets a new inode while the other links keep their bytes.
  * The parent folder itself is not fsynced (as a plain write + fsync + rename would not be).
  */
-import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
 import { VfsError } from './errors.js';
 import type { WriteOptions, WriteResult } from './layer.js';
 import { baseName } from './layer.js';
@@ -156,7 +169,11 @@ function writeNew(at: string, data: Uint8Array, mode: number, durable: boolean):
     if (durable) fsyncSync(fd);
   } catch (e) {
     closeSync(fd);
-    try { unlinkSync(at); } catch { /* never mind: the write failed either way */ }
+    try {
+      unlinkSync(at);
+    } catch {
+      /* never mind: the write failed either way */
+    }
     throw e;
   }
   closeSync(fd);
@@ -174,4 +191,3 @@ function lstatOrUndefined(at: string, op: string, path: string): Stats | undefin
     throw hostError(e, op, path);
   }
 }
-

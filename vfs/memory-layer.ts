@@ -75,9 +75,7 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     if (!st.isDirectory()) throw new VfsError('NOT_DIRECTORY', 'readdir', path);
     try {
       const dirents = this.volume.readdirSync(this.abs(path), { withFileTypes: true }) as unknown as (NodeTypeProbe & { name: string })[];
-      return dirents
-        .map((d) => ({ name: String(d.name), type: entryTypeOf(d) }))
-        .sort((a, b) => compareNames(a.name, b.name));
+      return dirents.map((d) => ({ name: String(d.name), type: entryTypeOf(d) })).sort((a, b) => compareNames(a.name, b.name));
     } catch (e) {
       throw fromErrno(e, 'readdir', path);
     }
@@ -104,7 +102,11 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
       this.volume.writeFileSync(temp, data, { flag: 'wx', mode });
       this.volume.renameSync(temp, abs);
     } catch (e) {
-      try { this.volume.unlinkSync(temp); } catch { /* the temp file was never created */ }
+      try {
+        this.volume.unlinkSync(temp);
+      } catch {
+        /* the temp file was never created */
+      }
       throw fromErrno(e, 'write', path);
     }
     return { created: !existing };

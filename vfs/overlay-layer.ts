@@ -53,7 +53,10 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
 
-  constructor(readonly upper: WritableLayer, readonly lower: Layer) {
+  constructor(
+    readonly upper: WritableLayer,
+    readonly lower: Layer,
+  ) {
     this.kind = `overlay(${upper.kind}/${lower.kind})`;
   }
 

@@ -38,12 +38,19 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
   private readonly hiddenFolded?: { self: FoldedPath; parent: FoldedPath; name: string };
   private readonly readOnly: readonly string[];
 
-  constructor(private readonly inner: Layer, rules: PathRules) {
+  constructor(
+    private readonly inner: Layer,
+    rules: PathRules,
+  ) {
     this.kind = inner.kind;
     this.hidden = rules.hidden;
     this.readOnly = rules.readOnly ?? [];
     if (rules.hidden !== undefined) {
-      this.hiddenFolded = { self: new FoldedPath(rules.hidden), parent: new FoldedPath(parentPath(rules.hidden)), name: foldName(baseName(rules.hidden)) };
+      this.hiddenFolded = {
+        self: new FoldedPath(rules.hidden),
+        parent: new FoldedPath(parentPath(rules.hidden)),
+        name: foldName(baseName(rules.hidden)),
+      };
     }
   }
 

@@ -61,12 +61,7 @@ function checkText(text: string, op: string, displayPath: string): void {
  * asked after every '..' so that no step ever leaves the namespace. The error paths name the
  * input as the caller wrote it (no host path exists at this level).
  */
-export function resolveNamespacePath(
-  input: string,
-  base: string,
-  isInside: (path: string) => boolean,
-  op = 'resolve',
-): string {
+export function resolveNamespacePath(input: string, base: string, isInside: (path: string) => boolean, op = 'resolve'): string {
   if (typeof input !== 'string') throw new VfsError('BAD_NAME', op, '', `the path is a ${typeof input}, not a string`);
   if (input.length === 0) throw new VfsError('BAD_NAME', op, input, 'the path is empty');
   const shown = input.length > 300 ? `${input.slice(0, 300)}…` : input;

@@ -44,7 +44,10 @@ export class SparseProjection implements WritableLayer, LockableLayer {
   /** Folders leading to a leaf (visible, listing only visible children). */
   private readonly folders = new Set<string>(['']);
 
-  constructor(private readonly inner: Layer, visible: Iterable<string>) {
+  constructor(
+    private readonly inner: Layer,
+    visible: Iterable<string>,
+  ) {
     this.kind = `sparse(${inner.kind})`;
     this.disclose(visible);
   }
@@ -109,7 +112,8 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     const inner = this.writable(path, 'write');
     if (this.isVisible(path)) return inner.writeFile(path, data, options);
     // Compare-and-swap of a file that is no longer shown: it cannot hold what was read here.
-    if (options.ifMatch && !options.exclusive) throw new VfsError('STALE_CONTENT', 'write', path, 'the file changed after it was read; nothing was written');
+    if (options.ifMatch && !options.exclusive)
+      throw new VfsError('STALE_CONTENT', 'write', path, 'the file changed after it was read; nothing was written');
     await this.requireVisible(parentPath(path), 'write');
     if (await this.isHidden(path)) throw hiddenTaken('write', path);
     try {

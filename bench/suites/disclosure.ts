@@ -28,7 +28,10 @@ const manifest = {
     {
       name: 'sparse',
       tools: ['read', 'list', 'request_files'],
-      workspace: { backend: 'worktree', progressive_disclosure: { initial_paths: INITIAL, allowed_paths: Array.from({ length: 200 }, (_, d) => `d${d}`) } },
+      workspace: {
+        backend: 'worktree',
+        progressive_disclosure: { initial_paths: INITIAL, allowed_paths: Array.from({ length: 200 }, (_, d) => `d${d}`) },
+      },
     },
     { name: 'full', tools: ['read', 'list'], workspace: { backend: 'worktree' } },
   ],
@@ -62,7 +65,8 @@ export async function run(report: Report): Promise<void> {
         t = performance.now();
         const result = await host.gate.call('req', 'request_files', { paths, reason: 'bench' });
         ours.push((performance.now() - t) * 1000);
-        if (!result.ok || (result.value as { outcome: string }).outcome !== 'approved') throw new Error(`request_files failed: ${JSON.stringify(result).slice(0, 300)}`);
+        if (!result.ok || (result.value as { outcome: string }).outcome !== 'approved')
+          throw new Error(`request_files failed: ${JSON.stringify(result).slice(0, 300)}`);
       }
       report.compare({
         suite: SUITE,
@@ -102,7 +106,11 @@ export async function run(report: Report): Promise<void> {
     for (const h of hosts) await h.close().catch(() => undefined);
     rmSync(scratch, { recursive: true, force: true });
     execFileSync('git', ['worktree', 'prune'], { cwd: repo });
-    for (const b of git('branch', '--list', 'gatefs/*').split('\n').map((l) => l.replace(/^[*+ ]+/, '').trim()).filter(Boolean)) git('branch', '-D', b);
+    for (const b of git('branch', '--list', 'gatefs/*')
+      .split('\n')
+      .map((l) => l.replace(/^[*+ ]+/, '').trim())
+      .filter(Boolean))
+      git('branch', '-D', b);
   }
 }
 

@@ -35,12 +35,30 @@ const CONTENT = 'y'.repeat(4096);
 
 export async function run(report: Report): Promise<void> {
   const disk = await pairs(tmpdir());
-  report.compare({ suite: SUITE, name: 'edit 4 KiB file', ...disk.edit, baseline: 'the same edit before (plain write, in-process lock only)', target: 1.2, note: 'both fsync' });
-  report.compare({ suite: SUITE, name: 'write 4 KiB with expectedSha256', ...disk.cas, baseline: 'the same write before (plain write, in-process lock only)', target: 1.2, note: 'both fsync' });
-  report.note(SUITE, `one lock file taken and given back (uncontended): ${disk.lockUs.toFixed(1)} µs median; a host lock key two folders deep: ${disk.keyUs.toFixed(1)} µs`);
+  report.compare({
+    suite: SUITE,
+    name: 'edit 4 KiB file',
+    ...disk.edit,
+    baseline: 'the same edit before (plain write, in-process lock only)',
+    target: 1.2,
+    note: 'both fsync',
+  });
+  report.compare({
+    suite: SUITE,
+    name: 'write 4 KiB with expectedSha256',
+    ...disk.cas,
+    baseline: 'the same write before (plain write, in-process lock only)',
+    target: 1.2,
+    note: 'both fsync',
+  });
+  report.note(
+    SUITE,
+    `one lock file taken and given back (uncontended): ${disk.lockUs.toFixed(1)} µs median; a host lock key two folders deep: ${disk.keyUs.toFixed(1)} µs`,
+  );
   if (existsSync('/dev/shm')) {
     const shm = await pairs('/dev/shm');
-    const ratio = (p: { subjectUs: number; baselineUs: number }) => `${p.subjectUs.toFixed(1)} µs vs ${p.baselineUs.toFixed(1)} µs = ${(p.subjectUs / p.baselineUs).toFixed(2)}×`;
+    const ratio = (p: { subjectUs: number; baselineUs: number }) =>
+      `${p.subjectUs.toFixed(1)} µs vs ${p.baselineUs.toFixed(1)} µs = ${(p.subjectUs / p.baselineUs).toFixed(2)}×`;
     report.note(SUITE, `on tmpfs (no fsync cost, the pure overhead): edit ${ratio(shm.edit)}; write with expectedSha256 ${ratio(shm.cas)}`);
   }
 }
@@ -86,9 +104,21 @@ async function pairs(parent: string) {
 /** A gate with the file tools plus the two "before" tools, over `layer` as conversation `bench`. */
 function gateOver(layer: HostLayer, locks: LockFileDir) {
   const registry = new Registry();
-  const gate = new ToolGate({ registry, clock: systemClock, runLog: { append: () => undefined }, tools: [...FILE_TOOLS, oldEdit, oldWrite], crossProcessLocks: locks });
+  const gate = new ToolGate({
+    registry,
+    clock: systemClock,
+    runLog: { append: () => undefined },
+    tools: [...FILE_TOOLS, oldEdit, oldWrite],
+    crossProcessLocks: locks,
+  });
   const ns = new Namespace({ root: '/worktrees/bench', mounts: [{ path: '/worktrees/bench', layer, writable: true }] });
-  registry.set({ conversation: 'bench', state: 'ready', role: 'agent', tools: new Set(['edit', 'write', 'old_edit', 'old_write']), namespace: ns });
+  registry.set({
+    conversation: 'bench',
+    state: 'ready',
+    role: 'agent',
+    tools: new Set(['edit', 'write', 'old_edit', 'old_write']),
+    namespace: ns,
+  });
   return async (tool: string, args: object) => {
     const r = await gate.call('bench', tool, args);
     if (!r.ok) throw new Error(`gate call failed: ${JSON.stringify(r)}`);
@@ -101,7 +131,10 @@ function gateOver(layer: HostLayer, locks: LockFileDir) {
  */
 function withoutCompare(ns: Namespace): Namespace {
   return Object.create(ns, {
-    writeFile: { value: (target: Resolved, data: Uint8Array, options: NamespaceWriteOptions = {}) => ns.writeFile(target, data, { ...options, ifMatch: undefined }) },
+    writeFile: {
+      value: (target: Resolved, data: Uint8Array, options: NamespaceWriteOptions = {}) =>
+        ns.writeFile(target, data, { ...options, ifMatch: undefined }),
+    },
   }) as Namespace;
 }
 

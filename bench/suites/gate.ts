@@ -34,17 +34,29 @@ export async function run(report: Report): Promise<void> {
     const line = `${'x'.repeat(63)}\n`;
     writeFileSync(join(dir, 'src', 'read.txt'), line.repeat(64));
     writeFileSync(join(dir, 'src', 'edit.txt'), `${line.repeat(30)}marker-A\n${line.repeat(30)}`);
-    for (let i = 0; i < 50; i++) writeFileSync(join(dir, 'src', 'folder', `f${String(i).padStart(2, '0')}.ts`), `export const v${i} = ${i};\n`);
+    for (let i = 0; i < 50; i++)
+      writeFileSync(join(dir, 'src', 'folder', `f${String(i).padStart(2, '0')}.ts`), `export const v${i} = ${i};\n`);
     return openHostLayer(dir);
   })();
   const locks = new LockFileDir(join(dir, '.state', 'locks'));
   try {
     const registry = new Registry();
     const events: unknown[] = [];
-    const runLog = { append: (e: unknown) => { events.push(e); if (events.length > 10_000) events.length = 0; } };
+    const runLog = {
+      append: (e: unknown) => {
+        events.push(e);
+        if (events.length > 10_000) events.length = 0;
+      },
+    };
     const gate = new ToolGate({ registry, clock: systemClock, runLog, crossProcessLocks: locks });
     const ns = new Namespace({ root: '/worktrees/bench', mounts: [{ path: '/worktrees/bench', layer, writable: true }] });
-    registry.set({ conversation: 'bench', state: 'ready', role: 'agent', tools: new Set(['read', 'write', 'edit', 'list']), namespace: ns });
+    registry.set({
+      conversation: 'bench',
+      state: 'ready',
+      role: 'agent',
+      tools: new Set(['read', 'write', 'edit', 'list']),
+      namespace: ns,
+    });
     const mustOk = async (p: Promise<{ ok: boolean }>) => {
       const r = await p;
       if (!r.ok) throw new Error(`gate call failed: ${JSON.stringify(r)}`);
@@ -55,7 +67,14 @@ export async function run(report: Report): Promise<void> {
       () => layer.readFile('src/read.txt'),
       { iterations: 2000, warmup: 200 },
     );
-    report.compare({ suite: SUITE, name: 'read 4 KiB', ...read, baseline: 'host layer readFile', target: 1.3, note: 'includes the tool work: sha256, UTF-8 decode, line index' });
+    report.compare({
+      suite: SUITE,
+      name: 'read 4 KiB',
+      ...read,
+      baseline: 'host layer readFile',
+      target: 1.3,
+      note: 'includes the tool work: sha256, UTF-8 decode, line index',
+    });
     // The same call split in two: what the gate adds on top of the read tool itself.
     const resolved = [ns.resolve('src/read.txt')];
     const direct = await measurePair(
@@ -63,7 +82,13 @@ export async function run(report: Report): Promise<void> {
       () => mustOk(readTool.handler({ path: 'src/read.txt' }, { conversation: 'bench', namespace: ns, resolved })),
       { iterations: 2000, warmup: 200 },
     );
-    report.compare({ suite: SUITE, name: 'read 4 KiB, gate steps only', ...direct, baseline: 'read tool handler called directly', target: 1.3 });
+    report.compare({
+      suite: SUITE,
+      name: 'read 4 KiB, gate steps only',
+      ...direct,
+      baseline: 'read tool handler called directly',
+      target: 1.3,
+    });
 
     const content = 'y'.repeat(4096);
     const bytes = Buffer.from(content);
@@ -80,16 +105,32 @@ export async function run(report: Report): Promise<void> {
     const edit = await measurePair(
       () => {
         gateFlip = !gateFlip;
-        return mustOk(gate.call('bench', 'edit', { path: 'src/edit.txt', oldString: gateFlip ? 'marker-A' : 'marker-B', newString: gateFlip ? 'marker-B' : 'marker-A' }));
+        return mustOk(
+          gate.call('bench', 'edit', {
+            path: 'src/edit.txt',
+            oldString: gateFlip ? 'marker-A' : 'marker-B',
+            newString: gateFlip ? 'marker-B' : 'marker-A',
+          }),
+        );
       },
       async () => {
         bareFlip = !bareFlip;
         const text = Buffer.from(await layer.readFile('src/edit2.txt')).toString('utf8');
-        await layer.writeFile('src/edit2.txt', Buffer.from(text.replace(bareFlip ? 'marker-A' : 'marker-B', bareFlip ? 'marker-B' : 'marker-A')));
+        await layer.writeFile(
+          'src/edit2.txt',
+          Buffer.from(text.replace(bareFlip ? 'marker-A' : 'marker-B', bareFlip ? 'marker-B' : 'marker-A')),
+        );
       },
       { iterations: 300, warmup: 30 },
     );
-    report.compare({ suite: SUITE, name: 'edit 4 KiB file', ...edit, baseline: 'host layer readFile+replace+writeFile', target: 1.3, note: 'with the lock file and the compare before the rename' });
+    report.compare({
+      suite: SUITE,
+      name: 'edit 4 KiB file',
+      ...edit,
+      baseline: 'host layer readFile+replace+writeFile',
+      target: 1.3,
+      note: 'with the lock file and the compare before the rename',
+    });
 
     const list = await measurePair(
       () => mustOk(gate.call('bench', 'list', { path: 'src/folder' })),

@@ -30,12 +30,27 @@ import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'grep';
 const tree = fileURLToPath(new URL('../../../node_modules', import.meta.url));
-const RG_ARGS = ['-l', '--fixed-strings', '--hidden', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-parent', '--no-require-git', '-g', '!.git'];
+const RG_ARGS = [
+  '-l',
+  '--fixed-strings',
+  '--hidden',
+  '--no-ignore-dot',
+  '--no-ignore-global',
+  '--no-ignore-exclude',
+  '--no-ignore-parent',
+  '--no-require-git',
+  '-g',
+  '!.git',
+];
 
 function rgFiles(pattern: string): string[] {
   const r = spawnSync('rg', [...RG_ARGS, '--', pattern, '.'], { cwd: tree, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
   if (r.status !== 0 && r.status !== 1) throw new Error(`rg failed: ${r.stderr}`);
-  return r.stdout.split('\n').filter(Boolean).map((l) => l.replace(/^\.\//, '')).sort();
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.replace(/^\.\//, ''))
+    .sort();
 }
 
 function rawWalk(dir: string, rel: string, isMatch: (p: string) => boolean, out: string[]): void {
@@ -66,7 +81,10 @@ export async function run(report: Report): Promise<void> {
     };
 
     const hasRg = spawnSync('rg', ['--version']).status === 0;
-    for (const [name, pattern] of [['rare literal (reads every byte)', 'gatefs-needle-7f3a'], ['common literal', 'use strict']] as const) {
+    for (const [name, pattern] of [
+      ['rare literal (reads every byte)', 'gatefs-needle-7f3a'],
+      ['common literal', 'use strict'],
+    ] as const) {
       const ours = await grepFiles(pattern);
       if (!hasRg) {
         report.skip({ suite: SUITE, name: `grep ${name}`, reason: 'ripgrep (Debian package ripgrep) is not installed' });
@@ -76,9 +94,22 @@ export async function run(report: Report): Promise<void> {
       const oursSorted = [...ours].sort();
       const onlyOurs = oursSorted.filter((f) => !theirs.includes(f));
       const onlyRg = theirs.filter((f) => !oursSorted.includes(f));
-      report.note(SUITE, `grep '${pattern}': gatefs ${ours.length} files, rg ${theirs.length}; only gatefs: ${onlyOurs.length}${onlyOurs.length ? ` (${onlyOurs.slice(0, 3).join(', ')})` : ''}; only rg: ${onlyRg.length}${onlyRg.length ? ` (${onlyRg.slice(0, 3).join(', ')})` : ''}`);
-      const m = await measurePair(() => grepFiles(pattern), () => rgFiles(pattern), { iterations: 10, warmup: 1, rounds: 5 });
-      report.compare({ suite: SUITE, name: `grep ${name} over node_modules`, ...m, baseline: 'rg -l (2 threads, process spawn included)', target: 2 });
+      report.note(
+        SUITE,
+        `grep '${pattern}': gatefs ${ours.length} files, rg ${theirs.length}; only gatefs: ${onlyOurs.length}${onlyOurs.length ? ` (${onlyOurs.slice(0, 3).join(', ')})` : ''}; only rg: ${onlyRg.length}${onlyRg.length ? ` (${onlyRg.slice(0, 3).join(', ')})` : ''}`,
+      );
+      const m = await measurePair(
+        () => grepFiles(pattern),
+        () => rgFiles(pattern),
+        { iterations: 10, warmup: 1, rounds: 5 },
+      );
+      report.compare({
+        suite: SUITE,
+        name: `grep ${name} over node_modules`,
+        ...m,
+        baseline: 'rg -l (2 threads, process spawn included)',
+        target: 2,
+      });
     }
 
     const isJs = picomatch('**/*.js', { dot: true });
@@ -91,16 +122,40 @@ export async function run(report: Report): Promise<void> {
     rawWalk(tree, '', isJs, raw);
     const count = await listJs();
     report.note(SUITE, `list **/*.js: gatefs ${count} entries, raw walk ${raw.length}`);
-    const noStat = await measurePair(listJs, () => { const out: string[] = []; rawWalk(tree, '', isJs, out); return out.length; }, { iterations: 10, warmup: 1, rounds: 5 });
-    report.compare({ suite: SUITE, name: 'list **/*.js over node_modules', ...noStat, baseline: 'readdirSync walk + picomatch', target: 1.2 });
-    const withStat = await measurePair(listJs, () => {
-      const out: string[] = [];
-      rawWalk(tree, '', isJs, out);
-      let bytes = 0;
-      for (const p of out) bytes += lstatSync(join(tree, p)).size;
-      return bytes;
-    }, { iterations: 10, warmup: 1, rounds: 5 });
-    report.compare({ suite: SUITE, name: 'list **/*.js over node_modules', ...withStat, baseline: 'readdirSync walk + picomatch + lstat of matches', target: 1.2 });
+    const noStat = await measurePair(
+      listJs,
+      () => {
+        const out: string[] = [];
+        rawWalk(tree, '', isJs, out);
+        return out.length;
+      },
+      { iterations: 10, warmup: 1, rounds: 5 },
+    );
+    report.compare({
+      suite: SUITE,
+      name: 'list **/*.js over node_modules',
+      ...noStat,
+      baseline: 'readdirSync walk + picomatch',
+      target: 1.2,
+    });
+    const withStat = await measurePair(
+      listJs,
+      () => {
+        const out: string[] = [];
+        rawWalk(tree, '', isJs, out);
+        let bytes = 0;
+        for (const p of out) bytes += lstatSync(join(tree, p)).size;
+        return bytes;
+      },
+      { iterations: 10, warmup: 1, rounds: 5 },
+    );
+    report.compare({
+      suite: SUITE,
+      name: 'list **/*.js over node_modules',
+      ...withStat,
+      baseline: 'readdirSync walk + picomatch + lstat of matches',
+      target: 1.2,
+    });
   } finally {
     layer.close();
   }

@@ -114,7 +114,13 @@ async function worstDelays(report: Report): Promise<void> {
       const layer = openHostLayer(join(base, id));
       layers.push(layer);
       const root = `/worktrees/${id}`;
-      registry.set({ conversation: id, state: 'ready', role: 'agent', tools: new Set(['grep', 'list']), namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }) });
+      registry.set({
+        conversation: id,
+        state: 'ready',
+        role: 'agent',
+        tools: new Set(['grep', 'list']),
+        namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }),
+      });
     }
     const groups = new Map<string, { delay: number; delayAt: string; wall: number; wallAt: string; calls: number; refused: number }>();
     for (const s of L_SCENARIOS) {
@@ -134,8 +140,24 @@ async function worstDelays(report: Report): Promise<void> {
       groups.set(group, g);
     }
     for (const [group, g] of groups) {
-      report.compare({ suite: SUITE, name: `worst event-loop delay, pathological ${group}`, note: `${g.calls} calls, ${g.refused} answered INVALID_INPUT; worst: ${g.delayAt}`, subjectUs: g.delay * 1000, baselineUs: 100_000, baseline: 'bound', target: 1 });
-      report.compare({ suite: SUITE, name: `slowest answer, pathological ${group}`, note: `wall time on a shared machine; slowest: ${g.wallAt}`, subjectUs: g.wall * 1000, baselineUs: 2_000_000, baseline: 'bound', target: 1 });
+      report.compare({
+        suite: SUITE,
+        name: `worst event-loop delay, pathological ${group}`,
+        note: `${g.calls} calls, ${g.refused} answered INVALID_INPUT; worst: ${g.delayAt}`,
+        subjectUs: g.delay * 1000,
+        baselineUs: 100_000,
+        baseline: 'bound',
+        target: 1,
+      });
+      report.compare({
+        suite: SUITE,
+        name: `slowest answer, pathological ${group}`,
+        note: `wall time on a shared machine; slowest: ${g.wallAt}`,
+        subjectUs: g.wall * 1000,
+        baselineUs: 2_000_000,
+        baseline: 'bound',
+        target: 1,
+      });
     }
   } finally {
     for (const l of layers) l.close();
@@ -154,11 +176,25 @@ async function matcherSpeed(report: Report): Promise<void> {
     const theirsCount = paths.filter((p) => theirs(p.rel)).length;
     if (oursCount !== theirsCount) report.note(SUITE, `glob ${pattern}: ${oursCount} matches, picomatch ${theirsCount}`);
     const m = await measurePair(
-      () => { let n = 0; for (const p of paths) if (ours.matches(p.rel, work)) n++; return n; },
-      () => { let n = 0; for (const p of paths) if (theirs(p.rel)) n++; return n; },
+      () => {
+        let n = 0;
+        for (const p of paths) if (ours.matches(p.rel, work)) n++;
+        return n;
+      },
+      () => {
+        let n = 0;
+        for (const p of paths) if (theirs(p.rel)) n++;
+        return n;
+      },
       { iterations: 20, warmup: 3, rounds: 5 },
     );
-    report.compare({ suite: SUITE, name: `glob ${pattern} over ${paths.length} node_modules paths`, ...m, baseline: 'picomatch (dot: true)', target: 1.2 });
+    report.compare({
+      suite: SUITE,
+      name: `glob ${pattern} over ${paths.length} node_modules paths`,
+      ...m,
+      baseline: 'picomatch (dot: true)',
+      target: 1.2,
+    });
   }
   // Both sides parse the file afresh each time (the ignore package caches verdicts per path on
   // its instance) and judge every path; grep's walk never enters an ignored folder, so the
@@ -171,7 +207,9 @@ async function matcherSpeed(report: Report): Promise<void> {
     let n = 0;
     for (const p of paths) {
       const parent = p.rel.slice(0, Math.max(0, p.rel.lastIndexOf('/')));
-      const ignored = (parent !== '' && ignoredDirs.has(parent)) || file.verdict(p.rel, 0, p.rel.slice(p.rel.lastIndexOf('/') + 1), p.isDir, work) === 'ignored';
+      const ignored =
+        (parent !== '' && ignoredDirs.has(parent)) ||
+        file.verdict(p.rel, 0, p.rel.slice(p.rel.lastIndexOf('/') + 1), p.isDir, work) === 'ignored';
       if (ignored) {
         n++;
         if (p.isDir) ignoredDirs.add(p.rel);
@@ -185,9 +223,18 @@ async function matcherSpeed(report: Report): Promise<void> {
     for (const p of paths) if (ig.ignores(p.isDir ? `${p.rel}/` : p.rel)) n++;
     return n;
   };
-  report.note(SUITE, `.gitignore (${rules} rules) over node_modules: ${await oursOnce()} paths ignored (folders' verdicts carried below them), ignore package ${theirsOnce()}`);
+  report.note(
+    SUITE,
+    `.gitignore (${rules} rules) over node_modules: ${await oursOnce()} paths ignored (folders' verdicts carried below them), ignore package ${theirsOnce()}`,
+  );
   const m = await measurePair(oursOnce, theirsOnce, { iterations: 20, warmup: 3, rounds: 5 });
-  report.compare({ suite: SUITE, name: `.gitignore verdicts over ${paths.length} node_modules paths (Node template, ${rules} rules, parsed each time)`, ...m, baseline: 'ignore package', target: 1.2 });
+  report.compare({
+    suite: SUITE,
+    name: `.gitignore verdicts over ${paths.length} node_modules paths (Node template, ${rules} rules, parsed each time)`,
+    ...m,
+    baseline: 'ignore package',
+    target: 1.2,
+  });
 }
 
 /** The files below `dir` (no links, no .git), as paths relative to it. */
@@ -225,19 +272,54 @@ async function regexGrep(report: Report): Promise<void> {
       }
       return n;
     };
-    report.note(SUITE, `grep regex '${pattern}': gatefs ${await grep()} files, a main-thread readFileSync + RegExp pass over the same tree ${inProcess()} (it ignores no .gitignore)`);
+    report.note(
+      SUITE,
+      `grep regex '${pattern}': gatefs ${await grep()} files, a main-thread readFileSync + RegExp pass over the same tree ${inProcess()} (it ignores no .gitignore)`,
+    );
     const m = await measurePair(grep, inProcess, { iterations: 10, warmup: 1, rounds: 5 });
     // The raw pass confines nothing and reads no .gitignore; before this change gatefs ran the
     // regex on the main thread like it (and could be held there for minutes by one pattern).
-    report.compare({ suite: SUITE, name: 'grep regex over node_modules (regex in a worker thread)', ...m, baseline: 'readdirSync walk + readFileSync + RegExp on the main thread', target: 2 });
+    report.compare({
+      suite: SUITE,
+      name: 'grep regex over node_modules (regex in a worker thread)',
+      ...m,
+      baseline: 'readdirSync walk + readFileSync + RegExp on the main thread',
+      target: 2,
+    });
     if (spawnSync('rg', ['--version']).status !== 0) {
-      report.skip({ suite: SUITE, name: 'grep regex over node_modules vs rg', reason: 'ripgrep (Debian package ripgrep) is not installed' });
+      report.skip({
+        suite: SUITE,
+        name: 'grep regex over node_modules vs rg',
+        reason: 'ripgrep (Debian package ripgrep) is not installed',
+      });
       return;
     }
-    const rgArgs = ['-l', '--hidden', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-parent', '--no-require-git', '-g', '!.git', '--', pattern, '.'];
-    const rg = () => spawnSync('rg', rgArgs, { cwd: modules, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).length;
+    const rgArgs = [
+      '-l',
+      '--hidden',
+      '--no-ignore-dot',
+      '--no-ignore-global',
+      '--no-ignore-exclude',
+      '--no-ignore-parent',
+      '--no-require-git',
+      '-g',
+      '!.git',
+      '--',
+      pattern,
+      '.',
+    ];
+    const rg = () =>
+      spawnSync('rg', rgArgs, { cwd: modules, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean).length;
     const r = await measurePair(grep, rg, { iterations: 10, warmup: 1, rounds: 5 });
-    report.compare({ suite: SUITE, name: 'grep regex over node_modules (regex in a worker thread)', ...r, baseline: 'rg -l (2 threads, process spawn included)', target: 2 });
+    report.compare({
+      suite: SUITE,
+      name: 'grep regex over node_modules (regex in a worker thread)',
+      ...r,
+      baseline: 'rg -l (2 threads, process spawn included)',
+      target: 2,
+    });
   } finally {
     layer.close();
   }

@@ -44,10 +44,22 @@ export async function run(report: Report): Promise<void> {
     const manifest = join(tmp, 'gatefs.yaml');
     writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
 
-    const reference = await connect(process.execPath, [join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), dir]);
+    const reference = await connect(process.execPath, [
+      join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+      dir,
+    ]);
     clients.push(reference);
     const gatefs = await connect(process.execPath, [
-      join(root, 'dist/src/cli/main.js'), 'serve', '--repo', dir, '--state-dir', join(tmp, 'state'), '--manifest', manifest, '--conversation', 'bench',
+      join(root, 'dist/src/cli/main.js'),
+      'serve',
+      '--repo',
+      dir,
+      '--state-dir',
+      join(tmp, 'state'),
+      '--manifest',
+      manifest,
+      '--conversation',
+      'bench',
     ]);
     clients.push(gatefs);
 
@@ -55,9 +67,28 @@ export async function run(report: Report): Promise<void> {
     const content = kib4.repeat(64);
     let refMarker = 'A';
     let gateMarker = 'A';
-    const cases: { name: string; subject: () => Promise<unknown>; baseline: () => Promise<unknown>; iterations: number; target: number; note?: string }[] = [
-      { name: 'read 4 KiB', subject: () => call(gatefs, 'read', { path: 'read.txt' }), baseline: () => call(reference, 'read_text_file', { path: ref('read.txt') }), iterations: 200, target: 1.0 },
-      { name: 'write 4 KiB', subject: () => call(gatefs, 'write', { path: 'write.txt', content }), baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }), iterations: 200, target: 1.0 },
+    const cases: {
+      name: string;
+      subject: () => Promise<unknown>;
+      baseline: () => Promise<unknown>;
+      iterations: number;
+      target: number;
+      note?: string;
+    }[] = [
+      {
+        name: 'read 4 KiB',
+        subject: () => call(gatefs, 'read', { path: 'read.txt' }),
+        baseline: () => call(reference, 'read_text_file', { path: ref('read.txt') }),
+        iterations: 200,
+        target: 1.0,
+      },
+      {
+        name: 'write 4 KiB',
+        subject: () => call(gatefs, 'write', { path: 'write.txt', content }),
+        baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }),
+        iterations: 200,
+        target: 1.0,
+      },
       {
         name: 'edit',
         subject: async () => {
@@ -67,13 +98,22 @@ export async function run(report: Report): Promise<void> {
         },
         baseline: async () => {
           const next = refMarker === 'A' ? 'B' : 'A';
-          await call(reference, 'edit_file', { path: ref('edit-ref.txt'), edits: [{ oldText: `marker-${refMarker}`, newText: `marker-${next}` }] });
+          await call(reference, 'edit_file', {
+            path: ref('edit-ref.txt'),
+            edits: [{ oldText: `marker-${refMarker}`, newText: `marker-${next}` }],
+          });
           refMarker = next;
         },
         iterations: 200,
         target: 1.0,
       },
-      { name: 'list one folder (100 files)', subject: () => call(gatefs, 'list', { path: 'folder' }), baseline: () => call(reference, 'list_directory', { path: ref('folder') }), iterations: 200, target: 1.0 },
+      {
+        name: 'list one folder (100 files)',
+        subject: () => call(gatefs, 'list', { path: 'folder' }),
+        baseline: () => call(reference, 'list_directory', { path: ref('folder') }),
+        iterations: 200,
+        target: 1.0,
+      },
       {
         name: 'recursive **/*.js search over node_modules',
         subject: () => call(gatefs, 'list', { path: 'deps', pattern: '**/*.js', maxResults: 100_000 }),
@@ -86,11 +126,26 @@ export async function run(report: Report): Promise<void> {
     cpSync(join(dir, 'edit.txt'), join(dir, 'edit-ref.txt'));
     const refFound = (await call(reference, 'search_files', { path: ref('deps'), pattern: '**/*.js' })).split('\n').length;
     const gateFound = (await call(gatefs, 'list', { path: 'deps', pattern: '**/*.js', maxResults: 100_000 })).split('\n').length;
-    report.note(SUITE, `recursive search: the reference found ${refFound} paths, gatefs ${gateFound} (both over the same copy of node_modules)`);
+    report.note(
+      SUITE,
+      `recursive search: the reference found ${refFound} paths, gatefs ${gateFound} (both over the same copy of node_modules)`,
+    );
     for (const c of cases) {
       try {
-        const { subjectUs, baselineUs } = await measurePair(c.subject, c.baseline, { iterations: c.iterations, warmup: c.iterations >= 100 ? 20 : 1, rounds: c.iterations >= 100 ? 5 : 2 });
-        report.compare({ suite: SUITE, name: c.name, subjectUs, baselineUs, baseline: 'reference server-filesystem', target: c.target, ...(c.note ? { note: c.note } : {}) });
+        const { subjectUs, baselineUs } = await measurePair(c.subject, c.baseline, {
+          iterations: c.iterations,
+          warmup: c.iterations >= 100 ? 20 : 1,
+          rounds: c.iterations >= 100 ? 5 : 2,
+        });
+        report.compare({
+          suite: SUITE,
+          name: c.name,
+          subjectUs,
+          baselineUs,
+          baseline: 'reference server-filesystem',
+          target: c.target,
+          ...(c.note ? { note: c.note } : {}),
+        });
       } catch (e) {
         report.skip({ suite: SUITE, name: c.name, reason: `failed: ${(e as Error).message}` });
       }

@@ -43,12 +43,66 @@ async function runIn(base: string, report: Report): Promise<void> {
     report.compare({ suite: SUITE, name, ...r, baseline, target, note });
   try {
     const iterations = 2000;
-    cmp('host read 4 KiB', await measurePair(() => host.readFile(REL), () => fs.promises.readFile(abs), { iterations }), 'fs.promises.readFile', 0.3);
-    cmp('host read 4 KiB', await measurePair(() => host.readFile(REL), () => fs.readFileSync(abs), { iterations }), 'fs.readFileSync', 3);
-    cmp('host stat', await measurePair(() => host.stat(REL), () => fs.promises.lstat(abs), { iterations }), 'fs.promises.lstat', 0.3);
-    cmp('host stat', await measurePair(() => host.stat(REL), () => fs.lstatSync(abs), { iterations }), 'fs.lstatSync', 3);
-    cmp('memory read 4 KiB', await measurePair(() => memory.readFile(REL), () => fs.readFileSync(abs), { iterations }), 'fs.readFileSync', 1.0);
-    cmp('memory stat', await measurePair(() => memory.stat(REL), () => fs.lstatSync(abs), { iterations }), 'fs.lstatSync', 1.0);
+    cmp(
+      'host read 4 KiB',
+      await measurePair(
+        () => host.readFile(REL),
+        () => fs.promises.readFile(abs),
+        { iterations },
+      ),
+      'fs.promises.readFile',
+      0.3,
+    );
+    cmp(
+      'host read 4 KiB',
+      await measurePair(
+        () => host.readFile(REL),
+        () => fs.readFileSync(abs),
+        { iterations },
+      ),
+      'fs.readFileSync',
+      3,
+    );
+    cmp(
+      'host stat',
+      await measurePair(
+        () => host.stat(REL),
+        () => fs.promises.lstat(abs),
+        { iterations },
+      ),
+      'fs.promises.lstat',
+      0.3,
+    );
+    cmp(
+      'host stat',
+      await measurePair(
+        () => host.stat(REL),
+        () => fs.lstatSync(abs),
+        { iterations },
+      ),
+      'fs.lstatSync',
+      3,
+    );
+    cmp(
+      'memory read 4 KiB',
+      await measurePair(
+        () => memory.readFile(REL),
+        () => fs.readFileSync(abs),
+        { iterations },
+      ),
+      'fs.readFileSync',
+      1.0,
+    );
+    cmp(
+      'memory stat',
+      await measurePair(
+        () => memory.stat(REL),
+        () => fs.lstatSync(abs),
+        { iterations },
+      ),
+      'fs.lstatSync',
+      1.0,
+    );
     const rawTemp = `${abs}.raw-tmp`;
     const rawWrite = () => {
       const fd = fs.openSync(rawTemp, 'w', 0o644);
@@ -57,8 +111,18 @@ async function runIn(base: string, report: Report): Promise<void> {
       fs.closeSync(fd);
       fs.renameSync(rawTemp, abs);
     };
-    cmp('host write 4 KiB', await measurePair(() => host.writeFile(REL, data), rawWrite, { iterations: 300, warmup: 20 }), 'write+fsync+rename', 1.2, 'both fsync the file, neither the folder');
-    const hostList = await measurePair(() => host.readdir('many'), () => fs.readdirSync(many, { withFileTypes: true }), { iterations: 300 });
+    cmp(
+      'host write 4 KiB',
+      await measurePair(() => host.writeFile(REL, data), rawWrite, { iterations: 300, warmup: 20 }),
+      'write+fsync+rename',
+      1.2,
+      'both fsync the file, neither the folder',
+    );
+    const hostList = await measurePair(
+      () => host.readdir('many'),
+      () => fs.readdirSync(many, { withFileTypes: true }),
+      { iterations: 300 },
+    );
     cmp('host readdir 1,000 entries', hostList, 'fs.readdirSync(withFileTypes)', 1.5, 'gatefs also sorts and maps the entries');
     await benchWalk(report);
   } finally {
@@ -99,7 +163,11 @@ async function benchWalk(report: Report): Promise<void> {
     const r = await measurePair(viaLayer, raw, { iterations: 10, warmup: 1, rounds: 5 });
     if (hostEntries !== rawEntries) throw new Error(`walks disagree: host ${hostEntries} entries, raw ${rawEntries}`);
     report.compare({
-      suite: SUITE, name: 'host walk node_modules', ...r, baseline: 'readdirSync(withFileTypes) walk', target: 1.5,
+      suite: SUITE,
+      name: 'host walk node_modules',
+      ...r,
+      baseline: 'readdirSync(withFileTypes) walk',
+      target: 1.5,
       note: `${rawEntries} entries; gatefs also sorts and opens each folder through its parent's handle`,
     });
   } finally {

@@ -81,9 +81,30 @@ export async function run(report: Report): Promise<void> {
         timeRaw();
       }
     }
-    report.compare({ suite: SUITE, name: 'worktree preparation (wall time)', subjectUs: median(ours), baselineUs: median(raw), baseline: 'raw git worktree add', target: 1.1, note: `${FILES} files, median of ${ROUNDS}, alternating order` });
-    report.compare({ suite: SUITE, name: 'worktree preparation (CPU time, this process + its children)', subjectUs: median(oursCpu), baselineUs: median(rawCpu), baseline: 'raw git worktree add', target: 1.1, note: 'less sensitive to other load on the machine' });
-    report.note(SUITE, `worktree preparation rounds (ms): gatefs ${ours.map((u) => Math.round(u / 1000)).join(', ')}; raw ${raw.map((u) => Math.round(u / 1000)).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    report.compare({
+      suite: SUITE,
+      name: 'worktree preparation (wall time)',
+      subjectUs: median(ours),
+      baselineUs: median(raw),
+      baseline: 'raw git worktree add',
+      target: 1.1,
+      note: `${FILES} files, median of ${ROUNDS}, alternating order`,
+    });
+    report.compare({
+      suite: SUITE,
+      name: 'worktree preparation (CPU time, this process + its children)',
+      subjectUs: median(oursCpu),
+      baselineUs: median(rawCpu),
+      baseline: 'raw git worktree add',
+      target: 1.1,
+      note: 'less sensitive to other load on the machine',
+    });
+    report.note(
+      SUITE,
+      `worktree preparation rounds (ms): gatefs ${ours.map((u) => Math.round(u / 1000)).join(', ')}; raw ${raw.map((u) => Math.round(u / 1000)).join(', ')}; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
 
     // copy preparation vs cp -r of the same tree
     const source = join(scratch, 'tree');
@@ -102,7 +123,15 @@ export async function run(report: Report): Promise<void> {
       copies.push((performance.now() - t) * 1000);
     }
     git('worktree', 'remove', '--force', source);
-    report.compare({ suite: SUITE, name: 'copy preparation (base HEAD)', subjectUs: median(copies), baselineUs: median(cp), baseline: 'cp -r of the tree', target: 0.05, note: `${FILES} files; resolving HEAD spawns one git` });
+    report.compare({
+      suite: SUITE,
+      name: 'copy preparation (base HEAD)',
+      subjectUs: median(copies),
+      baselineUs: median(cp),
+      baseline: 'cp -r of the tree',
+      target: 0.05,
+      note: `${FILES} files; resolving HEAD spawns one git`,
+    });
 
     // memory per registered idle conversation, and gate read latency 1,000 vs 1
     const gc = exposeGc();
@@ -118,8 +147,20 @@ export async function run(report: Report): Promise<void> {
     gc();
     const after = process.memoryUsage();
     const perConversation = (after.heapUsed + after.external - before.heapUsed - before.external) / (REGISTERED - 1);
-    report.compare({ suite: SUITE, name: 'memory per registered idle conversation', unit: 'bytes', subjectUs: perConversation, baselineUs: 65536, baseline: '64 KiB budget', target: 1, note: `${REGISTERED} registered copy workspaces, heap + external after GC` });
-    report.note(SUITE, `copy preparation from a full SHA (no process): ${(perPrepareUs / 1000).toFixed(2)} ms each over ${REGISTERED - 1} preparations; rss grew ${((after.rss - before.rss) / 1024 / 1024).toFixed(1)} MiB`);
+    report.compare({
+      suite: SUITE,
+      name: 'memory per registered idle conversation',
+      unit: 'bytes',
+      subjectUs: perConversation,
+      baselineUs: 65536,
+      baseline: '64 KiB budget',
+      target: 1,
+      note: `${REGISTERED} registered copy workspaces, heap + external after GC`,
+    });
+    report.note(
+      SUITE,
+      `copy preparation from a full SHA (no process): ${(perPrepareUs / 1000).toFixed(2)} ms each over ${REGISTERED - 1} preparations; rss grew ${((after.rss - before.rss) / 1024 / 1024).toFixed(1)} MiB`,
+    );
 
     const path = 'd100/f50.txt';
     const read = (host: WorkspaceHost, id: string) => async () => {
@@ -127,11 +168,22 @@ export async function run(report: Report): Promise<void> {
       if (!r.ok) throw new Error(`read failed: ${r.error.code}`);
     };
     const m = await measurePair(read(many, 'c500'), read(one, 'solo'), { iterations: 1000, warmup: 100 });
-    report.compare({ suite: SUITE, name: 'gate read with 1,000 registered', ...m, baseline: 'gate read with 1 registered', target: 1.1, note: 'copy workspaces, file from the pinned tree' });
+    report.compare({
+      suite: SUITE,
+      name: 'gate read with 1,000 registered',
+      ...m,
+      baseline: 'gate read with 1 registered',
+      target: 1.1,
+      note: 'copy workspaces, file from the pinned tree',
+    });
   } finally {
     for (const host of hosts) await host.close().catch(() => undefined);
     execFileSync('git', ['worktree', 'prune'], { cwd: repo });
-    for (const b of git('branch', '--list', 'gatefs/*', 'bench/*').split('\n').map((l) => l.replace(/^[*+ ]+/, '').trim()).filter(Boolean)) git('branch', '-D', b);
+    for (const b of git('branch', '--list', 'gatefs/*', 'bench/*')
+      .split('\n')
+      .map((l) => l.replace(/^[*+ ]+/, '').trim())
+      .filter(Boolean))
+      git('branch', '-D', b);
     rmSync(scratch, { recursive: true, force: true });
   }
 }

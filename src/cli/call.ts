@@ -33,7 +33,10 @@ export const callCommand: Command = {
       try {
         toolArgs = JSON.parse(args[2]);
       } catch (e) {
-        throw new UsageError(`the tool arguments are not valid JSON (${(e as Error).message}); quote them, e.g. '{"path":"README.md"}'`, 'call');
+        throw new UsageError(
+          `the tool arguments are not valid JSON (${(e as Error).message}); quote them, e.g. '{"path":"README.md"}'`,
+          'call',
+        );
       }
     }
     const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));

@@ -11,4 +11,12 @@ import { serveCommand } from './serve.js';
 import { releaseCommand } from './release.js';
 
 /** The commands of DESIGN.md "CLI". */
-export const COMMANDS: readonly Command[] = [demoCommand, initCommand, prepareCommand, statusCommand, callCommand, serveCommand, releaseCommand];
+export const COMMANDS: readonly Command[] = [
+  demoCommand,
+  initCommand,
+  prepareCommand,
+  statusCommand,
+  callCommand,
+  serveCommand,
+  releaseCommand,
+];

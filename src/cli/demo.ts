@@ -117,5 +117,8 @@ async function disclosure(host: Host, out: Output, show: Show): Promise<void> {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `  ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }

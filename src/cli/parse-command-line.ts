@@ -55,15 +55,24 @@ function commandWordIndex(argv: string[]): number {
 function checkPositionals(command: Command, args: string[]): void {
   const required = command.positionals.filter((p) => !p.endsWith('?'));
   if (args.length < required.length) {
-    throw new UsageError(`${command.name} needs ${required.map((p) => `<${p}>`).join(' ')}; missing <${required[args.length]}>`, command.name);
+    throw new UsageError(
+      `${command.name} needs ${required.map((p) => `<${p}>`).join(' ')}; missing <${required[args.length]}>`,
+      command.name,
+    );
   }
   if (args.length > command.positionals.length) {
-    throw new UsageError(`${command.name} takes at most ${command.positionals.length} argument(s), got ${args.length}: unexpected "${args[command.positionals.length]}"`, command.name);
+    throw new UsageError(
+      `${command.name} takes at most ${command.positionals.length} argument(s), got ${args.length}: unexpected "${args[command.positionals.length]}"`,
+      command.name,
+    );
   }
 }
 
 /** node's parseArgs messages are long and mention `--` tricks; keep the first sentence. */
 function cleanParseError(message: string): string {
-  const first = message.split('. ')[0].replace(/^Unknown option/, 'unknown flag').replace(/^Option/, 'flag');
+  const first = message
+    .split('. ')[0]
+    .replace(/^Unknown option/, 'unknown flag')
+    .replace(/^Option/, 'flag');
   return first.replace(/\.$/, '');
 }

@@ -28,11 +28,17 @@ export const prepareCommand: Command = {
       const started = systemClock.now();
       const existing = host.status().find((w) => w.conversation === conversation && w.state === 'ready');
       if (!existing) out.progress(`preparing "${conversation}"${role ? ` as ${role}` : ''}${baseRef ? ` from ${baseRef}` : ''}…`);
-      const ticker = setInterval(() => out.progress(`still preparing "${conversation}" (${Math.round((systemClock.now() - started) / 1000)} s)`), 3000);
+      const ticker = setInterval(
+        () => out.progress(`still preparing "${conversation}" (${Math.round((systemClock.now() - started) / 1000)} s)`),
+        3000,
+      );
       ticker.unref();
       try {
         const ready = await host.prepare({ conversation, ...(role ? { role } : {}), ...(baseRef ? { baseRef } : {}) });
-        if (existing) out.progress(`"${conversation}" was already prepared (role ${ready.role}, pinned ${ready.pinnedSha?.slice(0, 12) ?? 'no commit'}): reused as it is`);
+        if (existing)
+          out.progress(
+            `"${conversation}" was already prepared (role ${ready.role}, pinned ${ready.pinnedSha?.slice(0, 12) ?? 'no commit'}): reused as it is`,
+          );
         else out.progress(`"${conversation}" is ${ready.state} (${((systemClock.now() - started) / 1000).toFixed(1)} s)`);
         return ready;
       } finally {

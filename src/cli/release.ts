@@ -41,9 +41,18 @@ export const releaseCommand: Command = {
       out.json(result);
       return 0;
     }
-    const what = result.removed ? 'workspace removed' : backend === 'shared' ? 'the shared checkout is left as it is' : 'workspace was already gone';
+    const what = result.removed
+      ? 'workspace removed'
+      : backend === 'shared'
+        ? 'the shared checkout is left as it is'
+        : 'workspace was already gone';
     const lines = [`released "${result.conversation}": ${what}`];
-    if (result.discarded) lines.push(backend === 'copy' ? "the copy's changed and new files were discarded" : 'uncommitted work was discarded (the branch and its commits are kept)');
+    if (result.discarded)
+      lines.push(
+        backend === 'copy'
+          ? "the copy's changed and new files were discarded"
+          : 'uncommitted work was discarded (the branch and its commits are kept)',
+      );
     if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (flags['delete-branch']) {
       lines.push(result.branchDeleted ? 'branch deleted' : `branch kept${result.branchKeptReason ? `: ${result.branchKeptReason}` : ''}`);

@@ -49,7 +49,10 @@ export function resolveServeAuth({ tokenFile, noToken, env, address, globals }: 
   if (noToken && tokenFile !== undefined) throw new UsageError('--no-token and --token-file contradict each other: pass one', 'serve');
   if (noToken) {
     if (!address.loopback) {
-      throw new UsageError(`refusing to serve on ${address.host} without a token: --no-token is accepted on a loopback address (127.0.0.1, ::1, localhost) only`, 'serve');
+      throw new UsageError(
+        `refusing to serve on ${address.host} without a token: --no-token is accepted on a loopback address (127.0.0.1, ::1, localhost) only`,
+        'serve',
+      );
     }
     return { settle: () => null, announce: () => undefined };
   }

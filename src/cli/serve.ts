@@ -44,7 +44,10 @@ export const serveCommand: Command = {
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
     ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
     ['--no-token', 'HTTP on a loopback address only: require no token (any local process may connect)'],
-    ['--allow-new', `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`],
+    [
+      '--allow-new',
+      `HTTP: prepare conversations that have no workspace (at most ${CREATION.total} per run, ${CREATION.concurrent} at a time)`,
+    ],
   ],
   details: [
     'MCP client config (stdio), with the path of this gatefs:',
@@ -80,19 +83,24 @@ export const serveCommand: Command = {
       const host = await openHost(globals);
       try {
         const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
-        if (role && status.role !== role) out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
+        if (role && status.role !== role)
+          out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
         if (stop.isStopping) {
           out.progress(`stopped before serving conversation "${conversation}"`);
           return 0;
         }
         const onServing = () => {
           out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-          if (status.confinement === 'lstat-fallback') out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
+          if (status.confinement === 'lstat-fallback')
+            out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
         };
         const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress, onServing });
         out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
         // A generated id is easy to lose, and every start without --conversation makes a new workspace.
-        if (flags.conversation === undefined) out.progress(`its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`);
+        if (flags.conversation === undefined)
+          out.progress(
+            `its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`,
+          );
       } finally {
         await host.close();
         process.stdin.destroy();
@@ -105,7 +113,11 @@ export const serveCommand: Command = {
 };
 
 /** `serve --http`: checks the flags, settles the token, serves until a stop signal. */
-async function serveOverHttp(http: string, role: string | undefined, { globals, flags, out, env }: Omit<CommandContext, 'args'>): Promise<number> {
+async function serveOverHttp(
+  http: string,
+  role: string | undefined,
+  { globals, flags, out, env }: Omit<CommandContext, 'args'>,
+): Promise<number> {
   let address;
   try {
     address = parseListenAddress(http);
@@ -113,10 +125,14 @@ async function serveOverHttp(http: string, role: string | undefined, { globals, 
     if (e instanceof ListenAddressError) throw new UsageError(e.message, 'serve');
     throw e;
   }
-  if (flags.conversation !== undefined) throw new UsageError('--conversation is for stdio; over HTTP the conversation is in the URL (/mcp/<conversation>)', 'serve');
+  if (flags.conversation !== undefined)
+    throw new UsageError('--conversation is for stdio; over HTTP the conversation is in the URL (/mcp/<conversation>)', 'serve');
   const allowNew = flags['allow-new'] === true;
   if (role !== undefined && !allowNew) {
-    throw new UsageError('--role applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --role R', 'serve');
+    throw new UsageError(
+      '--role applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --role R',
+      'serve',
+    );
   }
   const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
   const stop = watchStopSignals(out.progress);
@@ -127,7 +143,8 @@ async function serveOverHttp(http: string, role: string | undefined, { globals, 
       const token = auth.settle();
       const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, log: out.progress });
       auth.announce(out.progress);
-      if (!address.loopback) out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
+      if (!address.loopback)
+        out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
       const reason = await stop.stopped;

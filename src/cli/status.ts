@@ -41,4 +41,3 @@ async function isUntouched(globals: GlobalFlags): Promise<boolean> {
   loadManifest(globals.manifest);
   return true;
 }
-

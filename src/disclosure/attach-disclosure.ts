@@ -52,7 +52,8 @@ export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord):
         snapshot,
         projection,
         state,
-        materialize: (paths) => materializeFiles({ root, snapshot, git: host.git, checkoutPath, context: { tag: 'disclose', chain: [conversation] } }, paths),
+        materialize: (paths) =>
+          materializeFiles({ root, snapshot, git: host.git, checkoutPath, context: { tag: 'disclose', chain: [conversation] } }, paths),
         commit: (next, event) =>
           host.store.transaction(() => {
             const current = host.store.getWorkspace(conversation);

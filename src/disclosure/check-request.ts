@@ -46,8 +46,16 @@ export async function checkRequestedPath(
   snapshot: PinnedSnapshot,
 ): Promise<CheckedPath | RefusedPath> {
   const shown = shorten(raw);
-  const deny = (code: DisclosureProblem['code'], message: string): RefusedPath => ({ ok: false, verdict: 'denied', problem: { path: shown, code, message } });
-  const unavailable = (code: DisclosureProblem['code'], message: string): RefusedPath => ({ ok: false, verdict: 'unavailable', problem: { path: shown, code, message } });
+  const deny = (code: DisclosureProblem['code'], message: string): RefusedPath => ({
+    ok: false,
+    verdict: 'denied',
+    problem: { path: shown, code, message },
+  });
+  const unavailable = (code: DisclosureProblem['code'], message: string): RefusedPath => ({
+    ok: false,
+    verdict: 'unavailable',
+    problem: { path: shown, code, message },
+  });
   let resolved;
   try {
     resolved = namespace.resolve(raw, 'request_files');
@@ -71,6 +79,7 @@ export async function checkRequestedPath(
   }
   if (type === null) return unavailable('NOT_FOUND', 'the pinned commit has no such file');
   if (type === 'directory') return deny('IS_DIRECTORY', 'this is a folder; request the exact files you need');
-  if (type !== 'file') return unavailable('NOT_REGULAR_FILE', 'in the pinned commit this is a symbolic link or submodule, not a regular file');
+  if (type !== 'file')
+    return unavailable('NOT_REGULAR_FILE', 'in the pinned commit this is a symbolic link or submodule, not a regular file');
   return { ok: true, path };
 }

@@ -29,7 +29,13 @@ export async function initialDisclosure(
   }
   const sorted = [...disclosed].sort();
   return {
-    state: { initialPaths: [...policy.initialPaths], allowedPaths: [...policy.allowedPaths], disclosed: sorted, visible: sorted, requests: 0 },
+    state: {
+      initialPaths: [...policy.initialPaths],
+      allowedPaths: [...policy.allowedPaths],
+      disclosed: sorted,
+      visible: sorted,
+      requests: 0,
+    },
     missing,
   };
 }
@@ -44,7 +50,12 @@ export interface StartDisclosureHost {
  * The preparation step for a role with a policy: the starting state (see `initialDisclosure`),
  * with a `disclosure.initial_missing` run-log record when some initial paths were skipped.
  */
-export async function startDisclosure(host: StartDisclosureHost, conversation: string, pinnedSha: string, policy: DisclosurePolicy): Promise<DisclosureState> {
+export async function startDisclosure(
+  host: StartDisclosureHost,
+  conversation: string,
+  pinnedSha: string,
+  policy: DisclosurePolicy,
+): Promise<DisclosureState> {
   const { state, missing } = await initialDisclosure(host.platform.git.objects, pinnedSha, policy);
   if (missing.length > 0) host.store.appendEvent({ type: 'disclosure.initial_missing', conversation, data: { missing, pinnedSha } });
   return state;

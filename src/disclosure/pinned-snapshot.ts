@@ -20,7 +20,10 @@ export class PinnedSnapshot {
   private readonly tree: GitTreeLayer;
 
   /** @param objects the object store  @param commit the pinned commit (full SHA) */
-  constructor(objects: GitObjectReader, readonly commit: string) {
+  constructor(
+    objects: GitObjectReader,
+    readonly commit: string,
+  ) {
     this.tree = gitTreeLayer(objects, commit);
   }
 

@@ -22,6 +22,11 @@ export interface ToolCallRecord {
 export const UNKNOWN_TOOL = '(unknown)';
 
 /** Builds the record of one call. */
-export function toolCallRecord(conversation: string | null, tool: string, outcome: 'ok' | ToolErrorCode, durationMs: number): ToolCallRecord {
+export function toolCallRecord(
+  conversation: string | null,
+  tool: string,
+  outcome: 'ok' | ToolErrorCode,
+  durationMs: number,
+): ToolCallRecord {
   return { type: 'tool_call', conversation, data: { tool, outcome, durationMs } };
 }

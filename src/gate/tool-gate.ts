@@ -86,7 +86,9 @@ export class ToolGate implements ToolGateApi {
     }
     const id = isConversationId(conversation) ? conversation : null;
     const outcome = result.ok ? 'ok' : result.error.code;
-    this.options.runLog.append(toolCallRecord(id, definition?.name ?? UNKNOWN_TOOL, outcome, Math.max(0, this.options.clock.now() - started)));
+    this.options.runLog.append(
+      toolCallRecord(id, definition?.name ?? UNKNOWN_TOOL, outcome, Math.max(0, this.options.clock.now() - started)),
+    );
     return result;
   }
 
@@ -107,9 +109,18 @@ export class ToolGate implements ToolGateApi {
     return [...this.byName.values()].filter((t) => registration.tools.has(t.name)).map((t) => t.descriptor);
   }
 
-  private async run(conversation: string, tool: string, definition: ToolDefinition | undefined, args: unknown, context: CallContext): Promise<ToolResult> {
+  private async run(
+    conversation: string,
+    tool: string,
+    definition: ToolDefinition | undefined,
+    args: unknown,
+    context: CallContext,
+  ): Promise<ToolResult> {
     if (!definition) {
-      throw refuse('TOOL_NOT_ALLOWED', `there is no tool named ${JSON.stringify(String(tool).slice(0, 64))}; the tools are ${[...this.byName.keys()].join(', ')}`);
+      throw refuse(
+        'TOOL_NOT_ALLOWED',
+        `there is no tool named ${JSON.stringify(String(tool).slice(0, 64))}; the tools are ${[...this.byName.keys()].join(', ')}`,
+      );
     }
     const valid = definition.validate(args);
     if (!valid.ok) throw refuse('INVALID_INPUT', valid.message);
@@ -133,7 +144,8 @@ export class ToolGate implements ToolGateApi {
     if (pass === 'unavailable') throw refuse('BUSY', 'out of file descriptors; nothing was changed: retry the call');
     try {
       const blocker = this.options.occupancy?.blockingHolder(conversation, context.holder);
-      if (blocker !== undefined) throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
+      if (blocker !== undefined)
+        throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
       return await this.runInside(conversation, definition, input, resolved, registration, context);
     } finally {
       pass?.leave();
@@ -150,7 +162,14 @@ export class ToolGate implements ToolGateApi {
     context: CallContext,
   ): Promise<ToolResult> {
     const ns = registration.namespace!;
-    const ctx = { conversation, disclosure: registration.disclosure, namespace: ns, resolved, holder: context.holder, chain: context.chain };
+    const ctx = {
+      conversation,
+      disclosure: registration.disclosure,
+      namespace: ns,
+      resolved,
+      holder: context.holder,
+      chain: context.chain,
+    };
     const runHandler = async (): Promise<ToolResult> => {
       try {
         return await definition.handler(input, ctx);
@@ -173,7 +192,11 @@ export class ToolGate implements ToolGateApi {
    * cross-process lock of every host key; each kind taken in one stable order (no deadlock),
    * released in reverse whatever happens.
    */
-  private async locked(keys: readonly { key: LockKey; shown: string }[], compareAndSwap: boolean, fn: () => Promise<ToolResult>): Promise<ToolResult> {
+  private async locked(
+    keys: readonly { key: LockKey; shown: string }[],
+    compareAndSwap: boolean,
+    fn: () => Promise<ToolResult>,
+  ): Promise<ToolResult> {
     const sorted = dedupe([...keys].sort((a, b) => compareKeys(a.key, b.key)));
     const releases: (() => void)[] = [];
     try {
@@ -185,7 +208,14 @@ export class ToolGate implements ToolGateApi {
           const hold: CrossProcessHold | null = await across.acquire(key.id);
           if (!hold) {
             const seconds = Math.round(across.waitMs / 100) / 10;
-            return { ok: false, error: { code: 'BUSY', message: `another gatefs process kept '${shown}' locked for more than ${seconds} s; nothing was changed: retry the call`, path: shown } };
+            return {
+              ok: false,
+              error: {
+                code: 'BUSY',
+                message: `another gatefs process kept '${shown}' locked for more than ${seconds} s; nothing was changed: retry the call`,
+                path: shown,
+              },
+            };
           }
           releases.push(() => hold.release());
         }
@@ -202,7 +232,8 @@ export class ToolGate implements ToolGateApi {
       const shown = typeof conversation === 'string' ? JSON.stringify(conversation.slice(0, 64)) : 'a non-string id';
       throw refuse('UNKNOWN_CONVERSATION', `no workspace is registered for conversation ${shown}`);
     }
-    if (registration.state === 'preparing') throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' is still being prepared`);
+    if (registration.state === 'preparing')
+      throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' is still being prepared`);
     if (registration.state === 'released') throw refuse('WORKSPACE_RELEASED', `the workspace of '${conversation}' was released`);
     return registration;
   }

@@ -60,7 +60,10 @@ export class CliGit implements GitPort {
 
   /** One `git rev-parse` answering "is this a work tree?" and, when it is, where its dirs are. */
   private async probe(context: GitContext): Promise<{ ok: true } | { ok: false; why: string }> {
-    const r = await this.git(['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], context);
+    const r = await this.git(
+      ['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir', '--show-toplevel'],
+      context,
+    );
     const [inside, common, top] = r.stdout.trim().split('\n');
     if (r.exitCode !== 0 || inside !== 'true' || !common || !top) return { ok: false, why: firstLines(r.stderr) || 'not a work tree' };
     this.dirs = { common, top };
@@ -82,7 +85,10 @@ export class CliGit implements GitPort {
     if (ref === '' || ref.startsWith('-') || /[\0\s]/.test(ref)) throw new GitError('BAD_REF', 'rev-parse', `'${ref}' is not a valid ref`);
     if (this.reader && /^[0-9a-f]{40}$/.test(ref)) {
       // A full commit SHA is verified by reading the object: no process needed.
-      const isCommit = await this.reader.commitTree(ref).then(() => true, () => false);
+      const isCommit = await this.reader.commitTree(ref).then(
+        () => true,
+        () => false,
+      );
       if (isCommit) return ref;
     }
     const r = await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], context);
@@ -152,7 +158,16 @@ export class CliGit implements GitPort {
   async dirtyFiles(path: string, context: GitContext, options: { includeIgnored?: boolean } = {}): Promise<string[]> {
     // fsmonitor is off: status must not start a program the repository's config names.
     const ignored = options.includeIgnored ? ['--ignored=matching'] : [];
-    const args = ['-c', 'core.fsmonitor=false', 'status', '--porcelain=v1', '-z', '--untracked-files=all', ...ignored, '--ignore-submodules=none'];
+    const args = [
+      '-c',
+      'core.fsmonitor=false',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      ...ignored,
+      '--ignore-submodules=none',
+    ];
     const r = await this.check(args, context, 'status', path);
     return parseStatusZ(r.stdout);
   }
@@ -183,7 +198,15 @@ export class CliGit implements GitPort {
   }
 
   private git(args: string[], context: GitContext, cwd = this.repo, input?: string): Promise<ExecResult> {
-    return this.exec.run({ argv: ['git', ...args], cwd, env: GIT_ENV, timeoutMs: this.timeoutMs, tag: context.tag, chain: context.chain, ...(input === undefined ? {} : { input }) });
+    return this.exec.run({
+      argv: ['git', ...args],
+      cwd,
+      env: GIT_ENV,
+      timeoutMs: this.timeoutMs,
+      tag: context.tag,
+      chain: context.chain,
+      ...(input === undefined ? {} : { input }),
+    });
   }
 
   private async check(args: string[], context: GitContext, operation: string, cwd?: string, input?: string): Promise<ExecResult> {

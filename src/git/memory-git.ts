@@ -92,12 +92,18 @@ export class MemoryGit implements GitPort {
   }
 
   async listWorktrees(context: GitContext): Promise<WorktreeInfo[]> {
-    const main: WorktreeInfo = { path: this.dir, branch: await this.currentBranch(), head: await this.resolveCommit('HEAD', context).catch(() => null) };
+    const main: WorktreeInfo = {
+      path: this.dir,
+      branch: await this.currentBranch(),
+      head: await this.resolveCommit('HEAD', context).catch(() => null),
+    };
     const root = `${this.gitdir}/worktrees`;
     if (!this.volume.existsSync(root)) return [main];
     const linked: WorktreeInfo[] = [];
     for (const name of (this.volume.readdirSync(root) as string[]).map(String).sort()) {
-      const path = String(this.volume.readFileSync(`${root}/${name}/gitdir`, 'utf8')).trim().replace(/\/\.git$/, '');
+      const path = String(this.volume.readFileSync(`${root}/${name}/gitdir`, 'utf8'))
+        .trim()
+        .replace(/\/\.git$/, '');
       const head = String(this.volume.readFileSync(`${root}/${name}/HEAD`, 'utf8')).trim();
       const branch = head.startsWith('ref: ') ? head.slice(5) : null;
       const sha = branch ? await this.branchHead(branch.replace(/^refs\/heads\//, ''), context) : head;
@@ -137,7 +143,8 @@ export class MemoryGit implements GitPort {
 
   async addSparsePatterns(path: string, paths: readonly string[], _context: GitContext): Promise<void> {
     const meta = this.metaOf(path);
-    if (!readSparsePaths(this.volume, meta)) throw new GitError('COMMAND_FAILED', 'sparse-checkout add', `'${path}' is not a sparse worktree`);
+    if (!readSparsePaths(this.volume, meta))
+      throw new GitError('COMMAND_FAILED', 'sparse-checkout add', `'${path}' is not a sparse worktree`);
     writeSparsePaths(this.volume, meta, paths);
   }
 

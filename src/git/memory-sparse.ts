@@ -20,7 +20,9 @@ function sparseFileOf(meta: string): string {
 export function readSparsePaths(volume: Vol, meta: string): Set<string> | null {
   const file = sparseFileOf(meta);
   if (!volume.existsSync(file)) return null;
-  const lines = String(volume.readFileSync(file, 'utf8')).split('\n').filter((l) => l !== '');
+  const lines = String(volume.readFileSync(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '');
   return new Set(lines.map(pathOfSparsePattern));
 }
 
@@ -36,7 +38,13 @@ export function writeSparsePaths(volume: Vol, meta: string, paths: Iterable<stri
  * leading to it. Paths that are absent from the tree or are folders or submodules there are
  * skipped, as git's pattern matching would skip them.
  */
-export async function checkoutPaths(volume: Vol, objects: GitObjectReader, tree: string, dir: string, paths: Iterable<string>): Promise<void> {
+export async function checkoutPaths(
+  volume: Vol,
+  objects: GitObjectReader,
+  tree: string,
+  dir: string,
+  paths: Iterable<string>,
+): Promise<void> {
   for (const path of paths) {
     const entry = await entryAt(objects, tree, path);
     if (entry?.type !== 'blob') continue;
@@ -66,7 +74,14 @@ export async function entryAt(objects: GitObjectReader, tree: string, path: stri
  * Drops from a dirty list the skip-worktree paths git would not report: tracked (in `tree`),
  * outside `sparse`, and absent from the working folder `dir`.
  */
-export async function withoutSkipWorktree(volume: Vol, objects: GitObjectReader, tree: string, dir: string, sparse: ReadonlySet<string>, dirty: string[]): Promise<string[]> {
+export async function withoutSkipWorktree(
+  volume: Vol,
+  objects: GitObjectReader,
+  tree: string,
+  dir: string,
+  sparse: ReadonlySet<string>,
+  dirty: string[],
+): Promise<string[]> {
   const kept: string[] = [];
   for (const path of dirty) {
     const skipped = !sparse.has(path) && !exists(volume, `${dir}/${path}`) && (await entryAt(objects, tree, path)) !== null;

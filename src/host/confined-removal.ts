@@ -60,7 +60,9 @@ interface Held {
 /** Removes `<area>/<name>` confined to it (see the file comment). Result: true when something was removed. */
 export function removeBeneath(area: string, name: string, options: RemoveBeneathOptions): boolean {
   if (!isConversationId(name)) {
-    throw new WorkspaceError('STATE_UNTRUSTED', `'${String(name).slice(0, 80)}' is not a workspace folder name gatefs makes`, { reason: 'BAD_NAME' });
+    throw new WorkspaceError('STATE_UNTRUSTED', `'${String(name).slice(0, 80)}' is not a workspace folder name gatefs makes`, {
+      reason: 'BAD_NAME',
+    });
   }
   const walk = new Walk(options);
   const areaDir = walk.openTop(area);
@@ -69,7 +71,9 @@ export function removeBeneath(area: string, name: string, options: RemoveBeneath
     const st = lstatOrNull(target);
     if (!st) return false;
     if (!st.isDirectory()) {
-      throw untrusted(`'${area}/${name}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it, and removes nothing through it`);
+      throw untrusted(
+        `'${area}/${name}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it, and removes nothing through it`,
+      );
     }
     const top = walk.open(areaDir, name, '');
     try {
@@ -94,7 +98,9 @@ class Walk {
   openTop(path: string): Held {
     const st = lstatOrNull(path);
     if (!st || st.isSymbolicLink() || !st.isDirectory()) {
-      throw untrusted(`'${path}' is ${!st ? 'missing' : st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs removes nothing through it`);
+      throw untrusted(
+        `'${path}' is ${!st ? 'missing' : st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs removes nothing through it`,
+      );
     }
     const fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     const held = fstatSync(fd);
@@ -184,7 +190,10 @@ class Walk {
 }
 
 function untrusted(message: string): WorkspaceError {
-  return new WorkspaceError('STATE_UNTRUSTED', message, { reason: 'LINK_IN_STATE_DIR', hint: 'remove the link or file by hand after checking what it points to; gatefs never follows it' });
+  return new WorkspaceError('STATE_UNTRUSTED', message, {
+    reason: 'LINK_IN_STATE_DIR',
+    hint: 'remove the link or file by hand after checking what it points to; gatefs never follows it',
+  });
 }
 
 function lstatOrNull(path: string): Stats | null {

@@ -98,7 +98,17 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);
     const onClose = () => (opened.close(), doors.close());
-    return await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? randomIds, liveness, crossProcessLocks: opened, writeDoors: doors, onClose });
+    return await WorkspaceHost.start({
+      platform,
+      store,
+      manifest,
+      clock,
+      ids: options.ids ?? randomIds,
+      liveness,
+      crossProcessLocks: opened,
+      writeDoors: doors,
+      onClose,
+    });
   } catch (e) {
     locks?.close();
     store.close();

@@ -63,8 +63,13 @@ export class MemoryPlatform implements HostPlatform {
   /** The memory twin of `removeBeneath`: no links followed, nothing outside the target touched. */
   removeWorkspaceFolder(area: WorkspaceArea, conversation: string, options: { onlyIfEmpty?: boolean } = {}): boolean {
     const untrusted = (what: string) =>
-      new WorkspaceError('STATE_UNTRUSTED', `${what}: gatefs did not make it, and removes nothing through it`, { reason: 'LINK_IN_STATE_DIR' });
-    if (!isConversationId(conversation)) throw new WorkspaceError('STATE_UNTRUSTED', `'${String(conversation).slice(0, 80)}' is not a workspace folder name gatefs makes`, { reason: 'BAD_NAME' });
+      new WorkspaceError('STATE_UNTRUSTED', `${what}: gatefs did not make it, and removes nothing through it`, {
+        reason: 'LINK_IN_STATE_DIR',
+      });
+    if (!isConversationId(conversation))
+      throw new WorkspaceError('STATE_UNTRUSTED', `'${String(conversation).slice(0, 80)}' is not a workspace folder name gatefs makes`, {
+        reason: 'BAD_NAME',
+      });
     const areaPath = this.join(this.stateDir, area);
     if (this.folderState(areaPath) !== 'folder') throw untrusted(`'${areaPath}' is not a folder`);
     const target = this.join(areaPath, conversation);

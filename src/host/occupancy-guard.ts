@@ -34,7 +34,10 @@ export class OccupancyGuard {
    */
   acquire(conversation: string, holder: string, mode: OccupancyMode): OccupancyRecord {
     try {
-      const { record, ended } = this.store.occupy({ conversation, holder, mode, process: this.liveness.self }, (r) => this.isGone(r) && !this.isReleaseHolder(r));
+      const { record, ended } = this.store.occupy(
+        { conversation, holder, mode, process: this.liveness.self },
+        (r) => this.isGone(r) && !this.isReleaseHolder(r),
+      );
       for (const gone of ended) this.logGone(gone, 'acquire');
       return record;
     } catch (e) {

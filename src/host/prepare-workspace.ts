@@ -44,10 +44,14 @@ const logged = new WeakSet<object>();
 export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions, chain: readonly string[]): Promise<WorkspaceRecord> {
   const { conversation } = options;
   if (!isConversationId(conversation)) {
-    throw new WorkspaceError('PREPARATION_FAILED', `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
-      conversation: String(conversation).slice(0, 80),
-      reason: 'BAD_CONVERSATION_ID',
-    });
+    throw new WorkspaceError(
+      'PREPARATION_FAILED',
+      `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`,
+      {
+        conversation: String(conversation).slice(0, 80),
+        reason: 'BAD_CONVERSATION_ID',
+      },
+    );
   }
   const role = findRole(ctx.manifest, options.role);
   const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
@@ -59,7 +63,9 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
     let existing = ctx.store.getWorkspace(conversation);
     // A release a crash interrupted is finished or undone before anything else (we hold the lock it held).
     if (existing && pendingReleaseOf(existing)) existing = await recoverRelease(ctx, existing, context);
-    const intact = existing?.backend === 'shared' || (existing !== null && ctx.platform.folderState(checkoutOf(ctx.platform, conversation, existing.backend)) === 'folder');
+    const intact =
+      existing?.backend === 'shared' ||
+      (existing !== null && ctx.platform.folderState(checkoutOf(ctx.platform, conversation, existing.backend)) === 'folder');
     if (existing?.state === 'ready' && intact) return await reuse(ctx, existing, role, options, context);
     if (existing?.state === 'ready') {
       // The checkout vanished (removed by hand, or a crash during release): materialize it
@@ -84,13 +90,23 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
   }
 }
 
-async function reuse(ctx: HostContext, record: WorkspaceRecord, role: Role, options: PrepareOptions, context: GitContext): Promise<WorkspaceRecord> {
+async function reuse(
+  ctx: HostContext,
+  record: WorkspaceRecord,
+  role: Role,
+  options: PrepareOptions,
+  context: GitContext,
+): Promise<WorkspaceRecord> {
   if (options.role !== undefined && record.role !== role.name) {
-    throw new WorkspaceError('PREPARATION_FAILED', `conversation '${record.conversation}' is already prepared with role '${record.role}', not '${role.name}'`, {
-      conversation: record.conversation,
-      reason: 'ROLE_MISMATCH',
-      role: record.role,
-    });
+    throw new WorkspaceError(
+      'PREPARATION_FAILED',
+      `conversation '${record.conversation}' is already prepared with role '${record.role}', not '${role.name}'`,
+      {
+        conversation: record.conversation,
+        reason: 'ROLE_MISMATCH',
+        role: record.role,
+      },
+    );
   }
   if (options.baseRef !== undefined && record.pinnedSha) {
     const asked = await resolveBase(ctx, options.baseRef, context, record.conversation);
@@ -145,19 +161,29 @@ async function materialize(
  * Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a base asked for, without a repository), `BAD_REF`,
  * `PREPARATION_FAILED` (`BRANCH_EXISTS`); nothing is recorded yet.
  */
-async function chooseBase(ctx: HostContext, backend: Backend, options: PrepareOptions, context: GitContext): Promise<{ baseRef: string | null; pinnedSha: string | null }> {
+async function chooseBase(
+  ctx: HostContext,
+  backend: Backend,
+  options: PrepareOptions,
+  context: GitContext,
+): Promise<{ baseRef: string | null; pinnedSha: string | null }> {
   const { platform } = ctx;
   const { conversation } = options;
   const isRepository = await platform.git.isRepository(context);
   if (!isRepository && (backend === 'worktree' || options.baseRef !== undefined)) {
-    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', `'${platform.repo}' is not a git repository (backend ${backend}${options.baseRef ? `, base ${options.baseRef}` : ''})`, {
-      conversation,
-      backend,
-    });
+    throw new WorkspaceError(
+      'NOT_A_GIT_REPOSITORY',
+      `'${platform.repo}' is not a git repository (backend ${backend}${options.baseRef ? `, base ${options.baseRef}` : ''})`,
+      {
+        conversation,
+        backend,
+      },
+    );
   }
   const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
   const pinnedSha = baseRef ? await resolveBase(ctx, baseRef, context, conversation) : null;
-  if (backend === 'worktree' && options.baseRef !== undefined && pinnedSha) await refuseOtherBranch(ctx, conversation, options.baseRef, pinnedSha, context);
+  if (backend === 'worktree' && options.baseRef !== undefined && pinnedSha)
+    await refuseOtherBranch(ctx, conversation, options.baseRef, pinnedSha, context);
   return { baseRef, pinnedSha };
 }
 
@@ -187,7 +213,11 @@ async function recordPreparing(
     checkoutPath,
     data: { ...data },
   });
-  store.appendEvent({ type: 'prepare.start', conversation, data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha } });
+  store.appendEvent({
+    type: 'prepare.start',
+    conversation,
+    data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha },
+  });
   ctx.registry.set(registrationOf(record, 'preparing'));
   return { record, data };
 }
@@ -217,7 +247,11 @@ async function build(ctx: HostContext, role: Role, context: GitContext, draft: D
   save();
   registerReady(ctx, draft.record);
   draft.record = store.updateWorkspace(conversation, { state: 'ready' });
-  store.appendEvent({ type: 'prepare.ready', conversation, data: { backend, pinnedSha: draft.record.pinnedSha, branch: draft.record.branch, reused: draft.data.reused ?? false } });
+  store.appendEvent({
+    type: 'prepare.ready',
+    conversation,
+    data: { backend, pinnedSha: draft.record.pinnedSha, branch: draft.record.branch, reused: draft.data.reused ?? false },
+  });
   return draft.record;
 }
 
@@ -230,7 +264,11 @@ function makeCopyFolder(ctx: HostContext, conversation: string, markCreated: (cr
     markCreated({ folder: true });
     platform.makeFolder(checkoutPath);
   } else if (found !== 'folder') {
-    throw failure(conversation, 'PATH_EXISTS', `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`);
+    throw failure(
+      conversation,
+      'PATH_EXISTS',
+      `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`,
+    );
   }
 }
 
@@ -247,7 +285,11 @@ async function abandon(ctx: HostContext, record: WorkspaceRecord, context: GitCo
   ctx.registry.delete(conversation);
   store.deleteWorkspace(conversation);
   const error = asPreparationError(e, conversation);
-  store.appendEvent({ type: 'prepare.failed', conversation, data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } } });
+  store.appendEvent({
+    type: 'prepare.failed',
+    conversation,
+    data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } },
+  });
   logged.add(error);
   return error;
 }
@@ -256,7 +298,13 @@ async function abandon(ctx: HostContext, record: WorkspaceRecord, context: GitCo
  * True when a worktree is prepared again on a branch that still exists from an earlier
  * preparation (and no base ref was asked for): the earlier pin stays the pinned snapshot.
  */
-async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null, backend: string, options: PrepareOptions, context: GitContext): Promise<boolean> {
+async function keepsEarlierPin(
+  ctx: HostContext,
+  earlier: WorkspaceRecord | null,
+  backend: string,
+  options: PrepareOptions,
+  context: GitContext,
+): Promise<boolean> {
   if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || options.baseRef !== undefined) return false;
   return (await ctx.platform.git.branchHead(branchOf(earlier.conversation, 'worktree')!, context)) !== null;
 }
@@ -267,7 +315,13 @@ async function keepsEarlierPin(ctx: HostContext, earlier: WorkspaceRecord | null
  * elsewhere, serving the old branch would silently ignore the request: throws
  * `PREPARATION_FAILED` (reason `BRANCH_EXISTS`) before anything is recorded or created.
  */
-async function refuseOtherBranch(ctx: HostContext, conversation: string, baseRef: string, baseSha: string, context: GitContext): Promise<void> {
+async function refuseOtherBranch(
+  ctx: HostContext,
+  conversation: string,
+  baseRef: string,
+  baseSha: string,
+  context: GitContext,
+): Promise<void> {
   const branch = branchOf(conversation, 'worktree')!;
   const head = await ctx.platform.git.branchHead(branch, context);
   if (head === null || head === baseSha) return;
@@ -298,7 +352,11 @@ async function checkOutWorktree(
     const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
     if (here?.branch === `refs/heads/${branch}`) return true;
     const what = here ? `a worktree of ${here.branch ?? 'a detached HEAD'}` : 'not a worktree';
-    throw failure(record.conversation, here ? 'WORKTREE_CONFLICT' : 'PATH_EXISTS', `'${path}' exists and is ${what}, not of ${branch}: it is left untouched`);
+    throw failure(
+      record.conversation,
+      here ? 'WORKTREE_CONFLICT' : 'PATH_EXISTS',
+      `'${path}' exists and is ${what}, not of ${branch}: it is left untouched`,
+    );
   }
   const existingBranch = (await platform.git.branchHead(branch, context)) !== null;
   markCreated(existingBranch ? { worktree: true } : { worktree: true, branch: true });
@@ -324,7 +382,11 @@ function failure(conversation: string, reason: string, message: string): Workspa
 
 function asPreparationError(e: unknown, conversation: string): WorkspaceError {
   if (isWorkspaceError(e)) return e;
-  const reason = isGitError(e) ? `GIT_${e.code}` : codeOf(e) ?? 'ERROR';
-  return new WorkspaceError('PREPARATION_FAILED', `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`, { conversation, reason }, { cause: e });
+  const reason = isGitError(e) ? `GIT_${e.code}` : (codeOf(e) ?? 'ERROR');
+  return new WorkspaceError(
+    'PREPARATION_FAILED',
+    `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`,
+    { conversation, reason },
+    { cause: e },
+  );
 }
-

@@ -37,7 +37,8 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
   } catch (e) {
     return undo(ctx, record, pending, e);
   }
-  if (appeared.length > 0) return undo(ctx, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
+  if (appeared.length > 0)
+    return undo(ctx, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
   ctx.registry.set(registrationOf(record, 'preparing'));
   closeView(ctx, conversation);
   try {
@@ -52,7 +53,11 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
     return done;
   });
   ctx.registry.set(registrationOf(released, 'released'));
-  ctx.store.appendEvent({ type: 'release.finished', conversation, data: { holder: pending.holder, discard: pending.discard, backend: record.backend } });
+  ctx.store.appendEvent({
+    type: 'release.finished',
+    conversation,
+    data: { holder: pending.holder, discard: pending.discard, backend: record.backend },
+  });
   return released;
 }
 

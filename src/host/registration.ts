@@ -36,11 +36,15 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
   const role = findRole(ctx.manifest, record.role);
   const checkoutPath = checkoutOf(ctx.platform, record.conversation, record.backend);
   if (record.backend !== 'shared' && ctx.platform.folderState(checkoutPath) === 'link') {
-    throw new WorkspaceError('STATE_UNTRUSTED', `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`, {
-      conversation: record.conversation,
-      reason: 'LINK_IN_STATE_DIR',
-      hint: 'remove the link after checking what it points to, then prepare the conversation again',
-    });
+    throw new WorkspaceError(
+      'STATE_UNTRUSTED',
+      `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
+      {
+        conversation: record.conversation,
+        reason: 'LINK_IN_STATE_DIR',
+        hint: 'remove the link after checking what it points to, then prepare the conversation again',
+      },
+    );
   }
   const objects = record.pinnedSha ? ctx.platform.git.objects : null;
   const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, { ...record, checkoutPath });

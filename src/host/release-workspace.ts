@@ -66,8 +66,10 @@ export async function releaseWorkspace(
   try {
     let record = ctx.store.getWorkspace(conversation) ?? first;
     if (pendingReleaseOf(record)) record = await recoverRelease(ctx, record, context);
-    if (record.state === 'preparing') throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
-    const taken = record.state === 'ready' ? await takeDown(ctx, record, token, options, context) : { removed: false, discarded: false, forced: [] };
+    if (record.state === 'preparing')
+      throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
+    const taken =
+      record.state === 'ready' ? await takeDown(ctx, record, token, options, context) : { removed: false, discarded: false, forced: [] };
     const branch = await branchStep(ctx, record, options, context);
     const result: ReleaseResult = {
       conversation,
@@ -90,7 +92,13 @@ interface TakenDown {
 }
 
 /** Steps 1–4 for a `ready` workspace; on any failure the workspace is put back in service. */
-async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: string, options: ReleaseOptions, context: GitContext): Promise<TakenDown> {
+async function takeDown(
+  ctx: HostContext,
+  record: WorkspaceRecord,
+  holder: string,
+  options: ReleaseOptions,
+  context: GitContext,
+): Promise<TakenDown> {
   const { conversation } = record;
   const discard = options.discard === true;
   const forced = takeOccupancy(ctx, conversation, holder, options.force === true);
@@ -109,7 +117,10 @@ async function takeDown(ctx: HostContext, record: WorkspaceRecord, holder: strin
     closeView(ctx, conversation);
     const removed = await removeCheckout(ctx, record, discard, context);
     const released = ctx.store.transaction(() => {
-      const done = ctx.store.updateWorkspace(conversation, { state: 'released', data: withPendingRelease(ctx.store.getWorkspace(conversation)?.data ?? {}, null) });
+      const done = ctx.store.updateWorkspace(conversation, {
+        state: 'released',
+        data: withPendingRelease(ctx.store.getWorkspace(conversation)?.data ?? {}, null),
+      });
       ctx.store.releaseOccupancy(conversation, holder);
       return done;
     });
@@ -134,10 +145,14 @@ async function shutDoor(ctx: HostContext, conversation: string): Promise<ShutDoo
   const door = await ctx.doors.shut(conversation);
   if (door) return door;
   const seconds = Math.round(ctx.doors.shutWaitMs / 100) / 10;
-  throw new WorkspaceError('BUSY', `writes to '${conversation}' were still running after ${seconds} s (another process, maybe stopped): it was not released`, {
-    conversation,
-    hint: 'retry the release once those writes are done',
-  });
+  throw new WorkspaceError(
+    'BUSY',
+    `writes to '${conversation}' were still running after ${seconds} s (another process, maybe stopped): it was not released`,
+    {
+      conversation,
+      hint: 'retry the release once those writes are done',
+    },
+  );
 }
 
 /**
@@ -154,14 +169,19 @@ function takeOccupancy(ctx: HostContext, conversation: string, holder: string, f
     const current = String(e.data.holder);
     if (!force) {
       ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'OCCUPIED', holder: current } });
-      throw new WorkspaceError('OCCUPIED', `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`, {
-        ...e.data,
-        hint: 'stop that session first, or release with force (gatefs release --force) to end its occupancy',
-      });
+      throw new WorkspaceError(
+        'OCCUPIED',
+        `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`,
+        {
+          ...e.data,
+          hint: 'stop that session first, or release with force (gatefs release --force) to end its occupancy',
+        },
+      );
     }
     const others = ctx.store.activeOccupancy(conversation).filter((r) => r.holder !== holder);
     for (const r of others) {
-      if (ctx.store.endOccupancy(r.id)) ctx.store.appendEvent({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
+      if (ctx.store.endOccupancy(r.id))
+        ctx.store.appendEvent({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
     }
     ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
     return others.map((r) => r.holder);
@@ -223,7 +243,10 @@ async function branchStep(
     return { branchDeleted: false, branchKeptReason: `the base ref '${baseRef}' no longer names a commit` };
   }
   if (!(await git.isAncestor(head, base, context))) {
-    return { branchDeleted: false, branchKeptReason: `branch ${branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})` };
+    return {
+      branchDeleted: false,
+      branchKeptReason: `branch ${branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})`,
+    };
   }
   await git.deleteBranch(branch, head, context);
   return { branchDeleted: true };
@@ -245,7 +268,11 @@ function setPending(ctx: HostContext, conversation: string, pending: PendingRele
 function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): WorkspaceError {
   const { conversation } = record;
   const shown = files.slice(0, 20).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
-  ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length } });
+  ctx.store.appendEvent({
+    type: 'release.refused',
+    conversation,
+    data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length },
+  });
   const folder = checkoutOf(ctx.platform, conversation, record.backend);
   const hint =
     record.backend === 'copy'

@@ -55,11 +55,15 @@ export function excludeStateDir(gitCommonDir: string, workTreeTop: string, state
 }
 
 function notFollowed(path: string, what: string): WorkspaceError {
-  return new WorkspaceError('STATE_UNTRUSTED', `'${path}' is ${what}: gatefs writes the state directory's exclude line only into git's own regular file, never through a link`, {
-    reason: 'GIT_EXCLUDE_LINK',
-    path,
-    hint: `check where it points, replace it with a regular file (rm '${path}'), or pass --state-dir a folder outside the repository`,
-  });
+  return new WorkspaceError(
+    'STATE_UNTRUSTED',
+    `'${path}' is ${what}: gatefs writes the state directory's exclude line only into git's own regular file, never through a link`,
+    {
+      reason: 'GIT_EXCLUDE_LINK',
+      path,
+      hint: `check where it points, replace it with a regular file (rm '${path}'), or pass --state-dir a folder outside the repository`,
+    },
+  );
 }
 
 function lstatOrNull(path: string): Stats | null {

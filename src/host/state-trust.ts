@@ -35,7 +35,18 @@
  * Where birth times exist (nanoseconds, set by the kernel at creation, by no archive or copy
  * tool), predicting the inodes is not enough.
  */
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
@@ -67,27 +78,53 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
   if (!dir) return { exists: false, hasDatabase: false };
   const whose = (st: Stats, path: string, what: string) => {
     if (uid !== null && st.uid !== uid) {
-      throw untrusted(stateDir, 'OWNER', `${what} '${path}' belongs to uid ${st.uid}, not to you (uid ${uid})`, `gatefs only uses a state directory you own: pass --state-dir a folder of yours, or move '${stateDir}' aside`);
+      throw untrusted(
+        stateDir,
+        'OWNER',
+        `${what} '${path}' belongs to uid ${st.uid}, not to you (uid ${uid})`,
+        `gatefs only uses a state directory you own: pass --state-dir a folder of yours, or move '${stateDir}' aside`,
+      );
     }
     if (uid !== null && (st.mode & 0o022) !== 0) {
-      throw untrusted(stateDir, 'PERMISSIONS', `${what} '${path}' is writable by ${st.mode & 0o020 ? 'its group' : 'others'} (mode ${(st.mode & 0o777).toString(8)})`, `make it private: chmod go-w '${path}'`);
+      throw untrusted(
+        stateDir,
+        'PERMISSIONS',
+        `${what} '${path}' is writable by ${st.mode & 0o020 ? 'its group' : 'others'} (mode ${(st.mode & 0o777).toString(8)})`,
+        `make it private: chmod go-w '${path}'`,
+      );
     }
   };
   if (dir.isSymbolicLink() || !dir.isDirectory()) {
-    throw untrusted(stateDir, 'LINK', `the state directory '${stateDir}' is ${dir.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`, `pass --state-dir the real folder, or move '${stateDir}' aside so gatefs creates a fresh one`);
+    throw untrusted(
+      stateDir,
+      'LINK',
+      `the state directory '${stateDir}' is ${dir.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`,
+      `pass --state-dir the real folder, or move '${stateDir}' aside so gatefs creates a fresh one`,
+    );
   }
   whose(dir, stateDir, 'the state directory');
   for (const sub of STATE_FOLDERS) {
     const st = lstatOrNull(join(stateDir, sub));
     if (st && (st.isSymbolicLink() || !st.isDirectory())) {
-      throw untrusted(stateDir, 'LINK', `'${join(stateDir, sub)}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it`, `move '${stateDir}' aside so gatefs creates a fresh one`);
+      throw untrusted(
+        stateDir,
+        'LINK',
+        `'${join(stateDir, sub)}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: gatefs did not make it`,
+        `move '${stateDir}' aside so gatefs creates a fresh one`,
+      );
     }
     // Whoever may write here may swap a workspace folder or a lock file for their own.
     if (st) whose(st, join(stateDir, sub), 'the state folder');
   }
   const origin = lstatOrNull(join(stateDir, ORIGIN_FILE));
   if (origin) {
-    if (!origin.isFile()) throw untrusted(stateDir, 'LINK', `'${join(stateDir, ORIGIN_FILE)}' is ${origin.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`, `move '${stateDir}' aside so gatefs creates a fresh one`);
+    if (!origin.isFile())
+      throw untrusted(
+        stateDir,
+        'LINK',
+        `'${join(stateDir, ORIGIN_FILE)}' is ${origin.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`,
+        `move '${stateDir}' aside so gatefs creates a fresh one`,
+      );
     whose(origin, join(stateDir, ORIGIN_FILE), 'the state file');
   }
   const db = lstatOrNull(join(stateDir, DATABASE_FILE));
@@ -95,10 +132,21 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
     const path = join(stateDir, DATABASE_FILE + suffix);
     const st = suffix === '' ? db : lstatOrNull(path);
     if (!st) continue;
-    if (!st.isFile()) throw untrusted(stateDir, 'LINK', `'${path}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`, `move '${stateDir}' aside so gatefs creates a fresh one`);
+    if (!st.isFile())
+      throw untrusted(
+        stateDir,
+        'LINK',
+        `'${path}' is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`,
+        `move '${stateDir}' aside so gatefs creates a fresh one`,
+      );
     whose(st, path, 'the state file');
     if (!db && suffix !== '') {
-      throw untrusted(stateDir, 'STRAY_JOURNAL', `'${path}' exists without its database: SQLite would replay it into a new one`, `remove '${path}' after checking where it came from, or move '${stateDir}' aside`);
+      throw untrusted(
+        stateDir,
+        'STRAY_JOURNAL',
+        `'${path}' exists without its database: SQLite would replay it into a new one`,
+        `remove '${path}' after checking where it came from, or move '${stateDir}' aside`,
+      );
     }
   }
   if (!db) refuseForeignContent(stateDir, whose);
@@ -122,7 +170,12 @@ function refuseForeignContent(stateDir: string, whose: (st: Stats, path: string,
     if (made) whose(st, path, 'the state folder');
     const inside = made ? readdirSync(path) : [];
     if (!made || inside.length > 0) {
-      const what = made ? `'${path}' holds ${inside.slice(0, 3).map((n) => `'${n}'`).join(', ')}${inside.length > 3 ? ', …' : ''}` : `'${path}' is there`;
+      const what = made
+        ? `'${path}' holds ${inside
+            .slice(0, 3)
+            .map((n) => `'${n}'`)
+            .join(', ')}${inside.length > 3 ? ', …' : ''}`
+        : `'${path}' is there`;
       throw untrusted(
         stateDir,
         'FOREIGN_CONTENT',
@@ -211,7 +264,12 @@ export function recordOriginOf(store: StateStore, stateDir: string, uid: number,
   if (!file) throw untrusted(stateDir, 'NO_ORIGIN', `${join(stateDir, ORIGIN_FILE)} went missing`, moveAside(stateDir));
   const recorded = store.origin() ?? store.recordOrigin(file);
   if (!sameOrigin(recorded, file)) {
-    throw untrusted(stateDir, 'COPIED', `the state database in '${stateDir}' records another origin than ${ORIGIN_FILE}`, moveAside(stateDir));
+    throw untrusted(
+      stateDir,
+      'COPIED',
+      `the state database in '${stateDir}' records another origin than ${ORIGIN_FILE}`,
+      moveAside(stateDir),
+    );
   }
   if (created) writeOriginFile(stateDir, recorded);
 }
@@ -228,7 +286,8 @@ function identityNow(path: string): FileIdentity {
 }
 
 function shownIdentity(origin: StateOrigin): string {
-  const one = (id: FileIdentity) => `inode ${id.ino}${id.born ? ` born ${new Date(Number(BigInt(id.born) / 1_000_000n)).toISOString()}` : ''}`;
+  const one = (id: FileIdentity) =>
+    `inode ${id.ino}${id.born ? ` born ${new Date(Number(BigInt(id.born) / 1_000_000n)).toISOString()}` : ''}`;
   return `${one(origin.stateDir)} / ${one(origin.database)}`;
 }
 

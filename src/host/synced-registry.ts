@@ -23,7 +23,10 @@ export class SyncedRegistry extends Registry {
   private refresh?: RegistryRefresh;
   private readonly checkedAt = new Map<string, number>();
 
-  constructor(private readonly clock: Clock, private readonly recheckMs = 1000) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly recheckMs = 1000,
+  ) {
     super();
   }
 

@@ -58,7 +58,11 @@ export class ViewFolders {
     // Folded as well: on a case-insensitive volume `<repo>/.GATEFS/worktrees/x` is the state dir.
     const inState = platform.relativeInside(platform.stateDir, path) !== null || isAtOrBelow(this.stateFolded.relation(path));
     if (!ownState && inState) {
-      throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' lies inside the gatefs state directory, which no workspace may show`, { ...data, reason: 'MOUNT_IN_STATE_DIR' });
+      throw new WorkspaceError(
+        'PREPARATION_FAILED',
+        `${what} '${path}' lies inside the gatefs state directory, which no workspace may show`,
+        { ...data, reason: 'MOUNT_IN_STATE_DIR' },
+      );
     }
     if (!platform.exists(path)) {
       throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' does not exist`, { ...data, reason: 'MISSING_FOLDER' });
@@ -69,9 +73,10 @@ export class ViewFolders {
     } catch (e) {
       if (!isVfsError(e)) throw e;
       const reason = e.code === 'SYMLINK_ESCAPE' ? 'FOLDER_THROUGH_LINK' : e.code === 'NOT_FOUND' ? 'MISSING_FOLDER' : 'FOLDER_UNREADABLE';
-      const why = reason === 'FOLDER_THROUGH_LINK'
-        ? `cannot be reached without following the symbolic link '${e.path}' on its way (gatefs never follows links to a workspace folder or mount: name its real path)`
-        : `cannot be opened (${e.code} at '${e.path}')`;
+      const why =
+        reason === 'FOLDER_THROUGH_LINK'
+          ? `cannot be reached without following the symbolic link '${e.path}' on its way (gatefs never follows links to a workspace folder or mount: name its real path)`
+          : `cannot be opened (${e.code} at '${e.path}')`;
       throw new WorkspaceError('PREPARATION_FAILED', `${what} '${path}' ${why}`, { ...data, reason }, { cause: e });
     }
     this.opened.push(folder);

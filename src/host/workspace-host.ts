@@ -108,7 +108,11 @@ export class WorkspaceHost implements Host {
   static async start(options: WorkspaceHostOptions): Promise<WorkspaceHost> {
     const host = new WorkspaceHost(options);
     await recoverWorkspaces(host.ctx);
-    options.store.appendEvent({ type: 'host.start', conversation: null, data: { confinement: options.platform.confinement, workspaces: options.store.listWorkspaces().length } });
+    options.store.appendEvent({
+      type: 'host.start',
+      conversation: null,
+      data: { confinement: options.platform.confinement, workspaces: options.store.listWorkspaces().length },
+    });
     return host;
   }
 
@@ -129,7 +133,10 @@ export class WorkspaceHost implements Host {
 
   status(): WorkspaceStatus[] {
     this.checkOpen();
-    return this.ctx.store.listWorkspaces().filter((r) => r.state !== 'failed').map((r) => this.statusRow(r));
+    return this.ctx.store
+      .listWorkspaces()
+      .filter((r) => r.state !== 'failed')
+      .map((r) => this.statusRow(r));
   }
 
   events(): RunEvent[] {
@@ -194,7 +201,8 @@ export class WorkspaceHost implements Host {
     void this.queue
       .add(() => recoverInterruptedRelease(this.ctx, conversation))
       .catch((e: unknown) => {
-        if (!this.closed) this.ctx.store.appendEvent({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
+        if (!this.closed)
+          this.ctx.store.appendEvent({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
       })
       .finally(() => this.recovering.delete(conversation));
   }
@@ -209,7 +217,8 @@ export class WorkspaceHost implements Host {
    * undefined when its folder is gone, else the error is thrown to the lookup's caller.
    */
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
-    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation)) return current;
+    if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation))
+      return current;
     const record = this.ctx.store.getWorkspace(conversation);
     // Another process may have released the workspace and prepared it again in between: a view
     // over the folder it replaced is opened anew.

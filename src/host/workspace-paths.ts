@@ -48,9 +48,13 @@ export function branchOf(conversation: string, backend: Backend): string | null 
 
 function validId(conversation: string): void {
   if (!isConversationId(conversation)) {
-    throw new WorkspaceError('PREPARATION_FAILED', `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
-      conversation: String(conversation).slice(0, 80),
-      reason: 'BAD_CONVERSATION_ID',
-    });
+    throw new WorkspaceError(
+      'PREPARATION_FAILED',
+      `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`,
+      {
+        conversation: String(conversation).slice(0, 80),
+        reason: 'BAD_CONVERSATION_ID',
+      },
+    );
   }
 }

@@ -12,7 +12,12 @@ import type { WorkspaceStatus } from './types.js';
  * The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`);
  * `isLive` filters the holders shown (default: all).
  */
-export function statusOf(record: WorkspaceRecord, store: StateStore, confinement?: string, isLive: (holder: OccupancyRecord) => boolean = () => true): WorkspaceStatus {
+export function statusOf(
+  record: WorkspaceRecord,
+  store: StateStore,
+  confinement?: string,
+  isLive: (holder: OccupancyRecord) => boolean = () => true,
+): WorkspaceStatus {
   const holders = store.occupancy(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
   return {

@@ -116,7 +116,11 @@ function isAbsoluteMount(m: MountSpec): boolean {
  * by identity into them (`READ_ONLY`) and into the state directory (`PROTECTED_PATH`) from any
  * writable layer, so the same tree reached through a writable root stays read-only.
  */
-function openReadOnlyMounts(platform: HostPlatform, spec: WorkspaceViewSpec, folders: ViewFolders): { mounts: Mount[]; guard: HostGuard | undefined } {
+function openReadOnlyMounts(
+  platform: HostPlatform,
+  spec: WorkspaceViewSpec,
+  folders: ViewFolders,
+): { mounts: Mount[]; guard: HostGuard | undefined } {
   const guarded = new Map<string, 'READ_ONLY' | 'PROTECTED_PATH'>();
   const stateId = platform.identityOf(platform.stateDir);
   if (stateId) guarded.set(identityKey(stateId), 'PROTECTED_PATH');
@@ -124,7 +128,11 @@ function openReadOnlyMounts(platform: HostPlatform, spec: WorkspaceViewSpec, fol
   for (const m of spec.mounts.filter((m) => isAbsoluteMount(m) && !m.writable)) {
     const folder = folders.open(m.path, 'read-only mount', m.path);
     if (folder.identity) guarded.set(identityKey(folder.identity), 'READ_ONLY');
-    mounts.push({ path: m.path, layer: readOnly(withPathRules(folder.layer, { hidden: folders.stateIn(m.path, m.path) })), writable: false });
+    mounts.push({
+      path: m.path,
+      layer: readOnly(withPathRules(folder.layer, { hidden: folders.stateIn(m.path, m.path) })),
+      writable: false,
+    });
   }
   const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(identityKey(id)) : undefined;
   return { mounts, guard };
@@ -157,7 +165,9 @@ function relativeMounts(parts: ViewParts): Mount[] {
     .map((m) => {
       const at = `${root}/${m.path}`;
       const folder = platform.join(platform.repo, m.path);
-      const layer = parts.snapshot(m.path) ?? withPathRules(readOnly(folders.open(folder, 'mounted folder', at).layer), { hidden: folders.stateIn(folder, at) });
+      const layer =
+        parts.snapshot(m.path) ??
+        withPathRules(readOnly(folders.open(folder, 'mounted folder', at).layer), { hidden: folders.stateIn(folder, at) });
       return { path: at, layer: readOnly(layer), writable: false };
     });
 }
@@ -174,7 +184,9 @@ function rootLayer(parts: ViewParts): WritableLayer {
       return writableFolder(parts, spec.checkoutPath, 'checkout', root);
     case 'copy': {
       const upper = folders.open(spec.checkoutPath, 'copy folder', root, parts.guard, true).layer;
-      const lower = parts.snapshot('') ?? withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), { hidden: folders.stateIn(platform.repo, root) });
+      const lower =
+        parts.snapshot('') ??
+        withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), { hidden: folders.stateIn(platform.repo, root) });
       return overlay(upper, lower);
     }
   }

@@ -27,14 +27,21 @@ export async function workOf(ctx: HostContext, record: WorkspaceRecord, context:
   const found = platform.folderState(path);
   if (found === 'missing') return [];
   if (found !== 'folder') {
-    throw new WorkspaceError('STATE_UNTRUSTED', `the workspace folder '${path}' is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: gatefs did not make it and removes nothing through it`, {
-      conversation: record.conversation,
-      reason: 'LINK_IN_STATE_DIR',
-      hint: 'remove it by hand after checking what it points to',
-    });
+    throw new WorkspaceError(
+      'STATE_UNTRUSTED',
+      `the workspace folder '${path}' is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: gatefs did not make it and removes nothing through it`,
+      {
+        conversation: record.conversation,
+        reason: 'LINK_IN_STATE_DIR',
+        hint: 'remove it by hand after checking what it points to',
+      },
+    );
   }
   if (record.backend === 'copy') {
-    return platform.listFiles(path).map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f)).filter((f, i, all) => all.indexOf(f) === i);
+    return platform
+      .listFiles(path)
+      .map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f))
+      .filter((f, i, all) => all.indexOf(f) === i);
   }
   let here: WorktreeInfo | undefined;
   try {
@@ -48,11 +55,15 @@ export async function workOf(ctx: HostContext, record: WorkspaceRecord, context:
   const branch = branchOf(record.conversation, 'worktree')!;
   if (here.branch !== `refs/heads/${branch}`) {
     const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
-    throw new WorkspaceError('DIRTY_WORKTREE', `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`, {
-      conversation: record.conversation,
-      files: [`(HEAD ${at})`],
-      hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
-    });
+    throw new WorkspaceError(
+      'DIRTY_WORKTREE',
+      `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`,
+      {
+        conversation: record.conversation,
+        files: [`(HEAD ${at})`],
+        hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
+      },
+    );
   }
   try {
     return await platform.git.dirtyFiles(path, context, { includeIgnored: true });

@@ -5,4 +5,13 @@ export { findRole } from './find-role.js';
 export { starterManifestText } from './starter.js';
 export { manifestFromValue } from './manifest-from-value.js';
 export { ManifestError, isManifestError, type ManifestErrorCode, type ManifestErrorOrigin } from './manifest-error.js';
-export { TOOL_NAMES, BACKENDS, type Manifest, type Role, type ToolName, type MountSpec, type DisclosurePolicy, type ArtifactSettings } from './types.js';
+export {
+  TOOL_NAMES,
+  BACKENDS,
+  type Manifest,
+  type Role,
+  type ToolName,
+  type MountSpec,
+  type DisclosurePolicy,
+  type ArtifactSettings,
+} from './types.js';

@@ -76,7 +76,13 @@ function readManifestFile(file: string): string {
     if (errno === 'ENOENT' || errno === 'ENOTDIR') {
       throw new ManifestError('FILE_NOT_FOUND', '', 'the manifest file does not exist', { source: file }, { cause: e });
     }
-    throw new ManifestError('FILE_UNREADABLE', '', `the manifest file cannot be read (${String(errno ?? e)})`, { source: file }, { cause: e });
+    throw new ManifestError(
+      'FILE_UNREADABLE',
+      '',
+      `the manifest file cannot be read (${String(errno ?? e)})`,
+      { source: file },
+      { cause: e },
+    );
   }
 }
 

@@ -36,8 +36,11 @@ function mountsFrom(role: RoleFile, at: string): MountSpec[] {
     // A relative mount shows the pinned commit, which no write can change: writable: true would
     // be served read-only without a word, so it is refused where it is written.
     if (m.writable && !path.startsWith('/')) {
-      throw new ManifestError('INVALID_VALUE', `${at}.workspace.mounts[${i}].writable`,
-        `the relative mount '${path}' shows the pinned commit and is always read-only: write writable: false, or mount a host folder by its absolute path to make it writable`);
+      throw new ManifestError(
+        'INVALID_VALUE',
+        `${at}.workspace.mounts[${i}].writable`,
+        `the relative mount '${path}' shows the pinned commit and is always read-only: write writable: false, or mount a host folder by its absolute path to make it writable`,
+      );
     }
     return { path, writable: m.writable };
   });
@@ -53,8 +56,11 @@ function disclosureFrom(role: RoleFile, at: string, backend: string): Disclosure
   const hasTool = role.tools.includes('request_files');
   if (raw === undefined) {
     if (hasTool) {
-      throw new ManifestError('INVALID_VALUE', `${at}.tools[${role.tools.indexOf('request_files')}]`,
-        'request_files needs a workspace.progressive_disclosure policy (initial_paths, allowed_paths)');
+      throw new ManifestError(
+        'INVALID_VALUE',
+        `${at}.tools[${role.tools.indexOf('request_files')}]`,
+        'request_files needs a workspace.progressive_disclosure policy (initial_paths, allowed_paths)',
+      );
     }
     return null;
   }

@@ -32,10 +32,9 @@ const MountSchema = Type.Object(
   { ...strict, description: 'a mount { path, writable }' },
 );
 
-const PathListSchema = Type.Array(
-  Type.String({ description: 'a repository-relative file or folder path' }),
-  { description: 'a list of repository-relative literal paths' },
-);
+const PathListSchema = Type.Array(Type.String({ description: 'a repository-relative file or folder path' }), {
+  description: 'a list of repository-relative literal paths',
+});
 
 const DisclosureSchema = Type.Object(
   { initial_paths: PathListSchema, allowed_paths: PathListSchema },

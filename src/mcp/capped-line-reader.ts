@@ -33,7 +33,10 @@ export class CappedLineReader {
   private meter = new JsonTokenMeter();
   private scanner: JsonIdScanner | null = null;
 
-  constructor(private readonly limits: LineLimits, private readonly sink: LineSink) {}
+  constructor(
+    private readonly limits: LineLimits,
+    private readonly sink: LineSink,
+  ) {}
 
   /** Bytes of the line not finished yet (0 between lines). */
   get pending(): number {

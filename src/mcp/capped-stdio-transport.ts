@@ -108,7 +108,8 @@ export class CappedStdioTransport implements Transport {
 
   private readonly onEnd = () => {
     if (this.inputEnd !== null) return;
-    if (this.reader.pending > 0) this.log(`stdio: stdin ended in the middle of a message (${this.reader.pending} bytes without a newline); it was not run`);
+    if (this.reader.pending > 0)
+      this.log(`stdio: stdin ended in the middle of a message (${this.reader.pending} bytes without a newline); it was not run`);
     this.inputEnd = 'stdin closed';
     this.stopListening();
     this.pump();
@@ -248,7 +249,8 @@ export class CappedStdioTransport implements Transport {
       return this.answerError(id, JSONRPC_INVALID_REQUEST, 'invalid request: not a JSON-RPC 2.0 message');
     }
     const message = parsed.data as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
-    if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) this.inProgress.add(message.id);
+    if (typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number'))
+      this.inProgress.add(message.id);
     if (message.method === 'notifications/cancelled') {
       // The SDK writes no answer to a cancelled request.
       const cancelled = message.params?.requestId;
@@ -258,12 +260,16 @@ export class CappedStdioTransport implements Transport {
   }
 
   private refuseOversized(bytes: number, id: ScannedId): void {
-    this.log(`stdio: refused a message of ${bytes} bytes (the limit is ${this.maxBytes}); answered id ${JSON.stringify(id)} with an error and kept serving`);
+    this.log(
+      `stdio: refused a message of ${bytes} bytes (the limit is ${this.maxBytes}); answered id ${JSON.stringify(id)} with an error and kept serving`,
+    );
     this.answerError(id, OVERSIZED_MESSAGE_CODE, tooLargeMessage(bytes, this.maxBytes), { bytes, limit: this.maxBytes });
   }
 
   private refuseTooComplex(id: ScannedId): void {
-    this.log(`stdio: refused a message of more than ${this.maxTokens} JSON tokens; answered id ${JSON.stringify(id)} with an error and kept serving`);
+    this.log(
+      `stdio: refused a message of more than ${this.maxTokens} JSON tokens; answered id ${JSON.stringify(id)} with an error and kept serving`,
+    );
     this.answerError(id, OVERSIZED_MESSAGE_CODE, tooComplexMessage(this.maxTokens), { limit: this.maxTokens });
   }
 }

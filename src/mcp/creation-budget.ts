@@ -49,9 +49,16 @@ export class CreationBudget {
   take(conversation: string, state?: WorkspaceState): () => void {
     if (!this.limits.allow) {
       const what =
-        state === 'released' ? 'was released' : state === 'preparing' ? 'is still being prepared by another gatefs process' : 'has no workspace';
+        state === 'released'
+          ? 'was released'
+          : state === 'preparing'
+            ? 'is still being prepared by another gatefs process'
+            : 'has no workspace';
       const fix = state === 'preparing' ? 'retry once "gatefs status" shows it ready' : `prepare it first: gatefs prepare ${conversation}`;
-      throw new CreationRefusal('NOT_ALLOWED', `conversation "${conversation}" ${what}; ${fix} (this server prepares none itself: it runs without --allow-new)`);
+      throw new CreationRefusal(
+        'NOT_ALLOWED',
+        `conversation "${conversation}" ${what}; ${fix} (this server prepares none itself: it runs without --allow-new)`,
+      );
     }
     if (this.started >= this.limits.total) {
       throw new CreationRefusal(
@@ -61,7 +68,10 @@ export class CreationBudget {
       );
     }
     if (this.running >= this.limits.concurrent) {
-      throw new CreationRefusal('CONCURRENT_LIMIT', `${this.running} workspaces are being prepared right now (at most ${this.limits.concurrent} at a time); retry in a moment`);
+      throw new CreationRefusal(
+        'CONCURRENT_LIMIT',
+        `${this.running} workspaces are being prepared right now (at most ${this.limits.concurrent} at a time); retry in a moment`,
+      );
     }
     this.started++;
     this.running++;

@@ -92,7 +92,12 @@ function routeOf(path: string, res: ServerResponse): string | null {
 }
 
 /** The POST body within the limits, or null once it was refused (413, 400) or the client went away. */
-async function readBody(req: IncomingMessage, res: ServerResponse, conversation: string, policy: AdmissionPolicy): Promise<{ body: unknown } | null> {
+async function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  conversation: string,
+  policy: AdmissionPolicy,
+): Promise<{ body: unknown } | null> {
   const outcome = await readJsonBody(req, policy.bodyLimits);
   switch (outcome.kind) {
     case 'json':

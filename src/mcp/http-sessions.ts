@@ -77,13 +77,16 @@ export class HttpSessions {
   /** Hands the request to session `sessionId`, counting it (a GET: an event stream) as activity. */
   private async route(req: IncomingMessage, res: ServerResponse, request: AdmittedRequest, sessionId: string): Promise<void> {
     const record = this.table.get(sessionId);
-    if (!record || record.conversation !== request.conversation) return reply(res, 404, 'session not found: initialize a new session', -32001, request.rpcId);
+    if (!record || record.conversation !== request.conversation)
+      return reply(res, 404, 'session not found: initialize a new session', -32001, request.rpcId);
     const stream = req.method === 'GET';
     const end = this.table.begin(sessionId, stream ? 'stream' : 'request');
     res.once('close', () => {
       end();
       if (stream && record.streams === 0 && this.table.get(sessionId)) {
-        this.options.log(`session ${sessionId}: event stream closed; the session ends after ${Math.round(this.table.limits.detachedMs / 1000)} s without requests`);
+        this.options.log(
+          `session ${sessionId}: event stream closed; the session ends after ${Math.round(this.table.limits.detachedMs / 1000)} s without requests`,
+        );
       }
     });
     return record.value.transport.handleRequest(req, res, request.body);
@@ -96,7 +99,13 @@ export class HttpSessions {
     if (isRefusal(slot) && (await this.reapIdle()) > 0) slot = this.table.reserve(conversation);
     if (isRefusal(slot)) {
       this.options.log(`session on ${conversation} refused: ${slot.open} open, the ${slot.scope} limit is ${slot.limit}`);
-      return reply(res, slot.scope === 'conversation' ? 429 : 503, sessionCapMessage(conversation, slot, this.table.limits), SERVER_ERROR, request.rpcId);
+      return reply(
+        res,
+        slot.scope === 'conversation' ? 429 : 503,
+        sessionCapMessage(conversation, slot, this.table.limits),
+        SERVER_ERROR,
+        request.rpcId,
+      );
     }
     let started = false;
     try {
@@ -177,7 +186,9 @@ export class HttpSessions {
     for (const record of idle) {
       if (record.inFlight > 0 || record.streams > 0) continue; // became active while others were ended
       const seconds = Math.round((this.options.clock.now() - record.lastActive) / 1000);
-      this.options.log(`session ${record.id} ended: idle for ${seconds} s${record.hadStream ? ' after its stream closed' : ''} (conversation ${record.conversation})`);
+      this.options.log(
+        `session ${record.id} ended: idle for ${seconds} s${record.hadStream ? ' after its stream closed' : ''} (conversation ${record.conversation})`,
+      );
       await callsSettled(record.value.server);
       await record.value.transport.close().catch(() => undefined);
       this.table.remove(record.id);
@@ -192,7 +203,10 @@ export class HttpSessions {
   startReaping(): () => void {
     const { idleMs, detachedMs } = this.table.limits;
     const everyMs = Math.max(1000, Math.min(60_000, Math.min(idleMs, detachedMs) / 2));
-    const timer = setInterval(() => void this.reapIdle().catch((e: unknown) => this.options.log(`ending idle sessions failed: ${describeFailure(e)}`)), everyMs);
+    const timer = setInterval(
+      () => void this.reapIdle().catch((e: unknown) => this.options.log(`ending idle sessions failed: ${describeFailure(e)}`)),
+      everyMs,
+    );
     timer.unref();
     return () => clearInterval(timer);
   }

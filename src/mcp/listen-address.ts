@@ -30,7 +30,7 @@ export class ListenAddressError extends CodedError<'BAD_LISTEN_ADDRESS'> {
  */
 export function parseListenAddress(text: string): ListenAddress {
   const bare = /^\d+$/.test(text);
-  const m = bare ? ['', '127.0.0.1', text] : /^\[([^\]]+)\]:(\d+)$/.exec(text) ?? /^([^:[\]]+):(\d+)$/.exec(text);
+  const m = bare ? ['', '127.0.0.1', text] : (/^\[([^\]]+)\]:(\d+)$/.exec(text) ?? /^([^:[\]]+):(\d+)$/.exec(text));
   const port = m ? Number(m[2]) : NaN;
   if (!m || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ListenAddressError(`--http expects HOST:PORT (for example 127.0.0.1:8808), got "${text}"`);

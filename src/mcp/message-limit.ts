@@ -51,7 +51,10 @@ export function messageLimitFor(tools: readonly SizedTool[]): number {
   for (const tool of tools) {
     const args = maxJsonBytes(tool.inputSchema);
     if (!Number.isFinite(args)) {
-      throw new UnboundedSchemaError(tool.name, `tool ${tool.name}: its input schema does not bound the request size (a string without maxLength, an array without maxItems, …)`);
+      throw new UnboundedSchemaError(
+        tool.name,
+        `tool ${tool.name}: its input schema does not bound the request size (a string without maxLength, an array without maxItems, …)`,
+      );
     }
     largest = Math.max(largest, args + maxJsonStringBytes(tool.name.length));
   }
@@ -78,7 +81,10 @@ export function messageTokenLimitFor(tools: readonly SizedTool[]): number {
   for (const tool of tools) {
     const args = maxJsonTokens(tool.inputSchema);
     if (!Number.isFinite(args)) {
-      throw new UnboundedSchemaError(tool.name, `tool ${tool.name}: its input schema does not bound the request's structure (an array without maxItems, an object with extra properties, …)`);
+      throw new UnboundedSchemaError(
+        tool.name,
+        `tool ${tool.name}: its input schema does not bound the request's structure (an array without maxItems, an object with extra properties, …)`,
+      );
     }
     largest = Math.max(largest, args + 1);
   }

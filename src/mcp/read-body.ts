@@ -83,7 +83,8 @@ class BodyReader {
   /** The body ended: the refusal of a dropped body, or the parsed one. */
   end(): void {
     if (this.scanner) {
-      if (this.size > this.limits.maxBytes) return this.settle({ kind: 'too-large', limit: this.limits.maxBytes, bytes: this.size, id: this.scanner.id });
+      if (this.size > this.limits.maxBytes)
+        return this.settle({ kind: 'too-large', limit: this.limits.maxBytes, bytes: this.size, id: this.scanner.id });
       if (this.tooComplex) return this.settle({ kind: 'too-complex', limit: this.limits.maxTokens, id: this.scanner.id });
     }
     const bytes = Buffer.concat(this.chunks);

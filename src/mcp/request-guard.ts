@@ -83,12 +83,20 @@ export function tokenHowTo(hint = "the server's stderr (gatefs serve prints it a
  */
 function checkBearer(authorization: string | undefined, token: string, how: string): GuardRefusal | null {
   if (authorization === undefined || authorization.trim() === '') {
-    return { status: 401, reason: `unauthorized: this gatefs server requires a bearer token and the request has no Authorization header; ${how}`, challenge: 'Bearer realm="gatefs"' };
+    return {
+      status: 401,
+      reason: `unauthorized: this gatefs server requires a bearer token and the request has no Authorization header; ${how}`,
+      challenge: 'Bearer realm="gatefs"',
+    };
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!m) {
     const scheme = authorization.trim().split(/\s+/)[0].slice(0, 20);
-    return { status: 401, reason: `unauthorized: the Authorization header uses ${scheme}, not a bearer token; ${how}`, challenge: 'Bearer realm="gatefs"' };
+    return {
+      status: 401,
+      reason: `unauthorized: the Authorization header uses ${scheme}, not a bearer token; ${how}`,
+      challenge: 'Bearer realm="gatefs"',
+    };
   }
   if (!sameSecret(m[1], token)) {
     return {

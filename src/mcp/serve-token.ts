@@ -8,7 +8,19 @@
  * the state checks decide whether to trust it) or the root user reading any file.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CodedError, foreignCodeOf } from '../../vfs/coded-error.js';
 
@@ -47,11 +59,18 @@ export function generateToken(): string {
  */
 export function checkToken(token: string, source: string): string {
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new TokenError('BAD_TOKEN', `${source} holds a token of ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (for example the output of "openssl rand -hex 32")`);
+    throw new TokenError(
+      'BAD_TOKEN',
+      `${source} holds a token of ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (for example the output of "openssl rand -hex 32")`,
+    );
   }
-  if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('BAD_TOKEN', `${source} holds a token longer than ${MAX_TOKEN_LENGTH} characters`);
+  if (token.length > MAX_TOKEN_LENGTH)
+    throw new TokenError('BAD_TOKEN', `${source} holds a token longer than ${MAX_TOKEN_LENGTH} characters`);
   if (!TOKEN_SYNTAX.test(token)) {
-    throw new TokenError('BAD_TOKEN', `${source} holds characters a bearer token cannot carry; use letters, digits and - . _ ~ + / (for example the output of "openssl rand -hex 32")`);
+    throw new TokenError(
+      'BAD_TOKEN',
+      `${source} holds characters a bearer token cannot carry; use letters, digits and - . _ ~ + / (for example the output of "openssl rand -hex 32")`,
+    );
   }
   return token;
 }
@@ -73,10 +92,14 @@ export function readTokenFile(file: string): string {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} is not a regular file`);
     const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid) throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} belongs to another user; use a file of your own with mode 600`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} belongs to another user; use a file of your own with mode 600`);
     if ((st.mode & 0o077) !== 0) {
       const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
-      throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} has mode ${mode}: group or others may read or change it; run "chmod 600 ${file}"`);
+      throw new TokenError(
+        'BAD_TOKEN_FILE',
+        `the token file ${file} has mode ${mode}: group or others may read or change it; run "chmod 600 ${file}"`,
+      );
     }
     const buffer = Buffer.alloc(MAX_TOKEN_LENGTH + 2);
     const length = readSync(fd, buffer, 0, buffer.length, 0);

@@ -59,7 +59,10 @@ export class SessionTable<T> {
   private readonly pending = new Map<string, number>();
   private pendingTotal = 0;
 
-  constructor(readonly limits: SessionLimits, private readonly clock: Clock) {}
+  constructor(
+    readonly limits: SessionLimits,
+    private readonly clock: Clock,
+  ) {}
 
   /** The session with this id, if open. */
   get(id: string): SessionRecord<T> | undefined {
@@ -102,7 +105,15 @@ export class SessionTable<T> {
     return {
       commit: (id, value) => {
         unhold();
-        const record: SessionRecord<T> = { id, conversation, value, lastActive: this.clock.now(), inFlight: 0, streams: 0, hadStream: false };
+        const record: SessionRecord<T> = {
+          id,
+          conversation,
+          value,
+          lastActive: this.clock.now(),
+          inFlight: 0,
+          streams: 0,
+          hadStream: false,
+        };
         this.records.set(id, record);
         return record;
       },
@@ -141,7 +152,9 @@ export class SessionTable<T> {
   reapable(): SessionRecord<T>[] {
     const now = this.clock.now();
     return this.all()
-      .filter((r) => r.inFlight === 0 && r.streams === 0 && now - r.lastActive >= (r.hadStream ? this.limits.detachedMs : this.limits.idleMs))
+      .filter(
+        (r) => r.inFlight === 0 && r.streams === 0 && now - r.lastActive >= (r.hadStream ? this.limits.detachedMs : this.limits.idleMs),
+      )
       .sort((a, b) => a.lastActive - b.lastActive);
   }
 }

@@ -12,7 +12,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that moves only when told to; each `now()` may auto-advance by `stepMs`. */
 export class ManualClock implements Clock {
-  constructor(private current = Date.UTC(2026, 0, 1), private readonly stepMs = 0) {}
+  constructor(
+    private current = Date.UTC(2026, 0, 1),
+    private readonly stepMs = 0,
+  ) {}
 
   now(): number {
     const t = this.current;

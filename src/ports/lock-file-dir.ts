@@ -65,7 +65,10 @@ export class LockFileDir implements CrossProcessLocks {
    * `dir` must be gatefs's own (under the state directory); it is created (0700) on the first
    * `acquire`, so a host that never runs a compare-and-swap call leaves no trace.
    */
-  constructor(readonly dir: string, options: LockFileDirOptions = {}) {
+  constructor(
+    readonly dir: string,
+    options: LockFileDirOptions = {},
+  ) {
     this.waitMs = options.waitMs ?? 5000;
     this.maxOpen = Math.max(1, options.maxOpen ?? 16);
   }

@@ -60,7 +60,10 @@ export class WriteDoorDir implements WriteDoors {
   private made = false;
 
   /** `dir` must be gatefs's own (`<stateDir>/locks`); it is created (0700) on first use. */
-  constructor(readonly dir: string, options: WriteDoorDirOptions = {}) {
+  constructor(
+    readonly dir: string,
+    options: WriteDoorDirOptions = {},
+  ) {
     this.shutWaitMs = options.shutWaitMs ?? 15_000;
     this.maxOpen = Math.max(1, options.maxOpen ?? 16);
   }

@@ -33,7 +33,13 @@ export interface EventFilter {
   limit?: number;
 }
 
-interface Row { seq: number; at: number; type: string; conversation: string | null; data: string }
+interface Row {
+  seq: number;
+  at: number;
+  type: string;
+  conversation: string | null;
+  data: string;
+}
 
 function fromRow(r: Row): RunEvent {
   return { seq: r.seq, at: r.at, type: r.type, conversation: r.conversation, data: JSON.parse(r.data) as Record<string, unknown> };
@@ -44,7 +50,10 @@ export class EventLog {
   private readonly insert: Statement;
   private readonly queries = new Map<string, Statement>();
 
-  constructor(private readonly db: Database, private readonly clock: Clock) {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {
     this.insert = db.prepare('INSERT INTO events (at, type, conversation, data) VALUES (?, ?, ?, ?)');
   }
 
@@ -64,9 +73,18 @@ export class EventLog {
   read(filter: EventFilter = {}): RunEvent[] {
     const where: string[] = [];
     const params: (string | number)[] = [];
-    if (filter.conversation !== undefined) { where.push('conversation = ?'); params.push(filter.conversation); }
-    if (filter.type !== undefined) { where.push('type = ?'); params.push(filter.type); }
-    if (filter.afterSeq !== undefined) { where.push('seq > ?'); params.push(filter.afterSeq); }
+    if (filter.conversation !== undefined) {
+      where.push('conversation = ?');
+      params.push(filter.conversation);
+    }
+    if (filter.type !== undefined) {
+      where.push('type = ?');
+      params.push(filter.type);
+    }
+    if (filter.afterSeq !== undefined) {
+      where.push('seq > ?');
+      params.push(filter.afterSeq);
+    }
     const limit = filter.limit !== undefined ? ' LIMIT ?' : '';
     if (filter.limit !== undefined) params.push(Math.max(0, Math.floor(filter.limit)));
     const sql = `SELECT seq, at, type, conversation, data FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;

@@ -92,7 +92,10 @@ function versionOf(db: Database): number {
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
   const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version;
   const tooNew = (v: number) =>
-    new StateError('SCHEMA_TOO_NEW', `the state database has schema version ${v}, newer than this gatefs (${latest}): upgrade gatefs`, { found: v, supported: latest });
+    new StateError('SCHEMA_TOO_NEW', `the state database has schema version ${v}, newer than this gatefs (${latest}): upgrade gatefs`, {
+      found: v,
+      supported: latest,
+    });
   const found = versionOf(db);
   if (found > latest) throw tooNew(found);
   if (found === latest) return { from: found, to: found };

@@ -49,13 +49,23 @@ export interface Acquired {
 }
 
 interface Row {
-  id: number; conversation: string; holder: string; mode: OccupancyMode; acquired_at: number; released_at: number | null;
-  pid: number | null; pid_start: string | null;
+  id: number;
+  conversation: string;
+  holder: string;
+  mode: OccupancyMode;
+  acquired_at: number;
+  released_at: number | null;
+  pid: number | null;
+  pid_start: string | null;
 }
 
 function fromRow(r: Row): OccupancyRecord {
   return {
-    conversation: r.conversation, holder: r.holder, mode: r.mode, acquiredAt: r.acquired_at, releasedAt: r.released_at,
+    conversation: r.conversation,
+    holder: r.holder,
+    mode: r.mode,
+    acquiredAt: r.acquired_at,
+    releasedAt: r.released_at,
     ...(r.pid === null ? {} : { process: { pid: r.pid, start: r.pid_start } }),
   };
 }
@@ -73,11 +83,16 @@ export class OccupancyTable {
   private readonly releaseHolder: Statement;
   private readonly blocker: Statement;
 
-  constructor(private readonly db: Database, private readonly clock: Clock) {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {
     const cols = 'id, conversation, holder, mode, acquired_at, released_at, pid, pid_start';
     this.active = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? AND released_at IS NULL ORDER BY id`);
     this.history = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? ORDER BY id`);
-    this.insert = db.prepare(`INSERT INTO occupancy (conversation, holder, mode, acquired_at, pid, pid_start) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`);
+    this.insert = db.prepare(
+      `INSERT INTO occupancy (conversation, holder, mode, acquired_at, pid, pid_start) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`,
+    );
     this.releaseById = db.prepare('UPDATE occupancy SET released_at = ? WHERE id = ? AND released_at IS NULL');
     this.releaseHolder = db.prepare('UPDATE occupancy SET released_at = ? WHERE conversation = ? AND holder = ? AND released_at IS NULL');
     this.blocker = db.prepare(
@@ -96,34 +111,36 @@ export class OccupancyTable {
    */
   acquire(request: OccupancyRequest, isGone: IsHolderGone = () => false): Acquired {
     const { conversation, holder, mode } = request;
-    return this.db.transaction(() => {
-      const now = this.clock.now();
-      const ended: ActiveOccupancy[] = [];
-      const rows: Row[] = [];
-      for (const row of this.active.all(conversation) as Row[]) {
-        const record = activeFromRow(row);
-        if (row.holder !== holder && isGone(record)) {
-          this.releaseById.run(now, row.id);
-          ended.push(record);
-        } else {
-          rows.push(row);
+    return this.db
+      .transaction(() => {
+        const now = this.clock.now();
+        const ended: ActiveOccupancy[] = [];
+        const rows: Row[] = [];
+        for (const row of this.active.all(conversation) as Row[]) {
+          const record = activeFromRow(row);
+          if (row.holder !== holder && isGone(record)) {
+            this.releaseById.run(now, row.id);
+            ended.push(record);
+          } else {
+            rows.push(row);
+          }
         }
-      }
-      const others = rows.filter((r) => r.holder !== holder);
-      const blocking = others.find((r) => r.mode === 'exclusive-write') ?? (mode === 'exclusive-write' ? others[0] : undefined);
-      if (blocking) {
-        throw new WorkspaceError(
-          'OCCUPIED',
-          `conversation '${conversation}' is occupied by '${blocking.holder}' (${blocking.mode}); '${holder}' cannot take ${mode}`,
-          { conversation, holder: blocking.holder, mode: blocking.mode, requestedBy: holder, requestedMode: mode },
-        );
-      }
-      const mine = rows.find((r) => r.holder === holder);
-      if (mine && mine.mode === mode) return { record: fromRow(mine), ended };
-      if (mine) this.releaseById.run(now, mine.id);
-      const p = request.process;
-      return { record: fromRow(this.insert.get(conversation, holder, mode, now, p?.pid ?? null, p?.start ?? null) as Row), ended };
-    }).immediate();
+        const others = rows.filter((r) => r.holder !== holder);
+        const blocking = others.find((r) => r.mode === 'exclusive-write') ?? (mode === 'exclusive-write' ? others[0] : undefined);
+        if (blocking) {
+          throw new WorkspaceError(
+            'OCCUPIED',
+            `conversation '${conversation}' is occupied by '${blocking.holder}' (${blocking.mode}); '${holder}' cannot take ${mode}`,
+            { conversation, holder: blocking.holder, mode: blocking.mode, requestedBy: holder, requestedMode: mode },
+          );
+        }
+        const mine = rows.find((r) => r.holder === holder);
+        if (mine && mine.mode === mode) return { record: fromRow(mine), ended };
+        if (mine) this.releaseById.run(now, mine.id);
+        const p = request.process;
+        return { record: fromRow(this.insert.get(conversation, holder, mode, now, p?.pid ?? null, p?.start ?? null) as Row), ended };
+      })
+      .immediate();
   }
 
   /** Ends `holder`'s occupancy of `conversation`. Result: true when it held one. */

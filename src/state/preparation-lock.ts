@@ -45,7 +45,13 @@ export const isProcessAlive: IsProcessAlive = (pid) => {
   }
 };
 
-interface Row { conversation: string; pid: number; token: string; locked_at: number; pid_start: string | null }
+interface Row {
+  conversation: string;
+  pid: number;
+  token: string;
+  locked_at: number;
+  pid_start: string | null;
+}
 
 /** Prepared statements over `preparation_locks`. Construct once per connection. */
 export class PreparationLocks {
@@ -53,7 +59,11 @@ export class PreparationLocks {
   private readonly upsert: Statement;
   private readonly remove: Statement;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly alive: IsIdentityAlive) {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly alive: IsIdentityAlive,
+  ) {
     this.select = db.prepare('SELECT conversation, pid, token, locked_at, pid_start FROM preparation_locks WHERE conversation = ?');
     this.upsert = db.prepare(`INSERT INTO preparation_locks (conversation, pid, token, locked_at, pid_start) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (conversation) DO UPDATE SET pid = excluded.pid, token = excluded.token, locked_at = excluded.locked_at, pid_start = excluded.pid_start`);
@@ -71,13 +81,15 @@ export class PreparationLocks {
       throw new StateError('INVALID_ARGUMENT', `preparation lock: pid must be a positive integer, got ${owner.pid}`, { pid: owner.pid });
     }
     if (owner.token === '') throw new StateError('INVALID_ARGUMENT', 'preparation lock: the token is empty');
-    return this.db.transaction(() => {
-      const row = this.select.get(conversation) as Row | undefined;
-      if (row && row.token !== owner.token && this.alive({ pid: row.pid, start: row.pid_start })) return false;
-      if (row && row.token === owner.token) return true;
-      this.upsert.run(conversation, owner.pid, owner.token, this.clock.now(), owner.start ?? null);
-      return true;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const row = this.select.get(conversation) as Row | undefined;
+        if (row && row.token !== owner.token && this.alive({ pid: row.pid, start: row.pid_start })) return false;
+        if (row && row.token === owner.token) return true;
+        this.upsert.run(conversation, owner.pid, owner.token, this.clock.now(), owner.start ?? null);
+        return true;
+      })
+      .immediate();
   }
 
   /** Releases the lock when `token` holds it. Result: true when a lock was removed. */
@@ -88,6 +100,14 @@ export class PreparationLocks {
   /** The current lock of `conversation` (possibly stale), or null. */
   get(conversation: string): PreparationLock | null {
     const row = this.select.get(conversation) as Row | undefined;
-    return row ? { conversation: row.conversation, pid: row.pid, token: row.token, lockedAt: row.locked_at, ...(row.pid_start === null ? {} : { start: row.pid_start }) } : null;
+    return row
+      ? {
+          conversation: row.conversation,
+          pid: row.pid,
+          token: row.token,
+          lockedAt: row.locked_at,
+          ...(row.pid_start === null ? {} : { start: row.pid_start }),
+        }
+      : null;
   }
 }

@@ -19,11 +19,18 @@ function write(value: unknown, stack: Set<object>): string | undefined {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
   switch (typeof value) {
-    case 'string': return JSON.stringify(value);
-    case 'number': return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean': return value ? 'true' : 'false';
-    case 'bigint': throw new TypeError('stableStringify: a bigint cannot be stored as JSON');
-    case 'undefined': case 'function': case 'symbol': return undefined;
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('stableStringify: a bigint cannot be stored as JSON');
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
   }
   if (value === null) return 'null';
   const obj = value as object;

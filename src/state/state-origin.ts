@@ -93,13 +93,15 @@ export function originOf(db: Db): StateOrigin | null {
  * Result: the origin now recorded. The `meta` table must exist (schema version 2 or later).
  */
 export function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
-  return db.transaction(() => {
-    const existing = originOf(db);
-    if (existing) return existing;
-    const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-    put.run(KEYS.stateDir, formatIdentity(origin.stateDir));
-    put.run(KEYS.database, formatIdentity(origin.database));
-    put.run(KEYS.uid, String(origin.uid));
-    return origin;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const existing = originOf(db);
+      if (existing) return existing;
+      const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      put.run(KEYS.stateDir, formatIdentity(origin.stateDir));
+      put.run(KEYS.database, formatIdentity(origin.database));
+      put.run(KEYS.uid, String(origin.uid));
+      return origin;
+    })
+    .immediate();
 }

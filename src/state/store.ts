@@ -11,7 +11,14 @@ import Database from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
 import { EventLog, type EventDraft, type EventFilter, type RunEvent } from './event-log.js';
 import { migrate } from './migrations.js';
-import { OccupancyTable, type Acquired, type ActiveOccupancy, type IsHolderGone, type OccupancyRecord, type OccupancyRequest } from './occupancy-table.js';
+import {
+  OccupancyTable,
+  type Acquired,
+  type ActiveOccupancy,
+  type IsHolderGone,
+  type OccupancyRecord,
+  type OccupancyRequest,
+} from './occupancy-table.js';
 import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive, type LockOwner, type PreparationLock } from './preparation-lock.js';
 import { originOf, recordOrigin, type StateOrigin } from './state-origin.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';

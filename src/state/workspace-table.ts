@@ -43,20 +43,41 @@ export type WorkspaceDraft = Pick<WorkspaceRecord, 'conversation' | 'role' | 'ba
 export type WorkspacePatch = Partial<Omit<WorkspaceRecord, 'conversation' | 'createdAt' | 'updatedAt'>>;
 
 interface Row {
-  conversation: string; role: string; backend: Backend; guarantee: Guarantee; state: WorkspaceRecordState;
-  branch: string | null; base_ref: string | null; pinned_sha: string | null; checkout_path: string | null;
-  error: string | null; data: string; created_at: number; updated_at: number;
+  conversation: string;
+  role: string;
+  backend: Backend;
+  guarantee: Guarantee;
+  state: WorkspaceRecordState;
+  branch: string | null;
+  base_ref: string | null;
+  pinned_sha: string | null;
+  checkout_path: string | null;
+  error: string | null;
+  data: string;
+  created_at: number;
+  updated_at: number;
 }
 
 function fromRow(r: Row): WorkspaceRecord {
   return {
-    conversation: r.conversation, role: r.role, backend: r.backend, guarantee: r.guarantee, state: r.state,
-    branch: r.branch, baseRef: r.base_ref, pinnedSha: r.pinned_sha, checkoutPath: r.checkout_path,
-    error: r.error, data: JSON.parse(r.data) as Record<string, unknown>, createdAt: r.created_at, updatedAt: r.updated_at,
+    conversation: r.conversation,
+    role: r.role,
+    backend: r.backend,
+    guarantee: r.guarantee,
+    state: r.state,
+    branch: r.branch,
+    baseRef: r.base_ref,
+    pinnedSha: r.pinned_sha,
+    checkoutPath: r.checkout_path,
+    error: r.error,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
-const COLUMNS = 'conversation, role, backend, guarantee, state, branch, base_ref, pinned_sha, checkout_path, error, data, created_at, updated_at';
+const COLUMNS =
+  'conversation, role, backend, guarantee, state, branch, base_ref, pinned_sha, checkout_path, error, data, created_at, updated_at';
 
 /** Prepared statements over `workspaces`. Construct once per connection. */
 export class WorkspaceTable {
@@ -65,7 +86,10 @@ export class WorkspaceTable {
   private readonly all: Statement;
   private readonly remove: Statement;
 
-  constructor(private readonly db: Database, private readonly clock: Clock) {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {
     this.upsert = db.prepare(`
       INSERT INTO workspaces (${COLUMNS})
       VALUES (@conversation, @role, @backend, @guarantee, @state, @branch, @base_ref, @pinned_sha, @checkout_path, @error, @data, @now, @now)
@@ -85,10 +109,18 @@ export class WorkspaceTable {
    */
   put(draft: WorkspaceDraft): WorkspaceRecord {
     const row = this.upsert.get({
-      conversation: draft.conversation, role: draft.role, backend: draft.backend, guarantee: draft.guarantee,
-      state: draft.state, branch: draft.branch ?? null, base_ref: draft.baseRef ?? null,
-      pinned_sha: draft.pinnedSha ?? null, checkout_path: draft.checkoutPath ?? null, error: draft.error ?? null,
-      data: stableStringify(draft.data ?? {}), now: this.clock.now(),
+      conversation: draft.conversation,
+      role: draft.role,
+      backend: draft.backend,
+      guarantee: draft.guarantee,
+      state: draft.state,
+      branch: draft.branch ?? null,
+      base_ref: draft.baseRef ?? null,
+      pinned_sha: draft.pinnedSha ?? null,
+      checkout_path: draft.checkoutPath ?? null,
+      error: draft.error ?? null,
+      data: stableStringify(draft.data ?? {}),
+      now: this.clock.now(),
     }) as Row;
     return fromRow(row);
   }
@@ -109,14 +141,16 @@ export class WorkspaceTable {
    * transaction. Throws `WorkspaceError` `UNKNOWN_CONVERSATION` when there is no record.
    */
   update(conversation: string, patch: WorkspacePatch): WorkspaceRecord {
-    return this.db.transaction(() => {
-      const current = this.get(conversation);
-      if (!current) {
-        throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for conversation '${conversation}'`, { conversation });
-      }
-      const { createdAt: _c, updatedAt: _u, conversation: _k, ...rest } = { ...current, ...patch, conversation } as WorkspaceRecord;
-      return this.put({ ...rest, conversation });
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const current = this.get(conversation);
+        if (!current) {
+          throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for conversation '${conversation}'`, { conversation });
+        }
+        const { createdAt: _c, updatedAt: _u, conversation: _k, ...rest } = { ...current, ...patch, conversation } as WorkspaceRecord;
+        return this.put({ ...rest, conversation });
+      })
+      .immediate();
   }
 
   /** Removes the record. Result: true when there was one. */

@@ -54,7 +54,10 @@ describe('status before anything was prepared', () => {
       expect(r.stdout).toBe('No workspaces yet. Prepare one with: gatefs prepare <conversation>\n');
       expect((await gatefs(['status', '--json'], { cwd: dir })).stdout).toBe('[]\n');
       expect(existsSync(join(dir, '.gatefs'))).toBe(false);
-      writeFileSync(join(dir, 'gatefs.yaml'), 'roles:\n  - name: r\n    tools: [read]\n    workspace:\n      backend: worktree\n      mountz: []\n');
+      writeFileSync(
+        join(dir, 'gatefs.yaml'),
+        'roles:\n  - name: r\n    tools: [read]\n    workspace:\n      backend: worktree\n      mountz: []\n',
+      );
       const bad = await gatefs(['status'], { cwd: dir });
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/^gatefs: error: UNKNOWN_KEY: .*roles\[0\]\.workspace\.mountz/);
@@ -74,7 +77,12 @@ describe('prepare, status, call, release', () => {
     expect(table.stderr).toContain('preparing "c1"');
     const json = await run('prepare', 'c2', '--json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ conversation: 'c2', state: 'ready', backend: 'worktree', pinnedSha: git(repo.dir, 'rev-parse', 'HEAD').trim() });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      conversation: 'c2',
+      state: 'ready',
+      backend: 'worktree',
+      pinnedSha: git(repo.dir, 'rev-parse', 'HEAD').trim(),
+    });
   });
 
   it('prepare of a ready workspace says it is reused as it is; another --base is refused, naming the pin', async () => {
@@ -87,7 +95,9 @@ describe('prepare, status, call, release', () => {
       const other = await run('prepare', 'c1', '--base', 'HEAD');
       expect(other.code).toBe(1);
       expect(other.stderr).toMatch(
-        new RegExp(`^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`),
+        new RegExp(
+          `^gatefs: error: PREPARATION_FAILED: conversation 'c1' is already prepared from ${pinned.slice(0, 12)}, not from HEAD \\([0-9a-f]{12}\\) \\(a workspace keeps the base it was prepared from: prepare it without --base to use it`,
+        ),
       );
     } finally {
       git(repo.dir, 'reset', '--quiet', '--hard', pinned);
@@ -96,7 +106,12 @@ describe('prepare, status, call, release', () => {
 
   it('status lists both workspaces', async () => {
     const rows = JSON.parse((await run('status', '--json')).stdout) as { conversation: string; state: string }[];
-    expect(rows.filter((r) => r.state === 'ready').map((r) => r.conversation).sort()).toEqual(['c1', 'c2']);
+    expect(
+      rows
+        .filter((r) => r.state === 'ready')
+        .map((r) => r.conversation)
+        .sort(),
+    ).toEqual(['c1', 'c2']);
     const table = await run('status');
     expect(table.stdout).toMatch(/^c2\s+implementer/m);
   });
@@ -138,7 +153,9 @@ describe('prepare, status, call, release', () => {
     const dirty = await run('release', 'c1');
     expect(dirty.code).toBe(1);
     // The hint names the folder to commit in (the operator's own host path) and the flag.
-    expect(dirty.stderr).toContain(`(commit the work on its branch in ${join(repo.dir, '.gatefs/worktrees/c1')} (ignored files cannot be committed`);
+    expect(dirty.stderr).toContain(
+      `(commit the work on its branch in ${join(repo.dir, '.gatefs/worktrees/c1')} (ignored files cannot be committed`,
+    );
     expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*or release with discard \(gatefs release --discard\)/);
     noStack(dirty.stderr);
     const clean = await run('release', 'c2');

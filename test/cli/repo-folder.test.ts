@@ -21,23 +21,26 @@ beforeAll(async () => {
 afterAll(() => repo?.cleanup());
 
 describe('the current folder below the top of a git repository', () => {
-  it.each([['status'], ['init'], ['call', 'w1', 'list', '{}']])('gatefs %s there works on the repository at the top, as git does, and creates nothing in the subfolder', async (...args) => {
-    const sub = join(repo.dir, 'src');
-    const before = readdirSync(sub).sort();
-    const r = await gatefs(args, { cwd: sub });
-    expect(r.code, r.stderr).toBe(0);
-    expect(readdirSync(sub).sort()).toEqual(before);
-    expect(existsSync(join(sub, '.gatefs'))).toBe(false);
-    expect(existsSync(join(sub, 'gatefs.yaml'))).toBe(false);
-  });
+  it.each([['status'], ['init'], ['call', 'w1', 'list', '{}']])(
+    'gatefs %s there works on the repository at the top, as git does, and creates nothing in the subfolder',
+    async (...args) => {
+      const sub = join(repo.dir, 'src');
+      const before = readdirSync(sub).sort();
+      const r = await gatefs(args, { cwd: sub });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(sub).sort()).toEqual(before);
+      expect(existsSync(join(sub, '.gatefs'))).toBe(false);
+      expect(existsSync(join(sub, 'gatefs.yaml'))).toBe(false);
+    },
+  );
 
-  it('status from a subfolder shows the repository\'s workspaces', async () => {
+  it("status from a subfolder shows the repository's workspaces", async () => {
     const r = await gatefs(['status', '--json'], { cwd: join(repo.dir, 'src') });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { conversation: string }[]).map((w) => w.conversation)).toContain('w1');
   });
 
-  it('--repo pointing at the top works from there, and shows the repository\'s workspaces', async () => {
+  it("--repo pointing at the top works from there, and shows the repository's workspaces", async () => {
     const r = await gatefs(['--repo', repo.dir, 'status', '--json'], { cwd: join(repo.dir, 'src') });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { conversation: string }[]).map((w) => w.conversation)).toContain('w1');
@@ -68,17 +71,22 @@ describe('the current folder below the top of a git repository', () => {
 describe('a folder inside a gatefs workspace', () => {
   const workspace = () => join(repo.dir, '.gatefs', 'worktrees', 'w1');
 
-  it.each([[[] as string[]], [['--repo', '.']]])('is refused as the repository (flags %j) and no state directory appears in the workspace', async (flags) => {
-    for (const cwd of [workspace(), join(workspace(), 'src')]) {
-      const r = await gatefs([...flags, 'release', 'w1'], { cwd });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`is inside the gatefs workspace of conversation 'w1' in the state directory ${join(repo.dir, '.gatefs')} (its repository is ${repo.dir})`);
-      expect(existsSync(join(workspace(), '.gatefs'))).toBe(false);
-      expect(existsSync(join(workspace(), 'src', '.gatefs'))).toBe(false);
-    }
-    const listing = await gatefs(['call', 'w1', 'list', '{}'], { cwd: repo.dir });
-    expect(listing.stdout).not.toContain('.gatefs');
-  });
+  it.each([[[] as string[]], [['--repo', '.']]])(
+    'is refused as the repository (flags %j) and no state directory appears in the workspace',
+    async (flags) => {
+      for (const cwd of [workspace(), join(workspace(), 'src')]) {
+        const r = await gatefs([...flags, 'release', 'w1'], { cwd });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(
+          `is inside the gatefs workspace of conversation 'w1' in the state directory ${join(repo.dir, '.gatefs')} (its repository is ${repo.dir})`,
+        );
+        expect(existsSync(join(workspace(), '.gatefs'))).toBe(false);
+        expect(existsSync(join(workspace(), 'src', '.gatefs'))).toBe(false);
+      }
+      const listing = await gatefs(['call', 'w1', 'list', '{}'], { cwd: repo.dir });
+      expect(listing.stdout).not.toContain('.gatefs');
+    },
+  );
 
   it('the repository itself still serves the workspace', async () => {
     mkdirSync(join(repo.root, 'elsewhere'), { recursive: true });

@@ -29,7 +29,9 @@ describe('serve --http on a port already in use', () => {
     expect(readFileSync(tokenFile, 'utf8')).toBe(`${running.token}\n`);
     const second = await gatefs(['serve', '--http', `127.0.0.1:${running.port}`, '--repo', repo.dir]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/^gatefs: error: EADDRINUSE: .*\(another program \(another gatefs serve\?\) listens there: stop it, or pass --http another port\)$/m);
+    expect(second.stderr).toMatch(
+      /^gatefs: error: EADDRINUSE: .*\(another program \(another gatefs serve\?\) listens there: stop it, or pass --http another port\)$/m,
+    );
     expect(second.stderr).not.toMatch(/bearer token for this run/);
     expect(readFileSync(tokenFile, 'utf8')).toBe(`${running.token}\n`);
     const client = await httpClient(`${running.base}/mcp/p1`, { Authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` });

@@ -44,10 +44,18 @@ describe('a state directory that came with the repository', () => {
       const clone = join(root, 'clone');
       execFileSync('git', ['clone', '--quiet', repo.dir, clone]);
       const before = hashTree(join(clone, '.gatefs'));
-      for (const args of [['status'], ['prepare', 'c2'], ['call', 'c1', 'read', '{"path":"README.md"}'], ['release', 'c1'], ['serve', '--conversation', 'c1']]) {
+      for (const args of [
+        ['status'],
+        ['prepare', 'c2'],
+        ['call', 'c1', 'read', '{"path":"README.md"}'],
+        ['release', 'c1'],
+        ['serve', '--conversation', 'c1'],
+      ]) {
         const r = await gatefs([...args, '--repo', clone]);
         expect(r.code, args.join(' ')).toBe(1);
-        expect(r.stderr).toMatch(/^gatefs: error: STATE_UNTRUSTED: the state directory '.*\.gatefs' is tracked by git \(\.gatefs\/gatefs\.db\)/);
+        expect(r.stderr).toMatch(
+          /^gatefs: error: STATE_UNTRUSTED: the state directory '.*\.gatefs' is tracked by git \(\.gatefs\/gatefs\.db\)/,
+        );
         expect(r.stderr).toContain('git rm -r --cached');
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
         expect(r.stdout).toBe('');
@@ -64,7 +72,9 @@ describe('a state directory that came with the repository', () => {
 });
 
 describe('release keeps work', () => {
-  it('an ignored file refuses the release, naming it and --discard; --discard releases and keeps the branch', { timeout: 120_000 }, async () => {
+  it('an ignored file refuses the release, naming it and --discard; --discard releases and keeps the branch', {
+    timeout: 120_000,
+  }, async () => {
     writeFileSync(join(repo.dir, '.gitignore'), 'scratch/\n');
     git(repo.dir, 'add', '.gitignore');
     git(repo.dir, 'commit', '--quiet', '-m', 'ignore scratch/');
@@ -85,7 +95,10 @@ describe('release keeps work', () => {
 describe('release of the other backends says what happened to them', () => {
   it('a copy: the refusal points at its folder (no branch to commit on); --discard says its files went', { timeout: 120_000 }, async () => {
     const manifest = join(repo.root, 'backends.yaml');
-    writeFileSync(manifest, 'roles:\n  - name: copier\n    tools: [read, write]\n    workspace: { backend: copy }\n  - name: sharer\n    tools: [read]\n    workspace: { backend: shared }\n');
+    writeFileSync(
+      manifest,
+      'roles:\n  - name: copier\n    tools: [read, write]\n    workspace: { backend: copy }\n  - name: sharer\n    tools: [read]\n    workspace: { backend: shared }\n',
+    );
     const m = (...args: string[]) => run('--manifest', manifest, ...args);
     expect((await m('prepare', 'k1', '--role', 'copier')).code).toBe(0);
     expect((await m('call', 'k1', 'write', '{"path":"README.md","content":"changed in the copy"}')).code).toBe(0);
@@ -115,7 +128,9 @@ describe('a killed server', () => {
     }
   };
   const serve = async (conversation: string) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', conversation], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', conversation], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     for (let i = 0; i < 300 && !holderOf(conversation); i++) {
@@ -145,7 +160,9 @@ describe('a killed server', () => {
     try {
       const refused = await run('release', 'c5');
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^gatefs: error: OCCUPIED: .*not released \(stop that session first, or release with force \(gatefs release --force\) to end its occupancy\)$/m);
+      expect(refused.stderr).toMatch(
+        /^gatefs: error: OCCUPIED: .*not released \(stop that session first, or release with force \(gatefs release --force\) to end its occupancy\)$/m,
+      );
       const forced = await run('release', 'c5', '--force');
       expect(forced.code).toBe(0);
       expect(forced.stdout).toMatch(/ended the occupancy of mcp-/);

@@ -57,14 +57,38 @@ describe('usage errors exit 2 with one line naming the fix', () => {
     ['invalid JSON arguments', ['call', 'c1', 'read', '{path:'], /not valid JSON/],
     ['flag without value', ['prepare', 'c1', '--role'], /argument missing|requires|--role/],
     ['bad listen address', ['serve', '--http', 'nowhere'], /--http expects HOST:PORT/],
-    ['--no-token off loopback', ['serve', '--http', '0.0.0.0:0', '--no-token'], /refusing to serve on 0\.0\.0\.0 without a token: --no-token is accepted on a loopback address .* only/],
-    ['a token on the command line', ['serve', '--http', '127.0.0.1:0', '--token', 'abcdefghijklmnopqrst'], /--token is not accepted: every local user can read a command line \(ps, \/proc\/<pid>\/cmdline\); put the token in a file of mode 600 and pass --token-file FILE, or set GATEFS_TOKEN/],
-    ['a token on the command line (stdio)', ['serve', '--token=abcdefghijklmnopqrst'], /--token is not accepted: every local user can read a command line/],
-    ['--no-token with --token-file', ['serve', '--http', '127.0.0.1:0', '--no-token', '--token-file', 'f'], /--no-token and --token-file contradict each other/],
-    ['--role over HTTP without --allow-new', ['serve', '--http', '127.0.0.1:0', '--role', 'reviewer'], /--role applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --role R/],
+    [
+      '--no-token off loopback',
+      ['serve', '--http', '0.0.0.0:0', '--no-token'],
+      /refusing to serve on 0\.0\.0\.0 without a token: --no-token is accepted on a loopback address .* only/,
+    ],
+    [
+      'a token on the command line',
+      ['serve', '--http', '127.0.0.1:0', '--token', 'abcdefghijklmnopqrst'],
+      /--token is not accepted: every local user can read a command line \(ps, \/proc\/<pid>\/cmdline\); put the token in a file of mode 600 and pass --token-file FILE, or set GATEFS_TOKEN/,
+    ],
+    [
+      'a token on the command line (stdio)',
+      ['serve', '--token=abcdefghijklmnopqrst'],
+      /--token is not accepted: every local user can read a command line/,
+    ],
+    [
+      '--no-token with --token-file',
+      ['serve', '--http', '127.0.0.1:0', '--no-token', '--token-file', 'f'],
+      /--no-token and --token-file contradict each other/,
+    ],
+    [
+      '--role over HTTP without --allow-new',
+      ['serve', '--http', '127.0.0.1:0', '--role', 'reviewer'],
+      /--role applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --role R/,
+    ],
     ['--allow-new without --http', ['serve', '--allow-new'], /--allow-new is for --http; stdio needs none/],
     ['--token-file without --http', ['serve', '--token-file', 'f'], /--token-file is for --http; stdio needs none/],
-    ['a missing token file', ['serve', '--http', '127.0.0.1:0', '--token-file', '/nonexistent-gatefs/token'], /cannot open the token file \/nonexistent-gatefs\/token: ENOENT/],
+    [
+      'a missing token file',
+      ['serve', '--http', '127.0.0.1:0', '--token-file', '/nonexistent-gatefs/token'],
+      /cannot open the token file \/nonexistent-gatefs\/token: ENOENT/,
+    ],
   ];
   it.each(cases)('%s', async (_name, args, message) => {
     const r = await gatefs(args);

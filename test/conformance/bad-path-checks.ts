@@ -45,9 +45,12 @@ function operations(layer: Layer): [string, (path: string) => Promise<unknown>][
     ['stat', (p) => layer.stat(p)],
     ['readFile', (p) => layer.readFile(p)],
     ['readdir', (p) => layer.readdir(p)],
-    ['walk', async (p) => {
-      for await (const folder of walkLayer(layer, p)) return folder;
-    }],
+    [
+      'walk',
+      async (p) => {
+        for await (const folder of walkLayer(layer, p)) return folder;
+      },
+    ],
   ];
   if (!isWritableLayer(layer)) return ops;
   const w: WritableLayer = layer;

@@ -61,7 +61,7 @@ export function disclosureStack(input: DisclosureStackInput): WritableLayer {
     updatedAt: 0,
   };
   // The host hands its git port; a failing object store is put in front of its objects only.
-  const git = input.objects ? Object.create(input.git, { objects: { value: input.objects } }) as GitPort : input.git;
+  const git = input.objects ? (Object.create(input.git, { objects: { value: input.objects } }) as GitPort) : input.git;
   const attached = attachDisclosure({ store: input.store, git }, record);
   if (!attached) throw new Error('the record carries a disclosure state: attachDisclosure must wrap it');
   return attached.wrapRoot(input.root);

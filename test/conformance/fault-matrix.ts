@@ -139,7 +139,10 @@ export function faultMatrix(target: FaultTarget): void {
 /** Which parts of a state differ from `before` ('view', 'store 0', …), for the failure message. */
 function differences(state: string[], before: string[]): string {
   if (state[0] === 'the reopened stack differs from the stack') return 'the reopened stack differs from the stack';
-  return state.map((h, i) => (h === before[i] ? '' : i === 0 ? 'view' : `store ${i - 1}`)).filter(Boolean).join(', ');
+  return state
+    .map((h, i) => (h === before[i] ? '' : i === 0 ? 'view' : `store ${i - 1}`))
+    .filter(Boolean)
+    .join(', ');
 }
 
 function sameState(a: string[], b: string[]): boolean {

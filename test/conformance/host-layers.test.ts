@@ -80,7 +80,11 @@ layerSuite({
     mkdirSync(join(root, '.gatefs/worktrees/other'), { recursive: true });
     writeFileSync(join(root, '.gatefs/worktrees/other/secret.txt'), SENTINEL);
     const host = openHostLayer(root);
-    return { layer: withPathRules(host, { hidden: '.gatefs' }), symlinks: fx.symlinks(root), cleanup: async () => (host.close(), fx.cleanup()) };
+    return {
+      layer: withPathRules(host, { hidden: '.gatefs' }),
+      symlinks: fx.symlinks(root),
+      cleanup: async () => (host.close(), fx.cleanup()),
+    };
   },
 });
 

@@ -145,7 +145,7 @@ export function layerSuite(target: SuiteTarget): void {
       writeIt('creates a file that every route then agrees on', async () => {
         expect(await w().writeFile('src/new.ts', bytes('fresh'))).toEqual({ created: true });
         expect(text(await w().readFile('src/new.ts'))).toBe('fresh');
-        expect((await w().stat('src/new.ts'))).toMatchObject({ type: 'file', size: 5 });
+        expect(await w().stat('src/new.ts')).toMatchObject({ type: 'file', size: 5 });
         const names = (await w().readdir('src')).map((e) => e.name);
         expect(names).toEqual(['a.ts', 'b.ts', 'nested', 'new.ts']);
       });
@@ -204,15 +204,18 @@ export function layerSuite(target: SuiteTarget): void {
         expect(text(await w().readFile('docs/guide.md'))).toBe('v2');
       });
 
-      writeIt('compare-and-swap (ifMatch): publishes over the bytes read, anything else is STALE_CONTENT with nothing changed', async () => {
-        const original = await w().readFile('src/a.ts');
-        expect(await w().writeFile('src/a.ts', bytes('swapped'), { ifMatch: original })).toEqual({ created: false });
-        expect(text(await w().readFile('src/a.ts'))).toBe('swapped');
-        const before = await hashLayer(w());
-        await expectCode(w().writeFile('src/a.ts', bytes('late'), { ifMatch: original }), 'STALE_CONTENT', [at('src/a.ts')]);
-        await expectCode(w().writeFile('src/none.ts', bytes('new'), { ifMatch: bytes('') }), 'STALE_CONTENT', [at('src/none.ts')]);
-        expect(await hashLayer(w())).toBe(before);
-      });
+      writeIt(
+        'compare-and-swap (ifMatch): publishes over the bytes read, anything else is STALE_CONTENT with nothing changed',
+        async () => {
+          const original = await w().readFile('src/a.ts');
+          expect(await w().writeFile('src/a.ts', bytes('swapped'), { ifMatch: original })).toEqual({ created: false });
+          expect(text(await w().readFile('src/a.ts'))).toBe('swapped');
+          const before = await hashLayer(w());
+          await expectCode(w().writeFile('src/a.ts', bytes('late'), { ifMatch: original }), 'STALE_CONTENT', [at('src/a.ts')]);
+          await expectCode(w().writeFile('src/none.ts', bytes('new'), { ifMatch: bytes('') }), 'STALE_CONTENT', [at('src/none.ts')]);
+          expect(await hashLayer(w())).toBe(before);
+        },
+      );
     });
 
     it('names each file with one stable lock key (vfs/lock-key.ts)', () => {

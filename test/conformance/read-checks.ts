@@ -73,7 +73,10 @@ export function readChecks(
           .sort(compareNames);
         expect({ path, names: entries.map((e) => e.name) }).toEqual({ path, names });
         for (const entry of entries) {
-          expect({ child: entry.name, type: entry.type }).toEqual({ child: entry.name, type: (await layer.stat(childPath(path, entry.name))).type });
+          expect({ child: entry.name, type: entry.type }).toEqual({
+            child: entry.name,
+            type: (await layer.stat(childPath(path, entry.name))).type,
+          });
         }
         await expectCode(layer.readFile(path), 'IS_DIRECTORY', [at(path)]);
       }

@@ -69,14 +69,14 @@ export const SERVED_STACKS: readonly ServedStack[] = [
       opened.close();
       const store = StateStore.open(':memory:', { clock: new ManualClock(), liveness: new ManualLiveness() });
       const wrapRoot = (root: WritableLayer) =>
-        disclosureStack({ 
+        disclosureStack({
           root,
           store,
           git: world.platform.git,
           objects: commits.objects,
           pinnedSha: commits.withHidden,
           checkoutPath: dir,
-         });
+        });
       const view = open(world, commits, { backend: 'worktree', checkoutPath: dir, pinnedSha: commits.withHidden, mounts: [], wrapRoot });
       const layer = layerAt(view) as DisclosureHintLayer;
       return { layer, symlinks: disclosing(world.symlinks(dir), layer), close: () => (view.close(), store.close()) };
@@ -156,7 +156,10 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     writable: true,
     async build(world) {
       const data = world.folder(`${dirname(world.repo)}/data`.replace(/^\/\//, '/'), true);
-      const mounts = [{ path: data, writable: true }, { path: `${data}/nest`, writable: false }];
+      const mounts = [
+        { path: data, writable: true },
+        { path: `${data}/nest`, writable: false },
+      ];
       const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts });
       return { layer: layerAt(view, data), symlinks: world.symlinks(data), backingHash: () => world.hash(data), close: view.close };
     },

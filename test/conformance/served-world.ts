@@ -164,4 +164,3 @@ function plantState(stateDir: string): string {
   writeFileSync(join(stateDir, 'worktrees/other/secret.txt'), SENTINEL);
   return stateDir;
 }
-

@@ -3,7 +3,13 @@ import type { WritableLayer } from '../../vfs/layer.js';
 import { FIXTURE_EMPTY_DIRS, FIXTURE_FILES } from './fixture.js';
 
 /** Files and folders that exist in the inner layer but are never disclosed. */
-export const HIDDEN_FILES = ['secret/key.pem', 'src/hidden.ts', 'src/nested/also-hidden.txt', 'private/notes.md', 'nest/again/zz-hidden.md'];
+export const HIDDEN_FILES = [
+  'secret/key.pem',
+  'src/hidden.ts',
+  'src/nested/also-hidden.txt',
+  'private/notes.md',
+  'nest/again/zz-hidden.md',
+];
 
 /** Writes `HIDDEN_FILES` (creating their folders) into the sparse setup's inner layer. */
 export async function plantHiddenFiles(inner: WritableLayer): Promise<void> {

@@ -35,11 +35,13 @@ async function setup(role = 'implementer') {
   await host.prepare({ conversation: 'a', role });
   const worktree = join(repo.dir, '.gatefs/worktrees/a');
   /** Runs a command in a child process inside the worktree, as an agent's shell would. */
-  const sh = (...argv: string[]) => execFileSync(argv[0], argv.slice(1), { cwd: worktree, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).trim();
+  const sh = (...argv: string[]) =>
+    execFileSync(argv[0], argv.slice(1), { cwd: worktree, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).trim();
   return { repo, host, exec, worktree, sh, start };
 }
 
-const filesOnDisk = (sh: (...a: string[]) => string) => sh('find', '.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print').split('\n').filter(Boolean).sort();
+const filesOnDisk = (sh: (...a: string[]) => string) =>
+  sh('find', '.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print').split('\n').filter(Boolean).sort();
 
 describe('progressive disclosure on disk (real git)', () => {
   it('materializes only the initial paths: absent for a process, skip-worktree in git, status clean', async () => {
@@ -60,12 +62,25 @@ describe('progressive disclosure on disk (real git)', () => {
     const { repo, host, sh, exec } = await setup();
     writeFileSync(join(repo.dir, 'src/schema/deck.ts'), 'edited in the main checkout\n');
     repo.commit('moved on');
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/link.ts'], reason: 'a link' })).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ code: 'NOT_REGULAR_FILE' }] } });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/link.ts'], reason: 'a link' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'unavailable', problems: [{ code: 'NOT_REGULAR_FILE' }] },
+    });
     const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', ...Object.keys(odd)], reason: 'types' });
     expect(r).toEqual({ ok: true, value: { outcome: 'approved', disclosedPaths: ['src/schema/deck.ts', ...Object.keys(odd)] } });
     expect(readFileSync(join(sh('pwd'), 'src/schema/deck.ts'), 'utf8')).toBe(files['src/schema/deck.ts']);
-    expect(await host.gate.call('a', 'read', { path: 'src/schema/w[1] *.ts' })).toMatchObject({ ok: true, value: { content: 'odd name\n' } });
-    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/trailing ', './src/schema/w[1] *.ts']);
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/w[1] *.ts' })).toMatchObject({
+      ok: true,
+      value: { content: 'odd name\n' },
+    });
+    expect(filesOnDisk(sh)).toEqual([
+      './README.md',
+      './src/schema/#hash!.ts',
+      './src/schema/card.ts',
+      './src/schema/deck.ts',
+      './src/schema/trailing ',
+      './src/schema/w[1] *.ts',
+    ]);
     expect(sh('git', 'status', '--porcelain')).toBe('');
     await host.gate.call('a', 'request_files', { paths: ['src/schema/run.sh'], reason: 'a script' });
     expect(sh('./src/schema/run.sh')).toBe('hi');
@@ -73,14 +88,24 @@ describe('progressive disclosure on disk (real git)', () => {
     rmSync(join(sh('pwd'), 'src/schema/run.sh'));
     sh('git', 'checkout', '--', 'src/schema/run.sh');
     sh('git', 'sparse-checkout', 'reapply');
-    expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/#hash!.ts', './src/schema/card.ts', './src/schema/deck.ts', './src/schema/run.sh', './src/schema/trailing ', './src/schema/w[1] *.ts']);
+    expect(filesOnDisk(sh)).toEqual([
+      './README.md',
+      './src/schema/#hash!.ts',
+      './src/schema/card.ts',
+      './src/schema/deck.ts',
+      './src/schema/run.sh',
+      './src/schema/trailing ',
+      './src/schema/w[1] *.ts',
+    ]);
     expect(exec.seen.filter((q) => q.tag === 'disclose')).toEqual([]);
   });
 
   it('makes disclosed files ordinary tracked files: an edit shows in git status and commits', async () => {
     const { host, sh } = await setup();
     await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'edit it' });
-    expect(await host.gate.call('a', 'edit', { path: 'src/schema/deck.ts', oldString: 'Card[]', newString: 'readonly Card[]' })).toMatchObject({ ok: true });
+    expect(
+      await host.gate.call('a', 'edit', { path: 'src/schema/deck.ts', oldString: 'Card[]', newString: 'readonly Card[]' }),
+    ).toMatchObject({ ok: true });
     expect(sh('git', 'status', '--porcelain')).toBe('M src/schema/deck.ts');
     sh('git', '-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-qam', 'deck');
     expect(sh('git', 'show', '--stat', '--format=', 'HEAD')).toContain('src/schema/deck.ts');
@@ -92,11 +117,26 @@ describe('progressive disclosure on disk (real git)', () => {
     const { host, exec, sh } = await setup();
     exec.forbidden = true;
     const before = exec.seen.length;
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/secret.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'denied' } });
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/gone.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'unavailable' } });
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/card.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
-    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/secret.ts'], reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'denied' },
+    });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/gone.ts'], reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'unavailable' },
+    });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/card.ts'], reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'approved' },
+    });
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'approved' },
+    });
     expect(exec.seen.length).toBe(before);
     exec.forbidden = false;
     expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/card.ts', './src/schema/deck.ts']);
@@ -110,12 +150,28 @@ describe('progressive disclosure on disk (real git)', () => {
     rmSync(patterns);
     mkdirSync(patterns);
     const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', 'src/schema/nested/deep.ts'], reason: 'x' });
-    expect(r).toMatchObject({ ok: true, value: { outcome: 'unavailable', disclosedPaths: [], problems: [{ path: 'src/schema/deck.ts', code: 'INTERNAL' }, { path: 'src/schema/nested/deep.ts', code: 'INTERNAL' }] } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        outcome: 'unavailable',
+        disclosedPaths: [],
+        problems: [
+          { path: 'src/schema/deck.ts', code: 'INTERNAL' },
+          { path: 'src/schema/nested/deep.ts', code: 'INTERNAL' },
+        ],
+      },
+    });
     expect(filesOnDisk(sh)).toEqual(['./README.md', './src/schema/card.ts']);
-    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
     rmSync(patterns, { recursive: true });
     writeFileSync(patterns, saved);
-    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
+    expect(await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'approved' },
+    });
     expect(sh('git', 'sparse-checkout', 'list')).toBe('/README.md\n/src/schema/card.ts\n/src/schema/deck.ts');
     // A process in the worktree swaps a folder for a link to the outside: nothing is written there.
     const outside = join(repo.dir, '..', 'outside');
@@ -129,13 +185,26 @@ describe('progressive disclosure on disk (real git)', () => {
 
   it('serializes concurrent requests: projection, files on disk and sparse patterns agree', async () => {
     const { host, sh } = await setup();
-    const asks = [['src/schema/deck.ts'], ['src/secret.ts'], ['tests/schema/card.test.ts', 'src/schema/nested/deep.ts'], ['src/schema/deck.ts']];
+    const asks = [
+      ['src/schema/deck.ts'],
+      ['src/secret.ts'],
+      ['tests/schema/card.test.ts', 'src/schema/nested/deep.ts'],
+      ['src/schema/deck.ts'],
+    ];
     const results = await Promise.all(asks.map((paths) => host.gate.call('a', 'request_files', { paths, reason: 'together' })));
-    expect(results.map((r) => (r.ok ? (r.value as { outcome: string }).outcome : r.error.code))).toEqual(['approved', 'denied', 'approved', 'approved']);
+    expect(results.map((r) => (r.ok ? (r.value as { outcome: string }).outcome : r.error.code))).toEqual([
+      'approved',
+      'denied',
+      'approved',
+      'approved',
+    ]);
     const expected = ['README.md', 'src/schema/card.ts', 'src/schema/deck.ts', 'src/schema/nested/deep.ts', 'tests/schema/card.test.ts'];
     expect(filesOnDisk(sh)).toEqual(expected.map((p) => `./${p}`));
     const listing = await host.gate.call('a', 'list', { path: '.', pattern: '**' });
-    expect(listing.ok && (listing.value as { entries: { path: string; type: string }[] }).entries.filter((e) => e.type === 'file').map((e) => e.path)).toEqual(expected);
+    expect(
+      listing.ok &&
+        (listing.value as { entries: { path: string; type: string }[] }).entries.filter((e) => e.type === 'file').map((e) => e.path),
+    ).toEqual(expected);
     expect(sh('git', 'sparse-checkout', 'list').split('\n').sort()).toEqual(expected.map((p) => `/${p}`).sort());
     expect(sh('git', 'status', '--porcelain')).toBe('');
   });
@@ -143,7 +212,10 @@ describe('progressive disclosure on disk (real git)', () => {
   it('keeps a read-only role read-only on disclosed files', async () => {
     const { host, worktree } = await setup('reviewer');
     await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'review' });
-    expect(await host.gate.call('a', 'write', { path: 'src/schema/deck.ts', content: 'x' })).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
+    expect(await host.gate.call('a', 'write', { path: 'src/schema/deck.ts', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_NOT_ALLOWED' },
+    });
     expect(readFileSync(join(worktree, 'src/schema/deck.ts'), 'utf8')).toBe(files['src/schema/deck.ts']);
   });
 
@@ -154,11 +226,19 @@ describe('progressive disclosure on disk (real git)', () => {
     await host.close();
     const again = await start();
     const r = await again.gate.call('a', 'list', { path: '.', pattern: '**' });
-    const paths = r.ok ? (r.value as { entries: { path: string; type: string }[] }).entries.filter((e) => e.type === 'file').map((e) => e.path) : r.error.code;
+    const paths = r.ok
+      ? (r.value as { entries: { path: string; type: string }[] }).entries.filter((e) => e.type === 'file').map((e) => e.path)
+      : r.error.code;
     expect(paths).toEqual(['README.md', 'src/schema/card.ts', 'src/schema/made.ts', 'tests/schema/card.test.ts']);
-    expect(await again.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
+    expect(await again.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
     await again.gate.call('a', 'request_files', { paths: ['src/secret.ts'], reason: 'after restart' });
-    expect(disclosureRecords(again.events()).map((x) => [x.visit, x.outcome])).toEqual([[1, 'approved'], [2, 'denied']]);
+    expect(disclosureRecords(again.events()).map((x) => [x.visit, x.outcome])).toEqual([
+      [1, 'approved'],
+      [2, 'denied'],
+    ]);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 

@@ -22,9 +22,21 @@ const policy = { initial_paths: ['src/schema/card.ts', 'README.md'], allowed_pat
 
 export const manifest = {
   roles: [
-    { name: 'implementer', tools: ['read', 'grep', 'list', 'edit', 'write', 'request_files'], workspace: { backend: 'worktree', progressive_disclosure: policy } },
-    { name: 'reviewer', tools: ['read', 'grep', 'list', 'request_files'], workspace: { backend: 'worktree', progressive_disclosure: policy } },
-    { name: 'docs', tools: ['read', 'list', 'request_files'], workspace: { backend: 'worktree', progressive_disclosure: { initial_paths: ['docs'], allowed_paths: ['src'] } } },
+    {
+      name: 'implementer',
+      tools: ['read', 'grep', 'list', 'edit', 'write', 'request_files'],
+      workspace: { backend: 'worktree', progressive_disclosure: policy },
+    },
+    {
+      name: 'reviewer',
+      tools: ['read', 'grep', 'list', 'request_files'],
+      workspace: { backend: 'worktree', progressive_disclosure: policy },
+    },
+    {
+      name: 'docs',
+      tools: ['read', 'list', 'request_files'],
+      workspace: { backend: 'worktree', progressive_disclosure: { initial_paths: ['docs'], allowed_paths: ['src'] } },
+    },
     { name: 'worker', tools: ['read', 'grep', 'list', 'edit', 'write'], workspace: { backend: 'worktree' } },
   ],
 };

@@ -11,7 +11,10 @@ async function prepared(role = 'implementer', id = 'a') {
 const listed = async (host: Awaited<ReturnType<typeof prepared>>, id = 'a') => {
   const r = await host.gate.call(id, 'list', { path: '.', pattern: '**' });
   if (!r.ok) throw new Error(r.error.code);
-  return (r.value as { entries: { path: string; type: string }[] }).entries.filter((e) => e.type === 'file').map((e) => e.path).sort();
+  return (r.value as { entries: { path: string; type: string }[] }).entries
+    .filter((e) => e.type === 'file')
+    .map((e) => e.path)
+    .sort();
 };
 
 describe('progressive disclosure in the memory host', () => {
@@ -34,22 +37,42 @@ describe('progressive disclosure in the memory host', () => {
     const secret = await read('src/secret.ts');
     const missing = await read('src/nothing-here.ts');
     expect(secret).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(secret.ok ? null : secret.error.message.replace('secret', 'X')).toBe(missing.ok ? null : missing.error.message.replace('nothing-here', 'X'));
+    expect(secret.ok ? null : secret.error.message.replace('secret', 'X')).toBe(
+      missing.ok ? null : missing.error.message.replace('nothing-here', 'X'),
+    );
     expect(await read('src/schema/nope.ts')).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await host.gate.call('a', 'edit', { path: 'src/schema/deck.ts', oldString: 'Deck', newString: 'D' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
-    expect(await host.gate.call('a', 'write', { path: 'src/schema/deck.ts', content: 'clobber' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
+    expect(await host.gate.call('a', 'edit', { path: 'src/schema/deck.ts', oldString: 'Deck', newString: 'D' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
+    expect(await host.gate.call('a', 'write', { path: 'src/schema/deck.ts', content: 'clobber' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
     expect(host.volume.existsSync('/state/worktrees/a/src/schema/deck.ts')).toBe(false);
     await host.close();
   });
 
   it('never shows undisclosed files through list or grep, even when named', async () => {
     const host = await prepared();
-    expect(await host.gate.call('a', 'grep', { pattern: 'Deck|hunter2|sibling', path: '.' })).toMatchObject({ ok: true, value: { files: [] } });
-    expect(await host.gate.call('a', 'grep', { pattern: 'export', path: 'src/schema', output: 'content' })).toMatchObject({ ok: true, value: { matches: [{ path: 'src/schema/card.ts' }] } });
-    expect(await host.gate.call('a', 'list', { path: 'src/schema' })).toMatchObject({ ok: true, value: { entries: [{ path: 'src/schema/card.ts' }] } });
+    expect(await host.gate.call('a', 'grep', { pattern: 'Deck|hunter2|sibling', path: '.' })).toMatchObject({
+      ok: true,
+      value: { files: [] },
+    });
+    expect(await host.gate.call('a', 'grep', { pattern: 'export', path: 'src/schema', output: 'content' })).toMatchObject({
+      ok: true,
+      value: { matches: [{ path: 'src/schema/card.ts' }] },
+    });
+    expect(await host.gate.call('a', 'list', { path: 'src/schema' })).toMatchObject({
+      ok: true,
+      value: { entries: [{ path: 'src/schema/card.ts' }] },
+    });
     expect(await host.gate.call('a', 'list', { path: 'src/schema/nested' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
     expect(await host.gate.call('a', 'list', { path: 'docs' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await host.gate.call('a', 'grep', { pattern: 'x', path: 'src/secret.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await host.gate.call('a', 'grep', { pattern: 'x', path: 'src/secret.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
     await host.close();
   });
 
@@ -67,13 +90,27 @@ describe('progressive disclosure in the memory host', () => {
   it('approves exact files with the pinned bytes and records the request', async () => {
     const host = await prepared();
     host.volume.writeFileSync('/repo/src/schema/deck.ts', 'changed in the main checkout after pinning\n');
-    const r = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', '/worktrees/a/src/schema/nested/deep.ts'], reason: 'need the deck type' });
+    const r = await host.gate.call('a', 'request_files', {
+      paths: ['src/schema/deck.ts', '/worktrees/a/src/schema/nested/deep.ts'],
+      reason: 'need the deck type',
+    });
     expect(r).toEqual({ ok: true, value: { outcome: 'approved', disclosedPaths: ['src/schema/deck.ts', 'src/schema/nested/deep.ts'] } });
-    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: true, value: { content: files['src/schema/deck.ts'] } });
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({
+      ok: true,
+      value: { content: files['src/schema/deck.ts'] },
+    });
     expect(String(host.volume.readFileSync('/state/worktrees/a/src/schema/deck.ts', 'utf8'))).toBe(files['src/schema/deck.ts']);
     expect(await listed(host)).toEqual(['README.md', 'src/schema/card.ts', 'src/schema/deck.ts', 'src/schema/nested/deep.ts']);
     expect(disclosureRecords(host.events())).toEqual([
-      { role: 'implementer', visit: 1, requested: ['src/schema/deck.ts', '/worktrees/a/src/schema/nested/deep.ts'], reason: 'need the deck type', outcome: 'approved', disclosed: ['src/schema/deck.ts', 'src/schema/nested/deep.ts'], problems: [] },
+      {
+        role: 'implementer',
+        visit: 1,
+        requested: ['src/schema/deck.ts', '/worktrees/a/src/schema/nested/deep.ts'],
+        reason: 'need the deck type',
+        outcome: 'approved',
+        disclosed: ['src/schema/deck.ts', 'src/schema/nested/deep.ts'],
+        problems: [],
+      },
     ]);
     await host.close();
   });
@@ -81,7 +118,10 @@ describe('progressive disclosure in the memory host', () => {
   it('is idempotent for already-disclosed paths', async () => {
     const host = await prepared();
     const ask = { paths: ['src/schema/card.ts', './src/schema/card.ts'], reason: 'again' };
-    expect(await host.gate.call('a', 'request_files', ask)).toEqual({ ok: true, value: { outcome: 'approved', disclosedPaths: ['src/schema/card.ts'] } });
+    expect(await host.gate.call('a', 'request_files', ask)).toEqual({
+      ok: true,
+      value: { outcome: 'approved', disclosedPaths: ['src/schema/card.ts'] },
+    });
     expect(disclosureRecords(host.events())[0]).toMatchObject({ outcome: 'approved', disclosed: [] });
     expect(await listed(host)).toEqual(['README.md', 'src/schema/card.ts']);
     await host.close();
@@ -112,21 +152,39 @@ describe('progressive disclosure in the memory host', () => {
     const r = await host.gate.call('a', 'request_files', { paths: [path], reason: 'try' });
     expect(r).toMatchObject({ ok: true, value: { outcome, disclosedPaths: [], problems: [{ code }] } });
     expect(await listed(host)).toEqual(before);
-    expect(disclosureRecords(host.events())).toEqual([expect.objectContaining({ outcome, disclosed: [], problems: [expect.objectContaining({ code })] })]);
+    expect(disclosureRecords(host.events())).toEqual([
+      expect.objectContaining({ outcome, disclosed: [], problems: [expect.objectContaining({ code })] }),
+    ]);
     await host.close();
   });
 
   it('is all or nothing: one bad path leaves the projection and the folder unchanged', async () => {
     const host = await prepared();
     const denied = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', 'src/secret.ts'], reason: 'mixed' });
-    expect(denied).toMatchObject({ ok: true, value: { outcome: 'denied', disclosedPaths: [], problems: [{ path: 'src/secret.ts', code: 'NOT_FOUND' }] } });
-    const unavailable = await host.gate.call('a', 'request_files', { paths: ['src/schema/deck.ts', 'src/schema/gone.ts'], reason: 'mixed' });
-    expect(unavailable).toMatchObject({ ok: true, value: { outcome: 'unavailable', problems: [{ path: 'src/schema/gone.ts', code: 'NOT_FOUND' }] } });
+    expect(denied).toMatchObject({
+      ok: true,
+      value: { outcome: 'denied', disclosedPaths: [], problems: [{ path: 'src/secret.ts', code: 'NOT_FOUND' }] },
+    });
+    const unavailable = await host.gate.call('a', 'request_files', {
+      paths: ['src/schema/deck.ts', 'src/schema/gone.ts'],
+      reason: 'mixed',
+    });
+    expect(unavailable).toMatchObject({
+      ok: true,
+      value: { outcome: 'unavailable', problems: [{ path: 'src/schema/gone.ts', code: 'NOT_FOUND' }] },
+    });
     const both = await host.gate.call('a', 'request_files', { paths: ['src/schema/gone.ts', '../x'], reason: 'mixed' });
     expect(both).toMatchObject({ ok: true, value: { outcome: 'denied', problems: [{ code: 'NOT_FOUND' }, { code: 'PATH_ESCAPE' }] } });
-    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({ ok: false, error: { code: 'NOT_DISCLOSED' } });
+    expect(await host.gate.call('a', 'read', { path: 'src/schema/deck.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_DISCLOSED' },
+    });
     expect(host.volume.existsSync('/state/worktrees/a/src/schema/deck.ts')).toBe(false);
-    expect(disclosureRecords(host.events()).map((r) => [r.visit, r.outcome])).toEqual([[1, 'denied'], [2, 'unavailable'], [3, 'denied']]);
+    expect(disclosureRecords(host.events()).map((r) => [r.visit, r.outcome])).toEqual([
+      [1, 'denied'],
+      [2, 'unavailable'],
+      [3, 'denied'],
+    ]);
     await host.close();
   });
 
@@ -134,21 +192,39 @@ describe('progressive disclosure in the memory host', () => {
     const host = await prepared();
     const call = (args: unknown) => host.gate.call('a', 'request_files', args);
     expect(await call({ paths: [], reason: 'x' })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
-    expect(await call({ paths: Array.from({ length: 65 }, (_, i) => `src/schema/f${i}.ts`), reason: 'x' })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+    expect(await call({ paths: Array.from({ length: 65 }, (_, i) => `src/schema/f${i}.ts`), reason: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT' },
+    });
     expect(await call({ paths: ['src/schema/deck.ts'] })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
     expect(await call({ paths: ['src/schema/deck.ts'], reason: '' })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
     expect(await call({ paths: 'src/schema/deck.ts', reason: 'x' })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
     expect(await call({ paths: [42], reason: 'x' })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
-    expect(await call({ paths: ['src/schema/deck.ts'], reason: 'x', glob: true })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
-    expect(await call({ paths: Array.from({ length: 64 }, () => 'src/schema/deck.ts'), reason: 'x' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
+    expect(await call({ paths: ['src/schema/deck.ts'], reason: 'x', glob: true })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT' },
+    });
+    expect(await call({ paths: Array.from({ length: 64 }, () => 'src/schema/deck.ts'), reason: 'x' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'approved' },
+    });
     await host.close();
   });
 
   it('never expands write authority: a read-only role gets disclosed files read-only', async () => {
     const host = await prepared('reviewer', 'r');
-    expect(await host.gate.call('r', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'review' })).toMatchObject({ ok: true, value: { outcome: 'approved' } });
-    expect(await host.gate.call('r', 'write', { path: 'src/schema/deck.ts', content: 'x' })).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
-    expect(await host.gate.call('r', 'edit', { path: 'src/schema/deck.ts', oldString: 'Deck', newString: 'X' })).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
+    expect(await host.gate.call('r', 'request_files', { paths: ['src/schema/deck.ts'], reason: 'review' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'approved' },
+    });
+    expect(await host.gate.call('r', 'write', { path: 'src/schema/deck.ts', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_NOT_ALLOWED' },
+    });
+    expect(await host.gate.call('r', 'edit', { path: 'src/schema/deck.ts', oldString: 'Deck', newString: 'X' })).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_NOT_ALLOWED' },
+    });
     expect(String(host.volume.readFileSync('/state/worktrees/r/src/schema/deck.ts', 'utf8'))).toBe(files['src/schema/deck.ts']);
     expect(await host.gate.call('r', 'read', { path: 'src/schema/card.ts' })).toMatchObject({ ok: true });
     await host.close();
@@ -169,7 +245,10 @@ describe('progressive disclosure in the memory host', () => {
     expect(await listed(host, 'd')).toEqual(['docs/api.md', 'docs/guide.md']);
     expect((await listed(host, 'w')).filter((f) => f !== '.git')).toEqual(Object.keys(files).sort());
     expect(host.gate.tools('w').map((t) => t.name)).not.toContain('request_files');
-    expect(await host.gate.call('w', 'request_files', { paths: ['src/secret.ts'], reason: 'x' })).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
+    expect(await host.gate.call('w', 'request_files', { paths: ['src/secret.ts'], reason: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_NOT_ALLOWED' },
+    });
     expect(host.events().some((e) => e.type === 'progressive_disclosure')).toBe(false);
     await host.close();
   });
@@ -177,9 +256,14 @@ describe('progressive disclosure in the memory host', () => {
   it('lets the agent create and edit files as usual, and release sees disclosed edits as changes', async () => {
     const host = await prepared();
     expect(await host.gate.call('a', 'write', { path: 'src/schema/new.ts', content: 'new\n' })).toMatchObject({ ok: true });
-    expect(await host.gate.call('a', 'edit', { path: 'src/schema/card.ts', oldString: 'id', newString: 'key' })).toMatchObject({ ok: true });
+    expect(await host.gate.call('a', 'edit', { path: 'src/schema/card.ts', oldString: 'id', newString: 'key' })).toMatchObject({
+      ok: true,
+    });
     expect(await listed(host)).toEqual(['README.md', 'src/schema/card.ts', 'src/schema/new.ts']);
-    await expect(host.release('a')).rejects.toMatchObject({ code: 'DIRTY_WORKTREE', data: { files: ['src/schema/card.ts', 'src/schema/new.ts'] } });
+    await expect(host.release('a')).rejects.toMatchObject({
+      code: 'DIRTY_WORKTREE',
+      data: { files: ['src/schema/card.ts', 'src/schema/new.ts'] },
+    });
     await host.close();
   });
 
@@ -204,12 +288,28 @@ describe('progressive disclosure in the memory host', () => {
 
   it('serializes concurrent requests of one conversation into a consistent projection', async () => {
     const host = await prepared();
-    const asks = [['src/schema/deck.ts'], ['src/schema/nested/deep.ts'], ['tests/schema/card.test.ts'], ['src/secret.ts'], ['src/schema/deck.ts', 'tests/schema/card.test.ts']];
+    const asks = [
+      ['src/schema/deck.ts'],
+      ['src/schema/nested/deep.ts'],
+      ['tests/schema/card.test.ts'],
+      ['src/secret.ts'],
+      ['src/schema/deck.ts', 'tests/schema/card.test.ts'],
+    ];
     const results = await Promise.all(asks.map((paths, i) => host.gate.call('a', 'request_files', { paths, reason: `c${i}` })));
-    expect(results.map((r) => (r.ok ? (r.value as { outcome: string }).outcome : r.error.code))).toEqual(['approved', 'approved', 'approved', 'denied', 'approved']);
+    expect(results.map((r) => (r.ok ? (r.value as { outcome: string }).outcome : r.error.code))).toEqual([
+      'approved',
+      'approved',
+      'approved',
+      'denied',
+      'approved',
+    ]);
     const records = disclosureRecords(host.events());
     expect(records.map((r) => r.reason)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
-    expect(records.flatMap((r) => r.disclosed as string[]).sort()).toEqual(['src/schema/deck.ts', 'src/schema/nested/deep.ts', 'tests/schema/card.test.ts']);
+    expect(records.flatMap((r) => r.disclosed as string[]).sort()).toEqual([
+      'src/schema/deck.ts',
+      'src/schema/nested/deep.ts',
+      'tests/schema/card.test.ts',
+    ]);
     const expected = ['README.md', 'src/schema/card.ts', 'src/schema/deck.ts', 'src/schema/nested/deep.ts', 'tests/schema/card.test.ts'];
     expect(await listed(host)).toEqual(expected);
     expect(host.volume.existsSync('/state/worktrees/a/src/secret.ts')).toBe(false);

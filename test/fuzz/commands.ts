@@ -33,12 +33,47 @@ export type Target =
   | { space: 'hostile'; kind: HostileKind };
 
 export type HostileKind =
-  | 'escape' | 'mid-escape' | 'dotdot' | 'other-root' | 'outside-abs' | 'etc'
-  | 'git' | 'git-config' | 'git-upper' | 'git-dot' | 'git-ntfs' | 'git-zero-width' | 'manifest';
+  | 'escape'
+  | 'mid-escape'
+  | 'dotdot'
+  | 'other-root'
+  | 'outside-abs'
+  | 'etc'
+  | 'git'
+  | 'git-config'
+  | 'git-upper'
+  | 'git-dot'
+  | 'git-ntfs'
+  | 'git-zero-width'
+  | 'manifest';
 
-const OWN = ['README.md', 'src/a.txt', 'src/b.txt', 'src/new.txt', 'src/renamed.txt', 'docs/d.md', 'notes/n.md', 'scratch/tmp.txt', 'lnk/x.txt'];
+const OWN = [
+  'README.md',
+  'src/a.txt',
+  'src/b.txt',
+  'src/new.txt',
+  'src/renamed.txt',
+  'docs/d.md',
+  'notes/n.md',
+  'scratch/tmp.txt',
+  'lnk/x.txt',
+];
 const SHARED = ['s.txt', 'sub/t.txt', 'new.txt'];
-const HOSTILE: HostileKind[] = ['escape', 'mid-escape', 'dotdot', 'other-root', 'outside-abs', 'etc', 'git', 'git-config', 'git-upper', 'git-dot', 'git-ntfs', 'git-zero-width', 'manifest'];
+const HOSTILE: HostileKind[] = [
+  'escape',
+  'mid-escape',
+  'dotdot',
+  'other-root',
+  'outside-abs',
+  'etc',
+  'git',
+  'git-config',
+  'git-upper',
+  'git-dot',
+  'git-ntfs',
+  'git-zero-width',
+  'manifest',
+];
 const WORDS = ['alpha', 'beta', 'gamma', 'one', 'two', 'start'];
 
 const conversation = fc.constantFrom(...CONVERSATION_IDS);
@@ -121,7 +156,10 @@ function released(result: ToolResult): void {
 }
 
 class ReadCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly t: Target) {}
+  constructor(
+    readonly c: Conversation,
+    readonly t: Target,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'read');
@@ -129,7 +167,14 @@ class ReadCmd implements Cmd {
     const { path: p, cls } = resolveTarget(model, real.world, this.c, this.t);
     const result = await call(real, this.c, 'read', { path: p });
     if (m.state === 'released') return released(result);
-    const content = cls.kind === 'own' ? m.files.get(cls.rel) : cls.kind === 'shared' ? model.shared.get(cls.rel) : cls.kind === 'readonly' ? cls.content : undefined;
+    const content =
+      cls.kind === 'own'
+        ? m.files.get(cls.rel)
+        : cls.kind === 'shared'
+          ? model.shared.get(cls.rel)
+          : cls.kind === 'readonly'
+            ? cls.content
+            : undefined;
     if (cls.kind === 'denied') return expectDenied(result, cls.code, `read ${p}`);
     if (content === undefined) return expectDenied(result, 'NOT_FOUND', `read of missing ${p}`);
     expect(result, `read ${p}`).toMatchObject({ ok: true, value: { content } });
@@ -138,7 +183,12 @@ class ReadCmd implements Cmd {
 }
 
 class WriteCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly t: Target, readonly word: string, readonly n: number) {}
+  constructor(
+    readonly c: Conversation,
+    readonly t: Target,
+    readonly word: string,
+    readonly n: number,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'write');
@@ -159,14 +209,25 @@ class WriteCmd implements Cmd {
 }
 
 class EditCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly t: Target, readonly old: string, readonly n: number, readonly all: boolean) {}
+  constructor(
+    readonly c: Conversation,
+    readonly t: Target,
+    readonly old: string,
+    readonly n: number,
+    readonly all: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'edit');
     const m = model.conversations[this.c];
     const { path: p, cls } = resolveTarget(model, real.world, this.c, this.t);
     const replacement = `${this.old}-${this.c}${this.n}`;
-    const result = await call(real, this.c, 'edit', { path: p, oldString: this.old, newString: replacement, ...(this.all ? { replaceAll: true } : {}) });
+    const result = await call(real, this.c, 'edit', {
+      path: p,
+      oldString: this.old,
+      newString: replacement,
+      ...(this.all ? { replaceAll: true } : {}),
+    });
     if (m.state === 'released') return released(result);
     if (cls.kind === 'denied') return expectDenied(result, cls.code, `edit ${p}`);
     if (cls.kind === 'readonly') return expectDenied(result, 'READ_ONLY', `edit ${p}`);
@@ -193,7 +254,10 @@ function rootView(model: Model, c: Conversation): Map<string, string> {
 }
 
 class ListCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly inShared: boolean) {}
+  constructor(
+    readonly c: Conversation,
+    readonly inShared: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'list');
@@ -204,8 +268,15 @@ class ListCmd implements Cmd {
     expect(result.ok, `list: ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
     if (!result.ok) return;
     const entries = (result.value as { entries: { path: string; type: string }[] }).entries;
-    const files = entries.filter((e) => e.type === 'file').map((e) => e.path).filter((p) => !isIgnored(p)).sort();
-    const links = entries.filter((e) => e.type === 'symlink').map((e) => e.path).sort();
+    const files = entries
+      .filter((e) => e.type === 'file')
+      .map((e) => e.path)
+      .filter((p) => !isIgnored(p))
+      .sort();
+    const links = entries
+      .filter((e) => e.type === 'symlink')
+      .map((e) => e.path)
+      .sort();
     if (this.inShared) {
       // A folder outside the workspace root is shown by its absolute namespace path.
       expect(files, 'list of the shared mount').toEqual([...model.shared.keys()].map((p) => `${real.world.shared}/${p}`).sort());
@@ -219,7 +290,11 @@ class ListCmd implements Cmd {
 }
 
 class GrepCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly needle: string, readonly inShared: boolean) {}
+  constructor(
+    readonly c: Conversation,
+    readonly needle: string,
+    readonly inShared: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'grep');
@@ -232,7 +307,10 @@ class GrepCmd implements Cmd {
     const files = [...(result.value as { files: string[] }).files].sort();
     const source = this.inShared ? model.shared : rootView(model, this.c);
     const prefix = this.inShared ? `${real.world.shared}/` : '';
-    const expected = [...source].filter(([p, text]) => !isIgnored(p) && text.includes(this.needle)).map(([p]) => prefix + p).sort();
+    const expected = [...source]
+      .filter(([p, text]) => !isIgnored(p) && text.includes(this.needle))
+      .map(([p]) => prefix + p)
+      .sort();
     expect(files, `grep ${this.needle} in ${this.c}${this.inShared ? ' (shared)' : ''}`).toEqual(expected);
   }
   toString = () => `grep(${this.c}, ${this.needle}${this.inShared ? ', shared' : ''})`;
@@ -332,7 +410,9 @@ class RenameCmd implements Cmd {
   constructor(readonly c: Conversation) {}
   check = (model: Readonly<Model>) => {
     const m = model.conversations[this.c];
-    return CONVERSATIONS[this.c] === 'wt' && m.state === 'ready' && !m.swapped && m.files.has('src/a.txt') !== m.files.has('src/renamed.txt');
+    return (
+      CONVERSATIONS[this.c] === 'wt' && m.state === 'ready' && !m.swapped && m.files.has('src/a.txt') !== m.files.has('src/renamed.txt')
+    );
   };
   async run(model: Model, real: Real) {
     count(model, 'rename');
@@ -347,7 +427,10 @@ class RenameCmd implements Cmd {
 }
 
 class ReleaseCmd implements Cmd {
-  constructor(readonly c: Conversation, readonly discard: boolean) {}
+  constructor(
+    readonly c: Conversation,
+    readonly discard: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     count(model, 'release');
@@ -373,7 +456,8 @@ class ReleaseCmd implements Cmd {
     // A refused release leaves the workspace serving.
     const still = await call(real, this.c, 'read', { path: 'README.md' });
     const readme = m.files.get('README.md');
-    if (readme !== undefined) expect(still, 'a refused release leaves the workspace serving').toMatchObject({ ok: true, value: { content: readme } });
+    if (readme !== undefined)
+      expect(still, 'a refused release leaves the workspace serving').toMatchObject({ ok: true, value: { content: readme } });
   }
   toString = () => `release(${this.c}${this.discard ? ', discard' : ''})`;
 }

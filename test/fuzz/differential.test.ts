@@ -25,7 +25,10 @@ let sequences = 0;
 
 afterAll(() => {
   const ops = [...totals.values()].reduce((a, b) => a + b, 0);
-  const detail = [...totals].sort().map(([k, v]) => `${k} ${v}`).join(', ');
+  const detail = [...totals]
+    .sort()
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   console.log(`fuzz: seed ${seed}, ${sequences} sequences, ${ops} operations (${detail})`);
 });
 

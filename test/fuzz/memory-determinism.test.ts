@@ -7,8 +7,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/create-memory-host.js';
 
-const files = { 'README.md': '# m\nalpha\n', 'src/a.ts': 'export const a = 1; // alpha\n', '.gitignore': 'tmp/\n', '.campaign/p.md': 'plan\n' };
-const mounts = [{ path: '.campaign', writable: false }, { path: '/data/out', writable: true }, { path: '/data/ref', writable: false }];
+const files = {
+  'README.md': '# m\nalpha\n',
+  'src/a.ts': 'export const a = 1; // alpha\n',
+  '.gitignore': 'tmp/\n',
+  '.campaign/p.md': 'plan\n',
+};
+const mounts = [
+  { path: '.campaign', writable: false },
+  { path: '/data/out', writable: true },
+  { path: '/data/ref', writable: false },
+];
 const tools = ['read', 'grep', 'list', 'edit', 'write'];
 const manifest = {
   roles: [
@@ -28,17 +37,42 @@ type Step =
   | { op: 'prepare'; c: Conv };
 
 const conv = fc.constantFrom<Conv>('m1', 'm2', 'm3');
-const paths = fc.constantFrom('README.md', 'src/a.ts', 'src/new.ts', 'tmp/x.txt', '.campaign/p.md', '/data/out/o.txt', '/data/ref/r.txt', '../m2/README.md', '.git/config', 'gatefs.yaml');
+const paths = fc.constantFrom(
+  'README.md',
+  'src/a.ts',
+  'src/new.ts',
+  'tmp/x.txt',
+  '.campaign/p.md',
+  '/data/out/o.txt',
+  '/data/ref/r.txt',
+  '../m2/README.md',
+  '.git/config',
+  'gatefs.yaml',
+);
 const toolCall = fc.oneof(
   fc.record({ tool: fc.constant('read'), args: fc.record({ path: paths }) }),
   fc.record({ tool: fc.constant('write'), args: fc.record({ path: paths, content: fc.constantFrom('alpha\n', 'beta\n', 'x') }) }),
-  fc.record({ tool: fc.constant('edit'), args: fc.record({ path: paths, oldString: fc.constantFrom('alpha', 'a', 'zzz'), newString: fc.constantFrom('beta', 'q') }) }),
+  fc.record({
+    tool: fc.constant('edit'),
+    args: fc.record({ path: paths, oldString: fc.constantFrom('alpha', 'a', 'zzz'), newString: fc.constantFrom('beta', 'q') }),
+  }),
   fc.record({ tool: fc.constant('list'), args: fc.record({ pattern: fc.constantFrom('**', '*.md', 'src/*') }) }),
-  fc.record({ tool: fc.constant('grep'), args: fc.record({ pattern: fc.constantFrom('alpha', 'beta', 'a.'), output: fc.constantFrom('files', 'content', 'count') }) }),
+  fc.record({
+    tool: fc.constant('grep'),
+    args: fc.record({ pattern: fc.constantFrom('alpha', 'beta', 'a.'), output: fc.constantFrom('files', 'content', 'count') }),
+  }),
 );
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(conv, toolCall).map(([c, t]) => ({ op: 'call' as const, c, ...t })) },
-  { weight: 1, arbitrary: fc.array(fc.tuple(conv, toolCall).map(([c, t]) => ({ c, ...t })), { minLength: 2, maxLength: 6 }).map((calls) => ({ op: 'burst' as const, calls })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(
+        fc.tuple(conv, toolCall).map(([c, t]) => ({ c, ...t })),
+        { minLength: 2, maxLength: 6 },
+      )
+      .map((calls) => ({ op: 'burst' as const, calls })),
+  },
   { weight: 1, arbitrary: fc.tuple(conv, fc.boolean()).map(([c, discard]) => ({ op: 'release' as const, c, discard })) },
   { weight: 1, arbitrary: conv.map((c) => ({ op: 'prepare' as const, c })) },
 );
@@ -51,8 +85,15 @@ async function play(steps: Step[]): Promise<string> {
     for (const s of steps) {
       if (s.op === 'call') answers.push(await host.gate.call(s.c, s.tool, s.args));
       else if (s.op === 'burst') answers.push(await Promise.all(s.calls.map((x) => host.gate.call(x.c, x.tool, x.args))));
-      else if (s.op === 'release') answers.push(await host.release(s.c, { discard: s.discard } as never).catch((e: { code?: string }) => e.code));
-      else answers.push(await host.prepare({ conversation: s.c, role: roles[s.c] }).then((st) => st.state, (e: { code?: string }) => e.code));
+      else if (s.op === 'release')
+        answers.push(await host.release(s.c, { discard: s.discard } as never).catch((e: { code?: string }) => e.code));
+      else
+        answers.push(
+          await host.prepare({ conversation: s.c, role: roles[s.c] }).then(
+            (st) => st.state,
+            (e: { code?: string }) => e.code,
+          ),
+        );
     }
     return JSON.stringify({ answers, events: host.events(), status: host.status() });
   } finally {

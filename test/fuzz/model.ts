@@ -53,7 +53,8 @@ export function pinnedFiles(): Map<string, string> {
 
 export function initialModel(sharedFiles: Record<string, string>): Model {
   const conversations = {} as Record<Conversation, ConversationModel>;
-  for (const c of CONVERSATION_IDS) conversations[c] = { state: 'ready', files: pinnedFiles(), links: new Set(), swapped: false, touched: false };
+  for (const c of CONVERSATION_IDS)
+    conversations[c] = { state: 'ready', files: pinnedFiles(), links: new Set(), swapped: false, touched: false };
   return {
     conversations,
     shared: new Map(Object.entries(sharedFiles)),

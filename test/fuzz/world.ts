@@ -57,7 +57,12 @@ export interface World {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_ALL: 'C' },
+  }).trim();
 }
 
 /** Builds the world and opens a host over it. */
@@ -77,7 +82,10 @@ export async function makeWorld(): Promise<World> {
   const slots = CONVERSATION_IDS.flatMap((c) => Array.from({ length: SLOTS_PER_CONVERSATION }, (_, i) => `slot-${c}-${i}`));
   fs.writeFileSync(path.join(shared, 'counter.txt'), `${slots.join('\n')}\n`);
   git(repo, 'init', '--quiet', '--initial-branch=main');
-  fs.appendFileSync(path.join(repo, '.git/config'), '[user]\n\tname = fuzz\n\temail = fuzz@gatefs.invalid\n[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n');
+  fs.appendFileSync(
+    path.join(repo, '.git/config'),
+    '[user]\n\tname = fuzz\n\temail = fuzz@gatefs.invalid\n[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n',
+  );
   for (const [rel, content] of Object.entries(REPO_FILES)) {
     fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
     fs.writeFileSync(path.join(repo, rel), content);

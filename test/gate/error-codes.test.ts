@@ -22,13 +22,15 @@ afterAll(() => {
 
 function world() {
   const s = setupGate({ occupancy: { blockingHolder: (conv) => (conv === 'held' ? 'someone' : undefined) } });
-  const layer = new MemoryLayer({ root: '/ws', files: { 'f.txt': 'x x\n', 'bin': new Uint8Array([0, 1]), '.git/config': '[core]' } });
+  const layer = new MemoryLayer({ root: '/ws', files: { 'f.txt': 'x x\n', bin: new Uint8Array([0, 1]), '.git/config': '[core]' } });
   layer.volume.writeFileSync('/ws/big.txt', Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
   layer.volume.mkdirSync('/outside');
   layer.volume.symlinkSync('/outside', '/ws/link');
   // A layer whose file is held back by disclosure, as the sparse projection does before request_files.
   const undisclosed = new MemoryLayer({ files: { 'secret.ts': 's' } });
-  undisclosed.readFile = async (path: string) => { throw new VfsError('NOT_DISCLOSED', 'read', path); };
+  undisclosed.readFile = async (path: string) => {
+    throw new VfsError('NOT_DISCLOSED', 'read', path);
+  };
   const hostDir = join(temp, 'host');
   mkdirSync(hostDir);
   writeFileSync(join(hostDir, 'plain.txt'), 'p');
@@ -50,13 +52,17 @@ function world() {
   addWorkspace(s, 'reader', { tools: ['read'] });
   addWorkspace(s, 'prep', { state: 'preparing' });
   addWorkspace(s, 'gone', { state: 'released' });
-  addWorkspace(s, 'held', { files: { 'f': 'f' } });
-  const broken = new MemoryLayer({ files: { 'f': 'f' } });
-  broken.stat = async () => { throw new TypeError('boom'); };
+  addWorkspace(s, 'held', { files: { f: 'f' } });
+  const broken = new MemoryLayer({ files: { f: 'f' } });
+  broken.stat = async () => {
+    throw new TypeError('boom');
+  };
   addWorkspace(s, 'broken', { layer: broken });
   // A host out of descriptors: node:fs fails with EMFILE, which the layers map to BUSY.
-  const starved = new MemoryLayer({ files: { 'f': 'f' } });
-  starved.readFile = async (path: string) => { throw fromErrno(Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }), 'read', path); };
+  const starved = new MemoryLayer({ files: { f: 'f' } });
+  starved.readFile = async (path: string) => {
+    throw fromErrno(Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }), 'read', path);
+  };
   addWorkspace(s, 'starved', { layer: starved });
   return s;
 }

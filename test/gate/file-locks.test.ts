@@ -45,13 +45,21 @@ function lockDir(dir: string, waitMs: number): LockFileDir {
 }
 
 /** A gate over one host folder as the workspace of conversation `a`, with cross-process locks. */
-function gateOver(dir: string, locks?: LockFileDir): { gate: ToolGate; layer: HostLayer; call: (tool: string, args: object) => Promise<ToolResult> } {
+function gateOver(
+  dir: string,
+  locks?: LockFileDir,
+): { gate: ToolGate; layer: HostLayer; call: (tool: string, args: object) => Promise<ToolResult> } {
   const layer = openHostLayer(dir);
   cleanups.push(() => layer.close());
   const registry = new Registry();
   const ns = new Namespace({ root: '/worktrees/a', mounts: [{ path: '/worktrees/a', layer, writable: true }] });
   registry.set({ conversation: 'a', state: 'ready', role: 'agent', tools: new Set(['read', 'edit', 'write']), namespace: ns });
-  const gate = new ToolGate({ registry, runLog: { append: () => undefined }, clock: new ManualClock(0, 1), ...(locks ? { crossProcessLocks: locks } : {}) });
+  const gate = new ToolGate({
+    registry,
+    runLog: { append: () => undefined },
+    clock: new ManualClock(0, 1),
+    ...(locks ? { crossProcessLocks: locks } : {}),
+  });
   return { gate, layer, call: (tool, args) => gate.call('a', tool, args) };
 }
 
@@ -110,8 +118,14 @@ describe('in-process file locks', () => {
     const ns = new Namespace({ root: '/worktrees/a', mounts: [{ path: '/worktrees/a', layer, writable: true }] });
     registry.set({ conversation: 'a', state: 'ready', role: 'agent', tools: new Set(['edit']), namespace: ns });
     const gate = new ToolGate({ registry, runLog: { append: () => undefined }, clock: new ManualClock(0, 1) });
-    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'none', newString: 'x' })).toMatchObject({ ok: false, error: { code: 'NO_MATCH' } });
-    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'one', newString: 'two' })).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'none', newString: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'NO_MATCH' },
+    });
+    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'one', newString: 'two' })).toMatchObject({
+      ok: false,
+      error: { code: 'INTERNAL' },
+    });
     expect(processFileLocks.isBusy(layer.lockKey('f.txt'))).toBe(false);
     expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'one', newString: 'two' })).toMatchObject({ ok: true });
     expect(String(layer.volume.readFileSync('/f.txt'))).toBe('two\n');
@@ -131,12 +145,18 @@ describe('cross-process locks (lock files)', () => {
     const edit = await call('edit', { path: 'f.txt', oldString: 'v1', newString: 'v2' });
     expect(edit).toMatchObject({ ok: false, error: { code: 'BUSY', path: 'f.txt' } });
     expect((edit as { error: { message: string } }).error.message).not.toContain(dir);
-    expect(await call('write', { path: 'f.txt', content: 'v3\n', expectedSha256: sha('v1\n') })).toMatchObject({ ok: false, error: { code: 'BUSY' } });
+    expect(await call('write', { path: 'f.txt', content: 'v3\n', expectedSha256: sha('v1\n') })).toMatchObject({
+      ok: false,
+      error: { code: 'BUSY' },
+    });
     expect(readFileSync(join(dir, 'f.txt'), 'utf8')).toBe('v1\n');
 
     expect(await call('read', { path: 'f.txt' })).toMatchObject({ ok: true, value: { content: 'v1\n' } });
     expect(await call('write', { path: 'f.txt', content: 'plain\n' })).toMatchObject({ ok: true });
-    expect(await call('write', { path: 'new.txt', content: 'new\n', expectedSha256: null })).toMatchObject({ ok: true, value: { created: true } });
+    expect(await call('write', { path: 'new.txt', content: 'new\n', expectedSha256: null })).toMatchObject({
+      ok: true,
+      value: { created: true },
+    });
     expect(readFileSync(join(dir, 'f.txt'), 'utf8')).toBe('plain\n');
 
     hold!.release();

@@ -79,7 +79,14 @@ describe('two conversations over one repository (host layers over two copies)', 
     const outsideBefore = treeHash(outside);
     const listed = valueOf(await s.gate.call('a', 'list', { pattern: '**' }));
     expect(listed.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual([
-      '.gitignore:file', 'README.md:file', 'ignored:directory', 'ignored/x.ts:file', 'leaf.txt:symlink', 'src:directory', 'src/main.ts:file', 'src/out-link:symlink',
+      '.gitignore:file',
+      'README.md:file',
+      'ignored:directory',
+      'ignored/x.ts:file',
+      'leaf.txt:symlink',
+      'src:directory',
+      'src/main.ts:file',
+      'src/out-link:symlink',
     ]);
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'answer|SENTINEL|core' })).files).toEqual(['src/main.ts']);
     expect(errorOf(await s.gate.call('a', 'read', { path: 'leaf.txt' })).code).toBe('SYMLINK_ESCAPE');
@@ -117,7 +124,10 @@ describe('per-file serialization', () => {
     addWorkspace(s, 'b', { files: { 'f.txt': 'b' } });
     const order: string[] = [];
     const aWrite = s.gate.call('a', 'write', { path: 'f.txt', content: 'A1' }).then(() => order.push('a1'));
-    const aSecond = s.gate.call('a', 'edit', { path: 'f.txt', oldString: 'A1', newString: 'A2' }).then((r) => { order.push('a2'); return r; });
+    const aSecond = s.gate.call('a', 'edit', { path: 'f.txt', oldString: 'A1', newString: 'A2' }).then((r) => {
+      order.push('a2');
+      return r;
+    });
     const bWrite = await s.gate.call('b', 'write', { path: 'f.txt', content: 'B' });
     order.push('b');
     expect(bWrite.ok).toBe(true);

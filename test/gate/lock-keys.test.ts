@@ -148,7 +148,12 @@ describe('every wrapper forwards the key of the layer that is written', () => {
   });
 
   it('a layer without identities is keyed by itself and the path', () => {
-    const plain: Layer = { kind: 'plain', stat: async () => ({ type: 'file', size: 0, mode: 0o644, mtimeMs: 0 }), readFile: async () => new Uint8Array(), readdir: async () => [] };
+    const plain: Layer = {
+      kind: 'plain',
+      stat: async () => ({ type: 'file', size: 0, mode: 0o644, mtimeMs: 0 }),
+      readFile: async () => new Uint8Array(),
+      readdir: async () => [],
+    };
     expect(lockKeyOf(plain, 'a/b')).toEqual({ scope: plain, id: 'a/b' });
     expect(lockKeyOf(readOnly(plain), 'a/b')).toEqual({ scope: plain, id: 'a/b' });
   });

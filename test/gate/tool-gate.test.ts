@@ -65,7 +65,7 @@ describe('ToolGate: registration, role, occupancy (steps 2, 3, 5)', () => {
 
   it('allows only the tools the role declares; unknown tool names are refused too', async () => {
     const s = setupGate();
-    const { layer } = addWorkspace(s, 'ro', { files: { 'f': 'f' }, tools: ['read', 'list'], role: 'reviewer' });
+    const { layer } = addWorkspace(s, 'ro', { files: { f: 'f' }, tools: ['read', 'list'], role: 'reviewer' });
     const denied = errorOf(await s.gate.call('ro', 'write', { path: 'f', content: 'x' }));
     expect(denied).toMatchObject({ code: 'TOOL_NOT_ALLOWED' });
     expect(denied.message).toContain("'reviewer'");
@@ -111,7 +111,9 @@ describe('ToolGate: audit and internal errors (step 6)', () => {
   it('turns an unexpected throw into INTERNAL once, without leaking its message', async () => {
     const s = setupGate();
     const layer = new MemoryLayer({ files: { 'f.txt': 'x' } });
-    layer.readFile = async () => { throw new Error('EIO at /home/user/.secret/host/path'); };
+    layer.readFile = async () => {
+      throw new Error('EIO at /home/user/.secret/host/path');
+    };
     addWorkspace(s, 'a', { layer });
     const error = errorOf(await s.gate.call('a', 'read', { path: 'f.txt' }));
     expect(error.code).toBe('INTERNAL');
@@ -142,7 +144,15 @@ describe('ToolGate: descriptors', () => {
 describe('ToolGate: no processes, no git', () => {
   it('runs every file tool with a disclosure handle that throws on any call (the one port a registration carries)', async () => {
     let calls = 0;
-    const throwing = new Proxy({}, { get: () => () => { calls++; throw new Error('a file tool must not reach past the namespace'); } }) as DisclosureRequests;
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => () => {
+          calls++;
+          throw new Error('a file tool must not reach past the namespace');
+        },
+      },
+    ) as DisclosureRequests;
     const s = setupGate();
     addWorkspace(s, 'a', { files: { 'f.txt': 'one\n' }, disclosure: throwing });
     const results = [
@@ -158,7 +168,10 @@ describe('ToolGate: no processes, no git', () => {
 
   it('imports neither child_process nor the git or host-exec ports in the gate and tools sources', () => {
     const root = join(import.meta.dirname, '..', '..');
-    const files = [...readdirSync(join(root, 'src/gate')).map((f) => join(root, 'src/gate', f)), ...readdirSync(join(root, 'tools')).map((f) => join(root, 'tools', f))];
+    const files = [
+      ...readdirSync(join(root, 'src/gate')).map((f) => join(root, 'src/gate', f)),
+      ...readdirSync(join(root, 'tools')).map((f) => join(root, 'tools', f)),
+    ];
     expect(files.length).toBeGreaterThan(10);
     for (const f of files) {
       const source = readFileSync(f, 'utf8');

@@ -51,7 +51,10 @@ describe('write doors', () => {
     const shut = await release.shut('a');
     expect(shut).not.toBeNull();
     expect(await gate.call('a', 'write', { path: 'g.txt', content: 'two' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
-    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'one', newString: 'uno' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
+    expect(await gate.call('a', 'edit', { path: 'f.txt', oldString: 'one', newString: 'uno' })).toMatchObject({
+      ok: false,
+      error: { code: 'OCCUPIED' },
+    });
     expect(await gate.call('a', 'read', { path: 'f.txt' })).toMatchObject({ ok: true, value: { content: 'one' } });
     expect(await layer.stat('g.txt').catch(() => null)).toBeNull();
     shut!.open();
@@ -72,7 +75,9 @@ describe('write doors', () => {
     expect(await doors(dir, 100).shut('a')).toBeNull();
     const order: string[] = [];
     let shutAt = '';
-    const waiting = doors(dir, 5000).shut('a').then((d) => ((shutAt = order.join(',')), d));
+    const waiting = doors(dir, 5000)
+      .shut('a')
+      .then((d) => ((shutAt = order.join(',')), d));
     await new Promise((r) => setTimeout(r, 50));
     order.push('a left');
     a.leave();

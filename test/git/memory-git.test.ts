@@ -41,7 +41,9 @@ describe('MemoryGit (isomorphic-git over memfs)', () => {
       ['/repo', 'refs/heads/main'],
       ['/wt/x', 'refs/heads/gatefs/x'],
     ]);
-    await expect(port.addWorktree({ path: '/wt/y', branch: 'gatefs/x', base: head }, ctx)).rejects.toMatchObject({ code: 'COMMAND_FAILED' });
+    await expect(port.addWorktree({ path: '/wt/y', branch: 'gatefs/x', base: head }, ctx)).rejects.toMatchObject({
+      code: 'COMMAND_FAILED',
+    });
     volume.writeFileSync('/wt/x/a.txt', 'changed');
     volume.writeFileSync('/wt/x/ignored.log', 'noise');
     volume.mkdirSync('/wt/x/new');

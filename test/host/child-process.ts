@@ -40,19 +40,29 @@ export interface ChildRun {
 /** Starts the child host in its own process group (so a test can kill the group). */
 export async function runChild(input: object, env: NodeJS.ProcessEnv = process.env): Promise<ChildRun> {
   const script = await childScript();
-  const child = spawn(process.execPath, [script, JSON.stringify(input)], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, JSON.stringify(input)], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters: { op: string; resolve: () => void }[] = [];
   const seen = (op: string) => stdout.split('\n').some((l) => l.startsWith(`{"op":"${op}"`));
   child.stdout!.on('data', (c: Buffer) => {
     stdout += c.toString();
-    for (const w of waiters.splice(0)) if (seen(w.op)) w.resolve(); else waiters.push(w);
+    for (const w of waiters.splice(0))
+      if (seen(w.op)) w.resolve();
+      else waiters.push(w);
   });
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const done = new Promise<Awaited<ChildRun['done']>>((res) => {
     child.on('close', (code, signal) => {
-      const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { op: string; out?: unknown; error?: string });
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { op: string; out?: unknown; error?: string });
       res({ lines, code, signal, stderr });
     });
   });

@@ -97,7 +97,9 @@ describe.each([
     expect(removeBeneath(area, 'c', { procfs, onlyIfEmpty: true })).toBe(true);
     mkdirSync(join(area, 'd/x/y'), { recursive: true });
     writeFileSync(join(area, 'd/x/y/work.md'), 'work');
-    expect(() => removeBeneath(area, 'd', { procfs, onlyIfEmpty: true })).toThrow(expect.objectContaining({ code: 'DIRTY_WORKTREE', data: { files: ['x/y/work.md'] } }));
+    expect(() => removeBeneath(area, 'd', { procfs, onlyIfEmpty: true })).toThrow(
+      expect.objectContaining({ code: 'DIRTY_WORKTREE', data: { files: ['x/y/work.md'] } }),
+    );
     expect(existsSync(join(area, 'd/x/y/work.md'))).toBe(true);
   });
 });

@@ -70,14 +70,19 @@ describe('a holder whose process is gone', { timeout: 90_000 }, () => {
     const run = await runChild({ repo: r.dir, steps: [{ op: 'acquire', conversation: 'a', holder: 'mcp-child' }, { op: 'hang' }] });
     await run.reached('hang');
     expect(prep.status()).toMatchObject([{ conversation: 'a', holder: 'mcp-child' }]);
-    expect(await prep.gate.call('a', 'write', { path: 'x.txt', content: 'blocked' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
+    expect(await prep.gate.call('a', 'write', { path: 'x.txt', content: 'blocked' })).toMatchObject({
+      ok: false,
+      error: { code: 'OCCUPIED' },
+    });
     const pid = run.child.pid!;
     await kill(run);
     // A fresh host, as `gatefs call` would be: no new serve needed.
     const caller = await open(r.dir);
     expect(await caller.gate.call('a', 'write', { path: 'x.txt', content: 'after the crash' })).toMatchObject({ ok: true });
     expect(readFileSync(join(r.dir, '.gatefs/worktrees/a/x.txt'), 'utf8')).toBe('after the crash');
-    expect(caller.events().filter((e) => e.type === 'occupancy.holder_gone')).toMatchObject([{ conversation: 'a', data: { holder: 'mcp-child', pid, by: 'write' } }]);
+    expect(caller.events().filter((e) => e.type === 'occupancy.holder_gone')).toMatchObject([
+      { conversation: 'a', data: { holder: 'mcp-child', pid, by: 'write' } },
+    ]);
     expect(caller.status()).toMatchObject([{ conversation: 'a', holder: null }]);
     // the host that was open all along sees it too
     expect(await prep.gate.call('a', 'write', { path: 'y.txt', content: 'me too' })).toMatchObject({ ok: true });
@@ -86,7 +91,10 @@ describe('a holder whose process is gone', { timeout: 90_000 }, () => {
   it('acquire ends a dead holder too: a new server takes the workspace a killed one held', async () => {
     const r = repo();
     (await open(r.dir)).close();
-    const run = await runChild({ repo: r.dir, steps: [{ op: 'prepare', conversation: 'a' }, { op: 'acquire', conversation: 'a', holder: 'mcp-old' }, { op: 'hang' }] });
+    const run = await runChild({
+      repo: r.dir,
+      steps: [{ op: 'prepare', conversation: 'a' }, { op: 'acquire', conversation: 'a', holder: 'mcp-old' }, { op: 'hang' }],
+    });
     await run.reached('hang');
     const next = await open(r.dir);
     expect(() => next.acquire('a', 'mcp-new')).toThrow(expect.objectContaining({ code: 'OCCUPIED' }));
@@ -105,7 +113,12 @@ describe('a holder whose process is gone', { timeout: 90_000 }, () => {
     expect(mine).toMatch(/^.+:\d+$/);
     const [boot, ticks] = [mine!.slice(0, mine!.lastIndexOf(':')), Number(mine!.slice(mine!.lastIndexOf(':') + 1))];
     // Same pid as this process, started at another time: a recycled pid.
-    store.acquireOccupancy({ conversation: 'a', holder: 'recycled', mode: 'exclusive-write', process: { pid: process.pid, start: `${boot}:${ticks + 1}` } });
+    store.acquireOccupancy({
+      conversation: 'a',
+      holder: 'recycled',
+      mode: 'exclusive-write',
+      process: { pid: process.pid, start: `${boot}:${ticks + 1}` },
+    });
     expect(await host.gate.call('a', 'write', { path: 'x.txt', content: 'x' })).toMatchObject({ ok: true });
     // The same pid with its real start time is alive and blocks.
     store.acquireOccupancy({ conversation: 'a', holder: 'alive', mode: 'exclusive-write', process: { pid: process.pid, start: mine } });
@@ -155,7 +168,10 @@ describe('a release killed half-way', { timeout: 90_000 }, () => {
     const host = await open(r.dir);
     await host.prepare({ conversation: 'a' });
     await host.close();
-    const run = await runChild({ repo: r.dir, steps: [{ op: 'release', conversation: 'a' }] }, gitThatHangsOn(r, ['worktree', 'remove'], marker));
+    const run = await runChild(
+      { repo: r.dir, steps: [{ op: 'release', conversation: 'a' }] },
+      gitThatHangsOn(r, ['worktree', 'remove'], marker),
+    );
     await until(marker);
     await kill(run);
     expect(existsSync(join(r.dir, '.gatefs/worktrees/a/README.md'))).toBe(true);
@@ -174,12 +190,17 @@ describe('a release killed half-way', { timeout: 90_000 }, () => {
     const host = await open(r.dir);
     await host.prepare({ conversation: 'a' });
     await host.close();
-    const run = await runChild({ repo: r.dir, steps: [{ op: 'release', conversation: 'a' }] }, gitThatHangsOn(r, ['worktree', 'remove'], marker));
+    const run = await runChild(
+      { repo: r.dir, steps: [{ op: 'release', conversation: 'a' }] },
+      gitThatHangsOn(r, ['worktree', 'remove'], marker),
+    );
     await until(marker);
     await kill(run);
     writeFileSync(join(r.dir, '.gatefs/worktrees/a/editor-wrote.txt'), 'not gatefs, but work');
     const next = await open(r.dir);
-    expect(next.events().filter((e) => e.type === 'release.undone')).toMatchObject([{ conversation: 'a', data: { step: 'removing', problem: expect.stringContaining('editor-wrote.txt') } }]);
+    expect(next.events().filter((e) => e.type === 'release.undone')).toMatchObject([
+      { conversation: 'a', data: { step: 'removing', problem: expect.stringContaining('editor-wrote.txt') } },
+    ]);
     expect(readFileSync(join(r.dir, '.gatefs/worktrees/a/editor-wrote.txt'), 'utf8')).toBe('not gatefs, but work');
     expect(next.status()).toMatchObject([{ conversation: 'a', state: 'ready', holder: null }]);
     expect(await next.gate.call('a', 'read', { path: 'editor-wrote.txt' })).toMatchObject({ ok: true });

@@ -43,7 +43,10 @@ describe('copy backend', () => {
     const status = await host.prepare({ conversation: 'c' });
     expect(status).toMatchObject({ backend: 'copy', guarantee: 'confined', branch: null, pinnedSha: repo.git('rev-parse', 'HEAD') });
     repo.write({ 'src/a.ts': 'changed after pinning\n' });
-    expect(await host.gate.call('c', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 1;\n' } });
+    expect(await host.gate.call('c', 'read', { path: 'src/a.ts' })).toMatchObject({
+      ok: true,
+      value: { content: 'export const a = 1;\n' },
+    });
     await host.gate.call('c', 'edit', { path: 'README.md', oldString: 'demo', newString: 'copy' });
     expect(readFileSync(join(repo.dir, 'README.md'), 'utf8')).toBe('# demo\n');
     expect(readFileSync(join(repo.dir, '.gatefs/copies/c/README.md'), 'utf8')).toBe('# copy\n');
@@ -111,15 +114,24 @@ describe('shared backend', () => {
     await host.gate.call('s', 'write', { path: 'src/shared.ts', content: 'shared\n' });
     expect(readFileSync(join(repo.dir, 'src/shared.ts'), 'utf8')).toBe('shared\n');
     const db = readFileSync(join(repo.dir, '.gatefs/gatefs.db'));
-    expect(await host.gate.call('s', 'write', { path: '.gatefs/gatefs.db', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
-    expect(await host.gate.call('s', 'write', { path: '.gatefs/worktrees/evil.txt', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+    expect(await host.gate.call('s', 'write', { path: '.gatefs/gatefs.db', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
+    expect(await host.gate.call('s', 'write', { path: '.gatefs/worktrees/evil.txt', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
     expect(await host.gate.call('s', 'read', { path: '.gatefs/gatefs.db' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(JSON.stringify(await host.gate.call('s', 'list', {}))).not.toContain('.gatefs');
     // Whole-tree walks never enter the state directory either (the database holds SQL text).
     expect(JSON.stringify(await host.gate.call('s', 'list', { pattern: '**' }))).not.toContain('.gatefs');
     const grep = await host.gate.call('s', 'grep', { pattern: 'CREATE TABLE', literal: true });
     expect(grep).toMatchObject({ ok: true, value: { files: [] } });
-    expect(await host.gate.call('s', 'grep', { pattern: 'shared', output: 'files' })).toMatchObject({ ok: true, value: { files: ['src/shared.ts'] } });
+    expect(await host.gate.call('s', 'grep', { pattern: 'shared', output: 'files' })).toMatchObject({
+      ok: true,
+      value: { files: ['src/shared.ts'] },
+    });
     expect(readFileSync(join(repo.dir, '.gatefs/gatefs.db')).length).toBeGreaterThanOrEqual(db.length);
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/evil.txt'))).toBe(false);
   });
@@ -132,9 +144,18 @@ describe('mounts', () => {
     await host.prepare({ conversation: 'm' });
     repo.write({ '.campaign/plan.md': 'newer plan\n' });
     repo.commit('plan moves on');
-    expect(await host.gate.call('m', 'read', { path: '.campaign/plan.md' })).toMatchObject({ ok: true, value: { content: 'pinned plan\n' } });
-    expect(await host.gate.call('m', 'write', { path: '.campaign/plan.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(await host.gate.call('m', 'write', { path: '.campaign/new.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('m', 'read', { path: '.campaign/plan.md' })).toMatchObject({
+      ok: true,
+      value: { content: 'pinned plan\n' },
+    });
+    expect(await host.gate.call('m', 'write', { path: '.campaign/plan.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(await host.gate.call('m', 'write', { path: '.campaign/new.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
   });
 
   it('mounts host folders with their write flag, and a read-only tree reached through a writable one stays read-only', async () => {
@@ -151,10 +172,19 @@ describe('mounts', () => {
     ]);
     await host.prepare({ conversation: 'm' });
     const before = tree(outside);
-    expect(await host.gate.call('m', 'write', { path: `${ref}/spec.md`, content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('m', 'write', { path: `${ref}/spec.md`, content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
     // The same tree through the writable parent mount: the identity guard keeps it read-only.
-    expect(await host.gate.call('m', 'write', { path: `${out}/reference/spec.md`, content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(await host.gate.call('m', 'write', { path: `${out}/reference/new.md`, content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('m', 'write', { path: `${out}/reference/spec.md`, content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(await host.gate.call('m', 'write', { path: `${out}/reference/new.md`, content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
     expect(tree(outside)).toEqual(before);
     expect(await host.gate.call('m', 'write', { path: `${out}/result.txt`, content: 'ok\n' })).toMatchObject({ ok: true });
     expect(readFileSync(join(out, 'result.txt'), 'utf8')).toBe('ok\n');
@@ -166,7 +196,10 @@ describe('mounts', () => {
     const docs = join(repo.dir, 'docs');
     const host = await hostFor(repo.dir, 'shared', [{ path: docs, writable: false }]);
     await host.prepare({ conversation: 's' });
-    expect(await host.gate.call('s', 'write', { path: 'docs/new.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('s', 'write', { path: 'docs/new.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
     expect(tree(docs)).toEqual({ 'guide.md': 'guide\n' });
   });
 
@@ -183,14 +216,20 @@ describe('mounts', () => {
     expect(failure).toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'FOLDER_THROUGH_LINK' } });
     expect((failure as Error).message).toContain(join(alias, 'docs'));
     expect(host.status()).toEqual([]);
-    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
+    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'UNKNOWN_CONVERSATION' },
+    });
     expect(tree(join(repo.dir, 'docs'))).toEqual({ 'guide.md': 'guide\n' });
   });
 
   it('fails preparation with a typed error when an absolute mount folder is missing, leaving nothing', async () => {
     const repo = repoWith();
     const host = await hostFor(repo.dir, 'worktree', [{ path: '/nonexistent-gatefs-mount', writable: true }]);
-    await expect(host.prepare({ conversation: 'm' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'MISSING_FOLDER' } });
+    await expect(host.prepare({ conversation: 'm' })).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'MISSING_FOLDER' },
+    });
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/m'))).toBe(false);
     expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
     expect(host.status()).toEqual([]);
@@ -207,7 +246,9 @@ describe('the container backend', () => {
     await expect(createHost({ repo: repo.dir, manifest, stateDir })).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
     expect(existsSync(join(repo.dir, '.gatefs'))).toBe(false);
     expect(existsSync(stateDir)).toBe(false);
-    expect(existsSync(join(repo.dir, '.git/info/exclude')) ? readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8') : '').not.toContain('.gatefs');
+    expect(existsSync(join(repo.dir, '.git/info/exclude')) ? readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8') : '').not.toContain(
+      '.gatefs',
+    );
     expect(repo.git('status', '--porcelain', '--ignored')).toBe(before);
   });
 });

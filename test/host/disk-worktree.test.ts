@@ -32,7 +32,17 @@ describe('createHost with the worktree backend', () => {
     const { repo, host, worktree } = await setup();
     const head = repo.git('rev-parse', 'HEAD');
     const status = await host.prepare({ conversation: 'a' });
-    expect(status).toEqual({ conversation: 'a', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready', branch: 'gatefs/a', pinnedSha: head, holder: null, confinement: 'procfs' });
+    expect(status).toEqual({
+      conversation: 'a',
+      role: 'agent',
+      backend: 'worktree',
+      guarantee: 'confined',
+      state: 'ready',
+      branch: 'gatefs/a',
+      pinnedSha: head,
+      holder: null,
+      confinement: 'procfs',
+    });
     expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
     expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);
     expect(readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8')).toContain('/.gatefs/');
@@ -51,13 +61,25 @@ describe('createHost with the worktree backend', () => {
     const [a, b] = await Promise.all([host.prepare({ conversation: 'a', baseRef: first }), host.prepare({ conversation: 'b' })]);
     expect(a.pinnedSha).toBe(first);
     expect(b.pinnedSha).toBe(repo.git('rev-parse', 'HEAD'));
-    expect(await host.gate.call('a', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 1;\n' } });
-    expect(await host.gate.call('b', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 100;\n' } });
+    expect(await host.gate.call('a', 'read', { path: 'src/a.ts' })).toMatchObject({
+      ok: true,
+      value: { content: 'export const a = 1;\n' },
+    });
+    expect(await host.gate.call('b', 'read', { path: 'src/a.ts' })).toMatchObject({
+      ok: true,
+      value: { content: 'export const a = 100;\n' },
+    });
     expect((await host.gate.call('a', 'write', { path: 'notes/n.md', content: 'only a' })).ok).toBe(true);
     expect(readFileSync(join(worktree('a'), 'notes/n.md'), 'utf8')).toBe('only a');
     expect(await host.gate.call('b', 'read', { path: 'notes/n.md' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await host.gate.call('a', 'read', { path: '/worktrees/b/src/a.ts' })).toMatchObject({ ok: false, error: { code: 'OUTSIDE_MOUNTS' } });
-    expect(await host.gate.call('a', 'write', { path: '.git', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+    expect(await host.gate.call('a', 'read', { path: '/worktrees/b/src/a.ts' })).toMatchObject({
+      ok: false,
+      error: { code: 'OUTSIDE_MOUNTS' },
+    });
+    expect(await host.gate.call('a', 'write', { path: '.git', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
   });
 
   it('reuses an existing worktree on the same branch without resetting it', async () => {
@@ -90,7 +112,9 @@ describe('createHost with the worktree backend', () => {
     expect(await again.gate.call('a', 'read', { path: 'work.txt' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
     expect(await again.prepare({ conversation: 'a' })).toMatchObject({ state: 'ready', pinnedSha: pinned, branch: 'gatefs/a' });
     expect(await again.gate.call('a', 'read', { path: 'work.txt' })).toMatchObject({ ok: true, value: { content: 'committed work' } });
-    expect(again.events().map((e) => e.type)).toEqual(expect.arrayContaining(['recover.unavailable', 'prepare.checkout_missing', 'prepare.ready']));
+    expect(again.events().map((e) => e.type)).toEqual(
+      expect.arrayContaining(['recover.unavailable', 'prepare.checkout_missing', 'prepare.ready']),
+    );
   });
 
   it('answers WORKSPACE_NOT_READY while preparing and records every git command with its tag and chain', async () => {
@@ -116,7 +140,11 @@ describe('createHost with the worktree backend', () => {
     const { repo, host, exec, worktree } = await setup();
     exec.after = (req, res) => (isAdd(req.argv) ? { ...res, exitCode: 128, stderr: 'fatal: simulated failure after checkout' } : res);
     const failure = await host.prepare({ conversation: 'a' }).catch((e: unknown) => e);
-    expect(failure).toMatchObject({ name: 'WorkspaceError', code: 'PREPARATION_FAILED', data: { conversation: 'a', reason: 'GIT_COMMAND_FAILED' } });
+    expect(failure).toMatchObject({
+      name: 'WorkspaceError',
+      code: 'PREPARATION_FAILED',
+      data: { conversation: 'a', reason: 'GIT_COMMAND_FAILED' },
+    });
     expect((failure as Error).message).toContain('simulated failure');
     expect(existsSync(worktree('a'))).toBe(false);
     expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
@@ -129,9 +157,18 @@ describe('createHost with the worktree backend', () => {
 
   it('refuses a bad base ref, a bad id and an unknown role with typed errors and leaves nothing behind', async () => {
     const { repo, host } = await setup();
-    await expect(host.prepare({ conversation: 'a', baseRef: 'no-such-ref' })).rejects.toMatchObject({ code: 'BAD_REF', data: { ref: 'no-such-ref' } });
-    await expect(host.prepare({ conversation: '../x' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'BAD_CONVERSATION_ID' } });
-    await expect(host.prepare({ conversation: 'a', role: 'nobody' })).rejects.toMatchObject({ name: 'ManifestError', code: 'UNKNOWN_ROLE' });
+    await expect(host.prepare({ conversation: 'a', baseRef: 'no-such-ref' })).rejects.toMatchObject({
+      code: 'BAD_REF',
+      data: { ref: 'no-such-ref' },
+    });
+    await expect(host.prepare({ conversation: '../x' })).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'BAD_CONVERSATION_ID' },
+    });
+    await expect(host.prepare({ conversation: 'a', role: 'nobody' })).rejects.toMatchObject({
+      name: 'ManifestError',
+      code: 'UNKNOWN_ROLE',
+    });
     expect(host.status()).toEqual([]);
     expect(repo.git('branch', '--list', 'gatefs/*')).toBe('');
   });
@@ -159,7 +196,10 @@ describe('createHost with the worktree backend', () => {
     exec.forbidden = true;
     const before = exec.seen.length;
     expect(await host.gate.call('a', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true });
-    expect(await host.gate.call('a', 'list', { path: 'src' })).toMatchObject({ ok: true, value: { entries: [{ path: 'src/a.ts' }, { path: 'src/b.ts' }] } });
+    expect(await host.gate.call('a', 'list', { path: 'src' })).toMatchObject({
+      ok: true,
+      value: { entries: [{ path: 'src/a.ts' }, { path: 'src/b.ts' }] },
+    });
     expect(await host.gate.call('a', 'grep', { pattern: 'const b' })).toMatchObject({ ok: true, value: { files: ['src/b.ts'] } });
     expect(await host.gate.call('a', 'edit', { path: 'src/b.ts', oldString: '= 2', newString: '= 3' })).toMatchObject({ ok: true });
     expect(await host.gate.call('a', 'write', { path: 'src/c.ts', content: 'c' })).toMatchObject({ ok: true });
@@ -180,7 +220,12 @@ describe('release of a worktree', () => {
     expect(await host.gate.call('a', 'read', { path: 'new.txt' })).toMatchObject({ ok: true });
     repo.git('-C', worktree('a'), 'checkout', '--', 'README.md');
     repo.git('-C', worktree('a'), 'clean', '-fq');
-    expect(await host.release('a')).toEqual({ conversation: 'a', removed: true, branchDeleted: false, branchKeptReason: 'deleteBranch was not asked for' });
+    expect(await host.release('a')).toEqual({
+      conversation: 'a',
+      removed: true,
+      branchDeleted: false,
+      branchKeptReason: 'deleteBranch was not asked for',
+    });
     expect(existsSync(worktree('a'))).toBe(false);
     expect(repo.git('branch', '--list', 'gatefs/a')).toContain('gatefs/a');
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'released' }]);
@@ -216,7 +261,12 @@ describe('release of a worktree', () => {
     const kept = await host.release('open', { deleteBranch: true });
     expect(kept).toMatchObject({ removed: true, branchDeleted: false, branchKeptReason: expect.stringContaining('not merged into HEAD') });
     expect(repo.git('branch', '--list', 'gatefs/open')).toContain('gatefs/open');
-    expect(host.events().filter((e) => e.type === 'release').map((e) => e.data.branchDeleted)).toEqual([true, false]);
+    expect(
+      host
+        .events()
+        .filter((e) => e.type === 'release')
+        .map((e) => e.data.branchDeleted),
+    ).toEqual([true, false]);
     // Prepared again: a deleted branch starts over from the current HEAD; a kept one is checked
     // out again with its commits, on its earlier pin.
     const firstPin = (await host.status()).find((w) => w.conversation === 'open')!.pinnedSha;

@@ -23,7 +23,8 @@ for (const step of input.steps) {
   try {
     let out: unknown;
     if (step.op === 'prepare') out = await host.prepare({ conversation: step.conversation!, role: step.role });
-    else if (step.op === 'call') out = await host.gate.call(step.conversation!, step.tool!, step.args, step.holder ? { holder: step.holder } : {});
+    else if (step.op === 'call')
+      out = await host.gate.call(step.conversation!, step.tool!, step.args, step.holder ? { holder: step.holder } : {});
     else if (step.op === 'release') out = await host.release(step.conversation!, step.discard ? { discard: true } : {});
     else if (step.op === 'acquire') out = host.acquire(step.conversation!, step.holder!);
     else if (step.op === 'hang') {

@@ -2,10 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/create-memory-host.js';
 import { createMemoryHost as fromRoot, createHost } from '../../src/index.js';
 
-const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', '.campaign/plan.md': 'the plan\n', 'docs/guide.md': 'guide\n' };
+const files = {
+  'README.md': '# demo\n',
+  'src/a.ts': 'export const a = 1;\n',
+  '.campaign/plan.md': 'the plan\n',
+  'docs/guide.md': 'guide\n',
+};
 const manifest = {
   roles: [
-    { name: 'worker', tools: ['read', 'grep', 'list', 'edit', 'write'], workspace: { backend: 'worktree', mounts: [{ path: '.campaign', writable: false }, { path: '/data/out', writable: true }, { path: '/data/ref', writable: false }] } },
+    {
+      name: 'worker',
+      tools: ['read', 'grep', 'list', 'edit', 'write'],
+      workspace: {
+        backend: 'worktree',
+        mounts: [
+          { path: '.campaign', writable: false },
+          { path: '/data/out', writable: true },
+          { path: '/data/ref', writable: false },
+        ],
+      },
+    },
     { name: 'copier', tools: ['read', 'write', 'list'], workspace: { backend: 'copy' } },
     { name: 'sharer', tools: ['read', 'write'], workspace: { backend: 'shared' } },
   ],
@@ -46,19 +62,36 @@ describe('createMemoryHost', () => {
     expect(one.events.length).toBeGreaterThan(10);
     expect(JSON.stringify(two.events)).toBe(JSON.stringify(one.events));
     expect(JSON.stringify(two.status)).toBe(JSON.stringify(one.status));
-    expect(one.events.map((e) => e.type)).toEqual(expect.arrayContaining(['prepare.start', 'prepare.ready', 'tool_call', 'occupancy.acquire', 'occupancy.release', 'prepare.failed']));
+    expect(one.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['prepare.start', 'prepare.ready', 'tool_call', 'occupancy.acquire', 'occupancy.release', 'prepare.failed']),
+    );
     expect(one.events.filter((e) => e.type === 'exec')).toEqual([]);
   });
 
   it('prepares every backend in memory, with mounts and their write flags', async () => {
     const host = await createMemoryHost({ files, manifest, folders });
-    expect(await host.prepare({ conversation: 'w', role: 'worker' })).toMatchObject({ backend: 'worktree', state: 'ready', branch: 'gatefs/w', confinement: 'memory' });
-    expect(await host.prepare({ conversation: 'c', role: 'copier' })).toMatchObject({ backend: 'copy', guarantee: 'confined', branch: null });
+    expect(await host.prepare({ conversation: 'w', role: 'worker' })).toMatchObject({
+      backend: 'worktree',
+      state: 'ready',
+      branch: 'gatefs/w',
+      confinement: 'memory',
+    });
+    expect(await host.prepare({ conversation: 'c', role: 'copier' })).toMatchObject({
+      backend: 'copy',
+      guarantee: 'confined',
+      branch: null,
+    });
     expect(await host.prepare({ conversation: 's', role: 'sharer' })).toMatchObject({ backend: 'shared', guarantee: 'none' });
     await host.gate.call('w', 'write', { path: 'src/b.ts', content: 'from w' });
     expect(text(host.volume.readFileSync('/state/worktrees/w/src/b.ts', 'utf8'))).toBe('from w');
-    expect(await host.gate.call('w', 'write', { path: '.campaign/plan.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(await host.gate.call('w', 'write', { path: '/data/ref/r.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('w', 'write', { path: '.campaign/plan.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(await host.gate.call('w', 'write', { path: '/data/ref/r.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
     expect(await host.gate.call('w', 'write', { path: '/data/out/o.txt', content: 'out' })).toMatchObject({ ok: true });
     expect(text(host.volume.readFileSync('/data/out/o.txt', 'utf8'))).toBe('out');
     await host.gate.call('c', 'write', { path: 'README.md', content: 'copy' });
@@ -71,12 +104,29 @@ describe('createMemoryHost', () => {
   });
 
   it('keeps a read-only mount read-only when its folder lies inside the writable checkout', async () => {
-    const ro = { roles: [{ name: 's', tools: ['read', 'write', 'edit'], workspace: { backend: 'shared', mounts: [{ path: '/repo/docs', writable: false }] } }] };
+    const ro = {
+      roles: [
+        {
+          name: 's',
+          tools: ['read', 'write', 'edit'],
+          workspace: { backend: 'shared', mounts: [{ path: '/repo/docs', writable: false }] },
+        },
+      ],
+    };
     const host = await createMemoryHost({ files, manifest: ro });
     await host.prepare({ conversation: 's' });
-    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(await host.gate.call('s', 'write', { path: 'docs/new/deeper.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
-    expect(await host.gate.call('s', 'write', { path: '/repo/docs/guide.md', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await host.gate.call('s', 'write', { path: 'docs/guide.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(await host.gate.call('s', 'write', { path: 'docs/new/deeper.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(await host.gate.call('s', 'write', { path: '/repo/docs/guide.md', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
     expect(text(host.volume.readFileSync('/repo/docs/guide.md', 'utf8'))).toBe('guide\n');
     expect(host.volume.existsSync('/repo/docs/new')).toBe(false);
     expect(await host.gate.call('s', 'write', { path: 'src/ok.ts', content: 'fine' })).toMatchObject({ ok: true });
@@ -87,9 +137,14 @@ describe('createMemoryHost', () => {
     const host = await createMemoryHost({ files });
     await host.prepare({ conversation: 'a' });
     host.acquire('a', 'one');
-    expect(() => host.acquire('a', 'two')).toThrow(expect.objectContaining({ code: 'OCCUPIED', data: expect.objectContaining({ holder: 'one' }) }));
+    expect(() => host.acquire('a', 'two')).toThrow(
+      expect.objectContaining({ code: 'OCCUPIED', data: expect.objectContaining({ holder: 'one' }) }),
+    );
     expect(host.status()[0].holder).toBe('one');
-    expect(await host.gate.call('a', 'write', { path: 'f', content: 'x' }, { holder: 'two' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
+    expect(await host.gate.call('a', 'write', { path: 'f', content: 'x' }, { holder: 'two' })).toMatchObject({
+      ok: false,
+      error: { code: 'OCCUPIED' },
+    });
     expect(await host.gate.call('a', 'read', { path: 'README.md' }, { holder: 'two' })).toMatchObject({ ok: true });
     expect(await host.gate.call('a', 'write', { path: 'f', content: 'x' }, { holder: 'one' })).toMatchObject({ ok: true });
     expect(host.releaseOccupancy('a', 'one')).toBe(true);
@@ -117,7 +172,10 @@ describe('createMemoryHost', () => {
     await host.gate.call('a', 'write', { path: 'kept.txt', content: 'kept' });
     expect(await host.prepare({ conversation: 'a' })).toEqual(first);
     expect(await host.gate.call('a', 'read', { path: 'kept.txt' })).toMatchObject({ ok: true, value: { content: 'kept' } });
-    await expect(host.prepare({ conversation: 'a', role: 'copier' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'ROLE_MISMATCH' } });
+    await expect(host.prepare({ conversation: 'a', role: 'copier' })).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'ROLE_MISMATCH' },
+    });
     await host.close();
   });
 

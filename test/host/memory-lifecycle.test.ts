@@ -50,7 +50,9 @@ describe('memory host: dead holders', () => {
     liveness.restart();
     expect(host.status()).toMatchObject([{ holder: null }]);
     expect(await host.gate.call('a', 'write', { path: 'x.md', content: 'x' })).toMatchObject({ ok: true });
-    expect(host.events().filter((e) => e.type === 'occupancy.holder_gone')).toMatchObject([{ conversation: 'a', data: { holder: 'old-serve', pid: 1, by: 'write' } }]);
+    expect(host.events().filter((e) => e.type === 'occupancy.holder_gone')).toMatchObject([
+      { conversation: 'a', data: { holder: 'old-serve', pid: 1, by: 'write' } },
+    ]);
     expect(host.status()).toMatchObject([{ holder: null }]);
     await host.close();
   });

@@ -38,7 +38,10 @@ function memory(): { platform: HostPlatform; base: string } {
   return { platform: new MemoryPlatform(volume, '/base', '/base/state', new MemoryGit({ volume, dir: '/base' })), base: '/base' };
 }
 
-describe.each([['disk', disk], ['memory', memory]] as const)('platform lookups (%s)', (_name, make) => {
+describe.each([
+  ['disk', disk],
+  ['memory', memory],
+] as const)('platform lookups (%s)', (_name, make) => {
   it('answer missing for nothing there, and throw for a path they cannot look at', () => {
     const { platform, base } = make();
     expect(platform.folderState(join(base, 'folder'))).toBe('folder');

@@ -36,8 +36,13 @@ describe('prepare on a ready workspace', () => {
     expect(await host.prepare({ conversation: 'a', baseRef: first })).toEqual(ready);
     expect(await host.prepare({ conversation: 'a' })).toEqual(ready);
     const refused = host.prepare({ conversation: 'a', baseRef: 'main' });
-    await expect(refused).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'BASE_MISMATCH', pinnedSha: first, baseSha: second } });
-    await expect(refused).rejects.toThrow(`conversation 'a' is already prepared from ${first.slice(0, 12)}, not from main (${second.slice(0, 12)})`);
+    await expect(refused).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'BASE_MISMATCH', pinnedSha: first, baseSha: second },
+    });
+    await expect(refused).rejects.toThrow(
+      `conversation 'a' is already prepared from ${first.slice(0, 12)}, not from main (${second.slice(0, 12)})`,
+    );
     expect(host.status()).toEqual([ready]);
     expect(readFileSync(join(repo.dir, '.gatefs/worktrees/a/work.md'), 'utf8')).toBe('mine\n');
     expect(await host.gate.call('a', 'read', { path: 'README.md' })).toMatchObject({ ok: true, value: { content: 'one\n' } });
@@ -71,13 +76,24 @@ describe('prepare again after a release, while the branch gatefs/<id> still exis
     const head = repo.git('rev-parse', 'gatefs/a');
     expect(head).toBe(first);
     const refused = host.prepare({ conversation: 'a', baseRef: 'main' });
-    await expect(refused).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'BRANCH_EXISTS', branch: 'gatefs/a', head: first } });
-    await expect(refused).rejects.toThrow(`the branch gatefs/a already exists at ${first.slice(0, 12)} (from an earlier preparation of 'a'), not at main (${second.slice(0, 12)})`);
-    await expect(refused).rejects.toMatchObject({ data: { hint: expect.stringMatching(/^prepare without --base to continue that branch, or delete it \(git branch -D gatefs\/a/) } });
+    await expect(refused).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'BRANCH_EXISTS', branch: 'gatefs/a', head: first },
+    });
+    await expect(refused).rejects.toThrow(
+      `the branch gatefs/a already exists at ${first.slice(0, 12)} (from an earlier preparation of 'a'), not at main (${second.slice(0, 12)})`,
+    );
+    await expect(refused).rejects.toMatchObject({
+      data: { hint: expect.stringMatching(/^prepare without --base to continue that branch, or delete it \(git branch -D gatefs\/a/) },
+    });
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/a'))).toBe(false);
     expect(repo.git('rev-parse', 'gatefs/a')).toBe(first);
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'released', pinnedSha: first }]);
-    expect(host.events().at(-1)).toMatchObject({ type: 'prepare.failed', conversation: 'a', data: { code: 'PREPARATION_FAILED', reason: 'BRANCH_EXISTS' } });
+    expect(host.events().at(-1)).toMatchObject({
+      type: 'prepare.failed',
+      conversation: 'a',
+      data: { code: 'PREPARATION_FAILED', reason: 'BRANCH_EXISTS' },
+    });
     // The base the branch is at is accepted; so is the same request after the branch is deleted.
     expect((await host.prepare({ conversation: 'a', baseRef: first })).pinnedSha).toBe(first);
     await host.release('a');

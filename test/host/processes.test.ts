@@ -50,7 +50,10 @@ describe('several processes over one state directory', () => {
       { conversation: 'a', state: 'ready', pinnedSha: pinned, branch: 'gatefs/a' },
       { conversation: 'b', state: 'released', pinnedSha: pinned },
     ]);
-    expect(await host.gate.call('a', 'read', { path: 'from-child.txt' })).toMatchObject({ ok: true, value: { content: 'child wrote this' } });
+    expect(await host.gate.call('a', 'read', { path: 'from-child.txt' })).toMatchObject({
+      ok: true,
+      value: { content: 'child wrote this' },
+    });
     expect(await host.gate.call('b', 'read', { path: 'README.md' })).toMatchObject({ ok: false, error: { code: 'WORKSPACE_RELEASED' } });
     expect(host.events().some((e) => e.type === 'exec' && e.conversation === 'a')).toBe(true);
   });
@@ -63,14 +66,23 @@ describe('several processes over one state directory', () => {
     const held = exec.holdNext((argv) => argv[1] === 'worktree' && argv[2] === 'add');
     const mine = host.prepare({ conversation: 'c' });
     await held.reached;
-    const child = await runChild({ repo: r.dir, steps: [{ op: 'prepare', conversation: 'c' }, { op: 'prepare', conversation: 'd' }] });
+    const child = await runChild({
+      repo: r.dir,
+      steps: [
+        { op: 'prepare', conversation: 'c' },
+        { op: 'prepare', conversation: 'd' },
+      ],
+    });
     const { lines } = await child.done;
     held.release();
     expect(await mine).toMatchObject({ conversation: 'c', state: 'ready' });
     expect(lines.map((l) => l.error ?? 'ok')).toEqual(['BUSY', 'ok']);
     const adds = host.events().filter((e) => e.type === 'exec' && e.conversation === 'c' && (e.data.argv as string[])[2] === 'add');
     expect(adds).toHaveLength(1);
-    expect(await host.gate.call('d', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true, value: { content: 'export const a = 1;\n' } });
+    expect(await host.gate.call('d', 'read', { path: 'src/a.ts' })).toMatchObject({
+      ok: true,
+      value: { content: 'export const a = 1;\n' },
+    });
     expect(await host.gate.call('c', 'read', { path: 'src/a.ts' })).toMatchObject({ ok: true });
   });
 
@@ -86,7 +98,10 @@ describe('several processes over one state directory', () => {
     );
     chmodSync(join(bin, 'git'), 0o755);
     await childScript();
-    const run = await runChild({ repo: r.dir, steps: [{ op: 'prepare', conversation: 'k' }] }, { ...process.env, PATH: `${bin}:${process.env.PATH}` });
+    const run = await runChild(
+      { repo: r.dir, steps: [{ op: 'prepare', conversation: 'k' }] },
+      { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    );
     for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(50);
     expect(existsSync(marker)).toBe(true);
     process.kill(-run.child.pid!, 'SIGKILL');

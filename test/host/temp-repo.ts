@@ -21,10 +21,18 @@ export function makeTempRepo(files: Record<string, string> = {}, parent = tmpdir
   const dir = join(root, 'repo');
   mkdirSync(dir);
   const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   git('init', '--quiet', '--initial-branch=main');
   // One write instead of three `git config` processes: identity for CI without a global one.
-  appendFileSync(join(dir, '.git/config'), '[user]\n\tname = gatefs test\n\temail = test@gatefs.invalid\n[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n');
+  appendFileSync(
+    join(dir, '.git/config'),
+    '[user]\n\tname = gatefs test\n\temail = test@gatefs.invalid\n[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n',
+  );
   const write = (more: Record<string, string>) => {
     for (const [path, content] of Object.entries(more)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });

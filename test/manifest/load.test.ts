@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  defaultManifest, findRole, loadManifest, ManifestError, parseManifestText, starterManifestText,
+  defaultManifest,
+  findRole,
+  loadManifest,
+  ManifestError,
+  parseManifestText,
+  starterManifestText,
 } from '../../src/manifest/index.js';
 import { WorkspaceError } from '../../src/workspace-error.js';
 
@@ -47,17 +52,22 @@ describe('the default manifest', () => {
 describe('loading from a file', () => {
   it('loads the DESIGN.md example with every key, camelCased', () => {
     expect(loadManifest(fixture('design-example.yaml'))).toEqual({
-      roles: [{
-        name: 'implementer',
-        maxVisits: 3,
-        tools: ['read', 'grep', 'list', 'edit', 'write', 'request_files'],
-        workspace: {
-          backend: 'worktree',
-          mounts: [{ path: '.campaign', writable: false }, { path: '/data/out', writable: true }],
-          progressiveDisclosure: { initialPaths: ['src/schema/card.ts'], allowedPaths: ['src/schema', 'tests/schema'] },
+      roles: [
+        {
+          name: 'implementer',
+          maxVisits: 3,
+          tools: ['read', 'grep', 'list', 'edit', 'write', 'request_files'],
+          workspace: {
+            backend: 'worktree',
+            mounts: [
+              { path: '.campaign', writable: false },
+              { path: '/data/out', writable: true },
+            ],
+            progressiveDisclosure: { initialPaths: ['src/schema/card.ts'], allowedPaths: ['src/schema', 'tests/schema'] },
+          },
+          artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
         },
-        artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
-      }],
+      ],
     });
   });
 
@@ -83,8 +93,14 @@ describe('loading from a file', () => {
 
   it('points at the line of the bad value', () => {
     const e = thrown(() => loadManifest(fixture('bad-backend.yaml'))) as ManifestError;
-    expect({ code: e.code, keyPath: e.keyPath, line: e.line }).toEqual({ code: 'INVALID_VALUE', keyPath: 'roles[0].workspace.backend', line: 5 });
-    expect(e.message).toBe(`${fixture('bad-backend.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, got "worktrees"`);
+    expect({ code: e.code, keyPath: e.keyPath, line: e.line }).toEqual({
+      code: 'INVALID_VALUE',
+      keyPath: 'roles[0].workspace.backend',
+      line: 5,
+    });
+    expect(e.message).toBe(
+      `${fixture('bad-backend.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, got "worktrees"`,
+    );
   });
 
   it('invalid YAML is PARSE_ERROR with a line', () => {
@@ -119,7 +135,9 @@ describe('parsing YAML text', () => {
   });
 
   it('a missing key points at the line of its parent mapping', () => {
-    const e = thrown(() => parseManifestText('roles:\n  - name: a\n    workspace:\n      mounts:\n        - path: x\n', 'g.yaml')) as ManifestError;
+    const e = thrown(() =>
+      parseManifestText('roles:\n  - name: a\n    workspace:\n      mounts:\n        - path: x\n', 'g.yaml'),
+    ) as ManifestError;
     // tools is missing from roles[0], which starts on line 2
     expect({ code: e.code, keyPath: e.keyPath, line: e.line }).toEqual({ code: 'MISSING_KEY', keyPath: 'roles[0].tools', line: 2 });
   });
@@ -130,13 +148,23 @@ describe('parsing YAML text', () => {
   });
 
   it('`writable: yes` is a string in YAML 1.2, so it is refused rather than read as true', () => {
-    const e = thrown(() => parseManifestText('roles:\n  - name: a\n    tools: [read]\n    workspace:\n      mounts:\n        - { path: x, writable: yes }\n', 'g.yaml')) as ManifestError;
+    const e = thrown(() =>
+      parseManifestText(
+        'roles:\n  - name: a\n    tools: [read]\n    workspace:\n      mounts:\n        - { path: x, writable: yes }\n',
+        'g.yaml',
+      ),
+    ) as ManifestError;
     expect({ code: e.code, keyPath: e.keyPath }).toEqual({ code: 'INVALID_VALUE', keyPath: 'roles[0].workspace.mounts[0].writable' });
   });
 
   it('a billion-laughs alias bomb is refused as PARSE_ERROR', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 8; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    for (let i = 1; i < 8; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(', ')}]`,
+      );
     const e = thrown(() => parseManifestText(lines.join('\n'), 'bomb.yaml')) as ManifestError;
     expect(e.code).toBe('PARSE_ERROR');
   });
@@ -145,7 +173,9 @@ describe('parsing YAML text', () => {
 describe('an already parsed object', () => {
   it('errors name the source as (manifest object)', () => {
     const e = thrown(() => loadManifest({ roles: [{ name: 'a' }] })) as ManifestError;
-    expect(e.message).toBe("(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, request_files");
+    expect(e.message).toBe(
+      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, request_files",
+    );
   });
 
   it('a number is not a manifest', () => {
@@ -184,7 +214,10 @@ describe('the starter manifest', () => {
     const m = parseManifestText(uncommented, 'uncommented.yaml');
     expect(m.roles.map((r) => r.name)).toEqual(['agent', 'reviewer']);
     expect(m.roles[0]!.maxVisits).toBe(3);
-    expect(m.roles[0]!.workspace.mounts).toEqual([{ path: '.campaign', writable: false }, { path: '/data/out', writable: true }]);
+    expect(m.roles[0]!.workspace.mounts).toEqual([
+      { path: '.campaign', writable: false },
+      { path: '/data/out', writable: true },
+    ]);
     expect(m.roles[1]!.workspace.progressiveDisclosure).toEqual({ initialPaths: ['README.md'], allowedPaths: ['src', 'docs'] });
   });
 });

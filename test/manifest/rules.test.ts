@@ -56,21 +56,86 @@ const cases: [string, unknown, ManifestErrorCode, string][] = [
   ['mounts null', withWorkspace({ mounts: null }), 'INVALID_VALUE', 'roles[0].workspace.mounts'],
   ['mount path missing', withWorkspace({ mounts: [{ writable: true }] }), 'MISSING_KEY', 'roles[0].workspace.mounts[0].path'],
   ['mount writable missing', withWorkspace({ mounts: [{ path: 'a' }] }), 'MISSING_KEY', 'roles[0].workspace.mounts[0].writable'],
-  ['mount writable a string', withWorkspace({ mounts: [{ path: 'a', writable: 'yes' }] }), 'INVALID_VALUE', 'roles[0].workspace.mounts[0].writable'],
-  ['unknown mount key', withWorkspace({ mounts: [{ path: 'a', writable: true, mode: 'rw' }] }), 'UNKNOWN_KEY', 'roles[0].workspace.mounts[0].mode'],
-  ['relative mount declared writable', withWorkspace({ mounts: [{ path: '/data/out', writable: true }, { path: '.campaign', writable: true }] }), 'INVALID_VALUE', 'roles[0].workspace.mounts[1].writable'],
-  ['policy without initial_paths', disclosureRole({ allowed_paths: ['src'] }), 'MISSING_KEY', 'roles[0].workspace.progressive_disclosure.initial_paths'],
-  ['policy without allowed_paths', disclosureRole({ initial_paths: [] }), 'MISSING_KEY', 'roles[0].workspace.progressive_disclosure.allowed_paths'],
-  ['policy path not a string', disclosureRole({ initial_paths: [3], allowed_paths: [] }), 'INVALID_VALUE', 'roles[0].workspace.progressive_disclosure.initial_paths[0]'],
-  ['policy on copy', disclosureRole({ initial_paths: [], allowed_paths: ['src'] }, 'copy'), 'INVALID_VALUE', 'roles[0].workspace.progressive_disclosure'],
-  ['policy on shared', disclosureRole({ initial_paths: [], allowed_paths: ['src'] }, 'shared'), 'INVALID_VALUE', 'roles[0].workspace.progressive_disclosure'],
-  ['policy without request_files', withWorkspace({ progressive_disclosure: { initial_paths: [], allowed_paths: ['src'] } }), 'INVALID_VALUE', 'roles[0].workspace.progressive_disclosure'],
+  [
+    'mount writable a string',
+    withWorkspace({ mounts: [{ path: 'a', writable: 'yes' }] }),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[0].writable',
+  ],
+  [
+    'unknown mount key',
+    withWorkspace({ mounts: [{ path: 'a', writable: true, mode: 'rw' }] }),
+    'UNKNOWN_KEY',
+    'roles[0].workspace.mounts[0].mode',
+  ],
+  [
+    'relative mount declared writable',
+    withWorkspace({
+      mounts: [
+        { path: '/data/out', writable: true },
+        { path: '.campaign', writable: true },
+      ],
+    }),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[1].writable',
+  ],
+  [
+    'policy without initial_paths',
+    disclosureRole({ allowed_paths: ['src'] }),
+    'MISSING_KEY',
+    'roles[0].workspace.progressive_disclosure.initial_paths',
+  ],
+  [
+    'policy without allowed_paths',
+    disclosureRole({ initial_paths: [] }),
+    'MISSING_KEY',
+    'roles[0].workspace.progressive_disclosure.allowed_paths',
+  ],
+  [
+    'policy path not a string',
+    disclosureRole({ initial_paths: [3], allowed_paths: [] }),
+    'INVALID_VALUE',
+    'roles[0].workspace.progressive_disclosure.initial_paths[0]',
+  ],
+  [
+    'policy on copy',
+    disclosureRole({ initial_paths: [], allowed_paths: ['src'] }, 'copy'),
+    'INVALID_VALUE',
+    'roles[0].workspace.progressive_disclosure',
+  ],
+  [
+    'policy on shared',
+    disclosureRole({ initial_paths: [], allowed_paths: ['src'] }, 'shared'),
+    'INVALID_VALUE',
+    'roles[0].workspace.progressive_disclosure',
+  ],
+  [
+    'policy without request_files',
+    withWorkspace({ progressive_disclosure: { initial_paths: [], allowed_paths: ['src'] } }),
+    'INVALID_VALUE',
+    'roles[0].workspace.progressive_disclosure',
+  ],
   ['request_files without policy', { roles: [role({ tools: ['read', 'request_files'] })] }, 'INVALID_VALUE', 'roles[0].tools[1]'],
-  ['artifacts max_file_bytes zero', { roles: [role({ artifacts: { max_file_bytes: 0 } })] }, 'INVALID_VALUE', 'roles[0].artifacts.max_file_bytes'],
+  [
+    'artifacts max_file_bytes zero',
+    { roles: [role({ artifacts: { max_file_bytes: 0 } })] },
+    'INVALID_VALUE',
+    'roles[0].artifacts.max_file_bytes',
+  ],
   ['artifacts max_files negative', { roles: [role({ artifacts: { max_files: -1 } })] }, 'INVALID_VALUE', 'roles[0].artifacts.max_files'],
-  ['artifacts auto_patch a string', { roles: [role({ artifacts: { auto_patch: 'true' } })] }, 'INVALID_VALUE', 'roles[0].artifacts.auto_patch'],
+  [
+    'artifacts auto_patch a string',
+    { roles: [role({ artifacts: { auto_patch: 'true' } })] },
+    'INVALID_VALUE',
+    'roles[0].artifacts.auto_patch',
+  ],
   ['unknown artifacts key', { roles: [role({ artifacts: { patch: true } })] }, 'UNKNOWN_KEY', 'roles[0].artifacts.patch'],
-  ['error in the second role', { roles: [role({ name: 'a' }), role({ name: 'b', tools: ['reed'] })] }, 'INVALID_VALUE', 'roles[1].tools[0]'],
+  [
+    'error in the second role',
+    { roles: [role({ name: 'a' }), role({ name: 'b', tools: ['reed'] })] },
+    'INVALID_VALUE',
+    'roles[1].tools[0]',
+  ],
 ];
 
 describe('manifest rules', () => {
@@ -123,7 +188,14 @@ describe('mount paths', () => {
   it('normalizes a trailing slash and then finds duplicates', () => {
     const m = loadManifest(withWorkspace({ mounts: [{ path: '/data/out/', writable: true }] }));
     expect(m.roles[0]!.workspace.mounts).toEqual([{ path: '/data/out', writable: true }]);
-    const e = failure(withWorkspace({ mounts: [{ path: '/data/out', writable: true }, { path: '/data/out/', writable: false }] }));
+    const e = failure(
+      withWorkspace({
+        mounts: [
+          { path: '/data/out', writable: true },
+          { path: '/data/out/', writable: false },
+        ],
+      }),
+    );
     expect({ code: e.code, keyPath: e.keyPath }).toEqual({ code: 'DUPLICATE', keyPath: 'roles[0].workspace.mounts[1].path' });
   });
 });
@@ -147,9 +219,15 @@ describe('progressive disclosure paths', () => {
     ['.git', '.git/config'],
   ])('rejects %s in initial_paths and in allowed_paths', (_label, path) => {
     const a = failure(policy([path], ['src']));
-    expect({ code: a.code, keyPath: a.keyPath }).toEqual({ code: 'INVALID_VALUE', keyPath: 'roles[0].workspace.progressive_disclosure.initial_paths[0]' });
+    expect({ code: a.code, keyPath: a.keyPath }).toEqual({
+      code: 'INVALID_VALUE',
+      keyPath: 'roles[0].workspace.progressive_disclosure.initial_paths[0]',
+    });
     const b = failure(policy([], ['src', path]));
-    expect({ code: b.code, keyPath: b.keyPath }).toEqual({ code: 'INVALID_VALUE', keyPath: 'roles[0].workspace.progressive_disclosure.allowed_paths[1]' });
+    expect({ code: b.code, keyPath: b.keyPath }).toEqual({
+      code: 'INVALID_VALUE',
+      keyPath: 'roles[0].workspace.progressive_disclosure.allowed_paths[1]',
+    });
   });
 
   it('names glob syntax and traversal in the message', () => {
@@ -160,9 +238,15 @@ describe('progressive disclosure paths', () => {
 
   it('rejects duplicates, also after normalizing a trailing slash', () => {
     const a = failure(policy(['a.ts', 'b.ts', 'a.ts'], []));
-    expect({ code: a.code, keyPath: a.keyPath }).toEqual({ code: 'DUPLICATE', keyPath: 'roles[0].workspace.progressive_disclosure.initial_paths[2]' });
+    expect({ code: a.code, keyPath: a.keyPath }).toEqual({
+      code: 'DUPLICATE',
+      keyPath: 'roles[0].workspace.progressive_disclosure.initial_paths[2]',
+    });
     const b = failure(policy([], ['src/schema', 'src/schema/']));
-    expect({ code: b.code, keyPath: b.keyPath }).toEqual({ code: 'DUPLICATE', keyPath: 'roles[0].workspace.progressive_disclosure.allowed_paths[1]' });
+    expect({ code: b.code, keyPath: b.keyPath }).toEqual({
+      code: 'DUPLICATE',
+      keyPath: 'roles[0].workspace.progressive_disclosure.allowed_paths[1]',
+    });
   });
 
   it('keeps a valid policy, normalized', () => {
@@ -198,7 +282,11 @@ describe('container backend', () => {
 describe('defaults filled in', () => {
   it('backend worktree, no mounts, no policy, unlimited visits, artifacts by backend', () => {
     const m = loadManifest({
-      roles: [role({ name: 'w' }), role({ name: 'c', workspace: { backend: 'copy' } }), role({ name: 's', workspace: { backend: 'shared' } })],
+      roles: [
+        role({ name: 'w' }),
+        role({ name: 'c', workspace: { backend: 'copy' } }),
+        role({ name: 's', workspace: { backend: 'shared' } }),
+      ],
     });
     expect(m.roles.map((r) => [r.name, r.workspace.backend, r.artifacts.autoPatch, r.maxVisits])).toEqual([
       ['w', 'worktree', true, null],
@@ -213,7 +301,9 @@ describe('defaults filled in', () => {
   });
 
   it('explicit artifact values win over the defaults', () => {
-    const m = loadManifest({ roles: [role({ workspace: { backend: 'copy' }, artifacts: { auto_patch: true, max_file_bytes: 10, max_files: 0 } })] });
+    const m = loadManifest({
+      roles: [role({ workspace: { backend: 'copy' }, artifacts: { auto_patch: true, max_file_bytes: 10, max_files: 0 } })],
+    });
     expect(m.roles[0]!.artifacts).toEqual({ autoPatch: true, maxFileBytes: 10, maxFiles: 0 });
   });
 
@@ -233,19 +323,25 @@ describe('path rules hold for generated paths', () => {
   const policy = (paths: string[]) => disclosureRole({ initial_paths: paths, allowed_paths: [] });
 
   it('a literal relative path is accepted as written, as a disclosure path and as a mount', () => {
-    fc.assert(fc.property(literal, (path) => {
-      expect(loadManifest(policy([path])).roles[0]!.workspace.progressiveDisclosure!.initialPaths).toEqual([path]);
-      expect(loadManifest(withWorkspace({ mounts: [{ path, writable: false }] })).roles[0]!.workspace.mounts[0]!.path).toBe(path);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(literal, (path) => {
+        expect(loadManifest(policy([path])).roles[0]!.workspace.progressiveDisclosure!.initialPaths).toEqual([path]);
+        expect(loadManifest(withWorkspace({ mounts: [{ path, writable: false }] })).roles[0]!.workspace.mounts[0]!.path).toBe(path);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('inserting a .. segment, a glob character or a backslash anywhere is always refused', () => {
     const poison = fc.constantFrom('..', '*', '?', '[', ']', '{', '}', '\\');
-    fc.assert(fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), poison, fc.nat(), (segs, bad, at) => {
-      const i = at % (segs.length + 1);
-      const path = bad === '..' ? [...segs.slice(0, i), '..', ...segs.slice(i)].join('/') : `${segs.join('/')}${bad}x`;
-      const e = failure(policy([path]));
-      expect(e.keyPath).toBe('roles[0].workspace.progressive_disclosure.initial_paths[0]');
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), poison, fc.nat(), (segs, bad, at) => {
+        const i = at % (segs.length + 1);
+        const path = bad === '..' ? [...segs.slice(0, i), '..', ...segs.slice(i)].join('/') : `${segs.join('/')}${bad}x`;
+        const e = failure(policy([path]));
+        expect(e.keyPath).toBe('roles[0].workspace.progressive_disclosure.initial_paths[0]');
+      }),
+      { numRuns: 200 },
+    );
   });
 });

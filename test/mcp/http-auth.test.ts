@@ -67,7 +67,11 @@ describe('a client without the token', () => {
     await expect(client({ requestInit: { headers: { Authorization: 'Bearer not-the-token-0123456789' } } }).connect()).rejects.toThrow(
       /the bearer token is not this server's/,
     );
-    const r = await fetch(`${server.url}/mcp/task`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
+    const r = await fetch(`${server.url}/mcp/task`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer nope', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer realm="gatefs", error="invalid_token"');
     expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
@@ -75,7 +79,9 @@ describe('a client without the token', () => {
 
   it('a client configured for OAuth ends with the same instruction and never opens an authorization page', async () => {
     const provider = oauthProvider();
-    await expect(client({ authProvider: provider }).connect()).rejects.toThrow(/gatefs does not use OAuth: send the header 'Authorization: Bearer <token>'/);
+    await expect(client({ authProvider: provider }).connect()).rejects.toThrow(
+      /gatefs does not use OAuth: send the header 'Authorization: Bearer <token>'/,
+    );
     expect(provider.redirected).toEqual([]);
   });
 
@@ -97,7 +103,10 @@ describe('OAuth probes get a plain answer at once, without a token', () => {
     ['GET', '/authorize'],
     ['POST', '/token'],
   ])('%s %s', async (method, path) => {
-    const r = await fetch(`${server.url}${path}`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    const r = await fetch(`${server.url}${path}`, {
+      method,
+      ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+    });
     expect(r.status).toBe(404);
     const body = (await r.json()) as { error_description: string };
     expect(body.error_description).toMatch(/^gatefs does not use OAuth: send the header 'Authorization: Bearer <token>'/);

@@ -21,7 +21,12 @@ beforeEach(async () => {
   host = await createMemoryHost({ files: { 'README.md': '# bodies\n' } });
   await host.prepare({ conversation: 'task' });
   server = await serveHttp(host, { address: parseListenAddress('127.0.0.1:0'), token: TOKEN, largeBodySlots: 1 });
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bodies', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bodies', version: '1' } },
+  };
   const r = await post(JSON.stringify(init)).done;
   session = r.headers['mcp-session-id'] as string;
   await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': session }).done;
@@ -45,7 +50,13 @@ function post(body: string | undefined, headers: Record<string, string> = {}): P
     port: Number(port),
     method: 'POST',
     path: '/mcp/task',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
   });
   const done = new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     request.on('response', (res) => {

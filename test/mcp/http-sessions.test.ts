@@ -47,7 +47,12 @@ async function connect(conversation = 'task'): Promise<{ client: Client; transpo
 
 /** A raw initialize without an event stream; resolves to the status, the body and the session id. */
 async function rawInitialize(conversation = 'task'): Promise<{ status: number; body: any; session: string | null }> {
-  const init = { jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 'init-1',
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
   const r = await fetch(`${server.url}/mcp/${conversation}`, {
     method: 'POST',
     headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -61,7 +66,13 @@ async function rawInitialize(conversation = 'task'): Promise<{ status: number; b
 async function rawPing(conversation: string, session: string): Promise<number> {
   const r = await fetch(`${server.url}/mcp/${conversation}`, {
     method: 'POST',
-    headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      ...AUTH,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
   });
   await r.text();
@@ -79,7 +90,9 @@ describe('session caps never end an open session', () => {
     const refused = await rawInitialize();
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: 'init-1', error: { code: -32000 } });
-    expect(refused.body.error.message).toMatch(/conversation "task" already has 2 open sessions \(the limit per conversation is 2\); open sessions are never ended/);
+    expect(refused.body.error.message).toMatch(
+      /conversation "task" already has 2 open sessions \(the limit per conversation is 2\); open sessions are never ended/,
+    );
     await expect(connect()).rejects.toThrow(/429|already has 2 open sessions/);
     expect((await read(first.client)).isError).toBeFalsy();
     expect((await read(second.client)).isError).toBeFalsy();
@@ -186,8 +199,15 @@ describe('new conversations only with allowNew, within its budget', () => {
     expect((await read((await connect('new-2')).client)).isError).toBeFalsy();
     const third = await rawInitialize('new-3');
     expect(third.status).toBe(403);
-    expect(third.body.error.message).toMatch(/already prepared 2 new conversations \(the --allow-new limit is 2 per run\); prepare "new-3" with: gatefs prepare new-3/);
-    expect(host.status().map((w) => w.conversation).sort()).toEqual(['new-1', 'new-2', 'task']);
+    expect(third.body.error.message).toMatch(
+      /already prepared 2 new conversations \(the --allow-new limit is 2 per run\); prepare "new-3" with: gatefs prepare new-3/,
+    );
+    expect(
+      host
+        .status()
+        .map((w) => w.conversation)
+        .sort(),
+    ).toEqual(['new-1', 'new-2', 'task']);
     expect((await read((await connect('task')).client)).isError).toBeFalsy();
     expect((await read((await connect('new-1')).client)).isError).toBeFalsy(); // a second session: no new preparation
   });

@@ -22,13 +22,27 @@ let alice: Client;
 let bob: Client;
 
 /** A raw HTTP request, for what the SDK client would never send. */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, method, path, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method,
+        path,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -154,15 +168,33 @@ describe('garbage leaves the server up and the workspaces intact', () => {
 
   it('a client that hangs up mid-call leaves the file whole and the server answering', async () => {
     const headers = { ...host(), ...AUTH };
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const opened = await raw('POST', '/mcp/alice', headers, JSON.stringify(init));
     expect(opened.status).toBe(200);
     const session = { ...headers, 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
-    expect((await raw('POST', '/mcp/alice', session, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+    expect((await raw('POST', '/mcp/alice', session, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(
+      202,
+    );
     const content = 'y'.repeat(1024 * 1024);
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'hangup.txt', content } } });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { path: 'hangup.txt', content } },
+    });
     await new Promise<void>((resolve) => {
-      const req = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/mcp/alice', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...session } });
+      const req = request({
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: '/mcp/alice',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...session },
+      });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
       req.end(call, () => setTimeout(() => req.destroy(), 5));
@@ -186,7 +218,10 @@ describe('stopping the server', () => {
   it('SIGTERM ends it with exit code 0 and frees every occupancy', async () => {
     await server.stop();
     expect(server.child.exitCode).toBe(0);
-    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; holder: string | null }[];
+    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as {
+      conversation: string;
+      holder: string | null;
+    }[];
     expect(rows.filter((r) => r.holder !== null)).toEqual([]);
     expect(rows.map((r) => r.conversation).sort()).toEqual(['alice', 'bob', 'carol']);
   });

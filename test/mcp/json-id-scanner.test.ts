@@ -49,11 +49,14 @@ describe('JsonIdScanner', () => {
 describe('CappedLineReader', () => {
   function reader(max: number, maxTokens = Infinity) {
     const events: string[] = [];
-    const r = new CappedLineReader({ maxBytes: max, maxTokens }, {
-      line: (b) => events.push(`line:${b.toString()}`),
-      oversized: (bytes, id) => events.push(`oversized:${bytes}:${JSON.stringify(id)}`),
-      tooComplex: (id) => events.push(`tooComplex:${JSON.stringify(id)}`),
-    });
+    const r = new CappedLineReader(
+      { maxBytes: max, maxTokens },
+      {
+        line: (b) => events.push(`line:${b.toString()}`),
+        oversized: (bytes, id) => events.push(`oversized:${bytes}:${JSON.stringify(id)}`),
+        tooComplex: (id) => events.push(`tooComplex:${JSON.stringify(id)}`),
+      },
+    );
     return { r, events };
   }
 

@@ -24,7 +24,13 @@ export async function callTool(client: Client, name: string, args: Record<string
 
 /** Connects the SDK client to `gatefs serve` over stdio; collects the server's stderr. */
 export async function stdioClient(args: string[], cwd: string): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd, stderr: 'pipe', env: { ...process.env } as Record<string, string> });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', ...args],
+    cwd,
+    stderr: 'pipe',
+    env: { ...process.env } as Record<string, string>,
+  });
   let err = '';
   transport.stderr?.on('data', (d) => (err += d));
   const client = new Client({ name: 'gatefs-test', version: '1' });
@@ -52,7 +58,11 @@ export interface HttpServer {
 
 /** Spawns `gatefs serve --http 127.0.0.1:0 <args>` and waits for its "serving" line. */
 export function startHttpServer(args: string[], cwd: string, env: Record<string, string> = {}): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', ...args], { cwd, env: { ...process.env, ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
   let err = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${err}`)), 30_000);

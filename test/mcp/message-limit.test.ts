@@ -11,7 +11,14 @@ import fc from 'fast-check';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import { WRITE_MAX_CONTENT_CHARS } from '../../tools/write.js';
-import { ENVELOPE_ALLOWANCE_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, UnboundedSchemaError, messageLimitFor, messageTokenLimitFor } from '../../src/mcp/message-limit.js';
+import {
+  ENVELOPE_ALLOWANCE_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_TOKENS,
+  UnboundedSchemaError,
+  messageLimitFor,
+  messageTokenLimitFor,
+} from '../../src/mcp/message-limit.js';
 import { maxJsonTokens } from '../../src/mcp/json-token-bound.js';
 import { JsonTokenMeter } from '../../src/mcp/json-token-meter.js';
 import { maxJsonBytes, maxJsonStringBytes } from '../../src/mcp/json-size-bound.js';
@@ -42,7 +49,8 @@ function largestValue(s: Schema): unknown {
 }
 
 const tools = [...FILE_TOOLS, requestFilesTool];
-const requestText = (name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 'a-long-request-id-0123456789', method: 'tools/call', params: { name, arguments: args } });
+const requestText = (name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 'a-long-request-id-0123456789', method: 'tools/call', params: { name, arguments: args } });
 const requestBytes = (name: string, args: unknown) => Buffer.byteLength(requestText(name, args));
 
 /** What Python's json.dumps writes by default: every non-ASCII unit escaped. */
@@ -119,7 +127,14 @@ describe('MAX_MESSAGE_TOKENS', () => {
   });
 
   it('refuses a tool whose schema leaves the structure unbounded, naming the tool', () => {
-    const list = { name: 'list-of', inputSchema: { type: 'object', additionalProperties: false, properties: { items: { type: 'array', items: { type: 'string', maxLength: 4 } } } } };
+    const list = {
+      name: 'list-of',
+      inputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { items: { type: 'array', items: { type: 'string', maxLength: 4 } } },
+      },
+    };
     expect(() => messageTokenLimitFor([list])).toThrow(/tool list-of/);
   });
 });
@@ -140,11 +155,20 @@ describe('JsonTokenMeter and maxJsonTokens', () => {
   it('strings full of escaped quotes, backslashes and brackets count once', () => {
     const text = JSON.stringify({ a: '"\\{[,:]}"'.repeat(1000), b: ['\\', '"'] });
     expect(meter(text)).toBe(1 + 2 + 1 + 1 + 2 + (1 + 1 + 1 + 1));
-    expect(meter(text, Array.from({ length: 200 }, (_, i) => i * 37))).toBe(meter(text));
+    expect(
+      meter(
+        text,
+        Array.from({ length: 200 }, (_, i) => i * 37),
+      ),
+    ).toBe(meter(text));
   });
 
   it('bound the values of a schema, and answer Infinity for what they cannot bound', () => {
-    const schema = { type: 'object', additionalProperties: false, properties: { a: { type: 'array', maxItems: 3, items: { type: 'string' } }, b: { type: 'integer' } } };
+    const schema = {
+      type: 'object',
+      additionalProperties: false,
+      properties: { a: { type: 'array', maxItems: 3, items: { type: 'string' } }, b: { type: 'integer' } },
+    };
     expect(maxJsonTokens(schema)).toBe(meter(JSON.stringify({ a: ['x', 'y', 'z'], b: 1 })));
     expect(maxJsonTokens({ type: 'array', items: { type: 'boolean' } })).toBe(Infinity);
     expect(maxJsonTokens({ type: 'object', properties: {} })).toBe(Infinity);
@@ -152,7 +176,6 @@ describe('JsonTokenMeter and maxJsonTokens', () => {
 });
 
 describe('maxJsonBytes', () => {
-
   it('bounds every encoding of every string up to maxLength (JSON.stringify and ASCII-only)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme-composite', maxLength: 10 }), (a, b) => {

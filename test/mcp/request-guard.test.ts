@@ -23,7 +23,9 @@ describe('checkRequest', () => {
   });
 
   it('refuses a foreign Origin and accepts the server own origin', () => {
-    expect(checkRequest({ host: 'localhost:8808', origin: 'https://evil.example' }, { allowedHosts: loopback, token: null })?.status).toBe(403);
+    expect(checkRequest({ host: 'localhost:8808', origin: 'https://evil.example' }, { allowedHosts: loopback, token: null })?.status).toBe(
+      403,
+    );
     expect(checkRequest({ host: 'localhost:8808', origin: 'null' }, { allowedHosts: loopback, token: null })?.status).toBe(403);
     expect(checkRequest({ host: 'localhost:8808', origin: 'http://localhost:8808' }, { allowedHosts: loopback, token: null })).toBeNull();
   });

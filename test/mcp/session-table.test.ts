@@ -54,7 +54,9 @@ describe('CreationBudget', () => {
   it('without allow, refuses every preparation, naming the command to run', () => {
     const budget = new CreationBudget({ allow: false, total: 5, concurrent: 5 });
     expect(() => budget.take('x')).toThrow(/conversation "x" has no workspace; prepare it first: gatefs prepare x/);
-    expect(() => budget.take('x', 'preparing')).toThrow(/is still being prepared by another gatefs process; retry once "gatefs status" shows it ready/);
+    expect(() => budget.take('x', 'preparing')).toThrow(
+      /is still being prepared by another gatefs process; retry once "gatefs status" shows it ready/,
+    );
   });
 
   it('refuses past its concurrency (retry) and past its total (for this run), failed attempts included', () => {

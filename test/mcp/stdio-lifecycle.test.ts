@@ -35,7 +35,9 @@ async function serve(conversation: string): Promise<Served> {
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   child.stdin.on('error', () => undefined); // a server that stopped reading: EPIPE on our side
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const initialized = new Promise<void>((resolve, reject) => {
     let waiting = true;
     child.stdout.on('data', (d) => {
@@ -48,13 +50,19 @@ async function serve(conversation: string): Promise<Served> {
     void exited.then(() => reject(new Error(`serve exited early:\n${err}`)));
   });
   const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lifecycle', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lifecycle', version: '1' } },
+  });
   await initialized;
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { child, stdout: () => out, stderr: () => err, send, exited };
 }
 
-const cliWrite = (conversation: string, name: string) => gatefs(['call', conversation, 'write', JSON.stringify({ path: name, content: 'from the CLI\n' }), '--repo', repo.dir]);
+const cliWrite = (conversation: string, name: string) =>
+  gatefs(['call', conversation, 'write', JSON.stringify({ path: name, content: 'from the CLI\n' }), '--repo', repo.dir]);
 
 const stops: [string, string, (s: Served) => void][] = [
   ['the client closes stdin', 'stdin closed', (s) => s.child.stdin.end()],
@@ -86,7 +94,8 @@ describe('stopping a stdio server frees its workspace', () => {
     served.child.kill('SIGTERM');
     expect((await served.exited).code).toBe(0);
     const file = join(repo.dir, '.gatefs/worktrees/life-midcall/mid.txt');
-    if (existsSync(file)) expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(createHash('sha256').update(content).digest('hex'));
+    if (existsSync(file))
+      expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(createHash('sha256').update(content).digest('hex'));
     expect((await cliWrite('life-midcall', 'after.txt')).code).toBe(0);
   });
 
@@ -100,17 +109,29 @@ describe('stopping a stdio server frees its workspace', () => {
       ['write', { path: 'batch.txt', content: 'piped\n' }],
       ['grep', { pattern: 'piped|greet' }],
     ];
-    calls.forEach(([name, args], i) => served.send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name, arguments: args } }));
+    calls.forEach(([name, args], i) =>
+      served.send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name, arguments: args } }),
+    );
     served.child.stdin.end();
     expect(await served.exited).toEqual({ code: 0, signal: null });
-    const answered = served.stdout().trim().split('\n').map((line) => JSON.parse(line));
-    for (let i = 0; i < calls.length; i++) expect(answered.find((m) => m.id === 10 + i)?.result, `answer to ${calls[i][0]} (id ${10 + i})`).toBeDefined();
+    const answered = served
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    for (let i = 0; i < calls.length; i++)
+      expect(answered.find((m) => m.id === 10 + i)?.result, `answer to ${calls[i][0]} (id ${10 + i})`).toBeDefined();
     expect(readFileSync(join(repo.dir, '.gatefs/worktrees/life-batch/batch.txt'), 'utf8')).toBe('piped\n');
   });
 
   it('a client that does not read the answers: the server stops taking requests until it does, then answers every one', async () => {
     const served = await serve('life-unread');
-    served.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'big.txt', content: 'a'.repeat(256 * 1024) } } });
+    served.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { path: 'big.txt', content: 'a'.repeat(256 * 1024) } },
+    });
     while (!served.stdout().includes('"id":2')) await new Promise((r) => setTimeout(r, 20));
     const answered = new Set<number>();
     let rest = '';
@@ -123,7 +144,12 @@ describe('stopping a stdio server frees its workspace', () => {
     const requests = 150;
     let accepted = true;
     for (let i = 0; i < requests; i++) {
-      accepted = served.send({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'read', arguments: { path: 'big.txt' }, _meta: { pad: 'p'.repeat(2000) } } });
+      accepted = served.send({
+        jsonrpc: '2.0',
+        id: 100 + i,
+        method: 'tools/call',
+        params: { name: 'read', arguments: { path: 'big.txt' }, _meta: { pad: 'p'.repeat(2000) } },
+      });
     }
     expect(accepted).toBe(false); // 300 KB of requests: more than the pipe holds
     // A server that kept reading would take all 300 KB at once and buffer 75 MB of answers.
@@ -141,7 +167,14 @@ describe('stopping a stdio server frees its workspace', () => {
 
   it('stdin ending in the middle of a message: the message is not run, and the log says so', async () => {
     const served = await serve('life-partial');
-    served.child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'half.txt', content: 'x' } } }));
+    served.child.stdin.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'write', arguments: { path: 'half.txt', content: 'x' } },
+      }),
+    );
     expect(await served.exited).toEqual({ code: 0, signal: null });
     expect(served.stderr()).toMatch(/stdio: stdin ended in the middle of a message \(\d+ bytes without a newline\); it was not run/);
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/life-partial/half.txt'))).toBe(false);
@@ -152,7 +185,9 @@ describe('stopping a stdio server frees its workspace', () => {
     served.child.stdout.destroy();
     served.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(await served.exited).toEqual({ code: 0, signal: null });
-    expect(served.stderr()).toContain('gatefs: stdout failed (EPIPE): the client stopped reading: conversation "life-epipe" is free again; exiting');
+    expect(served.stderr()).toContain(
+      'gatefs: stdout failed (EPIPE): the client stopped reading: conversation "life-epipe" is free again; exiting',
+    );
     expect((await cliWrite('life-epipe', 'after.txt')).code).toBe(0);
   });
 });

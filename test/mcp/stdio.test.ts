@@ -177,11 +177,19 @@ describe('bytes that are not UTF-8', () => {
       out = lines.pop()!;
       for (const line of lines) answers.set(JSON.parse(line).id, JSON.parse(line));
     });
-    const send = (bytes: Buffer | object) => child.stdin.write(Buffer.concat([Buffer.isBuffer(bytes) ? bytes : Buffer.from(JSON.stringify(bytes)), Buffer.from('\n')]));
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const send = (bytes: Buffer | object) =>
+      child.stdin.write(Buffer.concat([Buffer.isBuffer(bytes) ? bytes : Buffer.from(JSON.stringify(bytes)), Buffer.from('\n')]));
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     await answered(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
+    const head = Buffer.from(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf',
+    );
     send(Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')])); // Latin-1 é and a byte no UTF-8 text holds
     const refused = await answered(2);
     expect(refused.error).toMatchObject({ code: -32700, message: expect.stringMatching(/not valid UTF-8/) });
@@ -205,7 +213,12 @@ describe('serve without --conversation', () => {
         if (out.split('\n').length > 2) resolve();
       });
     });
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     child.stdin.write('this is not JSON-RPC\n');
     child.stdin.write(`${JSON.stringify(init)}\n`);
     await answered;
@@ -224,7 +237,10 @@ describe('serve without --conversation', () => {
 
 describe('the session is the occupancy holder', () => {
   const holderOf = async () => {
-    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; holder: string | null }[];
+    const rows = JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as {
+      conversation: string;
+      holder: string | null;
+    }[];
     return rows.find((r) => r.conversation === 'alpha')?.holder;
   };
 

@@ -27,7 +27,13 @@ describe('NodeHostExec', () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, 'here.txt'), 'x');
     const exec = new NodeHostExec();
-    const r = await exec.run({ ...base, argv: ['sh', '-c', 'cat; ls; echo "$GATEFS_T" >&2; exit 3'], cwd, env: { GATEFS_T: 'val' }, input: 'from stdin\n' });
+    const r = await exec.run({
+      ...base,
+      argv: ['sh', '-c', 'cat; ls; echo "$GATEFS_T" >&2; exit 3'],
+      cwd,
+      env: { GATEFS_T: 'val' },
+      input: 'from stdin\n',
+    });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('from stdin\nhere.txt\n');
     expect(r.stderr).toBe('val\n');
@@ -50,7 +56,10 @@ describe('NodeHostExec', () => {
 
   it('throws a typed SPAWN_FAILED for a program that does not exist', async () => {
     const exec = new NodeHostExec();
-    await expect(exec.run({ ...base, argv: ['gatefs-no-such-program-x'], cwd: tempDir() })).rejects.toMatchObject({ name: 'HostExecError', code: 'SPAWN_FAILED' });
+    await expect(exec.run({ ...base, argv: ['gatefs-no-such-program-x'], cwd: tempDir() })).rejects.toMatchObject({
+      name: 'HostExecError',
+      code: 'SPAWN_FAILED',
+    });
     await expect(exec.run({ ...base, argv: [], cwd: tempDir() })).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
   });
 });

@@ -6,7 +6,9 @@ const req = (argv: string[]) => ({ argv, cwd: '/r', tag: 't', chain: ['a'] });
 
 describe('ScriptedHostExec', () => {
   it('answers expected commands and fails on anything else', async () => {
-    const exec = new ScriptedHostExec().expect(['git', 'status'], { stdout: 'clean' }).expect(['git', 'fail'], { exitCode: 1, stderr: 'no' });
+    const exec = new ScriptedHostExec()
+      .expect(['git', 'status'], { stdout: 'clean' })
+      .expect(['git', 'fail'], { exitCode: 1, stderr: 'no' });
     expect(await exec.run(req(['git', 'fail']))).toMatchObject({ exitCode: 1, stderr: 'no' });
     expect(await exec.run(req(['git', 'status']))).toMatchObject({ exitCode: 0, stdout: 'clean', timedOut: false });
     await expect(exec.run(req(['git', 'status']))).rejects.toMatchObject({ code: 'UNEXPECTED_COMMAND' });

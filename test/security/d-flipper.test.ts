@@ -65,50 +65,53 @@ const READS = 3_000;
 const ALLOWED = new Set(['SYMLINK_ESCAPE', 'NOT_FOUND']);
 
 describe.skipIf(!hasProcFd())('D: a flipper thread swapping a folder for a link (procfs)', () => {
-  it(`returns zero outside bytes over ${READS} reads, lists and writes while a naive reader leaks`, sandboxed(async (sb) => {
-    const flip = path.join(sb.work, 'flip');
-    fs.mkdirSync(flip);
-    fs.writeFileSync(path.join(flip, 'a.ts'), 'inside flip\n');
-    const flipper = await startFlipper(flip, sb.sentinel);
-    const tally = { ok: 0, refused: 0, naiveLeaks: 0, listed: 0, written: 0 };
-    try {
-      for (let i = 0; i < READS; i++) {
-        const read = await sb.attempt(() => sb.ns.readFile('flip/a.ts'));
-        if (read.ok) {
-          expect(Buffer.from(read.value).toString()).toBe('inside flip\n');
-          tally.ok++;
-        } else {
-          expect([...ALLOWED]).toContain(read.code);
-          tally.refused++;
+  it(
+    `returns zero outside bytes over ${READS} reads, lists and writes while a naive reader leaks`,
+    sandboxed(async (sb) => {
+      const flip = path.join(sb.work, 'flip');
+      fs.mkdirSync(flip);
+      fs.writeFileSync(path.join(flip, 'a.ts'), 'inside flip\n');
+      const flipper = await startFlipper(flip, sb.sentinel);
+      const tally = { ok: 0, refused: 0, naiveLeaks: 0, listed: 0, written: 0 };
+      try {
+        for (let i = 0; i < READS; i++) {
+          const read = await sb.attempt(() => sb.ns.readFile('flip/a.ts'));
+          if (read.ok) {
+            expect(Buffer.from(read.value).toString()).toBe('inside flip\n');
+            tally.ok++;
+          } else {
+            expect([...ALLOWED]).toContain(read.code);
+            tally.refused++;
+          }
+          try {
+            if (fs.readFileSync(path.join(flip, 'a.ts'), 'utf8').includes(sb.marker)) tally.naiveLeaks++;
+          } catch {
+            /* the naive reader hit the gap between two swaps */
+          }
+          if (i % 6 === 0) {
+            const list = await sb.attempt(() => sb.ns.readdir('flip'));
+            if (list.ok) {
+              expect(['a.ts', 'a.ts,w.txt']).toContain(list.value.map((e) => e.name).join(','));
+              tally.listed++;
+            } else expect([...ALLOWED]).toContain(list.code);
+          }
+          if (i % 10 === 0) {
+            const write = await sb.attempt(() => sb.ns.writeFile('flip/w.txt', Buffer.from(`w${i}`)));
+            if (write.ok) tally.written++;
+            else expect([...ALLOWED]).toContain(write.code);
+          }
         }
-        try {
-          if (fs.readFileSync(path.join(flip, 'a.ts'), 'utf8').includes(sb.marker)) tally.naiveLeaks++;
-        } catch {
-          /* the naive reader hit the gap between two swaps */
-        }
-        if (i % 6 === 0) {
-          const list = await sb.attempt(() => sb.ns.readdir('flip'));
-          if (list.ok) {
-            expect(['a.ts', 'a.ts,w.txt']).toContain(list.value.map((e) => e.name).join(','));
-            tally.listed++;
-          } else expect([...ALLOWED]).toContain(list.code);
-        }
-        if (i % 10 === 0) {
-          const write = await sb.attempt(() => sb.ns.writeFile('flip/w.txt', Buffer.from(`w${i}`)));
-          if (write.ok) tally.written++;
-          else expect([...ALLOWED]).toContain(write.code);
-        }
+      } finally {
+        const swaps = await flipper.stop();
+        expect(swaps).toBeGreaterThan(0);
       }
-    } finally {
-      const swaps = await flipper.stop();
-      expect(swaps).toBeGreaterThan(0);
-    }
-    // The race was real: the naive reader leaked, and the layer both served and refused reads.
-    expect(tally.naiveLeaks).toBeGreaterThan(0);
-    expect(tally.ok + tally.refused).toBe(READS);
-    expect(tally.ok).toBeGreaterThan(0);
-    expect(tally.refused).toBeGreaterThan(0);
-    expect(tally.written).toBeGreaterThan(0);
-    expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
-  }));
+      // The race was real: the naive reader leaked, and the layer both served and refused reads.
+      expect(tally.naiveLeaks).toBeGreaterThan(0);
+      expect(tally.ok + tally.refused).toBe(READS);
+      expect(tally.ok).toBeGreaterThan(0);
+      expect(tally.refused).toBeGreaterThan(0);
+      expect(tally.written).toBeGreaterThan(0);
+      expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
+    }),
+  );
 });

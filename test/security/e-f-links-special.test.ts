@@ -13,77 +13,110 @@ import type { HostLayerOptions } from '../../vfs/host-layer.js';
 import { sandboxed } from './sandbox.js';
 
 const bytes = (s: string) => Buffer.from(s);
-const modes: [string, HostLayerOptions][] = [['procfs', {}], ['lstat-fallback', { forceFallback: true }]];
+const modes: [string, HostLayerOptions][] = [
+  ['procfs', {}],
+  ['lstat-fallback', { forceFallback: true }],
+];
 const isRoot = process.getuid?.() === 0;
 
 describe.each(modes)('E: hard links (%s)', (_name, options) => {
-  it('a write, an exclusive create and a delete never change the outside inode', sandboxed(async (sb) => {
-    const secret = path.join(sb.sentinel, 'secret.txt');
-    const { ns, layer, attempt } = sb;
-    expect(await attempt(() => ns.writeFile('hl', bytes('replaced')))).toMatchObject({ ok: true, value: { created: false } });
-    expect(fs.readFileSync(path.join(sb.work, 'hl'), 'utf8')).toBe('replaced');
-    expect(fs.statSync(path.join(sb.work, 'hl')).ino).not.toBe(fs.statSync(secret).ino);
-    expect(await attempt(() => layer.writeFile('hl2', bytes('x'), { exclusive: true }))).toMatchObject({ ok: false, code: 'ALREADY_EXISTS' });
-    expect(await attempt(() => ns.remove('hl3'))).toMatchObject({ ok: true });
-    // hl2 (refused above) still links it; hl was replaced by a new inode and hl3 unlinked.
-    expect(fs.statSync(secret).nlink).toBe(2);
-  }, {
-    ...options,
-    plant: ({ sentinel, work }) => {
-      for (const name of ['hl', 'hl2', 'hl3']) fs.linkSync(path.join(sentinel, 'secret.txt'), path.join(work, name));
-    },
-  }));
+  it(
+    'a write, an exclusive create and a delete never change the outside inode',
+    sandboxed(
+      async (sb) => {
+        const secret = path.join(sb.sentinel, 'secret.txt');
+        const { ns, layer, attempt } = sb;
+        expect(await attempt(() => ns.writeFile('hl', bytes('replaced')))).toMatchObject({ ok: true, value: { created: false } });
+        expect(fs.readFileSync(path.join(sb.work, 'hl'), 'utf8')).toBe('replaced');
+        expect(fs.statSync(path.join(sb.work, 'hl')).ino).not.toBe(fs.statSync(secret).ino);
+        expect(await attempt(() => layer.writeFile('hl2', bytes('x'), { exclusive: true }))).toMatchObject({
+          ok: false,
+          code: 'ALREADY_EXISTS',
+        });
+        expect(await attempt(() => ns.remove('hl3'))).toMatchObject({ ok: true });
+        // hl2 (refused above) still links it; hl was replaced by a new inode and hl3 unlinked.
+        expect(fs.statSync(secret).nlink).toBe(2);
+      },
+      {
+        ...options,
+        plant: ({ sentinel, work }) => {
+          for (const name of ['hl', 'hl2', 'hl3']) fs.linkSync(path.join(sentinel, 'secret.txt'), path.join(work, name));
+        },
+      },
+    ),
+  );
 });
 
 describe.each(modes)('F: special files (%s)', (_name, options) => {
-  it('refuses to read a FIFO without hanging, and never writes into one', sandboxed(async (sb) => {
-    const { ns, layer, attempt } = sb;
-    expect(await attempt(() => ns.readFile('pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-    expect(await attempt(() => layer.readFile('src/pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-    expect(await attempt(() => ns.writeFile('pipe', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-    expect(await attempt(() => ns.writeFile('pipe', bytes('x'), { exclusive: true }))).toMatchObject({ ok: false, code: 'ALREADY_EXISTS' });
-    expect(await attempt(() => ns.stat('pipe'))).toMatchObject({ ok: true, value: { type: 'other' } });
-    expect(fs.lstatSync(path.join(sb.work, 'pipe')).isFIFO()).toBe(true);
-    expect(await attempt(() => ns.readFile('/docs-extra/pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-  }, {
-    ...options,
-    plant: ({ work, docsExtra }) => {
-      for (const p of [path.join(work, 'pipe'), path.join(work, 'src/pipe'), path.join(docsExtra, 'pipe')]) execFileSync('mkfifo', [p]);
-    },
-  }));
+  it(
+    'refuses to read a FIFO without hanging, and never writes into one',
+    sandboxed(
+      async (sb) => {
+        const { ns, layer, attempt } = sb;
+        expect(await attempt(() => ns.readFile('pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await attempt(() => layer.readFile('src/pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await attempt(() => ns.writeFile('pipe', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await attempt(() => ns.writeFile('pipe', bytes('x'), { exclusive: true }))).toMatchObject({
+          ok: false,
+          code: 'ALREADY_EXISTS',
+        });
+        expect(await attempt(() => ns.stat('pipe'))).toMatchObject({ ok: true, value: { type: 'other' } });
+        expect(fs.lstatSync(path.join(sb.work, 'pipe')).isFIFO()).toBe(true);
+        expect(await attempt(() => ns.readFile('/docs-extra/pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+      },
+      {
+        ...options,
+        plant: ({ work, docsExtra }) => {
+          for (const p of [path.join(work, 'pipe'), path.join(work, 'src/pipe'), path.join(docsExtra, 'pipe')]) execFileSync('mkfifo', [p]);
+        },
+      },
+    ),
+  );
 
-  it('refuses to read or replace a socket', sandboxed(async (sb) => {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(path.join(sb.work, 'sock'), resolve));
-    try {
-      expect(await sb.attempt(() => sb.ns.readFile('sock'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-      expect(await sb.attempt(() => sb.ns.writeFile('sock', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-      expect(await sb.attempt(() => sb.ns.stat('sock'))).toMatchObject({ ok: true, value: { type: 'other' } });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  }, options));
+  it(
+    'refuses to read or replace a socket',
+    sandboxed(async (sb) => {
+      const server = net.createServer();
+      await new Promise<void>((resolve) => server.listen(path.join(sb.work, 'sock'), resolve));
+      try {
+        expect(await sb.attempt(() => sb.ns.readFile('sock'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await sb.attempt(() => sb.ns.writeFile('sock', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await sb.attempt(() => sb.ns.stat('sock'))).toMatchObject({ ok: true, value: { type: 'other' } });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }, options),
+  );
 
-  it.skipIf(!isRoot)('refuses to read a device node placed inside the tree (needs root to create one)', sandboxed(async (sb) => {
-    expect(await sb.attempt(() => sb.ns.readFile('null'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-    expect(await sb.attempt(() => sb.ns.readFile('zero'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-    expect(await sb.attempt(() => sb.ns.writeFile('null', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
-  }, {
-    ...options,
-    plant: ({ work }) => {
-      execFileSync('mknod', [path.join(work, 'null'), 'c', '1', '3']);
-      execFileSync('mknod', [path.join(work, 'zero'), 'c', '1', '5']);
-    },
-  }));
+  it.skipIf(!isRoot)(
+    'refuses to read a device node placed inside the tree (needs root to create one)',
+    sandboxed(
+      async (sb) => {
+        expect(await sb.attempt(() => sb.ns.readFile('null'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await sb.attempt(() => sb.ns.readFile('zero'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await sb.attempt(() => sb.ns.writeFile('null', bytes('x')))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+      },
+      {
+        ...options,
+        plant: ({ work }) => {
+          execFileSync('mknod', [path.join(work, 'null'), 'c', '1', '3']);
+          execFileSync('mknod', [path.join(work, 'zero'), 'c', '1', '5']);
+        },
+      },
+    ),
+  );
 
-  it('a folder is not a file and a file is not a folder', sandboxed(async (sb) => {
-    const { ns, attempt } = sb;
-    expect(await attempt(() => ns.readFile('src'))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
-    expect(await attempt(() => ns.readFile('.'))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
-    expect(await attempt(() => ns.writeFile('src', bytes('x')))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
-    expect(await attempt(() => ns.readdir('README.md'))).toMatchObject({ ok: false, code: 'NOT_DIRECTORY' });
-    expect(await attempt(() => ns.readFile('README.md/x'))).toMatchObject({ ok: false, code: 'NOT_DIRECTORY' });
-    expect(await attempt(() => ns.writeFile('README.md/x', bytes('x'), { createParents: true }))).toMatchObject({ ok: false });
-    expect(fs.readFileSync(path.join(sb.work, 'README.md'), 'utf8')).toBe('readme\n');
-  }, options));
+  it(
+    'a folder is not a file and a file is not a folder',
+    sandboxed(async (sb) => {
+      const { ns, attempt } = sb;
+      expect(await attempt(() => ns.readFile('src'))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
+      expect(await attempt(() => ns.readFile('.'))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
+      expect(await attempt(() => ns.writeFile('src', bytes('x')))).toMatchObject({ ok: false, code: 'IS_DIRECTORY' });
+      expect(await attempt(() => ns.readdir('README.md'))).toMatchObject({ ok: false, code: 'NOT_DIRECTORY' });
+      expect(await attempt(() => ns.readFile('README.md/x'))).toMatchObject({ ok: false, code: 'NOT_DIRECTORY' });
+      expect(await attempt(() => ns.writeFile('README.md/x', bytes('x'), { createParents: true }))).toMatchObject({ ok: false });
+      expect(fs.readFileSync(path.join(sb.work, 'README.md'), 'utf8')).toBe('readme\n');
+    }, options),
+  );
 });

@@ -11,7 +11,10 @@ import { Namespace } from '../../vfs/namespace.js';
 import { sandboxed, type Sandbox } from './sandbox.js';
 
 const bytes = (s: string) => Buffer.from(s);
-const modes: [string, HostLayerOptions][] = [['procfs', {}], ['lstat-fallback', { forceFallback: true }]];
+const modes: [string, HostLayerOptions][] = [
+  ['procfs', {}],
+  ['lstat-fallback', { forceFallback: true }],
+];
 
 interface Writer {
   readFile(p: string): Promise<Uint8Array>;
@@ -42,39 +45,57 @@ async function expectAllRefused(sb: Sandbox, target: Writer, ro: string, file: s
 }
 
 describe.each(modes)('I: writes to read-only mounts (%s)', (_name, options) => {
-  it('a read-only mount nested in the workspace refuses every operation', sandboxed(async (sb) => {
-    await expectAllRefused(sb, sb.ns, '.campaign', 'plan.md');
-  }, options));
+  it(
+    'a read-only mount nested in the workspace refuses every operation',
+    sandboxed(async (sb) => {
+      await expectAllRefused(sb, sb.ns, '.campaign', 'plan.md');
+    }, options),
+  );
 
-  it('a read-only absolute mount beside a writable one refuses every operation', sandboxed(async (sb) => {
-    await expectAllRefused(sb, sb.ns, '/docs-extra', 'x.md');
-    expect(await sb.attempt(() => sb.ns.writeFile('/docs/fine.md', bytes('ok')))).toMatchObject({ ok: true });
-  }, options));
+  it(
+    'a read-only absolute mount beside a writable one refuses every operation',
+    sandboxed(async (sb) => {
+      await expectAllRefused(sb, sb.ns, '/docs-extra', 'x.md');
+      expect(await sb.attempt(() => sb.ns.writeFile('/docs/fine.md', bytes('ok')))).toMatchObject({ ok: true });
+    }, options),
+  );
 
-  it('the guard keeps the read-only tree read-only when reached through the writable root layer', sandboxed(async (sb) => {
-    const direct: Writer = {
-      readFile: (p) => sb.layer.readFile(p),
-      writeFile: (p, d, o) => sb.layer.writeFile(p, d, o),
-      mkdir: (p) => sb.layer.mkdir(p),
-      remove: (p) => sb.layer.remove(p),
-    };
-    const withoutNestedMount = new Namespace({ root: '/worktrees/a', mounts: [{ path: '/worktrees/a', layer: sb.layer, writable: true }] });
-    await expectAllRefused(sb, withoutNestedMount, '.campaign', 'plan.md');
-    for (const [name, attack] of attacks('.campaign', 'plan.md')) {
-      // The layer has no parent creation (a namespace option).
-      if (name === 'create with parents') continue;
-      const outcome = await sb.attempt(() => attack(direct));
-      expect({ name, outcome: outcome.ok ? 'ok' : outcome.code }).toEqual({ name, outcome: 'READ_ONLY' });
-    }
-  }, options));
+  it(
+    'the guard keeps the read-only tree read-only when reached through the writable root layer',
+    sandboxed(async (sb) => {
+      const direct: Writer = {
+        readFile: (p) => sb.layer.readFile(p),
+        writeFile: (p, d, o) => sb.layer.writeFile(p, d, o),
+        mkdir: (p) => sb.layer.mkdir(p),
+        remove: (p) => sb.layer.remove(p),
+      };
+      const withoutNestedMount = new Namespace({
+        root: '/worktrees/a',
+        mounts: [{ path: '/worktrees/a', layer: sb.layer, writable: true }],
+      });
+      await expectAllRefused(sb, withoutNestedMount, '.campaign', 'plan.md');
+      for (const [name, attack] of attacks('.campaign', 'plan.md')) {
+        // The layer has no parent creation (a namespace option).
+        if (name === 'create with parents') continue;
+        const outcome = await sb.attempt(() => attack(direct));
+        expect({ name, outcome: outcome.ok ? 'ok' : outcome.code }).toEqual({ name, outcome: 'READ_ONLY' });
+      }
+    }, options),
+  );
 
-  it('the guard keeps the state folder protected inside a writable root', sandboxed(async (sb) => {
-    const { layer, attempt } = sb;
-    expect(await attempt(() => layer.writeFile('.gatefs/gatefs.db', bytes('x')))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
-    expect(await attempt(() => layer.writeFile('.gatefs/new', bytes('x'), { exclusive: true }))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
-    expect(await attempt(() => layer.remove('.gatefs/gatefs.db'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
-    expect(await attempt(() => layer.remove('.gatefs'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
-    expect(await attempt(() => layer.mkdir('.gatefs/x'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
-    expect(await attempt(() => layer.readFile('.gatefs/gatefs.db'))).toMatchObject({ ok: true });
-  }, options));
+  it(
+    'the guard keeps the state folder protected inside a writable root',
+    sandboxed(async (sb) => {
+      const { layer, attempt } = sb;
+      expect(await attempt(() => layer.writeFile('.gatefs/gatefs.db', bytes('x')))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+      expect(await attempt(() => layer.writeFile('.gatefs/new', bytes('x'), { exclusive: true }))).toMatchObject({
+        ok: false,
+        code: 'PROTECTED_PATH',
+      });
+      expect(await attempt(() => layer.remove('.gatefs/gatefs.db'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+      expect(await attempt(() => layer.remove('.gatefs'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+      expect(await attempt(() => layer.mkdir('.gatefs/x'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+      expect(await attempt(() => layer.readFile('.gatefs/gatefs.db'))).toMatchObject({ ok: true });
+    }, options),
+  );
 });

@@ -8,7 +8,21 @@
  * serve nor remove anything outside `<stateDir>/worktrees/` (trees hashed before and after).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -67,8 +81,23 @@ async function craftedRepository(outside: string): Promise<TempRepo> {
   const host = await createHost({ repo: r.dir });
   await host.close();
   plantRecords(join(r.dir, '.gatefs'), [
-    { ...base, conversation: 'evil-prep', backend: 'copy', state: 'preparing', checkoutPath: outside, data: { ...base.data, created: { folder: true, worktree: true } } },
-    { ...base, conversation: 'evil-ready', backend: 'worktree', state: 'ready', checkoutPath: outside, branch: 'gatefs/evil-ready', data: { ...base.data, mounts: [{ path: outside, writable: true }] } },
+    {
+      ...base,
+      conversation: 'evil-prep',
+      backend: 'copy',
+      state: 'preparing',
+      checkoutPath: outside,
+      data: { ...base.data, created: { folder: true, worktree: true } },
+    },
+    {
+      ...base,
+      conversation: 'evil-ready',
+      backend: 'worktree',
+      state: 'ready',
+      checkoutPath: outside,
+      branch: 'gatefs/evil-ready',
+      data: { ...base.data, mounts: [{ path: outside, writable: true }] },
+    },
   ]);
   r.git('add', '-f', '.gatefs/gatefs.db');
   r.git('commit', '-qm', 'ship a state database');
@@ -116,7 +145,14 @@ describe('K: state that came with the repository is refused before it is used', 
     await host.prepare({ conversation: 'mine' });
     await host.close();
     plantRecords(join(r.dir, '.gatefs'), [
-      { ...base, conversation: 'evil-prep', backend: 'copy', state: 'preparing', checkoutPath: outside, data: { ...base.data, created: { folder: true } } },
+      {
+        ...base,
+        conversation: 'evil-prep',
+        backend: 'copy',
+        state: 'preparing',
+        checkoutPath: outside,
+        data: { ...base.data, created: { folder: true } },
+      },
     ]);
     const copy = join(mkdtempSync(join(tmpdir(), 'gatefs-copy-')), 'repo');
     cleanups.push(() => rmSync(join(copy, '..'), { recursive: true, force: true }));
@@ -142,20 +178,36 @@ describe('K: state that came with the repository is refused before it is used', 
     await host.prepare({ conversation: 'mine' });
     await host.close();
     plantRecords(join(r.dir, '.gatefs'), [
-      { ...base, conversation: 'evil-prep', backend: 'copy', state: 'preparing', checkoutPath: outside, data: { ...base.data, created: { folder: true } } },
+      {
+        ...base,
+        conversation: 'evil-prep',
+        backend: 'copy',
+        state: 'preparing',
+        checkoutPath: outside,
+        data: { ...base.data, created: { folder: true } },
+      },
     ]);
     const copy = join(mkdtempSync(join(tmpdir(), 'gatefs-extract-')), 'repo');
     cleanups.push(() => rmSync(join(copy, '..'), { recursive: true, force: true }));
     cpSync(r.dir, copy, { recursive: true, verbatimSymlinks: true });
     const state = join(copy, '.gatefs');
-    const shipped = JSON.parse(readFileSync(join(state, 'gatefs.origin'), 'utf8')) as { stateDir: { dev: number; ino: number; born?: string }; database: { dev: number; ino: number; born?: string }; uid: number };
+    const shipped = JSON.parse(readFileSync(join(state, 'gatefs.origin'), 'utf8')) as {
+      stateDir: { dev: number; ino: number; born?: string };
+      database: { dev: number; ino: number; born?: string };
+      uid: number;
+    };
     const forge = (keepBorn: boolean) => {
       // The forger predicted the inodes right; the birth times are the ones it shipped (or none).
       const id = (path: string, was: { born?: string }) => {
         const st = lstatSync(path);
         return { dev: st.dev, ino: st.ino, ...(keepBorn && was.born ? { born: was.born } : {}) };
       };
-      const forged = { version: 1, stateDir: id(state, shipped.stateDir), database: id(join(state, 'gatefs.db'), shipped.database), uid: shipped.uid };
+      const forged = {
+        version: 1,
+        stateDir: id(state, shipped.stateDir),
+        database: id(join(state, 'gatefs.db'), shipped.database),
+        uid: shipped.uid,
+      };
       writeFileSync(join(state, 'gatefs.origin'), `${JSON.stringify(forged)}\n`, { mode: 0o600 });
       const db = new Database(join(state, 'gatefs.db'));
       const value = (x: { dev: number; ino: number; born?: string }) => `${x.dev}:${x.ino}${x.born ? `:${x.born}` : ''}`;
@@ -231,7 +283,9 @@ describe('K: state that came with the repository is refused before it is used', 
     mkdirSync(join(r.dir, '.gatefs'), { mode: 0o700 });
     const db = new Database(join(r.dir, '.gatefs/gatefs.db'));
     migrate(db, MIGRATIONS.slice(0, 1));
-    db.prepare("INSERT INTO workspaces (conversation, role, backend, guarantee, state, checkout_path, data, created_at, updated_at) VALUES ('old', 'agent', 'copy', 'confined', 'preparing', '/', '{\"created\":{\"folder\":true}}', 0, 0)").run();
+    db.prepare(
+      "INSERT INTO workspaces (conversation, role, backend, guarantee, state, checkout_path, data, created_at, updated_at) VALUES ('old', 'agent', 'copy', 'confined', 'preparing', '/', '{\"created\":{\"folder\":true}}', 0, 0)",
+    ).run();
     db.close();
     const before = hashTree(join(r.dir, '.gatefs'));
     const e = await refusal(r.dir);
@@ -240,7 +294,11 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(e.message).toMatch(/mv '.*\.gatefs' '.*\.gatefs\.old'/);
     expect(hashTree(join(r.dir, '.gatefs'))).toBe(before);
     // an origin file written by hand does not help: the inodes it names are not these
-    writeFileSync(join(r.dir, '.gatefs/gatefs.origin'), JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2 }, database: { dev: 1, ino: 3 }, uid: process.getuid!() }), { mode: 0o600 });
+    writeFileSync(
+      join(r.dir, '.gatefs/gatefs.origin'),
+      JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2 }, database: { dev: 1, ino: 3 }, uid: process.getuid!() }),
+      { mode: 0o600 },
+    );
     expect(await refusal(r.dir)).toMatchObject({ code: 'STATE_UNTRUSTED', data: { reason: 'COPIED' } });
     // the hint works: moved aside, gatefs starts fresh
     renameSync(join(r.dir, '.gatefs'), join(r.dir, '.gatefs.old'));
@@ -260,7 +318,11 @@ describe('K: state that came with the repository is refused before it is used', 
     };
     const attempts: [string, () => void, string][] = [
       ['locks link', () => symlinkSync(outside, join(state, 'locks')), 'LINK'],
-      ['a copy that would be a workspace upper', () => (mkdirSync(join(state, 'copies/c1')), writeFileSync(join(state, 'copies/c1/planted.ts'), 'planted')), 'FOREIGN_CONTENT'],
+      [
+        'a copy that would be a workspace upper',
+        () => (mkdirSync(join(state, 'copies/c1')), writeFileSync(join(state, 'copies/c1/planted.ts'), 'planted')),
+        'FOREIGN_CONTENT',
+      ],
       ['a worktree link', () => symlinkSync(outside, join(state, 'worktrees/w1')), 'FOREIGN_CONTENT'],
       ['a serve-token link', () => symlinkSync(join(outside, 'secret.txt'), join(state, 'serve-token')), 'FOREIGN_CONTENT'],
       ['an origin file alone', () => writeFileSync(join(state, 'gatefs.origin'), '{}', { mode: 0o600 }), 'FOREIGN_CONTENT'],
@@ -288,7 +350,7 @@ describe('K: state that came with the repository is refused before it is used', 
     expect(hashTree(outside)).toBe(before);
   });
 
-  it("a repository whose .git/info/exclude (or .git/info) is a planted link: nothing is written through it", async () => {
+  it('a repository whose .git/info/exclude (or .git/info) is a planted link: nothing is written through it', async () => {
     const outside = outsideFolder();
     const before = hashTree(outside);
     const r = repo();
@@ -333,14 +395,28 @@ describe('K: no record supplies a host path', () => {
     const created = { ...base.data, created: { worktree: true, folder: true, branch: true } };
     plantRecords(stateDir, [
       { ...base, conversation: 'p1', backend: 'copy', state: 'preparing', checkoutPath: '/', data: created },
-      { ...base, conversation: 'p2', backend: 'worktree', state: 'preparing', checkoutPath: r.dir, branch: 'main', pinnedSha: r.git('rev-parse', 'HEAD'), data: created },
+      {
+        ...base,
+        conversation: 'p2',
+        backend: 'worktree',
+        state: 'preparing',
+        checkoutPath: r.dir,
+        branch: 'main',
+        pinnedSha: r.git('rev-parse', 'HEAD'),
+        data: created,
+      },
       { ...base, conversation: 'p3', backend: 'copy', state: 'preparing', checkoutPath: join(stateDir, 'copies/../../src'), data: created },
       { ...base, conversation: 'p4', backend: 'worktree', state: 'preparing', checkoutPath: outside, data: created },
       { ...base, conversation: 'p5', backend: 'worktree', state: 'preparing', checkoutPath: join(stateDir, 'worktrees/p5'), data: created },
       { ...base, conversation: 'p6', backend: 'copy', state: 'preparing', checkoutPath: join(stateDir, 'copies/p6'), data: created },
       { ...base, conversation: '../../up', backend: 'copy', state: 'preparing', checkoutPath: outside, data: created },
     ]);
-    const before = { outside: hashTree(outside), src: hashTree(join(r.dir, 'src')), readme: readFileSync(join(r.dir, 'README.md'), 'utf8'), head: r.git('rev-parse', 'main') };
+    const before = {
+      outside: hashTree(outside),
+      src: hashTree(join(r.dir, 'src')),
+      readme: readFileSync(join(r.dir, 'README.md'), 'utf8'),
+      head: r.git('rev-parse', 'main'),
+    };
     const host = await open(r.dir);
     expect(hashTree(outside)).toBe(before.outside);
     expect(hashTree(join(r.dir, 'src'))).toBe(before.src);
@@ -385,7 +461,10 @@ describe('K: no record supplies a host path', () => {
     }
     expect(leaks.join('\n')).not.toContain('SENTINEL');
     // the plain folder serves what is in it (derived path), and mounts come from the manifest only
-    expect(await host.gate.call('plain', 'read', { path: 'inside.txt' })).toMatchObject({ ok: true, value: { content: 'inside the state dir\n' } });
+    expect(await host.gate.call('plain', 'read', { path: 'inside.txt' })).toMatchObject({
+      ok: true,
+      value: { content: 'inside the state dir\n' },
+    });
     expect(await host.gate.call('plain', 'list', { path: outside })).toMatchObject({ ok: false, error: { code: 'OUTSIDE_MOUNTS' } });
     // release of the linked one refuses to act through the link, with or without discard
     await expect(host.release('linked')).rejects.toMatchObject({ code: 'STATE_UNTRUSTED' });

@@ -30,7 +30,13 @@ async function main(): Promise<void> {
     const layer = openHostLayer(path.join(input.base, id));
     layers.push(layer);
     const root = `/worktrees/${id}`;
-    registry.set({ conversation: id, state: 'ready', role: 'agent', tools: new Set(['grep', 'list', 'read']), namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }) });
+    registry.set({
+      conversation: id,
+      state: 'ready',
+      role: 'agent',
+      tools: new Set(['grep', 'list', 'read']),
+      namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }),
+    });
   }
   for (const s of L_SCENARIOS) {
     if (input.only && !input.only.includes(s.name)) continue;

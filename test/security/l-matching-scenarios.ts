@@ -47,37 +47,169 @@ const REFUSED = ['INVALID_INPUT'] as const;
 
 export const L_SCENARIOS: readonly Scenario[] = [
   // Globs (list pattern).
-  { name: 'list *a*a*a*a*a*a*a*a*b over 60-char names', workspace: 'ws', tool: 'list', args: { path: 'long', pattern: stars(8) }, outcomes: OK },
-  { name: 'list **/ + 500 stars over the whole tree', workspace: 'ws', tool: 'list', args: { pattern: `**/${stars(500)}`.slice(0, 1024) }, outcomes: OK },
-  { name: 'list a/**/a/**/…/b (100 globstars) over a 1,000-deep chain', workspace: 'ws', tool: 'list', args: { path: 'deep', pattern: `${'a/**/'.repeat(100)}b`.slice(0, 1024) }, outcomes: OK },
-  { name: 'list **/**/**/… (300 globstars) over the whole tree', workspace: 'ws', tool: 'list', args: { pattern: `${'**/'.repeat(300)}x`, maxResults: 100_000 }, outcomes: OK },
+  {
+    name: 'list *a*a*a*a*a*a*a*a*b over 60-char names',
+    workspace: 'ws',
+    tool: 'list',
+    args: { path: 'long', pattern: stars(8) },
+    outcomes: OK,
+  },
+  {
+    name: 'list **/ + 500 stars over the whole tree',
+    workspace: 'ws',
+    tool: 'list',
+    args: { pattern: `**/${stars(500)}`.slice(0, 1024) },
+    outcomes: OK,
+  },
+  {
+    name: 'list a/**/a/**/…/b (100 globstars) over a 1,000-deep chain',
+    workspace: 'ws',
+    tool: 'list',
+    args: { path: 'deep', pattern: `${'a/**/'.repeat(100)}b`.slice(0, 1024) },
+    outcomes: OK,
+  },
+  {
+    name: 'list **/**/**/… (300 globstars) over the whole tree',
+    workspace: 'ws',
+    tool: 'list',
+    args: { pattern: `${'**/'.repeat(300)}x`, maxResults: 100_000 },
+    outcomes: OK,
+  },
   { name: 'list [[[[… (1,000 brackets)', workspace: 'ws', tool: 'list', args: { pattern: '['.repeat(1000) }, outcomes: OK },
-  { name: 'list a giant character class', workspace: 'ws', tool: 'list', args: { pattern: `**/[${'a-b'.repeat(300)}c-y]*z`.slice(0, 1024) }, outcomes: OK },
-  { name: 'list 254 question marks over 255-char names', workspace: 'ws', tool: 'list', args: { path: 'long', pattern: `*${'?'.repeat(254)}*b` }, outcomes: OK },
+  {
+    name: 'list a giant character class',
+    workspace: 'ws',
+    tool: 'list',
+    args: { pattern: `**/[${'a-b'.repeat(300)}c-y]*z`.slice(0, 1024) },
+    outcomes: OK,
+  },
+  {
+    name: 'list 254 question marks over 255-char names',
+    workspace: 'ws',
+    tool: 'list',
+    args: { path: 'long', pattern: `*${'?'.repeat(254)}*b` },
+    outcomes: OK,
+  },
   { name: 'list a brace bomb {a,b,c,d} x 10', workspace: 'ws', tool: 'list', args: { pattern: '{a,b,c,d}'.repeat(10) }, outcomes: REFUSED },
   { name: 'list a range of 10^9 items', workspace: 'ws', tool: 'list', args: { pattern: '{1..1000000000}' }, outcomes: REFUSED },
-  { name: 'list nested braces 100 deep', workspace: 'ws', tool: 'list', args: { pattern: `${'{a,'.repeat(100)}b${'}'.repeat(100)}/**` }, outcomes: OK_OR_REFUSED },
+  {
+    name: 'list nested braces 100 deep',
+    workspace: 'ws',
+    tool: 'list',
+    args: { pattern: `${'{a,'.repeat(100)}b${'}'.repeat(100)}/**` },
+    outcomes: OK_OR_REFUSED,
+  },
   { name: 'list the extglob *(a|aa)', workspace: 'ws', tool: 'list', args: { pattern: `**/*(a|aa)b` }, outcomes: REFUSED },
   // Globs (grep glob).
-  { name: 'grep glob *a*…*b (200 stars) over the whole tree', workspace: 'ws', tool: 'grep', args: { pattern: 'x', glob: stars(200).slice(0, 1024) }, outcomes: OK },
-  { name: 'grep glob a/**/…/b (100 globstars) in the deep chain', workspace: 'ws', tool: 'grep', args: { pattern: 'x', path: 'deep', glob: `${'a/**/'.repeat(100)}b`.slice(0, 1024) }, outcomes: OK },
+  {
+    name: 'grep glob *a*…*b (200 stars) over the whole tree',
+    workspace: 'ws',
+    tool: 'grep',
+    args: { pattern: 'x', glob: stars(200).slice(0, 1024) },
+    outcomes: OK,
+  },
+  {
+    name: 'grep glob a/**/…/b (100 globstars) in the deep chain',
+    workspace: 'ws',
+    tool: 'grep',
+    args: { pattern: 'x', path: 'deep', glob: `${'a/**/'.repeat(100)}b`.slice(0, 1024) },
+    outcomes: OK,
+  },
   // .gitignore rules (grep).
   { name: 'grep under 5,000 .gitignore rules', workspace: 'ig-many', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
   { name: 'grep under a 1 MiB .gitignore', workspace: 'ig-big', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep with a pathological .gitignore at every level of a 300-deep chain', workspace: 'ig-nested', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep under a/**/…/b rules over a 1,000-deep chain', workspace: 'ig-deep', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep under 6 nested 1 MiB .gitignore files of unindexable wildcard rules', workspace: 'ig-costly', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep under 8 .gitignore files of 175,000 wildcard rules each', workspace: 'ig-heavy', tool: 'grep', args: { pattern: 'x' }, outcomes: REFUSED },
+  {
+    name: 'grep with a pathological .gitignore at every level of a 300-deep chain',
+    workspace: 'ig-nested',
+    tool: 'grep',
+    args: { pattern: 'x' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep under a/**/…/b rules over a 1,000-deep chain',
+    workspace: 'ig-deep',
+    tool: 'grep',
+    args: { pattern: 'x' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep under 6 nested 1 MiB .gitignore files of unindexable wildcard rules',
+    workspace: 'ig-costly',
+    tool: 'grep',
+    args: { pattern: 'x' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep under 8 .gitignore files of 175,000 wildcard rules each',
+    workspace: 'ig-heavy',
+    tool: 'grep',
+    args: { pattern: 'x' },
+    outcomes: REFUSED,
+  },
   // Regexes and huge lines (grep pattern).
-  { name: 'grep (a+)+$ over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: '(a+)+$', path: 'huge.txt' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep [^x]*[^x]*y over a 20 MiB line (no y: skipped by a byte search)', workspace: 'big', tool: 'grep', args: { pattern: '[^x]*[^x]*y', path: 'huge.txt' }, outcomes: OK },
-  { name: 'grep a[^x]*[^x]*(b|a!) over a 20 MiB line (cubic backtracking)', workspace: 'big', tool: 'grep', args: { pattern: 'a[^x]*[^x]*(b|a!)', path: 'huge.txt' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep ^(a|a)*$ over 2,000-char lines (exponential backtracking)', workspace: 'big', tool: 'grep', args: { pattern: '^(a|a)*$', path: 'lines.txt', output: 'count' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep (a*)*\\1b (backreference) over 2,000-char lines', workspace: 'big', tool: 'grep', args: { pattern: '(a*)*\\1b$', path: 'lines.txt' }, outcomes: OK_OR_REFUSED },
-  { name: 'grep a literal through a 20 MiB line (content)', workspace: 'big', tool: 'grep', args: { pattern: 'needle', path: 'huge.txt', output: 'content' }, outcomes: OK },
-  { name: 'grep a literal that matches a 20 MiB line (content, cut at 2,000)', workspace: 'big', tool: 'grep', args: { pattern: 'aaa', path: 'huge.txt', output: 'content' }, outcomes: OK },
-  { name: 'grep a case-insensitive literal over a 20 MiB line', workspace: 'big', tool: 'grep', args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' }, outcomes: OK },
-  { name: 'grep count of a literal over 10,000 long lines', workspace: 'big', tool: 'grep', args: { pattern: 'ab', path: 'lines.txt', output: 'count' }, outcomes: OK },
+  {
+    name: 'grep (a+)+$ over a 20 MiB line',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '(a+)+$', path: 'huge.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep [^x]*[^x]*y over a 20 MiB line (no y: skipped by a byte search)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '[^x]*[^x]*y', path: 'huge.txt' },
+    outcomes: OK,
+  },
+  {
+    name: 'grep a[^x]*[^x]*(b|a!) over a 20 MiB line (cubic backtracking)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'a[^x]*[^x]*(b|a!)', path: 'huge.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep ^(a|a)*$ over 2,000-char lines (exponential backtracking)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '^(a|a)*$', path: 'lines.txt', output: 'count' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep (a*)*\\1b (backreference) over 2,000-char lines',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '(a*)*\\1b$', path: 'lines.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep a literal through a 20 MiB line (content)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'needle', path: 'huge.txt', output: 'content' },
+    outcomes: OK,
+  },
+  {
+    name: 'grep a literal that matches a 20 MiB line (content, cut at 2,000)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'aaa', path: 'huge.txt', output: 'content' },
+    outcomes: OK,
+  },
+  {
+    name: 'grep a case-insensitive literal over a 20 MiB line',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' },
+    outcomes: OK,
+  },
+  {
+    name: 'grep count of a literal over 10,000 long lines',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'ab', path: 'lines.txt', output: 'count' },
+    outcomes: OK,
+  },
 ];
 
 const DEEP = 1000;
@@ -112,7 +244,10 @@ export function buildScenarioFolders(base: string): void {
   chain(path.join(ws, 'deep'), DEEP);
   for (let d = 0; d < 50; d++) for (let f = 0; f < 100; f++) write(path.join(ws, 'many', `d${d}`, `f${f}.txt`), 'x\n');
 
-  const manyRules = Array.from({ length: 5000 }, (_, i) => [`*a*a*a*a*a*a*a*b${i}`, `a/**/a/**/a/**/b${i}`, `[a-z]*${i}[0-9]`, `name${i}`, `*.ext${i}`][i % 5]);
+  const manyRules = Array.from(
+    { length: 5000 },
+    (_, i) => [`*a*a*a*a*a*a*a*b${i}`, `a/**/a/**/a/**/b${i}`, `[a-z]*${i}[0-9]`, `name${i}`, `*.ext${i}`][i % 5],
+  );
   write(path.join(base, 'ig-many', '.gitignore'), manyRules.join('\n'));
   for (let i = 0; i < 2000; i++) write(path.join(base, 'ig-many', `d${i % 40}`, `${'a'.repeat(40)}${i}.txt`), 'x\n');
 
@@ -135,7 +270,8 @@ export function buildScenarioFolders(base: string): void {
   for (let i = 0; i < 6; i++, dir = path.join(dir, 'd')) write(path.join(dir, '.gitignore'), costly);
   write(path.join(dir, 'a'.repeat(250)), 'x\n');
   const heavy = fillMiB('*[a]?');
-  for (let i = 0; i < 8; i++) write(path.join(base, 'ig-heavy', `d${i}`, '.gitignore'), heavy), write(path.join(base, 'ig-heavy', `d${i}`, 'sub', 'f.txt'), 'x\n');
+  for (let i = 0; i < 8; i++)
+    write(path.join(base, 'ig-heavy', `d${i}`, '.gitignore'), heavy), write(path.join(base, 'ig-heavy', `d${i}`, 'sub', 'f.txt'), 'x\n');
 
   write(path.join(base, 'big', 'huge.txt'), Buffer.alloc(20 * 1024 * 1024, 'a'));
   write(path.join(base, 'big', 'lines.txt'), `${'a'.repeat(1999)}b\n`.repeat(10_000));

@@ -28,7 +28,9 @@ const board = (n: number) => Array.from({ length: n }, (_, i) => `${slot(i)} = _
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** A repository holding `board.txt`, with conversation `c` prepared (a git worktree). */
-async function prepared(content: string): Promise<{ repo: TempRepo; file: string; call: (tool: string, args: object) => Promise<RunResult> }> {
+async function prepared(
+  content: string,
+): Promise<{ repo: TempRepo; file: string; call: (tool: string, args: object) => Promise<RunResult> }> {
   const repo = makeTempRepo({ 'README.md': '# demo\n', 'board.txt': content });
   cleanups.push(() => repo.cleanup());
   const prep = await gatefs(['prepare', 'c'], { cwd: repo.dir });
@@ -50,7 +52,11 @@ function codeOf(run: RunResult): string | undefined {
 describe('no lost updates across processes', () => {
   it('20 concurrent `gatefs call … edit` processes on one file: every one that exited 0 is in the file', async () => {
     const { file, call } = await prepared(board(20));
-    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => call('edit', { path: 'board.txt', oldString: `${slot(i)} = _\n`, newString: `${slot(i)} = p${i}\n` })));
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('edit', { path: 'board.txt', oldString: `${slot(i)} = _\n`, newString: `${slot(i)} = p${i}\n` }),
+      ),
+    );
     const text = readFileSync(file, 'utf8');
     const codes = runs.map(codeOf);
     // Nothing but success or a typed, retryable refusal; and every success is in the file.
@@ -65,7 +71,11 @@ describe('no lost updates across processes', () => {
   it('write with the same expectedSha256 from 6 processes at once: exactly one wins, the others answer STALE_CONTENT', async () => {
     const original = 'version 0\n';
     const { file, call } = await prepared(original);
-    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => call('write', { path: 'board.txt', content: `written by ${i}\n`, expectedSha256: sha(original) })));
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call('write', { path: 'board.txt', content: `written by ${i}\n`, expectedSha256: sha(original) }),
+      ),
+    );
     const codes = runs.map(codeOf);
     expect(codes.filter((c) => c === undefined)).toHaveLength(1);
     expect(codes.filter((c) => c !== undefined).every((c) => c === 'STALE_CONTENT')).toBe(true);
@@ -75,7 +85,9 @@ describe('no lost updates across processes', () => {
 
   it('create-only writes (expectedSha256: null) of one new file from 4 processes: exactly one creates it, the others answer ALREADY_EXISTS', async () => {
     const { repo, call } = await prepared('x\n');
-    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => call('write', { path: 'fresh/new.txt', content: `created by ${i}\n`, expectedSha256: null })));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => call('write', { path: 'fresh/new.txt', content: `created by ${i}\n`, expectedSha256: null })),
+    );
     const codes = runs.map(codeOf);
     expect(codes.filter((c) => c === undefined)).toHaveLength(1);
     expect(codes.filter((c) => c !== undefined).every((c) => c === 'ALREADY_EXISTS')).toBe(true);

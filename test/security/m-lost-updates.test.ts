@@ -25,7 +25,10 @@ afterEach(async () => {
 const SLOTS = 200;
 /** One line per slot: `slot-007 = _`; an edit claims a slot by replacing its `_`. */
 const slots = (n = SLOTS) => Array.from({ length: n }, (_, i) => `slot-${String(i).padStart(3, '0')} = _\n`).join('');
-const claim = (slot: number, who: string) => ({ oldString: `slot-${String(slot).padStart(3, '0')} = _\n`, newString: `slot-${String(slot).padStart(3, '0')} = ${who}\n` });
+const claim = (slot: number, who: string) => ({
+  oldString: `slot-${String(slot).padStart(3, '0')} = _\n`,
+  newString: `slot-${String(slot).padStart(3, '0')} = ${who}\n`,
+});
 
 function repo(files: Record<string, string> = { 'README.md': '# demo\n' }): TempRepo {
   const r = makeTempRepo(files);

@@ -7,7 +7,19 @@
  * workspace serving. Real git, real disk.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +47,9 @@ const roles = {
   ],
 };
 
-async function setup(exec?: SwitchableExec): Promise<{ repo: TempRepo; host: WorkspaceHost; worktree: (id: string) => string; outside: string }> {
+async function setup(
+  exec?: SwitchableExec,
+): Promise<{ repo: TempRepo; host: WorkspaceHost; worktree: (id: string) => string; outside: string }> {
   const repo = makeTempRepo(files);
   cleanups.push(() => repo.cleanup());
   const outside = mkdtempSync(join(tmpdir(), 'gatefs-outside-'));
@@ -58,7 +72,10 @@ describe('N: release keeps work', () => {
     expect(refused).toMatchObject({ name: 'WorkspaceError', code: 'DIRTY_WORKTREE', data: { files: ['build.log', 'scratch/'] } });
     expect((refused as Error).message).toContain('scratch/');
     expect(readFileSync(join(worktree('a'), 'scratch/notes.md'), 'utf8')).toBe('hours of notes\n');
-    expect(await host.gate.call('a', 'read', { path: 'scratch/notes.md' })).toMatchObject({ ok: true, value: { content: 'hours of notes\n' } });
+    expect(await host.gate.call('a', 'read', { path: 'scratch/notes.md' })).toMatchObject({
+      ok: true,
+      value: { content: 'hours of notes\n' },
+    });
     expect(await write(host, 'a', 'scratch/more.md', 'still serving\n')).toMatchObject({ ok: true });
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'ready', holder: null }]);
   });
@@ -246,10 +263,17 @@ describe('N: writes from another process racing release', () => {
       other.exec('COMMIT');
       other.close();
       const [edited, released] = await Promise.all([edit, release]);
-      const onDisk = existsSync(join(state, 'worktrees', id, 'README.md')) && readFileSync(join(state, 'worktrees', id, 'README.md'), 'utf8').includes('precious');
+      const onDisk =
+        existsSync(join(state, 'worktrees', id, 'README.md')) &&
+        readFileSync(join(state, 'worktrees', id, 'README.md'), 'utf8').includes('precious');
       if (edited.code === 0) {
         // The edit reported ok: it is in the workspace, which still serves, and the release was refused.
-        expect({ trial, onDisk, release: released.code, stderr: released.stderr.includes('DIRTY_WORKTREE') }).toEqual({ trial, onDisk: true, release: 1, stderr: true });
+        expect({ trial, onDisk, release: released.code, stderr: released.stderr.includes('DIRTY_WORKTREE') }).toEqual({
+          trial,
+          onDisk: true,
+          release: 1,
+          stderr: true,
+        });
         expect((await cli('call', id, 'read', JSON.stringify({ path: 'README.md' }))).stdout).toContain('precious');
       } else {
         // Refused (the release got there first, or the lock wait ran out): nothing changed.
@@ -271,17 +295,26 @@ describe('N: live holders and failures', () => {
     expect(refused).toMatchObject({ code: 'OCCUPIED', data: { holder: 'mcp-session-1' } });
     expect((refused as Error).message).toContain('not released');
     expect(host.status()).toMatchObject([{ conversation: 'a', state: 'ready', holder: 'mcp-session-1' }]);
-    expect(await other.gate.call('a', 'write', { path: 'x.txt', content: 'the session writes on' }, { holder: 'mcp-session-1' })).toMatchObject({ ok: true });
+    expect(
+      await other.gate.call('a', 'write', { path: 'x.txt', content: 'the session writes on' }, { holder: 'mcp-session-1' }),
+    ).toMatchObject({ ok: true });
     await other.gate.call('a', 'write', { path: 'x.txt', content: '' }, { holder: 'mcp-session-1' });
     const forced = await host.release('a', { force: true, discard: true });
     expect(forced).toMatchObject({ removed: true, forcedHolders: ['mcp-session-1'] });
-    expect(host.events().filter((e) => e.type === 'occupancy.forced_end')).toMatchObject([{ conversation: 'a', data: { holder: 'mcp-session-1' } }]);
-    expect(await other.gate.call('a', 'write', { path: 'y.txt', content: 'late' }, { holder: 'mcp-session-1' })).toMatchObject({ ok: false });
+    expect(host.events().filter((e) => e.type === 'occupancy.forced_end')).toMatchObject([
+      { conversation: 'a', data: { holder: 'mcp-session-1' } },
+    ]);
+    expect(await other.gate.call('a', 'write', { path: 'y.txt', content: 'late' }, { holder: 'mcp-session-1' })).toMatchObject({
+      ok: false,
+    });
   });
 
   it('a long-running host serves a workspace another process released and prepared again, whenever it looks', async () => {
     const { repo, host } = await setup();
-    for (const [id, seenBetween] of [['quick', false], ['slow', true]] as const) {
+    for (const [id, seenBetween] of [
+      ['quick', false],
+      ['slow', true],
+    ] as const) {
       await host.prepare({ conversation: id, role: 'wt' });
       expect(await host.gate.call(id, 'read', { path: 'README.md' })).toMatchObject({ ok: true });
       const other = await createHost({ repo: repo.dir, manifest: roles });
@@ -294,7 +327,10 @@ describe('N: live holders and failures', () => {
       await other.gate.call(id, 'write', { path: 'fresh.txt', content: 'in the new worktree' });
       await other.close();
       await sleep(1100);
-      expect({ id, read: await host.gate.call(id, 'read', { path: 'fresh.txt' }) }).toMatchObject({ id, read: { ok: true, value: { content: 'in the new worktree' } } });
+      expect({ id, read: await host.gate.call(id, 'read', { path: 'fresh.txt' }) }).toMatchObject({
+        id,
+        read: { ok: true, value: { content: 'in the new worktree' } },
+      });
       expect(await write(host, id, 'mine.txt', 'from the long-running host')).toMatchObject({ ok: true });
       expect(readFileSync(join(repo.dir, '.gatefs/worktrees', id, 'mine.txt'), 'utf8')).toBe('from the long-running host');
     }

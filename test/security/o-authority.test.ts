@@ -10,7 +10,20 @@
  *   hidden in every mount that holds it (read-only or writable); a mount inside it is refused.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -136,7 +149,8 @@ describe('O: .git is invisible in every backend', () => {
     writeFileSync(join(dir, 'sub/ok.txt'), 'visible\n');
     const host = await hostFor(dir, 'copy');
     await host.prepare({ conversation: 'p' });
-    for (const path of ['.git/config', '.GIT/config', 'git~1/config', 'sub/.git/config', 'sub/.git']) await expectInvisible(host, 'p', path, ['secret-']);
+    for (const path of ['.git/config', '.GIT/config', 'git~1/config', 'sub/.git/config', 'sub/.git'])
+      await expectInvisible(host, 'p', path, ['secret-']);
     await expectNowhere(host, 'p', '.', /^(\.git|\.GIT|git~1)$/, ['secret-']);
     expect(await host.gate.call('p', 'read', { path: 'sub/ok.txt' })).toMatchObject({ ok: true, value: { content: 'visible\n' } });
   });
@@ -148,14 +162,32 @@ describe('O: .git is invisible in every backend', () => {
     const listed = (await host.gate.call('m', 'list', { pattern: '**' })) as Result;
     expect(listed.value.entries.map((e: { path: string }) => e.path)).toEqual(['README.md']);
     expect(await host.gate.call('m', 'read', { path: '.git' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await host.gate.call('m', 'write', { path: '.git/config', content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+    expect(await host.gate.call('m', 'write', { path: '.git/config', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
   });
 
   it.each(['worktree', 'copy', 'shared'])('%s: no name git treats as .git can be created, at any depth', async (backend) => {
     const repo = repoWith();
     const host = await hostFor(repo.dir, backend);
     await host.prepare({ conversation: 'n' });
-    const names = ['.git', '.GIT', '.Git', '.git.', '.git ', '.git . .', '.Git . .', 'git~1', 'GIT~1', '.git::$INDEX_ALLOCATION', '\u200c.git', '.g\u200cit', '.gI\u200dT', '.git\ufeff'];
+    const names = [
+      '.git',
+      '.GIT',
+      '.Git',
+      '.git.',
+      '.git ',
+      '.git . .',
+      '.Git . .',
+      'git~1',
+      'GIT~1',
+      '.git::$INDEX_ALLOCATION',
+      '\u200c.git',
+      '.g\u200cit',
+      '.gI\u200dT',
+      '.git\ufeff',
+    ];
     const before = treeHash(repo.dir);
     for (const name of names) {
       for (const path of [`${name}/hooks/post-checkout`, `src/${name}/config`, `src/${name}`]) {
@@ -172,23 +204,37 @@ describe('O: .git is invisible in every backend', () => {
 });
 
 describe('O: the files that grant authority are readable and never changed', () => {
-  it.each(['shared', 'worktree', 'copy'])('%s: gatefs.yaml at the workspace root (and its case and NTFS twins) is PROTECTED_PATH to writes', async (backend) => {
-    const repo = repoWith();
-    const host = await hostFor(repo.dir, backend);
-    await host.prepare({ conversation: 'a' });
-    expect(await host.gate.call('a', 'read', { path: 'gatefs.yaml' })).toMatchObject({ ok: true, value: { content: 'roles: []\n' } });
-    const before = treeHash(repo.dir);
-    const evil = 'roles:\n  - name: r\n    workspace: { backend: shared, mounts: [{ path: /, writable: true }] }\n';
-    for (const path of ['gatefs.yaml', './gatefs.yaml', 'src/../gatefs.yaml', 'GATEFS.YAML', 'Gatefs.yaml', 'gatefs.yaml.', 'gatefs.yaml ', 'gatefs.yaml:stream', 'gatefs.y\u200caml', 'gatefs.yaml/x']) {
-      const w = (await host.gate.call('a', 'write', { path, content: evil })) as Result;
-      expect({ path, code: w.ok ? 'ok' : w.error!.code }).toEqual({ path, code: 'PROTECTED_PATH' });
-    }
-    const e = (await host.gate.call('a', 'edit', { path: 'gatefs.yaml', oldString: 'roles: []', newString: evil })) as Result;
-    expect(e).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
-    expect(treeHash(repo.dir)).toBe(before);
-    // Other yaml files are ordinary.
-    expect(await host.gate.call('a', 'write', { path: 'src/gatefs.yaml', content: 'fine\n' })).toMatchObject({ ok: true });
-  });
+  it.each(['shared', 'worktree', 'copy'])(
+    '%s: gatefs.yaml at the workspace root (and its case and NTFS twins) is PROTECTED_PATH to writes',
+    async (backend) => {
+      const repo = repoWith();
+      const host = await hostFor(repo.dir, backend);
+      await host.prepare({ conversation: 'a' });
+      expect(await host.gate.call('a', 'read', { path: 'gatefs.yaml' })).toMatchObject({ ok: true, value: { content: 'roles: []\n' } });
+      const before = treeHash(repo.dir);
+      const evil = 'roles:\n  - name: r\n    workspace: { backend: shared, mounts: [{ path: /, writable: true }] }\n';
+      for (const path of [
+        'gatefs.yaml',
+        './gatefs.yaml',
+        'src/../gatefs.yaml',
+        'GATEFS.YAML',
+        'Gatefs.yaml',
+        'gatefs.yaml.',
+        'gatefs.yaml ',
+        'gatefs.yaml:stream',
+        'gatefs.y\u200caml',
+        'gatefs.yaml/x',
+      ]) {
+        const w = (await host.gate.call('a', 'write', { path, content: evil })) as Result;
+        expect({ path, code: w.ok ? 'ok' : w.error!.code }).toEqual({ path, code: 'PROTECTED_PATH' });
+      }
+      const e = (await host.gate.call('a', 'edit', { path: 'gatefs.yaml', oldString: 'roles: []', newString: evil })) as Result;
+      expect(e).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+      expect(treeHash(repo.dir)).toBe(before);
+      // Other yaml files are ordinary.
+      expect(await host.gate.call('a', 'write', { path: 'src/gatefs.yaml', content: 'fine\n' })).toMatchObject({ ok: true });
+    },
+  );
 
   it('shared: the manifest loaded from another file of the repository is protected where the workspace shows it', async () => {
     const repo = repoWith();
@@ -198,9 +244,18 @@ describe('O: the files that grant authority are readable and never changed', () 
     await host.prepare({ conversation: 's' });
     const bytes = readFileSync(file, 'utf8');
     expect(await host.gate.call('s', 'read', { path: 'config/agents.yaml' })).toMatchObject({ ok: true, value: { content: bytes } });
-    expect(await host.gate.call('s', 'write', { path: 'config/agents.yaml', content: 'roles: []\n' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
-    expect(await host.gate.call('s', 'write', { path: 'CONFIG/Agents.yaml', content: 'roles: []\n' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
-    expect(await host.gate.call('s', 'edit', { path: 'config/agents.yaml', oldString: 'shared', newString: 'worktree' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+    expect(await host.gate.call('s', 'write', { path: 'config/agents.yaml', content: 'roles: []\n' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
+    expect(await host.gate.call('s', 'write', { path: 'CONFIG/Agents.yaml', content: 'roles: []\n' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
+    expect(await host.gate.call('s', 'edit', { path: 'config/agents.yaml', oldString: 'shared', newString: 'worktree' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
     expect(readFileSync(file, 'utf8')).toBe(bytes);
     expect(await host.gate.call('s', 'write', { path: 'config/other.yaml', content: 'ok\n' })).toMatchObject({ ok: true });
   });
@@ -218,30 +273,33 @@ describe('O: the files that grant authority are readable and never changed', () 
     expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(false);
   });
 
-  it.each(['shared', 'worktree'])('%s: a manifest passed through a symlink (--manifest agents.yaml -> conf/real.yaml) is protected under every name on the way', async (backend) => {
-    // Replacing the link by a file (a write renames over it) would make the next start load
-    // the agent's manifest (shared), or carry that file back with a merge (worktree).
-    const repo = repoWith();
-    const manifest = { roles: [{ name: 'r', tools: TOOLS, workspace: { backend } }] };
-    mkdirSync(join(repo.dir, 'conf'));
-    writeFileSync(join(repo.dir, 'conf/real.yaml'), JSON.stringify(manifest));
-    symlinkSync('conf/real.yaml', join(repo.dir, 'hop.yaml'));
-    symlinkSync('hop.yaml', join(repo.dir, 'agents.yaml'));
-    repo.commit('manifest behind two links');
-    const host = await createHost({ repo: repo.dir, manifest: join(repo.dir, 'agents.yaml') });
-    cleanups.push(() => host.close());
-    await host.prepare({ conversation: 'm' });
-    const evil = 'roles:\n  - name: r\n    workspace: { backend: shared, mounts: [{ path: /, writable: true }] }\n';
-    for (const path of ['agents.yaml', 'hop.yaml', 'conf/real.yaml', 'AGENTS.yaml']) {
-      const w = (await host.gate.call('m', 'write', { path, content: evil })) as Result;
-      expect({ path, code: w.ok ? 'ok' : w.error!.code }).toEqual({ path, code: 'PROTECTED_PATH' });
-    }
-    const tree = backend === 'shared' ? repo.dir : join(repo.dir, '.gatefs/worktrees/m');
-    expect(lstatSync(join(tree, 'agents.yaml')).isSymbolicLink()).toBe(true);
-    expect(lstatSync(join(tree, 'hop.yaml')).isSymbolicLink()).toBe(true);
-    expect(readFileSync(join(tree, 'conf/real.yaml'), 'utf8')).toBe(JSON.stringify(manifest));
-    expect(await host.gate.call('m', 'write', { path: 'conf/other.yaml', content: 'ok\n' })).toMatchObject({ ok: true });
-  });
+  it.each(['shared', 'worktree'])(
+    '%s: a manifest passed through a symlink (--manifest agents.yaml -> conf/real.yaml) is protected under every name on the way',
+    async (backend) => {
+      // Replacing the link by a file (a write renames over it) would make the next start load
+      // the agent's manifest (shared), or carry that file back with a merge (worktree).
+      const repo = repoWith();
+      const manifest = { roles: [{ name: 'r', tools: TOOLS, workspace: { backend } }] };
+      mkdirSync(join(repo.dir, 'conf'));
+      writeFileSync(join(repo.dir, 'conf/real.yaml'), JSON.stringify(manifest));
+      symlinkSync('conf/real.yaml', join(repo.dir, 'hop.yaml'));
+      symlinkSync('hop.yaml', join(repo.dir, 'agents.yaml'));
+      repo.commit('manifest behind two links');
+      const host = await createHost({ repo: repo.dir, manifest: join(repo.dir, 'agents.yaml') });
+      cleanups.push(() => host.close());
+      await host.prepare({ conversation: 'm' });
+      const evil = 'roles:\n  - name: r\n    workspace: { backend: shared, mounts: [{ path: /, writable: true }] }\n';
+      for (const path of ['agents.yaml', 'hop.yaml', 'conf/real.yaml', 'AGENTS.yaml']) {
+        const w = (await host.gate.call('m', 'write', { path, content: evil })) as Result;
+        expect({ path, code: w.ok ? 'ok' : w.error!.code }).toEqual({ path, code: 'PROTECTED_PATH' });
+      }
+      const tree = backend === 'shared' ? repo.dir : join(repo.dir, '.gatefs/worktrees/m');
+      expect(lstatSync(join(tree, 'agents.yaml')).isSymbolicLink()).toBe(true);
+      expect(lstatSync(join(tree, 'hop.yaml')).isSymbolicLink()).toBe(true);
+      expect(readFileSync(join(tree, 'conf/real.yaml'), 'utf8')).toBe(JSON.stringify(manifest));
+      expect(await host.gate.call('m', 'write', { path: 'conf/other.yaml', content: 'ok\n' })).toMatchObject({ ok: true });
+    },
+  );
 
   it('a manifest that lies inside a writable absolute mount is protected there', async () => {
     const repo = repoWith();
@@ -252,30 +310,46 @@ describe('O: the files that grant authority are readable and never changed', () 
     await host.prepare({ conversation: 'm' });
     const bytes = readFileSync(file, 'utf8');
     expect(await host.gate.call('m', 'read', { path: `${data}/cfg/gatefs.yaml` })).toMatchObject({ ok: true, value: { content: bytes } });
-    expect(await host.gate.call('m', 'write', { path: `${data}/cfg/gatefs.yaml`, content: 'roles: []\n' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
+    expect(await host.gate.call('m', 'write', { path: `${data}/cfg/gatefs.yaml`, content: 'roles: []\n' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
     expect(readFileSync(file, 'utf8')).toBe(bytes);
     expect(await host.gate.call('m', 'write', { path: `${data}/cfg/notes.md`, content: 'ok\n' })).toMatchObject({ ok: true });
   });
 });
 
 describe('O: a mount is a root like any other', () => {
-  it.each([false, true])('an absolute mount of the repository itself (writable: %s) hides the state dir: no other conversation shows', async (writable) => {
-    const repo = repoWith();
-    const host = await hostFor(repo.dir, 'worktree', [{ path: repo.dir, writable }]);
-    await host.prepare({ conversation: 'victim' });
-    await host.gate.call('victim', 'write', { path: 'src/secret.ts', content: 'victim-secret-bytes\n' });
-    await host.prepare({ conversation: 'agent' });
-    const stateBefore = treeHash(join(repo.dir, '.gatefs/worktrees'));
-    const m = repo.dir; // absolute mounts appear at their own path in the namespace
-    for (const path of [`${m}/.gatefs`, `${m}/.gatefs/gatefs.db`, `${m}/.gatefs/worktrees/victim/src/secret.ts`, `${m}/.GATEFS/worktrees/victim/src/secret.ts`, `${m}/.git`, `${m}/.git/config`]) {
-      await expectInvisible(host, 'agent', path, ['victim-secret-bytes']);
-    }
-    await expectNowhere(host, 'agent', m, /^(\.gatefs|\.git)$/, ['victim-secret-bytes', 'CREATE TABLE']);
-    expect(await host.gate.call('agent', 'read', { path: `${m}/README.md` })).toMatchObject({ ok: true, value: { content: '# demo\n' } });
-    // gatefs.yaml of the repository is an authority file wherever it shows.
-    expect(await host.gate.call('agent', 'write', { path: `${m}/gatefs.yaml`, content: 'x' })).toMatchObject({ ok: false, error: { code: 'PROTECTED_PATH' } });
-    expect(treeHash(join(repo.dir, '.gatefs/worktrees'))).toBe(stateBefore);
-  });
+  it.each([false, true])(
+    'an absolute mount of the repository itself (writable: %s) hides the state dir: no other conversation shows',
+    async (writable) => {
+      const repo = repoWith();
+      const host = await hostFor(repo.dir, 'worktree', [{ path: repo.dir, writable }]);
+      await host.prepare({ conversation: 'victim' });
+      await host.gate.call('victim', 'write', { path: 'src/secret.ts', content: 'victim-secret-bytes\n' });
+      await host.prepare({ conversation: 'agent' });
+      const stateBefore = treeHash(join(repo.dir, '.gatefs/worktrees'));
+      const m = repo.dir; // absolute mounts appear at their own path in the namespace
+      for (const path of [
+        `${m}/.gatefs`,
+        `${m}/.gatefs/gatefs.db`,
+        `${m}/.gatefs/worktrees/victim/src/secret.ts`,
+        `${m}/.GATEFS/worktrees/victim/src/secret.ts`,
+        `${m}/.git`,
+        `${m}/.git/config`,
+      ]) {
+        await expectInvisible(host, 'agent', path, ['victim-secret-bytes']);
+      }
+      await expectNowhere(host, 'agent', m, /^(\.gatefs|\.git)$/, ['victim-secret-bytes', 'CREATE TABLE']);
+      expect(await host.gate.call('agent', 'read', { path: `${m}/README.md` })).toMatchObject({ ok: true, value: { content: '# demo\n' } });
+      // gatefs.yaml of the repository is an authority file wherever it shows.
+      expect(await host.gate.call('agent', 'write', { path: `${m}/gatefs.yaml`, content: 'x' })).toMatchObject({
+        ok: false,
+        error: { code: 'PROTECTED_PATH' },
+      });
+      expect(treeHash(join(repo.dir, '.gatefs/worktrees'))).toBe(stateBefore);
+    },
+  );
 
   it('a state dir placed inside a mounted folder (--state-dir) is hidden there too', async () => {
     const repo = repoWith();
@@ -288,41 +362,53 @@ describe('O: a mount is a root like any other', () => {
     await expectInvisible(host, 'b', `${data}/state/worktrees/a/mine.txt`, ['a-private-bytes']);
     await expectInvisible(host, 'b', `${data}/state`, ['a-private-bytes']);
     await expectNowhere(host, 'b', data, /^state$/, ['a-private-bytes']);
-    expect(await host.gate.call('b', 'list', { path: data })).toMatchObject({ ok: true, value: { entries: [{ path: `${data}/shared.txt` }] } });
+    expect(await host.gate.call('b', 'list', { path: data })).toMatchObject({
+      ok: true,
+      value: { entries: [{ path: `${data}/shared.txt` }] },
+    });
   });
 
-  it('a mount inside the state dir (another conversation\'s worktree) is refused at preparation', async () => {
+  it("a mount inside the state dir (another conversation's worktree) is refused at preparation", async () => {
     const repo = repoWith();
     const host = await hostFor(repo.dir, 'worktree');
     await host.prepare({ conversation: 'victim' });
     await host.close();
     const spy = await hostFor(repo.dir, 'worktree', [{ path: join(repo.dir, '.gatefs/worktrees/victim'), writable: false }]);
-    await expect(spy.prepare({ conversation: 'spy' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'MOUNT_IN_STATE_DIR' } });
+    await expect(spy.prepare({ conversation: 'spy' })).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'MOUNT_IN_STATE_DIR' },
+    });
     expect(await spy.gate.call('spy', 'list', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CONVERSATION' } });
     await spy.close();
     // The same folder named as a case-insensitive volume would reach it is refused too.
     mkdirSync(join(repo.dir, '.GATEFS/worktrees/victim'), { recursive: true });
     const folded = await hostFor(repo.dir, 'shared', [{ path: join(repo.dir, '.GATEFS/worktrees/victim'), writable: false }]);
-    await expect(folded.prepare({ conversation: 'spy' })).rejects.toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'MOUNT_IN_STATE_DIR' } });
+    await expect(folded.prepare({ conversation: 'spy' })).rejects.toMatchObject({
+      code: 'PREPARATION_FAILED',
+      data: { reason: 'MOUNT_IN_STATE_DIR' },
+    });
   });
 
-  it.each(['copy', 'shared'])('%s over a plain folder: a relative mount that is a symlink to an outside folder is refused, never served', async (backend) => {
-    const dir = tempDir('gatefs-plain-');
-    const outside = tempDir('gatefs-outside-');
-    writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE-BYTES\n');
-    symlinkSync(outside, join(dir, '.campaign'));
-    mkdirSync(join(dir, 'docs'));
-    symlinkSync(outside, join(dir, 'docs/ref'));
-    for (const mount of ['.campaign', 'docs/ref/', 'docs/ref/sub']) {
-      if (mount.endsWith('sub')) mkdirSync(join(outside, 'sub'), { recursive: true });
-      const host = await hostFor(dir, backend, [{ path: mount.replace(/\/$/, ''), writable: false }]);
-      const failure = await host.prepare({ conversation: 'p' }).catch((e: unknown) => e);
-      expect(failure).toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'FOLDER_THROUGH_LINK' } });
-      const r = await host.gate.call('p', 'read', { path: `${mount.replace(/\/$/, '')}/secret.txt` });
-      expect(JSON.stringify(r)).not.toContain('OUTSIDE-BYTES');
-      await host.close();
-    }
-  });
+  it.each(['copy', 'shared'])(
+    '%s over a plain folder: a relative mount that is a symlink to an outside folder is refused, never served',
+    async (backend) => {
+      const dir = tempDir('gatefs-plain-');
+      const outside = tempDir('gatefs-outside-');
+      writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE-BYTES\n');
+      symlinkSync(outside, join(dir, '.campaign'));
+      mkdirSync(join(dir, 'docs'));
+      symlinkSync(outside, join(dir, 'docs/ref'));
+      for (const mount of ['.campaign', 'docs/ref/', 'docs/ref/sub']) {
+        if (mount.endsWith('sub')) mkdirSync(join(outside, 'sub'), { recursive: true });
+        const host = await hostFor(dir, backend, [{ path: mount.replace(/\/$/, ''), writable: false }]);
+        const failure = await host.prepare({ conversation: 'p' }).catch((e: unknown) => e);
+        expect(failure).toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'FOLDER_THROUGH_LINK' } });
+        const r = await host.gate.call('p', 'read', { path: `${mount.replace(/\/$/, '')}/secret.txt` });
+        expect(JSON.stringify(r)).not.toContain('OUTSIDE-BYTES');
+        await host.close();
+      }
+    },
+  );
 
   it('a worktree swapped for a link to an outside folder after preparation is never served', async () => {
     const repo = repoWith();
@@ -348,7 +434,10 @@ describe('O: a mount is a root like any other', () => {
     symlinkSync(data, alias);
     const host = await hostFor(repo.dir, 'worktree', [{ path: join(alias, 'out'), writable: true }]);
     mkdirSync(join(data, 'out'));
-    const failure = (await host.prepare({ conversation: 'a' }).catch((e: unknown) => e)) as Error & { code: string; data: { reason: string } };
+    const failure = (await host.prepare({ conversation: 'a' }).catch((e: unknown) => e)) as Error & {
+      code: string;
+      data: { reason: string };
+    };
     expect(failure).toMatchObject({ code: 'PREPARATION_FAILED', data: { reason: 'FOLDER_THROUGH_LINK' } });
     expect(failure.message).toContain(join(alias, 'out'));
     expect(failure.message).toMatch(/symbolic link/);

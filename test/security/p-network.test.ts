@@ -26,7 +26,11 @@ let sentinel: string;
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 let sentinelHash: string;
 
-async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Headers }> {
   const r = await fetch(`${server.base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -35,7 +39,12 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return { status: r.status, text: await r.text(), headers: r.headers };
 }
 
-const initialize = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } });
+const initialize = (id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } },
+});
 
 beforeAll(async () => {
   repo = sampleRepo();
@@ -74,7 +83,10 @@ describe('P: a token by default', () => {
   it('a request without it, or with another, gets 401 naming the problem, no host path and no token', async () => {
     const missing = await post('/mcp/victim', initialize());
     const wrong = await post('/mcp/victim', initialize(), { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
-    for (const [r, reason] of [[missing, /no Authorization header/], [wrong, /the bearer token is not this server's/]] as const) {
+    for (const [r, reason] of [
+      [missing, /no Authorization header/],
+      [wrong, /the bearer token is not this server's/],
+    ] as const) {
       expect(r.status).toBe(401);
       const body = JSON.parse(r.text);
       expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
@@ -117,12 +129,20 @@ describe('P: no unlimited workspace creation', () => {
     const auth = { authorization: `Bearer ${token}` };
     const worktreesBefore = readdirSync(join(repo.dir, '.gatefs/worktrees')).sort();
     const gitBefore = git(repo.dir, 'worktree', 'list', '--porcelain');
-    const status = async () => (JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; state: string }[]).map((r) => `${r.conversation}:${r.state}`);
+    const status = async () =>
+      (JSON.parse((await gatefs(['status', '--json', '--repo', repo.dir])).stdout) as { conversation: string; state: string }[]).map(
+        (r) => `${r.conversation}:${r.state}`,
+      );
     const statusBefore = await status();
     for (let i = 0; i < 20; i++) {
       const r = await post(`/mcp/new-${i}`, initialize(i), auth);
       expect(r.status).toBe(404);
-      expect(JSON.parse(r.text)).toMatchObject({ id: i, error: { message: expect.stringMatching(new RegExp(`conversation "new-${i}" has no workspace; prepare it first: gatefs prepare new-${i}`)) } });
+      expect(JSON.parse(r.text)).toMatchObject({
+        id: i,
+        error: {
+          message: expect.stringMatching(new RegExp(`conversation "new-${i}" has no workspace; prepare it first: gatefs prepare new-${i}`)),
+        },
+      });
     }
     expect(readdirSync(join(repo.dir, '.gatefs/worktrees')).sort()).toEqual(worktreesBefore);
     expect(git(repo.dir, 'worktree', 'list', '--porcelain')).toBe(gitBefore);
@@ -154,7 +174,10 @@ describe('P: no session evicts another', () => {
     expect(r.isError).toBe(false);
     // Closing the flood's sessions frees the cap for the tests after this one.
     for (const id of opened) {
-      const closed = await fetch(`${server.base}/mcp/victim`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': id } });
+      const closed = await fetch(`${server.base}/mcp/victim`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}`, 'mcp-session-id': id },
+      });
       expect(closed.status).toBe(200);
     }
   });
@@ -199,10 +222,20 @@ describe('P: bytes that are not UTF-8', () => {
     expect(opened.status).toBe(200);
     const session = { ...auth, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
     await opened.text();
-    const head = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf');
-    const r = await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')]) });
+    const head = Buffer.from(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"path":"latin1.txt","content":"caf',
+    );
+    const r = await fetch(`${server.base}/mcp/victim`, {
+      method: 'POST',
+      headers: session,
+      body: Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('"}}}')]),
+    });
     expect(r.status).toBe(400);
-    expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32700, message: expect.stringMatching(/not valid UTF-8/) } });
+    expect(await r.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32700, message: expect.stringMatching(/not valid UTF-8/) },
+    });
     const read = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'latin1.txt' } } };
     const after = await (await fetch(`${server.base}/mcp/victim`, { method: 'POST', headers: session, body: JSON.stringify(read) })).text();
     expect(after).toContain('NOT_FOUND');
@@ -230,7 +263,11 @@ describe('P: a token the operator chooses', () => {
       );
       // The victim's sessions on the other server occupy the conversation: reaching OCCUPIED proves the token passed.
       expect(ok).toMatch(/connected|OCCUPIED/);
-      const denied = await fetch(`${chosen.base}/mcp/victim`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      const denied = await fetch(`${chosen.base}/mcp/victim`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(denied.status).toBe(401);
       expect(readFileSync(join(repo.dir, '.gatefs/serve-token'), 'utf8')).toBe(before);
     } finally {

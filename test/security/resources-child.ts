@@ -27,7 +27,8 @@ interface Step extends Partial<ChainOptions> {
 const input = JSON.parse(process.argv[2] ?? '{}') as { repo: string; manifest?: object; steps: Step[] };
 const host = await createHost({ repo: input.repo, manifest: input.manifest });
 const hogged: number[] = [];
-const brief = (r: { ok: boolean; value?: unknown; error?: { code: string } }) => (r.ok ? { ok: true, value: r.value } : { ok: false, code: r.error!.code });
+const brief = (r: { ok: boolean; value?: unknown; error?: { code: string } }) =>
+  r.ok ? { ok: true, value: r.value } : { ok: false, code: r.error!.code };
 
 for (const step of input.steps) {
   try {

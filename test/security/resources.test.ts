@@ -44,7 +44,8 @@ function repo() {
 /** What a search for `needle|side ` must find in the chain, in tree order (deepest first: 'd' < 'z'). */
 function expectedFiles(depth = DEPTH): string[] {
   const out = [`${'d/'.repeat(depth)}needle.txt`];
-  for (let level = Math.floor(depth / SIDE_EVERY) * SIDE_EVERY; level >= SIDE_EVERY; level -= SIDE_EVERY) out.push(`${'d/'.repeat(level - 1)}z/side.txt`);
+  for (let level = Math.floor(depth / SIDE_EVERY) * SIDE_EVERY; level >= SIDE_EVERY; level -= SIDE_EVERY)
+    out.push(`${'d/'.repeat(level - 1)}z/side.txt`);
   return out;
 }
 
@@ -81,7 +82,14 @@ async function runChild(input: object, limit?: number): Promise<{ lines: Line[];
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const code = await new Promise<number | null>((res) => child.on('close', res));
-  return { lines: stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line), code, stderr };
+  return {
+    lines: stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Line),
+    code,
+    stderr,
+  };
 }
 
 describe('a walk holds a bounded number of descriptors', () => {
@@ -91,7 +99,10 @@ describe('a walk holds a bounded number of descriptors', () => {
     cleanups.push(() => host.close());
     await host.prepare({ conversation: 'deep' });
     makeChain(join(r.dir, '.gatefs/worktrees/deep'), CHAIN);
-    const calls = Array.from({ length: 12 }, () => [host.gate.call('deep', LIST.tool, LIST.args), host.gate.call('deep', GREP.tool, GREP.args)]).flat();
+    const calls = Array.from({ length: 12 }, () => [
+      host.gate.call('deep', LIST.tool, LIST.args),
+      host.gate.call('deep', GREP.tool, GREP.args),
+    ]).flat();
     const results = await Promise.all(calls);
     const want = expectedFiles();
     for (const [i, result] of results.entries()) {
@@ -100,7 +111,10 @@ describe('a walk holds a bounded number of descriptors', () => {
       expect(i % 2 === 0 ? value.entries!.map((e) => e.path) : value.files).toEqual(want);
     }
     // And the content of the deepest file is reachable by its (4,070-byte) path.
-    expect(await host.gate.call('deep', 'read', { path: `${'d/'.repeat(DEPTH)}needle.txt` })).toMatchObject({ ok: true, value: { content: 'needle\n' } });
+    expect(await host.gate.call('deep', 'read', { path: `${'d/'.repeat(DEPTH)}needle.txt` })).toMatchObject({
+      ok: true,
+      value: { content: 'needle\n' },
+    });
   }, 120_000);
 
   it('under a 256-descriptor limit, one grep and one list answer correctly, and under 1,024 one grep', async () => {
@@ -151,7 +165,7 @@ describe('a walk holds a bounded number of descriptors', () => {
     const [preparedC, preparedK, hog, ...rest] = run.lines;
     expect([preparedC.error, preparedK.error]).toEqual([undefined, undefined]);
     expect(hog.out.hogged).toBeGreaterThan(400);
-    const outcome = (l: Line) => (l.out?.ok ? 'ok' : l.out?.code ?? l.error);
+    const outcome = (l: Line) => (l.out?.ok ? 'ok' : (l.out?.code ?? l.error));
     const n = calls.length;
     expect(rest.slice(0, 2 * n).map(outcome)).toEqual([...calls, ...calls].map(() => 'BUSY'));
     expect(rest.slice(2 * n + 1).map(outcome)).toEqual([...calls, ...calls].map(() => 'ok'));
@@ -222,7 +236,10 @@ describe('a walk holds a bounded number of descriptors', () => {
     expect(denied).toMatchObject({ ok: false, error: { code: 'TOO_DEEP', path: 'd/d' } });
     // Listing one folder deep inside is fine (its entries can be named).
     const deepDir = 'd/'.repeat(2000).slice(0, -1);
-    expect(await host.gate.call('deeper', 'list', { path: deepDir })).toMatchObject({ ok: true, value: { entries: [{ path: `${deepDir}/d`, type: 'directory' }] } });
+    expect(await host.gate.call('deeper', 'list', { path: deepDir })).toMatchObject({
+      ok: true,
+      value: { entries: [{ path: `${deepDir}/d`, type: 'directory' }] },
+    });
     expect(readdirSync(join(r.dir, '.gatefs/worktrees/deeper'))).toContain('d');
   }, 60_000);
 
@@ -235,10 +252,16 @@ describe('a walk holds a bounded number of descriptors', () => {
     addWorkspace(s, 'm', { mounts: [{ path: mount, layer, writable: false }] });
     const fits = `${mount}/a/b/c/d/e/f/g/h`;
     expect(await s.gate.call('m', 'read', { path: fits })).toMatchObject({ ok: true, value: { content: 'needle\n' } });
-    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP', path: mount } });
+    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toMatchObject({
+      ok: false,
+      error: { code: 'TOO_DEEP', path: mount },
+    });
     expect(await s.gate.call('m', 'list', { path: mount, pattern: '**' })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP' } });
     await layer.remove('a/b/c/d/e/f/x/y/z');
-    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toEqual({ ok: true, value: { files: [fits], truncated: false } });
+    expect(await s.gate.call('m', 'grep', { pattern: 'needle', path: mount })).toEqual({
+      ok: true,
+      value: { files: [fits], truncated: false },
+    });
   });
 
   it('the limit holds in bytes too: entries past the 4,096 bytes a path can name answer TOO_DEEP, never paths no tool accepts', async () => {
@@ -255,11 +278,13 @@ describe('a walk holds a bounded number of descriptors', () => {
     }
     // A folder whose entries can all be named lists as usual (14 levels: 3,600 bytes, and a name).
     const nameable = Array.from({ length: 14 }, () => name).join('/');
-    expect(await host.gate.call('long', 'list', { path: nameable })).toMatchObject({ ok: true, value: { entries: [{ path: `${nameable}/${name}`, type: 'directory' }] } });
+    expect(await host.gate.call('long', 'list', { path: nameable })).toMatchObject({
+      ok: true,
+      value: { entries: [{ path: `${nameable}/${name}`, type: 'directory' }] },
+    });
     // Through a memory layer the same.
     const s = setupGate();
     addWorkspace(s, 'm', { files: { [`${Array.from({ length: 20 }, () => name).join('/')}/needle.txt`]: 'needle\n' } });
     expect(await s.gate.call('m', 'grep', { pattern: 'needle' })).toMatchObject({ ok: false, error: { code: 'TOO_DEEP' } });
   }, 60_000);
 });
-

@@ -122,8 +122,19 @@ export function makeSandbox(options: SandboxOptions = {}): Sandbox {
   }
 
   return {
-    base, marker, sentinel: path.join(base, 'sentinel'), work, campaign, docs, docsExtra,
-    layer, ns, transcript, attempt, openRoot, namespaceOver,
+    base,
+    marker,
+    sentinel: path.join(base, 'sentinel'),
+    work,
+    campaign,
+    docs,
+    docsExtra,
+    layer,
+    ns,
+    transcript,
+    attempt,
+    openRoot,
+    namespaceOver,
     finish() {
       try {
         expect(hashTrees(base)).toEqual(before);
@@ -151,7 +162,11 @@ export function sandboxed(body: (sb: Sandbox) => Promise<void>, options?: Sandbo
       failed = false;
     } finally {
       if (failed) {
-        try { sb.finish(); } catch { /* the body's own failure is the one to report */ }
+        try {
+          sb.finish();
+        } catch {
+          /* the body's own failure is the one to report */
+        }
       } else sb.finish();
     }
   };

@@ -8,7 +8,9 @@ import { ManualClock } from '../../src/ports/clock.js';
 import { stableStringify, StateStore } from '../../src/state/index.js';
 
 let store: StateStore;
-beforeEach(() => { store = StateStore.open(':memory:', { clock: new ManualClock(5_000, 10) }); });
+beforeEach(() => {
+  store = StateStore.open(':memory:', { clock: new ManualClock(5_000, 10) });
+});
 afterEach(() => store.close());
 
 describe('appendEvent', () => {
@@ -93,4 +95,3 @@ describe('deterministic JSON', () => {
     expect(scenario()).toBe(first);
   });
 });
-

@@ -13,7 +13,9 @@ import { migrate, SCHEMA_VERSION, StateError, StateStore, type Migration } from 
 const dir = mkdtempSync(join(tmpdir(), 'gatefs-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const opened: { close(): void }[] = [];
-afterEach(() => { while (opened.length) opened.pop()!.close(); });
+afterEach(() => {
+  while (opened.length) opened.pop()!.close();
+});
 
 let n = 0;
 const freshFile = () => join(dir, `db-${++n}.db`);
@@ -29,7 +31,11 @@ function raw(file: string): Database.Database {
 }
 
 function thrown(fn: () => unknown): unknown {
-  try { fn(); } catch (e) { return e; }
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
   throw new Error('expected a throw');
 }
 
@@ -39,7 +45,10 @@ describe('opening', () => {
     open(file).close();
     const db = raw(file);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .pluck()
+      .all();
     expect(tables).toEqual(['events', 'meta', 'occupancy', 'preparation_locks', 'workspaces']);
   });
 

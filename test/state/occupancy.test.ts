@@ -19,13 +19,24 @@ const acquire = (holder: string, mode: 'shared-read' | 'exclusive-write', conver
   store.acquireOccupancy({ conversation, holder, mode });
 
 function refusal(fn: () => unknown): WorkspaceError {
-  try { fn(); } catch (e) { if (e instanceof WorkspaceError) return e; throw e; }
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof WorkspaceError) return e;
+    throw e;
+  }
   throw new Error('expected OCCUPIED');
 }
 
 describe('acquireOccupancy', () => {
   it('records holder, mode and time', () => {
-    expect(acquire('a', 'shared-read')).toEqual({ conversation: 'c1', holder: 'a', mode: 'shared-read', acquiredAt: 100, releasedAt: null });
+    expect(acquire('a', 'shared-read')).toEqual({
+      conversation: 'c1',
+      holder: 'a',
+      mode: 'shared-read',
+      acquiredAt: 100,
+      releasedAt: null,
+    });
   });
 
   it('lets several holders read together', () => {
@@ -38,7 +49,13 @@ describe('acquireOccupancy', () => {
     acquire('reader', 'shared-read');
     const e = refusal(() => acquire('writer', 'exclusive-write'));
     expect(e.code).toBe('OCCUPIED');
-    expect(e.data).toEqual({ conversation: 'c1', holder: 'reader', mode: 'shared-read', requestedBy: 'writer', requestedMode: 'exclusive-write' });
+    expect(e.data).toEqual({
+      conversation: 'c1',
+      holder: 'reader',
+      mode: 'shared-read',
+      requestedBy: 'writer',
+      requestedMode: 'exclusive-write',
+    });
     expect(e.message).toContain("'reader'");
   });
 
@@ -61,7 +78,9 @@ describe('acquireOccupancy', () => {
     expect(acquire('w', 'shared-read').mode).toBe('shared-read');
     expect(store.occupancy('c1')).toHaveLength(1);
     expect(store.occupancyHistory('c1').map((o) => [o.mode, o.releasedAt === null])).toEqual([
-      ['shared-read', false], ['exclusive-write', false], ['shared-read', true],
+      ['shared-read', false],
+      ['exclusive-write', false],
+      ['shared-read', true],
     ]);
   });
 
@@ -123,7 +142,9 @@ describe('holders whose process is gone', () => {
   const proc = (pid: number) => ({ pid, start: `boot:${pid}` });
 
   it('records the process that took each occupancy', () => {
-    expect(store.occupy({ conversation: 'c1', holder: 'a', mode: 'exclusive-write', process: proc(42) }, () => false).record).toMatchObject({ holder: 'a', process: { pid: 42, start: 'boot:42' } });
+    expect(store.occupy({ conversation: 'c1', holder: 'a', mode: 'exclusive-write', process: proc(42) }, () => false).record).toMatchObject(
+      { holder: 'a', process: { pid: 42, start: 'boot:42' } },
+    );
     expect(store.occupancy('c1')[0]?.process).toEqual({ pid: 42, start: 'boot:42' });
   });
 
@@ -134,7 +155,9 @@ describe('holders whose process is gone', () => {
     expect(taken.record.holder).toBe('next');
     expect(taken.ended.map((r) => r.holder)).toEqual(['dead']);
     expect(store.occupancyHistory('c1').find((r) => r.holder === 'dead')?.releasedAt).not.toBeNull();
-    expect(() => store.occupy({ conversation: 'c1', holder: 'third', mode: 'shared-read', process: proc(3) }, gone)).toThrow(WorkspaceError);
+    expect(() => store.occupy({ conversation: 'c1', holder: 'third', mode: 'shared-read', process: proc(3) }, gone)).toThrow(
+      WorkspaceError,
+    );
   });
 
   it('blockingOccupant names the blocker with its process; endOccupancy ends it once', () => {

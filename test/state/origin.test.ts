@@ -25,7 +25,11 @@ describe('the origin in the database', () => {
   });
 
   it('keeps birth times to the nanosecond', () => {
-    const born: StateOrigin = { stateDir: { dev: 2049, ino: 131, born: '1796098860739266632' }, database: { dev: 2049, ino: 137, born: '1796098860739266999' }, uid: 1000 };
+    const born: StateOrigin = {
+      stateDir: { dev: 2049, ino: 131, born: '1796098860739266632' },
+      database: { dev: 2049, ino: 137, born: '1796098860739266999' },
+      uid: 1000,
+    };
     expect(store.recordOrigin(born)).toEqual(born);
     expect(store.origin()).toEqual(born);
   });
@@ -45,11 +49,22 @@ describe('the origin file text', () => {
     expect(sameOrigin(born, born)).toBe(true);
     expect(sameOrigin(born, origin)).toBe(false);
     expect(sameOrigin(born, { ...born, stateDir: { ...born.stateDir, born: '1796098860739266633' } })).toBe(false);
-    expect(parseOrigin(JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2, born: 12 }, database: { dev: 1, ino: 3 }, uid: 1 }))).toBeNull();
+    expect(
+      parseOrigin(JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2, born: 12 }, database: { dev: 1, ino: 3 }, uid: 1 })),
+    ).toBeNull();
   });
 
   it('rejects anything else', () => {
-    for (const text of ['', 'null', '{}', '[]', 'not json', JSON.stringify({ ...origin, version: 2 }), JSON.stringify({ version: 1, stateDir: { dev: 1 }, database: { dev: 1, ino: 2 }, uid: 1 }), JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2 }, database: { dev: 1, ino: 2 }, uid: '1' })]) {
+    for (const text of [
+      '',
+      'null',
+      '{}',
+      '[]',
+      'not json',
+      JSON.stringify({ ...origin, version: 2 }),
+      JSON.stringify({ version: 1, stateDir: { dev: 1 }, database: { dev: 1, ino: 2 }, uid: 1 }),
+      JSON.stringify({ version: 1, stateDir: { dev: 1, ino: 2 }, database: { dev: 1, ino: 2 }, uid: '1' }),
+    ]) {
       expect(parseOrigin(text)).toBeNull();
     }
   });

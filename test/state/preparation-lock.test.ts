@@ -12,7 +12,9 @@ function deadPid(): number {
 }
 
 let store: StateStore;
-beforeEach(() => { store = StateStore.open(':memory:', { clock: new ManualClock(10) }); });
+beforeEach(() => {
+  store = StateStore.open(':memory:', { clock: new ManualClock(10) });
+});
 afterEach(() => store.close());
 
 const me = { pid: process.pid, token: 'attempt-1' };
@@ -77,7 +79,10 @@ describe('unlockPreparation', () => {
 
 describe('locks name their process by pid and start time', () => {
   it('a lock whose pid runs with another start time is stale and taken over', () => {
-    const liveness = { self: { pid: 10, start: 's1' }, isAlive: (id: { pid: number; start: string | null }) => id.pid === 10 && id.start === 's1' };
+    const liveness = {
+      self: { pid: 10, start: 's1' },
+      isAlive: (id: { pid: number; start: string | null }) => id.pid === 10 && id.start === 's1',
+    };
     const s = StateStore.open(':memory:', { clock: new ManualClock(), liveness });
     try {
       s.tryLockPreparation('c1', { pid: 10, token: 'old', start: 's0' });

@@ -19,7 +19,9 @@ const dir = mkdtempSync(join(tmpdir(), 'gatefs-procs-'));
 
 /** A child speaking in lines: it prints 'ready'/'locked'/… and waits for lines on stdin. */
 const sqlScript = join(dir, 'sql-child.mjs');
-writeFileSync(sqlScript, `
+writeFileSync(
+  sqlScript,
+  `
 import { createRequire } from 'node:module';
 const Database = createRequire(${JSON.stringify(join(root, 'package.json'))})('better-sqlite3');
 const [file, mode, ...args] = process.argv.slice(2);
@@ -51,7 +53,8 @@ if (mode === 'append') {
 }
 db.close();
 process.stdin.destroy();
-`);
+`,
+);
 
 interface Child {
   proc: ChildProcess;
@@ -73,23 +76,31 @@ function startChild(script: string, ...args: string[]): Child {
   const lines = () => out.split('\n').filter(Boolean);
   proc.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
-    for (const w of waiters) if (w.matches()) { waiters.delete(w); w.resolve(); }
+    for (const w of waiters)
+      if (w.matches()) {
+        waiters.delete(w);
+        w.resolve();
+      }
   });
-  proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   const exited = new Promise<number>((resolve, reject) =>
-    proc.on('exit', (code, signal) => (code === 0 ? resolve(0) : reject(new Error(`child exited ${code ?? signal}: ${err}`)))));
+    proc.on('exit', (code, signal) => (code === 0 ? resolve(0) : reject(new Error(`child exited ${code ?? signal}: ${err}`)))),
+  );
   exited.catch(() => undefined);
   const child: Child = {
     proc,
     exited,
     lines,
     send: (line) => proc.stdin!.write(`${line}\n`),
-    waitFor: (line) => new Promise<void>((resolve, reject) => {
-      const matches = () => lines().some((l) => (typeof line === 'string' ? l === line : line.test(l)));
-      if (matches()) return resolve();
-      waiters.add({ matches, resolve });
-      exited.then(() => reject(new Error(`child exited before printing '${line}'`)), reject);
-    }),
+    waitFor: (line) =>
+      new Promise<void>((resolve, reject) => {
+        const matches = () => lines().some((l) => (typeof line === 'string' ? l === line : line.test(l)));
+        if (matches()) return resolve();
+        waiters.add({ matches, resolve });
+        exited.then(() => reject(new Error(`child exited before printing '${line}'`)), reject);
+      }),
   };
   children.push(child);
   return child;
@@ -114,7 +125,10 @@ describe('several processes on one state database', () => {
     const file = join(dir, 'append.db');
     const store = openStore(file);
     const perWriter = 200;
-    const kids = [startChild(sqlScript, file, 'append', String(perWriter), 'k1'), startChild(sqlScript, file, 'append', String(perWriter), 'k2')];
+    const kids = [
+      startChild(sqlScript, file, 'append', String(perWriter), 'k1'),
+      startChild(sqlScript, file, 'append', String(perWriter), 'k2'),
+    ];
     await Promise.all(kids.map((k) => k.waitFor('ready')));
     for (const k of kids) k.send('go');
     for (let i = 0; i < perWriter; i++) {
@@ -129,7 +143,7 @@ describe('several processes on one state database', () => {
     }
   });
 
-  it('a writer waits for another process\'s open write transaction instead of failing', async () => {
+  it("a writer waits for another process's open write transaction instead of failing", async () => {
     const file = join(dir, 'held.db');
     const store = openStore(file);
     const holder = startChild(sqlScript, file, 'hold-write', '300');
@@ -174,7 +188,9 @@ describe('several processes on one state database', () => {
 /** Transpiles src/state/*.ts, the liveness ports, src/workspace-error.ts and the error base they derive from into `out`, runnable by plain node. */
 function transpileStore(out: string): string {
   const sources = [
-    ...readdirSync(join(root, 'src/state')).filter((f) => f.endsWith('.ts')).map((f) => `src/state/${f}`),
+    ...readdirSync(join(root, 'src/state'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `src/state/${f}`),
     'src/workspace-error.ts',
     'vfs/coded-error.ts',
     'src/ports/process-liveness.ts',
@@ -196,7 +212,9 @@ function transpileStore(out: string): string {
 describe('several processes through StateStore', () => {
   it('racing to create the database, append, occupy and lock: one schema, no lost event, one winner each', async () => {
     const storeScript = join(dir, 'store-child.mjs');
-    writeFileSync(storeScript, `
+    writeFileSync(
+      storeScript,
+      `
       import { StateStore } from ${JSON.stringify(transpileStore(join(dir, 'compiled')))};
       const [file, name, count] = process.argv.slice(2);
       const next = () => new Promise((resolve) => process.stdin.once('data', resolve));
@@ -216,7 +234,8 @@ describe('several processes through StateStore', () => {
       await next(); // stay alive (holding the lock) until every child has tried
       store.close();
       process.stdin.destroy();
-    `);
+    `,
+    );
     const file = join(dir, 'racing.db');
     const names = ['w1', 'w2', 'w3'];
     const perWriter = 100;
@@ -224,9 +243,14 @@ describe('several processes through StateStore', () => {
     await Promise.all(kids.map((k) => k.waitFor('ready')));
     for (const k of kids) k.send('go');
     await Promise.all(kids.map((k) => k.waitFor(/^\{/)));
-    const results = kids.map((k) => JSON.parse(k.lines()[1]!) as {
-      name: string; locked: boolean; occupancy: { won: boolean; error?: string; code?: string; holder?: string };
-    });
+    const results = kids.map(
+      (k) =>
+        JSON.parse(k.lines()[1]!) as {
+          name: string;
+          locked: boolean;
+          occupancy: { won: boolean; error?: string; code?: string; holder?: string };
+        },
+    );
     for (const k of kids) k.send('exit');
     await Promise.all(kids.map((k) => k.exited));
 

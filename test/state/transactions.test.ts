@@ -4,13 +4,15 @@ import { ManualClock } from '../../src/ports/clock.js';
 import { StateStore } from '../../src/state/index.js';
 
 let store: StateStore;
-beforeEach(() => { store = StateStore.open(':memory:', { clock: new ManualClock() }); });
+beforeEach(() => {
+  store = StateStore.open(':memory:', { clock: new ManualClock() });
+});
 afterEach(() => store.close());
 
 const draft = { conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'preparing' } as const;
 
 describe('transaction', () => {
-  it('commits every change and returns fn\'s result', () => {
+  it("commits every change and returns fn's result", () => {
     const seq = store.transaction(() => {
       store.putWorkspace(draft);
       store.acquireOccupancy({ conversation: 'c1', holder: 'h', mode: 'shared-read' });
@@ -24,14 +26,16 @@ describe('transaction', () => {
   it('rolls back every change when fn throws, and rethrows the same error', () => {
     store.putWorkspace(draft);
     const boom = new Error('boom');
-    expect(() => store.transaction(() => {
-      store.updateWorkspace('c1', { state: 'ready', pinnedSha: 'abc' });
-      store.putWorkspace({ ...draft, conversation: 'c2' });
-      store.appendEvent({ type: 'prepare', conversation: 'c1', data: {} });
-      store.acquireOccupancy({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' });
-      store.tryLockPreparation('c1', { pid: process.pid, token: 't' });
-      throw boom;
-    })).toThrow(boom);
+    expect(() =>
+      store.transaction(() => {
+        store.updateWorkspace('c1', { state: 'ready', pinnedSha: 'abc' });
+        store.putWorkspace({ ...draft, conversation: 'c2' });
+        store.appendEvent({ type: 'prepare', conversation: 'c1', data: {} });
+        store.acquireOccupancy({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' });
+        store.tryLockPreparation('c1', { pid: process.pid, token: 't' });
+        throw boom;
+      }),
+    ).toThrow(boom);
     expect(store.getWorkspace('c1')).toMatchObject({ state: 'preparing', pinnedSha: null });
     expect(store.getWorkspace('c2')).toBeNull();
     expect(store.events()).toEqual([]);
@@ -47,15 +51,19 @@ describe('transaction', () => {
           store.appendEvent({ type: 'inner', conversation: null, data: {} });
           throw new Error('inner fails');
         });
-      } catch { /* the outer transaction goes on */ }
+      } catch {
+        /* the outer transaction goes on */
+      }
     });
     expect(store.events().map((e) => e.type)).toEqual(['outer']);
   });
 
   it('refuses an async function instead of committing half of it', () => {
-    expect(() => store.transaction((async () => {
-      store.appendEvent({ type: 'x', conversation: null, data: {} });
-    }) as unknown as () => void)).toThrow(TypeError);
+    expect(() =>
+      store.transaction((async () => {
+        store.appendEvent({ type: 'x', conversation: null, data: {} });
+      }) as unknown as () => void),
+    ).toThrow(TypeError);
     expect(store.events()).toEqual([]);
   });
 });

@@ -18,8 +18,15 @@ const draft = (conversation: string) =>
 describe('workspace records', () => {
   it('put fills nullable fields with null, data with {}, and both times from the clock', () => {
     expect(store.putWorkspace(draft('c1'))).toEqual({
-      ...draft('c1'), branch: null, baseRef: null, pinnedSha: null, checkoutPath: null, error: null,
-      data: {}, createdAt: 1_000, updatedAt: 1_000,
+      ...draft('c1'),
+      branch: null,
+      baseRef: null,
+      pinnedSha: null,
+      checkoutPath: null,
+      error: null,
+      data: {},
+      createdAt: 1_000,
+      updatedAt: 1_000,
     });
     expect(store.getWorkspace('c1')?.createdAt).toBe(1_000);
   });
@@ -38,7 +45,11 @@ describe('workspace records', () => {
   it('a record read earlier can be spread and put back; its stale times are not trusted', () => {
     const first = store.putWorkspace(draft('c1'));
     clock.advance(20);
-    expect(store.putWorkspace({ ...first, state: 'ready', createdAt: 0, updatedAt: 0 })).toMatchObject({ state: 'ready', createdAt: 1_000, updatedAt: 1_020 });
+    expect(store.putWorkspace({ ...first, state: 'ready', createdAt: 0, updatedAt: 0 })).toMatchObject({
+      state: 'ready',
+      createdAt: 1_000,
+      updatedAt: 1_020,
+    });
   });
 
   it('list is sorted by conversation, whatever the insertion order', () => {
@@ -51,8 +62,13 @@ describe('workspace records', () => {
     clock.advance(10);
     const updated = store.updateWorkspace('c1', { state: 'ready', pinnedSha: 'abc123' });
     expect(updated).toMatchObject({
-      state: 'ready', pinnedSha: 'abc123', branch: 'gatefs/c1', checkoutPath: '/host/wt/c1',
-      data: { mounts: ['/data/out'] }, createdAt: 1_000, updatedAt: 1_010,
+      state: 'ready',
+      pinnedSha: 'abc123',
+      branch: 'gatefs/c1',
+      checkoutPath: '/host/wt/c1',
+      data: { mounts: ['/data/out'] },
+      createdAt: 1_000,
+      updatedAt: 1_010,
     });
     expect(store.getWorkspace('c1')).toEqual(updated);
   });
@@ -64,7 +80,11 @@ describe('workspace records', () => {
 
   it('update of an unknown conversation is UNKNOWN_CONVERSATION naming it', () => {
     let caught: unknown;
-    try { store.updateWorkspace('ghost', { state: 'ready' }); } catch (e) { caught = e; }
+    try {
+      store.updateWorkspace('ghost', { state: 'ready' });
+    } catch (e) {
+      caught = e;
+    }
     expect(caught).toBeInstanceOf(WorkspaceError);
     expect(caught).toMatchObject({ code: 'UNKNOWN_CONVERSATION', data: { conversation: 'ghost' } });
     expect(store.getWorkspace('ghost')).toBeNull();

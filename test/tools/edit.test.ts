@@ -9,8 +9,16 @@ const sha = (s: string | Uint8Array) => createHash('sha256').update(s).digest('h
 function setup(files: Record<string, string | Uint8Array>) {
   const s = setupGate();
   const layer = new MemoryLayer({ files });
-  addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/vendor', layer: readOnly(new MemoryLayer({ files: { 'lib.js': 'x = 1' } })), writable: false }] });
-  return { ...s, layer, edit: (args: unknown) => s.gate.call('a', 'edit', args), content: async (p: string) => text(await layer.readFile(p)) };
+  addWorkspace(s, 'a', {
+    layer,
+    mounts: [{ path: '/worktrees/a/vendor', layer: readOnly(new MemoryLayer({ files: { 'lib.js': 'x = 1' } })), writable: false }],
+  });
+  return {
+    ...s,
+    layer,
+    edit: (args: unknown) => s.gate.call('a', 'edit', args),
+    content: async (p: string) => text(await layer.readFile(p)),
+  };
 }
 
 describe('edit', () => {
@@ -63,7 +71,11 @@ describe('edit', () => {
   });
 
   it('refuses an empty oldString, a no-op edit, binaries and non-UTF-8 text', async () => {
-    const { edit, layer } = setup({ 'a.ts': 'abc', 'bin': new Uint8Array([1, 0, 2]), 'latin1.txt': new Uint8Array([0x63, 0x61, 0x66, 0xe9]) });
+    const { edit, layer } = setup({
+      'a.ts': 'abc',
+      bin: new Uint8Array([1, 0, 2]),
+      'latin1.txt': new Uint8Array([0x63, 0x61, 0x66, 0xe9]),
+    });
     const empty = errorOf(await edit({ path: 'a.ts', oldString: '', newString: 'x' }));
     expect(empty).toMatchObject({ code: 'INVALID_INPUT' });
     expect(empty.message).toMatch(/^oldString:/);

@@ -16,15 +16,26 @@ async function ignoredBy(text: string, paths: string[]): Promise<string[]> {
 
 describe('.gitignore rules (git 2.39 semantics; the differential test checks them against git itself)', () => {
   it('matches base names at any depth, anchors rules with a slash, and keeps `dir/` rules for folders', async () => {
-    expect(await ignoredBy('*.log\nbuild/\n/top\ndocs/*.md\n', ['a.log', 'x/b.log', 'build/', 'x/build/', 'build', 'top', 'x/top', 'docs/a.md', 'docs/x/a.md', 'x/docs/a.md'])).toEqual([
-      'a.log', 'x/b.log', 'build/', 'x/build/', 'top', 'docs/a.md',
-    ]);
+    expect(
+      await ignoredBy('*.log\nbuild/\n/top\ndocs/*.md\n', [
+        'a.log',
+        'x/b.log',
+        'build/',
+        'x/build/',
+        'build',
+        'top',
+        'x/top',
+        'docs/a.md',
+        'docs/x/a.md',
+        'x/docs/a.md',
+      ]),
+    ).toEqual(['a.log', 'x/b.log', 'build/', 'x/build/', 'top', 'docs/a.md']);
   });
 
   it('reads `**` as git does: leading, middle (zero folders too), trailing (at least one)', async () => {
-    expect(await ignoredBy('**/cache\na/**/z\nout/**\n', ['cache', 'x/y/cache', 'a/z', 'a/b/c/z', 'out', 'out/f', 'out/d/', 'b/a/z'])).toEqual([
-      'cache', 'x/y/cache', 'a/z', 'a/b/c/z', 'out/f', 'out/d/',
-    ]);
+    expect(
+      await ignoredBy('**/cache\na/**/z\nout/**\n', ['cache', 'x/y/cache', 'a/z', 'a/b/c/z', 'out', 'out/f', 'out/d/', 'b/a/z']),
+    ).toEqual(['cache', 'x/y/cache', 'a/z', 'a/b/c/z', 'out/f', 'out/d/']);
     // git's literal-prefix quirk: a `**` right after the prefix starts wildmatch's pattern.
     expect(await ignoredBy('ab**/c\n', ['abc', 'ab/c', 'abx/y/c', 'abd'])).toEqual(['abc', 'ab/c', 'abx/y/c']);
   });
@@ -36,9 +47,24 @@ describe('.gitignore rules (git 2.39 semantics; the differential test checks the
 
   it('handles comments, escapes, trailing spaces, CRLF and a BOM like git', async () => {
     const text = '\ufeff# comment\r\n\\#hash\r\n\\!bang\r\ntrail   \r\nkept\\ \r\n[ab]x\r\n[!a]y\r\nbad[\r\nlone\\\r\n';
-    expect(await ignoredBy(text, ['# comment', '#hash', '!bang', 'trail', 'trail   ', 'kept ', 'kept', 'ax', 'bx', 'ay', 'by', 'bad[', 'lone\\', 'lone'])).toEqual([
-      '#hash', '!bang', 'trail', 'kept ', 'ax', 'bx', 'by',
-    ]);
+    expect(
+      await ignoredBy(text, [
+        '# comment',
+        '#hash',
+        '!bang',
+        'trail',
+        'trail   ',
+        'kept ',
+        'kept',
+        'ax',
+        'bx',
+        'ay',
+        'by',
+        'bad[',
+        'lone\\',
+        'lone',
+      ]),
+    ).toEqual(['#hash', '!bang', 'trail', 'kept ', 'ax', 'bx', 'by']);
   });
 
   it('parses a 1 MiB file in slices, yielding to the event loop, and looks up literal rules in one step each', async () => {
@@ -93,7 +119,10 @@ describe('.gitignore rules (git 2.39 semantics; the differential test checks the
     const meter = new MatchMeter(5_000_000);
     const file = await GitignoreFile.parse(`${rule}\n`.repeat(1700), new MatchMeter(Infinity));
     const name = 'a'.repeat(250);
-    await expect(Promise.resolve(file.verdict(name, 0, name, false, meter))).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: /) });
+    await expect(Promise.resolve(file.verdict(name, 0, name, false, meter))).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/^path: /),
+    });
   });
 
   it('counts what compiling rules costs: a file of class-heavy rules yields every few rules and meets the budget', async () => {
@@ -106,7 +135,10 @@ describe('.gitignore rules (git 2.39 semantics; the differential test checks the
       yields++;
       await original();
     };
-    await expect(GitignoreFile.parse(`${rule}\n`.repeat(1700), meter)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: /) });
+    await expect(GitignoreFile.parse(`${rule}\n`.repeat(1700), meter)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/^path: /),
+    });
     expect(yields).toBeGreaterThan(50);
   });
 
@@ -115,7 +147,10 @@ describe('.gitignore rules (git 2.39 semantics; the differential test checks the
     const wild = `${'*[a]?\n'.repeat(MAX_HELD_PATTERN_RULES)}`;
     const file = await GitignoreFile.parse(wild, meter); // exactly at the cap: fine
     expect(file.verdict('xab', 0, 'xab', false, { steps: 0 })).toBe('ignored');
-    await expect(GitignoreFile.parse('*[b]?\n', meter)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^path: .*25,000 with wildcards/) });
+    await expect(GitignoreFile.parse('*[b]?\n', meter)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/^path: .*25,000 with wildcards/),
+    });
     // Literal rules cost little each: many more of them are held, up to their own cap.
     const literal = new MatchMeter(Infinity);
     await GitignoreFile.parse(Array.from({ length: MAX_HELD_RULES }, (_, i) => `n${i}`).join('\n'), literal);

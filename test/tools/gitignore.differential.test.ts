@@ -48,7 +48,10 @@ const rule = fc
     trail: fc.constantFrom('', '', '', '/', ' ', '  ', '\\ ', '\r', '/\r'),
   })
   .map(({ bang, lead, segs, trail }) => `${bang ? '!' : ''}${lead}${segs.join('/')}${trail}`);
-const line = fc.oneof({ weight: 8, arbitrary: rule }, { weight: 1, arbitrary: fc.constantFrom('', '# a comment', '\\#a', '\\!a', 'a\\', '*', '!*', 'a/**', '**/a') });
+const line = fc.oneof(
+  { weight: 8, arbitrary: rule },
+  { weight: 1, arbitrary: fc.constantFrom('', '# a comment', '\\#a', '\\!a', 'a\\', '*', '!*', 'a/**', '**/a') },
+);
 
 const caseArb = fc.record({
   rules: fc.array(line, { minLength: 1, maxLength: 6 }),
@@ -87,7 +90,8 @@ function materialize(cases: Case[]) {
     fs.mkdirSync(path.join(repo, top), { recursive: true });
     fs.writeFileSync(path.join(repo, top, '.gitignore'), c.rules.join('\n'));
     const dirs = [...kinds].filter(([, k]) => k === 'dir').map(([p]) => p);
-    if (c.nested && dirs.length > 0) fs.writeFileSync(path.join(repo, top, dirs[c.nested.at % dirs.length], '.gitignore'), c.nested.rules.join('\n'));
+    if (c.nested && dirs.length > 0)
+      fs.writeFileSync(path.join(repo, top, dirs[c.nested.at % dirs.length], '.gitignore'), c.nested.rules.join('\n'));
   });
   return { folder, all };
 }

@@ -47,7 +47,11 @@ const simpleAtom = fc.oneof(
 );
 const simpleRun = fc.array(simpleAtom, { minLength: 1, maxLength: 3 }).map((a) => a.join(''));
 const brace = fc.array(fc.oneof(simpleRun, fc.constant('')), { minLength: 2, maxLength: 3 }).map((alts) => `{${alts.join(',')}}`);
-const atom = fc.oneof({ weight: 6, arbitrary: simpleAtom }, { weight: 1, arbitrary: brace }, { weight: 1, arbitrary: fc.constantFrom('@(a|b)', '?(a|.)', '{a..c}', '{1..3}', '{a/b,c}', '{a,b/?}', '(a|b)') });
+const atom = fc.oneof(
+  { weight: 6, arbitrary: simpleAtom },
+  { weight: 1, arbitrary: brace },
+  { weight: 1, arbitrary: fc.constantFrom('@(a|b)', '?(a|.)', '{a..c}', '{1..3}', '{a/b,c}', '{a,b/?}', '(a|b)') },
+);
 const segmentPattern = fc.oneof(
   { weight: 1, arbitrary: fc.constant('**') },
   { weight: 6, arbitrary: fc.array(atom, { minLength: 1, maxLength: 4 }).map((a) => a.join('')) },
@@ -55,7 +59,9 @@ const segmentPattern = fc.oneof(
 const glob = fc
   .tuple(fc.boolean(), fc.array(segmentPattern, { minLength: 1, maxLength: 4 }))
   .map(([negate, segs]) => `${negate ? '!' : ''}${segs.join('/')}`)
-  .filter((g) => !STAR_NEXT_TO_GROUP.test(g) && !STAR_THEN_TRAILING_GLOBSTAR.test(g) && !REGEX_QUANTIFIER_AFTER_GROUP.test(g) && !/^!+\(/.test(g));
+  .filter(
+    (g) => !STAR_NEXT_TO_GROUP.test(g) && !STAR_THEN_TRAILING_GLOBSTAR.test(g) && !REGEX_QUANTIFIER_AFTER_GROUP.test(g) && !/^!+\(/.test(g),
+  );
 
 /**
  * picomatch turns a star that touches a brace or group into a globstar in some cases (`{**,}a`

@@ -18,7 +18,23 @@ const refusal = (pattern: string, field = 'pattern') => {
   throw new Error(`expected a refusal of ${pattern}`);
 };
 
-const TREE = ['README.md', '.env', 'src', 'src/a.ts', 'src/.hidden.ts', 'src/sub', 'src/sub/b.ts', 'src/sub/c.js', 'docs', 'docs/x.md', 'f10', 'f2', 'fa', 'fb', '[x]'];
+const TREE = [
+  'README.md',
+  '.env',
+  'src',
+  'src/a.ts',
+  'src/.hidden.ts',
+  'src/sub',
+  'src/sub/b.ts',
+  'src/sub/c.js',
+  'docs',
+  'docs/x.md',
+  'f10',
+  'f2',
+  'fa',
+  'fb',
+  '[x]',
+];
 
 describe('glob matcher semantics (picomatch with dot: true, linear)', () => {
   it('matches wildcards per segment, `**` across segments (zero included), hidden names too', () => {
@@ -56,7 +72,10 @@ describe('glob matcher semantics (picomatch with dot: true, linear)', () => {
     const glob = compileGlob('packages/*/src/**/*.ts', 'pattern');
     const may = (rel: string) => glob.mayContainMatches(rel, work);
     expect(['packages', 'packages/x', 'packages/x/src', 'packages/x/src/deep', 'docs', 'packages/x/test'].filter(may)).toEqual([
-      'packages', 'packages/x', 'packages/x/src', 'packages/x/src/deep',
+      'packages',
+      'packages/x',
+      'packages/x/src',
+      'packages/x/src/deep',
     ]);
     expect(compileGlob('*.md', 'pattern').mayContainMatches('docs', work)).toBe(false);
     expect(compileGlob('!*.md', 'pattern').mayContainMatches('docs', work)).toBe(true);
@@ -69,9 +88,13 @@ describe('glob matcher semantics (picomatch with dot: true, linear)', () => {
       expect(r.code).toBe('INVALID_INPUT');
       expect(r.message).toMatch(/^pattern: the extglob '.\(…\)' is not supported/);
     }
-    expect(refusal('{a,b}'.repeat(11), 'glob').message).toBe(`glob: braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`);
+    expect(refusal('{a,b}'.repeat(11), 'glob').message).toBe(
+      `glob: braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`,
+    );
     expect(refusal('{1..100000000}').message).toMatch(/^pattern: braces expand to more than/);
-    expect(refusal(`{${'x'.repeat(1000)},y}{a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t}`).message).toMatch(/^pattern: braces expand to more than 16384 characters/);
+    expect(refusal(`{${'x'.repeat(1000)},y}{a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t}`).message).toMatch(
+      /^pattern: braces expand to more than 16384 characters/,
+    );
     expect(refusal('[[:nope:]]').message).toMatch(/^pattern: unknown character class '\[:nope:\]'/);
     expect(refusal('/etc/*').message).toBe("pattern: must be relative to the searched folder (no leading '/')");
   });

@@ -61,7 +61,10 @@ function hostLayer(): Layer {
   return layer;
 }
 
-const kinds: [string, () => Layer][] = [['memory', memoryLayer], ['host', hostLayer]];
+const kinds: [string, () => Layer][] = [
+  ['memory', memoryLayer],
+  ['host', hostLayer],
+];
 
 describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
   function setup() {
@@ -98,13 +101,19 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
 
   it('searches a regex per line (anchors, no match across lines) or a literal string', async () => {
     const { grep } = setup();
-    expect(valueOf(await grep({ pattern: '^const \\w+ = \\d;$', output: 'content' })).matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'const TODO = 1;' }]);
+    expect(valueOf(await grep({ pattern: '^const \\w+ = \\d;$', output: 'content' })).matches).toEqual([
+      { path: 'src/a.ts', line: 2, text: 'const TODO = 1;' },
+    ]);
     expect(valueOf(await grep({ pattern: 'js$', output: 'files' })).files).toEqual(['src/c.js']);
     expect(valueOf(await grep({ pattern: 'x\\s+const' })).files).toEqual([]);
     expect(valueOf(await grep({ pattern: 'TODO = 1;', literal: true })).files).toEqual(['src/a.ts']);
     expect(valueOf(await grep({ pattern: '(', literal: true })).files).toEqual([]);
-    expect(valueOf(await grep({ pattern: '^\\p{Lu}{4} in', output: 'content' })).matches).toEqual([{ path: 'src/c.js', line: 1, text: 'TODO in js' }]);
-    expect(valueOf(await grep({ pattern: 'todo:', literal: true, ignoreCase: true, output: 'count' })).counts).toEqual([{ path: 'src/a.ts', count: 1 }]);
+    expect(valueOf(await grep({ pattern: '^\\p{Lu}{4} in', output: 'content' })).matches).toEqual([
+      { path: 'src/c.js', line: 1, text: 'TODO in js' },
+    ]);
+    expect(valueOf(await grep({ pattern: 'todo:', literal: true, ignoreCase: true, output: 'count' })).counts).toEqual([
+      { path: 'src/a.ts', count: 1 },
+    ]);
   });
 
   it('truncates at maxResults in every mode', async () => {
@@ -143,7 +152,6 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
     expect(errorOf(await grep({ pattern: 'x', path: 'src/linked' })).code).toBe('SYMLINK_ESCAPE');
     expect(errorOf(await grep({ pattern: 'x', path: 'missing' })).code).toBe('NOT_FOUND');
   });
-
 });
 
 describe('grep', () => {
@@ -156,7 +164,10 @@ describe('grep', () => {
     const guarded = errorOf(await s.gate.call('a', 'grep', { pattern: '^(a+)+\\1$' }));
     expect(guarded.code).toBe('INVALID_INPUT');
     expect(guarded.message).toMatch(new RegExp(`^pattern: matching one file took longer than ${GREP_FILE_BUDGET_MS} ms`));
-    expect(valueOf(await s.gate.call('a', 'grep', { pattern: '(a)\\1', output: 'count' })).counts).toEqual([{ path: 'evil.txt', count: 1 }, { path: 'ok.txt', count: 1 }]);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: '(a)\\1', output: 'count' })).counts).toEqual([
+      { path: 'evil.txt', count: 1 },
+      { path: 'ok.txt', count: 1 },
+    ]);
   });
 
   it('cuts long lines at 2,000 characters and keeps context at the file edges, for literals and regexes alike', async () => {
@@ -165,10 +176,16 @@ describe('grep', () => {
     addWorkspace(s, 'a', { files: { 'f.txt': `first\r\n${long}\r\nlast` } });
     const cut = `${'x'.repeat(2000)}…`;
     for (const pattern of ['needle', 'needl[e]']) {
-      expect(valueOf(await s.gate.call('a', 'grep', { pattern, output: 'content', context: 3 })).matches).toEqual([{ path: 'f.txt', line: 2, text: cut, before: ['first'], after: ['last'] }]);
+      expect(valueOf(await s.gate.call('a', 'grep', { pattern, output: 'content', context: 3 })).matches).toEqual([
+        { path: 'f.txt', line: 2, text: cut, before: ['first'], after: ['last'] },
+      ]);
     }
-    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'first', output: 'content', context: 1 })).matches).toEqual([{ path: 'f.txt', line: 1, text: 'first', before: [], after: [cut] }]);
-    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'LAST', ignoreCase: true, output: 'content', context: 1 })).matches).toEqual([{ path: 'f.txt', line: 3, text: 'last', before: [cut], after: [] }]);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'first', output: 'content', context: 1 })).matches).toEqual([
+      { path: 'f.txt', line: 1, text: 'first', before: [], after: [cut] },
+    ]);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'LAST', ignoreCase: true, output: 'content', context: 1 })).matches).toEqual([
+      { path: 'f.txt', line: 3, text: 'last', before: [cut], after: [] },
+    ]);
   });
 
   it('lets another conversation run while a whole-tree search is in progress', async () => {
@@ -178,11 +195,21 @@ describe('grep', () => {
     addWorkspace(s, 'big', { files });
     addWorkspace(s, 'small', { files: { 'x.txt': 'x' } });
     const order: string[] = [];
-    const search = s.gate.call('big', 'grep', { pattern: 'nomatch\\d' }).then((r) => { order.push('grep'); return r; });
+    const search = s.gate.call('big', 'grep', { pattern: 'nomatch\\d' }).then((r) => {
+      order.push('grep');
+      return r;
+    });
     // The second call arrives as a new macrotask (like a request on a socket): it can only run
     // before the search ends if the search yields to the event loop.
     const read = new Promise<Awaited<ReturnType<typeof s.gate.call>>>((resolve) =>
-      setTimeout(() => void s.gate.call('small', 'read', { path: 'x.txt' }).then((r) => { order.push('read'); resolve(r); }), 0),
+      setTimeout(
+        () =>
+          void s.gate.call('small', 'read', { path: 'x.txt' }).then((r) => {
+            order.push('read');
+            resolve(r);
+          }),
+        0,
+      ),
     );
     const [g, r] = await Promise.all([search, read]);
     expect(valueOf(g).files).toEqual([]);
@@ -208,7 +235,11 @@ describe('grep', () => {
     hostLayers.push(layer);
     const s = setupGate();
     addWorkspace(s, 'a', { layer });
-    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle' })).files).toEqual(['fifo/sub/x.log', 'folder/sub/x.log', 'link/sub/x.log']);
+    expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle' })).files).toEqual([
+      'fifo/sub/x.log',
+      'folder/sub/x.log',
+      'link/sub/x.log',
+    ]);
     for (const d of ['fifo', 'link', 'folder']) {
       expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'needle', path: `${d}/sub` })).files).toEqual([`${d}/sub/x.log`]);
     }
@@ -221,8 +252,12 @@ describe('grep', () => {
     // ("catastrophic backtracking?") to plain patterns.
     const s = setupGate();
     for (let i = 0; i < 24; i++) addWorkspace(s, `w${i}`, { files: { 'f.txt': `x\nneedle ${i}\n` } });
-    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => s.gate.call(`w${i}`, 'grep', { pattern: 'ne+dle \\d+', output: 'count' })));
-    expect(results.map((r) => (r.ok ? valueOf(r).counts : errorOf(r).message))).toEqual(Array.from({ length: 24 }, () => [{ path: 'f.txt', count: 1 }]));
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => s.gate.call(`w${i}`, 'grep', { pattern: 'ne+dle \\d+', output: 'count' })),
+    );
+    expect(results.map((r) => (r.ok ? valueOf(r).counts : errorOf(r).message))).toEqual(
+      Array.from({ length: 24 }, () => [{ path: 'f.txt', count: 1 }]),
+    );
   });
 
   it('answers INVALID_INPUT on pattern, not INTERNAL, when the regex engine gives up on a file (a lookahead over a 10 MB line)', async () => {
@@ -248,4 +283,3 @@ describe('grep', () => {
     expect(most).toBeLessThanOrEqual(regexWorkers.size);
   });
 });
-

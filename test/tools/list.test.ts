@@ -11,13 +11,27 @@ function setup() {
   const s = setupGate();
   const layer = new MemoryLayer({
     root: '/ws',
-    files: { 'README.md': 'hello', 'src/a.ts': 'aaa', 'src/b.js': 'b', 'src/sub/c.ts': 'cc', '.github/ci.yml': 'y', '.git/config': 'c', 'e/.keep': '' },
+    files: {
+      'README.md': 'hello',
+      'src/a.ts': 'aaa',
+      'src/b.js': 'b',
+      'src/sub/c.ts': 'cc',
+      '.github/ci.yml': 'y',
+      '.git/config': 'c',
+      'e/.keep': '',
+    },
   });
   layer.volume.mkdirSync('/outside');
   layer.volume.writeFileSync('/outside/secret.ts', 'SENTINEL');
   layer.volume.symlinkSync('/outside', '/ws/src/link');
   const campaign = new MemoryLayer({ files: { 'plan.md': 'plan!', 'notes/n.ts': 'n' } });
-  addWorkspace(s, 'a', { layer, mounts: [{ path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false }, { path: '/data/out', layer: new MemoryLayer({ files: { 'o.ts': 'o' } }), writable: true }] });
+  addWorkspace(s, 'a', {
+    layer,
+    mounts: [
+      { path: '/worktrees/a/.campaign', layer: readOnly(campaign), writable: false },
+      { path: '/data/out', layer: new MemoryLayer({ files: { 'o.ts': 'o' } }), writable: true },
+    ],
+  });
   return { ...s, list: (args: unknown) => s.gate.call('a', 'list', args) };
 }
 
@@ -36,7 +50,12 @@ describe('list', () => {
   it('lists one folder and shows a symlink without following it', async () => {
     const { list } = setup();
     const v = valueOf(await list({ path: 'src' }));
-    expect(v.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual(['src/a.ts:file', 'src/b.js:file', 'src/link:symlink', 'src/sub:directory']);
+    expect(v.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual([
+      'src/a.ts:file',
+      'src/b.js:file',
+      'src/link:symlink',
+      'src/sub:directory',
+    ]);
     expect(v.truncated).toBe(false);
     expect(errorOf(await list({ path: 'src/link' })).code).toBe('SYMLINK_ESCAPE');
   });
@@ -48,7 +67,10 @@ describe('list', () => {
     expect(JSON.stringify(v)).not.toContain('secret');
     expect(valueOf(await list({ pattern: '*.md' })).entries.map((e: { path: string }) => e.path)).toEqual(['README.md']);
     expect(valueOf(await list({ path: 'src', pattern: 'sub/*' })).entries.map((e: { path: string }) => e.path)).toEqual(['src/sub/c.ts']);
-    expect(valueOf(await list({ pattern: '.github/**' })).entries.map((e: { path: string }) => e.path)).toEqual(['.github', '.github/ci.yml']); // picomatch: '**' also matches zero segments
+    expect(valueOf(await list({ pattern: '.github/**' })).entries.map((e: { path: string }) => e.path)).toEqual([
+      '.github',
+      '.github/ci.yml',
+    ]); // picomatch: '**' also matches zero segments
     expect(valueOf(await list({ path: '/data/out', pattern: '**' })).entries).toEqual([{ path: '/data/out/o.ts', type: 'file', size: 1 }]);
   });
 
@@ -58,7 +80,10 @@ describe('list', () => {
     expect(paths(await list({ pattern: '{src,.github}/*.{ts,yml}' }))).toEqual(['.github/ci.yml', 'src/a.ts']);
     expect(paths(await list({ pattern: 'src/[!a]*' }))).toEqual(['src/b.js', 'src/link', 'src/sub']);
     expect(paths(await list({ pattern: '*/**/c.ts' }))).toEqual(['src/sub/c.ts']);
-    for (const [pattern, message] of [['{a,b,c,d}'.repeat(6), /^pattern: braces expand to more than 1024 alternatives/], ['src/+(a|b).ts', /^pattern: the extglob '\+\(…\)' is not supported/]] as const) {
+    for (const [pattern, message] of [
+      ['{a,b,c,d}'.repeat(6), /^pattern: braces expand to more than 1024 alternatives/],
+      ['src/+(a|b).ts', /^pattern: the extglob '\+\(…\)' is not supported/],
+    ] as const) {
       const e = errorOf(await list({ pattern }));
       expect(e.code).toBe('INVALID_INPUT');
       expect(e.message).toMatch(message);
@@ -72,7 +97,13 @@ describe('list', () => {
       mounts: [{ path: '/worktrees/a/deep/er/m', layer: new MemoryLayer({ files: { 'in.md': 'in', 'sub/x.md': 'x' } }), writable: false }],
     });
     expect(valueOf(await s.gate.call('a', 'list', { pattern: '**' })).entries.map((e: { path: string }) => e.path)).toEqual([
-      'deep', 'deep/er', 'deep/er/m', 'deep/er/m/in.md', 'deep/er/m/sub', 'deep/er/m/sub/x.md', 'top.txt',
+      'deep',
+      'deep/er',
+      'deep/er/m',
+      'deep/er/m/in.md',
+      'deep/er/m/sub',
+      'deep/er/m/sub/x.md',
+      'top.txt',
     ]);
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'x|in' })).files).toEqual(['deep/er/m/in.md', 'deep/er/m/sub/x.md']);
   });
@@ -85,10 +116,12 @@ describe('list', () => {
     expect(valueOf(await list({ path: 'src/sub', maxResults: 1 })).truncated).toBe(false);
   });
 
-  it('lists the folders leading to mount points with only this namespace\'s mounts', async () => {
+  it("lists the folders leading to mount points with only this namespace's mounts", async () => {
     const { list } = setup();
     expect(valueOf(await list({ path: '/' })).entries.map((e: { path: string }) => e.path)).toEqual(['/data', '/worktrees']);
-    expect(valueOf(await list({ path: '/worktrees' })).entries.map((e: { path: string; type: string }) => [e.path, e.type])).toEqual([['.', 'directory']]); // the workspace root, shown as agents address it
+    expect(valueOf(await list({ path: '/worktrees' })).entries.map((e: { path: string; type: string }) => [e.path, e.type])).toEqual([
+      ['.', 'directory'],
+    ]); // the workspace root, shown as agents address it
     expect(valueOf(await list({ path: '/data' })).entries.map((e: { path: string }) => e.path)).toEqual(['/data/out']);
   });
 
@@ -112,7 +145,13 @@ describe('list over a host folder (sizes taken through the folders the walk hold
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-list-'));
     dirs.push(base);
     const ws = path.join(base, 'ws');
-    for (const [rel, content] of Object.entries({ 'README.md': 'hello', 'src/a.ts': 'aaa', 'src/b.js': 'b', 'src/sub/c.ts': 'cc', 'src/z.ts': 'zzzz' })) {
+    for (const [rel, content] of Object.entries({
+      'README.md': 'hello',
+      'src/a.ts': 'aaa',
+      'src/b.js': 'b',
+      'src/sub/c.ts': 'cc',
+      'src/z.ts': 'zzzz',
+    })) {
       fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
       fs.writeFileSync(path.join(ws, rel), content);
     }
@@ -147,9 +186,19 @@ describe('list over a host folder (sizes taken through the folders the walk hold
       expect(JSON.stringify(all)).not.toContain('SENTINEL');
       // Fewer results than matches: entries the walk did not size are stat'ed afterwards.
       const few = valueOf(await list({ pattern: '**/*.ts', maxResults: 2 }));
-      expect(few).toEqual({ entries: [{ path: 'leaf.ts', type: 'symlink', size: 20 }, { path: 'src/a.ts', type: 'file', size: 3 }], truncated: true });
+      expect(few).toEqual({
+        entries: [
+          { path: 'leaf.ts', type: 'symlink', size: 20 },
+          { path: 'src/a.ts', type: 'file', size: 3 },
+        ],
+        truncated: true,
+      });
       expect(valueOf(await list({ path: 'src' })).entries.map((e: { path: string; size: number }) => `${e.path}:${e.size}`)).toEqual([
-        'src/a.ts:3', 'src/b.js:1', `src/link:${fs.readlinkSync(path.join(dirs[0], 'ws/src/link')).length}`, 'src/sub:0', 'src/z.ts:4',
+        'src/a.ts:3',
+        'src/b.js:1',
+        `src/link:${fs.readlinkSync(path.join(dirs[0], 'ws/src/link')).length}`,
+        'src/sub:0',
+        'src/z.ts:4',
       ]);
     } finally {
       layer.close();

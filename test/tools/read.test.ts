@@ -15,7 +15,13 @@ describe('read', () => {
   it('returns the whole small file with totals and the sha256 of its bytes', async () => {
     const { read } = setup({ 'src/a.ts': 'one\ntwo\nthree\n' });
     expect(valueOf(await read({ path: 'src/a.ts' }))).toEqual({
-      path: 'src/a.ts', content: 'one\ntwo\nthree\n', startLine: 1, endLine: 3, totalLines: 3, sha256: sha('one\ntwo\nthree\n'), truncated: false,
+      path: 'src/a.ts',
+      content: 'one\ntwo\nthree\n',
+      startLine: 1,
+      endLine: 3,
+      totalLines: 3,
+      sha256: sha('one\ntwo\nthree\n'),
+      truncated: false,
     });
   });
 
@@ -23,7 +29,13 @@ describe('read', () => {
     const body = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}\r\n`).join('')}last without newline`;
     const { read } = setup({ 'f.txt': body });
     const first = valueOf(await read({ path: 'f.txt', limit: 4 }));
-    expect(first).toMatchObject({ startLine: 1, endLine: 4, totalLines: 11, truncated: true, content: 'line 1\r\nline 2\r\nline 3\r\nline 4\r\n' });
+    expect(first).toMatchObject({
+      startLine: 1,
+      endLine: 4,
+      totalLines: 11,
+      truncated: true,
+      content: 'line 1\r\nline 2\r\nline 3\r\nline 4\r\n',
+    });
     const second = valueOf(await read({ path: 'f.txt', offset: 5, limit: 4 }));
     const third = valueOf(await read({ path: '/worktrees/a/f.txt', offset: 9 }));
     expect(third).toMatchObject({ startLine: 9, endLine: 11, truncated: false, path: 'f.txt' });
@@ -32,8 +44,14 @@ describe('read', () => {
   });
 
   it('reads an empty file as zero lines and refuses an offset past the end', async () => {
-    const { read } = setup({ 'empty': '', 'two': 'a\nb\n' });
-    expect(valueOf(await read({ path: 'empty' }))).toMatchObject({ content: '', startLine: 1, endLine: 0, totalLines: 0, truncated: false });
+    const { read } = setup({ empty: '', two: 'a\nb\n' });
+    expect(valueOf(await read({ path: 'empty' }))).toMatchObject({
+      content: '',
+      startLine: 1,
+      endLine: 0,
+      totalLines: 0,
+      truncated: false,
+    });
     const err = errorOf(await read({ path: 'two', offset: 3 }));
     expect(err.code).toBe('INVALID_INPUT');
     expect(err.message).toMatch(/^offset: the file has 2 lines/);

@@ -59,7 +59,10 @@ describe('RegexWorkerPool', () => {
     const first = pool.submit(batch('(a*)\\1*b', ['a'.repeat(800)]), 60_000);
     let settled = false;
     const dropped = pool.submit(batch('(a*)\\1*b', ['a'.repeat(3000)]), 100); // would time out if sent
-    dropped.done.then(() => (settled = true), () => (settled = true));
+    dropped.done.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     dropped.cancel();
     await first.done;
     expect(await pool.submit(batch('b', ['b']), 60_000).done).toEqual([{ count: 1 }]);

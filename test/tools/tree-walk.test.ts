@@ -53,7 +53,12 @@ function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
-const FILES = { 'README.md': 'needle at the top\n', 'src/a.ts': 'const needle = 1;\n', 'src/b.ts': 'nothing\n', 'src/deep/c.ts': 'needle below\n' };
+const FILES = {
+  'README.md': 'needle at the top\n',
+  'src/a.ts': 'const needle = 1;\n',
+  'src/b.ts': 'nothing\n',
+  'src/deep/c.ts': 'needle below\n',
+};
 const FOLDERS = ['src', 'src/deep'];
 
 describe('the walk over a read-only host mount', () => {
@@ -108,7 +113,7 @@ describe('grep reads through the walk', () => {
     ]);
   });
 
-  it('ends the call with the layer\'s error when a file cannot be read for another reason than being gone', async () => {
+  it("ends the call with the layer's error when a file cannot be read for another reason than being gone", async () => {
     const inner = new MemoryLayer({ files: { 'a.txt': 'needle\n', 'b.txt': 'needle\n', 'c.txt': 'needle\n' } });
     const failing = (code: 'INTERNAL' | 'NOT_FOUND'): Layer => ({
       kind: 'faulty',

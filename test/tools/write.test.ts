@@ -41,7 +41,10 @@ describe('write', () => {
 
   it('expectedSha256: null creates only; a hash must match the current bytes', async () => {
     const { write, layer } = setup({ 'a.txt': 'old' });
-    expect(errorOf(await write({ path: 'a.txt', content: 'x', expectedSha256: null }))).toMatchObject({ code: 'ALREADY_EXISTS', path: 'a.txt' });
+    expect(errorOf(await write({ path: 'a.txt', content: 'x', expectedSha256: null }))).toMatchObject({
+      code: 'ALREADY_EXISTS',
+      path: 'a.txt',
+    });
     expect(valueOf(await write({ path: 'b.txt', content: 'b', expectedSha256: null })).created).toBe(true);
     const stale = errorOf(await write({ path: 'a.txt', content: 'x', expectedSha256: sha('other') }));
     expect(stale.code).toBe('STALE_CONTENT');
@@ -55,7 +58,10 @@ describe('write', () => {
     const { write, out, campaign } = setup();
     expect(valueOf(await write({ path: '/data/out/report/r.md', content: 'r' })).path).toBe('/data/out/report/r.md');
     expect(text(await out.readFile('report/r.md'))).toBe('r');
-    expect(errorOf(await write({ path: '.campaign/plan.md', content: 'changed' }))).toMatchObject({ code: 'READ_ONLY', path: '.campaign/plan.md' });
+    expect(errorOf(await write({ path: '.campaign/plan.md', content: 'changed' }))).toMatchObject({
+      code: 'READ_ONLY',
+      path: '.campaign/plan.md',
+    });
     expect(errorOf(await write({ path: '.campaign/new/x.md', content: 'x' })).code).toBe('READ_ONLY');
     expect(errorOf(await write({ path: '/data/ref/r.txt', content: 'x' })).code).toBe('READ_ONLY');
     expect(text(await campaign.readFile('plan.md'))).toBe('plan');
@@ -64,7 +70,14 @@ describe('write', () => {
 
   it('never writes .git: config, hooks, or a linked worktree .git file', async () => {
     const { write, layer } = setup({ '.git': 'gitdir: /repo/.git/worktrees/a\n', 'sub/.git/config': '[core]\n' });
-    for (const path of ['.git', '.git/config', '.git/hooks/pre-commit', 'sub/.git/config', 'sub/.git/hooks/post-checkout', '/worktrees/a/./x/../.git']) {
+    for (const path of [
+      '.git',
+      '.git/config',
+      '.git/hooks/pre-commit',
+      'sub/.git/config',
+      'sub/.git/hooks/post-checkout',
+      '/worktrees/a/./x/../.git',
+    ]) {
       expect(errorOf(await write({ path, content: 'evil' }))).toMatchObject({ code: 'PROTECTED_PATH' });
     }
     expect(text(await layer.readFile('.git'))).toBe('gitdir: /repo/.git/worktrees/a\n');
@@ -73,7 +86,7 @@ describe('write', () => {
   });
 
   it('refuses a folder as target, a file as parent, and a symlink parent', async () => {
-    const { write, layer } = setup({ 'dir/x': 'x', 'file': 'f' });
+    const { write, layer } = setup({ 'dir/x': 'x', file: 'f' });
     layer.volume.mkdirSync('/outside');
     layer.volume.symlinkSync('/outside', '/ws/link');
     expect(errorOf(await write({ path: 'dir', content: 'x' })).code).toBe('IS_DIRECTORY');

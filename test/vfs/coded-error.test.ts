@@ -62,23 +62,32 @@ describe('CodedError', () => {
   });
 
   it('keeps the facts in data, readable without the message', () => {
-    expect(new VfsError('READ_ONLY', 'write', '/docs/a.md').data).toEqual({ op: 'write', path: '/docs/a.md', detail: 'the path is in a read-only mount' });
-    expect(new ManifestError('DUPLICATE', 'roles[1].name', 'a role named a already exists', { source: 'gatefs.yaml', line: 7 }).data).toEqual({
+    expect(new VfsError('READ_ONLY', 'write', '/docs/a.md').data).toEqual({
+      op: 'write',
+      path: '/docs/a.md',
+      detail: 'the path is in a read-only mount',
+    });
+    expect(
+      new ManifestError('DUPLICATE', 'roles[1].name', 'a role named a already exists', { source: 'gatefs.yaml', line: 7 }).data,
+    ).toEqual({
       keyPath: 'roles[1].name',
       detail: 'a role named a already exists',
       source: 'gatefs.yaml',
       line: 7,
     });
-    expect(new WorkspaceError('OCCUPIED', 'in use', { holder: 'h1', mode: 'exclusive-write' }).data).toEqual({ holder: 'h1', mode: 'exclusive-write' });
+    expect(new WorkspaceError('OCCUPIED', 'in use', { holder: 'h1', mode: 'exclusive-write' }).data).toEqual({
+      holder: 'h1',
+      mode: 'exclusive-write',
+    });
     expect(new UsageError('unknown flag', 'serve').command).toBe('serve');
     expect(new BatchTimeout(250).budgetMs).toBe(250);
   });
 
   it('messages read as before: the public wording of VfsError, ManifestError, GitError and HostExecError', () => {
     expect(new VfsError('NOT_FOUND', 'read', 'a.txt').message).toBe("NOT_FOUND: read 'a.txt': no such file or folder");
-    expect(new ManifestError('INVALID_VALUE', 'roles[0].workspace.backend', 'expected worktree', { source: 'g.yaml', line: 3 }).message).toBe(
-      'g.yaml:3: roles[0].workspace.backend: expected worktree',
-    );
+    expect(
+      new ManifestError('INVALID_VALUE', 'roles[0].workspace.backend', 'expected worktree', { source: 'g.yaml', line: 3 }).message,
+    ).toBe('g.yaml:3: roles[0].workspace.backend: expected worktree');
     expect(new GitError('BAD_REF', 'rev-parse', 'no commit').message).toBe('BAD_REF: git rev-parse: no commit');
     expect(new HostExecError('SPAWN_FAILED', ['git', 'status'], 'ENOENT').message).toBe('SPAWN_FAILED: git status: ENOENT');
   });
@@ -128,7 +137,9 @@ describe('the sources', () => {
 
   it('never read `code` off an unknown value by a cast: codeOf/foreignCodeOf or instanceof instead', () => {
     const casts = files
-      .filter((f) => /as \{[^}]*\bcode\?/.test(readFileSync(f, 'utf8')) || /as NodeJS\.ErrnoException\)\.code/.test(readFileSync(f, 'utf8')))
+      .filter(
+        (f) => /as \{[^}]*\bcode\?/.test(readFileSync(f, 'utf8')) || /as NodeJS\.ErrnoException\)\.code/.test(readFileSync(f, 'utf8')),
+      )
       .map((f) => relative(root, f));
     expect(casts).toEqual([]);
   });

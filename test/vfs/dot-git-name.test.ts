@@ -78,7 +78,13 @@ describe('isDotGitName', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatefs-dotgit-'));
     try {
       const git = (args: string[], input?: string) =>
-        execFileSync('git', args, { cwd: dir, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+        execFileSync('git', args, {
+          cwd: dir,
+          input,
+          encoding: 'utf8',
+          stdio: ['pipe', 'pipe', 'pipe'],
+          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+        });
       git(['init', '--quiet']);
       git(['config', 'core.protectNTFS', 'true']);
       git(['config', 'core.protectHFS', 'true']);
@@ -133,14 +139,28 @@ describe('isDotGitName', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatefs-dotgit-'));
     try {
       const git = (args: string[], input?: string) =>
-        execFileSync('git', args, { cwd: dir, input, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+        execFileSync('git', args, {
+          cwd: dir,
+          input,
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+        });
       git(['init', '--quiet']);
       const blob = git(['hash-object', '-w', '--stdin'], 'x\n').trim();
       // One tree per name, written in one process; fsck then reports each tree holding a `.git`.
-      const trees = git(['mktree', '-z', '--batch'], list.map((n) => `100644 blob ${blob}\t${n}\0\0`).join('')).trim().split('\n');
+      const trees = git(['mktree', '-z', '--batch'], list.map((n) => `100644 blob ${blob}\t${n}\0\0`).join(''))
+        .trim()
+        .split('\n');
       expect(trees).toHaveLength(list.length);
       // The findings go to stderr, as warnings (or errors with --strict, which also fails the run).
-      const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+      const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], {
+        cwd: dir,
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+      });
       const report = `${fsck.stdout}${fsck.stderr}`;
       const flagged = new Set([...report.matchAll(/tree ([0-9a-f]{40}): hasDotgit/g)].map((m) => m[1]));
       const disagree = list.filter((name, i) => flagged.has(trees[i]) !== isDotGitName(name)).map((n) => JSON.stringify(n));
@@ -151,4 +171,3 @@ describe('isDotGitName', () => {
     }
   }, 120_000);
 });
-

@@ -34,7 +34,9 @@ afterEach(() => {
 /** Expects a VfsError with `code` (and `path`), whose message and JSON never name a host path. */
 async function refused(p: Promise<unknown>, code: string, at?: string): Promise<VfsError> {
   const e = await p.then(
-    () => { throw new Error(`expected ${code}, got success`); },
+    () => {
+      throw new Error(`expected ${code}, got success`);
+    },
     (err: unknown) => err,
   );
   expect(e).toBeInstanceOf(VfsError);
@@ -278,10 +280,15 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     const all: string[] = [];
     for await (const w of layer.walkTree('a')) all.push(w.path);
     expect(all).toEqual(['a', 'a/.git', 'a/.git/objects', 'a/b', 'a/b/c']);
-    await refused((async () => { for await (const _ of layer.walkTree('a/ln')) void _; })(), 'SYMLINK_ESCAPE');
+    await refused(
+      (async () => {
+        for await (const _ of layer.walkTree('a/ln')) void _;
+      })(),
+      'SYMLINK_ESCAPE',
+    );
   });
 
-  it('reads and stats entries through the folder a walk holds, with the layer\'s own refusals', async () => {
+  it("reads and stats entries through the folder a walk holds, with the layer's own refusals", async () => {
     fs.symlinkSync(path.join(base, 'outside/secret.txt'), path.join(root, 'a/b/c/leaf-link'));
     execFileSync('mkfifo', [path.join(root, 'a/b/c/fifo')]);
     fs.mkdirSync(path.join(root, 'a/b/c/sub'));
@@ -311,7 +318,7 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     await refused((async () => stale!.stat('f.txt'))(), 'INTERNAL');
   });
 
-  it('never follows a file swapped for a link just before a walk\'s read opens it', async () => {
+  it("never follows a file swapped for a link just before a walk's read opens it", async () => {
     let swapped = false;
     const layer = open({
       seams: {
@@ -336,7 +343,13 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     const before = openFds();
     let during = 0;
     const file = `${segments.join('/')}/f.txt`;
-    const layer = open({ seams: { beforeStep: ({ op, path: p }) => { if (op === 'read' && p === file) during = openFds(); } } });
+    const layer = open({
+      seams: {
+        beforeStep: ({ op, path: p }) => {
+          if (op === 'read' && p === file) during = openFds();
+        },
+      },
+    });
     expect(text(await layer.readFile(file))).toBe('bottom');
     await layer.writeFile(`${segments.join('/')}/g.txt`, bytes('written'));
     expect(fs.readFileSync(path.join(root, ...segments, 'g.txt'), 'utf8')).toBe('written');

@@ -7,7 +7,13 @@ import { readOnly } from '../../vfs/read-only-layer.js';
 const mount = (path: string, writable = true): Mount => ({ path, layer: new MemoryLayer(), writable });
 
 describe('MountTable', () => {
-  const table = new MountTable([mount('/worktrees/a'), mount('/worktrees/a/.campaign', false), mount('/docs'), mount('/docs-extra'), mount('/data/out/deep')]);
+  const table = new MountTable([
+    mount('/worktrees/a'),
+    mount('/worktrees/a/.campaign', false),
+    mount('/docs'),
+    mount('/docs-extra'),
+    mount('/data/out/deep'),
+  ]);
 
   it('matches by whole segments, longest mount first', () => {
     expect(table.find('/worktrees/a/src/f.ts')).toMatchObject({ mount: { path: '/worktrees/a' }, rel: 'src/f.ts' });

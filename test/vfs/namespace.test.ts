@@ -73,12 +73,21 @@ describe('Namespace: nothing of the host git shows, authority files stay as they
   const hashOf = async (layer: MemoryLayer) => JSON.stringify(layer.volume.toJSON());
 
   it('hides every name git treats as .git, as a folder, a file or a mount point', async () => {
-    const work = new MemoryLayer({ files: { '.git': 'gitdir: /host/repo/.git/worktrees/a\n', 'sub/.GIT/config': 'c', 'sub/git~1/x': 'x', 'sub/ok.txt': 'ok', '.github/ci.yml': 'ci', 'nested-repo/.git/HEAD': 'ref' } });
+    const work = new MemoryLayer({
+      files: {
+        '.git': 'gitdir: /host/repo/.git/worktrees/a\n',
+        'sub/.GIT/config': 'c',
+        'sub/git~1/x': 'x',
+        'sub/ok.txt': 'ok',
+        '.github/ci.yml': 'ci',
+        'nested-repo/.git/HEAD': 'ref',
+      },
+    });
     const ns = new Namespace({
       root: '/worktrees/a',
       mounts: [
         { path: '/worktrees/a', layer: work, writable: true },
-        { path: '/data/.git', layer: new MemoryLayer({ files: { 'HEAD': 'ref' } }), writable: true },
+        { path: '/data/.git', layer: new MemoryLayer({ files: { HEAD: 'ref' } }), writable: true },
       ],
     });
     expect((await ns.readdir('.')).map((e) => e.name)).toEqual(['.github', 'nested-repo', 'sub']);
@@ -99,7 +108,9 @@ describe('Namespace: nothing of the host git shows, authority files stay as they
   });
 
   it('keeps authority files readable and refuses to change or remove them or a folder above them', async () => {
-    const work = new MemoryLayer({ files: { 'gatefs.yaml': 'roles: []\n', 'cfg/agents.yaml': 'a', 'cfg/other.yaml': 'o', 'x/gatefs.yaml': 'x' } });
+    const work = new MemoryLayer({
+      files: { 'gatefs.yaml': 'roles: []\n', 'cfg/agents.yaml': 'a', 'cfg/other.yaml': 'o', 'x/gatefs.yaml': 'x' },
+    });
     const ns = new Namespace({
       root: '/worktrees/a',
       mounts: [{ path: '/worktrees/a', layer: work, writable: true }],

@@ -21,7 +21,37 @@ const GRAMMAR_CODES = ['PATH_ESCAPE', 'BAD_NAME', 'NAME_TOO_LONG'];
 const RUNS = { numRuns: 800 };
 
 const piece = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('..', '.', '', '/', '//', '\\', '\u0000', 'worktrees', 'a', 'ab', 'docs', 'docs-extra', '.campaign', 'data', 'out', '~', '$HOME', '%2e%2e', '\u00e9', 'e\u0301', '\ud800', '\udc00', '\ud83d\ude00', '\u2024\u2024', 'x'.repeat(254), '\u20ac'.repeat(86)) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '..',
+      '.',
+      '',
+      '/',
+      '//',
+      '\\',
+      '\u0000',
+      'worktrees',
+      'a',
+      'ab',
+      'docs',
+      'docs-extra',
+      '.campaign',
+      'data',
+      'out',
+      '~',
+      '$HOME',
+      '%2e%2e',
+      '\u00e9',
+      'e\u0301',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+      '\u2024\u2024',
+      'x'.repeat(254),
+      '\u20ac'.repeat(86),
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
 );
@@ -93,7 +123,9 @@ describe('path grammar properties', () => {
   });
 
   it('agrees with POSIX normalization when no rule applies', () => {
-    const plain = fc.array(fc.oneof(fc.constantFrom('.', '', 'src', 'a b', '\u00e9', '...'), fc.stringMatching(/^[a-z0-9._-]{1,12}$/)), { maxLength: 12 });
+    const plain = fc.array(fc.oneof(fc.constantFrom('.', '', 'src', 'a b', '\u00e9', '...'), fc.stringMatching(/^[a-z0-9._-]{1,12}$/)), {
+      maxLength: 12,
+    });
     fc.assert(
       fc.property(fc.boolean(), plain, (abs, parts) => {
         const input = (abs ? `${ROOT}/` : '') + parts.join('/');

@@ -18,7 +18,11 @@ function namespace() {
   return new Namespace({
     root: ROOT,
     mounts: [
-      { path: ROOT, layer: new MemoryLayer({ files: { 'src/f.ts': 'mine', 'caf\u00e9.txt': 'composed', 'Readme.md': 'R' } }), writable: true },
+      {
+        path: ROOT,
+        layer: new MemoryLayer({ files: { 'src/f.ts': 'mine', 'caf\u00e9.txt': 'composed', 'Readme.md': 'R' } }),
+        writable: true,
+      },
       { path: '/worktrees/ab', layer: new MemoryLayer({ files: { 'f.ts': 'other conversation' } }), writable: true },
       { path: '/docs', layer: new MemoryLayer({ files: { 'guide.md': 'docs' } }), writable: false },
       { path: '/docs-extra', layer: new MemoryLayer({ files: { 'x.md': 'extra' } }), writable: true },

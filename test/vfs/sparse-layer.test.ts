@@ -25,7 +25,10 @@ function setup() {
 
 /** What an agent can observe of a failed call: code, operation and detail (the path aside). */
 async function observed(p: Promise<unknown>) {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!isVfsError(e)) throw new Error(`expected a VfsError, got ${String(e)}`);
   return { code: e.code, op: e.op, detail: e.detail, message: e.message.replace(e.path, '<path>') };
 }
