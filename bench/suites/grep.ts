@@ -26,22 +26,12 @@ import { Namespace } from '../../vfs/namespace.js';
 import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
+import { RG_LIKE_GATEFS } from '../ripgrep-args.js';
 import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'grep';
 const tree = fileURLToPath(new URL('../../../node_modules', import.meta.url));
-const RG_ARGS = [
-  '-l',
-  '--fixed-strings',
-  '--hidden',
-  '--no-ignore-dot',
-  '--no-ignore-global',
-  '--no-ignore-exclude',
-  '--no-ignore-parent',
-  '--no-require-git',
-  '-g',
-  '!.git',
-];
+const RG_ARGS = [...RG_LIKE_GATEFS, '--fixed-strings'];
 
 function rgFiles(pattern: string): string[] {
   const r = spawnSync('rg', [...RG_ARGS, '--', pattern, '.'], { cwd: tree, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });

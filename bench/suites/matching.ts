@@ -29,6 +29,7 @@ import { compileGlob } from '../../tools/glob-matcher.js';
 import { GitignoreFile } from '../../tools/gitignore-file.js';
 import { MatchMeter } from '../../tools/match-work.js';
 import { L_SCENARIOS, L_WORKSPACES, buildScenarioFolders } from '../../test/security/l-matching-scenarios.js';
+import { RG_LIKE_GATEFS } from '../ripgrep-args.js';
 import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'matching';
@@ -294,20 +295,7 @@ async function regexGrep(report: Report): Promise<void> {
       });
       return;
     }
-    const rgArgs = [
-      '-l',
-      '--hidden',
-      '--no-ignore-dot',
-      '--no-ignore-global',
-      '--no-ignore-exclude',
-      '--no-ignore-parent',
-      '--no-require-git',
-      '-g',
-      '!.git',
-      '--',
-      pattern,
-      '.',
-    ];
+    const rgArgs = [...RG_LIKE_GATEFS, '--', pattern, '.'];
     const rg = () =>
       spawnSync('rg', rgArgs, { cwd: modules, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' })
         .stdout.split('\n')

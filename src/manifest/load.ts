@@ -7,6 +7,7 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { defaultManifest } from './default.js';
 import { ManifestError } from './manifest-error.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import { manifestFromValue } from './manifest-from-value.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { Manifest } from './types.js';
@@ -72,14 +73,13 @@ function readManifestFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    const errno = foreignCodeOf(e);
-    if (errno === 'ENOENT' || errno === 'ENOTDIR') {
+    if (isMissingPath(e)) {
       throw new ManifestError('FILE_NOT_FOUND', '', 'the manifest file does not exist', { source: file }, { cause: e });
     }
     throw new ManifestError(
       'FILE_UNREADABLE',
       '',
-      `the manifest file cannot be read (${String(errno ?? e)})`,
+      `the manifest file cannot be read (${String(foreignCodeOf(e) ?? e)})`,
       { source: file },
       { cause: e },
     );
