@@ -32,7 +32,9 @@ export type WorkspaceErrorCode =
   /** Occupancy refused: `data.holder` holds the conversation in `data.mode`. */
   | 'OCCUPIED'
   /** The state directory or database was not created by gatefs on this machine (it came with the repository); `data.hint` says what to do. */
-  | 'STATE_UNTRUSTED';
+  | 'STATE_UNTRUSTED'
+  /** A subagent's branch holds commits its parent lacks (release refused: land or discard it), or cannot be fast-forwarded onto the parent (`data.reason` `PARENT_MOVED`). */
+  | 'NOT_CLEAN';
 
 /** An error about a workspace, with a stable `code` and structured `data` (see `CodedError`). */
 export class WorkspaceError extends CodedError<WorkspaceErrorCode> {

@@ -22,6 +22,7 @@ const TIERS: readonly (readonly string[])[] = [
   ['src/git', 'src/manifest', 'src/gate'], // git implements vfs's object reader; the manifest; the gate runs tools
   ['src/state'], // the state store (records roles' backends from the manifest)
   ['src/disclosure'], // progressive disclosure: manifest policy, state, git, implements the tools' port
+  ['src/lander'], // the lander: submissions in the state store, git's landing port, checks; implements submit for the tools' port
   ['src/host'], // assembles everything into a Host
   ['src/mcp'], // serves a Host over MCP
   ['src/index'], // the package entry point

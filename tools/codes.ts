@@ -30,6 +30,8 @@ export const TOOL_ERROR_CODES = [
   'STALE_CONTENT',
   'BUSY',
   'TOO_DEEP',
+  'DIRTY_WORKTREE',
+  'QUEUE_REJECTED',
   'INTERNAL',
 ] as const;
 
@@ -66,6 +68,10 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   STALE_CONTENT: 'The file changed since it was read: its sha256 differs from expectedSha256 (or it no longer exists).',
   BUSY: 'A temporary shortage (file descriptors) or another writer holding the file past the wait limit: nothing was changed; retry the call.',
   TOO_DEEP: 'The folder tree below the path is nested deeper than a walk follows; name a deeper folder as the path.',
+  DIRTY_WORKTREE:
+    'submit: the workspace has changes that are not committed (the message names them): commit them (or remove them), then submit again.',
+  QUEUE_REJECTED:
+    'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the workspace is not a git worktree); the message says why.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

@@ -12,6 +12,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Namespace } from '../vfs/namespace.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
+import type { WorkRequests } from './work-requests.js';
 import type { ToolDescriptor, ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */
@@ -19,6 +20,8 @@ export interface ToolContext {
   readonly conversation: string;
   /** The workspace's progressive disclosure (`Registration.disclosure`), when it has one. */
   readonly disclosure?: DisclosureRequests;
+  /** The way home for the workspace's work (`Registration.work`), when it can carry work. */
+  readonly work?: WorkRequests;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */

@@ -10,6 +10,7 @@
 import type { Namespace } from '../../vfs/namespace.js';
 import { workspaceRoot } from '../../vfs/workspace-root.js';
 import type { DisclosureRequests } from '../../tools/disclosure-requests.js';
+import type { WorkRequests } from '../../tools/work-requests.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
@@ -28,6 +29,8 @@ export interface Registration {
    * `request_files` calls it (absent: the tool answers `TOOL_NOT_ALLOWED`).
    */
   readonly disclosure?: DisclosureRequests;
+  /** Diff, commit and submit for the workspace (a `worktree` workspace that is `ready`); absent: those tools answer `QUEUE_REJECTED`. */
+  readonly work?: WorkRequests;
 }
 
 /** The registrations of one host, by conversation id (see the file comment). */

@@ -165,6 +165,7 @@ export class ToolGate implements ToolGateApi {
     const ctx = {
       conversation,
       disclosure: registration.disclosure,
+      work: registration.work,
       namespace: ns,
       resolved,
       holder: context.holder,

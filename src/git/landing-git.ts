@@ -71,7 +71,11 @@ export interface CommitResult {
 
 /** What merging a submitted commit onto a checkout's HEAD gave. */
 export type MergeResult =
-  /** `sha` is the candidate: the submitted commit itself when HEAD was its ancestor (fast-forward), else a new merge commit. */
+  /**
+   * `sha` is the candidate: the submitted commit itself when HEAD was its ancestor (fast-forward),
+   * HEAD itself when the commit was already contained in it (`fastForward` false, no new commit),
+   * else a new merge commit.
+   */
   | { ok: true; sha: string; fastForward: boolean }
   /** The merge stopped on conflicts (files listed); the checkout is back at its HEAD, clean. */
   | { ok: false; conflicts: string[] };

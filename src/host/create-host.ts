@@ -17,6 +17,10 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliGit } from '../git/cli-git.js';
+import { CliLandingGit } from '../git/cli-landing-git.js';
+import { chooseLanderSettings } from '../manifest/settings.js';
+import { ExecCheckRunner, type CheckRunner } from '../ports/check-runner.js';
+import type { SavePointHook } from '../lander/save-points.js';
 import { loadManifest } from '../manifest/load.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { HostExec } from '../ports/host-exec.js';
@@ -50,6 +54,16 @@ export interface CreateHostOptions {
   ids?: IdSource;
   /** The process-liveness port (default: this machine's, pid + start time). */
   liveness?: ProcessLiveness;
+  /**
+   * Lander settings: a JSON file path or an already parsed object (`{ lander: { checks, push,
+   * branch } }`); default the manifest's `lander:` key. A settings file grants authority like
+   * the manifest: agents can read it but never change it.
+   */
+  settings?: string | object;
+  /** The lander's check runner (default: the checks' argv through the host-exec port). */
+  checks?: CheckRunner;
+  /** Called at each lander save point (the crash test kills the process there). */
+  savePoint?: SavePointHook;
 }
 
 /**
@@ -63,6 +77,7 @@ export interface CreateHostOptions {
  */
 export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
   const manifest = loadManifest(options.manifest);
+  const settings = chooseLanderSettings(options.settings, manifest);
   const given = resolve(options.repo);
   checkRepositoryFolder(given);
   // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
@@ -93,8 +108,13 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
     exec.attach(store);
     // The files granting authority, wherever a workspace shows them: the manifest loaded under
     // every name that leads to it (and `<repo>/gatefs.yaml`, which the CLI loads by default).
-    const authorityFiles = [join(repo, 'gatefs.yaml'), ...(typeof options.manifest === 'string' ? namesOnTheWay(options.manifest) : [])];
-    const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
+    const authorityFiles = [
+      join(repo, 'gatefs.yaml'),
+      ...(typeof options.manifest === 'string' ? namesOnTheWay(options.manifest) : []),
+      ...(typeof options.settings === 'string' ? namesOnTheWay(options.settings) : []),
+    ];
+    const landing = new CliLandingGit({ repo, exec });
+    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);
     const onClose = () => (opened.close(), doors.close());
@@ -108,6 +128,9 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
       crossProcessLocks: opened,
       writeDoors: doors,
       onClose,
+      settings,
+      checks: options.checks ?? new ExecCheckRunner(exec),
+      ...(options.savePoint ? { savePoint: options.savePoint } : {}),
     });
   } catch (e) {
     locks?.close();

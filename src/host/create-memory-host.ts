@@ -9,6 +9,12 @@
  */
 import { Volume } from 'memfs';
 import { MemoryGit } from '../git/memory-git.js';
+import { MemoryLandingGit } from '../git/memory-landing-git.js';
+import { createMemoryRemote } from '../git/memory-remote.js';
+import { chooseLanderSettings } from '../manifest/settings.js';
+import type { CheckRunner } from '../ports/check-runner.js';
+import { ScriptedCheckRunner } from '../ports/scripted-check-runner.js';
+import type { SavePointHook } from '../lander/save-points.js';
 import { loadManifest } from '../manifest/load.js';
 import { ManualClock, type Clock } from '../ports/clock.js';
 import { SequentialIds, type IdSource } from '../ports/ids.js';
@@ -33,6 +39,14 @@ export interface CreateMemoryHostOptions {
   folders?: Readonly<Record<string, Readonly<Record<string, string | Uint8Array>>>>;
   /** Default: a `ManualLiveness` (pid 1; every process alive until told otherwise). */
   liveness?: ProcessLiveness;
+  /** Lander settings (an object or a JSON file path; default: the manifest's `lander:` key). */
+  settings?: string | object;
+  /** The lander's checks (default: a `ScriptedCheckRunner` where every check passes). */
+  checks?: CheckRunner;
+  /** Remotes to create as bare repositories in the volume (`/remotes/<name>.git`), e.g. `['origin']`. */
+  remotes?: readonly string[];
+  /** Called at each lander save point. */
+  savePoint?: SavePointHook;
 }
 
 /** The memory host, with its volume exposed so tests can look at the "disk". */
@@ -44,6 +58,7 @@ export type MemoryHost = WorkspaceHost & { readonly volume: InstanceType<typeof 
  */
 export async function createMemoryHost(options: CreateMemoryHostOptions): Promise<MemoryHost> {
   const manifest = loadManifest(options.manifest);
+  const settings = chooseLanderSettings(options.settings, manifest);
   const clock = options.clock ?? new ManualClock();
   const volume = new Volume();
   await seedMemoryRepository({ volume, dir: '/repo', files: options.files, clock, git: options.git });
@@ -51,9 +66,21 @@ export async function createMemoryHost(options: CreateMemoryHostOptions): Promis
   volume.mkdirSync('/state/worktrees', { recursive: true });
   volume.mkdirSync('/state/copies', { recursive: true });
   const git = new MemoryGit({ volume, dir: '/repo' });
+  for (const name of options.remotes ?? []) await createMemoryRemote(volume, name);
   const liveness = options.liveness ?? new ManualLiveness();
   const store = StateStore.open(':memory:', { clock, liveness });
-  const platform = new MemoryPlatform(volume, '/repo', '/state', git);
-  const host = await WorkspaceHost.start({ platform, store, manifest, clock, ids: options.ids ?? new SequentialIds(), liveness });
+  const platform = new MemoryPlatform(volume, '/repo', '/state', git, new MemoryLandingGit({ volume, dir: '/repo' }));
+  const host = await WorkspaceHost.start({
+    platform,
+    store,
+    manifest,
+    clock,
+    ids: options.ids ?? new SequentialIds(),
+    liveness,
+    settings,
+    checks: options.checks ?? new ScriptedCheckRunner(),
+    wait: async () => undefined,
+    ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+  });
   return Object.assign(host, { volume });
 }

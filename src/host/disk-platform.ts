@@ -10,6 +10,8 @@ import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import { openHostFolder } from '../../vfs/host-folder.js';
 import { isMissingPath } from '../ports/missing-path.js';
 import { removeBeneath } from './confined-removal.js';
+import type { LandingGit } from '../git/landing-git.js';
+import { appendProjectMemoryFile } from './project-memory-file.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';
 
@@ -21,6 +23,7 @@ export class DiskPlatform implements HostPlatform {
     readonly repo: string,
     readonly stateDir: string,
     readonly git: GitPort,
+    readonly landing: LandingGit,
     confinement: string,
     readonly authorityFiles: readonly string[] = [],
   ) {
@@ -85,6 +88,10 @@ export class DiskPlatform implements HostPlatform {
     };
     if (this.exists(path)) walk(path, '');
     return out.sort();
+  }
+
+  appendProjectMemory(key: string, line: string): boolean {
+    return appendProjectMemoryFile(this.stateDir, key, line);
   }
 
   join(path: string, tail: string): string {

@@ -16,6 +16,9 @@ import type { ProcessLiveness } from '../ports/process-liveness.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { OccupancyGuard } from './occupancy-guard.js';
 import type { WriteDoors } from '../ports/write-door.js';
+import type { LandingGit } from '../git/landing-git.js';
+import type { LanderSettings } from '../manifest/settings.js';
+import type { Clock } from '../ports/clock.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;
@@ -23,6 +26,11 @@ export interface HostContext {
   readonly registry: Registry;
   readonly manifest: Manifest;
   readonly ids: IdSource;
+  readonly clock: Clock;
+  /** Git for diff, commit, the lander and subagents (src/git/landing-git.ts). */
+  readonly landing: LandingGit;
+  /** The lander's settings (checks, push remote, target branch). */
+  readonly settings: LanderSettings;
   /** This process's id, for the preparation lock. */
   readonly pid: number;
   /** Who this process is (pid + start time) and whether a recorded process still runs. */

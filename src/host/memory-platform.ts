@@ -6,6 +6,7 @@
  */
 import type { Volume } from 'memfs';
 import type { GitPort } from '../git/git-port.js';
+import type { LandingGit } from '../git/landing-git.js';
 import type { HostIdentity } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
@@ -25,6 +26,7 @@ export class MemoryPlatform implements HostPlatform {
     readonly repo: string,
     readonly stateDir: string,
     readonly git: GitPort,
+    readonly landing: LandingGit,
   ) {}
 
   openFolder(path: string): OpenedFolder {
@@ -106,6 +108,16 @@ export class MemoryPlatform implements HostPlatform {
     };
     if (this.exists(path)) walk(path, '');
     return out.sort();
+  }
+
+  appendProjectMemory(key: string, line: string): boolean {
+    const file = `${this.stateDir}/memory/project.md`;
+    this.makeFolder(`${this.stateDir}/memory`);
+    const text = this.exists(file) ? String(this.volume.readFileSync(file, 'utf8')) : '';
+    if (text.split('\n').some((l) => l.includes(key))) return false;
+    const head = text === '' ? '# Project memory (written by gatefs: one line per landing)\n\n' : '';
+    this.volume.writeFileSync(file, `${text}${head}${line.replace(/\n/g, ' ')}\n`);
+    return true;
   }
 
   join(path: string, tail: string): string {

@@ -6,6 +6,7 @@
  * volume paths in memory) and never reach an agent.
  */
 import type { GitPort } from '../git/git-port.js';
+import type { LandingGit } from '../git/landing-git.js';
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { WritableLayer } from '../../vfs/layer.js';
 import type { WorkspaceArea } from './workspace-paths.js';
@@ -26,6 +27,8 @@ export interface HostPlatform {
   /** The state directory (worktrees, copies, database). */
   readonly stateDir: string;
   readonly git: GitPort;
+  /** Git for diff, commit, the lander and subagents. */
+  readonly landing: LandingGit;
   /** Which guarantee the platform's folder layers give: `procfs`, `lstat-fallback` or `memory`. */
   readonly confinement: string;
   /**
@@ -62,6 +65,12 @@ export interface HostPlatform {
   removeWorkspaceFolder(area: WorkspaceArea, conversation: string, options?: { onlyIfEmpty?: boolean }): boolean;
   /** Files below a folder, folder-relative, sorted (for reporting a copy's changes). */
   listFiles(path: string): string[];
+  /**
+   * Appends `line` to the host-owned project memory, `<stateDir>/memory/project.md` (created
+   * when missing), unless a line holding `key` is there already. Result: true when appended.
+   * On disk the file and its folder are opened without following links.
+   */
+  appendProjectMemory(key: string, line: string): boolean;
   /** `path` joined with a relative tail using the platform's separator rules. */
   join(path: string, tail: string): string;
   /** `path` relative to `from` ('' when equal), or null when it is not inside `from`. */

@@ -17,6 +17,7 @@ import { findRole } from '../manifest/find-role.js';
 import { checkoutOf } from './workspace-paths.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { sameIdentity, type HostIdentity } from '../../vfs/host-hooks.js';
+import { WorkService } from './work-service.js';
 
 /** The identity of the workspace folder each open view was opened over (null: the platform has none). */
 const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
@@ -67,6 +68,7 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     tools: new Set(role.tools),
     namespace: view.namespace,
     ...(service ? { disclosure: service } : {}),
+    ...(record.backend === 'worktree' && record.pinnedSha ? { work: new WorkService(ctx, record.conversation, record.pinnedSha) } : {}),
   };
   ctx.registry.set(registration);
   return registration;

@@ -35,6 +35,10 @@ export interface WorkspaceStatus {
    * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
    */
   confinement?: string;
+  /** The conversation that started this one (a subagent), or null for a root conversation. */
+  parent?: string | null;
+  /** For a root conversation: how many submissions of its lineage (itself and its subagents) have landed. */
+  landed?: number;
 }
 
 export interface ReleaseOptions {

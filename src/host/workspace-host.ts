@@ -14,6 +14,23 @@ import { ToolGate } from '../gate/tool-gate.js';
 import type { CrossProcessLocks } from '../ports/cross-process-locks.js';
 import type { WriteDoors } from '../ports/write-door.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
+import { WORK_TOOLS } from '../../tools/work-tools.js';
+import type { LanderSettings } from '../manifest/settings.js';
+import type { CheckRunner } from '../ports/check-runner.js';
+import type { DrainReport } from '../lander/lander.js';
+import type { SavePointHook } from '../lander/save-points.js';
+import type { MessageRecord } from '../state/message-table.js';
+import type { WorkRequests } from '../../tools/work-requests.js';
+import { landerStatus, runLander, type SubmissionStatus } from './host-lander.js';
+import {
+  discardSubagent,
+  landSubagent,
+  refuseUnlanded,
+  startSubagent,
+  type LandSubagentResult,
+  type StartSubagentOptions,
+  type SubagentHost,
+} from './subagents.js';
 import { requestFilesTool } from '../../tools/request-files.js';
 import type { Manifest } from '../manifest/types.js';
 import type { Clock } from '../ports/clock.js';
@@ -57,6 +74,14 @@ export interface WorkspaceHostOptions {
   crossProcessLocks?: CrossProcessLocks;
   /** The workspaces' write doors across processes (disk host); absent: a release drains this process's calls only. */
   writeDoors?: WriteDoors;
+  /** The lander's settings: checks, push remote, target branch. */
+  settings: LanderSettings;
+  /** Runs the lander's checks (host exec on disk; scripted in memory). */
+  checks: CheckRunner;
+  /** Called at each lander save point (the crash test kills the process there). */
+  savePoint?: SavePointHook;
+  /** Waits between push tries (default: a real timer). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 /** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
@@ -80,6 +105,9 @@ export class WorkspaceHost implements Host {
       registry: this.registry,
       manifest: options.manifest,
       ids: options.ids,
+      clock: options.clock,
+      landing: options.platform.landing,
+      settings: options.settings,
       pid: liveness.self.pid,
       liveness,
       occupancy,
@@ -96,7 +124,7 @@ export class WorkspaceHost implements Host {
         runLog: { append: (event) => void store.appendEvent(event) },
         clock: options.clock,
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
-        tools: [...FILE_TOOLS, requestFilesTool],
+        tools: [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS],
         ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
         ...(options.writeDoors ? { writeDoor: options.writeDoors } : {}),
       }),
@@ -133,10 +161,11 @@ export class WorkspaceHost implements Host {
 
   status(): WorkspaceStatus[] {
     this.checkOpen();
+    const landed = this.ctx.store.landedPerRoot();
     return this.ctx.store
       .listWorkspaces()
       .filter((r) => r.state !== 'failed')
-      .map((r) => this.statusRow(r));
+      .map((r) => this.statusRow(r, landed));
   }
 
   events(): RunEvent[] {
@@ -153,8 +182,80 @@ export class WorkspaceHost implements Host {
     if (this.inFlight.has(conversation)) {
       return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
     }
-    return this.queue.add(() => releaseWorkspace(this.ctx, conversation, options, options.chain ?? []));
+    return this.queue.add(async () => {
+      const chain = options.chain ?? this.ctx.store.lineageOf(conversation).chain;
+      await refuseUnlanded(this.ctx, conversation, chain);
+      return releaseWorkspace(this.ctx, conversation, options, chain);
+    });
   }
+
+  /**
+   * The lander: `run({ target? })` lands every pending submission (of one target branch, or
+   * all) and returns what it did; `status()` lists every submission, oldest first.
+   */
+  readonly lander = {
+    run: (options: { target?: string } = {}): Promise<DrainReport> => {
+      this.checkOpen();
+      const hooks = {
+        checks: this.options.checks,
+        ...(this.options.savePoint ? { savePoint: this.options.savePoint } : {}),
+        ...(this.options.wait ? { wait: this.options.wait } : {}),
+      };
+      return runLander(this.ctx, hooks, options.target);
+    },
+    status: (): SubmissionStatus[] => {
+      this.checkOpen();
+      return landerStatus(this.ctx);
+    },
+  };
+
+  /**
+   * Diff, commit and submit for a conversation's workspace as an operator (the CLI's `gatefs
+   * diff|commit|submit`): the same service the tools call, whatever tools the role declares.
+   * Throws `WorkspaceError` `UNKNOWN_CONVERSATION` (none, not ready, released) or
+   * `BACKEND_UNAVAILABLE` (not a git worktree).
+   */
+  work(conversation: string): WorkRequests {
+    this.checkOpen();
+    const registration = isConversationId(conversation) ? this.registry.lookup(conversation) : undefined;
+    if (registration?.state !== 'ready') {
+      throw new WorkspaceError('UNKNOWN_CONVERSATION', `no ready workspace is recorded for '${conversation}'`, { conversation });
+    }
+    if (!registration.work) {
+      throw new WorkspaceError(
+        'BACKEND_UNAVAILABLE',
+        `the workspace of '${conversation}' is not a git worktree: it has no branch to diff, commit or submit`,
+        {
+          conversation,
+        },
+      );
+    }
+    return registration.work;
+  }
+
+  /** The messages port: what the lander delivered to `conversation` (every message when omitted), oldest first. */
+  messages(conversation?: string): MessageRecord[] {
+    this.checkOpen();
+    return this.ctx.store.messages(conversation);
+  }
+
+  /** Subagents: start a child from its parent's branch, land it onto the parent, or discard it (src/host/subagents.ts). */
+  readonly subagents = {
+    start: (options: StartSubagentOptions): Promise<WorkspaceStatus> => startSubagent(this.ctx, this.subagentHost, options),
+    land: (child: string): Promise<LandSubagentResult> => landSubagent(this.ctx, this.subagentHost, child),
+    discard: (child: string): Promise<ReleaseResult> => discardSubagent(this.ctx, this.subagentHost, child),
+  };
+
+  private readonly subagentHost: SubagentHost = {
+    prepare: (options) => this.prepare(options),
+    releaseChecked: (conversation, options) => {
+      this.checkOpen();
+      if (this.inFlight.has(conversation)) {
+        return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
+      }
+      return this.queue.add(() => releaseWorkspace(this.ctx, conversation, { ...options }, options.chain));
+    },
+  };
 
   /**
    * Occupies a conversation's workspace for `holder` as this process (default mode
@@ -207,8 +308,11 @@ export class WorkspaceHost implements Host {
       .finally(() => this.recovering.delete(conversation));
   }
 
-  private statusRow(record: WorkspaceRecord): WorkspaceStatus {
-    return statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
+  private statusRow(record: WorkspaceRecord, landed?: Map<string, number>): WorkspaceStatus {
+    const row = statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
+    const lineage = this.ctx.store.lineageOf(record.conversation);
+    if (lineage.parent !== null) return { ...row, parent: lineage.parent };
+    return { ...row, parent: null, landed: (landed ?? this.ctx.store.landedPerRoot()).get(record.conversation) ?? 0 };
   }
 
   /**

@@ -1,4 +1,4 @@
-/** The manifest module: load and validate `gatefs.yaml`, pick a role. */
+/** The manifest module: load and validate `gatefs.yaml`, pick a role; lander settings. */
 export { loadManifest, parseManifestText } from './load.js';
 export { defaultManifest } from './default.js';
 export { findRole } from './find-role.js';
@@ -15,3 +15,13 @@ export {
   type DisclosurePolicy,
   type ArtifactSettings,
 } from './types.js';
+export {
+  loadSettings,
+  chooseLanderSettings,
+  defaultLanderSettings,
+  DEFAULT_CHECK_TIMEOUT_SECONDS,
+  type LanderSettings,
+  type CheckSpec,
+} from './settings.js';
+export { splitCommand, joinCommand } from './check-command.js';
+export { branchNameProblem } from './branch-name.js';

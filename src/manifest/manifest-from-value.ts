@@ -2,14 +2,16 @@
  * Validates a parsed manifest value (what YAML produced, or an object a caller passed to
  * `createHost`) and returns the `Manifest`.
  */
+import { landerFromFile } from './lander-from-file.js';
 import { ManifestError } from './manifest-error.js';
 import { roleFromFile } from './role-from-file.js';
 import { findShapeError, type ManifestFile } from './schema.js';
 import type { Manifest } from './types.js';
 
 /**
- * Checks the shape, then each role in order, then role-name uniqueness. Result: a fresh
- * `Manifest` (the input is not modified or retained). Throws the first problem found:
+ * Checks the shape, then each role in order, then role-name uniqueness, then the `lander:`
+ * settings when present (see lander-from-file.ts). Result: a fresh `Manifest` (the input is
+ * not modified or retained). Throws the first problem found:
  * `ManifestError` (`MISSING_KEY`, `UNKNOWN_KEY`, `INVALID_VALUE`, `DUPLICATE`) with its key
  * path, or `WorkspaceError` `BACKEND_UNAVAILABLE` for a container backend.
  */
@@ -26,5 +28,5 @@ export function manifestFromValue(value: unknown): Manifest {
     seen.set(raw.name, i);
     return roleFromFile(raw, i);
   });
-  return { roles };
+  return file.lander === undefined ? { roles } : { roles, lander: landerFromFile(file.lander) };
 }

@@ -1,13 +1,14 @@
 /**
  * The shape of `gatefs.yaml` as a TypeBox schema (snake_case, as written in the file), compiled
  * once at module load, and `findShapeError`, which turns the first schema violation into a
- * `ManifestError` with a key path. Rules that span several keys (uniqueness, path grammar,
+ * `ManifestError` with a key path. The `lander:` key's shape is in lander-schema.ts. Rules that span several keys (uniqueness, path grammar,
  * the disclosure policy) live in `role-from-file.ts`.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { ManifestError } from './manifest-error.js';
+import type { ManifestError } from './manifest-error.js';
+import { LanderFileSchema } from './lander-schema.js';
+import { firstShapeError } from './shape-error.js';
 import { TOOL_NAMES } from './types.js';
 
 const strict = { additionalProperties: false } as const;
@@ -77,8 +78,11 @@ const RoleSchema = Type.Object(
 
 /** The whole file: a mapping with a non-empty `roles` list. */
 export const ManifestFileSchema = Type.Object(
-  { roles: Type.Array(RoleSchema, { minItems: 1, description: 'a non-empty list of roles' }) },
-  { ...strict, description: "a mapping with a 'roles' list" },
+  {
+    roles: Type.Array(RoleSchema, { minItems: 1, description: 'a non-empty list of roles' }),
+    lander: Type.Optional(LanderFileSchema),
+  },
+  { ...strict, description: "a mapping with a 'roles' list and optional 'lander' settings" },
 );
 
 /** The manifest as written in the file, once the shape is valid. */
@@ -88,50 +92,11 @@ export type RoleFile = ManifestFile['roles'][number];
 
 const checker = TypeCompiler.Compile(ManifestFileSchema);
 
-/** Turns a JSON pointer ('/roles/0/workspace/backend') into a key path ('roles[0].workspace.backend'). */
-export function keyPathOf(pointer: string): string {
-  let out = '';
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    out += /^\d+$/.test(key) ? `[${key}]` : out === '' ? key : `.${key}`;
-  }
-  return out;
-}
-
-function expected(schema: TSchema, fallback: string): string {
-  return typeof schema.description === 'string' ? schema.description : fallback.replace(/^Expected /, '');
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null (an empty value)';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  return String(value);
-}
-
-function toManifestError(e: ValueError): ManifestError {
-  const keyPath = keyPathOf(e.path);
-  const key = keyPath.slice(Math.max(keyPath.lastIndexOf('.'), keyPath.lastIndexOf(']')) + 1);
-  switch (e.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return new ManifestError('MISSING_KEY', keyPath, `missing key '${key}': expected ${expected(e.schema, e.message)}`);
-    case ValueErrorType.ObjectAdditionalProperties: {
-      const known = Object.keys((e.schema as { properties?: object }).properties ?? {});
-      return new ManifestError('UNKNOWN_KEY', keyPath, `unknown key '${key}': known keys are ${known.join(', ')}`);
-    }
-    default:
-      return new ManifestError('INVALID_VALUE', keyPath, `expected ${expected(e.schema, e.message)}, got ${describe(e.value)}`);
-  }
-}
-
 /**
  * Checks `value` against the file schema. Result: null when the shape is valid, otherwise a
  * `ManifestError` (`MISSING_KEY`, `UNKNOWN_KEY` or `INVALID_VALUE`) for the first violation,
  * in document order. Limit: reports one error, not all of them.
  */
 export function findShapeError(value: unknown): ManifestError | null {
-  if (checker.Check(value)) return null;
-  const first = checker.Errors(value).First();
-  return first === undefined ? new ManifestError('INVALID_VALUE', '', 'the manifest is not valid') : toManifestError(first);
+  return firstShapeError(checker, value, 'the manifest is not valid');
 }

@@ -2,8 +2,10 @@
  * The manifest as code sees it: camelCase, defaults filled in, every rule already checked.
  * (`gatefs.yaml` uses snake_case keys; see `schema.ts` for the file form.)
  */
+import type { CheckSpec } from '../ports/check-runner.js';
+
 /** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
-export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'request_files'] as const;
+export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'request_files', 'diff', 'commit', 'submit'] as const;
 
 /** One agent tool name. */
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -57,7 +59,19 @@ export interface Role {
   artifacts: ArtifactSettings;
 }
 
+/** How the lander lands work (DESIGN.md § "Landing work"), from settings or the manifest's `lander:` key. */
+export interface LanderSettings {
+  /** Checks run in order on each candidate; empty = none. */
+  checks: CheckSpec[];
+  /** The remote to fetch from and push to; null = land locally only. */
+  push: string | null;
+  /** The branch to land on; null = the integration checkout's current branch. */
+  branch: string | null;
+}
+
 /** A loaded, validated manifest: at least one role, names unique. */
 export interface Manifest {
   roles: Role[];
+  /** The manifest's `lander:` settings; absent when the manifest has no `lander:` key. */
+  lander?: LanderSettings;
 }

@@ -29,9 +29,32 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return `${value.created ? 'created' : 'wrote'} ${value.path}: ${value.bytes} bytes, sha256 ${value.sha256}`;
     case 'request_files':
       return requestText(value);
+    case 'diff':
+      return diffText(value);
+    case 'commit':
+      return commitText(value);
+    case 'submit':
+      return `submitted ${String(value.commit).slice(0, 12)} for ${value.target} as ${value.submissionId} (position ${value.queuePosition} in the queue); the landing report arrives under request id ${value.requestId}`;
     default:
       return JSON.stringify(value, null, 2);
   }
+}
+
+/** A change letter per file, then the patch (the file list alone when nothing changed). */
+function diffText(v: Row): string {
+  const files = (v.files as Row[] | undefined) ?? [];
+  const letter: Record<string, string> = { added: 'A', modified: 'M', deleted: 'D', typechange: 'T' };
+  const head = `changes against ${v.base} (${String(v.baseSha).slice(0, 12)}): ${files.length} file(s)`;
+  if (files.length === 0) return `${head}\n(no changes)`;
+  const list = files.map((f) => `${letter[String(f.status)] ?? '?'} ${f.path}`);
+  const cut = v.truncated ? ['(patch truncated: pass a path to see one file or folder)'] : [];
+  return [head, ...list, '', String(v.patch ?? ''), ...cut].join('\n');
+}
+
+function commitText(v: Row): string {
+  const files = (v.files as Row[] | undefined) ?? [];
+  if (files.length === 0) return `nothing to commit; ${v.branch} is at ${String(v.sha).slice(0, 12)}`;
+  return `committed ${String(v.sha).slice(0, 12)} on ${v.branch}: ${files.length} file(s)\n${files.map((f) => `${f.status} ${f.path}`).join('\n')}`;
 }
 
 function readText(v: Row): string {

@@ -24,6 +24,21 @@ export interface ExecRequest {
   chain: readonly string[];
   /** Bytes written to the process's standard input, which is then closed. */
   input?: string | Uint8Array;
+  /**
+   * Which part of a stream longer than the cap is kept: `head` (the default) keeps the first
+   * bytes, `tail` the last (what a failing check printed at the end). A tail cut at a byte that
+   * is not the start of a UTF-8 character drops that character's remaining bytes.
+   */
+  keep?: 'head' | 'tail';
+  /** Bytes kept of each of stdout and stderr for this command: at most the port's own cap. */
+  maxOutputBytes?: number;
+  /**
+   * Run the program as the leader of a process group of its own and SIGKILL the whole group
+   * on timeout and when the leader exits (so `sh -c 'sleep 100'` ends at its timeout and a
+   * check leaves no background process behind). Off by default: a group of its own also means
+   * the terminal's Ctrl-C no longer reaches the program.
+   */
+  processGroup?: boolean;
 }
 
 /** What a finished command did. A non-zero exit is a result, not a throw. */

@@ -1,15 +1,23 @@
 /**
  * `NodeHostExec`: the real host-exec port. Spawns the program with an argv array (no shell),
- * kills it with SIGKILL after `timeoutMs`, and keeps at most `maxOutputBytes` of each stream.
+ * kills it with SIGKILL after `timeoutMs`, and keeps at most `maxOutputBytes` of each stream
+ * (the head, or the tail when the request says `keep: 'tail'`).
  *
  * This is one of the few files allowed to touch `child_process` and `process.env` (STYLE.md 4).
- * Limits: a killed program's own children are not killed (no process groups), and the
- * environment is the host's, with the request's variables merged over it.
+ * Limits: without `processGroup` a killed program's own children are not killed; with it, the
+ * whole group is killed, but a descendant that left the group (`setsid`) survives, and if it
+ * still holds the output pipes the result is returned `GROUP_GRACE_MS` after the kill with
+ * whatever output had arrived. The environment is the host's, with the request's variables
+ * merged over it.
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { HeadBuffer, TailBuffer, type CappedOutput } from './capped-output.js';
+
+/** How long a killed process group may keep the output pipes open before the result is returned anyway. */
+const GROUP_GRACE_MS = 2000;
 
 export interface NodeHostExecOptions {
   /** Bytes kept of each of stdout and stderr (default 16 MiB); the rest is dropped. */
@@ -33,6 +41,7 @@ export class NodeHostExec implements HostExec {
     if (argv.length === 0) return Promise.reject(new HostExecError('SPAWN_FAILED', argv, 'empty argv'));
     const started = performance.now();
     const timeoutMs = request.timeoutMs ?? this.defaultTimeoutMs;
+    const group = request.processGroup === true;
     return new Promise<ExecResult>((resolve, reject) => {
       const child = spawn(argv[0], argv.slice(1), {
         cwd: request.cwd,
@@ -40,18 +49,36 @@ export class NodeHostExec implements HostExec {
         shell: false,
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
+        detached: group,
       });
-      const out = new CappedBuffer(this.maxOutputBytes);
-      const err = new CappedBuffer(this.maxOutputBytes);
+      const cap = Math.min(this.maxOutputBytes, request.maxOutputBytes ?? this.maxOutputBytes);
+      const collector = (): CappedOutput => (request.keep === 'tail' ? new TailBuffer(cap) : new HeadBuffer(cap));
+      const out = collector();
+      const err = collector();
       let timedOut = false;
       let spawnError: Error | undefined;
+      let grace: NodeJS.Timeout | undefined;
+      /** SIGKILLs the child's whole group, then stops waiting for the pipes after a grace period. */
+      const killGroup = () => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* ESRCH: the group is already gone */
+        }
+        grace ??= setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, GROUP_GRACE_MS);
+      };
       const timer =
         timeoutMs === undefined
           ? undefined
           : setTimeout(() => {
               timedOut = true;
-              child.kill('SIGKILL');
+              if (group && child.pid !== undefined) killGroup();
+              else child.kill('SIGKILL');
             }, timeoutMs);
+      if (group) child.on('exit', () => child.pid !== undefined && killGroup());
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('error', (e) => {
@@ -68,6 +95,7 @@ export class NodeHostExec implements HostExec {
       else child.stdin.end();
       child.on('close', (code, signal) => {
         if (timer) clearTimeout(timer);
+        if (grace) clearTimeout(grace);
         if (spawnError && child.pid === undefined) return;
         resolve({
           exitCode: code,
@@ -80,30 +108,5 @@ export class NodeHostExec implements HostExec {
         });
       });
     });
-  }
-}
-
-/** Collects a stream's bytes up to a cap and remembers whether anything was dropped. */
-class CappedBuffer {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-
-  constructor(private readonly cap: number) {}
-
-  push(chunk: Buffer): void {
-    const room = this.cap - this.size;
-    if (room <= 0) {
-      this.truncated = true;
-      return;
-    }
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (kept !== chunk) this.truncated = true;
-    this.chunks.push(kept);
-    this.size += kept.length;
-  }
-
-  text(): string {
-    return Buffer.concat(this.chunks, this.size).toString('utf8');
   }
 }

@@ -75,6 +75,56 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE preparation_locks ADD COLUMN pid_start TEXT;
     `,
   },
+  {
+    version: 3,
+    description: 'the lander: submissions (a durable FIFO per source branch), the messages outbox, lineage',
+    sql: `
+      CREATE TABLE submissions (
+        seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+        id            TEXT NOT NULL UNIQUE,
+        request_id    TEXT NOT NULL UNIQUE,
+        target        TEXT NOT NULL,
+        conversation  TEXT NOT NULL,
+        root          TEXT NOT NULL,
+        chain         TEXT NOT NULL,
+        commit_sha    TEXT NOT NULL,
+        divergence    TEXT NOT NULL,
+        summary       TEXT,
+        state         TEXT NOT NULL CHECK (state IN ('queued', 'merging', 'checking', 'checked', 'landed', 'pushed', 'done', 'failed')),
+        attempts      INTEGER NOT NULL DEFAULT 0,
+        base_sha      TEXT,
+        candidate_sha TEXT,
+        landed_sha    TEXT,
+        push_attempts INTEGER NOT NULL DEFAULT 0,
+        push_error    TEXT,
+        outcome       TEXT NOT NULL DEFAULT '{}',
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX submissions_by_target ON submissions (target, state, seq);
+      CREATE INDEX submissions_by_root ON submissions (root, state);
+      CREATE TRIGGER submissions_landed_once BEFORE UPDATE OF landed_sha ON submissions
+        WHEN OLD.landed_sha IS NOT NULL AND NEW.landed_sha IS NOT OLD.landed_sha
+        BEGIN SELECT RAISE(ABORT, 'landed_sha is recorded once and never changes'); END;
+      CREATE TABLE messages (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id   TEXT NOT NULL UNIQUE,
+        conversation TEXT NOT NULL,
+        kind         TEXT NOT NULL CHECK (kind IN ('report', 'note', 'input')),
+        submission   TEXT,
+        body         TEXT NOT NULL,
+        created_at   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX messages_by_conversation ON messages (conversation, seq);
+      CREATE TABLE lineage (
+        conversation TEXT PRIMARY KEY,
+        parent       TEXT NOT NULL,
+        root         TEXT NOT NULL,
+        chain        TEXT NOT NULL,
+        created_at   INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

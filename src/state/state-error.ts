@@ -13,7 +13,11 @@ export type StateErrorCode =
   /** The database was written by a newer gatefs (its schema version is higher than ours). */
   | 'SCHEMA_TOO_NEW'
   /** A caller passed a value the store cannot record (e.g. a pid that is not a positive integer). */
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  /** A record the caller named does not exist (a submission id). */
+  | 'NOT_FOUND'
+  /** A submission's `landed_sha` would change after it was recorded (it never does). */
+  | 'LANDED_SHA_FIXED';
 
 /** An error about the state store, with a stable `code` and structured `data` (see `CodedError`). */
 export class StateError extends CodedError<StateErrorCode> {

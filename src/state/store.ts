@@ -26,6 +26,12 @@ import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
 import { StateError } from './state-error.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { WorkspaceTable, type WorkspaceDraft, type WorkspacePatch, type WorkspaceRecord } from './workspace-table.js';
+import { SubmissionTable, type SubmissionDraft, type SubmissionPatch, type SubmissionRecord } from './submission-table.js';
+import { MessageTable, type MessageDraft, type MessageRecord } from './message-table.js';
+import { LineageTable, type Lineage } from './lineage-table.js';
+
+/** The lock key of a target branch's lander (a conversation id never holds a colon, so keys never meet). */
+const landerKey = (target: string) => `lander:${target}`;
 
 /** Options of `StateStore.open`. */
 export interface StateStoreOptions {
@@ -45,6 +51,9 @@ export class StateStore {
   private readonly log: EventLog;
   private readonly occupancyTable: OccupancyTable;
   private readonly locks: PreparationLocks;
+  private readonly submissionTable: SubmissionTable;
+  private readonly messageTable: MessageTable;
+  private readonly lineageTable: LineageTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -62,6 +71,9 @@ export class StateStore {
         ? (id) => pidOnly(id.pid)
         : (id) => nodeProcessLiveness.isAlive(id);
     this.locks = new PreparationLocks(db, options.clock, alive);
+    this.submissionTable = new SubmissionTable(db, options.clock);
+    this.messageTable = new MessageTable(db, options.clock);
+    this.lineageTable = new LineageTable(db, options.clock);
   }
 
   /**
@@ -193,6 +205,71 @@ export class StateStore {
   /** The current preparation lock of a conversation (possibly stale), or null. */
   preparationLock(conversation: string): PreparationLock | null {
     return this.locks.get(conversation);
+  }
+
+  /** Appends a submission to its target's queue (`queued`). Result: the stored record. */
+  insertSubmission(draft: SubmissionDraft): SubmissionRecord {
+    return this.submissionTable.insert(draft);
+  }
+
+  /** The submission `id`, or null. */
+  submission(id: string): SubmissionRecord | null {
+    return this.submissionTable.get(id);
+  }
+
+  /** The submissions still queued on `target` (a full ref), first in line first. */
+  pendingSubmissions(target: string): SubmissionRecord[] {
+    return this.submissionTable.pending(target);
+  }
+
+  /** Every submission, oldest first. */
+  submissions(): SubmissionRecord[] {
+    return this.submissionTable.list();
+  }
+
+  /** Changes a submission. Throws `StateError` `NOT_FOUND`, `LANDED_SHA_FIXED` (see `SubmissionTable.update`). */
+  updateSubmission(id: string, patch: SubmissionPatch): SubmissionRecord {
+    return this.submissionTable.update(id, patch);
+  }
+
+  /** Landed submissions per lineage root conversation. */
+  landedPerRoot(): Map<string, number> {
+    return this.submissionTable.landedPerRoot();
+  }
+
+  /** Puts a message in the outbox unless its request id is there. Result: true when it was new. */
+  deliverMessage(draft: MessageDraft): boolean {
+    return this.messageTable.deliver(draft);
+  }
+
+  /** The messages for `conversation` (all when undefined), oldest first. */
+  messages(conversation?: string): MessageRecord[] {
+    return this.messageTable.list(conversation);
+  }
+
+  /** Records that `parent` started `conversation`. Result: its lineage. */
+  recordLineage(conversation: string, parent: string): Lineage {
+    return this.lineageTable.record(conversation, parent);
+  }
+
+  /** The lineage of `conversation` (a root when none is recorded). */
+  lineageOf(conversation: string): Lineage {
+    return this.lineageTable.of(conversation);
+  }
+
+  /** Tries to become the one lander of `target` across processes (a dead owner's lock is taken over). */
+  tryLockLander(target: string, owner: LockOwner): boolean {
+    return this.locks.tryLock(landerKey(target), owner);
+  }
+
+  /** Gives the lander lock of `target` back. Result: true when it was held with `token`. */
+  unlockLander(target: string, token: string): boolean {
+    return this.locks.unlock(landerKey(target), token);
+  }
+
+  /** The current lander lock of `target` (possibly stale), or null. */
+  landerLock(target: string): PreparationLock | null {
+    return this.locks.get(landerKey(target));
   }
 
   /** The proof of origin recorded when this database was created, or null (see `state-origin.ts`). */

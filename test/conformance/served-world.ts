@@ -12,9 +12,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Volume } from 'memfs';
 import git, { type FsClient } from 'isomorphic-git';
+import { CliLandingGit } from '../../src/git/cli-landing-git.js';
 import { CliGit } from '../../src/git/cli-git.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
+import { MemoryLandingGit } from '../../src/git/memory-landing-git.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
 import { DiskPlatform } from '../../src/host/disk-platform.js';
 import { MemoryPlatform } from '../../src/host/memory-platform.js';
@@ -60,7 +62,13 @@ export function diskWorld(): ServedWorld {
   const repo = fx.folder('repo', true);
   const stateDir = plantState(join(repo, '.gatefs'));
   const git = new CliGit({ repo, exec: new NodeHostExec(), fs });
-  const platform = new DiskPlatform(repo, stateDir, git, hasProcFd() ? 'procfs' : 'lstat-fallback');
+  const platform = new DiskPlatform(
+    repo,
+    stateDir,
+    git,
+    new CliLandingGit({ repo, exec: new NodeHostExec() }),
+    hasProcFd() ? 'procfs' : 'lstat-fallback',
+  );
   const links = (folder: string): SymlinkPlanter => {
     const plain = fx.symlinks(folder);
     const parents = (rel: string) => mkdirSync(dirname(join(folder, rel)), { recursive: true });
@@ -90,7 +98,13 @@ export function memoryWorld(): ServedWorld {
   const stateDir = `${repo}/.gatefs`;
   writeFiles(volume, `${stateDir}/worktrees/other`, { 'secret.txt': SENTINEL });
   volume.mkdirSync(`${stateDir}/copies`, { recursive: true });
-  const platform = new MemoryPlatform(volume, repo, stateDir, new MemoryGit({ volume, dir: repo }));
+  const platform = new MemoryPlatform(
+    volume,
+    repo,
+    stateDir,
+    new MemoryGit({ volume, dir: repo }),
+    new MemoryLandingGit({ volume, dir: repo }),
+  );
   const folder = (path: string, seed: boolean) => {
     volume.mkdirSync(path, { recursive: true });
     if (seed) {

@@ -11,6 +11,17 @@ import { TOOL_ERROR_CODES, TOOL_ERROR_DOCS, type ToolErrorCode } from '../../too
 import type { ToolResult } from '../../tools/result.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from '../security/deep-chain.js';
+import { createMemoryHost } from '../../src/host/create-memory-host.js';
+
+/** A memory host whose worktree conversation `w` may diff, commit and submit. */
+const landing = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'write', 'commit', 'submit'], workspace: { backend: 'worktree' } }] },
+  });
+  await host.prepare({ conversation: 'w' });
+  return host;
+})();
 
 const SHA0 = '0'.repeat(64);
 const temp = mkdtempSync(join(tmpdir(), 'gatefs-codes-'));
@@ -97,6 +108,16 @@ describe('error codes', () => {
     STALE_CONTENT: () => call('a', 'write', { path: 'f.txt', content: '', expectedSha256: SHA0 }),
     BUSY: () => call('starved', 'read', { path: 'f' }),
     TOO_DEEP: () => call('a', 'grep', { pattern: 'x', path: '/host/deep' }),
+    DIRTY_WORKTREE: async () => {
+      const host = await landing;
+      await host.gate.call('w', 'write', { path: 'new.txt', content: 'n' });
+      const result = await host.gate.call('w', 'submit', { divergence: 'None' });
+      await host.gate.call('w', 'commit', { message: 'new' });
+      await host.gate.call('w', 'submit', { divergence: 'None' });
+      await host.lander.run();
+      return result;
+    },
+    QUEUE_REJECTED: async () => (await landing).gate.call('w', 'submit', { divergence: 'None' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

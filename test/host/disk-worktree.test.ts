@@ -42,6 +42,8 @@ describe('createHost with the worktree backend', () => {
       pinnedSha: head,
       holder: null,
       confinement: 'procfs',
+      parent: null,
+      landed: 0,
     });
     expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
     expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);

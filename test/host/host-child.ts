@@ -3,12 +3,14 @@
  * with one JSON argument: `{ repo, stateDir?, manifest?, steps }`. Each step's outcome is
  * printed as one JSON line; a thrown error prints `{ error: code }` and goes on. `acquire`
  * occupies a conversation as this process; `hang` prints its line and then waits forever (for
- * the test to kill the process while it holds what it took).
+ * the test to kill the process while it holds what it took). `land` runs the lander once; with
+ * `crashAt` (a lander save point) the process kills itself with SIGKILL the `crashAfter`-th
+ * time (default 1st) the lander reaches that point.
  */
 import { createHost } from '../../src/host/create-host.js';
 
 interface Step {
-  op: 'prepare' | 'call' | 'status' | 'release' | 'acquire' | 'hang';
+  op: 'prepare' | 'call' | 'status' | 'release' | 'acquire' | 'hang' | 'land';
   conversation?: string;
   role?: string;
   tool?: string;
@@ -17,8 +19,26 @@ interface Step {
   discard?: boolean;
 }
 
-const input = JSON.parse(process.argv[2] ?? '{}') as { repo: string; stateDir?: string; manifest?: object; steps: Step[] };
-const host = await createHost({ repo: input.repo, stateDir: input.stateDir, manifest: input.manifest });
+const input = JSON.parse(process.argv[2] ?? '{}') as {
+  repo: string;
+  stateDir?: string;
+  manifest?: object;
+  settings?: object;
+  crashAt?: string;
+  crashAfter?: number;
+  steps: Step[];
+};
+let passages = 0;
+const savePoint = (point: string) => {
+  if (point === input.crashAt && ++passages === (input.crashAfter ?? 1)) process.kill(process.pid, 'SIGKILL');
+};
+const host = await createHost({
+  repo: input.repo,
+  stateDir: input.stateDir,
+  manifest: input.manifest,
+  ...(input.settings ? { settings: input.settings } : {}),
+  savePoint,
+});
 for (const step of input.steps) {
   try {
     let out: unknown;
@@ -27,6 +47,7 @@ for (const step of input.steps) {
       out = await host.gate.call(step.conversation!, step.tool!, step.args, step.holder ? { holder: step.holder } : {});
     else if (step.op === 'release') out = await host.release(step.conversation!, step.discard ? { discard: true } : {});
     else if (step.op === 'acquire') out = host.acquire(step.conversation!, step.holder!);
+    else if (step.op === 'land') out = await host.lander.run();
     else if (step.op === 'hang') {
       process.stdout.write(`${JSON.stringify({ op: 'hang' })}\n`);
       setInterval(() => undefined, 1 << 30); // keeps the process alive until it is killed

@@ -12,10 +12,12 @@ import { Volume } from 'memfs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
 import { DiskPlatform } from '../../src/host/disk-platform.js';
+import { MemoryLandingGit } from '../../src/git/memory-landing-git.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
 import { MemoryPlatform } from '../../src/host/memory-platform.js';
 import type { HostPlatform } from '../../src/host/platform.js';
 import { ScriptedHostExec } from '../../src/ports/scripted-host-exec.js';
+import { CliLandingGit } from '../../src/git/cli-landing-git.js';
 import { CliGit } from '../../src/git/cli-git.js';
 import * as fs from 'node:fs';
 
@@ -28,14 +30,26 @@ function disk(): { platform: HostPlatform; base: string } {
   mkdirSync(join(base, 'folder'));
   symlinkSync(join(base, 'loop'), join(base, 'loop'));
   const git = new CliGit({ repo: base, exec: new ScriptedHostExec(), fs });
-  return { platform: new DiskPlatform(base, join(base, 'state'), git, 'procfs'), base };
+  return {
+    platform: new DiskPlatform(base, join(base, 'state'), git, new CliLandingGit({ repo: base, exec: new ScriptedHostExec() }), 'procfs'),
+    base,
+  };
 }
 
 function memory(): { platform: HostPlatform; base: string } {
   const volume = new Volume();
   volume.mkdirSync('/base/folder', { recursive: true });
   volume.symlinkSync('/base/loop', '/base/loop');
-  return { platform: new MemoryPlatform(volume, '/base', '/base/state', new MemoryGit({ volume, dir: '/base' })), base: '/base' };
+  return {
+    platform: new MemoryPlatform(
+      volume,
+      '/base',
+      '/base/state',
+      new MemoryGit({ volume, dir: '/base' }),
+      new MemoryLandingGit({ volume, dir: '/base' }),
+    ),
+    base: '/base',
+  };
 }
 
 describe.each([

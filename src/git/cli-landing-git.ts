@@ -1,0 +1,326 @@
+/**
+ * `CliLandingGit`: the landing port on the git program, run through the host-exec port (each
+ * command in the run log with its task tag and conversation chain). Production implementation.
+ *
+ * Every command except fetch and push runs neutralised (see neutral-git-config.ts): hooks,
+ * fsmonitor, signing, gc, global and system config off, and every filter, diff and merge driver
+ * the repository's config defines emptied (a custom merge driver turns its file into a conflict).
+ * The driver list is read fresh for each method call, in the folder the commands run in (one
+ * `git config` process; nothing runs). Fetch and push keep the user's global config but never
+ * run the repository's hooks.
+ *
+ * Commands run through `NeutralGitRunner`; in a worktree they cannot reach an enclosing
+ * repository (`GIT_CEILING_DIRECTORIES`), and `checkoutDetached` also checks that an existing
+ * folder is a worktree of this repository before it forces and cleans. Limits: a `read-tree`
+ * killed half-way leaves an `index.lock` that git refuses to pass (`COMMAND_FAILED`), and a
+ * person committing in a checked-out worktree during `fastForward` races it like any two git
+ * commands would.
+ */
+import { copyFile, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HostExec } from '../ports/host-exec.js';
+import { GitError, type GitContext } from './git-port.js';
+import type {
+  CommitOptions,
+  CommitResult,
+  DiffOptions,
+  FastForwardResult,
+  GitIdentity,
+  LandingGit,
+  MergeResult,
+  PushResult,
+  WorkDiff,
+} from './landing-git.js';
+import { assertFullRef, assertSha, remoteTrackingRef } from './landing-names.js';
+import { capPatch, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
+import { NEUTRAL_ENV } from './neutral-git-config.js';
+import { NeutralGitRunner, commandFailure as failure, failureDetail, type GitSession as Session } from './neutral-git-runner.js';
+import { parseWorktreeListZ } from './porcelain.js';
+
+/** How a `CliLandingGit` is made: the repository, the host-exec port, and a per-command timeout. */
+export interface CliLandingGitOptions {
+  /** The integration checkout (a host path): where repository-wide commands run. */
+  repo: string;
+  exec: HostExec;
+  /** Per-command timeout (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** The landing port on the git program through host exec (see the file comment). */
+export class CliLandingGit implements LandingGit {
+  private readonly repo: string;
+  private readonly git: NeutralGitRunner;
+
+  constructor(options: CliLandingGitOptions) {
+    this.repo = options.repo;
+    this.git = new NeutralGitRunner(options.exec, options.timeoutMs ?? 600_000);
+  }
+
+  async readRef(ref: string, context: GitContext): Promise<string | null> {
+    assertFullRef(ref, 'show-ref');
+    return this.readRefIn(await this.git.session(this.repo, context, false), ref);
+  }
+
+  async checkedOutBranch(path: string, context: GitContext): Promise<string | null> {
+    const s = await this.git.session(path, context, true);
+    const r = await this.git.run(s, ['symbolic-ref', '--quiet', 'HEAD']);
+    if (r.exitCode === 0) return r.stdout.trim();
+    if (r.exitCode === 1) return null;
+    throw failure('symbolic-ref', r);
+  }
+
+  async diff(path: string, options: DiffOptions, context: GitContext): Promise<WorkDiff> {
+    assertSha(options.base, 'diff');
+    if (options.paths?.length === 0) return { files: [], patch: '', truncated: false };
+    const s = await this.git.session(path, context, true);
+    const real = (await this.git.check(s, ['rev-parse', '--path-format=absolute', '--git-path', 'index'], 'rev-parse')).stdout.trim();
+    const folder = await mkdtemp(join(tmpdir(), 'gatefs-diff-'));
+    try {
+      // A copy keeps the real index's stat data (no rehash of unchanged files) and its
+      // skip-worktree bits (a sparse worktree's absent files are not deletions).
+      const index = join(folder, 'index');
+      await copyFile(real, index).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+      const t: Session = { ...s, env: { ...s.env, GIT_INDEX_FILE: index } };
+      await this.git.check(t, ['add', '-A'], 'add');
+      const spec = options.paths ? ['--', ...options.paths] : [];
+      const base = ['diff-index', '--cached', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
+      const names = await this.git.check(t, [...base, '--name-status', '-z', options.base, ...spec], 'diff-index');
+      const patch = await this.git.check(t, [...base, '-p', options.base, ...spec], 'diff-index');
+      const capped = capPatch(patch.stdout, options.maxPatchBytes);
+      return { files: parseNameStatusZ(names.stdout), patch: capped.patch, truncated: capped.truncated || patch.outputTruncated === true };
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  }
+
+  async commit(path: string, options: CommitOptions, context: GitContext): Promise<CommitResult> {
+    if (options.paths?.length === 0) return { sha: null, files: [] };
+    const who = {
+      ...identityEnv('AUTHOR', options.author, options.timeMs),
+      ...identityEnv('COMMITTER', options.committer, options.timeMs),
+    };
+    const s = await this.git.session(path, context, true);
+    const c: Session = { ...s, env: { ...s.env, ...who } };
+    const only = options.paths ? ['--only', '--', ...options.paths] : [];
+    await this.git.check(c, ['add', '-A', ...(options.paths ? ['--', ...options.paths] : [])], 'add');
+    const flags = ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--no-edit', '--cleanup=whitespace', '-m', options.message];
+    const r = await this.git.run(c, [...flags, ...only]);
+    if (r.exitCode !== 0) {
+      // "Nothing to commit" is the index (or the named paths) matching HEAD; anything else is a failure.
+      const same = await this.git.run(c, [
+        'diff',
+        '--cached',
+        '--quiet',
+        '--no-ext-diff',
+        '--no-textconv',
+        ...(options.paths ? ['--', ...options.paths] : []),
+      ]);
+      if (same.exitCode === 0) return { sha: null, files: [] };
+      throw failure('commit', r);
+    }
+    const tree = await this.git.check(c, ['diff-tree', '-r', '-z', '--name-status', '--no-renames', '--root', 'HEAD'], 'diff-tree');
+    return parseDiffTreeZ(tree.stdout);
+  }
+
+  async checkoutDetached(path: string, commit: string, context: GitContext): Promise<void> {
+    assertSha(commit, 'checkout');
+    if (!(await exists(path))) {
+      const s = await this.git.session(this.repo, context, false);
+      await this.git.check(s, ['worktree', 'add', '--detach', '--force', '--quiet', '--', path, commit], 'worktree add');
+      return;
+    }
+    const s = await this.git.session(path, context, true);
+    await this.assertWorktreeOfRepo(s);
+    await this.git.check(s, ['checkout', '--detach', '--force', '--quiet', commit], 'checkout');
+    await this.git.check(s, ['clean', '-ffdxq'], 'clean');
+  }
+
+  async merge(
+    path: string,
+    commit: string,
+    options: { message: string; committer: GitIdentity; timeMs: number },
+    context: GitContext,
+  ): Promise<MergeResult> {
+    assertSha(commit, 'merge');
+    const s = await this.git.session(path, context, true);
+    const head = (await this.git.check(s, ['rev-parse', '--verify', 'HEAD'], 'rev-parse')).stdout.trim();
+    if (await this.isAncestorIn(s, head, commit)) {
+      await this.git.check(s, ['checkout', '--detach', '--quiet', commit], 'checkout');
+      return { ok: true, sha: commit, fastForward: true };
+    }
+    if (await this.isAncestorIn(s, commit, head)) return { ok: true, sha: head, fastForward: false };
+    const who = {
+      ...identityEnv('AUTHOR', options.committer, options.timeMs),
+      ...identityEnv('COMMITTER', options.committer, options.timeMs),
+    };
+    const m: Session = { ...s, env: { ...s.env, ...who } };
+    const flags = [
+      'merge',
+      '--no-ff',
+      '--no-edit',
+      '--no-verify',
+      '--no-gpg-sign',
+      '--no-verify-signatures',
+      '--no-log',
+      '--no-stat',
+      '--no-squash',
+      '--no-autostash',
+      '--no-rerere-autoupdate',
+      '--strategy=ort',
+      '--cleanup=whitespace',
+      '--quiet',
+    ];
+    const r = await this.git.run(m, [...flags, '-m', options.message, commit]);
+    if (r.exitCode === 0)
+      return { ok: true, sha: (await this.git.check(s, ['rev-parse', '--verify', 'HEAD'], 'rev-parse')).stdout.trim(), fastForward: false };
+    const unmerged = await this.git.check(s, ['diff', '--name-only', '--diff-filter=U', '-z', '--no-ext-diff'], 'diff');
+    const conflicts = unmerged.stdout.split('\0').filter(Boolean).sort();
+    const inMerge = (await this.git.run(s, ['rev-parse', '--quiet', '--verify', 'MERGE_HEAD'])).exitCode === 0;
+    if (inMerge) await this.git.check(s, ['merge', '--abort'], 'merge --abort');
+    if (conflicts.length === 0) throw failure('merge', r);
+    return { ok: false, conflicts };
+  }
+
+  async fastForward(ref: string, expected: string, next: string, context: GitContext): Promise<FastForwardResult> {
+    assertFullRef(ref, 'update-ref');
+    assertSha(expected, 'update-ref');
+    assertSha(next, 'update-ref');
+    const s = await this.git.session(this.repo, context, false);
+    const list = await this.git.check(s, ['worktree', 'list', '--porcelain', '-z'], 'worktree list');
+    const holders = [];
+    for (const w of parseWorktreeListZ(list.stdout)) if (w.branch === ref && (await exists(w.path))) holders.push(w);
+    for (const w of holders) {
+      if (w.head === next) continue;
+      if (w.head !== expected) return { outcome: 'stale', head: w.head };
+      const t = await this.git.session(w.path, context, true);
+      // read-tree trusts the index's stat data: a file only touched would read as "not uptodate".
+      // The refresh's own exit status (1 when files are modified) is read-tree's to report.
+      await this.git.run(t, ['update-index', '-q', '--refresh']);
+      const r = await this.git.run(t, ['read-tree', '-m', '-u', expected, next]);
+      if (r.exitCode !== 0) {
+        const files = parseReadTreeRefusal(r.stderr);
+        if (files.length > 0) return { outcome: 'blocked', files };
+        throw failure('read-tree', r);
+      }
+    }
+    const u = await this.git.run(s, ['update-ref', '-m', 'gatefs: fast-forward', ref, next, expected]);
+    const head = await this.readRefIn(s, ref);
+    if (u.exitCode !== 0 && head !== next) {
+      if (head === expected) throw failure('update-ref', u);
+      // Someone moved the branch meanwhile: bring checked-out files back to where the branch's
+      // index came from (best effort; their own changes are kept or the step refuses).
+      for (const w of holders) await this.git.run(await this.git.session(w.path, context, true), ['read-tree', '-m', '-u', next, expected]);
+      return { outcome: 'stale', head };
+    }
+    if (head === next || (head !== null && (await this.isAncestorIn(s, next, head)))) return { outcome: 'moved' };
+    return { outcome: 'stale', head };
+  }
+
+  async pinRef(ref: string, commit: string, context: GitContext): Promise<void> {
+    assertFullRef(ref, 'update-ref');
+    assertSha(commit, 'update-ref');
+    await this.git.check(await this.git.session(this.repo, context, false), ['update-ref', '-m', 'gatefs: pin', ref, commit], 'update-ref');
+  }
+
+  async isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean> {
+    assertSha(ancestor, 'merge-base');
+    assertSha(commit, 'merge-base');
+    return this.isAncestorIn(await this.git.session(this.repo, context, false), ancestor, commit);
+  }
+
+  async countAhead(base: string, head: string, context: GitContext): Promise<number> {
+    assertSha(base, 'rev-list');
+    assertSha(head, 'rev-list');
+    const r = await this.git.check(
+      await this.git.session(this.repo, context, false),
+      ['rev-list', '--count', `${base}..${head}`],
+      'rev-list',
+    );
+    return Number.parseInt(r.stdout.trim(), 10);
+  }
+
+  async fetch(remote: string, branch: string, context: GitContext): Promise<string | null> {
+    const tracking = remoteTrackingRef(remote, branch, 'fetch');
+    const args = [
+      'fetch',
+      '--no-tags',
+      '--no-recurse-submodules',
+      '--no-write-fetch-head',
+      '--no-auto-maintenance',
+      '--quiet',
+      '--upload-pack=git-upload-pack',
+    ];
+    const r = await this.git.network(this.repo, [...args, '--', remote, `+refs/heads/${branch}:${tracking}`], context);
+    if (r.exitCode !== 0) {
+      if (/couldn't find remote ref/.test(r.stderr)) return null;
+      throw failure('fetch', r);
+    }
+    return this.readRefIn(await this.git.session(this.repo, context, false), tracking);
+  }
+
+  async push(remote: string, sha: string, branch: string, context: GitContext): Promise<PushResult> {
+    remoteTrackingRef(remote, branch, 'push');
+    assertSha(sha, 'push');
+    const r = await this.git.network(
+      this.repo,
+      [
+        'push',
+        '--no-verify',
+        '--recurse-submodules=no',
+        '--quiet',
+        '--receive-pack=git-receive-pack',
+        '--',
+        remote,
+        `${sha}:refs/heads/${branch}`,
+      ],
+      context,
+    );
+    if (r.exitCode === 0) return { ok: true };
+    return { ok: false, detail: failureDetail(r) };
+  }
+
+  /** Refuses (`NOT_A_GIT_REPOSITORY`) a folder that is not a worktree of this repository. */
+  private async assertWorktreeOfRepo(s: Session): Promise<void> {
+    const args = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'];
+    const [mine, ours] = await Promise.all([this.git.run(s, args), this.git.run({ ...s, cwd: this.repo, env: { ...NEUTRAL_ENV } }, args)]);
+    const [top, common] = mine.stdout.trim().split('\n');
+    const repoCommon = ours.stdout.trim().split('\n')[1];
+    if (mine.exitCode !== 0 || ours.exitCode !== 0 || top !== (await realpath(s.cwd)) || common !== repoCommon) {
+      throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', 'the folder is not a worktree of this repository');
+    }
+  }
+
+  private async readRefIn(s: Session, ref: string): Promise<string | null> {
+    const r = await this.git.run(s, ['show-ref', '--verify', '--hash', ref]);
+    if (r.exitCode === 0) return r.stdout.trim();
+    if (r.exitCode === 1 || /not a valid ref/.test(r.stderr)) return null;
+    throw failure('show-ref', r);
+  }
+
+  private async isAncestorIn(s: Session, ancestor: string, commit: string): Promise<boolean> {
+    const r = await this.git.run(s, ['merge-base', '--is-ancestor', ancestor, commit]);
+    if (r.exitCode === 0) return true;
+    if (r.exitCode === 1) return false;
+    throw failure('merge-base', r);
+  }
+}
+
+/** `GIT_<ROLE>_NAME/EMAIL/DATE` for an identity; refuses names git would rewrite or reject. */
+function identityEnv(role: 'AUTHOR' | 'COMMITTER', who: GitIdentity, timeMs: number): Record<string, string> {
+  for (const part of [who.name, who.email]) {
+    if (part.trim() === '' || /[\0\n<>]/.test(part))
+      throw new GitError('COMMAND_FAILED', 'commit', `'${part.slice(0, 80)}' is not a usable ${role.toLowerCase()} name or email`);
+  }
+  if (!Number.isFinite(timeMs)) throw new GitError('COMMAND_FAILED', 'commit', 'the commit time is not a number');
+  return { [`GIT_${role}_NAME`]: who.name, [`GIT_${role}_EMAIL`]: who.email, [`GIT_${role}_DATE`]: `@${Math.floor(timeMs / 1000)} +0000` };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * Moving a working folder in a memfs volume from one commit's tree to another while keeping
+ * its own uncommitted changes — what `git read-tree -m -u <from> <to>` does to the files.
+ *
+ * For every path the two trees disagree on, the folder must hold either the `from` version
+ * (then it is replaced by the `to` version) or already the `to` version (left alone); any
+ * other content — a local edit, a local deletion, an untracked file in the way — blocks the
+ * whole move and is named. Paths the trees agree on are never touched, so local edits there
+ * survive. In a sparse worktree, a path outside its sparse set that is absent from the folder
+ * stays absent (skip-worktree), whatever the trees say.
+ */
+import type { Volume } from 'memfs';
+import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { diskState, flattenTree } from './memory-changes.js';
+
+type Vol = InstanceType<typeof Volume>;
+
+/** One file to write (`entry`) or remove (`entry` null), repository-relative. */
+export interface FolderStep {
+  path: string;
+  entry: TreeEntry | null;
+}
+
+/**
+ * The steps of a move plus `settled`, the paths the trees disagree on that the folder already
+ * holds at the target version; or the files that block the move (sorted).
+ */
+export type FolderMovePlan = { ok: true; steps: FolderStep[]; settled: FolderStep[] } | { ok: false; blocked: string[] };
+
+/**
+ * Plans moving `dir` from tree `from` to tree `to` (see the file comment). `sparse`: the
+ * worktree's sparse paths, or null for a full worktree. Reads only.
+ */
+export async function planFolderMove(
+  volume: Vol,
+  objects: GitObjectReader,
+  dir: string,
+  from: string,
+  to: string,
+  sparse: ReadonlySet<string> | null,
+): Promise<FolderMovePlan> {
+  const before = await flattenTree(objects, from);
+  const after = await flattenTree(objects, to);
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const steps: FolderStep[] = [];
+  const settled: FolderStep[] = [];
+  const blocked: string[] = [];
+  for (const path of paths) {
+    const old = before.get(path) ?? null;
+    const next = after.get(path) ?? null;
+    if (same(old, next)) continue;
+    const disk = await diskState(volume, `${dir}/${path}`);
+    if (same(disk, next)) {
+      settled.push({ path, entry: next });
+      continue;
+    }
+    if (disk === null && sparse && !sparse.has(path) && !exists(volume, `${dir}/${path}`)) continue;
+    if (!same(disk, old) || (disk === null && exists(volume, `${dir}/${path}`))) {
+      blocked.push(path);
+      continue;
+    }
+    steps.push({ path, entry: next });
+  }
+  for (const step of steps) {
+    if (!step.entry) continue;
+    const parts = step.path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/');
+      const node = `${dir}/${prefix}`;
+      if (exists(volume, node) && !isFolder(volume, node) && !steps.some((s) => s.path === prefix && !s.entry)) blocked.push(prefix);
+    }
+  }
+  if (blocked.length > 0) return { ok: false, blocked: [...new Set(blocked)].sort() };
+  return { ok: true, steps, settled };
+}
+
+/** Carries out a plan's steps under `dir`: removals first (emptied folders removed), then writes. */
+export async function applyFolderMove(volume: Vol, objects: GitObjectReader, dir: string, steps: readonly FolderStep[]): Promise<void> {
+  for (const step of steps) {
+    if (step.entry) continue;
+    const path = `${dir}/${step.path}`;
+    if (exists(volume, path)) volume.rmSync(path, { force: true });
+    removeEmptyParents(volume, dir, step.path);
+  }
+  for (const step of steps) {
+    if (!step.entry) continue;
+    const path = `${dir}/${step.path}`;
+    volume.mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
+    if (exists(volume, path)) volume.rmSync(path, { recursive: true, force: true });
+    const bytes = await objects.readBlob(step.entry.oid);
+    if (step.entry.mode === '120000') volume.symlinkSync(Buffer.from(bytes).toString('utf8'), path);
+    else volume.writeFileSync(path, bytes, { mode: step.entry.mode === '100755' ? 0o755 : 0o644 });
+  }
+}
+
+function removeEmptyParents(volume: Vol, dir: string, rel: string): void {
+  const parts = rel.split('/');
+  for (let i = parts.length - 1; i > 0; i--) {
+    const folder = `${dir}/${parts.slice(0, i).join('/')}`;
+    if (!isFolder(volume, folder) || (volume.readdirSync(folder) as unknown[]).length > 0) return;
+    volume.rmdirSync(folder);
+  }
+}
+
+function same(a: { mode: string; oid: string } | null, b: { mode: string; oid: string } | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.oid === b.oid && a.mode === b.mode;
+}
+
+function exists(volume: Vol, path: string): boolean {
+  try {
+    volume.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isFolder(volume: Vol, path: string): boolean {
+  try {
+    return volume.lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What the lander tells conversations, through the messages port (the store's outbox, read by
+ * `host.messages(conversation)`): a landing `report` to the submitter and a one-way `note` to
+ * whoever started the branch (the parent of a subagent; a root conversation started its own),
+ * or an `input` to the submitter when the submission was refused (a failed check with its
+ * output tail, a merge conflict). Each is keyed by the submission's request id (the report and
+ * the input under it, the note under `<requestId>/note`), so delivering again after a crash
+ * changes nothing. Callers run these inside the transaction that records the step.
+ */
+import type { StateStore } from '../state/store.js';
+import type { SubmissionRecord } from '../state/submission-table.js';
+
+/** Delivers the report and the note of a landed submission (each at most once). */
+export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
+  const starter = sub.chain.length > 1 ? sub.chain[sub.chain.length - 2]! : sub.conversation;
+  const landed = {
+    submissionId: sub.id,
+    requestId: sub.requestId,
+    target: sub.target.replace(/^refs\/heads\//, ''),
+    landedSha: sub.landedSha,
+    commit: sub.commitSha,
+  };
+  store.deliverMessage({
+    requestId: sub.requestId,
+    conversation: sub.conversation,
+    kind: 'report',
+    submission: sub.id,
+    body: { ...landed, outcome: 'landed', pushed: sub.pushAttempts > 0 && sub.pushError === null, ...sub.outcome },
+  });
+  store.deliverMessage({
+    requestId: `${sub.requestId}/note`,
+    conversation: starter,
+    kind: 'note',
+    submission: sub.id,
+    body: { ...landed, from: sub.conversation, summary: sub.summary, divergence: sub.divergence },
+  });
+}
+
+/** Delivers the input of a refused submission to its submitter (at most once). */
+export function deliverFailure(store: StateStore, sub: SubmissionRecord, outcome: Record<string, unknown>): void {
+  store.deliverMessage({
+    requestId: sub.requestId,
+    conversation: sub.conversation,
+    kind: 'input',
+    submission: sub.id,
+    body: { submissionId: sub.id, requestId: sub.requestId, outcome: 'failed', commit: sub.commitSha, ...outcome },
+  });
+}

@@ -1,0 +1,381 @@
+/**
+ * `Lander`: lands submitted work, one FIFO queue per target branch of the source checkout
+ * (DESIGN.md "Landing work"). For each submission, first in line first:
+ *
+ * 1. record `merging`; fetch the target from the remote (with `push`); merge the submitted
+ *    commit onto the target's head in the lander's own detached checkout under the state
+ *    directory (a fast-forward when the head is its ancestor);
+ * 2. record `checking` with the candidate and the head it was made on; run the checks one after
+ *    another in that checkout (with their timeouts, the submitter's conversation chain); a
+ *    failure (or a merge conflict) delivers an `input` to the submitter with the check's name,
+ *    exit code and output tail, and the submission is `failed`;
+ * 3. record `checked`; move the target from that head to the candidate by compare-and-swap and
+ *    read it back — a target that moved meanwhile (a person's commit) sends the submission back
+ *    to step 1 (re-merged, re-checked, never a lost commit);
+ * 4. record `landed.sha` (written once: the store refuses to change it); push with retries
+ *    (a failure keeps the local landing; the next run tries again); record `pushed`;
+ * 5. append one line to project memory, then deliver the report (to the submitter) and the note
+ *    (to whoever started the branch) keyed by the submission's request id, and record `done`,
+ *    in one transaction.
+ *
+ * A lander that dies anywhere resumes from the last record: a `checked` submission whose target
+ * already points at (or past) its candidate is recorded landed without merging again; a
+ * `landed` one is pushed and reported with exactly the recorded SHA. One lander per target runs
+ * at a time across processes (the store's lander lock; a dead owner's lock is taken over).
+ */
+import type { GitContext } from '../git/git-port.js';
+import type { GitIdentity, LandingGit } from '../git/landing-git.js';
+import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js';
+import type { Clock } from '../ports/clock.js';
+import type { LockOwner } from '../state/preparation-lock.js';
+import type { StateStore } from '../state/store.js';
+import type { SubmissionPatch, SubmissionRecord } from '../state/submission-table.js';
+import { deliverFailure, deliverLanding } from './lander-messages.js';
+import type { SavePoint, SavePointHook } from './save-points.js';
+
+/** Where the lander keeps the line it appends to project memory per landing. */
+export interface ProjectMemory {
+  /** Appends `line` unless a line holding `key` is there. Result: true when appended. */
+  appendOnce(key: string, line: string): boolean;
+}
+
+/** What a lander needs. */
+export interface LanderOptions {
+  store: StateStore;
+  git: LandingGit;
+  checks: readonly CheckSpec[];
+  runner: CheckRunner;
+  /** The remote to push to, or null to land locally only. */
+  push: string | null;
+  /** The lander's checkout for a target (derived from the state directory; never from a record). */
+  checkoutFor(target: string): string;
+  memory: ProjectMemory;
+  clock: Clock;
+  /** This process, for the lander lock. */
+  owner: Omit<LockOwner, 'token'>;
+  /** A token unique to this lander run. */
+  token: string;
+  committer: GitIdentity;
+  savePoint?: SavePointHook;
+  /** Waits between push tries (default: a real timer; the memory host passes one that returns at once). */
+  wait?: (ms: number) => Promise<void>;
+  /** Push tries per run before the submission waits for the next run (default 3). */
+  pushTries?: number;
+}
+
+/** What one drain did. */
+export interface DrainReport {
+  /** Submissions that reached `done` in this run, in order. */
+  landed: string[];
+  failed: string[];
+  /** Submissions whose push is still pending (landed locally). */
+  pushPending: string[];
+  /** A target whose move is blocked by uncommitted changes in the checkout that has it checked out. */
+  blocked: { submission: string; files: string[] }[];
+  /** Targets another lander holds right now. */
+  busy: string[];
+}
+
+type Step = 'continue' | 'stop';
+
+/** The lander (see the module comment). */
+export class Lander {
+  constructor(private readonly options: LanderOptions) {}
+
+  /**
+   * Lands every pending submission of `target` (every target with pending submissions when
+   * omitted) and returns; see `DrainReport`. Throws what the git port or the store throws for
+   * an unexpected failure (the submission stays at its last record and is resumed next time).
+   */
+  async drain(target?: string): Promise<DrainReport> {
+    const { store } = this.options;
+    const report: DrainReport = { landed: [], failed: [], pushPending: [], blocked: [], busy: [] };
+    const targets =
+      target !== undefined
+        ? [target]
+        : [
+            ...new Set(
+              store
+                .submissions()
+                .filter(isPending)
+                .map((s) => s.target),
+            ),
+          ].sort();
+    for (const t of targets) {
+      if (!store.tryLockLander(t, { ...this.options.owner, token: this.options.token })) {
+        report.busy.push(t);
+        continue;
+      }
+      try {
+        await this.drainTarget(t, report);
+      } finally {
+        store.unlockLander(t, this.options.token);
+      }
+    }
+    return report;
+  }
+
+  private async drainTarget(target: string, report: DrainReport): Promise<void> {
+    const skipped = new Set<string>();
+    for (;;) {
+      const next = this.options.store.pendingSubmissions(target).find((s) => !skipped.has(s.id));
+      if (!next) return;
+      if ((await this.advance(next, report, skipped)) === 'stop') return;
+    }
+  }
+
+  /** Moves one submission forward by one stage. */
+  private async advance(sub: SubmissionRecord, report: DrainReport, skipped: Set<string>): Promise<Step> {
+    switch (sub.state) {
+      case 'queued':
+      case 'merging':
+      case 'checking':
+        await this.mergeAndCheck(sub, report);
+        return 'continue';
+      case 'checked':
+        return this.moveTarget(sub, report);
+      case 'landed':
+        if (!(await this.pushLanding(sub))) {
+          report.pushPending.push(sub.id);
+          skipped.add(sub.id);
+        }
+        return 'continue';
+      case 'pushed':
+        this.reportLanding(sub);
+        report.landed.push(sub.id);
+        return 'continue';
+      default:
+        skipped.add(sub.id);
+        return 'continue';
+    }
+  }
+
+  /** Steps 1–2: a fresh attempt (an interrupted merge or check is started again). */
+  private async mergeAndCheck(first: SubmissionRecord, report: DrainReport): Promise<void> {
+    const { git } = this.options;
+    const context = contextOf(first);
+    let sub = this.record(first, { state: 'merging', attempts: first.attempts + 1 }, 'lander.merging', { attempt: first.attempts + 1 });
+    this.save('merging', sub);
+    const base = await this.baseOf(sub, context);
+    if (base === null) {
+      this.fail(sub, { reason: 'NO_TARGET', message: `the target branch ${short(sub.target)} does not exist` }, report);
+      return;
+    }
+    if (await git.isAncestor(sub.commitSha, base, context)) {
+      // Already on the target (submitted twice, or landed by hand): landed as it is, nothing merged.
+      sub = this.record(sub, { state: 'checked', baseSha: base, candidateSha: base, outcome: { alreadyLanded: true } }, 'lander.checked', {
+        candidate: base,
+        alreadyLanded: true,
+      });
+      this.save('checked', sub);
+      return;
+    }
+    const dir = this.options.checkoutFor(sub.target);
+    await git.checkoutDetached(dir, base, context);
+    const merged = await git.merge(
+      dir,
+      sub.commitSha,
+      { message: mergeMessage(sub), committer: this.options.committer, timeMs: this.options.clock.now() },
+      context,
+    );
+    if (!merged.ok) {
+      this.fail(
+        sub,
+        { reason: 'MERGE_CONFLICT', message: `merging onto ${short(sub.target)} conflicts`, conflicts: merged.conflicts },
+        report,
+      );
+      return;
+    }
+    sub = this.record(sub, { state: 'checking', baseSha: base, candidateSha: merged.sha }, 'lander.checking', {
+      base,
+      candidate: merged.sha,
+      fastForward: merged.fastForward,
+    });
+    this.save('checking', sub);
+    const results: Record<string, unknown>[] = [];
+    for (const check of this.options.checks) {
+      const run = await this.options.runner.run(check, dir, sub.chain);
+      this.save('check-ran', sub);
+      results.push({ name: check.name, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs });
+      if (run.exitCode !== 0 || run.timedOut) {
+        this.fail(sub, checkFailure(check, run), report);
+        return;
+      }
+    }
+    sub = this.record(sub, { state: 'checked', outcome: { checks: results } }, 'lander.checked', {
+      candidate: merged.sha,
+      checks: results.length,
+    });
+    this.save('checked', sub);
+  }
+
+  /** Step 3: the compare-and-swap move of the target, or back to step 1 when it moved. */
+  private async moveTarget(sub: SubmissionRecord, report: DrainReport): Promise<Step> {
+    const { git } = this.options;
+    const context = contextOf(sub);
+    const base = sub.baseSha!;
+    const candidate = sub.candidateSha!;
+    const moved = base === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, base, candidate, context);
+    if (moved.outcome === 'blocked') {
+      this.options.store.appendEvent({
+        type: 'lander.blocked',
+        conversation: sub.conversation,
+        data: { submission: sub.id, files: moved.files },
+      });
+      report.blocked.push({ submission: sub.id, files: moved.files });
+      return 'stop';
+    }
+    let landedSha = candidate;
+    if (moved.outcome === 'stale') {
+      const head = moved.head;
+      const contains = head !== null && (head === candidate || (await git.isAncestor(candidate, head, context)));
+      if (!contains) {
+        // Someone moved the target after the candidate was checked: merge and check again.
+        this.record(sub, { state: 'queued' }, 'lander.target_moved', { expected: base, head });
+        return 'continue';
+      }
+      // Moved by an earlier run of this lander that died before recording it (and maybe built on since).
+      landedSha = candidate;
+    } else {
+      this.save('fast-forwarded', sub);
+    }
+    const landed = this.record(sub, { state: 'landed', landedSha }, 'lander.landed', { landedSha, target: sub.target });
+    this.save('landed', landed);
+    return 'continue';
+  }
+
+  /** Step 4: the push, retried; result false when it is still pending after this run's tries. */
+  private async pushLanding(sub: SubmissionRecord): Promise<boolean> {
+    const { git, push } = this.options;
+    if (push === null) {
+      this.record(sub, { state: 'pushed' }, 'lander.local', {});
+      return true;
+    }
+    const context = contextOf(sub);
+    const branch = short(sub.target);
+    const sha = sub.landedSha!;
+    const tries = this.options.pushTries ?? 3;
+    let current = sub;
+    for (let attempt = 1; attempt <= tries; attempt++) {
+      const result = await git.push(push, sha, branch, context);
+      if (result.ok) this.save('push-accepted', current);
+      const there = result.ok || (await this.remoteHas(push, branch, sha, context));
+      if (there) {
+        const pushed = this.record(current, { state: 'pushed', pushAttempts: current.pushAttempts + 1, pushError: null }, 'lander.pushed', {
+          remote: push,
+        });
+        this.save('pushed', pushed);
+        return true;
+      }
+      const detail = result.ok ? '' : result.detail;
+      current = this.record(current, { pushAttempts: current.pushAttempts + 1, pushError: detail }, 'lander.push_failed', {
+        remote: push,
+        detail,
+      });
+      if (attempt < tries) await (this.options.wait ?? realWait)(1000 * attempt);
+    }
+    return false;
+  }
+
+  /** True when the remote's branch already holds `sha` (a later landing pushed it, or our push went through before a crash). */
+  private async remoteHas(remote: string, branch: string, sha: string, context: GitContext): Promise<boolean> {
+    const head = await this.options.git.fetch(remote, branch, context).catch(() => null);
+    return head !== null && (head === sha || (await this.options.git.isAncestor(sha, head, context)));
+  }
+
+  /** Step 5: project memory, then report and note and `done` in one transaction. */
+  private reportLanding(sub: SubmissionRecord): void {
+    const day = new Date(this.options.clock.now()).toISOString().slice(0, 10);
+    const summary = (sub.summary ?? sub.divergence).replace(/\s+/g, ' ').slice(0, 200);
+    this.options.memory.appendOnce(
+      `[${sub.id}]`,
+      `- ${day} [${sub.id}] ${sub.conversation} landed ${sub.landedSha!.slice(0, 12)} on ${short(sub.target)}: ${summary}`,
+    );
+    this.save('memory-appended', sub);
+    const { store } = this.options;
+    store.transaction(() => {
+      deliverLanding(store, sub);
+      store.updateSubmission(sub.id, { state: 'done' });
+      store.appendEvent({
+        type: 'lander.reported',
+        conversation: sub.conversation,
+        data: { submission: sub.id, landedSha: sub.landedSha },
+      });
+    });
+    this.save('reported', sub);
+  }
+
+  /** The head to merge onto: the target's, or the remote's when it is ahead (a fast-forward of it). */
+  private async baseOf(sub: SubmissionRecord, context: GitContext): Promise<string | null> {
+    const { git, push } = this.options;
+    const local = await git.readRef(sub.target, context);
+    if (push === null || local === null) return local;
+    const remote = await git.fetch(push, short(sub.target), context);
+    if (remote !== null && remote !== local && (await git.isAncestor(local, remote, context))) return remote;
+    return local;
+  }
+
+  private fail(sub: SubmissionRecord, outcome: Record<string, unknown>, report: DrainReport): void {
+    const { store } = this.options;
+    store.transaction(() => {
+      deliverFailure(store, sub, outcome);
+      store.updateSubmission(sub.id, { state: 'failed', outcome });
+      store.appendEvent({
+        type: 'lander.failed',
+        conversation: sub.conversation,
+        data: { submission: sub.id, reason: outcome.reason ?? null },
+      });
+    });
+    report.failed.push(sub.id);
+  }
+
+  /** Records a step and its run-log event in one transaction. Result: the record as stored. */
+  private record(sub: SubmissionRecord, patch: SubmissionPatch, event: string, data: Record<string, unknown>): SubmissionRecord {
+    const { store } = this.options;
+    return store.transaction(() => {
+      const updated = store.updateSubmission(sub.id, patch);
+      store.appendEvent({ type: event, conversation: sub.conversation, data: { submission: sub.id, ...data } });
+      return updated;
+    });
+  }
+
+  private save(point: SavePoint, sub: SubmissionRecord): void {
+    this.options.savePoint?.(point, sub.id);
+  }
+}
+
+function isPending(s: SubmissionRecord): boolean {
+  return s.state !== 'done' && s.state !== 'failed';
+}
+
+function contextOf(sub: SubmissionRecord): GitContext {
+  return { tag: 'lander', chain: sub.chain };
+}
+
+/** `main` for `refs/heads/main`. */
+export function short(target: string): string {
+  return target.startsWith('refs/heads/') ? target.slice('refs/heads/'.length) : target;
+}
+
+function mergeMessage(sub: SubmissionRecord): string {
+  const summary = sub.summary ? `\n\n${sub.summary}` : '';
+  return `Land ${sub.id} from ${sub.conversation}${summary}\n\nDivergence: ${sub.divergence}`;
+}
+
+function checkFailure(check: CheckSpec, run: CheckRun): Record<string, unknown> {
+  return {
+    reason: run.timedOut ? 'CHECK_TIMED_OUT' : 'CHECK_FAILED',
+    message: run.timedOut
+      ? `check '${check.name}' timed out after ${Math.round(check.timeoutMs / 1000)} s`
+      : `check '${check.name}' failed with exit code ${run.exitCode}`,
+    check: check.name,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    output: run.output,
+    outputTruncated: run.truncated,
+  };
+}
+
+function realWait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,131 @@
+/**
+ * Exactly once under crashes: the lander runs in a child process that SIGKILLs itself at every
+ * save point in turn (and, in a second test, is killed from outside at seeded random moments),
+ * is restarted until its queue is empty, and after each case:
+ * - main holds every submitted change exactly once (one landing commit per submission),
+ * - `landed.sha` never changed once recorded,
+ * - exactly one report and one note per submission reached the messages port,
+ * - no submission was lost (every one is `done`),
+ * - the remote (a bare repository on disk) equals the local landing,
+ * - project memory has one line per submission.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/create-host.js';
+import { LANDER_SAVE_POINTS } from '../../src/lander/save-points.js';
+import { removeChildScript, runChild } from '../host/child-process.js';
+import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
+
+const manifest = {
+  roles: [{ name: 'agent', tools: ['read', 'write', 'commit', 'submit'], workspace: { backend: 'worktree' } }],
+};
+const settings = { lander: { checks: ['true'], push: 'origin' } };
+const repos: TempRepo[] = [];
+
+afterAll(() => {
+  for (const r of repos) r.cleanup();
+  removeChildScript();
+});
+
+/** A repository with a bare remote and two submissions queued (from conversations a and b). */
+async function queuedWorld(): Promise<{ repo: TempRepo; remote: string; ids: string[] }> {
+  const repo = makeTempRepo({ 'README.md': '# r\n' });
+  repos.push(repo);
+  repo.commit('initial');
+  const remote = join(repo.dir, '..', 'remote.git');
+  execFileSync('git', ['init', '--quiet', '--bare', remote]);
+  repo.git('remote', 'add', 'origin', remote);
+  repo.git('push', '--quiet', 'origin', 'main');
+  const host = await createHost({ repo: repo.dir, manifest, settings });
+  const ids: string[] = [];
+  for (const c of ['a', 'b']) {
+    await host.prepare({ conversation: c });
+    expect((await host.gate.call(c, 'write', { path: `from-${c}.txt`, content: `${c}\n` })).ok).toBe(true);
+    expect((await host.gate.call(c, 'commit', { message: `from ${c}` })).ok).toBe(true);
+    const sub = await host.gate.call(c, 'submit', { divergence: 'None' });
+    expect(sub.ok).toBe(true);
+    ids.push((sub as { value: { submissionId: string } }).value.submissionId);
+  }
+  await host.close();
+  return { repo, remote, ids };
+}
+
+/** Runs the lander in a child once; result: how it ended. */
+async function landInChild(repo: TempRepo, crash: { at?: string; killAfterMs?: number } = {}) {
+  const run = await runChild({ repo: repo.dir, manifest, settings, ...(crash.at ? { crashAt: crash.at } : {}), steps: [{ op: 'land' }] });
+  if (crash.killAfterMs !== undefined) setTimeout(() => run.child.kill('SIGKILL'), crash.killAfterMs);
+  return run.done;
+}
+
+/** The landed sha of each submission as recorded now (opened read-only through a host). */
+async function recorded(repo: TempRepo) {
+  const host = await createHost({ repo: repo.dir, manifest, settings });
+  const queue = host.lander.status();
+  const messages = host.messages();
+  await host.close();
+  return { queue, messages };
+}
+
+/** Restarts the lander until nothing is pending (at most 6 runs), checking landed shas never change. */
+async function finish(repo: TempRepo, seen: Map<string, string>) {
+  for (let i = 0; i < 6; i++) {
+    const { queue } = await recorded(repo);
+    for (const s of queue) {
+      if (s.landedSha === null) continue;
+      if (seen.has(s.id)) expect(s.landedSha, `landed.sha of ${s.id} changed`).toBe(seen.get(s.id));
+      seen.set(s.id, s.landedSha);
+    }
+    if (queue.every((s) => s.state === 'done' || s.state === 'failed')) return;
+    const end = await landInChild(repo);
+    expect(end.code, end.stderr).toBe(0);
+  }
+  throw new Error('the lander did not finish in 6 runs');
+}
+
+async function expectExactlyOnce(world: { repo: TempRepo; remote: string; ids: string[] }, seen: Map<string, string>) {
+  const { repo, remote, ids } = world;
+  await finish(repo, seen);
+  const { queue, messages } = await recorded(repo);
+  expect(queue.map((s) => [s.id, s.state])).toEqual(ids.map((id) => [id, 'done']));
+  for (const s of queue) expect(s.landedSha).toBe(seen.get(s.id));
+  for (const id of ids) {
+    const mine = messages.filter((m) => m.submission === id);
+    expect(mine.map((m) => m.kind).sort()).toEqual(['note', 'report']);
+  }
+  expect(repo.git('show', 'main:from-a.txt')).toBe('a');
+  expect(repo.git('show', 'main:from-b.txt')).toBe('b');
+  const log = repo.git('log', '--format=%s', 'main');
+  for (const id of ids)
+    expect(log.split('\n').filter((s) => s === `Land ${id} from ${id === ids[0] ? 'a' : 'b'}`).length).toBeLessThanOrEqual(1);
+  for (const c of ['a', 'b']) expect(log.split('\n').filter((s) => s === `from ${c}`)).toHaveLength(1);
+  const main = repo.git('rev-parse', 'main');
+  expect(execFileSync('git', ['--git-dir', remote, 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).toBe(main);
+  expect(main).toBe(queue[queue.length - 1]!.landedSha);
+  const memory = readFileSync(join(repo.dir, '.gatefs/memory/project.md'), 'utf8');
+  for (const id of ids) expect(memory.split('\n').filter((l) => l.includes(`[${id}]`))).toHaveLength(1);
+}
+
+describe('the lander under SIGKILL', () => {
+  for (const point of LANDER_SAVE_POINTS) {
+    it(`lands every submission exactly once when killed at '${point}'`, async () => {
+      const world = await queuedWorld();
+      const seen = new Map<string, string>();
+      const crashed = await landInChild(world.repo, { at: point });
+      expect(crashed.signal, `the lander never reached '${point}': ${crashed.stderr}`).toBe('SIGKILL');
+      await expectExactlyOnce(world, seen);
+    });
+  }
+
+  it('lands every submission exactly once when killed at seeded random moments', async () => {
+    let seed = 20261201;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 3; round++) {
+      const world = await queuedWorld();
+      const seen = new Map<string, string>();
+      for (let kill = 0; kill < 3; kill++) await landInChild(world.repo, { killAfterMs: 150 + Math.floor(random() * 1200) });
+      await expectExactlyOnce(world, seen);
+    }
+  });
+});

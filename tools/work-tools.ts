@@ -1,0 +1,10 @@
+/**
+ * The tools that bring work home (`diff`, `commit`, `submit`), in the order clients show them.
+ * Like every tool they run only when the role declares them.
+ */
+import { commitTool } from './commit.js';
+import { diffTool } from './diff.js';
+import { submitTool } from './submit.js';
+import type { ToolDefinition } from './tool.js';
+
+export const WORK_TOOLS: readonly ToolDefinition[] = [diffTool, commitTool, submitTool];
