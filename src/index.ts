@@ -7,6 +7,13 @@ export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from 
 export { WorkspaceHost } from './host/workspace-host.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/types.js';
 export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';
+export type { DrainReport } from './lander/lander.js';
+export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/save-points.js';
+export type { SubmissionStatus } from './host/host-lander.js';
+export type { LandSubagentResult, StartSubagentOptions } from './host/subagents.js';
+export type { MessageKind, MessageRecord } from './state/message-table.js';
+export type { CheckRun, CheckRunner, CheckSpec } from './ports/check-runner.js';
+export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../tools/work-requests.js';
 export type { Backend, Guarantee } from './manifest/types.js';
 export type { RunEvent } from './state/event-log.js';
 export type { OccupancyMode } from './state/occupancy-table.js';

@@ -9,6 +9,12 @@ import { statusCommand } from './status.js';
 import { callCommand } from './call.js';
 import { serveCommand } from './serve.js';
 import { releaseCommand } from './release.js';
+import { diffCommand } from './diff.js';
+import { commitCommand } from './commit.js';
+import { submitCommand } from './submit.js';
+import { landerCommand } from './lander.js';
+import { messagesCommand } from './messages.js';
+import { subagentCommand } from './subagent.js';
 
 /** The commands of DESIGN.md "CLI". */
 export const COMMANDS: readonly Command[] = [
@@ -19,4 +25,10 @@ export const COMMANDS: readonly Command[] = [
   callCommand,
   serveCommand,
   releaseCommand,
+  diffCommand,
+  commitCommand,
+  submitCommand,
+  landerCommand,
+  messagesCommand,
+  subagentCommand,
 ];

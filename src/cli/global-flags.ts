@@ -18,6 +18,8 @@ export interface GlobalFlags {
   stateDir?: string;
   /** The manifest file: `--manifest`, else `<repo>/gatefs.yaml` when it exists, else none. */
   manifest?: string;
+  /** The lander settings file (`--settings`, JSON), when given; else the manifest's `lander:` key applies. */
+  settings?: string;
   json: boolean;
 }
 
@@ -26,6 +28,7 @@ export const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   repo: { type: 'string' },
   'state-dir': { type: 'string' },
   manifest: { type: 'string' },
+  settings: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -35,6 +38,7 @@ export const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the top of the git repository holding the current folder, else the current folder)'],
   ['--state-dir DIR', 'where gatefs keeps its state (default: <repo>/.gatefs)'],
   ['--manifest FILE', 'the manifest (default: <repo>/gatefs.yaml if present, else one role "agent")'],
+  ['--settings FILE', 'lander settings (JSON: checks, push remote, target branch; default: the lander: key of the manifest)'],
   ['--json', 'print machine-readable JSON instead of tables'],
   ['-h, --help', 'show help'],
 ];
@@ -45,5 +49,13 @@ export function resolveGlobalFlags(values: FlagValues, cwd: string): GlobalFlags
   const stateDir = typeof values['state-dir'] === 'string' ? resolve(cwd, values['state-dir']) : undefined;
   let manifest = typeof values.manifest === 'string' ? resolve(cwd, values.manifest) : undefined;
   if (!manifest && existsSync(join(repo, 'gatefs.yaml'))) manifest = join(repo, 'gatefs.yaml');
-  return { repo, repoGiven: typeof values.repo === 'string', stateDir, manifest, json: values.json === true };
+  const settings = typeof values.settings === 'string' ? resolve(cwd, values.settings) : undefined;
+  return {
+    repo,
+    repoGiven: typeof values.repo === 'string',
+    stateDir,
+    manifest,
+    ...(settings ? { settings } : {}),
+    json: values.json === true,
+  };
 }

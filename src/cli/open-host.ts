@@ -2,7 +2,8 @@
  * Opens the real host (`createHost`) for a CLI command from the global flags, and closes it
  * when the command is done, whatever happens.
  */
-import type { Host } from '../host/types.js';
+import type { CreateHostOptions } from '../host/create-host.js';
+import type { WorkspaceHost } from '../host/workspace-host.js';
 import type { GlobalFlags } from './global-flags.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 
@@ -19,19 +20,25 @@ export async function loadCreateHost(): Promise<typeof import('../index.js').cre
  * second state directory (`checkRepoFolder`), and the host's typed errors (ManifestError,
  * WorkspaceError).
  */
-export async function openHost(globals: GlobalFlags): Promise<Host> {
+export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint'> = {}): Promise<WorkspaceHost> {
   checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
   const createHost = await loadCreateHost();
   return createHost({
     repo: globals.repo,
     ...(globals.stateDir ? { stateDir: globals.stateDir } : {}),
     ...(globals.manifest ? { manifest: globals.manifest } : {}),
+    ...(globals.settings ? { settings: globals.settings } : {}),
+    ...extra,
   });
 }
 
 /** Runs `fn` with an open host and closes the host afterwards. */
-export async function withHost<T>(globals: GlobalFlags, fn: (host: Host) => Promise<T>): Promise<T> {
-  const host = await openHost(globals);
+export async function withHost<T>(
+  globals: GlobalFlags,
+  fn: (host: WorkspaceHost) => Promise<T>,
+  extra: Pick<CreateHostOptions, 'savePoint'> = {},
+): Promise<T> {
+  const host = await openHost(globals, extra);
   try {
     return await fn(host);
   } finally {

@@ -1,6 +1,7 @@
 /**
  * The readable form of workspace rows (`gatefs status`, `prepare`, `serve` logs): one row per
- * workspace with the columns of DESIGN.md.
+ * workspace with the columns of DESIGN.md, then its parent (a subagent) or, for a root
+ * conversation, how many submissions of its lineage have landed.
  */
 import type { WorkspaceStatus } from '../host/types.js';
 import { formatTable } from './table.js';
@@ -9,8 +10,19 @@ import { formatTable } from './table.js';
 export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
   if (rows.length === 0) return 'No workspaces yet. Prepare one with: gatefs prepare <conversation>';
   const table = formatTable(
-    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER'],
-    rows.map((w) => [w.conversation, w.role, w.backend, w.guarantee, w.state, w.branch, w.pinnedSha?.slice(0, 12), w.holder]),
+    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER', 'PARENT', 'LANDED'],
+    rows.map((w) => [
+      w.conversation,
+      w.role,
+      w.backend,
+      w.guarantee,
+      w.state,
+      w.branch,
+      w.pinnedSha?.slice(0, 12),
+      w.holder,
+      w.parent,
+      w.parent ? '' : w.landed,
+    ]),
   );
   // SECURITY.md §3: the weaker walk (no procfs) is reported, never silent.
   const weak = rows.some((w) => w.confinement === 'lstat-fallback');

@@ -193,6 +193,13 @@ export class CliGit implements GitPort {
     throw new GitError('COMMAND_FAILED', 'merge-base', firstLines(r.stderr));
   }
 
+  async mergeBase(a: string, b: string, context: GitContext): Promise<string | null> {
+    const r = await this.git(['merge-base', a, b], context);
+    if (r.exitCode === 0) return r.stdout.trim();
+    if (r.exitCode === 1) return null;
+    throw new GitError('COMMAND_FAILED', 'merge-base', firstLines(r.stderr));
+  }
+
   async deleteBranch(branch: string, expected: string, context: GitContext): Promise<void> {
     await this.check(['update-ref', '-d', `refs/heads/${branch}`, expected], context, 'update-ref');
   }

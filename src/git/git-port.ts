@@ -71,6 +71,8 @@ export interface GitPort {
   dirtyFiles(path: string, context: GitContext, options?: { includeIgnored?: boolean }): Promise<string[]>;
   /** True when `ancestor` is an ancestor of (or equal to) `commit` (`git merge-base --is-ancestor`). */
   isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
+  /** The best common ancestor of two commits (`git merge-base`), or null when they share none. */
+  mergeBase(a: string, b: string, context: GitContext): Promise<string | null>;
   /** Deletes a local branch only while it still points at `expected` (compare-and-delete). */
   deleteBranch(branch: string, expected: string, context: GitContext): Promise<void>;
   /**

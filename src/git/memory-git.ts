@@ -153,6 +153,11 @@ export class MemoryGit implements GitPort {
     return git.isDescendent({ fs: this.fs, gitdir: this.gitdir, oid: commit, ancestor, depth: -1 });
   }
 
+  async mergeBase(a: string, b: string, _context: GitContext): Promise<string | null> {
+    const [base] = await git.findMergeBase({ fs: this.fs, gitdir: this.gitdir, oids: [a, b] });
+    return base ?? null;
+  }
+
   async deleteBranch(branch: string, expected: string, context: GitContext): Promise<void> {
     const head = await this.branchHead(branch, context);
     if (head !== expected) throw new GitError('COMMAND_FAILED', 'update-ref', `'${branch}' no longer points at ${expected}`);

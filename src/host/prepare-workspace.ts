@@ -78,7 +78,7 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
       ctx.store.deleteWorkspace(conversation);
       ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report } });
     }
-    return await materialize(ctx, role, options, context, existing?.state === 'released' || existing?.state === 'ready' ? existing : null);
+    return await materialize(ctx, role, options, context);
   } catch (e) {
     if (!logged.has(e as object)) {
       const { code, data, message } = asPreparationError(e, conversation);
@@ -138,17 +138,10 @@ interface Draft {
 /**
  * Materializes a workspace that is not ready: chooses the base, records the workspace
  * `preparing`, then creates what its backend needs; on failure undoes exactly what it created.
- * `released`: the earlier record of a released (or vanished) workspace, whose pin a worktree keeps.
  */
-async function materialize(
-  ctx: HostContext,
-  role: Role,
-  options: PrepareOptions,
-  context: GitContext,
-  released: WorkspaceRecord | null,
-): Promise<WorkspaceRecord> {
+async function materialize(ctx: HostContext, role: Role, options: PrepareOptions, context: GitContext): Promise<WorkspaceRecord> {
   const base = await chooseBase(ctx, role.workspace.backend, options, context);
-  const draft = await recordPreparing(ctx, role, options, context, released, base);
+  const draft = await recordPreparing(ctx, role, options, context, base);
   try {
     return await build(ctx, role, context, draft);
   } catch (e) {
@@ -193,7 +186,6 @@ async function recordPreparing(
   role: Role,
   options: PrepareOptions,
   context: GitContext,
-  released: WorkspaceRecord | null,
   base: { baseRef: string | null; pinnedSha: string | null },
 ): Promise<Draft> {
   const { store } = ctx;
@@ -209,7 +201,10 @@ async function recordPreparing(
     state: 'preparing',
     branch: backend === 'worktree' ? conversationBranch(conversation) : null,
     baseRef: base.baseRef,
-    pinnedSha: (await keepsEarlierPin(ctx, released, backend, options, context)) ? released!.pinnedSha : base.pinnedSha,
+    pinnedSha:
+      backend === 'worktree' && options.baseRef === undefined
+        ? await resumePin(ctx, conversation, base.pinnedSha, context)
+        : base.pinnedSha,
     checkoutPath,
     data: { ...data },
   });
@@ -295,18 +290,35 @@ async function abandon(ctx: HostContext, record: WorkspaceRecord, context: GitCo
 }
 
 /**
- * True when a worktree is prepared again on a branch that still exists from an earlier
- * preparation (and no base ref was asked for): the earlier pin stays the pinned snapshot.
+ * The pin of a worktree prepared without a base: the base itself, unless a branch
+ * `gatefs/<id>` from an earlier preparation (or a subagent) is still there. Then:
+ * - every commit of the branch is in the base already (its work landed): the branch is moved
+ *   up to the base by compare-and-swap (nothing is lost: its head is an ancestor) and the
+ *   workspace starts from the base, as a new one would;
+ * - otherwise its commits are work not home yet: the branch is checked out as it is, pinned at
+ *   the merge base of the branch and the base, so `diff` shows exactly what is not in the base.
+ * Either way a `prepare.resumed` event says what happened. Null base (no repository): null.
  */
-async function keepsEarlierPin(
-  ctx: HostContext,
-  earlier: WorkspaceRecord | null,
-  backend: string,
-  options: PrepareOptions,
-  context: GitContext,
-): Promise<boolean> {
-  if (backend !== 'worktree' || earlier?.backend !== 'worktree' || !earlier.pinnedSha || options.baseRef !== undefined) return false;
-  return (await ctx.platform.git.branchHead(branchOf(earlier.conversation, 'worktree')!, context)) !== null;
+async function resumePin(ctx: HostContext, conversation: string, base: string | null, context: GitContext): Promise<string | null> {
+  const branch = branchOf(conversation, 'worktree')!;
+  const head = base === null ? null : await ctx.platform.git.branchHead(branch, context);
+  if (base === null || head === null) return base;
+  if (await ctx.platform.git.isAncestor(head, base, context)) {
+    if (head !== base) {
+      const moved = await ctx.landing.fastForward(`refs/heads/${branch}`, head, base, context);
+      if (moved.outcome !== 'moved') {
+        throw new WorkspaceError('BUSY', `the branch ${branch} moved while '${conversation}' was being prepared; prepare again`, {
+          conversation,
+          branch,
+        });
+      }
+    }
+    ctx.store.appendEvent({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: base, landed: true } });
+    return base;
+  }
+  const pin = (await ctx.platform.git.mergeBase(head, base, context)) ?? base;
+  ctx.store.appendEvent({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: pin, landed: false } });
+  return pin;
 }
 
 /**

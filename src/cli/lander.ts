@@ -1,0 +1,159 @@
+/**
+ * `gatefs lander run [--target BRANCH] [--watch [--interval S]]` and `gatefs lander status`:
+ * drives the lander (src/lander/lander.ts) and shows its queue.
+ *
+ * `run` lands every queued submission once and exits; with `--watch` it keeps landing new ones
+ * until SIGINT/SIGTERM/SIGHUP (finishing the step in flight: every step is recorded first, so
+ * even a kill resumes cleanly next time). It exits 0 once the queue was worked through, whatever
+ * each submission's outcome (a failed check is an answer to its submitter, not an error of the
+ * lander); `status` shows the outcomes.
+ *
+ * `GATEFS_LANDER_CRASH_AT=<save point>[:<n>]` makes `run` kill itself with SIGKILL the n-th time
+ * (default the first) it reaches that save point (src/lander/save-points.ts lists them): how
+ * the crash test, and anyone who wants to try, proves exactly-once landing.
+ */
+import { isSavePoint, LANDER_SAVE_POINTS, type SavePointHook } from '../lander/save-points.js';
+import type { DrainReport } from '../lander/lander.js';
+import type { SubmissionStatus } from '../host/host-lander.js';
+import type { Command, CommandContext } from './command.js';
+import { withHost } from './open-host.js';
+import { watchStopSignals } from './stop-signals.js';
+import { formatTable } from './table.js';
+import { UsageError } from './usage-error.js';
+
+/** The `lander` command. */
+export const landerCommand: Command = {
+  name: 'lander',
+  summary: 'land queued submissions (run, or keep running with --watch) and show the queue (status)',
+  usage: 'gatefs lander run [--target BRANCH] [--watch] [--interval SECONDS] | gatefs lander status',
+  positionals: ['action'],
+  options: { target: { type: 'string' }, watch: { type: 'boolean' }, interval: { type: 'string' } },
+  optionHelp: [
+    ['--target BRANCH', 'run: only the queue of this branch (default: every branch with queued work)'],
+    ['--watch', 'run: keep running, landing new submissions as they come, until Ctrl-C or SIGTERM'],
+    ['--interval S', 'run --watch: seconds between looks at the queue (default 2)'],
+  ],
+  details: [
+    "Each submission is merged onto the target branch in the lander's own checkout, checked with the",
+    "settings' checks (--settings FILE, or the lander: key of gatefs.yaml), moved onto the branch by",
+    'compare-and-swap, pushed when "push" is set, and reported to the submitter (gatefs messages).',
+    'States: queued, merging, checking, checked, landed (local), pushed, done; failed (see REASON).',
+    'Examples:',
+    '  gatefs lander run',
+    '  gatefs lander run --watch --settings lander.json',
+    '  gatefs lander status --json',
+  ].join('\n'),
+  async run(ctx) {
+    const action = ctx.args[0];
+    if (action === 'status') return showStatus(ctx);
+    if (action === 'run') return runLander(ctx);
+    throw new UsageError(`lander needs an action: run or status (got "${String(action).slice(0, 40)}")`, 'lander');
+  },
+};
+
+async function showStatus({ globals, out }: CommandContext): Promise<number> {
+  const rows = await withHost(globals, async (host) => host.lander.status());
+  if (globals.json) out.json(rows);
+  else out.print(formatQueue(rows));
+  return 0;
+}
+
+async function runLander({ globals, flags, out, env }: CommandContext): Promise<number> {
+  const target = typeof flags.target === 'string' ? flags.target : undefined;
+  const intervalMs = intervalOf(flags.interval);
+  const savePoint = crashHook(env.GATEFS_LANDER_CRASH_AT);
+  return withHost(
+    globals,
+    async (host) => {
+      if (flags.watch !== true) {
+        const report = await host.lander.run(target === undefined ? {} : { target });
+        printReport(globals.json, out, report, host.lander.status());
+        return 0;
+      }
+      const stop = watchStopSignals((line) => out.progress(line));
+      out.progress(`watching the queue every ${intervalMs / 1000} s (Ctrl-C to stop)`);
+      try {
+        while (!stop.isStopping) {
+          const report = await host.lander.run(target === undefined ? {} : { target });
+          if (hasNews(report)) printReport(globals.json, out, report, host.lander.status());
+          await Promise.race([stop.stopped, new Promise((resolve) => setTimeout(resolve, intervalMs).unref())]);
+        }
+      } finally {
+        stop.dispose();
+      }
+      return 0;
+    },
+    savePoint ? { savePoint } : {},
+  );
+}
+
+function intervalOf(value: unknown): number {
+  if (value === undefined) return 2000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600) {
+    throw new UsageError(`--interval must be a number of seconds from 0.1 to 3600, got "${String(value).slice(0, 40)}"`, 'lander');
+  }
+  return Math.round(seconds * 1000);
+}
+
+/** The hook named by `GATEFS_LANDER_CRASH_AT` (`point` or `point:n`), or undefined. Throws `UsageError` for an unknown point. */
+function crashHook(spec: string | undefined): SavePointHook | undefined {
+  if (spec === undefined || spec === '') return undefined;
+  const [point, nth = '1'] = spec.split(':');
+  const wanted = Number(nth);
+  if (!isSavePoint(point) || !Number.isInteger(wanted) || wanted < 1) {
+    throw new UsageError(`GATEFS_LANDER_CRASH_AT must be <save point>[:<n>], the points being ${LANDER_SAVE_POINTS.join(', ')}`, 'lander');
+  }
+  let passages = 0;
+  return (reached) => {
+    if (reached === point && ++passages === wanted) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+function hasNews(report: DrainReport): boolean {
+  return report.landed.length + report.failed.length + report.pushPending.length + report.blocked.length > 0;
+}
+
+function printReport(json: boolean, out: CommandContext['out'], report: DrainReport, queue: SubmissionStatus[]): void {
+  if (json) {
+    out.json(report);
+    return;
+  }
+  const byId = new Map(queue.map((s) => [s.id, s]));
+  const lines: string[] = [];
+  for (const id of report.landed) {
+    const s = byId.get(id);
+    lines.push(`landed ${id} from ${s?.conversation ?? '?'} on ${s?.target ?? '?'} at ${s?.landedSha?.slice(0, 12) ?? '?'}`);
+  }
+  for (const id of report.failed) {
+    const s = byId.get(id);
+    lines.push(`failed ${id} from ${s?.conversation ?? '?'}: ${s?.reason ?? 'see gatefs messages'} (the submitter has the details)`);
+  }
+  for (const id of report.pushPending) {
+    const s = byId.get(id);
+    lines.push(`landed ${id} locally; the push is pending (${s?.pushError?.split('\n')[0] ?? 'rejected'}): the next run tries again`);
+  }
+  for (const b of report.blocked) {
+    lines.push(`blocked ${b.submission}: uncommitted changes in the source checkout would be overwritten: ${b.files.join(', ')}`);
+  }
+  for (const t of report.busy) lines.push(`another lander is working on ${t.replace(/^refs\/heads\//, '')}: left to it`);
+  out.print(lines.length > 0 ? lines.join('\n') : 'nothing to land');
+}
+
+/** The queue as a table. */
+export function formatQueue(rows: readonly SubmissionStatus[]): string {
+  if (rows.length === 0) return 'The queue is empty. Submit work with: gatefs submit <conversation> --divergence None';
+  return formatTable(
+    ['SUBMISSION', 'CONVERSATION', 'TARGET', 'STATE', 'COMMIT', 'LANDED', 'PUSH', 'REASON'],
+    rows.map((s) => [
+      s.id,
+      s.conversation,
+      s.target,
+      s.state,
+      s.commit.slice(0, 12),
+      s.landedSha?.slice(0, 12),
+      s.pushError ? `failing (${s.pushAttempts} tries)` : s.pushAttempts > 0 ? 'pushed' : '',
+      s.reason,
+    ]),
+  );
+}

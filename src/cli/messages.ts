@@ -1,0 +1,53 @@
+/**
+ * `gatefs messages [conversation]`: what the lander delivered (the messages port): landing
+ * reports and failed-check inputs to submitters, one-way notes to whoever started a branch.
+ * Oldest first; every message once, keyed by its request id.
+ */
+import type { MessageRecord } from '../state/message-table.js';
+import type { Command } from './command.js';
+import { conversationArg } from './conversation-arg.js';
+import { withHost } from './open-host.js';
+
+/** The `messages` command. */
+export const messagesCommand: Command = {
+  name: 'messages',
+  summary: 'show what the lander delivered to a conversation (or to every one): reports, notes, failed checks',
+  usage: 'gatefs messages [conversation]',
+  positionals: ['conversation?'],
+  options: {},
+  optionHelp: [],
+  details: ['Examples:', '  gatefs messages fix-login', '  gatefs messages --json'].join('\n'),
+  async run({ globals, args, out }) {
+    const conversation = args[0] === undefined ? undefined : conversationArg(args[0], 'messages');
+    const messages = await withHost(globals, async (host) => host.messages(conversation));
+    if (globals.json) out.json(messages);
+    else out.print(messages.length === 0 ? 'No messages.' : messages.map(formatMessage).join('\n\n'));
+    return 0;
+  },
+};
+
+/** One message as a readable block: a header line, then what it says. */
+export function formatMessage(m: MessageRecord): string {
+  const b = m.body;
+  const head = `[${m.requestId}] ${m.kind} to ${m.conversation}`;
+  if (m.kind === 'report') {
+    const pushed = b.pushed ? ', pushed' : '';
+    return `${head}: ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)}${pushed}`;
+  }
+  if (m.kind === 'note') {
+    const summary = typeof b.summary === 'string' && b.summary !== '' ? `\n  ${b.summary}` : '';
+    return `${head}: ${b.from}'s ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)} (divergence: ${b.divergence})${summary}`;
+  }
+  const lines = [`${head}: ${b.submissionId} was not landed: ${b.message ?? b.reason}`];
+  if (Array.isArray(b.conflicts) && b.conflicts.length > 0) lines.push(`  conflicts: ${b.conflicts.join(', ')}`);
+  if (typeof b.output === 'string' && b.output !== '') {
+    lines.push(
+      `  output${b.outputTruncated ? ' (last part)' : ''}:`,
+      ...b.output
+        .trimEnd()
+        .split('\n')
+        .map((l) => `    ${l}`),
+    );
+  }
+  return lines.join('\n');
+}
