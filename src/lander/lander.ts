@@ -156,17 +156,16 @@ export class Lander {
     const context = contextOf(first);
     let sub = this.record(first, { state: 'merging', attempts: first.attempts + 1 }, 'lander.merging', { attempt: first.attempts + 1 });
     this.save('merging', sub);
-    const base = await this.baseOf(sub, context);
-    if (base === null) {
+    const heads = await this.headsOf(sub, context);
+    if (heads === null) {
       this.fail(sub, { reason: 'NO_TARGET', message: `the target branch ${short(sub.target)} does not exist` }, report);
       return;
     }
+    const { base, local } = heads;
     if (await git.isAncestor(sub.commitSha, base, context)) {
       // Already on the target (submitted twice, or landed by hand): landed as it is, nothing merged.
-      sub = this.record(sub, { state: 'checked', baseSha: base, candidateSha: base, outcome: { alreadyLanded: true } }, 'lander.checked', {
-        candidate: base,
-        alreadyLanded: true,
-      });
+      const patch = { state: 'checked', baseSha: base, targetSha: local, candidateSha: base, outcome: { alreadyLanded: true } } as const;
+      sub = this.record(sub, patch, 'lander.checked', { candidate: base, alreadyLanded: true });
       this.save('checked', sub);
       return;
     }
@@ -186,7 +185,7 @@ export class Lander {
       );
       return;
     }
-    sub = this.record(sub, { state: 'checking', baseSha: base, candidateSha: merged.sha }, 'lander.checking', {
+    sub = this.record(sub, { state: 'checking', baseSha: base, targetSha: local, candidateSha: merged.sha }, 'lander.checking', {
       base,
       candidate: merged.sha,
       fastForward: merged.fastForward,
@@ -213,9 +212,11 @@ export class Lander {
   private async moveTarget(sub: SubmissionRecord, report: DrainReport): Promise<Step> {
     const { git } = this.options;
     const context = contextOf(sub);
-    const base = sub.baseSha!;
+    // The move compares with the target's head the candidate was made from (it descends from it,
+    // through the remote's head when that was ahead).
+    const expected = sub.targetSha ?? sub.baseSha!;
     const candidate = sub.candidateSha!;
-    const moved = base === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, base, candidate, context);
+    const moved = expected === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, expected, candidate, context);
     if (moved.outcome === 'blocked') {
       this.options.store.appendEvent({
         type: 'lander.blocked',
@@ -231,7 +232,7 @@ export class Lander {
       const contains = head !== null && (head === candidate || (await git.isAncestor(candidate, head, context)));
       if (!contains) {
         // Someone moved the target after the candidate was checked: merge and check again.
-        this.record(sub, { state: 'queued' }, 'lander.target_moved', { expected: base, head });
+        this.record(sub, { state: 'queued' }, 'lander.target_moved', { expected, head });
         return 'continue';
       }
       // Moved by an earlier run of this lander that died before recording it (and maybe built on since).
@@ -305,14 +306,18 @@ export class Lander {
     this.save('reported', sub);
   }
 
-  /** The head to merge onto: the target's, or the remote's when it is ahead (a fast-forward of it). */
-  private async baseOf(sub: SubmissionRecord, context: GitContext): Promise<string | null> {
+  /**
+   * The target's local head and the head to merge onto: the local one, or the remote's when it
+   * is ahead (the local head its ancestor). Null when the target branch does not exist.
+   */
+  private async headsOf(sub: SubmissionRecord, context: GitContext): Promise<{ base: string; local: string } | null> {
     const { git, push } = this.options;
     const local = await git.readRef(sub.target, context);
-    if (push === null || local === null) return local;
+    if (local === null) return null;
+    if (push === null) return { base: local, local };
     const remote = await git.fetch(push, short(sub.target), context);
-    if (remote !== null && remote !== local && (await git.isAncestor(local, remote, context))) return remote;
-    return local;
+    if (remote !== null && remote !== local && (await git.isAncestor(local, remote, context))) return { base: remote, local };
+    return { base: local, local };
   }
 
   private fail(sub: SubmissionRecord, outcome: Record<string, unknown>, report: DrainReport): void {

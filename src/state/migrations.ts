@@ -93,6 +93,7 @@ export const MIGRATIONS: readonly Migration[] = [
         state         TEXT NOT NULL CHECK (state IN ('queued', 'merging', 'checking', 'checked', 'landed', 'pushed', 'done', 'failed')),
         attempts      INTEGER NOT NULL DEFAULT 0,
         base_sha      TEXT,
+        target_sha    TEXT,
         candidate_sha TEXT,
         landed_sha    TEXT,
         push_attempts INTEGER NOT NULL DEFAULT 0,

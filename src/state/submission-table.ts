@@ -41,7 +41,10 @@ export interface SubmissionRecord {
   state: SubmissionState;
   /** Merge attempts started (a moved target costs one more). */
   attempts: number;
+  /** The commit the candidate was merged onto: the target's head, or the remote's when it was ahead. */
   baseSha: string | null;
+  /** The target's local head when the candidate was made: what the compare-and-swap move expects. */
+  targetSha: string | null;
   candidateSha: string | null;
   landedSha: string | null;
   pushAttempts: number;
@@ -60,7 +63,10 @@ export type SubmissionDraft = Pick<
 
 /** What `update` may change. */
 export type SubmissionPatch = Partial<
-  Pick<SubmissionRecord, 'state' | 'attempts' | 'baseSha' | 'candidateSha' | 'landedSha' | 'pushAttempts' | 'pushError' | 'outcome'>
+  Pick<
+    SubmissionRecord,
+    'state' | 'attempts' | 'baseSha' | 'targetSha' | 'candidateSha' | 'landedSha' | 'pushAttempts' | 'pushError' | 'outcome'
+  >
 >;
 
 interface Row {
@@ -77,6 +83,7 @@ interface Row {
   state: SubmissionState;
   attempts: number;
   base_sha: string | null;
+  target_sha: string | null;
   candidate_sha: string | null;
   landed_sha: string | null;
   push_attempts: number;
@@ -90,6 +97,7 @@ const COLUMNS: Readonly<Record<keyof SubmissionPatch, string>> = {
   state: 'state',
   attempts: 'attempts',
   baseSha: 'base_sha',
+  targetSha: 'target_sha',
   candidateSha: 'candidate_sha',
   landedSha: 'landed_sha',
   pushAttempts: 'push_attempts',
@@ -197,6 +205,7 @@ function fromRow(row: Row): SubmissionRecord {
     state: row.state,
     attempts: row.attempts,
     baseSha: row.base_sha,
+    targetSha: row.target_sha,
     candidateSha: row.candidate_sha,
     landedSha: row.landed_sha,
     pushAttempts: row.push_attempts,
