@@ -6,7 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { BIN, gatefs } from './run-gatefs.js';
 
-const COMMANDS = ['demo', 'init', 'prepare', 'status', 'call', 'serve', 'release'];
+const COMMANDS = [
+  'demo',
+  'init',
+  'prepare',
+  'status',
+  'call',
+  'serve',
+  'release',
+  'diff',
+  'commit',
+  'submit',
+  'lander',
+  'messages',
+  'subagent',
+];
 
 describe('gatefs --help', () => {
   it('lists every command with a summary and exits 0', async () => {
