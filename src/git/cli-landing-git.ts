@@ -59,11 +59,11 @@ export class CliLandingGit implements LandingGit {
 
   async readRef(ref: string, context: GitContext): Promise<string | null> {
     assertFullRef(ref, 'show-ref');
-    return this.readRefIn(await this.git.session(this.repo, context, false), ref);
+    return this.readRefIn(this.git.refSession(this.repo, context, false), ref);
   }
 
   async checkedOutBranch(path: string, context: GitContext): Promise<string | null> {
-    const s = await this.git.session(path, context, true);
+    const s = this.git.refSession(path, context, true);
     const r = await this.git.run(s, ['symbolic-ref', '--quiet', 'HEAD']);
     if (r.exitCode === 0) return r.stdout.trim();
     if (r.exitCode === 1) return null;
@@ -147,11 +147,12 @@ export class CliLandingGit implements LandingGit {
     assertSha(commit, 'merge');
     const s = await this.git.session(path, context, true);
     const head = (await this.git.check(s, ['rev-parse', '--verify', 'HEAD'], 'rev-parse')).stdout.trim();
-    if (await this.isAncestorIn(s, head, commit)) {
+    const base = await this.mergeBaseIn(s, head, commit);
+    if (base === head) {
       await this.git.check(s, ['checkout', '--detach', '--quiet', commit], 'checkout');
       return { ok: true, sha: commit, fastForward: true };
     }
-    if (await this.isAncestorIn(s, commit, head)) return { ok: true, sha: head, fastForward: false };
+    if (base === commit) return { ok: true, sha: head, fastForward: false };
     const who = {
       ...identityEnv('AUTHOR', options.committer, options.timeMs),
       ...identityEnv('COMMITTER', options.committer, options.timeMs),
@@ -188,7 +189,7 @@ export class CliLandingGit implements LandingGit {
     assertFullRef(ref, 'update-ref');
     assertSha(expected, 'update-ref');
     assertSha(next, 'update-ref');
-    const s = await this.git.session(this.repo, context, false);
+    const s = this.git.refSession(this.repo, context, false);
     const list = await this.git.check(s, ['worktree', 'list', '--porcelain', '-z'], 'worktree list');
     const holders = [];
     for (const w of parseWorktreeListZ(list.stdout)) if (w.branch === ref && (await exists(w.path))) holders.push(w);
@@ -222,23 +223,25 @@ export class CliLandingGit implements LandingGit {
   async pinRef(ref: string, commit: string, context: GitContext): Promise<void> {
     assertFullRef(ref, 'update-ref');
     assertSha(commit, 'update-ref');
-    await this.git.check(await this.git.session(this.repo, context, false), ['update-ref', '-m', 'gatefs: pin', ref, commit], 'update-ref');
+    await this.git.check(this.git.refSession(this.repo, context, false), ['update-ref', '-m', 'gatefs: pin', ref, commit], 'update-ref');
+  }
+
+  async mergeBase(a: string, b: string, context: GitContext): Promise<string | null> {
+    assertSha(a, 'merge-base');
+    assertSha(b, 'merge-base');
+    return this.mergeBaseIn(this.git.refSession(this.repo, context, false), a, b);
   }
 
   async isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean> {
     assertSha(ancestor, 'merge-base');
     assertSha(commit, 'merge-base');
-    return this.isAncestorIn(await this.git.session(this.repo, context, false), ancestor, commit);
+    return this.isAncestorIn(this.git.refSession(this.repo, context, false), ancestor, commit);
   }
 
   async countAhead(base: string, head: string, context: GitContext): Promise<number> {
     assertSha(base, 'rev-list');
     assertSha(head, 'rev-list');
-    const r = await this.git.check(
-      await this.git.session(this.repo, context, false),
-      ['rev-list', '--count', `${base}..${head}`],
-      'rev-list',
-    );
+    const r = await this.git.check(this.git.refSession(this.repo, context, false), ['rev-list', '--count', `${base}..${head}`], 'rev-list');
     return Number.parseInt(r.stdout.trim(), 10);
   }
 
@@ -258,7 +261,7 @@ export class CliLandingGit implements LandingGit {
       if (/couldn't find remote ref/.test(r.stderr)) return null;
       throw failure('fetch', r);
     }
-    return this.readRefIn(await this.git.session(this.repo, context, false), tracking);
+    return this.readRefIn(this.git.refSession(this.repo, context, false), tracking);
   }
 
   async push(remote: string, sha: string, branch: string, context: GitContext): Promise<PushResult> {
@@ -298,6 +301,13 @@ export class CliLandingGit implements LandingGit {
     if (r.exitCode === 0) return r.stdout.trim();
     if (r.exitCode === 1 || /not a valid ref/.test(r.stderr)) return null;
     throw failure('show-ref', r);
+  }
+
+  private async mergeBaseIn(s: Session, a: string, b: string): Promise<string | null> {
+    const r = await this.git.run(s, ['merge-base', a, b]);
+    if (r.exitCode === 0) return r.stdout.trim();
+    if (r.exitCode === 1) return null;
+    throw failure('merge-base', r);
   }
 
   private async isAncestorIn(s: Session, ancestor: string, commit: string): Promise<boolean> {

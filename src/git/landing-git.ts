@@ -140,6 +140,8 @@ export interface LandingGit {
   fastForward(ref: string, expected: string, next: string, context: GitContext): Promise<FastForwardResult>;
   /** Creates or moves a ref that keeps a commit reachable (e.g. `refs/gatefs/submissions/<id>`); no compare. */
   pinRef(ref: string, commit: string, context: GitContext): Promise<void>;
+  /** The best common ancestor of two commits (`git merge-base`), or null when they share none. */
+  mergeBase(a: string, b: string, context: GitContext): Promise<string | null>;
   /** True when `ancestor` is an ancestor of (or equal to) `commit`. */
   isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
   /** How many commits `head` has that `base` does not (`rev-list --count base..head`). */

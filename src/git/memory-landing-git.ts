@@ -211,6 +211,13 @@ export class MemoryLandingGit implements LandingGit {
     writeRefSync(this.volume, this.gitdir, ref, commit);
   }
 
+  async mergeBase(a: string, b: string, _context: GitContext): Promise<string | null> {
+    await this.objects.commitTree(a);
+    await this.objects.commitTree(b);
+    const [base] = await git.findMergeBase({ fs: this.fs, gitdir: this.gitdir, oids: [a, b] });
+    return base ?? null;
+  }
+
   async isAncestor(ancestor: string, commit: string, _context: GitContext): Promise<boolean> {
     await this.objects.commitTree(ancestor);
     await this.objects.commitTree(commit);

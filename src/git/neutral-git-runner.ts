@@ -39,11 +39,22 @@ export class NeutralGitRunner {
    * `GitError('COMMAND_FAILED')` when git cannot read the config.
    */
   async session(cwd: string, context: GitContext, isWorktree: boolean): Promise<GitSession> {
-    const ceiling: Record<string, string> = isWorktree ? { GIT_CEILING_DIRECTORIES: dirname(cwd) } : {};
-    const base: GitSession = { cwd, context, env: { ...NEUTRAL_ENV, GIT_CONFIG_COUNT: '0', ...ceiling } };
+    const base = this.refSession(cwd, context, isWorktree);
     const r = await this.run(base, DRIVER_LIST_ARGS);
     if (r.exitCode !== 0 && r.exitCode !== 1) throw commandFailure('config', r);
     return { ...base, env: { ...base.env, ...driverOverrideEnv(r.exitCode === 0 ? r.stdout : '') } };
+  }
+
+  /**
+   * A session in `cwd` for commands that only read or move refs and walk history (`show-ref`,
+   * `symbolic-ref`, `rev-parse`, `merge-base`, `rev-list`, `update-ref`, `worktree list`):
+   * they never run a filter, diff or merge driver, so the driver list is not read (one process
+   * less). Hooks stay off as in every session (`core.hooksPath=/dev/null`). Never run a command
+   * that reads or writes file content (checkout, merge, diff, add, status, read-tree) in it.
+   */
+  refSession(cwd: string, context: GitContext, isWorktree: boolean): GitSession {
+    const ceiling: Record<string, string> = isWorktree ? { GIT_CEILING_DIRECTORIES: dirname(cwd) } : {};
+    return { cwd, context, env: { ...NEUTRAL_ENV, GIT_CONFIG_COUNT: '0', ...ceiling } };
   }
 
   /** Runs `git <neutral -c flags> <args>` in the session. A non-zero exit is a result. */

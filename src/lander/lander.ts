@@ -162,7 +162,8 @@ export class Lander {
       return;
     }
     const { base, local } = heads;
-    if (await git.isAncestor(sub.commitSha, base, context)) {
+    const common = await git.mergeBase(base, sub.commitSha, context);
+    if (common === sub.commitSha) {
       // Already on the target (submitted twice, or landed by hand): landed as it is, nothing merged.
       const patch = { state: 'checked', baseSha: base, targetSha: local, candidateSha: base, outcome: { alreadyLanded: true } } as const;
       sub = this.record(sub, patch, 'lander.checked', { candidate: base, alreadyLanded: true });
@@ -170,13 +171,17 @@ export class Lander {
       return;
     }
     const dir = this.options.checkoutFor(sub.target);
-    await git.checkoutDetached(dir, base, context);
-    const merged = await git.merge(
-      dir,
-      sub.commitSha,
-      { message: mergeMessage(sub), committer: this.options.committer, timeMs: this.options.clock.now() },
-      context,
-    );
+    // A submission built on the head lands as it is (a fast-forward): its commit is the candidate.
+    const fastForward = common === base;
+    await git.checkoutDetached(dir, fastForward ? sub.commitSha : base, context);
+    const merged = fastForward
+      ? ({ ok: true, sha: sub.commitSha, fastForward: true } as const)
+      : await git.merge(
+          dir,
+          sub.commitSha,
+          { message: mergeMessage(sub), committer: this.options.committer, timeMs: this.options.clock.now() },
+          context,
+        );
     if (!merged.ok) {
       this.fail(
         sub,
