@@ -76,7 +76,7 @@ async function runLander({ globals, flags, out, env }: CommandContext): Promise<
         while (!stop.isStopping) {
           const report = await host.lander.run(target === undefined ? {} : { target });
           if (hasNews(report)) printReport(globals.json, out, report, host.lander.status());
-          await Promise.race([stop.stopped, new Promise((resolve) => setTimeout(resolve, intervalMs).unref())]);
+          await Promise.race([stop.stopped, new Promise((resolve) => setTimeout(resolve, intervalMs))]);
         }
       } finally {
         stop.dispose();

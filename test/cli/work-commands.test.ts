@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { gatefs, git, sampleRepo } from './run-gatefs.js';
+import { spawn } from 'node:child_process';
+import { BIN, gatefs, git, sampleRepo } from './run-gatefs.js';
 
 let repo: ReturnType<typeof sampleRepo>;
 const run = (args: string[], env?: Record<string, string>) => gatefs(args, { cwd: repo.dir, ...(env ? { env } : {}) });
@@ -141,6 +142,23 @@ describe('diff, commit, submit, lander, messages', () => {
     const queue = JSON.parse((await ok(['lander', 'status', '--json'])).stdout);
     expect(queue).toMatchObject([{ state: 'done', landedSha: git(repo.dir, 'rev-parse', 'main').trim() }]);
     expect(JSON.parse((await ok(['messages', '--json'])).stdout).map((m: { kind: string }) => m.kind)).toEqual(['report', 'note']);
+  });
+});
+
+describe('lander run --watch', () => {
+  it('lands what is submitted while it runs, and stops on SIGTERM with exit 0', async () => {
+    await editedWorkspace('fix', 'fixed.txt');
+    await ok(['commit', 'fix', '-m', 'Fix it']);
+    const watcher = spawn(process.execPath, [BIN, 'lander', 'run', '--watch', '--interval', '0.2'], { cwd: repo.dir });
+    let stdout = '';
+    watcher.stdout.on('data', (d) => (stdout += d));
+    const ended = new Promise<number | null>((resolve) => watcher.on('close', (code) => resolve(code)));
+    await ok(['submit', 'fix', '--divergence', 'None']);
+    for (let i = 0; i < 300 && !stdout.includes('landed '); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(stdout).toMatch(/^landed sub-[0-9a-f]+ from fix on main/);
+    watcher.kill('SIGTERM');
+    expect(await ended).toBe(0);
+    expect(git(repo.dir, 'show', 'main:fixed.txt')).toBe('fix\n');
   });
 });
 

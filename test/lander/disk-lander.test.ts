@@ -200,6 +200,20 @@ describe('the queue', () => {
     expect(host.messages('b')).toMatchObject([{ kind: 'input', body: { reason: 'MERGE_CONFLICT', conflicts: ['shared.txt'] } }]);
   });
 
+  it('two landers started at once (two hosts) land each submission once: the second finds the queue taken or empty', async () => {
+    const { repo, host } = await world({ lander: { checks: ['true'] } });
+    const ids = [await submitFile(host, 'a', 'a.txt', 'A\n'), await submitFile(host, 'b', 'b.txt', 'B\n')];
+    const other = await createHost({ repo: repo.dir, manifest, settings: { lander: { checks: ['true'] } } });
+    cleanups.push(() => other.close());
+    const [one, two] = await Promise.all([host.lander.run(), other.lander.run()]);
+    expect([...one.landed, ...two.landed].sort()).toEqual([...ids].sort());
+    expect(one.busy.length + two.busy.length).toBeLessThanOrEqual(1);
+    const log = repo.git('log', '--format=%s', 'main').split('\n');
+    expect(log.filter((l) => l === 'add a.txt')).toHaveLength(1);
+    expect(log.filter((l) => l === 'add b.txt')).toHaveLength(1);
+    expect(host.messages().filter((m) => m.kind === 'report')).toHaveLength(2);
+  });
+
   it('submitting with uncommitted work is DIRTY_WORKTREE naming the files; nothing is queued', async () => {
     const { host } = await world({});
     await host.prepare({ conversation: 'a' });
