@@ -35,6 +35,8 @@ export const NEUTRAL_CONFIG_ARGS: readonly string[] = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['diff.external', ''],
+  // A repository's submodule.recurse would make checkout and merge run git in submodules too.
+  ['submodule.recurse', 'false'],
   ['protocol.ext.allow', 'never'],
 ].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
 
