@@ -89,7 +89,7 @@ export class EditedText {
           forward = (nl === -1 ? before.length : nl + 1) - region.oldTo;
         }
         const next = widened[i + 1];
-        if (next && region.oldTo + forward > next.oldFrom) {
+        if (next && region.oldTo + forward >= next.oldFrom) {
           region = { oldFrom: region.oldFrom, oldTo: next.oldTo, newFrom: region.newFrom, newTo: next.newTo };
           i++;
           continue;
