@@ -1,8 +1,8 @@
 /**
  * `edit`: exact-string replacements in one text file, like Claude Code's Edit and MultiEdit.
  *
- * Input: `path`, then either `oldString` + `newString` (+ `replaceAll?`) or `edits` (1–100
- * steps `{oldString, newString, replaceAll?}` applied in order, each to the text the earlier ones
+ * Input: `path`, then either `oldString` + `newString` (+ `replaceAll?`) or `edits` (1–50
+ * steps `{oldString, newString, replaceAll?}`, strings up to 32 Ki characters, applied in order, each to the text the earlier ones
  * left; all or nothing, one write); `expectedSha256?`; `dryRun?` (compute everything, write
  * nothing). Value: `path`, `replacements`, `sha256` of the new bytes, `diff` (unified, like
  * `git diff` of the file), `snippet` (numbered lines of the new text around each change),
@@ -41,7 +41,13 @@ import { SyntaxReportSchema, introducedSyntaxErrors, type SyntaxReport } from '.
 
 const MAX_STRING_CHARS = MAX_TEXT_FILE_BYTES;
 /** Most steps in one `edits` list. */
-export const EDIT_MAX_STEPS = 100;
+export const EDIT_MAX_STEPS = 50;
+/**
+ * Longest oldString/newString inside `edits`, in characters. The MCP message cap is derived
+ * from the schemas (src/mcp/message-limit.ts), so the list is bounded to about a third of the
+ * single form's size; a bigger replacement goes through oldString/newString or write.
+ */
+export const EDIT_STEP_MAX_CHARS = 32 * 1024;
 
 const OldString = Type.String({
   maxLength: MAX_STRING_CHARS,
@@ -59,13 +65,18 @@ const Input = Type.Object(
     edits: Type.Optional(
       Type.Array(
         Type.Object(
-          { oldString: OldString, newString: NewString, replaceAll: Type.Optional(ReplaceAll) },
+          {
+            oldString: Type.String({ maxLength: EDIT_STEP_MAX_CHARS, description: OldString.description }),
+            newString: Type.String({ maxLength: EDIT_STEP_MAX_CHARS, description: NewString.description }),
+            replaceAll: Type.Optional(ReplaceAll),
+          },
           { additionalProperties: false },
         ),
         {
           minItems: 1,
           maxItems: EDIT_MAX_STEPS,
-          description: 'Several replacements applied in order, each to the result of the previous ones; all succeed or nothing is written.',
+          description:
+            'Several replacements (up to 50, each string up to 32768 characters) applied in order, each to the result of the previous ones; all succeed or nothing is written.',
         },
       ),
     ),
