@@ -17,12 +17,20 @@ interface Region {
   newTo: number;
 }
 
-/** Lines `[oldStart, oldEnd)` of the original (0-based) became lines `[newStart, newEnd)` of the text. */
+/**
+ * Lines `[oldStart, oldEnd)` of the original (0-based) became lines `[newStart, newEnd)` of the
+ * text; `oldFrom`/`oldTo` and `newFrom`/`newTo` are the same ranges as character offsets (each
+ * at a line start or at the end of its text).
+ */
 export interface LineChange {
   oldStart: number;
   oldEnd: number;
   newStart: number;
   newEnd: number;
+  oldFrom: number;
+  oldTo: number;
+  newFrom: number;
+  newTo: number;
 }
 
 export class EditedText {
@@ -160,7 +168,7 @@ function toLines(regions: readonly Region[], before: string, after: string): Lin
     newLine += countNewlines(after, newAt, r.newFrom);
     const oldCount = linesIn(before, r.oldFrom, r.oldTo);
     const newCount = linesIn(after, r.newFrom, r.newTo);
-    out.push({ oldStart: oldLine, oldEnd: oldLine + oldCount, newStart: newLine, newEnd: newLine + newCount });
+    out.push({ oldStart: oldLine, oldEnd: oldLine + oldCount, newStart: newLine, newEnd: newLine + newCount, ...r });
     oldAt = r.oldFrom;
     newAt = r.newFrom;
   }

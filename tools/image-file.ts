@@ -19,6 +19,9 @@ const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** The image format of `bytes` by their signature, or undefined when they are not one of the four. */
 export function imageKind(bytes: Uint8Array): ImageKind | undefined {
+  // Every signature starts with one of these bytes; a text file is told apart at once.
+  const first = bytes[0];
+  if (first !== 0x89 && first !== 0xff && first !== 0x47 && first !== 0x52) return undefined;
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length >= 8 && PNG.every((v, i) => b[i] === v)) {
     // The IHDR chunk comes first: width and height, big-endian, at 16 and 20.
