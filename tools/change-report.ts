@@ -151,7 +151,10 @@ function capped(lines: readonly string[]): { text: string; cut: boolean } {
     size += lines[i].length + 1;
     if (size > REPORT_MAX_CHARS) {
       const rest = lines.length - i;
-      return { text: [...lines.slice(0, i), `... (${rest} more line${rest === 1 ? '' : 's'} not shown; read the file to see them)`].join('\n'), cut: true };
+      return {
+        text: [...lines.slice(0, i), `... (${rest} more line${rest === 1 ? '' : 's'} not shown; read the file to see them)`].join('\n'),
+        cut: true,
+      };
     }
   }
   return { text: lines.join('\n'), cut: false };

@@ -201,7 +201,8 @@ function describe(
     const lineNo = i + 1;
     const partialStart = j === 0 && file.key(i) !== keys[j];
     const partialEnd = j === needle.length - 1 && file.key(i) !== keys[j];
-    const same = file.key(i) === keys[j] || (partialStart && file.key(i).endsWith(keys[j])) || (partialEnd && file.key(i).startsWith(keys[j]));
+    const same =
+      file.key(i) === keys[j] || (partialStart && file.key(i).endsWith(keys[j])) || (partialEnd && file.key(i).startsWith(keys[j]));
     if (same && keys[j] !== '') matching++;
     if (!same) {
       differences.push({ kind: 'text', line: lineNo, file: clip(fileLine), oldString: clip(wanted) });
@@ -214,11 +215,21 @@ function describe(
     const fileTrail = trailing(fileLine);
     const wantTrail = trailing(wanted);
     if (!partialEnd && fileTrail !== wantTrail && (fileTrail.length < fileLine.length || wantTrail.length < wanted.length))
-      differences.push({ kind: 'trailing-whitespace', line: lineNo, file: whitespaceWords(fileTrail), oldString: whitespaceWords(wantTrail) });
+      differences.push({
+        kind: 'trailing-whitespace',
+        line: lineNo,
+        file: whitespaceWords(fileTrail),
+        oldString: whitespaceWords(wantTrail),
+      });
     if (inner(fileLine) !== inner(wanted) && !partialStart && !partialEnd)
       differences.push({ kind: 'inner-whitespace', line: lineNo, file: clip(fileLine.trim()), oldString: clip(wanted.trim()) });
     if (j < needle.length - 1 && file.crlf(i) !== rawNeedle[j].endsWith('\r'))
-      differences.push({ kind: 'line-endings', line: lineNo, file: file.crlf(i) ? 'CRLF' : 'LF', oldString: rawNeedle[j].endsWith('\r') ? 'CRLF' : 'LF' });
+      differences.push({
+        kind: 'line-endings',
+        line: lineNo,
+        file: file.crlf(i) ? 'CRLF' : 'LF',
+        oldString: rawNeedle[j].endsWith('\r') ? 'CRLF' : 'LF',
+      });
   }
   const endLine = start + Math.max(k, 1);
   const from = file.starts[start];

@@ -38,13 +38,22 @@ export function cutLine(lineNumber: number, text: string, fullLength = text.leng
  */
 export function numberLines(content: string, startLine: number): string {
   if (content.length === 0) return '';
-  const lines = content.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
+  // One pass with indexOf and string concatenation (V8 ropes): no array of lines.
+  const end = content.charCodeAt(content.length - 1) === 10 ? content.length - 1 : content.length;
   let out = '';
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const shown = line.endsWith('\r') ? line.slice(0, -1) : line;
-    out += i === 0 ? numberedLine(startLine, shown) : `\n${numberedLine(startLine + i, shown)}`;
+  let at = 0;
+  let n = startLine;
+  for (;;) {
+    let nl = content.indexOf('\n', at);
+    if (nl === -1 || nl > end) nl = end;
+    const stop = nl > at && content.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    const line = `${PADDED[n] ?? String(n).padStart(6)}\t${content.slice(at, stop)}`;
+    out = at === 0 ? line : `${out}\n${line}`;
+    if (nl >= end) return out;
+    at = nl + 1;
+    n++;
   }
-  return out;
 }
+
+/** The first line numbers, already padded (read's default window is 2,000 lines). */
+const PADDED: readonly string[] = Array.from({ length: 4001 }, (_, i) => String(i).padStart(6));

@@ -4,7 +4,7 @@
  * line breaks; only the lines of the window are decoded, each kept to what the window can show
  * (tools/read-window.ts). Memory stays at one slice plus the window, whatever the file's size.
  * Layers that cannot stream (memory, git objects) hand over the bytes whole
- * (vfs/layer.ts `ReadOptions.onChunk`), which this treats as a single slice.
+ * (vfs/layer.ts `ReadOptions.onChunk`), which this scans in the same slices.
  *
  * Limits: up to `READ_LARGE_MAX_BYTES` (`TOO_LARGE` above); the pass reads the whole file even
  * for a window at its start (`totalLines` and `sha256` need it), yielding between slices, so a
@@ -12,6 +12,7 @@
  * as in read (NUL in the first 8 KiB); an image this large is `TOO_LARGE`.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Namespace } from '../vfs/namespace.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import { ToolFailure } from './result.js';
@@ -19,6 +20,9 @@ import { BINARY_SNIFF_BYTES } from './text-content.js';
 import { imageKind, IMAGE_MAX_BYTES } from './image-file.js';
 import { LINE_CUT_CHARS } from './numbered-lines.js';
 import { LineWindow, READ_MAX_CONTENT_CHARS, type WindowResult } from './read-window.js';
+
+/** Bytes scanned between two yields to the event loop when a layer hands the file over whole. */
+const READ_SLICE_BYTES = 1 << 20;
 
 /** Largest file read pages through (1 GiB). */
 export const READ_LARGE_MAX_BYTES = 1024 * 1024 * 1024;
@@ -105,7 +109,11 @@ export async function readLargeWindow(ns: Namespace, target: Resolved, shown: st
   };
 
   const rest = await ns.readFile(target, { maxBytes: READ_LARGE_MAX_BYTES, onChunk });
-  if (rest.length > 0 && !refusal) onChunk(rest);
+  // A layer that does not stream handed the bytes over whole: scan them a slice at a time too.
+  for (let at = 0; at < rest.length && !refusal; at += READ_SLICE_BYTES) {
+    if (at > 0) await yieldToLoop();
+    onChunk(rest.subarray(at, Math.min(rest.length, at + READ_SLICE_BYTES)));
+  }
   if (refusal) throw refusal;
   if (lastByte !== -1 && lastByte !== 10) finishLine('');
   const totalLines = line - 1;

@@ -135,7 +135,11 @@ export const readTool = defineTool({
     const image = imageKind(bytes);
     if (image) {
       if (bytes.byteLength > IMAGE_MAX_BYTES) {
-        throw new ToolFailure('TOO_LARGE', `'${shown}' is an image of ${bytes.byteLength} bytes; read returns images up to ${IMAGE_MAX_BYTES} bytes`, shown);
+        throw new ToolFailure(
+          'TOO_LARGE',
+          `'${shown}' is an image of ${bytes.byteLength} bytes; read returns images up to ${IMAGE_MAX_BYTES} bytes`,
+          shown,
+        );
       }
       return ok<ReadValue | ReadImageValue>({
         path: shown,

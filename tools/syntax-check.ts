@@ -173,11 +173,18 @@ function locate(node: TreeSitter.Node, text: string, starts: readonly number[]):
   }
   const lineStart = starts.length === 0 ? 0 : starts[lo];
   const nl = text.indexOf('\n', lineStart);
-  const lineText = text.slice(lineStart, nl === -1 ? text.length : nl).trim().slice(0, 160);
+  const lineText = text
+    .slice(lineStart, nl === -1 ? text.length : nl)
+    .trim()
+    .slice(0, 160);
   const own = node.text;
   const firstLine = own.split('\n', 1)[0].trim();
   const shown = firstLine.length > 40 ? `${firstLine.slice(0, 40)}…` : firstLine;
-  const message = node.isMissing ? `missing ${JSON.stringify(node.type)}` : shown === '' ? 'syntax error' : `unexpected ${JSON.stringify(shown)}`;
+  const message = node.isMissing
+    ? `missing ${JSON.stringify(node.type)}`
+    : shown === ''
+      ? 'syntax error'
+      : `unexpected ${JSON.stringify(shown)}`;
   return {
     key: `${node.isMissing ? 'missing' : 'error'}|${node.type}|${own.slice(0, 80)}|${lineText}`,
     problem: { line: lo + 1, column: at - lineStart + 1, message },

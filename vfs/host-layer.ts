@@ -222,9 +222,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
       if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
       if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
       this.walk.seams.afterCheck?.({ op: 'read', path });
-      bytes = onChunk
-        ? streamHandle(fd, st.size, path, maxBytes ?? Infinity, onChunk)
-        : readHandle(fd, st.size, path, maxBytes, scratch);
+      bytes = onChunk ? streamHandle(fd, st.size, path, maxBytes ?? Infinity, onChunk) : readHandle(fd, st.size, path, maxBytes, scratch);
     } catch (e) {
       closeSync(fd);
       throw hostError(e, 'read', path);

@@ -68,7 +68,13 @@ export function toCallToolResult(tool: string, result: ToolResult): CallToolResu
   const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
   if (isImageValue(structured)) {
     const { data, ...rest } = structured;
-    return { content: [{ type: 'text', text }, { type: 'image', data, mimeType: rest.mimeType }], structuredContent: rest };
+    return {
+      content: [
+        { type: 'text', text },
+        { type: 'image', data, mimeType: rest.mimeType },
+      ],
+      structuredContent: rest,
+    };
   }
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }

@@ -72,7 +72,8 @@ function readText(v: Row): string {
   if (typeof v.nextOffset === 'number') parts.push(`more lines follow: continue with offset ${v.nextOffset}`);
   else if (v.truncated) parts.push('cut at the size limit of one read');
   const cut = v.cutLines as number[] | undefined;
-  if (cut && cut.length > 0) parts.push(`line${cut.length === 1 ? '' : 's'} ${cut.join(', ')} cut for length (read one with limit 1 to see it whole)`);
+  if (cut && cut.length > 0)
+    parts.push(`line${cut.length === 1 ? '' : 's'} ${cut.join(', ')} cut for length (read one with limit 1 to see it whole)`);
   const body = numberLines(String(v.content ?? ''), Number(v.startLine));
   return `${parts.join('; ')}\n${body === '' ? '(no lines)' : body}`;
 }
@@ -91,7 +92,10 @@ function editText(v: Row): string {
 }
 
 function writeText(v: Row): string {
-  return [`${v.created ? 'created' : 'wrote'} ${v.path}: ${v.bytes} bytes, sha256 ${v.sha256}`, ...syntaxLines(v.syntax as Row | undefined)].join('\n');
+  return [
+    `${v.created ? 'created' : 'wrote'} ${v.path}: ${v.bytes} bytes, sha256 ${v.sha256}`,
+    ...syntaxLines(v.syntax as Row | undefined),
+  ].join('\n');
 }
 
 /** The syntax check of an edit or write, when the file is a source file. */

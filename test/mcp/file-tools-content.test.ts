@@ -85,7 +85,11 @@ describe('edit and write over MCP', () => {
   });
 
   it('NO_MATCH: the closest region in structuredContent (error.details) and its exact text in the text', async () => {
-    const r = await callTool(client, 'edit', { path: 'src/math.js', oldString: 'export function add(a, b) {\n    return a + b;', newString: 'x' });
+    const r = await callTool(client, 'edit', {
+      path: 'src/math.js',
+      oldString: 'export function add(a, b) {\n    return a + b;',
+      newString: 'x',
+    });
     expect(r.isError).toBe(true);
     expect(r.structured.error).toMatchObject({
       code: 'NO_MATCH',
@@ -99,6 +103,8 @@ describe('edit and write over MCP', () => {
     const r = await callTool(client, 'write', { path: 'src/broken.ts', content: 'export const x: number = ;\n' });
     expect(r.isError).toBe(false);
     expect(r.structured).toMatchObject({ path: 'src/broken.ts', created: true, syntax: { language: 'typescript', introducedCount: 1 } });
-    expect(r.text).toMatch(/^created src\/broken\.ts: 27 bytes, sha256 [0-9a-f]{64}\nsyntax \(typescript\): 1 error introduced by this change:\n {2}line 1, column /);
+    expect(r.text).toMatch(
+      /^created src\/broken\.ts: 27 bytes, sha256 [0-9a-f]{64}\nsyntax \(typescript\): 1 error introduced by this change:\n {2}line 1, column /,
+    );
   });
 });

@@ -115,12 +115,23 @@ describe('edit: one replacement', () => {
     expect(empty).toMatchObject({ code: 'INVALID_INPUT' });
     expect(empty.message).toMatch(/^oldString:/);
     expect(errorOf(await edit({ path: 'a.txt', oldString: 'a', newString: 'a' })).message).toMatch(/^newString:/);
-    expect(errorOf(await edit({ path: 'a.txt', edits: [{ oldString: 'a', newString: 'b' }, { oldString: '', newString: 'c' }] })).message).toMatch(
-      /^edits\[1\]\.oldString:/,
-    );
+    expect(
+      errorOf(
+        await edit({
+          path: 'a.txt',
+          edits: [
+            { oldString: 'a', newString: 'b' },
+            { oldString: '', newString: 'c' },
+          ],
+        }),
+      ).message,
+    ).toMatch(/^edits\[1\]\.oldString:/);
     const both = errorOf(await edit({ path: 'a.txt', oldString: 'a', newString: 'b', edits: [{ oldString: 'b', newString: 'c' }] }));
     expect(both).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^edits: give either/) });
-    expect(errorOf(await edit({ path: 'a.txt' }))).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^oldString: required/) });
+    expect(errorOf(await edit({ path: 'a.txt' }))).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/^oldString: required/),
+    });
     expect(errorOf(await edit({ path: 'a.txt', edits: [] })).code).toBe('INVALID_INPUT');
     expect(errorOf(await edit({ path: 'bin', oldString: 'x', newString: 'y' })).code).toBe('BINARY_FILE');
     expect(errorOf(await edit({ path: 'latin1.txt', oldString: 'caf', newString: 'CAF' })).code).toBe('BINARY_FILE');

@@ -118,7 +118,9 @@ describe('read: hints and long lines', () => {
     const { read } = setup({ 'min.js': `first\n${long}\nlast\n` });
     const v = valueOf(await read({ path: 'min.js' }));
     expect(v.cutLines).toEqual([2]);
-    expect(v.content).toBe(`first\n${'x'.repeat(2000)} … [cut: 3000 more characters; read with offset 2 and limit 1 to see the whole line]\nlast\n`);
+    expect(v.content).toBe(
+      `first\n${'x'.repeat(2000)} … [cut: 3000 more characters; read with offset 2 and limit 1 to see the whole line]\nlast\n`,
+    );
     const whole = valueOf(await read({ path: 'min.js', offset: 2, limit: 1 }));
     expect(whole).toMatchObject({ content: `${long}\n`, startLine: 2, endLine: 2, nextOffset: 3 });
     expect(whole.cutLines).toBeUndefined();
@@ -166,7 +168,7 @@ describe('read: images', () => {
 
   it('goes by the bytes, not the name, and refuses an image over 3.75 MiB', async () => {
     const huge = Buffer.concat([PNG_1x1, Buffer.alloc(4 * 1024 * 1024)]);
-    const { read } = setup({ 'text.png': 'not an image\n', 'big.png': huge, 'logo': PNG_1x1 });
+    const { read } = setup({ 'text.png': 'not an image\n', 'big.png': huge, logo: PNG_1x1 });
     expect(valueOf(await read({ path: 'text.png' }))).toMatchObject({ content: 'not an image\n' });
     expect(valueOf(await read({ path: 'logo' }))).toMatchObject({ kind: 'image', mimeType: 'image/png' });
     const err = errorOf(await read({ path: 'big.png' }));
@@ -179,7 +181,9 @@ describe('read: files over 10 MiB', () => {
   const temp = mkdtempSync(join(tmpdir(), 'gatefs-read-large-'));
   afterAll(() => rmSync(temp, { recursive: true, force: true }));
   // 120,000 CRLF lines of 100 bytes (12 MB), a cut-worthy line in the middle, no final newline.
-  const lines = Array.from({ length: 120_000 }, (_, i) => (i === 60_000 ? 'L'.repeat(5000) : `line ${String(i + 1).padStart(6, '0')} ${'.'.repeat(84)}`));
+  const lines = Array.from({ length: 120_000 }, (_, i) =>
+    i === 60_000 ? 'L'.repeat(5000) : `line ${String(i + 1).padStart(6, '0')} ${'.'.repeat(84)}`,
+  );
   const body = `${lines.join('\r\n')}`;
   const bytes = Buffer.from(body);
   writeFileSync(join(temp, 'big.log'), bytes);
