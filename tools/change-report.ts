@@ -36,17 +36,49 @@ interface Line {
  * (tools/edited-text.ts). `path` names the file in the diff's `---`/`+++` lines.
  */
 export function changeReport(path: string, before: string, after: string, changes: readonly LineChange[]): ChangeReport {
-  const diff = capped(unifiedDiff(path, before, after, changes));
-  const snippet = capped(snippetLines(after, changes));
-  return { diff: diff.text, snippet: snippet.text, truncated: diff.cut || snippet.cut };
+  const diff = unifiedDiff(path, before, after, changes);
+  const snippet = snippetLines(after, changes);
+  return { diff: diff.text(), snippet: snippet.text(), truncated: diff.cut || snippet.cut };
 }
 
-function unifiedDiff(path: string, before: string, after: string, changes: readonly LineChange[]): string[] {
-  if (changes.length === 0) return [];
-  const out = [`--- a/${path}`, `+++ b/${path}`];
+/**
+ * Lines up to `REPORT_MAX_CHARS` characters: past that, `push` drops them and notes the change
+ * being shown, so the report says how many changes it left out (and stops being built).
+ */
+class CappedLines {
+  private readonly lines: string[] = [];
+  private size = 0;
+  cut = false;
+  private left = 0;
+
+  /** Adds a line; false once over the cap (`remaining`: the changes not shown from here on). */
+  push(line: string, remaining: number): boolean {
+    if (this.cut) return false;
+    this.size += line.length + 1;
+    if (this.size > REPORT_MAX_CHARS) {
+      this.cut = true;
+      this.left = remaining;
+      return false;
+    }
+    this.lines.push(line);
+    return true;
+  }
+
+  text(): string {
+    if (!this.cut) return this.lines.join('\n');
+    const what = `${this.left} change${this.left === 1 ? '' : 's'}`;
+    return [...this.lines, `... (cut at ${REPORT_MAX_CHARS} characters: ${what} not shown in full; read the file to see them)`].join('\n');
+  }
+}
+
+function unifiedDiff(path: string, before: string, after: string, changes: readonly LineChange[]): CappedLines {
+  const out = new CappedLines();
+  if (changes.length === 0) return out;
+  out.push(`--- a/${path}`, changes.length);
+  out.push(`+++ b/${path}`, changes.length);
   // Group changes whose context overlaps into one hunk, as diff does.
   let i = 0;
-  while (i < changes.length) {
+  while (i < changes.length && !out.cut) {
     let j = i;
     while (j + 1 < changes.length && changes[j + 1].oldStart - changes[j].oldEnd <= 2 * DIFF_CONTEXT_LINES) j++;
     const lead = linesBefore(before, changes[i].oldFrom, DIFF_CONTEXT_LINES);
@@ -55,17 +87,18 @@ function unifiedDiff(path: string, before: string, after: string, changes: reado
     const newFrom = changes[i].newStart - lead.length;
     const oldCount = changes[j].oldEnd + tail.length - oldFrom;
     const newCount = changes[j].newEnd + tail.length - newFrom;
-    out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`);
+    out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`, changes.length - i);
     let oldNo = oldFrom;
     let newNo = newFrom;
-    for (const l of lead) push(out, ' ', l, ++oldNo, ++newNo);
-    for (let k = i; k <= j; k++) {
+    for (const l of lead) push(out, ' ', l, ++oldNo, ++newNo, changes.length - i);
+    for (let k = i; k <= j && !out.cut; k++) {
       const c = changes[k];
-      if (k > i) for (const l of linesBetween(before, changes[k - 1].oldTo, c.oldFrom)) push(out, ' ', l, ++oldNo, ++newNo);
-      for (const l of linesBetween(before, c.oldFrom, c.oldTo)) push(out, '-', l, ++oldNo, newNo);
-      for (const l of linesBetween(after, c.newFrom, c.newTo)) push(out, '+', l, oldNo, ++newNo);
+      const left = changes.length - k;
+      if (k > i) for (const l of linesBetween(before, changes[k - 1].oldTo, c.oldFrom)) push(out, ' ', l, ++oldNo, ++newNo, left);
+      for (const l of linesBetween(before, c.oldFrom, c.oldTo)) if (!push(out, '-', l, ++oldNo, newNo, left)) break;
+      for (const l of linesBetween(after, c.newFrom, c.newTo)) if (!push(out, '+', l, oldNo, ++newNo, left)) break;
     }
-    for (const l of tail) push(out, ' ', l, ++oldNo, ++newNo);
+    for (const l of tail) push(out, ' ', l, ++oldNo, ++newNo, changes.length - j - 1);
     i = j + 1;
   }
   return out;
@@ -76,41 +109,45 @@ function range(from: number, count: number): string {
   return count === 0 ? `${from},0` : `${from + 1},${count}`;
 }
 
-/** A diff line (cut like read cuts, numbered by its line in the file it comes from). */
-function push(out: string[], sign: string, line: Line, oldNo: number, newNo: number): void {
-  out.push(`${sign}${cutLine(sign === '+' ? newNo : oldNo, line.text)}`);
-  if (!line.newline) out.push('\\ No newline at end of file');
+/** A diff line (cut like read cuts, numbered by its line in the file it comes from); false once over the cap. */
+function push(out: CappedLines, sign: string, line: Line, oldNo: number, newNo: number, remaining: number): boolean {
+  if (!out.push(`${sign}${cutLine(sign === '+' ? newNo : oldNo, line.text)}`, remaining)) return false;
+  return line.newline || out.push('\\ No newline at end of file', remaining);
 }
 
-function snippetLines(after: string, changes: readonly LineChange[]): string[] {
-  const out: string[] = [];
+function snippetLines(after: string, changes: readonly LineChange[]): CappedLines {
+  const out = new CappedLines();
   let shownTo = -1; // the line after the last one shown (0-based)
-  for (const c of changes) {
+  for (let k = 0; k < changes.length && !out.cut; k++) {
+    const c = changes[k];
+    const left = changes.length - k;
     const lead = linesBefore(after, c.newFrom, SNIPPET_CONTEXT_LINES);
-    let from = c.newStart - lead.length;
-    let lines = [...lead, ...linesBetween(after, c.newFrom, c.newTo), ...linesFrom(after, c.newTo, SNIPPET_CONTEXT_LINES)];
-    if (shownTo >= 0 && from < shownTo) {
-      // Overlaps what the previous change showed: continue from there.
-      lines = lines.slice(shownTo - from);
-      from = shownTo;
-    } else if (shownTo >= 0 && from > shownTo) out.push('...');
-    lines.forEach((l, k) => out.push(numberedLine(from + k + 1, cutLine(from + k + 1, l.text))));
-    shownTo = Math.max(shownTo, from + lines.length);
+    let next = c.newStart - lead.length; // the line to show next (0-based)
+    if (shownTo >= 0 && next > shownTo) out.push('...', left);
+    // Lines the previous change already showed are skipped.
+    const show = (l: Line) => {
+      const shown = next < shownTo || out.push(numberedLine(next + 1, cutLine(next + 1, l.text)), left);
+      next++;
+      return shown;
+    };
+    let going = true;
+    for (const l of lead) going &&= show(l);
+    for (const l of linesBetween(after, c.newFrom, c.newTo)) if (!(going &&= show(l))) break;
+    for (const l of linesFrom(after, c.newTo, SNIPPET_CONTEXT_LINES)) going &&= show(l);
+    shownTo = Math.max(shownTo, next);
   }
   return out;
 }
 
-/** The lines of `[from, to)` (which starts at a line start). */
-function linesBetween(text: string, from: number, to: number): Line[] {
-  const out: Line[] = [];
+/** The lines of `[from, to)` (which starts at a line start), one at a time (a change may be the whole file). */
+function* linesBetween(text: string, from: number, to: number): Generator<Line> {
   let at = from;
   while (at < to) {
     const nl = text.indexOf('\n', at);
     const end = nl === -1 || nl >= to ? to : nl;
-    out.push(lineAt(text, at, end));
+    yield lineAt(text, at, end);
     at = end + 1;
   }
-  return out;
 }
 
 /** Up to `n` lines from the line start `at`. */
@@ -142,20 +179,4 @@ function lineAt(text: string, start: number, end: number): Line {
   const newline = end < text.length;
   const stop = newline && end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
   return { text: text.slice(start, stop), newline };
-}
-
-/** The lines joined, cut on a line boundary at `REPORT_MAX_CHARS` with a line saying how many were left out. */
-function capped(lines: readonly string[]): { text: string; cut: boolean } {
-  let size = 0;
-  for (let i = 0; i < lines.length; i++) {
-    size += lines[i].length + 1;
-    if (size > REPORT_MAX_CHARS) {
-      const rest = lines.length - i;
-      return {
-        text: [...lines.slice(0, i), `... (${rest} more line${rest === 1 ? '' : 's'} not shown; read the file to see them)`].join('\n'),
-        cut: true,
-      };
-    }
-  }
-  return { text: lines.join('\n'), cut: false };
 }

@@ -33,6 +33,13 @@ export interface LineChange {
   newTo: number;
 }
 
+/**
+ * Regions kept apart; beyond them the rest of the changes are one region (still exact: the
+ * text outside it is unchanged), so a `replaceAll` of 100,000 occurrences costs no more to
+ * report than the diff's cap can show.
+ */
+export const MAX_REGIONS = 1000;
+
 export class EditedText {
   private current: string;
   private regions: Region[] = [];
@@ -59,7 +66,15 @@ export class EditedText {
       at = s + length;
     }
     parts.push(this.current.slice(at));
-    this.regions = mergeRegions(this.regions, starts, length, replacement.length);
+    const regions = mergeRegions(this.regions, starts, length, replacement.length);
+    if (regions.length > MAX_REGIONS) {
+      // Past the first regions (more than any report shows), one region spans the rest.
+      const last = regions[regions.length - 1];
+      const tail = regions[MAX_REGIONS - 1];
+      regions.length = MAX_REGIONS - 1;
+      regions.push({ oldFrom: tail.oldFrom, oldTo: last.oldTo, newFrom: tail.newFrom, newTo: last.newTo });
+    }
+    this.regions = regions;
     this.current = parts.join('');
   }
 

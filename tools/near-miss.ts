@@ -3,13 +3,18 @@
  * and how the two differ — above all in whitespace, the most common reason (tabs against spaces,
  * trailing blanks, CRLF against LF), so the next call can copy the file's exact text.
  *
- * Two tiers, both line-based and linear in the file's size:
+ * Two tiers, both line-based:
  * 1. Equal ignoring whitespace: every line of oldString equals a line of the file once all
  *    whitespace is removed (its first line may be the end of a file line, its last line the start
  *    of one). The first such region is the candidate; `whitespaceOnly` is true.
  * 2. Otherwise the region where most lines of oldString occur (ignoring whitespace), found by
  *    letting each line vote for the start it implies; a one-line oldString is matched to the line
  *    sharing most of its words. No candidate when nothing is similar.
+ *
+ * Work is bounded whatever the file's size: candidate lines are found by searching the text for
+ * the longest words of oldString (`MAX_ANCHOR_WORDS` words, `MAX_HITS_PER_WORD` lines each), and
+ * only those lines are compared. An oldString without a word of two letters or digits is
+ * compared line by line only in files of up to `MAX_SCANNED_LINES` lines.
  *
  * It never edits: it only describes, and edit still refuses with `NO_MATCH` (an automatic match
  * would also have to guess the whitespace of newString).
@@ -45,8 +50,12 @@ export interface NearMiss {
 /** Longest candidate text returned. */
 export const CANDIDATE_MAX_CHARS = 2000;
 const MAX_DIFFERENCES = 8;
-/** A line of oldString occurring more often than this in the file casts no vote (`}`, blank lines). */
-const MAX_VOTES_PER_LINE = 200;
+/** Words of oldString searched for in the file to find candidate lines. */
+const MAX_ANCHOR_WORDS = 8;
+/** Lines found per word at most (a word that common says little). */
+const MAX_HITS_PER_WORD = 2000;
+/** Without a word to search for, files up to this many lines are compared line by line. */
+const MAX_SCANNED_LINES = 20_000;
 
 interface FileLines {
   text: string;
@@ -57,6 +66,8 @@ interface FileLines {
   crlf(i: number): boolean;
   /** Line i with all whitespace removed, computed once. */
   key(i: number): string;
+  /** The lines holding `word` (sorted, at most `MAX_HITS_PER_WORD`). */
+  linesWith(word: string): number[];
 }
 
 function fileLines(text: string): FileLines {
@@ -71,13 +82,49 @@ function fileLines(text: string): FileLines {
     const end = endOf(i);
     return text.slice(starts[i], end > starts[i] && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
   };
+  const lineOf = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const linesWith = (word: string) => {
+    const out: number[] = [];
+    for (let at = text.indexOf(word); at !== -1 && out.length < MAX_HITS_PER_WORD; ) {
+      const i = lineOf(at);
+      out.push(i);
+      at = i + 1 < starts.length ? text.indexOf(word, starts[i + 1]) : -1;
+    }
+    return out;
+  };
   return {
     text,
     starts,
     line,
     crlf,
     key: (i) => (keys[i] ??= squeeze(line(i))),
+    linesWith,
   };
+}
+
+/** The longest words (letters, digits, `_`, `$`; two characters or more) of `s`, longest first. */
+function wordsOf(s: string, max: number): string[] {
+  return [...new Set(s.match(/[\p{L}\p{N}_$]{2,}/gu) ?? [])].sort((a, b) => b.length - a.length).slice(0, max);
+}
+
+/**
+ * Candidate lines for needle line `j` of `needle`: the lines holding its longest word, or, when
+ * it has none, every line of a small file (undefined for a large one).
+ */
+function anchorLines(file: FileLines, needleLine: string): number[] | undefined {
+  const [word] = wordsOf(needleLine, 1);
+  if (word !== undefined) return file.linesWith(word);
+  if (file.starts.length > MAX_SCANNED_LINES) return undefined;
+  return Array.from({ length: file.starts.length }, (_, i) => i);
 }
 
 const squeeze = (s: string) => s.replace(/\s+/g, '');
@@ -95,18 +142,18 @@ export function findNearMiss(text: string, oldString: string): NearMiss | undefi
   if (keys.every((k) => k === '')) return undefined;
   const file = fileLines(text);
   if (file.starts.length === 0) return undefined;
-  const exact = whitespaceMatch(file, keys);
+  const exact = whitespaceMatch(file, needle, keys);
   if (exact !== undefined) return describe(file, needle, rawNeedle, keys, exact, true);
-  const start = keys.length === 1 ? closestLine(file, needle[0]) : votedStart(file, keys);
+  const start = keys.length === 1 ? closestLine(file, needle[0]) : votedStart(file, needle, keys);
   return start === undefined ? undefined : describe(file, needle, rawNeedle, keys, start, false);
 }
 
 /** The first line where `keys` match ignoring whitespace (first line by suffix, last by prefix). */
-function whitespaceMatch(file: FileLines, keys: readonly string[]): number | undefined {
+function whitespaceMatch(file: FileLines, needle: readonly string[], keys: readonly string[]): number | undefined {
   const n = file.starts.length;
   const k = keys.length;
   if (k === 1) {
-    for (let i = 0; i < n; i++) if (file.key(i).includes(keys[0])) return i;
+    for (const i of anchorLines(file, needle[0]) ?? []) if (file.key(i).includes(keys[0])) return i;
     return undefined;
   }
   const fits = (s: number) => {
@@ -115,41 +162,32 @@ function whitespaceMatch(file: FileLines, keys: readonly string[]): number | und
     for (let j = 1; j < k - 1; j++) if (file.key(s + j) !== keys[j]) return false;
     return true;
   };
-  // Anchor on a middle line when there is one (exact key equality), else scan every start.
-  const anchor = k > 2 ? rarestMiddle(keys) : -1;
-  if (anchor < 0) {
-    for (let s = 0; s + k <= n; s++) if (fits(s)) return s;
-    return undefined;
-  }
-  for (let i = 0; i < n; i++) if (file.key(i) === keys[anchor] && fits(i - anchor)) return i - anchor;
+  // Anchor on the line of oldString with the longest word: every match holds that word there.
+  let anchor = 0;
+  let longest = '';
+  needle.forEach((line, j) => {
+    const [word] = wordsOf(line, 1);
+    if (word !== undefined && word.length > longest.length) {
+      anchor = j;
+      longest = word;
+    }
+  });
+  const lines = longest === '' ? anchorLines(file, '') : file.linesWith(longest);
+  for (const i of lines ?? []) if (fits(i - anchor)) return i - anchor;
   return undefined;
 }
 
-/** The index of the longest non-empty middle key (the likeliest to be rare), or -1. */
-function rarestMiddle(keys: readonly string[]): number {
-  let best = -1;
-  for (let j = 1; j < keys.length - 1; j++) if (keys[j] !== '' && (best < 0 || keys[j].length > keys[best].length)) best = j;
-  return best;
-}
-
 /** The start line most lines of oldString vote for (each line equal ignoring whitespace), or undefined. */
-function votedStart(file: FileLines, keys: readonly string[]): number | undefined {
-  const wanted = new Map<string, number[]>();
-  keys.forEach((key, j) => {
-    if (key === '') return;
-    const list = wanted.get(key);
-    if (list) list.push(j);
-    else wanted.set(key, [j]);
-  });
-  const hits = new Map<string, number>();
+function votedStart(file: FileLines, needle: readonly string[], keys: readonly string[]): number | undefined {
   const votes = new Map<number, number>();
-  for (let i = 0; i < file.starts.length; i++) {
-    const at = wanted.get(file.key(i));
-    if (!at) continue;
-    const seen = (hits.get(file.key(i)) ?? 0) + 1;
-    hits.set(file.key(i), seen);
-    if (seen > MAX_VOTES_PER_LINE) continue;
-    for (const j of at) votes.set(i - j, (votes.get(i - j) ?? 0) + 1);
+  // The lines of oldString with the longest words vote (the others would find too much).
+  const voters = needle
+    .map((line, j) => ({ j, word: wordsOf(line, 1)[0] ?? '' }))
+    .filter((v) => v.word !== '' && keys[v.j] !== '')
+    .sort((a, b) => b.word.length - a.word.length)
+    .slice(0, MAX_ANCHOR_WORDS);
+  for (const { j, word } of voters) {
+    for (const i of file.linesWith(word)) if (file.key(i) === keys[j]) votes.set(i - j, (votes.get(i - j) ?? 0) + 1);
   }
   let best: number | undefined;
   let bestVotes = 0;
@@ -159,17 +197,18 @@ function votedStart(file: FileLines, keys: readonly string[]): number | undefine
       bestVotes = n;
     }
   }
-  if (best === undefined) return closestLine(file, keys.find((k) => k !== '') ?? '');
+  if (best === undefined) return closestLine(file, needle.find((l) => l.trim() !== '') ?? '');
   return Math.max(0, best);
 }
 
 /** The line sharing most words with `wanted` (at least half of them), or undefined. */
 function closestLine(file: FileLines, wanted: string): number | undefined {
-  const words = [...new Set(wanted.match(/[\p{L}\p{N}_$]+/gu) ?? [])].sort((a, b) => b.length - a.length).slice(0, 8);
+  const words = wordsOf(wanted, MAX_ANCHOR_WORDS);
   if (words.length === 0) return undefined;
+  const candidates = [...new Set(words.flatMap((w) => file.linesWith(w)))].sort((a, b) => a - b);
   let best: number | undefined;
   let bestScore = 0;
-  for (let i = 0; i < file.starts.length; i++) {
+  for (const i of candidates) {
     const line = file.line(i);
     let score = 0;
     for (const w of words) if (line.includes(w)) score++;

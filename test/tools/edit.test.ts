@@ -221,14 +221,19 @@ describe('edit: several replacements (edits[])', () => {
     expect(sha(await content('f.txt'))).toBe(dry.sha256);
   });
 
-  it('cuts a diff past 16 Ki characters with a last line saying so', async () => {
-    const big = `${Array.from({ length: 3000 }, (_, i) => `row ${i}`).join('\n')}\n`;
-    const { edit } = setup({ 'big.txt': big });
+  it('cuts a diff and a snippet past 16 Ki characters with a last line saying so; the changes shown are exact', async () => {
+    const big = `${Array.from({ length: 3000 }, (_, i) => `row ${i}\n${'-'.repeat(9)}`).join('\n')}\n`;
+    const { edit, content } = setup({ 'big.txt': big });
     const v = valueOf(await edit({ path: 'big.txt', oldString: 'row', newString: 'ROW', replaceAll: true }));
     expect(v.replacements).toBe(3000);
+    expect(await content('big.txt')).toBe(big.replaceAll('row', 'ROW'));
     expect(v.truncated).toBe(true);
-    expect(v.diff.length).toBeLessThanOrEqual(16 * 1024 + 100);
-    expect(v.diff).toMatch(/\n\.\.\. \(\d+ more lines not shown; read the file to see them\)$/);
+    for (const part of [v.diff, v.snippet]) {
+      expect(part.length).toBeLessThanOrEqual(16 * 1024 + 200);
+      expect(part).toMatch(/\n\.\.\. \(cut at 16384 characters: \d+ changes not shown in full; read the file to see them\)$/);
+    }
+    expect(v.diff).toContain('\n-row 0\n+ROW 0\n ---------\n-row 1\n+ROW 1\n ---------\n');
+    expect(v.snippet).toContain(`${'1'.padStart(6)}\tROW 0\n${'2'.padStart(6)}\t---------\n`);
   });
 });
 
