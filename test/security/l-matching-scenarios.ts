@@ -203,6 +203,28 @@ export const L_SCENARIOS: readonly Scenario[] = [
     args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' },
     outcomes: OK,
   },
+  // Huge lines and files through read (a window found by streaming; lines cut for length).
+  {
+    name: 'read a 20 MiB line (streamed past 10 MiB, cut at 2,000 characters)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'huge.txt' },
+    outcomes: OK,
+  },
+  {
+    name: 'read a 20 MiB line alone (limit 1: 256 Ki characters of it)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'huge.txt', limit: 1 },
+    outcomes: OK,
+  },
+  {
+    name: 'read the last of 10,000 long lines (a 20 MB file streamed)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'lines.txt', offset: 10_000 },
+    outcomes: OK,
+  },
   {
     name: 'grep count of a literal over 10,000 long lines',
     workspace: 'big',
