@@ -22,7 +22,7 @@ export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 
 export interface Scenario {
   name: string;
   workspace: string;
-  tool: 'list' | 'grep';
+  tool: 'list' | 'grep' | 'read';
   args: Record<string, unknown>;
   /** The codes a user may get; `ok` is a result. */
   outcomes: readonly string[];
