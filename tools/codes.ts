@@ -61,10 +61,12 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   PROTECTED_PATH:
     'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
   OCCUPIED: 'Another holder has exclusive write access to this workspace right now.',
-  TOO_LARGE: 'The file is larger than the tool handles (read and edit: 10 MiB).',
-  BINARY_FILE: 'The file looks binary (a NUL byte in its first 8 KiB) or, for edit, is not valid UTF-8.',
-  NO_MATCH: 'edit: oldString does not occur in the file.',
-  AMBIGUOUS_MATCH: 'edit: oldString occurs more than once; add context or pass replaceAll.',
+  TOO_LARGE: 'The file is larger than the tool handles (edit: 10 MiB; read: 1 GiB, an image 3.75 MiB).',
+  BINARY_FILE:
+    'The file looks binary (a NUL byte in its first 8 KiB; read returns PNG, JPEG, GIF and WebP as images) or, for edit, is not valid UTF-8.',
+  NO_MATCH:
+    'edit: oldString does not occur in the file; the message and details.candidate name the closest region, its exact text and how its whitespace differs.',
+  AMBIGUOUS_MATCH: 'edit: oldString occurs more than once (details.lines lists where); add context or pass replaceAll.',
   STALE_CONTENT: 'The file changed since it was read: its sha256 differs from expectedSha256 (or it no longer exists).',
   BUSY: 'A temporary shortage (file descriptors) or another writer holding the file past the wait limit: nothing was changed; retry the call.',
   TOO_DEEP: 'The folder tree below the path is nested deeper than a walk follows; name a deeper folder as the path.',

@@ -12,6 +12,11 @@ export interface ToolError {
   message: string;
   /** A namespace path (never a host path), when the error concerns one. */
   path?: string;
+  /**
+   * Structured facts about the refusal, as plain JSON, for an agent that reads only the
+   * structure (e.g. edit's `NO_MATCH` carries the closest candidate region). Never host paths.
+   */
+  details?: Record<string, unknown>;
 }
 
 /** The result of every tool call. */
@@ -32,11 +37,12 @@ export interface ToolDescriptor {
  * namespace path as the agent writes it (never a host path). A `CodedError` whose message is
  * shown to the agent as is; the gate also throws it for its own refusals.
  */
-export class ToolFailure extends CodedError<ToolErrorCode, { readonly path?: string }> {
+export class ToolFailure extends CodedError<ToolErrorCode, { readonly path?: string; readonly details?: Record<string, unknown> }> {
   override readonly name = 'ToolFailure';
 
-  constructor(code: ToolErrorCode, message: string, path?: string) {
-    super(code, message, path === undefined ? {} : { path });
+  /** `details`: structured facts the agent receives beside the message (`ToolError.details`). */
+  constructor(code: ToolErrorCode, message: string, path?: string, details?: Record<string, unknown>) {
+    super(code, message, { ...(path === undefined ? {} : { path }), ...(details === undefined ? {} : { details }) });
   }
 
   /** The namespace path the refusal concerns, as the agent writes it; undefined when none. */
@@ -46,9 +52,10 @@ export class ToolFailure extends CodedError<ToolErrorCode, { readonly path?: str
 
   /** The `ToolError` the agent receives: the code, the message, and the path when there is one. */
   toToolError(): ToolError {
-    return this.path === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, path: this.path };
+    const error: ToolError = { code: this.code, message: this.message };
+    if (this.path !== undefined) error.path = this.path;
+    if (this.data.details !== undefined) error.details = this.data.details;
+    return error;
   }
 }
 

@@ -38,7 +38,8 @@ export interface ToolDefinition<I = any, O = any> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: TObject;
-  readonly outputSchema: TObject;
+  /** The value's schema: an object, or a union of objects (read: text or image) marked `type: 'object'`. */
+  readonly outputSchema: TSchema;
   readonly annotations: ToolDescriptor['annotations'];
   /** True when the tool changes files: the gate checks write flags, protected paths, occupancy and takes the file lock. */
   readonly writes: boolean;
@@ -63,7 +64,7 @@ export interface ToolSpec<S extends TObject, O> {
   name: string;
   description: string;
   input: S;
-  output: TObject;
+  output: TSchema;
   annotations: ToolDescriptor['annotations'];
   writes: boolean;
   paths(input: Static<S>): string[];

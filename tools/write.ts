@@ -16,15 +16,24 @@
  * mounts (`READ_ONLY`), protected paths (`PROTECTED_PATH`) and occupied workspaces (`OCCUPIED`)
  * and holds the per-file lock. Other errors: the path codes, `IS_DIRECTORY`, `NOT_DIRECTORY`,
  * `NOT_REGULAR_FILE`, `SYMLINK_ESCAPE`.
+ *
+ * For a source file (tools/syntax-grammars.ts: by extension) the value also has `syntax`: the
+ * syntax errors the new content has and the old one had not (tools/syntax-check.ts). They never
+ * refuse the write. To compare, the old bytes are read just before a plain write of such a file
+ * (another writer may come between; the report then compares with what was read).
  */
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
 import { ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, encodeText, sha256Hex } from './text-content.js';
+import { MAX_TEXT_FILE_BYTES, decodeText, encodeText, looksBinary, sha256Hex } from './text-content.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { swapFile } from './swap-file.js';
 import { PathArg } from './path-arg.js';
+import { SyntaxReportSchema, introducedSyntaxErrors, type SyntaxReport } from './syntax-check.js';
+import { languageOf } from './syntax-grammars.js';
+import type { Namespace } from '../vfs/namespace.js';
+import type { Resolved } from '../vfs/mount-table.js';
 
 /** Longest `content` accepted, in UTF-16 code units. */
 export const WRITE_MAX_CONTENT_CHARS = 10 * 1024 * 1024;
@@ -42,7 +51,13 @@ const Input = Type.Object(
   { additionalProperties: false },
 );
 
-const Output = Type.Object({ path: Type.String(), bytes: Type.Integer(), sha256: Type.String(), created: Type.Boolean() });
+const Output = Type.Object({
+  path: Type.String(),
+  bytes: Type.Integer(),
+  sha256: Type.String(),
+  created: Type.Boolean(),
+  syntax: Type.Optional(SyntaxReportSchema),
+});
 
 /** The value of a successful write. */
 export interface WriteValue {
@@ -50,6 +65,8 @@ export interface WriteValue {
   bytes: number;
   sha256: string;
   created: boolean;
+  /** For a source file: the syntax errors the new content introduced (see the module comment). */
+  syntax?: SyntaxReport;
 }
 
 /** The `write` tool (see the module comment for inputs, value and errors). */
@@ -72,16 +89,21 @@ export const writeTool = defineTool({
     const shown = ns.display(target.path);
     const data = encodeText(input.content);
     const expected = input.expectedSha256;
+    const source = languageOf(shown) !== undefined;
     if (typeof expected === 'string') {
       const read = () => readExpected(ns, target, shown, MAX_TEXT_FILE_BYTES);
       const value = { path: shown, bytes: data.byteLength, sha256: sha256Hex(data), created: false };
+      let before: Uint8Array | undefined;
       const change = (current: Uint8Array) => {
         checkExpectedSha(current, expected, shown);
+        before = current;
         return { data, value };
       };
-      return ok<WriteValue>(await swapFile(ns, target, shown, read, change));
+      const written = await swapFile(ns, target, shown, read, change);
+      return ok<WriteValue>(source ? await withSyntax(written, shown, before, input.content) : written);
     }
     const exclusive = input.expectedSha256 === null;
+    const before = source && !exclusive ? await oldBytes(ns, target) : undefined;
     let result;
     try {
       result = await ns.writeFile(target, data, { exclusive });
@@ -89,6 +111,23 @@ export const writeTool = defineTool({
       if (!isVfsError(e, 'NOT_FOUND')) throw e;
       result = await ns.writeFile(target, data, { exclusive, createParents: true });
     }
-    return ok<WriteValue>({ path: shown, bytes: data.byteLength, sha256: sha256Hex(data), created: result.created });
+    const value = { path: shown, bytes: data.byteLength, sha256: sha256Hex(data), created: result.created };
+    return ok<WriteValue>(source ? await withSyntax(value, shown, result.created ? undefined : before, input.content) : value);
   },
 });
+
+/** The file's bytes before a plain write, or undefined when it cannot be read as a text file. */
+async function oldBytes(ns: Namespace, target: Resolved): Promise<Uint8Array | undefined> {
+  try {
+    return await ns.readFile(target, { maxBytes: MAX_TEXT_FILE_BYTES });
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` with the syntax report of replacing `before` (bytes; undefined: no old file) by `after`. */
+async function withSyntax(value: WriteValue, shown: string, before: Uint8Array | undefined, after: string): Promise<WriteValue> {
+  const old = before === undefined || looksBinary(before) ? undefined : decodeText(before);
+  const syntax = await introducedSyntaxErrors(shown, old, after);
+  return syntax ? { ...value, syntax } : value;
+}

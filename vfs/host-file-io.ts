@@ -60,6 +60,34 @@ function tooLarge(path: string, maxBytes: number): VfsError {
   return new VfsError('TOO_LARGE', 'read', path, `the file is larger than the ${maxBytes} bytes allowed`);
 }
 
+/**
+ * Streams the open regular file `fd` (fstat size `size`) to `onChunk`, a slice of at most
+ * `READ_SLICE_BYTES` at a time through one reused buffer, yielding to the event loop between
+ * slices, until the end of the file or until `onChunk` returns false. `TOO_LARGE` (at `path`)
+ * when the file is, or grows, past `maxBytes`. Resolves to an empty array (vfs/layer.ts
+ * `ReadOptions.onChunk`). The caller keeps `fd` open until it settles.
+ */
+export async function streamHandle(
+  fd: number,
+  size: number,
+  path: string,
+  maxBytes: number,
+  onChunk: (chunk: Uint8Array) => boolean | undefined,
+): Promise<Uint8Array> {
+  if (size > maxBytes) throw tooLarge(path, maxBytes);
+  const buf = Buffer.allocUnsafe(Math.min(READ_SLICE_BYTES, Math.max(size, 1)));
+  let position = 0;
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, position);
+    if (n === 0) break;
+    position += n;
+    if (position > maxBytes) throw tooLarge(path, maxBytes);
+    if (onChunk(buf.subarray(0, n)) === false) break;
+    await yieldToLoop();
+  }
+  return new Uint8Array(0);
+}
+
 /** Writes all of `data` to `fd` from offset 0 (short writes are continued). */
 export function writeHandle(fd: number, data: Uint8Array): void {
   let done = 0;

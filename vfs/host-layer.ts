@@ -35,7 +35,7 @@ import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
 import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
-import { readHandle } from './host-file-io.js';
+import { readHandle, streamHandle } from './host-file-io.js';
 import { entryTypeOf, toStat } from './node-stat.js';
 import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
 import { hostLockKey } from './host-lock-key.js';
@@ -124,7 +124,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     } finally {
       this.walk.release(chain);
     }
-    return this.readOpened(fd, path, options?.maxBytes);
+    return this.readOpened(fd, path, options?.maxBytes, undefined, options?.onChunk);
   }
 
   /** The entries of a folder, sorted, links reported as links. `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `NOT_FOUND`. */
@@ -206,16 +206,23 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
 
   /**
    * The bytes of the handle opened by `openFileIn`, after checking on the handle that it is a
-   * regular file; closes it. Synchronous up to 1 MiB (vfs/host-file-io.ts `readHandle`).
+   * regular file; closes it. Synchronous up to 1 MiB (vfs/host-file-io.ts `readHandle`);
+   * with `onChunk`, streamed slice by slice (`streamHandle`).
    */
-  private readOpened(fd: number, path: string, maxBytes?: number, scratch?: Buffer): Uint8Array | Promise<Uint8Array> {
+  private readOpened(
+    fd: number,
+    path: string,
+    maxBytes?: number,
+    scratch?: Buffer,
+    onChunk?: (chunk: Uint8Array) => boolean | undefined,
+  ): Uint8Array | Promise<Uint8Array> {
     let bytes: Uint8Array | Promise<Uint8Array>;
     try {
       const st = fstatSync(fd);
       if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
       if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
       this.walk.seams.afterCheck?.({ op: 'read', path });
-      bytes = readHandle(fd, st.size, path, maxBytes, scratch);
+      bytes = onChunk ? streamHandle(fd, st.size, path, maxBytes ?? Infinity, onChunk) : readHandle(fd, st.size, path, maxBytes, scratch);
     } catch (e) {
       closeSync(fd);
       throw hostError(e, 'read', path);

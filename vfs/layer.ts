@@ -35,6 +35,14 @@ export interface DirEntry {
 export interface ReadOptions {
   /** Refuse with `TOO_LARGE` instead of reading more than this many bytes. */
   maxBytes?: number;
+  /**
+   * Streaming, for files too large to hold (read's windows of big files): a layer that can
+   * hands the file's bytes to `onChunk` in order, a slice at a time (each valid only during the
+   * call), and resolves to an empty array; `onChunk` returning false stops the read there. A
+   * layer that cannot stream ignores it and returns the bytes as usual, so the caller treats
+   * the bytes returned as one more chunk. `maxBytes` still applies. The host layer streams.
+   */
+  onChunk?: (chunk: Uint8Array) => boolean | undefined;
 }
 
 /** The read core every layer implements. All methods throw `VfsError` only. */

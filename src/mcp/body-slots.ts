@@ -1,6 +1,6 @@
 /**
  * `BodySlots`: how many large HTTP request bodies the server keeps in memory at once. A body
- * may be as large as the message cap (about 120 MiB) and every request with the token may send
+ * may be as large as the message cap (about 140 MiB) and every request with the token may send
  * one; without a bound, 24 clients sending at once made the server hold 3 GB, and a few dozen
  * more would end it (and every conversation) out of memory. Bodies up to `LARGE_BODY_BYTES` never
  * wait; past that a body takes a slot, and waits with its TCP flow paused while all are taken, so
@@ -10,7 +10,7 @@
 /** A body holding more than this many bytes needs a slot to be read further (1 MiB). */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
-/** Large bodies read at once by default: at most about 4 × 120 MiB held by request bodies. */
+/** Large bodies read at once by default: at most about 4 × 140 MiB held by request bodies. */
 export const DEFAULT_LARGE_BODY_SLOTS = 4;
 
 /** A counting semaphore for large bodies (see the module comment). */

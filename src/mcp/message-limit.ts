@@ -65,9 +65,9 @@ export function messageLimitFor(tools: readonly SizedTool[]): number {
 export const SERVED_TOOLS: readonly SizedTool[] = [...FILE_TOOLS, requestFilesTool].map((t) => t.descriptor);
 
 /**
- * The cap of one MCP message in bytes on every transport of `gatefs serve`: about 120 MiB
- * today, set by `edit` (two strings of up to 10 Mi characters each); `write` alone needs about
- * 60 MiB (10 Mi characters).
+ * The cap of one MCP message in bytes on every transport of `gatefs serve`: about 140 MiB
+ * today, set by `edit` (two strings of up to 10 Mi characters each, and an `edits` list of up
+ * to 50 × 2 strings of 32 Ki characters); `write` alone needs about 60 MiB (10 Mi characters).
  */
 export const MAX_MESSAGE_BYTES = messageLimitFor(SERVED_TOOLS);
 

@@ -29,6 +29,7 @@ const errorEnvelopeSchema = {
         code: { type: 'string', enum: [...TOOL_ERROR_CODES] },
         message: { type: 'string' },
         path: { type: 'string' },
+        details: { type: 'object' },
       },
       required: ['code', 'message'],
     },
@@ -53,7 +54,10 @@ export function toMcpTool(d: ToolDescriptor): Tool {
 
 /**
  * Turns a gate result into an MCP `CallToolResult`: `structuredContent` is the value (or
- * `{ error }` with `isError: true`), `content` is readable text that also names the code.
+ * `{ error }` with `isError: true`), `content` is readable text that also names the code. An
+ * image (read's value with `kind: 'image'`) adds MCP image content (base64 `data` and its
+ * `mimeType`) after the text, and `structuredContent` keeps every field but `data`, so the
+ * image is sent once.
  */
 export function toCallToolResult(tool: string, result: ToolResult): CallToolResult {
   const text = toolResultText(tool, result);
@@ -62,7 +66,21 @@ export function toCallToolResult(tool: string, result: ToolResult): CallToolResu
   }
   const value = result.value;
   const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  if (isImageValue(structured)) {
+    const { data, ...rest } = structured;
+    return {
+      content: [
+        { type: 'text', text },
+        { type: 'image', data, mimeType: rest.mimeType },
+      ],
+      structuredContent: rest,
+    };
+  }
   return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+function isImageValue(v: Record<string, unknown>): v is Record<string, unknown> & { data: string; mimeType: string } {
+  return v.kind === 'image' && typeof v.data === 'string' && typeof v.mimeType === 'string';
 }
 
 const pendingCalls = new WeakMap<Server, Set<Promise<unknown>>>();

@@ -3,6 +3,7 @@
  * `structuredContent`. One renderer per tool, with a JSON fallback for values it does not know.
  */
 import type { ToolResult } from '../../tools/result.js';
+import { numberLines } from '../../tools/numbered-lines.js';
 
 type Row = Record<string, unknown>;
 
@@ -12,8 +13,8 @@ type Row = Record<string, unknown>;
  */
 export function toolResultText(tool: string, result: ToolResult): string {
   if (!result.ok) {
-    const { code, message, path } = result.error;
-    return `${code}: ${message}${path && !message.includes(path) ? ` (${path})` : ''}`;
+    const { code, message, path, details } = result.error;
+    return `${code}: ${message}${path && !message.includes(path) ? ` (${path})` : ''}${candidateText(details)}`;
   }
   const value = result.value as Row;
   switch (tool) {
@@ -24,9 +25,9 @@ export function toolResultText(tool: string, result: ToolResult): string {
     case 'grep':
       return grepText(value);
     case 'edit':
-      return `edited ${value.path}: ${value.replacements} replacement(s), sha256 ${value.sha256}`;
+      return editText(value);
     case 'write':
-      return `${value.created ? 'created' : 'wrote'} ${value.path}: ${value.bytes} bytes, sha256 ${value.sha256}`;
+      return writeText(value);
     case 'request_files':
       return requestText(value);
     case 'diff':
@@ -57,10 +58,65 @@ function commitText(v: Row): string {
   return `committed ${String(v.sha).slice(0, 12)} on ${v.branch}: ${files.length} file(s)\n${files.map((f) => `${f.status} ${f.path}`).join('\n')}`;
 }
 
+/**
+ * A read: one header line (path, the window, the totals, the sha256 to pass as expectedSha256,
+ * where to continue, which lines were cut) and the lines numbered like `cat -n`; an image: one
+ * line saying what it is (the image itself is the next content block).
+ */
 function readText(v: Row): string {
-  const more = v.truncated ? `; more lines remain, continue with offset ${Number(v.endLine) + 1}` : '';
-  const header = `${v.path} lines ${v.startLine}-${v.endLine} of ${v.totalLines}${more}`;
-  return `${header}\n${String(v.content ?? '')}`;
+  if (v.kind === 'image') {
+    const size = typeof v.width === 'number' && typeof v.height === 'number' ? `, ${v.width}x${v.height}` : '';
+    return `${v.path}: image ${v.mimeType}${size}, ${v.bytes} bytes, sha256 ${v.sha256} (the image follows)`;
+  }
+  const parts = [`${v.path}: lines ${v.startLine}-${v.endLine} of ${v.totalLines}, sha256 ${v.sha256}`];
+  if (typeof v.nextOffset === 'number') parts.push(`more lines follow: continue with offset ${v.nextOffset}`);
+  else if (v.truncated) parts.push('cut at the size limit of one read');
+  const cut = v.cutLines as number[] | undefined;
+  if (cut && cut.length > 0)
+    parts.push(`line${cut.length === 1 ? '' : 's'} ${cut.join(', ')} cut for length (read one with limit 1 to see it whole)`);
+  const body = numberLines(String(v.content ?? ''), Number(v.startLine));
+  return `${parts.join('; ')}\n${body === '' ? '(no lines)' : body}`;
+}
+
+/** An edit: what changed and the new sha256, the syntax check, the numbered snippet, the diff. */
+function editText(v: Row): string {
+  const n = Number(v.replacements);
+  const count = `${n} replacement${n === 1 ? '' : 's'}`;
+  const head = v.dryRun
+    ? `dry run, nothing written: ${v.path} would get ${count}, sha256 ${v.sha256}`
+    : `edited ${v.path}: ${count}, sha256 ${v.sha256}`;
+  const lines = [head, ...syntaxLines(v.syntax as Row | undefined)];
+  if (v.snippet) lines.push('', 'after the edit:', String(v.snippet));
+  if (v.diff) lines.push('', String(v.diff));
+  return lines.join('\n');
+}
+
+function writeText(v: Row): string {
+  return [
+    `${v.created ? 'created' : 'wrote'} ${v.path}: ${v.bytes} bytes, sha256 ${v.sha256}`,
+    ...syntaxLines(v.syntax as Row | undefined),
+  ].join('\n');
+}
+
+/** The syntax check of an edit or write, when the file is a source file. */
+function syntaxLines(s: Row | undefined): string[] {
+  if (!s) return [];
+  if (!s.checked) return [`syntax (${s.language}): not checked, ${s.reason}`];
+  const found = (s.introduced as Row[] | undefined) ?? [];
+  const count = Number(s.introducedCount ?? found.length);
+  if (count === 0) return [`syntax (${s.language}): no errors introduced`];
+  const more = count > found.length ? ` (first ${found.length} shown)` : '';
+  return [
+    `syntax (${s.language}): ${count} error${count === 1 ? '' : 's'} introduced by this change${more}:`,
+    ...found.map((e) => `  line ${e.line}, column ${e.column}: ${e.message}`),
+  ];
+}
+
+/** For edit's NO_MATCH: the closest region's exact text, numbered, so a text-only client can copy it. */
+function candidateText(details: Record<string, unknown> | undefined): string {
+  const c = details?.candidate as Row | null | undefined;
+  if (!c || typeof c.text !== 'string') return '';
+  return `\nthe file's text at lines ${c.line}-${c.endLine}:\n${numberLines(c.text, Number(c.line))}`;
 }
 
 function listText(v: Row): string {

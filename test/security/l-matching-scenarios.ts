@@ -22,7 +22,7 @@ export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 
 export interface Scenario {
   name: string;
   workspace: string;
-  tool: 'list' | 'grep';
+  tool: 'list' | 'grep' | 'read';
   args: Record<string, unknown>;
   /** The codes a user may get; `ok` is a result. */
   outcomes: readonly string[];
@@ -201,6 +201,28 @@ export const L_SCENARIOS: readonly Scenario[] = [
     workspace: 'big',
     tool: 'grep',
     args: { pattern: 'A', ignoreCase: true, path: 'huge.txt', output: 'count' },
+    outcomes: OK,
+  },
+  // Huge lines and files through read (a window found by streaming; lines cut for length).
+  {
+    name: 'read a 20 MiB line (streamed past 10 MiB, cut at 2,000 characters)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'huge.txt' },
+    outcomes: OK,
+  },
+  {
+    name: 'read a 20 MiB line alone (limit 1: 256 Ki characters of it)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'huge.txt', limit: 1 },
+    outcomes: OK,
+  },
+  {
+    name: 'read the last of 10,000 long lines (a 20 MB file streamed)',
+    workspace: 'big',
+    tool: 'read',
+    args: { path: 'lines.txt', offset: 10_000 },
     outcomes: OK,
   },
   {

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
 import { callTool, httpClient, startHttpServer, type HttpServer } from '../mcp/mcp-client.js';
+import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limit.js';
 
 let repo: ReturnType<typeof sampleRepo>;
 let server: HttpServer;
@@ -183,7 +184,7 @@ describe('P: no session evicts another', () => {
   });
 
   it('a body over the cap gets 413 with its id; nothing is written; the next call works', async () => {
-    const content = '\u0001'.repeat(21 * 1024 * 1024); // 126 MiB once escaped: over the cap
+    const content = '\u0001'.repeat(Math.ceil(MAX_MESSAGE_BYTES / 6) + 1); // 6 bytes a character once escaped: over the cap
     const refused = await victim.callTool({ name: 'write', arguments: { path: 'huge.txt', content } }).then(
       () => null,
       (e: Error) => e,

@@ -25,9 +25,9 @@ function setup(files: Record<string, string> = {}) {
 describe('write', () => {
   it('creates a file with its missing parent folders and reports bytes, sha256, created', async () => {
     const { write, layer } = setup();
-    const v = valueOf(await write({ path: 'src/deep/new.ts', content: 'héllo\n' }));
-    expect(v).toEqual({ path: 'src/deep/new.ts', bytes: 7, sha256: sha('héllo\n'), created: true });
-    expect(text(await layer.readFile('src/deep/new.ts'))).toBe('héllo\n');
+    const v = valueOf(await write({ path: 'src/deep/new.txt', content: 'héllo\n' }));
+    expect(v).toEqual({ path: 'src/deep/new.txt', bytes: 7, sha256: sha('héllo\n'), created: true });
+    expect(text(await layer.readFile('src/deep/new.txt'))).toBe('héllo\n');
   });
 
   it('replaces an existing file, keeping its mode', async () => {
@@ -93,5 +93,43 @@ describe('write', () => {
     expect(errorOf(await write({ path: 'file/child', content: 'x' })).code).toBe('NOT_DIRECTORY');
     expect(errorOf(await write({ path: 'link/escaped', content: 'x' })).code).toBe('SYMLINK_ESCAPE');
     expect(layer.volume.readdirSync('/outside')).toEqual([]);
+  });
+
+  describe('syntax errors the new content introduced', () => {
+    it('a new source file: every error it has, with line and column; the file is written all the same', async () => {
+      const { write, layer } = setup();
+      const v = valueOf(await write({ path: 'src/app.py', content: 'def main(:\n    return 1\n' }));
+      expect(text(await layer.readFile('src/app.py'))).toBe('def main(:\n    return 1\n');
+      expect(v.syntax).toMatchObject({ language: 'python', checked: true });
+      expect(v.syntax.introducedCount).toBeGreaterThan(0);
+      expect(v.syntax.introduced[0]).toMatchObject({ line: 1 });
+      const clean = valueOf(await write({ path: 'src/ok.rs', content: 'fn main() {\n    println!("hi");\n}\n' }));
+      expect(clean.syntax).toEqual({ language: 'rust', checked: true, introduced: [], introducedCount: 0 });
+    });
+
+    it('replacing a file: only errors the old content did not have, with or without expectedSha256', async () => {
+      const old = 'const a = ;\nexport const b = 2;\n';
+      const { write } = setup({ 'a.ts': old, 'b.ts': old });
+      const same = valueOf(await write({ path: 'a.ts', content: `// header\n${old}` }));
+      expect(same.syntax).toMatchObject({ checked: true, introducedCount: 0 });
+      const worse = valueOf(await write({ path: 'b.ts', content: `${old}export function f( {\n`, expectedSha256: sha(old) }));
+      expect(worse.syntax.introducedCount).toBeGreaterThan(0);
+      expect(worse.syntax.introduced.every((e: { line: number }) => e.line >= 3)).toBe(true);
+    });
+
+    it('says nothing for files it has no grammar for, and skips files over 1 Mi characters', async () => {
+      const { write } = setup();
+      expect(valueOf(await write({ path: 'notes.md', content: '# (' })).syntax).toBeUndefined();
+      const big = valueOf(await write({ path: 'big.js', content: `${'x = 1;\n'.repeat(150_000)}` }));
+      expect(big.syntax).toMatchObject({ language: 'javascript', checked: false, reason: expect.stringContaining('not parsed') });
+    });
+
+    it('gives up past its parse budget (counted in parser steps, the same on every machine) and says so', async () => {
+      const { write, layer } = setup();
+      const content = 'x = 1;\n'.repeat(120_000);
+      const v = valueOf(await write({ path: 'long.js', content }));
+      expect(v.syntax).toMatchObject({ language: 'javascript', checked: false, reason: expect.stringContaining('work budget') });
+      expect(text(await layer.readFile('long.js'))).toBe(content);
+    });
   });
 });

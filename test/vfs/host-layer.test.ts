@@ -100,6 +100,23 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     await refused(layer.readFile('top.txt/x'), 'NOT_DIRECTORY', 'top.txt');
   });
 
+  it('streams a file to onChunk in order, a slice of at most 1 MiB at a time, and stops when asked', async () => {
+    const big = Buffer.alloc(2.5 * 1024 * 1024 + 7);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
+    fs.writeFileSync(path.join(root, 'a/big.bin'), big);
+    const layer = open();
+    const chunks: Buffer[] = [];
+    const rest = await layer.readFile('a/big.bin', { onChunk: (c) => void chunks.push(Buffer.from(c)) });
+    expect(rest.length).toBe(0);
+    expect(chunks.map((c) => c.length)).toEqual([1 << 20, 1 << 20, big.length - 2 * (1 << 20)]);
+    expect(Buffer.compare(Buffer.concat(chunks), big)).toBe(0);
+    let calls = 0;
+    await layer.readFile('a/big.bin', { onChunk: () => (++calls, false) });
+    expect(calls).toBe(1);
+    await refused(layer.readFile('a/big.bin', { maxBytes: 1000, onChunk: () => undefined }), 'TOO_LARGE', 'a/big.bin');
+    await refused(layer.readFile('a/b', { onChunk: () => undefined }), 'IS_DIRECTORY', 'a/b');
+  });
+
   it('honours maxBytes: exactly the limit passes, one byte more is TOO_LARGE', async () => {
     const layer = open();
     expect(text(await layer.readFile('a/b/c/f.txt', { maxBytes: 4 }))).toBe('deep');

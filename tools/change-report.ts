@@ -1,0 +1,182 @@
+/**
+ * What edit shows of a change, so checking it needs no second read: a unified diff (as
+ * `git diff` prints one file, three lines of context) and a snippet of the new text, numbered as
+ * read numbers lines, four lines around each change.
+ *
+ * Both are built from the text around the changes only (no index of the whole file), so their
+ * cost follows the size of the change, not of the file. Both are cut at `REPORT_MAX_CHARS`
+ * characters on a line boundary, with a last line saying so; lines in them longer than 2,000
+ * characters are cut like read cuts them.
+ */
+import type { LineChange } from './edited-text.js';
+import { cutLine, numberedLine } from './numbered-lines.js';
+
+/** Lines of context around each hunk of the diff (git's default). */
+export const DIFF_CONTEXT_LINES = 3;
+/** Lines of the new text shown around each change in the snippet. */
+export const SNIPPET_CONTEXT_LINES = 4;
+/** Longest diff, and longest snippet, in characters. */
+export const REPORT_MAX_CHARS = 16 * 1024;
+
+/** The diff and the snippet of one change, and whether either was cut. */
+export interface ChangeReport {
+  diff: string;
+  snippet: string;
+  truncated: boolean;
+}
+
+/** One line of a text: its characters without the terminator, and whether it has one. */
+interface Line {
+  text: string;
+  newline: boolean;
+}
+
+/**
+ * The report of a change from `before` to `after`, whose changed line ranges are `changes`
+ * (tools/edited-text.ts). `path` names the file in the diff's `---`/`+++` lines.
+ */
+export function changeReport(path: string, before: string, after: string, changes: readonly LineChange[]): ChangeReport {
+  const diff = unifiedDiff(path, before, after, changes);
+  const snippet = snippetLines(after, changes);
+  return { diff: diff.text(), snippet: snippet.text(), truncated: diff.cut || snippet.cut };
+}
+
+/**
+ * Lines up to `REPORT_MAX_CHARS` characters: past that, `push` drops them and notes the change
+ * being shown, so the report says how many changes it left out (and stops being built).
+ */
+class CappedLines {
+  private readonly lines: string[] = [];
+  private size = 0;
+  cut = false;
+  private left = 0;
+
+  /** Adds a line; false once over the cap (`remaining`: the changes not shown from here on). */
+  push(line: string, remaining: number): boolean {
+    if (this.cut) return false;
+    this.size += line.length + 1;
+    if (this.size > REPORT_MAX_CHARS) {
+      this.cut = true;
+      this.left = remaining;
+      return false;
+    }
+    this.lines.push(line);
+    return true;
+  }
+
+  text(): string {
+    if (!this.cut) return this.lines.join('\n');
+    const what = `${this.left} change${this.left === 1 ? '' : 's'}`;
+    return [...this.lines, `... (cut at ${REPORT_MAX_CHARS} characters: ${what} not shown in full; read the file to see them)`].join('\n');
+  }
+}
+
+function unifiedDiff(path: string, before: string, after: string, changes: readonly LineChange[]): CappedLines {
+  const out = new CappedLines();
+  if (changes.length === 0) return out;
+  out.push(`--- a/${path}`, changes.length);
+  out.push(`+++ b/${path}`, changes.length);
+  // Group changes whose context overlaps into one hunk, as diff does.
+  let i = 0;
+  while (i < changes.length && !out.cut) {
+    let j = i;
+    while (j + 1 < changes.length && changes[j + 1].oldStart - changes[j].oldEnd <= 2 * DIFF_CONTEXT_LINES) j++;
+    const lead = linesBefore(before, changes[i].oldFrom, DIFF_CONTEXT_LINES);
+    const tail = linesFrom(before, changes[j].oldTo, DIFF_CONTEXT_LINES);
+    const oldFrom = changes[i].oldStart - lead.length;
+    const newFrom = changes[i].newStart - lead.length;
+    const oldCount = changes[j].oldEnd + tail.length - oldFrom;
+    const newCount = changes[j].newEnd + tail.length - newFrom;
+    out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`, changes.length - i);
+    let oldNo = oldFrom;
+    let newNo = newFrom;
+    for (const l of lead) push(out, ' ', l, ++oldNo, ++newNo, changes.length - i);
+    for (let k = i; k <= j && !out.cut; k++) {
+      const c = changes[k];
+      const left = changes.length - k;
+      if (k > i) for (const l of linesBetween(before, changes[k - 1].oldTo, c.oldFrom)) push(out, ' ', l, ++oldNo, ++newNo, left);
+      for (const l of linesBetween(before, c.oldFrom, c.oldTo)) if (!push(out, '-', l, ++oldNo, newNo, left)) break;
+      for (const l of linesBetween(after, c.newFrom, c.newTo)) if (!push(out, '+', l, oldNo, ++newNo, left)) break;
+    }
+    for (const l of tail) push(out, ' ', l, ++oldNo, ++newNo, changes.length - j - 1);
+    i = j + 1;
+  }
+  return out;
+}
+
+/** `start,count` of a hunk header: 1-based, or the line before when the range is empty. */
+function range(from: number, count: number): string {
+  return count === 0 ? `${from},0` : `${from + 1},${count}`;
+}
+
+/** A diff line (cut like read cuts, numbered by its line in the file it comes from); false once over the cap. */
+function push(out: CappedLines, sign: string, line: Line, oldNo: number, newNo: number, remaining: number): boolean {
+  if (!out.push(`${sign}${cutLine(sign === '+' ? newNo : oldNo, line.text)}`, remaining)) return false;
+  return line.newline || out.push('\\ No newline at end of file', remaining);
+}
+
+function snippetLines(after: string, changes: readonly LineChange[]): CappedLines {
+  const out = new CappedLines();
+  let shownTo = -1; // the line after the last one shown (0-based)
+  for (let k = 0; k < changes.length && !out.cut; k++) {
+    const c = changes[k];
+    const left = changes.length - k;
+    const lead = linesBefore(after, c.newFrom, SNIPPET_CONTEXT_LINES);
+    let next = c.newStart - lead.length; // the line to show next (0-based)
+    if (shownTo >= 0 && next > shownTo) out.push('...', left);
+    // Lines the previous change already showed are skipped.
+    const show = (l: Line) => {
+      const shown = next < shownTo || out.push(numberedLine(next + 1, cutLine(next + 1, l.text)), left);
+      next++;
+      return shown;
+    };
+    let going = true;
+    for (const l of lead) going &&= show(l);
+    for (const l of linesBetween(after, c.newFrom, c.newTo)) if (!(going &&= show(l))) break;
+    for (const l of linesFrom(after, c.newTo, SNIPPET_CONTEXT_LINES)) going &&= show(l);
+    shownTo = Math.max(shownTo, next);
+  }
+  return out;
+}
+
+/** The lines of `[from, to)` (which starts at a line start), one at a time (a change may be the whole file). */
+function* linesBetween(text: string, from: number, to: number): Generator<Line> {
+  let at = from;
+  while (at < to) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 || nl >= to ? to : nl;
+    yield lineAt(text, at, end);
+    at = end + 1;
+  }
+}
+
+/** Up to `n` lines from the line start `at`. */
+function linesFrom(text: string, at: number, n: number): Line[] {
+  const out: Line[] = [];
+  while (out.length < n && at < text.length) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 ? text.length : nl;
+    out.push(lineAt(text, at, end));
+    at = end + 1;
+  }
+  return out;
+}
+
+/** Up to `n` lines before the line start `at`, in order. */
+function linesBefore(text: string, at: number, n: number): Line[] {
+  const out: Line[] = [];
+  let end = at; // the start of the line after the one being taken
+  while (out.length < n && end > 0) {
+    const start = end - 1 === 0 ? 0 : text.lastIndexOf('\n', end - 2) + 1;
+    out.push(lineAt(text, start, end - 1));
+    end = start;
+  }
+  return out.reverse();
+}
+
+/** The line from `start` to `end` (the offset of its '\n', or the end of the text). */
+function lineAt(text: string, start: number, end: number): Line {
+  const newline = end < text.length;
+  const stop = newline && end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+  return { text: text.slice(start, stop), newline };
+}

@@ -1,0 +1,135 @@
+/**
+ * `applyEditSteps`: edit's replacements applied in order to a file's text, all or nothing — the
+ * rules of one step, and the refusals that name the step that failed.
+ *
+ * A step's `oldString` must occur exactly once (or, with `replaceAll`, at least once) in the text
+ * as the earlier steps left it. Matching is exact and case-sensitive; the replacement is literal
+ * (no `$&`). Line endings: in a CRLF file a step whose `oldString` is not found as given is tried
+ * with its bare '\n' as '\r\n', and bare '\n' in its `newString` become '\r\n'; in a file without
+ * any '\r\n', an `oldString` holding '\r\n' that is not found is tried with '\n' (and its
+ * `newString` likewise), so the file keeps one line-ending style. Nothing else is tolerated:
+ * whitespace must match (the `NO_MATCH` refusal names the closest region and how its whitespace
+ * differs, tools/near-miss.ts).
+ */
+import { EditedText } from './edited-text.js';
+import { findNearMiss, nearMissSentence } from './near-miss.js';
+import { ToolFailure } from './result.js';
+import { usesCrlf } from './text-content.js';
+
+/** One replacement, as in `edits[]`. */
+export interface EditStep {
+  oldString: string;
+  newString: string;
+  replaceAll?: boolean;
+}
+
+/** Occurrences of an ambiguous oldString whose line numbers the refusal lists. */
+const MAX_LISTED_LINES = 10;
+
+/**
+ * Throws `INVALID_INPUT` for a step with an empty oldString or a newString equal to it (before
+ * the file is read). `listed`: the steps came as `edits[]` (messages name `edits[i]`).
+ */
+export function checkEditSteps(steps: readonly EditStep[], listed: boolean, shown: string): void {
+  steps.forEach((step, i) => {
+    const prefix = listed ? `edits[${i}].` : '';
+    if (step.oldString.length === 0) {
+      throw new ToolFailure('INVALID_INPUT', `${prefix}oldString: must not be empty (to create a file use write)`, shown);
+    }
+    if (step.oldString === step.newString) {
+      throw new ToolFailure('INVALID_INPUT', `${prefix}newString: is identical to oldString; nothing would change`, shown);
+    }
+  });
+}
+
+/**
+ * Applies `steps` (checked by `checkEditSteps`) to `text` in order. `listed`: they came as
+ * `edits[]`, so messages name `edits[i].oldString` and `details.edit` is the failing index.
+ * Result: the edited text (with its change regions) and the number of replacements. Throws
+ * `NO_MATCH` (with `details.candidate`) or `AMBIGUOUS_MATCH` (with `details.lines`).
+ */
+export function applyEditSteps(
+  text: string,
+  steps: readonly EditStep[],
+  shown: string,
+  listed: boolean,
+): { edited: EditedText; replacements: number } {
+  const edited = new EditedText(text);
+  const crlf = usesCrlf(text);
+  const lfOnly = !text.includes('\r\n');
+  let replacements = 0;
+  steps.forEach((step, i) => {
+    const name = listed ? `edits[${i}].oldString` : 'oldString';
+    const current = edited.text;
+    let needle = step.oldString;
+    let replacement = crlf ? toCrlf(step.newString) : step.newString;
+    let starts = occurrences(current, needle, step.replaceAll ? Infinity : 2);
+    if (starts.length === 0 && crlf && /(?<!\r)\n/.test(needle)) {
+      needle = toCrlf(needle);
+      starts = occurrences(current, needle, step.replaceAll ? Infinity : 2);
+    } else if (starts.length === 0 && lfOnly && needle.includes('\r\n')) {
+      needle = needle.replace(/\r\n/g, '\n');
+      replacement = replacement.replace(/\r\n/g, '\n');
+      starts = occurrences(current, needle, step.replaceAll ? Infinity : 2);
+    }
+    if (starts.length === 0) throw noMatch(current, step.oldString, shown, name, listed ? i : undefined);
+    if (starts.length > 1 && !step.replaceAll) {
+      const all = occurrences(current, needle, Infinity);
+      const lines = lineNumbers(current, all.slice(0, MAX_LISTED_LINES));
+      const more = all.length > MAX_LISTED_LINES ? ', …' : '';
+      throw new ToolFailure(
+        'AMBIGUOUS_MATCH',
+        `${name} occurs ${all.length} times in '${shown}' (lines ${lines.join(', ')}${more}); add surrounding context or set replaceAll`,
+        shown,
+        { ...(listed ? { edit: i } : {}), occurrences: all.length, lines },
+      );
+    }
+    edited.replace(starts, needle.length, replacement);
+    replacements += starts.length;
+  });
+  return { edited, replacements };
+}
+
+function noMatch(text: string, oldString: string, shown: string, name: string, index: number | undefined): ToolFailure {
+  const after = index !== undefined && index > 0 ? ` (after edits[0..${index - 1}] were applied)` : '';
+  const miss = findNearMiss(text, oldString);
+  const edit = index !== undefined ? { edit: index } : {};
+  if (!miss) {
+    return new ToolFailure(
+      'NO_MATCH',
+      `${name} does not occur in '${shown}'${after}, and no region resembles it (it must match exactly, whitespace included); read the file to see its text`,
+      shown,
+      { ...edit, candidate: null },
+    );
+  }
+  return new ToolFailure('NO_MATCH', `${name} does not occur in '${shown}'${after}; ${nearMissSentence(miss)}`, shown, {
+    ...edit,
+    candidate: miss,
+  });
+}
+
+/** Start offsets of the non-overlapping occurrences of `needle`, at most `cap`. */
+function occurrences(text: string, needle: string, cap: number): number[] {
+  const out: number[] = [];
+  for (let at = text.indexOf(needle); at !== -1 && out.length < cap; at = text.indexOf(needle, at + needle.length)) out.push(at);
+  return out;
+}
+
+/** 1-based line numbers of sorted offsets. */
+function lineNumbers(text: string, offsets: readonly number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let at = 0;
+  for (const offset of offsets) {
+    for (let nl = text.indexOf('\n', at); nl !== -1 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+      line++;
+      at = nl + 1;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+function toCrlf(s: string): string {
+  return s.replace(/\r?\n/g, '\r\n');
+}
