@@ -17,6 +17,18 @@ import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js
 import { randomIds } from '../ports/ids.js';
 import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
 import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
+import { answerInitializeEarly } from '../mcp/early-initialize.js';
+import { takeEarlyServe } from './early-serve.js';
+import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/instructions.js';
+import { gatefsVersion } from '../mcp/version.js';
+import { clientWindow } from '../ports/client-window.js';
+import { codeOf } from '../../vfs/coded-error.js';
+import { ManifestError } from '../manifest/manifest-error.js';
+import { remedyFor } from './remedy.js';
+import type { FlagValues } from './command.js';
+import type { GlobalFlags } from './global-flags.js';
+import type { Host } from '../host/types.js';
+import type { WorkspaceHost } from '../host/workspace-host.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -27,7 +39,7 @@ const THIS_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
-  usage: 'gatefs serve [--conversation ID] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
+  usage: 'gatefs serve [--conversation ID|auto] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
@@ -39,7 +51,10 @@ export const serveCommand: Command = {
     'allow-new': { type: 'boolean' },
   },
   optionHelp: [
-    ['--conversation ID', 'stdio: the conversation to serve (default: a new id, printed on stderr)'],
+    [
+      '--conversation ID',
+      'stdio: the conversation to serve; auto: one per client window and folder (default: a new id, printed on stderr)',
+    ],
     ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
     ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
@@ -50,16 +65,22 @@ export const serveCommand: Command = {
     ],
   ],
   details: [
-    'MCP client config (stdio), with the path of this gatefs:',
-    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}`,
-    'Once "npm link" in the gatefs checkout put gatefs on your PATH: "command": "gatefs", "args": ["serve", ...]. (npx gatefs',
-    'resolves only inside the gatefs checkout; a client starts servers elsewhere, where npx would look on the npm registry.)',
+    'MCP client config (stdio), with gatefs on your PATH (npm install -g ./gatefs-<version>.tgz, or npm link in a checkout):',
+    '  {"mcpServers": {"gatefs": {"command": "gatefs", "args": ["serve", "--repo", "/path/to/repo", "--conversation", "auto"]}}}',
+    `Without gatefs on PATH: "command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", ...].`,
+    '--conversation auto gives each client window its own conversation in its working folder (<folder>-<hash>-<n>): a window',
+    "that reconnects gets its own again, and a closed window's workspace goes to the next window, so none pile up.",
+    'The server answers initialize at once and prepares the workspace in the background: tool calls wait for it, with',
+    'progress notifications when the client asks for them, and a tool error saying why when it cannot be made ready.',
     '',
-    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
+    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task (or',
+    '/c/my-task/mcp, for clients that append /mcp: MCP Inspector 0.15) with the header',
     '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
     'on stderr and saves it to <state dir>/serve-token (mode 600); GATEFS_TOKEN=<token> sets it from the environment.',
     'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
+    'The server also shows a read-only status page at http://127.0.0.1:8808/ (workspaces, occupancy, the lander queue, the run',
+    'log, live), behind the same token: open the URL it prints at start, or paste the token into the page.',
     `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
     `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
     'Messages (stdio lines and HTTP bodies) may be as large, and hold as many JSON values, as the largest request',
@@ -73,44 +94,107 @@ export const serveCommand: Command = {
     for (const flag of ['token-file', 'no-token', 'allow-new']) {
       if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for --http; stdio needs none`, 'serve');
     }
-    const conversation =
-      typeof flags.conversation === 'string' ? conversationArg(flags.conversation, 'serve') : randomIds.next('conv').slice(0, 21);
-    const { serveStdio } = await import('../mcp/stdio.js');
-    const { ensureWorkspace } = await import('../mcp/ensure-workspace.js');
-    const { newHolderId } = await import('../mcp/session.js');
-    const stop = watchStopSignals(out.progress);
-    try {
-      const host = await openHost(globals);
-      try {
-        const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
-        if (role && status.role !== role)
-          out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
-        if (stop.isStopping) {
-          out.progress(`stopped before serving conversation "${conversation}"`);
-          return 0;
-        }
-        const onServing = () => {
-          out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-          if (status.confinement === 'lstat-fallback')
-            out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-        };
-        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress, onServing });
-        out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
-        // A generated id is easy to lose, and every start without --conversation makes a new workspace.
-        if (flags.conversation === undefined)
-          out.progress(
-            `its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`,
-          );
-      } finally {
-        await host.close();
-        process.stdin.destroy();
-      }
-      return 0;
-    } finally {
-      stop.dispose();
-    }
+    return serveOverStdio(role, { globals, flags, out, env });
   },
 };
+
+/**
+ * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
+ * chooses the conversation, prepares and occupies its workspace in the background while it
+ * serves (`WorkspaceReadiness`). Exit 1 (with the error on stderr) when the session ended
+ * without its workspace ever being ready.
+ */
+async function serveOverStdio(role: string | undefined, { globals, flags, out, env }: Omit<CommandContext, 'args'>): Promise<number> {
+  const choice = conversationFlag(flags.conversation);
+  const fixed = choice === AUTO ? undefined : choice;
+  const taken = takeEarlyServe();
+  const early =
+    taken?.early ??
+    answerInitializeEarly({
+      stdin: process.stdin,
+      stdout: process.stdout,
+      server: { name: 'gatefs', version: gatefsVersion(), capabilities: SERVER_CAPABILITIES, instructions: workspaceInstructions(fixed) },
+    });
+  const stop = taken?.stop ?? watchStopSignals(out.progress);
+  try {
+    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }] = await Promise.all([
+      import('../mcp/stdio.js'),
+      import('../mcp/workspace-readiness.js'),
+      import('../mcp/session.js'),
+    ]);
+    const holder = newHolderId();
+    out.progress(
+      fixed
+        ? `serving conversation "${fixed}" over stdio; its workspace is made ready in the background`
+        : "serving over stdio; choosing this client window's conversation in the background",
+    );
+    const readiness = new WorkspaceReadiness({
+      openHost: () => openHost(globals),
+      conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
+      ...(role ? { role } : {}),
+      holder,
+      log: out.progress,
+      explain: clientSafeReason,
+    });
+    const end = await serveStdio(readiness, {
+      holder,
+      ...(fixed ? { conversation: fixed } : {}),
+      stop: stop.stopped,
+      log: out.progress,
+      explain: clientSafeReason,
+      input: early.handOver(),
+    });
+    const conversation = readiness.conversationId ?? 'this window';
+    process.stdin.destroy();
+    if (end.outcome && !end.outcome.ok && !end.outcome.stopped && !stop.isStopping) {
+      out.progress(`${end.reason}: the workspace of "${conversation}" was never ready; exiting`);
+      throw end.outcome.cause;
+    }
+    out.progress(`${end.reason}: conversation "${conversation}" is free again; exiting`);
+    // A generated id is easy to lose, and every start without --conversation makes a new workspace.
+    if (flags.conversation === undefined && readiness.isPrepared)
+      out.progress(
+        `its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it ` +
+          '(--conversation auto gives each client window its own workspace and reuses it)',
+      );
+    return 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** `--conversation auto`. */
+const AUTO = 'auto';
+
+/** The conversation flag: `auto`, a valid id, or (absent) a new id. Throws `UsageError` for an invalid id. */
+function conversationFlag(value: FlagValues[string]): string {
+  if (value === AUTO) return AUTO;
+  return typeof value === 'string' ? conversationArg(value, 'serve') : randomIds.next('conv').slice(0, 21);
+}
+
+/**
+ * `--conversation auto` once the host is open: the client's working folder is the current folder
+ * when it is the repository or inside it, else the repository (a client that starts servers in
+ * its home folder with `--repo`); the window is the process that started this server.
+ */
+function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string } {
+  const auto = host as Host & Partial<Pick<WorkspaceHost, 'autoConversation'>>;
+  if (!auto.autoConversation) throw new UsageError('--conversation auto needs the disk host', 'serve');
+  const cwd = process.cwd();
+  const folder = cwd === globals.repo || cwd.startsWith(`${globals.repo}/`) ? cwd : globals.repo;
+  const window = clientWindow(env);
+  const { conversation, how } = auto.autoConversation({ folder, window });
+  const why = { reconnected: 'this window reconnected', reused: "a closed window's workspace, continued", new: 'a new workspace' }[how];
+  return { conversation, note: `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}` };
+}
+
+/** What a client may read about a failure: its code, the manifest key, and what to do; never a host path. */
+function clientSafeReason(e: unknown): string {
+  const code = codeOf(e);
+  const key = e instanceof ManifestError && e.keyPath ? ` at ${e.keyPath}` : '';
+  const remedy = remedyFor(code) ?? "the gatefs server's log (its stderr) says why";
+  return `${code ?? 'an unexpected error'}${key}: ${remedy}`;
+}
 
 /** `serve --http`: checks the flags, settles the token, serves until a stop signal. */
 async function serveOverHttp(
