@@ -63,7 +63,9 @@ afterAll(() => {
 
 describe('the packed files', () => {
   it('hold what users run, and none of the tests or benchmarks', () => {
-    expect(packed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'SECURITY.md', 'dist/src/cli/main.js', 'dist/src/index.js']));
+    expect(packed).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'SECURITY.md', 'dist/src/cli/main.js', 'dist/src/index.js']),
+    );
     expect(packed).toContain('fixtures/sample-repo/gatefs.yaml');
     expect(packed.filter((f) => /^dist\/(test|bench)\//.test(f))).toEqual([]);
     expect(packed.filter((f) => !/^(dist\/(src|tools|vfs)\/|fixtures\/sample-repo\/)/.test(f)).sort()).toEqual([
