@@ -67,7 +67,8 @@ export const serveCommand: Command = {
   details: [
     'MCP client config (stdio), with gatefs on your PATH (npm install -g ./gatefs-<version>.tgz, or npm link in a checkout):',
     '  {"mcpServers": {"gatefs": {"command": "gatefs", "args": ["serve", "--repo", "/path/to/repo", "--conversation", "auto"]}}}',
-    `Without gatefs on PATH: "command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", ...].`,
+    'Without gatefs on PATH, this gatefs by its path:',
+    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "auto"]}}}`,
     '--conversation auto gives each client window its own conversation in its working folder (<folder>-<hash>-<n>): a window',
     "that reconnects gets its own again, and a closed window's workspace goes to the next window, so none pile up.",
     'The server answers initialize at once and prepares the workspace in the background: tool calls wait for it, with',

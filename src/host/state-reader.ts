@@ -2,7 +2,7 @@
  * `openStateReader`: the state database of an existing state directory, opened for looking only
  * (`gatefs log`): the same trust checks as `createHost` (`state-trust.ts`: a real folder of
  * yours, nothing in it tracked by git, a database whose origin was recorded here) before SQLite
- * sees the file, and nothing created — no state directory, no database, no `host.start` event,
+ * sees the file, and the database's own record of its origin after, and nothing created — no state directory, no database, no `host.start` event,
  * no recovery. Where there is no database yet it answers null.
  *
  * Composition root like `createHost`: node:fs, the real host-exec port (one `git ls-files` in a
@@ -15,7 +15,7 @@ import { systemClock } from '../ports/clock.js';
 import { NodeHostExec } from '../ports/node-host-exec.js';
 import type { EventFilter, RunEvent } from '../state/event-log.js';
 import { StateStore } from '../state/store.js';
-import { checkOrigin, DATABASE_FILE, inspectStateDir, refuseTracked, waitForOrigin } from './state-trust.js';
+import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from './state-trust.js';
 
 /** What `openStateReader` gives: the run log, and `close`. */
 export interface StateReader {
@@ -46,13 +46,20 @@ export async function openStateReader(options: StateReaderOptions): Promise<Stat
   const git = new CliGit({ repo, exec: new NodeHostExec(), fs });
   const context = { tag: 'start', chain: [] };
   if (await git.isRepository(context)) {
-    const real = fs.realpathSync(stateDir);
-    const shown = real.startsWith(`${repo}/`) ? real.slice(repo.length + 1) : real;
-    refuseTracked(real, shown, await git.trackedUnder(real, context));
+    const dir = fs.realpathSync(stateDir);
+    const shown = dir.startsWith(`${repo}/`) ? dir.slice(repo.length + 1) : dir;
+    refuseTracked(dir, shown, await git.trackedUnder(dir, context));
   }
   await waitForOrigin(stateDir, systemClock.now());
   checkOrigin(stateDir, uid);
-  const store = StateStore.open(join(fs.realpathSync(stateDir), DATABASE_FILE), { clock: systemClock });
+  const real = fs.realpathSync(stateDir);
+  const store = StateStore.open(join(real, DATABASE_FILE), { clock: systemClock });
+  try {
+    recordOriginOf(store, real, uid ?? 0, false);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
   return {
     events: (filter) => store.events(filter),
     close: () => store.close(),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { BIN, gatefs } from './run-gatefs.js';
 
-const COMMANDS = ['demo', 'init', 'prepare', 'status', 'call', 'serve', 'release'];
+const COMMANDS = ['demo', 'init', 'prepare', 'status', 'log', 'call', 'serve', 'release'];
 
 describe('gatefs --help', () => {
   it('lists every command with a summary and exits 0', async () => {
@@ -24,14 +24,18 @@ describe('gatefs --help', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('serve --help gives a stdio client config that starts this gatefs from any folder (node and the absolute path of its main.js)', async () => {
+  it('serve --help gives stdio client configs that start gatefs from any folder: the command on PATH, and node with the absolute path of this main.js', async () => {
     const r = await gatefs(['serve', '--help']);
-    const line = r.stdout.split('\n').find((l) => l.includes('"mcpServers"'))!;
-    const config = JSON.parse(line) as { mcpServers: { gatefs: { command: string; args: string[] } } };
-    expect(config.mcpServers.gatefs.command).toBe('node');
-    expect(config.mcpServers.gatefs.args[0]).toBe(BIN);
-    expect(existsSync(config.mcpServers.gatefs.args[0]!)).toBe(true);
-    expect(config.mcpServers.gatefs.args.slice(1)).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'my-task']);
+    const configs = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('"mcpServers"'))
+      .map((l) => (JSON.parse(l) as { mcpServers: { gatefs: { command: string; args: string[] } } }).mcpServers.gatefs);
+    expect(configs.map((c) => c.command)).toEqual(['gatefs', 'node']);
+    expect(configs[0]!.args).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'auto']);
+    expect(configs[1]!.args[0]).toBe(BIN);
+    expect(existsSync(configs[1]!.args[0]!)).toBe(true);
+    expect(configs[1]!.args.slice(1)).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'auto']);
+    expect(r.stdout).not.toContain('npx');
   });
 
   it('bare gatefs prints help and exits 2 (nothing was asked)', async () => {
