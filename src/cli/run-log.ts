@@ -4,8 +4,7 @@
  */
 import type { RunEvent } from '../state/event-log.js';
 import { formatTable } from './table.js';
-
-const SHOWN_KEYS = ['tool', 'outcome', 'code', 'tag', 'argv', 'exitCode', 'role', 'backend', 'branch', 'holder', 'mode', 'paths'];
+import { summarizeEvent } from '../state/event-summary.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */
 export function formatRunLog(events: readonly RunEvent[], limit = Infinity): string {
@@ -29,12 +28,5 @@ export function formatEventLine(e: RunEvent): string {
 
 /** The details column: the few data fields a person scans for, at most 100 characters. */
 function details(data: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const key of SHOWN_KEYS) {
-    const v = data[key];
-    if (v === undefined || v === null) continue;
-    const text = Array.isArray(v) ? v.join(key === 'argv' ? ' ' : ',') : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    parts.push(`${key}=${key === 'argv' ? `"${text}"` : text}`);
-  }
-  return parts.join(' ').slice(0, 100);
+  return summarizeEvent(data);
 }

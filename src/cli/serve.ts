@@ -232,6 +232,10 @@ async function serveOverHttp(
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
+      // A generated token is on stderr already: the page's URL carries it in its fragment, which no server ever sees.
+      const generated = token !== null && flags['token-file'] === undefined && !env.GATEFS_TOKEN;
+      const page = `${running.url}/${generated ? `#token=${token}` : ''}`;
+      out.progress(`status page (read-only): ${page}${token !== null && !generated ? ' (sign in with the token)' : ''}`);
       const reason = await stop.stopped;
       await running.close();
       out.progress(`${reason}: every session closed and every workspace freed; exiting`);

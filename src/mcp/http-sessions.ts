@@ -180,6 +180,13 @@ export class HttpSessions {
     this.options.log(`session ${id} closed (conversation ${conversation})`);
   }
 
+  /** Open sessions per conversation, now (the status page's Sessions column). */
+  openPerConversation(): Map<string, number> {
+    const open = new Map<string, number>();
+    for (const record of this.table.all()) open.set(record.conversation, (open.get(record.conversation) ?? 0) + 1);
+    return open;
+  }
+
   /** Ends the sessions idle past their idle time; resolves to how many it ended. */
   async reapIdle(): Promise<number> {
     const idle = this.table.reapable();
