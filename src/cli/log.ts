@@ -17,6 +17,7 @@ import { UsageError } from './usage-error.js';
 import { formatEventLine } from './run-log.js';
 import type { RunEvent } from '../state/event-log.js';
 import type { StateReader } from '../host/state-reader.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** Events shown before following, unless `--tail` says otherwise. */
 const DEFAULT_TAIL = 50;
@@ -45,8 +46,8 @@ export const logCommand: Command = {
     const tail = tailOf(flags.tail);
     checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
     // `gatefs log | head`: a reader that went away ends the log, quietly.
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0);
+    process.stdout.on('error', (e) => {
+      if (foreignCodeOf(e) === 'EPIPE') process.exit(0);
     });
     const { openStateReader } = await import('../host/state-reader.js');
     let reader = await openStateReader(where(globals));
