@@ -25,7 +25,7 @@ import { generatedRepository } from './workspaces.js';
 const SUITE = 'operator';
 const BIN = join(import.meta.dirname, '../../src/cli/main.js');
 const CHROMIUM = '/usr/bin/chromium';
-const ROUNDS = 3;
+const ROUNDS = 5;
 const WORKSPACES = 1000;
 const PAGE_LOADS = 7;
 
