@@ -65,7 +65,6 @@ export async function serveOverStdio(
       explain: clientSafeReason,
     });
     const end = await serveStdio(readiness, {
-      holder,
       ...(fixed ? { conversation: fixed } : {}),
       stop: stop.stopped,
       log: out.progress,

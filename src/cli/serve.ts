@@ -69,7 +69,7 @@ export const serveCommand: Command = {
     'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
     'The server also shows a read-only status page at http://127.0.0.1:8808/ (workspaces, occupancy, the lander queue, the run',
-    'log, live), behind the same token: open the URL it prints at start, or paste the token into the page.',
+    'log, live), behind the same token: paste it into the page, or open http://127.0.0.1:8808/#token=<token>.',
     `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
     `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
     'Messages (stdio lines and HTTP bodies) may be as large, and hold as many JSON values, as the largest request',
@@ -122,10 +122,8 @@ async function serveOverHttp(
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
-      // A generated token is on stderr already: the page's URL carries it in its fragment, which no server ever sees.
-      const generated = token !== null && flags['token-file'] === undefined && !env.GATEFS_TOKEN;
-      const page = `${running.url}/${generated ? `#token=${token}` : ''}`;
-      out.progress(`status page (read-only): ${page}${token !== null && !generated ? ' (sign in with the token)' : ''}`);
+      // The token is shown once (above); the page's sign-in takes it, or `#token=<token>` appended to this URL.
+      out.progress(`status page (read-only): ${running.url}/${token === null ? '' : ' (sign in with the bearer token)'}`);
       const reason = await stop.stopped;
       await running.close();
       out.progress(`${reason}: every session closed and every workspace freed; exiting`);

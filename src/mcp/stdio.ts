@@ -13,8 +13,6 @@ import type { Readiness, WorkspaceReadiness } from './workspace-readiness.js';
 
 /** Options of `serveStdio`. */
 export interface StdioServeOptions {
-  /** The occupancy holder of this session. */
-  holder: string;
   /** The conversation the instructions name (undefined: chosen later). */
   conversation?: string;
   /**
@@ -48,7 +46,6 @@ export async function serveStdio(readiness: WorkspaceReadiness, options: StdioSe
   try {
     const server = createWaitingMcpServer(readiness, {
       conversation: options.conversation,
-      holder: options.holder,
       explain: options.explain,
     });
     const transport = new CappedStdioTransport({

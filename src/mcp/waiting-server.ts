@@ -1,6 +1,7 @@
 /**
- * `createWaitingMcpServer`: the MCP server of `gatefs serve` over stdio, answering from the
- * first moment while its workspace is made ready in the background (`WorkspaceReadiness`).
+ * `createWaitingMcpServer`: the MCP server of `gatefs serve` for a session that answers from the
+ * first moment while its workspace is made ready in the background (a `ReadinessSource`: over
+ * stdio `WorkspaceReadiness`, over HTTP `HttpReadiness` for a conversation `--allow-new` prepares).
  *
  * - `initialize` needs nothing (it is often answered before this server even exists:
  *   `early-initialize.ts`).
@@ -20,7 +21,7 @@ import type { ToolResult } from '../../tools/result.js';
 import { toCallToolResult, toMcpTool, trackCall } from './server.js';
 import { gatefsVersion } from './version.js';
 import { SERVER_CAPABILITIES, workspaceInstructions } from './instructions.js';
-import type { WorkspaceReadiness } from './workspace-readiness.js';
+import type { ReadinessSource } from './workspace-readiness.js';
 
 /** How often a waiting call is sent a progress notification, in ms. */
 export const PROGRESS_EVERY_MS = 1000;
@@ -29,14 +30,12 @@ export const PROGRESS_EVERY_MS = 1000;
 export interface WaitingServerOptions {
   /** The conversation named in the instructions (undefined: chosen later, `--conversation auto`). */
   conversation?: string;
-  /** The occupancy holder passed with every call. */
-  holder: string;
   /** A failure the client may see (no host paths). */
   explain: (e: unknown) => string;
 }
 
 /** Creates the server over `readiness` (see the file comment). Connect it with `server.connect(transport)`. */
-export function createWaitingMcpServer(readiness: WorkspaceReadiness, options: WaitingServerOptions): Server {
+export function createWaitingMcpServer(readiness: ReadinessSource, options: WaitingServerOptions): Server {
   const server = new Server(
     { name: 'gatefs', version: gatefsVersion() },
     { capabilities: { ...SERVER_CAPABILITIES }, instructions: workspaceInstructions(options.conversation) },
@@ -55,7 +54,7 @@ export function createWaitingMcpServer(readiness: WorkspaceReadiness, options: W
       const ready = readiness.isReady || token === undefined ? await readiness.ready() : await withProgress(readiness, token, extra);
       if (!ready.ok) return { ok: false, error: ready.error };
       try {
-        return await ready.host.gate.call(ready.conversation, name, args ?? {}, { holder: options.holder });
+        return await ready.host.gate.call(ready.conversation, name, args ?? {}, { holder: ready.holder });
       } catch {
         // The gate promises never to throw; its message could carry a host path, so it stays out.
         return { ok: false, error: { code: 'INTERNAL', message: 'the gate failed unexpectedly' } };
@@ -68,7 +67,7 @@ export function createWaitingMcpServer(readiness: WorkspaceReadiness, options: W
 
 /** Waits for `readiness`, sending progress for `token` at once and every `PROGRESS_EVERY_MS`. */
 async function withProgress(
-  readiness: WorkspaceReadiness,
+  readiness: ReadinessSource,
   token: string | number,
   extra: { sendNotification: (n: ServerNotification) => Promise<void> },
 ) {

@@ -48,9 +48,9 @@ export interface Opened {
   conversation: string;
 }
 
-/** A ready workspace held by this session, or why not. */
+/** A ready workspace held by this session (`holder` makes its calls), or why not. */
 export type Readiness =
-  | { ok: true; host: Host; conversation: string; status: WorkspaceStatus }
+  | { ok: true; host: Host; conversation: string; status: WorkspaceStatus; holder: string }
   | { ok: false; error: ToolError; cause: unknown; stopped?: true };
 
 const STOPPING = new Error('the server is stopping');
@@ -60,8 +60,20 @@ function stopping(): Readiness {
   return { ok: false, error: { code: 'WORKSPACE_NOT_READY', message: 'the gatefs server is stopping' }, cause: STOPPING, stopped: true };
 }
 
+/** What an MCP server that answers before its workspace is ready waits on (`createWaitingMcpServer`). */
+export interface ReadinessSource {
+  /** True once the workspace is prepared and held. */
+  readonly isReady: boolean;
+  /** What it waits for now, for progress messages. */
+  readonly phase: string;
+  /** Resolves once the workspace is ready and held, or to why not. */
+  ready(): Promise<Readiness>;
+  /** The tools to list: the role's, ready or not. Rejects when the host cannot say. */
+  tools(): Promise<ToolDescriptor[]>;
+}
+
 /** The background work of one stdio session (see the file comment). */
-export class WorkspaceReadiness {
+export class WorkspaceReadiness implements ReadinessSource {
   private host?: ListingHost;
   private conversation?: string;
   private status?: WorkspaceStatus;
@@ -112,7 +124,13 @@ export class WorkspaceReadiness {
   /** Resolves once the workspace is ready and held, or to why not; runs the missing steps again after a failure. */
   ready(): Promise<Readiness> {
     if (this.session && this.host && this.conversation && this.status)
-      return Promise.resolve({ ok: true, host: this.host, conversation: this.conversation, status: this.status });
+      return Promise.resolve({
+        ok: true,
+        host: this.host,
+        conversation: this.conversation,
+        status: this.status,
+        holder: this.options.holder,
+      });
     this.running ??= this.run()
       .then((outcome) => (this.last = outcome))
       .finally(() => (this.running = undefined));
@@ -172,7 +190,7 @@ export class WorkspaceReadiness {
       log(`workspace of "${conversation}" ready (role ${status.role}, ${status.backend}); this session holds it`);
       if (status.confinement === 'lstat-fallback')
         log('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-      return { ok: true, host, conversation, status };
+      return { ok: true, host, conversation, status, holder };
     } catch (e) {
       return this.refused(e, conversation);
     }

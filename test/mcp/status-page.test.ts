@@ -34,8 +34,9 @@ afterAll(async () => {
 });
 
 describe('the status page over HTTP', () => {
-  it('the server prints the page URL with its generated token in the fragment', async () => {
-    await expect.poll(() => server.stderr()).toContain(`status page (read-only): ${server.base}/#token=${server.token}`);
+  it('the server prints the page URL, and the token only once', async () => {
+    await expect.poll(() => server.stderr()).toContain(`status page (read-only): ${server.base}/ (sign in with the bearer token)`);
+    expect(server.stderr().split(server.token!).length - 1).toBe(1);
   });
 
   it('refuses every page request without the token: the sign-in page (401) holds no workspace', async () => {
@@ -141,7 +142,7 @@ describe.skipIf(!hasChromium)('the status page in headless Chromium', () => {
     for (const p of profiles) rmSync(p, { recursive: true, force: true });
   });
 
-  it('opens from the printed URL, goes live, and shows the workspace with its holder and session', async () => {
+  it('opens from the printed URL with #token=, goes live, and shows the workspace with its holder and session', async () => {
     const client = await httpClient(`${server.base}/mcp/alpha`, auth());
     try {
       const page = await context.newPage();
