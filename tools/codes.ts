@@ -43,7 +43,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   INVALID_INPUT:
     'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
   UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
-  WORKSPACE_NOT_READY: 'The workspace is still being prepared; retry once preparation has finished.',
+  WORKSPACE_NOT_READY:
+    'The workspace is not ready: still being prepared, or its preparation failed (the message says why and what to do); retry once it is.',
   WORKSPACE_RELEASED: 'The workspace was released; tools no longer run in it.',
   TOOL_NOT_ALLOWED: "The tool does not exist or is not declared for the conversation's role.",
   PATH_ESCAPE: "A '..' in the path climbs out of the namespace.",

@@ -2,7 +2,7 @@
  * `ConfinedWalk`: the one place where the host layer reaches the real disk by name.
  *
  * It holds an open directory handle for a root and opens any folder below it one component at a
- * time, never following a symbolic link (shared/SECURITY.md "How gatefs does it", steps 2–3):
+ * time, never following a symbolic link (SECURITY.md §3 "How it holds", steps 2–3):
  *
  * - `procfs` guarantee: every name is opened as `/proc/self/fd/<parentFd>/<name>` with
  *   `O_DIRECTORY | O_NOFOLLOW`. The kernel resolves the magic link `/proc/self/fd/<parentFd>` to

@@ -2,7 +2,7 @@
  * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`.
  * Each walks to the parent folder through `ConfinedWalk` (showing every folder
  * to the guard), then acts on one name inside the held parent, by `/proc/self/fd/<parentFd>/<name>`
- * (shared/SECURITY.md steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
+ * (SECURITY.md §3, steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
  * itself, so a rename or unlink lands in that folder even if it was moved meanwhile.
  *
  * Writes replace: a temp file is created with `O_CREAT | O_EXCL | O_NOFOLLOW` in the parent,

@@ -1,7 +1,7 @@
 /**
  * The path grammar: how any string an agent passes becomes a namespace path, or a typed refusal.
  *
- * Rules (shared/SECURITY.md §1): NUL, backslash and lone surrogates are `BAD_NAME`; a name over
+ * Rules (SECURITY.md §3, step 1): NUL, backslash and lone surrogates are `BAD_NAME`; a name over
  * 255 UTF-8 bytes or a path over 4096 is `NAME_TOO_LONG`; '.' and empty segments vanish; '..'
  * pops one segment, and a '..' that leaves the namespace, even for a moment, is `PATH_ESCAPE`
  * (so `../<root>/f` is refused although it would land inside again). Nothing is decoded,

@@ -6,6 +6,7 @@ import { demoCommand } from './demo.js';
 import { initCommand } from './init.js';
 import { prepareCommand } from './prepare.js';
 import { statusCommand } from './status.js';
+import { logCommand } from './log.js';
 import { callCommand } from './call.js';
 import { serveCommand } from './serve.js';
 import { releaseCommand } from './release.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   prepareCommand,
   statusCommand,
+  logCommand,
   callCommand,
   serveCommand,
   releaseCommand,

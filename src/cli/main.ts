@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `gatefs` executable: runs the command line and exits with its code. Everything else is
- * in `run-cli.ts` and one file per command.
+ * in `run-cli.ts` and one file per command. A stdio `serve` starts answering its client
+ * before the CLI loads (`early-serve.ts`).
  */
-import { runCli } from './run-cli.js';
+import { startEarlyServe } from './early-serve.js';
 
+startEarlyServe(process.argv.slice(2));
+const { runCli } = await import('./run-cli.js');
 const code = await runCli(process.argv.slice(2));
 process.exitCode = code;
 // Normally the process ends here by itself. Should a stray handle (a socket, a timer of a

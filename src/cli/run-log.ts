@@ -4,8 +4,7 @@
  */
 import type { RunEvent } from '../state/event-log.js';
 import { formatTable } from './table.js';
-
-const SHOWN_KEYS = ['tool', 'outcome', 'code', 'tag', 'argv', 'exitCode', 'role', 'backend', 'branch', 'holder', 'mode', 'paths'];
+import { summarizeEvent } from '../state/event-summary.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */
 export function formatRunLog(events: readonly RunEvent[], limit = Infinity): string {
@@ -18,13 +17,16 @@ export function formatRunLog(events: readonly RunEvent[], limit = Infinity): str
   return skipped > 0 ? `(${skipped} earlier events not shown)\n${table}` : table;
 }
 
+/**
+ * One event as one line (`gatefs log`): sequence, time (UTC, to the second), type, conversation
+ * and the details `formatRunLog` shows, in fixed-width columns that stay aligned line after line.
+ */
+export function formatEventLine(e: RunEvent): string {
+  const time = Number.isFinite(e.at) && e.at > 0 ? new Date(e.at).toISOString().replace(/\.\d{3}Z$/, 'Z') : String(e.at);
+  return [String(e.seq).padStart(6), time, e.type.padEnd(22), (e.conversation ?? '-').padEnd(24), details(e.data)].join('  ').trimEnd();
+}
+
+/** The details column: the few data fields a person scans for, at most 100 characters. */
 function details(data: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const key of SHOWN_KEYS) {
-    const v = data[key];
-    if (v === undefined || v === null) continue;
-    const text = Array.isArray(v) ? v.join(key === 'argv' ? ' ' : ',') : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    parts.push(`${key}=${key === 'argv' ? `"${text}"` : text}`);
-  }
-  return parts.join(' ').slice(0, 100);
+  return summarizeEvent(data);
 }

@@ -1,20 +1,20 @@
 /**
- * `gatefs serve`: the MCP server. Over stdio (default) it serves one conversation, prepared on
- * start if missing, and writes nothing but protocol to stdout. With `--http HOST:PORT` it serves
- * Streamable HTTP at `/mcp/<conversation>` for many conversations, behind a bearer token by
- * default (`serve-auth.ts`). Both stop on SIGINT, SIGTERM or SIGHUP after finishing the calls in
+ * `gatefs serve`: the MCP server. Over stdio (default) it serves one conversation, answering at
+ * once and preparing it in the background when missing (`serve-stdio.ts`), and writes nothing but
+ * protocol to stdout. With `--http HOST:PORT` it serves Streamable HTTP at `/mcp/<conversation>`
+ * (and `/c/<conversation>/mcp`) for many conversations, and the status page at `/`, behind a
+ * bearer token by default (`serve-auth.ts`). Both stop on SIGINT, SIGTERM or SIGHUP after finishing the calls in
  * flight and freeing every occupancy; stdio also stops when stdin closes. The SDK is loaded
  * only here.
  */
 import { fileURLToPath } from 'node:url';
 import type { Command, CommandContext } from './command.js';
 import { openHost } from './open-host.js';
-import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
+import { serveOverStdio } from './serve-stdio.js';
 import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
-import { randomIds } from '../ports/ids.js';
 import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
 import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
 
@@ -27,7 +27,7 @@ const THIS_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
-  usage: 'gatefs serve [--conversation ID] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
+  usage: 'gatefs serve [--conversation ID|auto] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
@@ -39,7 +39,10 @@ export const serveCommand: Command = {
     'allow-new': { type: 'boolean' },
   },
   optionHelp: [
-    ['--conversation ID', 'stdio: the conversation to serve (default: a new id, printed on stderr)'],
+    [
+      '--conversation ID',
+      'stdio: the conversation to serve; auto: one per client window and folder (default: a new id, printed on stderr)',
+    ],
     ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
     ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
@@ -50,16 +53,23 @@ export const serveCommand: Command = {
     ],
   ],
   details: [
-    'MCP client config (stdio), with the path of this gatefs:',
-    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "my-task"]}}}`,
-    'Once "npm link" in the gatefs checkout put gatefs on your PATH: "command": "gatefs", "args": ["serve", ...]. (npx gatefs',
-    'resolves only inside the gatefs checkout; a client starts servers elsewhere, where npx would look on the npm registry.)',
+    'MCP client config (stdio), with gatefs on your PATH (npm install -g ./gatefs-<version>.tgz, or npm link in a checkout):',
+    '  {"mcpServers": {"gatefs": {"command": "gatefs", "args": ["serve", "--repo", "/path/to/repo", "--conversation", "auto"]}}}',
+    'Without gatefs on PATH, this gatefs by its path:',
+    `  {"mcpServers": {"gatefs": {"command": "node", "args": [${JSON.stringify(THIS_MAIN)}, "serve", "--repo", "/path/to/repo", "--conversation", "auto"]}}}`,
+    '--conversation auto gives each client window its own conversation in its working folder (<folder>-<hash>-<n>): a window',
+    "that reconnects gets its own again, and a closed window's workspace goes to the next window, so none pile up.",
+    'The server answers initialize at once and prepares the workspace in the background: tool calls wait for it, with',
+    'progress notifications when the client asks for them, and a tool error saying why when it cannot be made ready.',
     '',
-    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task with the header',
+    'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task (or',
+    '/c/my-task/mcp, for clients that append /mcp: MCP Inspector 0.15) with the header',
     '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
     'on stderr and saves it to <state dir>/serve-token (mode 600); GATEFS_TOKEN=<token> sets it from the environment.',
     'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
+    'The server also shows a read-only status page at http://127.0.0.1:8808/ (workspaces, occupancy, the lander queue, the run',
+    'log, live), behind the same token: paste it into the page, or open http://127.0.0.1:8808/#token=<token>.',
     `Sessions: at most ${SESSIONS.perConversation} per conversation and ${SESSIONS.total} in all; an open session is never ended to make room.`,
     `A session ends after ${minutes(SESSIONS.idleMs)} without requests, or ${minutes(SESSIONS.detachedMs)} after its client dropped its event stream.`,
     'Messages (stdio lines and HTTP bodies) may be as large, and hold as many JSON values, as the largest request',
@@ -73,42 +83,7 @@ export const serveCommand: Command = {
     for (const flag of ['token-file', 'no-token', 'allow-new']) {
       if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for --http; stdio needs none`, 'serve');
     }
-    const conversation =
-      typeof flags.conversation === 'string' ? conversationArg(flags.conversation, 'serve') : randomIds.next('conv').slice(0, 21);
-    const { serveStdio } = await import('../mcp/stdio.js');
-    const { ensureWorkspace } = await import('../mcp/ensure-workspace.js');
-    const { newHolderId } = await import('../mcp/session.js');
-    const stop = watchStopSignals(out.progress);
-    try {
-      const host = await openHost(globals);
-      try {
-        const status = await ensureWorkspace(host, conversation, { role, onProgress: out.progress });
-        if (role && status.role !== role)
-          out.progress(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
-        if (stop.isStopping) {
-          out.progress(`stopped before serving conversation "${conversation}"`);
-          return 0;
-        }
-        const onServing = () => {
-          out.progress(`serving conversation "${conversation}" (role ${status.role}, ${status.backend}) over stdio`);
-          if (status.confinement === 'lstat-fallback')
-            out.progress('WARNING: /proc/self/fd is not available: paths are confined by the weaker per-component lstat check');
-        };
-        const reason = await serveStdio(host, conversation, newHolderId(), { stop: stop.stopped, log: out.progress, onServing });
-        out.progress(`${reason}: conversation "${conversation}" is free again; exiting`);
-        // A generated id is easy to lose, and every start without --conversation makes a new workspace.
-        if (flags.conversation === undefined)
-          out.progress(
-            `its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it`,
-          );
-      } finally {
-        await host.close();
-        process.stdin.destroy();
-      }
-      return 0;
-    } finally {
-      stop.dispose();
-    }
+    return serveOverStdio(role, { globals, flags, out, env });
   },
 };
 
@@ -147,6 +122,8 @@ async function serveOverHttp(
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
       out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
+      // The token is shown once (above); the page's sign-in takes it, or `#token=<token>` appended to this URL.
+      out.progress(`status page (read-only): ${running.url}/${token === null ? '' : ' (sign in with the bearer token)'}`);
       const reason = await stop.stopped;
       await running.close();
       out.progress(`${reason}: every session closed and every workspace freed; exiting`);

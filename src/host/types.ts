@@ -4,7 +4,7 @@
  */
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { Backend, Guarantee } from '../manifest/types.js';
-import type { RunEvent } from '../state/event-log.js';
+import type { EventFilter, RunEvent } from '../state/event-log.js';
 import type { OccupancyMode } from '../state/occupancy-table.js';
 
 export type WorkspaceState = 'preparing' | 'ready' | 'released';
@@ -71,7 +71,8 @@ export interface Host {
   readonly gate: ToolGateApi;
   prepare(options: PrepareOptions): Promise<WorkspaceStatus>;
   status(): WorkspaceStatus[];
-  events(): RunEvent[];
+  /** The run log, oldest first; `filter` narrows it (a conversation, events after a seq, the last N). */
+  events(filter?: EventFilter): RunEvent[];
   /**
    * Releases a workspace (keeping a `released` tombstone). Throws `WorkspaceError`
    * `DIRTY_WORKTREE` (data.files: changed, untracked and ignored files) unless `discard`,

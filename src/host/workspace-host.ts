@@ -39,6 +39,9 @@ import type { OccupancyMode, OccupancyRecord } from '../state/occupancy-table.js
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import type { ProcessLiveness } from '../ports/process-liveness.js';
 import { CallTracker } from './call-tracker.js';
+import { findRole } from '../manifest/find-role.js';
+import type { ToolDescriptor } from '../../tools/result.js';
+import { claimAutoConversation, type AutoConversation, type AutoConversationRequest } from './auto-conversation.js';
 import { OccupancyGuard } from './occupancy-guard.js';
 import { recoverInterruptedRelease } from './recover-workspaces.js';
 import type { StateStore } from '../state/store.js';
@@ -48,7 +51,7 @@ import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
 import { codeOf, isCodedError } from '../../vfs/coded-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
-import type { RunEvent } from '../state/event-log.js';
+import type { EventFilter, RunEvent } from '../state/event-log.js';
 import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import { prepareWorkspace } from './prepare-workspace.js';
@@ -57,6 +60,9 @@ import { closeView, registerReady, registrationOf, viewIsCurrent } from './regis
 import { releaseWorkspace } from './release-workspace.js';
 import { SyncedRegistry } from './synced-registry.js';
 import { statusOf } from './workspace-status.js';
+
+/** Every tool the gate runs, in the order clients list them. */
+const GATE_TOOLS = [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS];
 
 export interface WorkspaceHostOptions {
   platform: HostPlatform;
@@ -124,7 +130,7 @@ export class WorkspaceHost implements Host {
         runLog: { append: (event) => void store.appendEvent(event) },
         clock: options.clock,
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
-        tools: [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS],
+        tools: GATE_TOOLS,
         ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
         ...(options.writeDoors ? { writeDoor: options.writeDoors } : {}),
       }),
@@ -168,9 +174,9 @@ export class WorkspaceHost implements Host {
       .map((r) => this.statusRow(r, landed));
   }
 
-  events(): RunEvent[] {
+  events(filter?: EventFilter): RunEvent[] {
     this.checkOpen();
-    return this.ctx.store.events();
+    return this.ctx.store.events(filter);
   }
 
   /**
@@ -271,6 +277,30 @@ export class WorkspaceHost implements Host {
     const record = this.ctx.occupancy.acquire(conversation, holder, mode);
     this.ctx.store.appendEvent({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
     return record;
+  }
+
+  /**
+   * The tools `conversation` will offer once its workspace is ready, as `gate.tools` lists
+   * them, before it is: its recorded role's (a workspace exists), else `role`'s, else the
+   * manifest's first role's (`serve` lists them while preparing in the background). Throws
+   * `ManifestError` `UNKNOWN_ROLE`.
+   */
+  declaredTools(conversation: string, role?: string): ToolDescriptor[] {
+    this.checkOpen();
+    const recorded = this.ctx.store.getWorkspace(conversation);
+    const name = recorded && recorded.state !== 'failed' ? recorded.role : role;
+    const declared: ReadonlySet<string> = new Set(findRole(this.ctx.manifest, name).tools);
+    return GATE_TOOLS.filter((t) => declared.has(t.name)).map((t) => t.descriptor);
+  }
+
+  /**
+   * The conversation id of a client window in a working folder (`serve --conversation auto`):
+   * its own earlier id, else a closed window's, else a new one; recorded at once, so two windows
+   * never get the same id (see `claimAutoConversation`). No workspace is prepared here.
+   */
+  autoConversation(request: AutoConversationRequest): AutoConversation {
+    this.checkOpen();
+    return claimAutoConversation(this.ctx.store, this.ctx.liveness, request);
   }
 
   /** Ends `holder`'s occupancy. Result: true when it held one. */

@@ -75,12 +75,55 @@ function disclosureFrom(role: RoleFile, at: string, backend: string): Disclosure
   };
 }
 
+/** True when `a` and `b` are the same path or one holds the other (whole segments). */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/**
+ * A relative mount replaces the workspace's folder of that name with the pinned commit's,
+ * read-only. Refused where that hides a folder of the workspace the role is meant to see
+ * otherwise (`INVALID_VALUE` at the mount's `path`):
+ * - inside another relative mount: the outer one already shows that folder, read-only;
+ * - at, above or inside a progressive-disclosure path (`initial_paths`, `allowed_paths`): the
+ *   mount would show every file there from the pinned commit without `request_files`.
+ */
+function refuseShadowingMounts(mounts: readonly MountSpec[], policy: DisclosurePolicy | null, at: string): void {
+  const relative = mounts.map((m, i) => ({ path: m.path, key: `${at}.mounts[${i}].path` })).filter((m) => !m.path.startsWith('/'));
+  for (const inner of relative) {
+    const outer = relative.find((o) => inner.path.startsWith(`${o.path}/`));
+    if (outer) {
+      throw new ManifestError(
+        'INVALID_VALUE',
+        inner.key,
+        `the relative mount '${inner.path}' lies inside the relative mount '${outer.path}', which already shows that folder read-only from the pinned commit: remove one of them`,
+      );
+    }
+  }
+  if (!policy) return;
+  const disclosed = [
+    ...policy.initialPaths.map((p, i) => ({ path: p, key: `progressive_disclosure.initial_paths[${i}]` })),
+    ...policy.allowedPaths.map((p, i) => ({ path: p, key: `progressive_disclosure.allowed_paths[${i}]` })),
+  ];
+  for (const mount of relative) {
+    const hit = disclosed.find((d) => overlaps(mount.path, d.path));
+    if (hit) {
+      throw new ManifestError(
+        'INVALID_VALUE',
+        mount.key,
+        `the relative mount '${mount.path}' shadows the disclosed folder '${hit.path}' (${hit.key}): it would show every file there from the pinned commit without request_files; mount a folder outside initial_paths and allowed_paths`,
+      );
+    }
+  }
+}
+
 /**
  * Builds the `Role` at `roles[index]`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` for
  * `backend: container` (there is no fallback), and `ManifestError` for: duplicate tools
  * (`DUPLICATE`), mount path rules (`INVALID_VALUE`) and duplicate mounts (`DUPLICATE`),
- * disclosure path rules, a policy on a non-worktree backend or without `request_files`, and
- * `request_files` without a policy (`INVALID_VALUE`).
+ * disclosure path rules, a policy on a non-worktree backend or without `request_files`,
+ * `request_files` without a policy, and a relative mount that shadows a folder of the workspace
+ * (`refuseShadowingMounts`) (`INVALID_VALUE`).
  */
 export function roleFromFile(role: RoleFile, index: number): Role {
   const at = `roles[${index}]`;
@@ -97,14 +140,17 @@ export function roleFromFile(role: RoleFile, index: number): Role {
     throw new ManifestError('DUPLICATE', `${at}.tools[${dupTool}]`, `the tool '${role.tools[dupTool]}' is listed twice`);
   }
   const typedBackend = backend as Role['workspace']['backend'];
+  const mounts = mountsFrom(role, at);
+  const progressiveDisclosure = disclosureFrom(role, at, backend);
+  refuseShadowingMounts(mounts, progressiveDisclosure, `${at}.workspace`);
   return {
     name: role.name,
     maxVisits: role.max_visits ?? null,
     tools: [...role.tools],
     workspace: {
       backend: typedBackend,
-      mounts: mountsFrom(role, at),
-      progressiveDisclosure: disclosureFrom(role, at, backend),
+      mounts,
+      progressiveDisclosure,
     },
     artifacts: {
       autoPatch: role.artifacts?.auto_patch ?? typedBackend === 'worktree',

@@ -32,6 +32,8 @@ import { JsonIdScanner, type ScannedId } from './json-id-scanner.js';
 import { decodeStrictUtf8, NOT_UTF8_MESSAGE } from './strict-utf8.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from './message-limit.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { stableStringify } from '../state/stable-json.js';
+import type { EarlyAnswer } from './early-initialize.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {
@@ -43,6 +45,11 @@ export interface CappedStdioOptions {
   maxMessageTokens?: number;
   /** One-line notes for the operator (the CLI passes stderr). */
   log?: (line: string) => void;
+  /**
+   * An initialize already answered before this transport started (`answerInitializeEarly`):
+   * the SDK's own answer to that id is not written again (a different one is logged).
+   */
+  answeredEarly?: EarlyAnswer | null;
 }
 
 /**
@@ -82,6 +89,7 @@ export class CappedStdioTransport implements Transport {
   private inputEndNotified = false;
   private broken = false;
   private closed = false;
+  private answeredEarly: EarlyAnswer | null;
 
   constructor(options: CappedStdioOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -89,6 +97,7 @@ export class CappedStdioTransport implements Transport {
     this.maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.maxTokens = options.maxMessageTokens ?? MAX_MESSAGE_TOKENS;
     this.log = options.log ?? (() => undefined);
+    this.answeredEarly = options.answeredEarly ?? null;
     this.reader = new CappedLineReader(
       { maxBytes: this.maxBytes, maxTokens: this.maxTokens },
       {
@@ -155,8 +164,15 @@ export class CappedStdioTransport implements Transport {
 
   /** Writes one message as a line; resolves once stdout took it (after `drain` if needed). */
   async send(message: JSONRPCMessage): Promise<void> {
-    const written = this.write(message);
-    const m = message as { id?: unknown; method?: unknown };
+    const m = message as { id?: unknown; method?: unknown; result?: unknown };
+    const early = this.answeredEarly;
+    const isEarly = early !== null && m.method === undefined && m.id === early.id;
+    if (isEarly) {
+      this.answeredEarly = null;
+      if (stableStringify(m.result ?? null) !== stableStringify(early.result))
+        this.log(`stdio: the early initialize answer differs from the SDK's: ${stableStringify(m.result ?? null).slice(0, 300)}`);
+    }
+    const written = isEarly ? Promise.resolve() : this.write(message);
     if (m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number') && this.inProgress.delete(m.id)) this.pump();
     return written;
   }

@@ -1,7 +1,7 @@
 /**
  * The guard chain of `gatefs serve --http`: what a request passes, in order, before any session
  * sees it. The Host/Origin guard (403), the OAuth probe answers (gatefs has none), the bearer
- * token (401), the route `/mcp/<conversation>` (404), and, for a POST, the body limits (413 past
+ * token (401), the route `/mcp/<conversation>` or `/c/<conversation>/mcp` (404), and, for a POST, the body limits (413 past
  * `maxBytes` or `maxTokens`, 400 for a body that is not UTF-8 or not JSON). Each refusal is
  * answered here, as a JSON-RPC error body where the client speaks JSON-RPC; the caller only
  * serves what comes through.
@@ -77,11 +77,14 @@ function passHeaderGuards(req: IncomingMessage, res: ServerResponse, policy: Adm
   return path;
 }
 
-/** The conversation named by `/mcp/<conversation>`, or null once a 404 was answered. */
+/**
+ * The conversation named by `/mcp/<conversation>`, or by its alias `/c/<conversation>/mcp` for
+ * clients that make every URL end in `/mcp` (MCP Inspector 0.15); null once a 404 was answered.
+ */
 function routeOf(path: string, res: ServerResponse): string | null {
-  const m = /^\/mcp\/([^/]+)\/?$/.exec(path);
+  const m = /^\/mcp\/([^/]+)\/?$/.exec(path) ?? /^\/c\/([^/]+)\/mcp\/?$/.exec(path);
   if (!m) {
-    reply(res, 404, 'not found: the MCP endpoint is /mcp/<conversation>');
+    reply(res, 404, 'not found: the MCP endpoint is /mcp/<conversation> (or /c/<conversation>/mcp); the status page is /');
     return null;
   }
   if (!isConversationId(m[1])) {

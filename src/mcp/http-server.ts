@@ -1,6 +1,7 @@
 /**
  * `gatefs serve --http`: MCP over Streamable HTTP on node:http, one MCP session per client,
- * the conversation in the URL (`/mcp/<conversation>`), many conversations at once. Each request
+ * the conversation in the URL (`/mcp/<conversation>`, or `/c/<conversation>/mcp`), many
+ * conversations at once, and the read-only status page at `/` (`status-routes.ts`, same token). Each request
  * passes, in order: the Host/Origin guard (403), the OAuth probe answers (gatefs has none), the
  * bearer token (401), the route, and the body limits (413, `MAX_MESSAGE_BYTES` and
  * `MAX_MESSAGE_TOKENS`, the same limits as stdio; at most a few bodies over 1 MiB are kept at once,
@@ -24,6 +25,8 @@ import { describeFailure } from './describe-failure.js';
 import { reply } from './http-reply.js';
 import { admitRequest, type AdmissionPolicy } from './http-admission.js';
 import { HttpSessions } from './http-sessions.js';
+import { isStatusPath, StatusRoutes } from './status-routes.js';
+import { gatefsVersion } from './version.js';
 
 /** Options of `serveHttp`. */
 export interface HttpServeOptions {
@@ -50,6 +53,8 @@ export interface HttpServeOptions {
   clock?: Clock;
   /** Where one-line logs go (the CLI passes stderr). */
   log?: (line: string) => void;
+  /** How often the status page's live feed looks at the host (default 1000 ms). */
+  statusEveryMs?: number;
 }
 
 /** A listening server: its base URL (`http://host:port`) and how to stop it. */
@@ -89,6 +94,14 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     clock: options.clock ?? systemClock,
     log,
   });
+  const status = new StatusRoutes(host, {
+    token,
+    allowedHosts: () => admission.guard.allowedHosts,
+    sessions: () => sessions.openPerConversation(),
+    version: gatefsVersion(),
+    log,
+    ...(options.statusEveryMs ? { feedEveryMs: options.statusEveryMs } : {}),
+  });
   let closing = false;
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -100,6 +113,8 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (closing) return reply(res, 503, 'the server is shutting down');
+    const url = new URL(req.url ?? '/', 'http://gatefs.invalid');
+    if (isStatusPath(url.pathname)) return status.handle(req, res, url);
     const request = await admitRequest(req, res, admission);
     if (request) await sessions.serve(req, res, request);
   }
@@ -114,6 +129,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     reapIdle: () => sessions.reapIdle(),
     async close() {
       closing = true;
+      status.close();
       stopReaping();
       await sessions.closeAll();
       await new Promise<void>((resolve) => {

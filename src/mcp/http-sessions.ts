@@ -4,9 +4,11 @@
  * - routing: a request carrying `Mcp-Session-Id` goes to that session's transport (404 when the
  *   session is unknown or belongs to another conversation) and counts as its activity;
  * - opening: an initialize POST without a session takes a place under the session caps (429 per
- *   conversation, 503 in total, after ending idle sessions to make room; `SessionTable`),
- *   prepares the workspace within the creation budget (`--allow-new`, `CreationBudget`: 404,
- *   403, 429; 500 when preparing fails), occupies it (409), then starts the transport;
+ *   conversation, 503 in total, after ending idle sessions to make room; `SessionTable`); for a
+ *   ready workspace it occupies it (409) and starts the transport; for one that needs preparing
+ *   it takes a place in the creation budget (`--allow-new`, `CreationBudget`: 404, 403, 429),
+ *   starts the preparation in the background and the transport at once, and its tool calls wait
+ *   (`HttpReadiness`: progress notifications; a failed preparation is `WORKSPACE_NOT_READY`);
  * - reaping: sessions idle past their time are ended, on a timer and on demand.
  * Every refusal is a JSON-RPC error body; its text never names a host path (the operator's log
  * gets the full line).
@@ -20,6 +22,8 @@ import type { Clock } from '../ports/clock.js';
 import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { callsSettled, createMcpServer } from './server.js';
+import { createWaitingMcpServer } from './waiting-server.js';
+import { HttpReadiness } from './http-readiness.js';
 import { ensureWorkspace } from './ensure-workspace.js';
 import type { Session } from './session.js';
 import { ConversationOccupants } from './conversation-occupants.js';
@@ -109,10 +113,71 @@ export class HttpSessions {
     }
     let started = false;
     try {
-      started = (await this.prepare(res, request)) && (await this.start(req, res, request, slot));
+      const ready = this.host.status().find((w) => w.conversation === conversation)?.state === 'ready';
+      if (ready) started = (await this.prepare(res, request)) && (await this.start(req, res, request, slot));
+      else started = await this.startPreparing(req, res, request, slot);
     } finally {
       if (!started) slot.cancel();
     }
+  }
+
+  /**
+   * A conversation without a ready workspace: takes a place in the creation budget now (a
+   * refusal is this initialize's HTTP answer, as `prepare` gives it), starts the preparation in
+   * the background (`ensureWorkspace`, shared with other sessions), and opens the session at
+   * once; its tool calls wait for the workspace and its occupancy (`HttpReadiness`).
+   */
+  private async startPreparing(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: AdmittedRequest,
+    slot: SessionSlot<Entry>,
+  ): Promise<boolean> {
+    const { conversation, rpcId } = request;
+    const { log, role } = this.options;
+    let refusal: unknown;
+    const preparation = ensureWorkspace(this.host, conversation, {
+      role,
+      onProgress: log,
+      // Runs before ensureWorkspace's first await: a refusal is known when the call returns.
+      reserve: (c) => {
+        try {
+          return this.creation.take(c, this.host.status().find((w) => w.conversation === c)?.state);
+        } catch (e) {
+          refusal = e;
+          throw e;
+        }
+      },
+    });
+    preparation.catch((e: unknown) => {
+      if (e !== refusal) log(`preparing ${conversation} failed: ${describeFailure(e)}`);
+    });
+    if (refusal instanceof CreationRefusal) {
+      log(`session on ${conversation} refused: ${refusal.message}`);
+      if (refusal.code === 'CONCURRENT_LIMIT') res.setHeader('Retry-After', '1');
+      reply(res, refusal.code === 'NOT_ALLOWED' ? 404 : refusal.code === 'TOTAL_LIMIT' ? 403 : 429, refusal.message, SERVER_ERROR, rpcId);
+      return false;
+    }
+    let id = '';
+    const readiness = new HttpReadiness(
+      this.host,
+      conversation,
+      preparation,
+      () => this.occupants.occupy(conversation),
+      (line) => log(`session ${id} ${line}`),
+      role,
+    );
+    const mcp = createWaitingMcpServer(readiness, { conversation, explain: (e) => String(codeOf(e) ?? 'an unexpected error') });
+    return this.serveSession(
+      req,
+      res,
+      request,
+      slot,
+      mcp,
+      () => readiness.holdsOccupancy,
+      'holder once its workspace is ready',
+      (opened) => (id = opened),
+    );
   }
 
   /** Makes sure the workspace is ready, preparing it within the creation budget; false once refused. */
@@ -150,21 +215,37 @@ export class HttpSessions {
       reply(res, 409, `the workspace cannot be occupied now${withCode(e)}`, SERVER_ERROR, request.rpcId);
       return false;
     }
-    const id = randomIds.next('session');
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const mcp = createMcpServer(this.host, { conversation, holder: session.holder });
+    return this.serveSession(req, res, request, slot, mcp, () => true, `holder ${session.holder}`);
+  }
+
+  /** Commits the slot to a new session running `mcp` and answers its initialize; `occupies` says whether its end frees a share of the occupancy. */
+  private async serveSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: AdmittedRequest,
+    slot: SessionSlot<Entry>,
+    mcp: Server,
+    occupies: () => boolean,
+    holderNote: string,
+    named: (id: string) => void = () => undefined,
+  ): Promise<boolean> {
+    const { conversation } = request;
+    const id = randomIds.next('session');
+    named(id);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     slot.commit(id, { transport, server: mcp });
     let closed = false;
     const finish = () => {
       if (closed) return;
       closed = true;
-      this.ended(id, conversation);
+      this.ended(id, conversation, occupies());
     };
     transport.onclose = finish;
     await mcp.connect(transport);
     res.once('close', this.table.begin(id, 'request'));
     await transport.handleRequest(req, res, request.body);
-    if (transport.sessionId === id) this.options.log(`session ${id} opened (conversation ${conversation}, holder ${session.holder})`);
+    if (transport.sessionId === id) this.options.log(`session ${id} opened (conversation ${conversation}, ${holderNote})`);
     else {
       await transport.close();
       finish();
@@ -172,12 +253,21 @@ export class HttpSessions {
     return true;
   }
 
-  /** Forgets session `id` and frees its share of the conversation's occupancy. */
-  private ended(id: string, conversation: string): void {
+  /** Forgets session `id` and, when it held one, frees its share of the conversation's occupancy. */
+  private ended(id: string, conversation: string, occupied: boolean): void {
     this.table.remove(id);
-    const freed: Promise<void> = this.occupants.vacate(conversation).finally(() => this.vacating.delete(freed));
-    this.vacating.add(freed);
+    if (occupied) {
+      const freed: Promise<void> = this.occupants.vacate(conversation).finally(() => this.vacating.delete(freed));
+      this.vacating.add(freed);
+    }
     this.options.log(`session ${id} closed (conversation ${conversation})`);
+  }
+
+  /** Open sessions per conversation, now (the status page's Sessions column). */
+  openPerConversation(): Map<string, number> {
+    const open = new Map<string, number>();
+    for (const record of this.table.all()) open.set(record.conversation, (open.get(record.conversation) ?? 0) + 1);
+    return open;
   }
 
   /** Ends the sessions idle past their idle time; resolves to how many it ended. */

@@ -10,6 +10,7 @@ import type { ToolDescriptor, ToolResult } from '../../tools/result.js';
 import { TOOL_ERROR_CODES } from '../../tools/codes.js';
 import { toolResultText } from './tool-text.js';
 import { gatefsVersion } from './version.js';
+import { SERVER_CAPABILITIES, workspaceInstructions } from './instructions.js';
 
 /** Options of `createMcpServer`. */
 export interface McpServerOptions {
@@ -85,6 +86,19 @@ function isImageValue(v: Record<string, unknown>): v is Record<string, unknown> 
 
 const pendingCalls = new WeakMap<Server, Set<Promise<unknown>>>();
 
+/** Counts `call` as a tool call of `server` until it settles (`callsSettled` waits for it). Result: `call`. */
+export function trackCall<T>(server: Server, call: Promise<T>): Promise<T> {
+  let pending = pendingCalls.get(server);
+  if (!pending) pendingCalls.set(server, (pending = new Set()));
+  const calls = pending;
+  calls.add(call);
+  void call.then(
+    () => calls.delete(call),
+    () => calls.delete(call),
+  );
+  return call;
+}
+
 /**
  * Resolves once every tool call this server has started has finished, so a caller can close
  * the host without cutting a write short (a client that hung up mid-call still gets its
@@ -106,10 +120,8 @@ export function createMcpServer(host: Host, options: McpServerOptions): Server {
   const server = new Server(
     { name: 'gatefs', version: gatefsVersion() },
     {
-      capabilities: { tools: {} },
-      instructions:
-        `gatefs workspace for conversation "${conversation}". Relative paths resolve in your workspace root ` +
-        `/worktrees/${conversation}; declared mounts appear at their own paths. Errors carry a stable code.`,
+      capabilities: { ...SERVER_CAPABILITIES },
+      instructions: workspaceInstructions(conversation),
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -1,14 +1,20 @@
 /**
  * `gatefs serve` over stdio: one MCP server for one conversation on this process's stdin and
- * stdout. Nothing else may write to stdout while it runs (logs go to stderr).
+ * stdout, answering at once while its workspace is made ready in the background
+ * (`WorkspaceReadiness`, `createWaitingMcpServer`). Nothing else may write to stdout while it
+ * runs (logs go to stderr).
  */
-import type { Host } from '../host/types.js';
-import { callsSettled, createMcpServer } from './server.js';
-import { openSession } from './session.js';
+import type { Readable } from 'node:stream';
+import { callsSettled } from './server.js';
+import { createWaitingMcpServer } from './waiting-server.js';
 import { CappedStdioTransport } from './capped-stdio-transport.js';
+import type { EarlyAnswer } from './early-initialize.js';
+import type { Readiness, WorkspaceReadiness } from './workspace-readiness.js';
 
 /** Options of `serveStdio`. */
 export interface StdioServeOptions {
+  /** The conversation the instructions name (undefined: chosen later). */
+  conversation?: string;
   /**
    * Resolves with a reason (e.g. "SIGTERM") when the server should stop although stdin is still
    * open. Default: never.
@@ -16,37 +22,50 @@ export interface StdioServeOptions {
   stop?: Promise<string>;
   /** One-line notes for the operator (the CLI passes stderr). */
   log?: (line: string) => void;
-  /** Called once the session holds the workspace, right before serving (not when refused). */
-  onServing?: () => void;
+  /** A failure the client may see (no host paths). */
+  explain: (e: unknown) => string;
+  /** stdin as the early initialize reader hands it over (`EarlyInitialize.handOver`), and what it answered (default: process.stdin, nothing). */
+  input?: { stream: Readable; answered: EarlyAnswer | null };
+}
+
+/** How a stdio session ended: why, and the workspace's last outcome (undefined: never asked for). */
+export interface StdioEnd {
+  reason: string;
+  outcome?: Readiness;
 }
 
 /**
- * Serves `conversation` (already prepared) over stdio until the client closes stdin, stdout
- * fails, or `options.stop` resolves. Then it stops reading, waits until every request it took
- * is answered and the tool calls in flight have finished (their answers are still written),
- * closes the MCP server and ends the session's occupancy, and resolves with the reason it
- * stopped ("stdin closed", the stdout failure, or the `stop` reason).
- * The session is the occupancy holder when the host has one; throws `WorkspaceError`
- * `OCCUPIED` (before serving) when another live holder occupies the workspace.
+ * Serves until the client closes stdin, stdout fails, or `options.stop` resolves. The workspace
+ * is made ready in the background from the start. Then it stops reading, waits until every
+ * request it took is answered and the tool calls in flight have finished (their answers are
+ * still written), closes the MCP server, lets the background work finish (a preparation under
+ * way is completed, never cut), frees the workspace and closes the host (`readiness.close`), and
+ * resolves with the reason and the last outcome.
  */
-export async function serveStdio(host: Host, conversation: string, holder: string, options: StdioServeOptions = {}): Promise<string> {
-  const session = await openSession(host, conversation, holder);
+export async function serveStdio(readiness: WorkspaceReadiness, options: StdioServeOptions): Promise<StdioEnd> {
   try {
-    options.onServing?.();
-    const server = createMcpServer(host, { conversation, holder });
-    const transport = new CappedStdioTransport({ log: options.log });
+    const server = createWaitingMcpServer(readiness, {
+      conversation: options.conversation,
+      explain: options.explain,
+    });
+    const transport = new CappedStdioTransport({
+      log: options.log,
+      ...(options.input ? { stdin: options.input.stream, answeredEarly: options.input.answered } : {}),
+    });
     const ended = new Promise<string>((resolve) => {
       transport.onInputEnd = resolve;
       server.onclose = () => resolve('the connection closed');
     });
     await server.connect(transport);
+    options.input?.stream.resume(); // the early reader paused it; the transport now listens
+    readiness.start();
     const reason = await Promise.race([ended, options.stop ?? new Promise<string>(() => undefined)]);
     transport.stopReading();
     await transport.answered();
     await callsSettled(server);
     await server.close().catch(() => undefined);
-    return reason;
+    return { reason, outcome: await readiness.stop() };
   } finally {
-    await session.close();
+    await readiness.close();
   }
 }

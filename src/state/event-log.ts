@@ -31,6 +31,8 @@ export interface EventFilter {
   afterSeq?: number;
   /** At most this many (the oldest matching ones). */
   limit?: number;
+  /** Only the newest this many matching ones, still returned oldest first (`limit` is then ignored): a log's tail. */
+  last?: number;
 }
 
 interface Row {
@@ -85,14 +87,17 @@ export class EventLog {
       where.push('seq > ?');
       params.push(filter.afterSeq);
     }
-    const limit = filter.limit !== undefined ? ' LIMIT ?' : '';
-    if (filter.limit !== undefined) params.push(Math.max(0, Math.floor(filter.limit)));
-    const sql = `SELECT seq, at, type, conversation, data FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
+    const count = filter.last ?? filter.limit;
+    const limit = count !== undefined ? ' LIMIT ?' : '';
+    if (count !== undefined) params.push(Math.max(0, Math.floor(count)));
+    const order = filter.last !== undefined ? ' DESC' : '';
+    const sql = `SELECT seq, at, type, conversation, data FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${order}${limit}`;
     let stmt = this.queries.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
       this.queries.set(sql, stmt);
     }
-    return (stmt.all(...params) as Row[]).map(fromRow);
+    const rows = (stmt.all(...params) as Row[]).map(fromRow);
+    return filter.last !== undefined ? rows.reverse() : rows;
   }
 }

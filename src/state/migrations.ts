@@ -126,6 +126,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 4,
+    description: 'window claims: which client window (its process) each --conversation auto workspace belongs to',
+    sql: `
+      CREATE TABLE window_claims (
+        conversation TEXT PRIMARY KEY,
+        folder_key   TEXT NOT NULL,
+        slot         INTEGER NOT NULL CHECK (slot >= 1),
+        pid          INTEGER NOT NULL,
+        pid_start    TEXT,
+        claimed_at   INTEGER NOT NULL,
+        UNIQUE (folder_key, slot)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

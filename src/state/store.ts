@@ -29,6 +29,8 @@ import { WorkspaceTable, type WorkspaceDraft, type WorkspacePatch, type Workspac
 import { SubmissionTable, type SubmissionDraft, type SubmissionPatch, type SubmissionRecord } from './submission-table.js';
 import { MessageTable, type MessageDraft, type MessageRecord } from './message-table.js';
 import { LineageTable, type Lineage } from './lineage-table.js';
+import { WindowClaimTable, type WindowClaim } from './window-claim-table.js';
+import type { ProcessIdentity } from '../ports/process-liveness.js';
 
 /** The lock key of a target branch's lander (a conversation id never holds a colon, so keys never meet). */
 const landerKey = (target: string) => `lander:${target}`;
@@ -54,6 +56,7 @@ export class StateStore {
   private readonly submissionTable: SubmissionTable;
   private readonly messageTable: MessageTable;
   private readonly lineageTable: LineageTable;
+  private readonly windowClaims: WindowClaimTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -74,6 +77,7 @@ export class StateStore {
     this.submissionTable = new SubmissionTable(db, options.clock);
     this.messageTable = new MessageTable(db, options.clock);
     this.lineageTable = new LineageTable(db, options.clock);
+    this.windowClaims = new WindowClaimTable(db, options.clock);
   }
 
   /**
@@ -255,6 +259,16 @@ export class StateStore {
   /** The lineage of `conversation` (a root when none is recorded). */
   lineageOf(conversation: string): Lineage {
     return this.lineageTable.of(conversation);
+  }
+
+  /** The window claims of `folderKey` (`serve --conversation auto`), by slot. */
+  windowClaimsOf(folderKey: string): WindowClaim[] {
+    return this.windowClaims.ofFolder(folderKey);
+  }
+
+  /** Records that `window` holds slot `slot` of `folderKey`. Result: the claim (its conversation is `<folderKey>-<slot>`). */
+  claimWindow(folderKey: string, slot: number, window: ProcessIdentity): WindowClaim {
+    return this.windowClaims.claim(folderKey, slot, window);
   }
 
   /** Tries to become the one lander of `target` across processes (a dead owner's lock is taken over). */

@@ -11,6 +11,7 @@ const COMMANDS = [
   'init',
   'prepare',
   'status',
+  'log',
   'call',
   'serve',
   'release',
@@ -38,14 +39,18 @@ describe('gatefs --help', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('serve --help gives a stdio client config that starts this gatefs from any folder (node and the absolute path of its main.js)', async () => {
+  it('serve --help gives stdio client configs that start gatefs from any folder: the command on PATH, and node with the absolute path of this main.js', async () => {
     const r = await gatefs(['serve', '--help']);
-    const line = r.stdout.split('\n').find((l) => l.includes('"mcpServers"'))!;
-    const config = JSON.parse(line) as { mcpServers: { gatefs: { command: string; args: string[] } } };
-    expect(config.mcpServers.gatefs.command).toBe('node');
-    expect(config.mcpServers.gatefs.args[0]).toBe(BIN);
-    expect(existsSync(config.mcpServers.gatefs.args[0]!)).toBe(true);
-    expect(config.mcpServers.gatefs.args.slice(1)).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'my-task']);
+    const configs = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('"mcpServers"'))
+      .map((l) => (JSON.parse(l) as { mcpServers: { gatefs: { command: string; args: string[] } } }).mcpServers.gatefs);
+    expect(configs.map((c) => c.command)).toEqual(['gatefs', 'node']);
+    expect(configs[0]!.args).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'auto']);
+    expect(configs[1]!.args[0]).toBe(BIN);
+    expect(existsSync(configs[1]!.args[0]!)).toBe(true);
+    expect(configs[1]!.args.slice(1)).toEqual(['serve', '--repo', '/path/to/repo', '--conversation', 'auto']);
+    expect(r.stdout).not.toContain('npx');
   });
 
   it('bare gatefs prints help and exits 2 (nothing was asked)', async () => {

@@ -80,6 +80,57 @@ const cases: [string, unknown, ManifestErrorCode, string][] = [
     'roles[0].workspace.mounts[1].writable',
   ],
   [
+    'relative mount inside another relative mount',
+    withWorkspace({
+      mounts: [
+        { path: 'docs', writable: false },
+        { path: '/data/out', writable: true },
+        { path: 'docs/api', writable: false },
+      ],
+    }),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[2].path',
+  ],
+  [
+    'relative mount shadowing an allowed disclosure folder',
+    withWorkspace(
+      {
+        mounts: [{ path: 'src', writable: false }],
+        progressive_disclosure: { initial_paths: ['README.md'], allowed_paths: ['src'] },
+      },
+      { tools: ['read', 'request_files'] },
+    ),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[0].path',
+  ],
+  [
+    'relative mount inside an allowed disclosure folder',
+    withWorkspace(
+      {
+        mounts: [
+          { path: '.campaign', writable: false },
+          { path: 'src/gen', writable: false },
+        ],
+        progressive_disclosure: { initial_paths: [], allowed_paths: ['src'] },
+      },
+      { tools: ['read', 'request_files'] },
+    ),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[1].path',
+  ],
+  [
+    'relative mount holding an initial disclosure file',
+    withWorkspace(
+      {
+        mounts: [{ path: 'docs', writable: false }],
+        progressive_disclosure: { initial_paths: ['docs/intro.md'], allowed_paths: ['src'] },
+      },
+      { tools: ['read', 'request_files'] },
+    ),
+    'INVALID_VALUE',
+    'roles[0].workspace.mounts[0].path',
+  ],
+  [
     'policy without initial_paths',
     disclosureRole({ allowed_paths: ['src'] }),
     'MISSING_KEY',
@@ -183,6 +234,37 @@ describe('mount paths', () => {
 
   it.each(['.campaign', 'docs/ref', '/data/out', '/worktreesx', '.github', '.gitignore-data', '/data/out/'])('accepts %s', (path) => {
     expect(() => loadManifest(mount(path))).not.toThrow();
+  });
+
+  it('a relative mount that shadows a disclosed folder says why, naming the disclosure key', () => {
+    const e = failure(
+      withWorkspace(
+        {
+          mounts: [{ path: 'src', writable: false }],
+          progressive_disclosure: { initial_paths: [], allowed_paths: ['tests', 'src/schema'] },
+        },
+        { tools: ['read', 'request_files'] },
+      ),
+    );
+    expect(e.message).toContain("shadows the disclosed folder 'src/schema' (progressive_disclosure.allowed_paths[1])");
+    expect(e.message).toContain('without request_files');
+  });
+
+  it('accepts mounts beside each other and beside disclosed folders (whole segments compared)', () => {
+    const manifest = withWorkspace(
+      {
+        mounts: [
+          { path: 'docs', writable: false },
+          { path: 'docs-extra', writable: false },
+          { path: 'src2', writable: false },
+          { path: '/data', writable: false },
+          { path: '/data/out', writable: true },
+        ],
+        progressive_disclosure: { initial_paths: ['src/a.ts'], allowed_paths: ['src'] },
+      },
+      { tools: ['read', 'request_files'] },
+    );
+    expect(() => loadManifest(manifest)).not.toThrow();
   });
 
   it('normalizes a trailing slash and then finds duplicates', () => {

@@ -212,3 +212,60 @@ describe('new conversations only with allowNew, within its budget', () => {
     expect((await read((await connect('new-1')).client)).isError).toBeFalsy(); // a second session: no new preparation
   });
 });
+
+describe('a new conversation with allowNew is prepared in the background', () => {
+  /** `host` whose `prepare` waits until `open()` is called (everything else is the host's own). */
+  function gated(inner: Host): { host: Host; open: () => void } {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const proxy = new Proxy(inner, {
+      get(target, key) {
+        if (key === 'prepare') return async (options: Parameters<Host['prepare']>[0]) => (await gate, target.prepare(options));
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { host: proxy, open };
+  }
+
+  it('the session opens before the workspace exists; a call waits with progress, then works; the holder comes with it', async () => {
+    clock = new ManualClock();
+    const inner = await createMemoryHost({ files: { 'README.md': '# shared\n' } });
+    const { host: slow, open } = gated(inner);
+    host = inner;
+    logs = [];
+    server = await serveHttp(slow, {
+      address: parseListenAddress('127.0.0.1:0'),
+      token: TOKEN,
+      clock,
+      log: (l) => logs.push(l),
+      allowNew: true,
+    });
+    const { client } = await connect('fresh');
+    expect(inner.status().find((w) => w.conversation === 'fresh')?.state).not.toBe('ready');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('read');
+    const progress: string[] = [];
+    const call = client.callTool({ name: 'read', arguments: { path: 'README.md' } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(progress[0]).toBe('waiting for gatefs: preparing the workspace of "fresh"');
+    open();
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { content: string }).content).toBe('# shared\n');
+    expect(inner.status().find((w) => w.conversation === 'fresh')?.holder).toMatch(/^mcp-\d+-[0-9a-f]+$/);
+    expect(logs.some((l) => /session session-[0-9a-f]+ holds conversation fresh \(holder mcp-/.test(l))).toBe(true);
+  });
+
+  it('a preparation that fails answers the calls with WORKSPACE_NOT_READY naming its code', async () => {
+    await start({ allowNew: true, role: 'no-such-role' }, []);
+    const { client } = await connect('doomed');
+    const r = await client.callTool({ name: 'read', arguments: { path: 'README.md' } });
+    expect(r.isError).toBe(true);
+    expect((r.structuredContent as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'WORKSPACE_NOT_READY',
+      message: expect.stringContaining('could not be prepared (UNKNOWN_ROLE)'),
+    });
+  });
+});

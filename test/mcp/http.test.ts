@@ -68,10 +68,12 @@ afterAll(async () => {
 });
 
 describe('two conversations over HTTP', () => {
-  it('prepares each conversation on first use and lists its tools', async () => {
+  it('opens a session on a new conversation at once, prepares it in the background, and lists its tools', async () => {
     const { tools } = await alice.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['edit', 'grep', 'list', 'read', 'write']);
-    expect(server.stderr()).toMatch(/session session-[0-9a-f]+ opened \(conversation alice, holder mcp-\d+-[0-9a-f]+\)/);
+    expect(server.stderr()).toMatch(/session session-[0-9a-f]+ opened \(conversation alice, holder once its workspace is ready\)/);
+    expect((await callTool(alice, 'list', {})).isError).toBe(false); // waits for the preparation
+    expect(server.stderr()).toMatch(/session session-[0-9a-f]+ holds conversation alice \(holder mcp-\d+-[0-9a-f]+\)/);
   });
 
   it("a write in alice's workspace is invisible to bob and to the main checkout", async () => {

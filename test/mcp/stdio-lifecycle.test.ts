@@ -28,7 +28,10 @@ interface Served {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `gatefs serve --conversation <id>` and waits until it answered `initialize`. */
+/**
+ * Starts `gatefs serve --conversation <id>`, waits until it answered `initialize`, then until a
+ * first tool call (id "ready") is answered: the workspace is then prepared and held.
+ */
 async function serve(conversation: string): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo.dir, '--conversation', conversation], { stdio: 'pipe' });
   let out = '';
@@ -58,6 +61,11 @@ async function serve(conversation: string): Promise<Served> {
   });
   await initialized;
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 'ready', method: 'tools/call', params: { name: 'list', arguments: {} } });
+  while (!out.includes('"id":"ready"')) {
+    if (child.exitCode !== null) throw new Error(`serve exited early:\n${err}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return { child, stdout: () => out, stderr: () => err, send, exited };
 }
 

@@ -210,7 +210,7 @@ describe('serve without --conversation', () => {
     const answered = new Promise<void>((resolve) => {
       child.stdout.on('data', (d) => {
         out += d;
-        if (out.split('\n').length > 2) resolve();
+        if (out.split('\n').length > 3) resolve();
       });
     });
     const init = {
@@ -219,13 +219,16 @@ describe('serve without --conversation', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list', arguments: {} } };
     child.stdin.write('this is not JSON-RPC\n');
     child.stdin.write(`${JSON.stringify(init)}\n`);
+    child.stdin.write(`${JSON.stringify(list)}\n`); // waits for the workspace, which is then prepared
     await answered;
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
     for (const line of out.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    const [garbage, initialized] = out.split('\n').map((l) => (l ? JSON.parse(l) : null));
+    const [garbage, initialized, listed] = out.split('\n').map((l) => (l ? JSON.parse(l) : null));
+    expect(listed.result.isError).toBeFalsy();
     expect(garbage).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not JSON' } });
     expect(initialized.result.serverInfo.name).toBe('gatefs');
     const id = /serving conversation "(conv-[0-9a-f]+)"/.exec(err)?.[1];
@@ -251,12 +254,24 @@ describe('the session is the occupancy holder', () => {
     expect(w.stderr).toMatch(/^gatefs: OCCUPIED: /);
   });
 
-  it('a second server on the same conversation is refused with OCCUPIED and exits 1', async () => {
-    const second = await gatefs(['serve', '--repo', repo.dir, '--conversation', 'alpha']);
-    expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/gatefs: error: OCCUPIED: .*\(an MCP session holds this workspace/);
-    expect(second.stderr).not.toContain('serving conversation'); // it never served
-    expect(second.stdout).toBe('');
+  it('a second server on the same conversation answers at once; its calls are OCCUPIED, saying why; it exits 1', async () => {
+    const second = await stdioClient(['--repo', repo.dir, '--conversation', 'alpha'], repo.root);
+    const { tools } = await second.client.listTools();
+    expect(tools.map((t) => t.name)).toContain('write');
+    const w = await callTool(second.client, 'write', { path: 'second.txt', content: 'x' });
+    expect(w.isError).toBe(true);
+    expect(w.structured.error.code).toBe('OCCUPIED');
+    expect(w.structured.error.message).toMatch(/another live MCP session holds the workspace of "alpha": OCCUPIED: an MCP session holds/);
+    expect(w.structured.error.message).not.toContain(repo.dir);
+    expect(existsSync(join(repo.dir, '.gatefs/worktrees/alpha/second.txt'))).toBe(false);
+    const exited = new Promise<number | null>((resolve) => {
+      const child = (second.client.transport as unknown as { _process: { once(e: string, f: (c: number | null) => void): void } })._process;
+      child.once('exit', resolve);
+    });
+    await second.client.close();
+    expect(await exited).toBe(1);
+    expect(second.stderr()).toMatch(/gatefs: error: OCCUPIED: .*\(an MCP session holds this workspace/);
+    expect(second.stderr()).not.toContain('this session holds it'); // it never held the workspace
   });
 
   it('closing the client frees the workspace', async () => {

@@ -1,5 +1,5 @@
 /**
- * Attack class O: authority (shared/SECURITY.md "Around the walk"; DESIGN.md § Trust boundary,
+ * Attack class O: authority (SECURITY.md §3 "Around the walk"; DESIGN.md § Trust boundary,
  * "Authority files"). Through real hosts (real git, real disk), as an agent would try it:
  *
  * - `.git` (pointer file or folder, at any depth, and every name git treats as `.git` under

@@ -49,7 +49,17 @@ describe('opening', () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
       .pluck()
       .all();
-    expect(tables).toEqual(['events', 'lineage', 'messages', 'meta', 'occupancy', 'preparation_locks', 'submissions', 'workspaces']);
+    expect(tables).toEqual([
+      'events',
+      'lineage',
+      'messages',
+      'meta',
+      'occupancy',
+      'preparation_locks',
+      'submissions',
+      'window_claims',
+      'workspaces',
+    ]);
   });
 
   it('uses WAL, synchronous=NORMAL and a 5 s busy timeout on a file', () => {

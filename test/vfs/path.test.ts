@@ -1,5 +1,5 @@
 /**
- * The grammar of SECURITY.md §1, one rule per test, plus attack classes A (`..`,
+ * The grammar of SECURITY.md §3 step 1, one rule per test, plus attack classes A (`..`,
  * normalization), B (absolute paths, prefix confusion), G (names and input types) and H
  * (Unicode and case) at the grammar and namespace level (real disks are covered elsewhere).
  */

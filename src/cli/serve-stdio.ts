@@ -1,0 +1,124 @@
+/**
+ * `gatefs serve` over stdio (`serve.ts` checks the flags and comes here): answer `initialize`
+ * before anything heavy loads (`early-serve.ts`, `early-initialize.ts`), then open the host,
+ * choose the conversation (a fixed id, a new one, or `--conversation auto`'s choice for this
+ * client window), and prepare and occupy its workspace in the background while serving
+ * (`WorkspaceReadiness`).
+ */
+import type { CommandContext, FlagValues } from './command.js';
+import type { GlobalFlags } from './global-flags.js';
+import { openHost } from './open-host.js';
+import { conversationArg } from './conversation-arg.js';
+import { UsageError } from './usage-error.js';
+import { watchStopSignals } from './stop-signals.js';
+import { takeEarlyServe } from './early-serve.js';
+import { remedyFor } from './remedy.js';
+import { answerInitializeEarly } from '../mcp/early-initialize.js';
+import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/instructions.js';
+import { gatefsVersion } from '../mcp/version.js';
+import { clientWindow } from '../ports/client-window.js';
+import { randomIds } from '../ports/ids.js';
+import { codeOf } from '../../vfs/coded-error.js';
+import { ManifestError } from '../manifest/manifest-error.js';
+import type { Host } from '../host/types.js';
+import type { WorkspaceHost } from '../host/workspace-host.js';
+
+/**
+ * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
+ * chooses the conversation, prepares and occupies its workspace in the background while it
+ * serves (`WorkspaceReadiness`). Exit 1 (with the error on stderr) when the session ended
+ * without its workspace ever being ready.
+ */
+export async function serveOverStdio(
+  role: string | undefined,
+  { globals, flags, out, env }: Omit<CommandContext, 'args'>,
+): Promise<number> {
+  const choice = conversationFlag(flags.conversation);
+  const fixed = choice === AUTO ? undefined : choice;
+  const taken = takeEarlyServe();
+  const early =
+    taken?.early ??
+    answerInitializeEarly({
+      stdin: process.stdin,
+      stdout: process.stdout,
+      server: { name: 'gatefs', version: gatefsVersion(), capabilities: SERVER_CAPABILITIES, instructions: workspaceInstructions(fixed) },
+    });
+  const stop = taken?.stop ?? watchStopSignals(out.progress);
+  try {
+    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }] = await Promise.all([
+      import('../mcp/stdio.js'),
+      import('../mcp/workspace-readiness.js'),
+      import('../mcp/session.js'),
+    ]);
+    const holder = newHolderId();
+    out.progress(
+      fixed
+        ? `serving conversation "${fixed}" over stdio; its workspace is made ready in the background`
+        : "serving over stdio; choosing this client window's conversation in the background",
+    );
+    const readiness = new WorkspaceReadiness({
+      openHost: () => openHost(globals),
+      conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
+      ...(role ? { role } : {}),
+      holder,
+      log: out.progress,
+      explain: clientSafeReason,
+    });
+    const end = await serveStdio(readiness, {
+      ...(fixed ? { conversation: fixed } : {}),
+      stop: stop.stopped,
+      log: out.progress,
+      explain: clientSafeReason,
+      input: early.handOver(),
+    });
+    const conversation = readiness.conversationId ?? 'this window';
+    if (end.outcome && !end.outcome.ok && !end.outcome.stopped && !stop.isStopping) {
+      out.progress(`${end.reason}: the workspace of "${conversation}" was never ready; exiting`);
+      throw end.outcome.cause;
+    }
+    out.progress(`${end.reason}: conversation "${conversation}" is free again; exiting`);
+    // A generated id is easy to lose, and every start without --conversation makes a new workspace.
+    if (flags.conversation === undefined && readiness.isPrepared)
+      out.progress(
+        `its workspace stays for the next start with --conversation ${conversation}; gatefs release ${conversation} removes it ` +
+          '(--conversation auto gives each client window its own workspace and reuses it)',
+      );
+    return 0;
+  } finally {
+    stop.dispose();
+    process.stdin.destroy();
+  }
+}
+
+/** `--conversation auto`. */
+const AUTO = 'auto';
+
+/** The conversation flag: `auto`, a valid id, or (absent) a new id. Throws `UsageError` for an invalid id. */
+function conversationFlag(value: FlagValues[string]): string {
+  if (value === AUTO) return AUTO;
+  return typeof value === 'string' ? conversationArg(value, 'serve') : randomIds.next('conv').slice(0, 21);
+}
+
+/**
+ * `--conversation auto` once the host is open: the client's working folder is the current folder
+ * when it is the repository or inside it, else the repository (a client that starts servers in
+ * its home folder with `--repo`); the window is the process that started this server.
+ */
+function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string } {
+  const auto = host as Host & Partial<Pick<WorkspaceHost, 'autoConversation'>>;
+  if (!auto.autoConversation) throw new UsageError('--conversation auto needs the disk host', 'serve');
+  const cwd = process.cwd();
+  const folder = cwd === globals.repo || cwd.startsWith(`${globals.repo}/`) ? cwd : globals.repo;
+  const window = clientWindow(env);
+  const { conversation, how } = auto.autoConversation({ folder, window });
+  const why = { reconnected: 'this window reconnected', reused: "a closed window's workspace, continued", new: 'a new workspace' }[how];
+  return { conversation, note: `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}` };
+}
+
+/** What a client may read about a failure: its code, the manifest key, and what to do; never a host path. */
+function clientSafeReason(e: unknown): string {
+  const code = codeOf(e);
+  const key = e instanceof ManifestError && e.keyPath ? ` at ${e.keyPath}` : '';
+  const remedy = remedyFor(code) ?? "the gatefs server's log (its stderr) says why";
+  return `${code ?? 'an unexpected error'}${key}: ${remedy}`;
+}
