@@ -17,6 +17,7 @@ import type { DrainReport } from '../lander/lander.js';
 import type { SubmissionStatus } from '../host/host-lander.js';
 import type { Command, CommandContext } from './command.js';
 import { withHost } from './open-host.js';
+import { hasNoState } from './state-presence.js';
 import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 import { UsageError } from './usage-error.js';
@@ -52,7 +53,8 @@ export const landerCommand: Command = {
 };
 
 async function showStatus({ globals, out }: CommandContext): Promise<number> {
-  const rows = await withHost(globals, async (host) => host.lander.status());
+  // A read-only look: where there is no state yet the queue is empty, and nothing is created.
+  const rows = (await hasNoState(globals)) ? [] : await withHost(globals, async (host) => host.lander.status());
   if (globals.json) out.json(rows);
   else out.print(formatQueue(rows));
   return 0;

@@ -7,6 +7,7 @@ import type { MessageRecord } from '../state/message-table.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
+import { hasNoState } from './state-presence.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {
@@ -19,7 +20,8 @@ export const messagesCommand: Command = {
   details: ['Examples:', '  gatefs messages fix-login', '  gatefs messages --json'].join('\n'),
   async run({ globals, args, out }) {
     const conversation = args[0] === undefined ? undefined : conversationArg(args[0], 'messages');
-    const messages = await withHost(globals, async (host) => host.messages(conversation));
+    // A read-only look: where there is no state yet there are no messages, and nothing is created.
+    const messages = (await hasNoState(globals)) ? [] : await withHost(globals, async (host) => host.messages(conversation));
     if (globals.json) out.json(messages);
     else out.print(messages.length === 0 ? 'No messages.' : messages.map(formatMessage).join('\n\n'));
     return 0;

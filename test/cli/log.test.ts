@@ -103,7 +103,15 @@ describe('a read-only look creates nothing', () => {
   it('in a folder that is not a repository: says there is no log yet, writes nothing', async () => {
     const plain = join(root, 'plain');
     mkdirSync(plain);
-    for (const args of [['log'], ['log', '--json'], ['status'], ['log', '--help'], ['status', '--help']]) {
+    for (const args of [
+      ['log'],
+      ['log', '--json'],
+      ['status'],
+      ['lander', 'status'],
+      ['messages'],
+      ['log', '--help'],
+      ['status', '--help'],
+    ]) {
       const r = await gatefs(args, { cwd: plain });
       expect(r.code, args.join(' ')).toBe(0);
     }
