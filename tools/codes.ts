@@ -32,6 +32,7 @@ export const TOOL_ERROR_CODES = [
   'TOO_DEEP',
   'DIRTY_WORKTREE',
   'QUEUE_REJECTED',
+  'CROSS_MOUNT',
   'INTERNAL',
 ] as const;
 
@@ -50,7 +51,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   OUTSIDE_MOUNTS: 'The path is neither inside the workspace nor inside a declared mount.',
   BAD_NAME: 'The path holds a character that is never allowed (NUL, backslash, lone surrogate) or is empty.',
   NAME_TOO_LONG: 'A name is longer than 255 UTF-8 bytes or the whole path longer than 4096.',
-  SYMLINK_ESCAPE: 'The path goes through (or reads) a symbolic link; tools never follow links.',
+  SYMLINK_ESCAPE:
+    "The path goes through a symbolic link that is not followed: its target is absolute, climbs above the link's mount or lands in another mount, the chain is longer than 40 links, or a link changed during the call (links that stay inside their mount are followed).",
   NOT_FOUND: 'No such file or folder (also for .git and the gatefs state directory, which tools never show).',
   NOT_DISCLOSED: 'The file exists in the snapshot but is not disclosed yet: ask for it with request_files.',
   IS_DIRECTORY: 'The path is a folder where a file was expected.',
@@ -72,6 +74,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     'submit: the workspace has changes that are not committed (the message names them): commit them (or remove them), then submit again.',
   QUEUE_REJECTED:
     'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the workspace is not a git worktree); the message says why.',
+  CROSS_MOUNT:
+    'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

@@ -7,7 +7,11 @@
  *   2. look the conversation up in the Registry → `UNKNOWN_CONVERSATION`, `WORKSPACE_NOT_READY`
  *      (preparing), `WORKSPACE_RELEASED`;
  *   3. the role must declare the tool → `TOOL_NOT_ALLOWED`;
- *   4. resolve the tool's paths in the conversation's namespace → the VFS path codes;
+ *   4. resolve the tool's paths in the conversation's namespace, following symbolic links
+ *      beneath their mounts (`Namespace.resolveLinks`; a final link is kept for a tool that
+ *      acts on links themselves: delete, move) → the VFS path codes, `SYMLINK_ESCAPE` for a
+ *      link leading out of its mount; every later check and the handler see the link-free
+ *      path, so a link is written through to its target only where the target may be written;
  *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
  *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
  *      until the handler is done, so a release in any process waits for this write;
@@ -133,7 +137,9 @@ export class ToolGate implements ToolGateApi {
     const input = valid.value;
     let resolved: Resolved[];
     try {
-      resolved = definition.paths(input).map((p) => ns.resolve(p, definition.name));
+      const followFinal = !definition.keepsFinalLink;
+      resolved = [];
+      for (const p of definition.paths(input)) resolved.push(await ns.resolveLinks(p, definition.name, { followFinal }));
       if (definition.writes) for (const r of resolved) ns.checkWritable(r, definition.name);
     } catch (e) {
       return { ok: false, error: toToolError(e, ns) };

@@ -27,6 +27,10 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return `edited ${value.path}: ${value.replacements} replacement(s), sha256 ${value.sha256}`;
     case 'write':
       return `${value.created ? 'created' : 'wrote'} ${value.path}: ${value.bytes} bytes, sha256 ${value.sha256}`;
+    case 'delete':
+      return `deleted ${value.path}`;
+    case 'move':
+      return `moved ${value.from} to ${value.to}`;
     case 'request_files':
       return requestText(value);
     case 'diff':
