@@ -12,14 +12,16 @@
  *      acts on links themselves: delete, move) → the VFS path codes, `SYMLINK_ESCAPE` for a
  *      link leading out of its mount; every later check and the handler see the link-free
  *      path, so a link is written through to its target only where the target may be written;
- *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
- *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
- *      until the handler is done, so a release in any process waits for this write;
- *      src/ports/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
- *      (`OCCUPIED` when another holder has exclusive write), then the per-file locks: the process-wide lock of each
- *      file's identity (vfs/file-lock.ts), and for a compare-and-swap call on a host file
- *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
- *      another process holds it past the wait bound; nothing is changed then);
+ *   5. for writing tools: what the paths as written already refuse (`READ_ONLY`,
+ *      `PROTECTED_PATH` via `Namespace.checkWritable`); then, at the moment of the call and
+ *      before step 4 reads the disk, the workspace's write door (held until the handler is
+ *      done, so a release in any process waits for this write; src/ports/write-door.ts:
+ *      `OCCUPIED` when a release has shut it) and occupancy (`OCCUPIED` when another holder
+ *      has exclusive write); after step 4 the same write checks on the resolved paths; then
+ *      the per-file locks: the process-wide lock of each file's identity (vfs/file-lock.ts),
+ *      and for a compare-and-swap call on a host file (edit; write or delete with an
+ *      expectedSha256 string) the cross-process lock too (`BUSY` when another process holds
+ *      it past the wait bound; nothing is changed then);
  *   6. run the handler; append exactly one `tool_call` record to the run log.
  * It never throws: an unexpected exception becomes `INTERNAL`, here and only here. It imports
  * no process or git module: registration checks are Registry lookups, files go through the
@@ -33,6 +35,8 @@ import type { Clock } from '../ports/clock.js';
 import type { Registry, Registration } from './registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
+import type { Namespace } from '../../vfs/namespace.js';
+import { isVfsError } from '../../vfs/errors.js';
 import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
@@ -135,26 +139,46 @@ export class ToolGate implements ToolGateApi {
     const ns = registration.namespace;
     if (!ns) throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' has no namespace yet`);
     const input = valid.value;
-    let resolved: Resolved[];
-    try {
-      const followFinal = !definition.keepsFinalLink;
-      resolved = [];
-      for (const p of definition.paths(input)) resolved.push(await ns.resolveLinks(p, definition.name, { followFinal }));
-      if (definition.writes) for (const r of resolved) ns.checkWritable(r, definition.name);
-    } catch (e) {
-      return { ok: false, error: toToolError(e, ns) };
+    if (!definition.writes) {
+      const resolved = await this.resolvePaths(ns, definition, input);
+      return Array.isArray(resolved) ? this.runInside(conversation, definition, input, resolved, registration, context) : resolved;
     }
-    if (!definition.writes) return this.runInside(conversation, definition, input, resolved, registration, context);
+    // The door is entered before the paths are resolved (which reads the disk), so a write
+    // issued before a release began holds the door from the moment it is called; what the
+    // paths alone refuse is refused first, without entering it.
+    const refused = precheckWrite(ns, definition, input);
+    if (refused) return refused;
     const pass = this.options.writeDoor?.enter(conversation);
     if (pass === 'shut') throw refuse('OCCUPIED', `the workspace of '${conversation}' is being released`);
     if (pass === 'unavailable') throw refuse('BUSY', 'out of file descriptors; nothing was changed: retry the call');
     try {
+      // Occupancy is asked at the moment of the call too: a release that takes the workspace
+      // after it has begun waits for it (src/host/call-tracker.ts).
       const blocker = this.options.occupancy?.blockingHolder(conversation, context.holder);
       if (blocker !== undefined)
         throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
+      const resolved = await this.resolvePaths(ns, definition, input);
+      if (!Array.isArray(resolved)) return resolved;
       return await this.runInside(conversation, definition, input, resolved, registration, context);
     } finally {
       pass?.leave();
+    }
+  }
+
+  /**
+   * Step 4 (and the checks of step 5 that need only the paths): the tool's paths resolved with
+   * their links followed beneath their mounts, checked writable for a writing tool; or the
+   * failure to answer.
+   */
+  private async resolvePaths(ns: Namespace, definition: ToolDefinition, input: unknown): Promise<Resolved[] | ToolResult> {
+    try {
+      const followFinal = !definition.keepsFinalLink;
+      const resolved: Resolved[] = [];
+      for (const p of definition.paths(input)) resolved.push(await ns.resolveLinks(p, definition.name, { followFinal }));
+      if (definition.writes) for (const r of resolved) ns.checkWritable(r, definition.name);
+      return resolved;
+    } catch (e) {
+      return { ok: false, error: toToolError(e, ns) };
     }
   }
 
@@ -243,6 +267,32 @@ export class ToolGate implements ToolGateApi {
       throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' is still being prepared`);
     if (registration.state === 'released') throw refuse('WORKSPACE_RELEASED', `the workspace of '${conversation}' was released`);
     return registration;
+  }
+}
+
+/**
+ * The checks of a write's paths that need no disk, run before the write door is entered: the
+ * grammar, the mount's write flag and the protected names on the path as written, which the
+ * resolved path passes again later. (So a path whose written form names a protected file is
+ * refused even where a link on the way would lead elsewhere.) A written form whose '..' climbs
+ * out lexically is left to the physical resolution, which may take it through a link. The
+ * failure to answer, or undefined.
+ */
+function precheckWrite(ns: Namespace, definition: ToolDefinition, input: unknown): ToolResult | undefined {
+  try {
+    for (const p of definition.paths(input)) {
+      let written: Resolved;
+      try {
+        written = ns.resolve(p, definition.name);
+      } catch (e) {
+        if (isVfsError(e, 'PATH_ESCAPE')) continue;
+        throw e;
+      }
+      ns.checkWritable(written, definition.name);
+    }
+    return undefined;
+  } catch (e) {
+    return { ok: false, error: toToolError(e, ns) };
   }
 }
 

@@ -267,10 +267,14 @@ describe('O: the files that grant authority are readable and never changed', () 
     const host = await hostFor(repo.dir, 'shared');
     await host.prepare({ conversation: 'h' });
     expect(await host.gate.call('h', 'write', { path: 'alias.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
-    expect(await host.gate.call('h', 'write', { path: 'link.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
-    // Writes replace the name (a new inode, the link itself): the manifest keeps its bytes.
+    // A write through an in-mount link is a write of its target: the manifest, refused.
+    expect(await host.gate.call('h', 'write', { path: 'link.yaml', content: 'roles: [evil]\n' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
+    // The hard link's write replaced the name (a new inode): the manifest keeps its bytes.
     expect(readFileSync(join(repo.dir, 'gatefs.yaml'), 'utf8')).toBe('roles: []\n');
-    expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(false);
+    expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(true);
   });
 
   it.each(['shared', 'worktree'])(
