@@ -161,7 +161,14 @@ export class MemoryLayer implements WritableLayer, LinkReadingLayer, LockableLay
     const target = this.lstatOrUndefined(to, 'rename');
     checkRenameKinds(from, to, entryTypeOf(source), target && entryTypeOf(target), options);
     try {
-      this.volume.renameSync(this.abs(from), this.abs(to));
+      if (source.isSymbolicLink()) {
+        // memfs's renameSync follows a link at the source (it moves what the link points to):
+        // a link is moved by making it again at `to`, in the same synchronous step.
+        const target = String(this.volume.readlinkSync(this.abs(from)));
+        if (this.lstatOrUndefined(to, 'rename')) this.volume.unlinkSync(this.abs(to));
+        this.volume.symlinkSync(target, this.abs(to));
+        this.volume.unlinkSync(this.abs(from));
+      } else this.volume.renameSync(this.abs(from), this.abs(to));
     } catch (e) {
       throw fromErrno(e, 'rename', to);
     }

@@ -235,7 +235,11 @@ export class Namespace {
       throw new VfsError('IS_DIRECTORY', 'rename', to.path, 'the destination leads to a mount');
     this.checkNotAboveAuthority(from, 'rename');
     try {
-      if ((await layer.stat(from.rel)).type === 'directory') await this.refuseProtectedInside(from);
+      if ((await layer.stat(from.rel)).type === 'directory') {
+        if (to.path.startsWith(`${from.path}/`))
+          throw new VfsError('INVALID_INPUT', 'rename', to.rel, 'a folder cannot be moved inside itself');
+        await this.refuseProtectedInside(from);
+      }
       await layer.rename(from.rel, to.rel, options);
     } catch (e) {
       throw this.anchor(e, from);

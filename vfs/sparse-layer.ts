@@ -43,7 +43,7 @@ import type {
   WriteResult,
 } from './layer.js';
 import { childPath, isLinkReadingLayer, isWritableLayer, parentPath, walkLayer } from './layer.js';
-import { isAtOrBelow } from './rename-rules.js';
+import { checkRenamePaths, isAtOrBelow } from './rename-rules.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { checkName } from './path.js';
 import { checkLayerPath } from './layer-path.js';
@@ -177,12 +177,16 @@ export class SparseProjection implements WritableLayer, LinkReadingLayer, Lockab
   async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
     checkLayerPath(from, 'rename');
     checkLayerPath(to, 'rename');
+    checkRenamePaths(from, to);
     const inner = this.writable(from, 'rename');
     await this.requireVisible(from, 'rename');
     await this.requireVisible(parentPath(to), 'rename');
     const toVisible = this.isVisible(to);
     if (!toVisible && (await this.isHidden(to))) throw hiddenTaken('rename', to);
-    if ((await inner.stat(from)).type === 'directory') await this.refuseHiddenInside(from);
+    if ((await inner.stat(from)).type === 'directory') {
+      if (isAtOrBelow(to, from)) throw new VfsError('INVALID_INPUT', 'rename', to, 'a folder cannot be moved inside itself');
+      await this.refuseHiddenInside(from);
+    }
     // A destination not shown is taken only while free, as a created name is (never replacing).
     await inner.rename(from, to, toVisible ? options : { ...options, overwrite: false });
     const moved = [...this.leaves].filter((p) => isAtOrBelow(p, from)).map((p) => to + p.slice(from.length));
