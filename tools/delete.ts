@@ -16,6 +16,7 @@
  * Other errors: `NOT_FOUND`, the path codes.
  */
 import { Type } from '@sinclair/typebox';
+import { isVfsError } from '../vfs/errors.js';
 import { ToolFailure, ok } from './result.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
@@ -58,11 +59,20 @@ export const deleteTool = defineTool({
     const [target] = ctx.resolved;
     const ns = ctx.namespace;
     const shown = ns.display(target.path);
-    const { type } = await ns.stat(target);
+    const expected = input.expectedSha256;
+    let type: string;
+    try {
+      type = (await ns.stat(target)).type;
+    } catch (e) {
+      // A hash implies the file was there: gone since is a change, as for edit and write.
+      if (expected !== undefined && isVfsError(e, 'NOT_FOUND')) {
+        throw new ToolFailure('STALE_CONTENT', `'${shown}' no longer exists but expectedSha256 was given`, shown);
+      }
+      throw e;
+    }
     if (type === 'directory') throw new ToolFailure('IS_DIRECTORY', `'${shown}' is a folder; delete removes files only`, shown);
     if (type === 'other')
       throw new ToolFailure('NOT_REGULAR_FILE', `'${shown}' is a special file (FIFO, socket, device); tools leave those alone`, shown);
-    const expected = input.expectedSha256;
     if (expected === undefined) {
       await ns.remove(target, { fileOnly: true });
       return ok<DeleteValue>({ path: shown, deleted: true });

@@ -6,6 +6,9 @@
  * Input: `from`, `to`, `overwrite?` (default false). Value: `from`, `to` (as the agent writes
  * paths, once links on the way are followed).
  *
+ * Missing parent folders of `to` are created inside the mount (as `write` does; taken back if
+ * the move fails): there is no other way for an agent to make a folder to move into.
+ *
  * Never overwrites silently: an existing `to` is `ALREADY_EXISTS` unless `overwrite` is true
  * and both are files or links (then `to` is replaced atomically). A folder at `to` is
  * `IS_DIRECTORY` whatever `overwrite` says: name the new path in full (`dir/name`), move never
@@ -18,7 +21,7 @@
  * The gate checks both paths like any write (`READ_ONLY`, `PROTECTED_PATH`, `OCCUPIED`) and
  * holds the per-file lock of both. Errors: `CROSS_MOUNT` (different mounts, or a host file
  * system boundary), `INVALID_INPUT` (onto itself, into its own sub-folder, a mount root),
- * `NOT_FOUND` (`from`, or `to`'s parent folder), `NOT_REGULAR_FILE` (a special file, or a link
+ * `NOT_FOUND` (`from`), `NOT_DIRECTORY` (a file on the way to `to`), `NOT_REGULAR_FILE` (a special file, or a link
  * of a `copy` workspace's base snapshot), `STALE_CONTENT` (`from` was replaced by another
  * program during the move: nothing moved), `NOT_DISCLOSED` (a folder holding files not yet
  * disclosed, or `to` naming one), the path codes.
@@ -49,7 +52,8 @@ export interface MoveValue {
 export const moveTool = defineTool({
   name: 'move',
   description:
-    'Move or rename a file, link or folder within one mount. to is the full new path (move into a folder by naming dir/name). ' +
+    'Move or rename a file, link or folder within one mount. to is the full new path (move into a folder by naming dir/name); ' +
+    'missing parent folders are created. ' +
     'An existing destination is refused with ALREADY_EXISTS unless overwrite is true (files only; a folder is never replaced). ' +
     'Read-only mounts, .git and moves between mounts (CROSS_MOUNT) are refused.',
   input: Input,
@@ -61,7 +65,7 @@ export const moveTool = defineTool({
   async handler(input, ctx) {
     const [from, to] = ctx.resolved;
     const ns = ctx.namespace;
-    await ns.rename(from, to, { overwrite: input.overwrite ?? false });
+    await ns.rename(from, to, { overwrite: input.overwrite ?? false, createParents: true });
     return ok<MoveValue>({ from: ns.display(from.path), to: ns.display(to.path) });
   },
 });

@@ -61,6 +61,11 @@ export interface NamespaceWriteOptions extends WriteOptions {
   createParents?: boolean;
 }
 
+export interface NamespaceRenameOptions extends RenameOptions {
+  /** Create `to`'s missing parent folders inside the mount (taken back if the rename fails). */
+  createParents?: boolean;
+}
+
 export class Namespace {
   readonly root: string;
   readonly table: MountTable;
@@ -214,7 +219,7 @@ export class Namespace {
    * (a folder) anything protected at any depth (`.git` names: it would carry them off). Then
    * the layer's own rules and codes, at namespace paths.
    */
-  async rename(fromInput: string | Resolved, toInput: string | Resolved, options?: RenameOptions): Promise<void> {
+  async rename(fromInput: string | Resolved, toInput: string | Resolved, options: NamespaceRenameOptions = {}): Promise<void> {
     const from = this.target(fromInput, 'rename');
     const to = this.target(toInput, 'rename');
     const layer = this.writableLayer(from, 'rename');
@@ -240,7 +245,14 @@ export class Namespace {
           throw new VfsError('INVALID_INPUT', 'rename', to.rel, 'a folder cannot be moved inside itself');
         await this.refuseProtectedInside(from);
       }
-      await layer.rename(from.rel, to.rel, options);
+      const { createParents, ...renameOptions } = options;
+      const made = createParents ? await this.makeParents(layer, to) : [];
+      try {
+        await layer.rename(from.rel, to.rel, renameOptions);
+      } catch (e) {
+        for (const dir of made.reverse()) await layer.remove(dir).catch(() => undefined);
+        throw e;
+      }
     } catch (e) {
       throw this.anchor(e, from);
     }
@@ -347,18 +359,22 @@ export class Namespace {
     return r.mount.layer as WritableLayer;
   }
 
-  private async makeParents(layer: WritableLayer, r: Resolved): Promise<void> {
+  /** Makes every missing folder above `r` in its layer; returns those it made, outermost first. */
+  private async makeParents(layer: WritableLayer, r: Resolved): Promise<string[]> {
     const parent = parentPath(r.rel);
-    if (parent === '') return;
+    const made: string[] = [];
+    if (parent === '') return made;
     let dir = '';
     for (const seg of parent.split('/')) {
       dir = childPath(dir, seg);
       try {
         await layer.mkdir(dir);
+        made.push(dir);
       } catch (e) {
         if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
       }
     }
+    return made;
   }
 
   private anchor(e: unknown, r: Resolved): unknown {
