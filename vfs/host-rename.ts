@@ -7,9 +7,9 @@
  *
  * Never replacing silently: Node has no `renameat2(RENAME_NOREPLACE)`, so a file or link moved
  * to a free name is published with `link(2)` (which fails if the name appeared meanwhile),
- * checked to still be the entry that `from` names, then `from` is unlinked. Between the two
- * calls both names show the file; if another program replaced `from` in that window, the new
- * link is taken back and the answer is `STALE_CONTENT` with nothing moved. On a file system
+ * checked to be the entry the rules were applied to and still the one `from` names, then `from`
+ * is unlinked. Between the two calls both names show the file; if another program replaced
+ * `from` meanwhile, the new name is taken back and the answer is `STALE_CONTENT`, nothing moved. On a file system
  * without hard links the free name is checked and `rename(2)` used (a name created in between
  * by another program would be replaced). A folder moved to a free name uses `rename(2)`, which
  * fails on anything at `to` but an empty folder: an empty folder made there in between by another
@@ -62,7 +62,7 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, options
     walk.seams.afterCheck?.({ op, path: from });
     walk.seams.beforeCommit?.({ op, path: from });
     if (existing || st.isDirectory()) renameSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
-    else linkThenUnlink(walk, fromDir, fromName, toDir, toName, from, to);
+    else linkThenUnlink(walk, fromDir, fromName, toDir, toName, st, from, to);
   } catch (e) {
     if (e instanceof VfsError) throw e;
     const code = foreignCodeOf(e);
@@ -75,8 +75,20 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, options
   }
 }
 
-/** Publishes `from` at the free name `to` without ever replacing it, then drops `from`. */
-function linkThenUnlink(walk: ConfinedWalk, fromDir: HeldDir, fromName: string, toDir: HeldDir, toName: string, from: string, to: string) {
+/**
+ * Publishes `from` at the free name `to` without ever replacing it, then drops `from`; what moves
+ * must be `checked`, the entry the rules were applied to.
+ */
+function linkThenUnlink(
+  walk: ConfinedWalk,
+  fromDir: HeldDir,
+  fromName: string,
+  toDir: HeldDir,
+  toName: string,
+  checked: Stats,
+  from: string,
+  to: string,
+) {
   try {
     linkSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
   } catch (e) {
@@ -88,9 +100,9 @@ function linkThenUnlink(walk: ConfinedWalk, fromDir: HeldDir, fromName: string, 
     renameSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
     return;
   }
-  const moved = lstatSync(walk.at(toDir, toName));
+  const moved = identityOf(lstatSync(walk.at(toDir, toName)));
   const still = lstatAt(walk, fromDir, fromName, from);
-  if (!still || !sameIdentity(identityOf(still), identityOf(moved))) {
+  if (!still || !sameIdentity(identityOf(still), moved) || !sameIdentity(identityOf(checked), moved)) {
     unlinkSync(walk.at(toDir, toName));
     throw new VfsError('STALE_CONTENT', 'rename', from, 'the file was replaced while it was being moved; nothing was moved');
   }
