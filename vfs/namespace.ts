@@ -21,7 +21,7 @@ import type { DirEntry, Layer, ReadOptions, RemoveOptions, RenameOptions, Stat, 
 import { baseName, childPath, compareNames, isWritableLayer, parentPath, walkLayer } from './layer.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
-import { namespaceSegments, resolveNamespacePath, segmentsOf } from './path.js';
+import { hasDotDotSegment, namespaceSegments, resolveNamespacePath, segmentsOf } from './path.js';
 import { resolveBeneath, type LinkResolutionView } from './link-resolution.js';
 import { isDotGitName } from './dot-git-name.js';
 import { FoldedPath, type FoldedRelation } from './fold-name.js';
@@ -107,14 +107,15 @@ export class Namespace {
    */
   async resolveLinks(input: string, op = 'resolve', options: { followFinal?: boolean } = {}): Promise<Resolved> {
     const followFinal = options.followFinal ?? true;
-    const segments = namespaceSegments(input, this.root, op);
-    const shown = input.length > 300 ? `${input.slice(0, 300)}…` : input;
+    const shown = typeof input === 'string' && input.length > 300 ? `${input.slice(0, 300)}…` : input;
     const view: LinkResolutionView = { find: (p) => this.table.find(p), isInside: this.inside };
-    if (!segments.includes('..')) {
+    if (typeof input !== 'string' || !hasDotDotSegment(input)) {
+      // Without '..' the lexical path is the physical one unless a link lies on it.
       const lexical = this.resolve(input, op);
       const physical = await resolveBeneath(view, segmentsOf(lexical.path), followFinal, op, shown);
       return physical === lexical.path ? lexical : this.resolve(physical, op);
     }
+    const segments = namespaceSegments(input, this.root, op);
     return this.resolve(await resolveBeneath(view, segments, followFinal, op, shown), op);
   }
 

@@ -98,6 +98,14 @@ export function namespaceSegments(input: string, base: string, op = 'resolve'): 
   return out;
 }
 
+/** True when a segment of `input` is '..' (a resolution that takes it physically must see it). */
+export function hasDotDotSegment(input: string): boolean {
+  for (let at = input.indexOf('..'); at !== -1; at = input.indexOf('..', at + 1)) {
+    if ((at === 0 || input.charCodeAt(at - 1) === 47) && (at + 2 === input.length || input.charCodeAt(at + 2) === 47)) return true;
+  }
+  return false;
+}
+
 /** The character and length rules on a whole input; returns it as errors show it (cut at 300). */
 function checkPathText(input: string, op: string): string {
   if (typeof input !== 'string') throw new VfsError('BAD_NAME', op, '', `the path is a ${typeof input}, not a string`);

@@ -37,6 +37,7 @@ import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
 import type { Namespace } from '../../vfs/namespace.js';
 import { isVfsError } from '../../vfs/errors.js';
+import { hasDotDotSegment } from '../../vfs/path.js';
 import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
@@ -139,10 +140,7 @@ export class ToolGate implements ToolGateApi {
     const ns = registration.namespace;
     if (!ns) throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' has no namespace yet`);
     const input = valid.value;
-    if (!definition.writes) {
-      const resolved = await this.resolvePaths(ns, definition, input);
-      return Array.isArray(resolved) ? this.runInside(conversation, definition, input, resolved, registration, context) : resolved;
-    }
+    if (!definition.writes) return this.runReading(conversation, definition, input, registration, context);
     // The door is entered before the paths are resolved (which reads the disk), so a write
     // issued before a release began holds the door from the moment it is called; what the
     // paths alone refuse is refused first, without entering it.
@@ -163,6 +161,41 @@ export class ToolGate implements ToolGateApi {
     } finally {
       pass?.leave();
     }
+  }
+
+  /**
+   * Steps 4 and 6 for a tool that only reads, optimistically: its paths as written (no '..'),
+   * run, and only when the answer is `SYMLINK_ESCAPE` (a layer met a link, which it never
+   * follows) resolved with links followed and run again on what they lead to. Reads change
+   * nothing, so the second run is the answer the first would have given on the link-free path;
+   * a path without links costs no extra lookup. A path with '..' is resolved physically first.
+   */
+  private async runReading(
+    conversation: string,
+    definition: ToolDefinition,
+    input: unknown,
+    registration: Registration,
+    context: CallContext,
+  ): Promise<ToolResult> {
+    const ns = registration.namespace!;
+    const paths = definition.paths(input);
+    let first: { written: Resolved[]; result: ToolResult } | undefined;
+    if (!paths.some(hasDotDotSegment)) {
+      let written: Resolved[];
+      try {
+        written = paths.map((p) => ns.resolve(p, definition.name));
+      } catch (e) {
+        return { ok: false, error: toToolError(e, ns) };
+      }
+      const result = await this.runInside(conversation, definition, input, written, registration, context);
+      if (result.ok || result.error.code !== 'SYMLINK_ESCAPE') return result;
+      first = { written, result };
+    }
+    const resolved = await this.resolvePaths(ns, definition, input);
+    if (!Array.isArray(resolved)) return resolved;
+    // No link to follow after all (it changed meanwhile): the first answer stands.
+    if (first && resolved.every((r, i) => r.path === first.written[i].path)) return first.result;
+    return this.runInside(conversation, definition, input, resolved, registration, context);
   }
 
   /**
