@@ -42,7 +42,7 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 /** One line per code: what happened and what the caller can do about it. */
 export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   INVALID_INPUT:
-    'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
+    'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget), or a move cannot be done as asked (onto itself, into its own sub-folder, of a mount root); the message names the field or the path.',
   UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
   WORKSPACE_NOT_READY: 'The workspace is still being prepared; retry once preparation has finished.',
   WORKSPACE_RELEASED: 'The workspace was released; tools no longer run in it.',
@@ -54,11 +54,14 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   SYMLINK_ESCAPE:
     "The path goes through a symbolic link that is not followed: its target is absolute, climbs above the link's mount or lands in another mount, the chain is longer than 40 links, or a link changed during the call (links that stay inside their mount are followed).",
   NOT_FOUND: 'No such file or folder (also for .git and the gatefs state directory, which tools never show).',
-  NOT_DISCLOSED: 'The file exists in the snapshot but is not disclosed yet: ask for it with request_files.',
+  NOT_DISCLOSED:
+    'The file exists in the snapshot but is not disclosed yet: ask for it with request_files (move: a folder holding such files never moves).',
   IS_DIRECTORY: 'The path is a folder where a file was expected.',
   NOT_DIRECTORY: 'A folder was expected (the path or one of its parents is a file).',
-  NOT_REGULAR_FILE: 'The path is a FIFO, socket, device or other special file, which tools never open.',
-  ALREADY_EXISTS: 'The file exists although the call asked to create it only (write with expectedSha256: null).',
+  NOT_REGULAR_FILE:
+    'The path is a FIFO, socket, device or other special file, which tools never open, move or delete (move in a copy workspace: also a link only the base snapshot holds).',
+  ALREADY_EXISTS:
+    'The file exists although the call asked to create it only (write with expectedSha256: null), or move found its destination taken (pass overwrite: true to replace a file).',
   READ_ONLY: 'The path is in a read-only mount.',
   PROTECTED_PATH:
     'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
