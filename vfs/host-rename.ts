@@ -14,7 +14,8 @@
  * by another program would be replaced). A folder moved to a free name uses `rename(2)`, which
  * fails on anything at `to` but an empty folder: an empty folder made there in between by another
  * program is the one thing that can be replaced. With `overwrite`, a file or link replaces a
- * file or link atomically (`rename(2)`).
+ * file or link atomically (`rename(2)`); when both names are hard links of one file (where
+ * rename(2) would succeed doing nothing), `from` is unlinked.
  *
  * A folder carries everything in it: before it moves, every folder inside it is shown to the
  * guard too (opened through its parent's handle, links never descended), so a read-only tree or
@@ -61,7 +62,10 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, options
     if (st.isDirectory() && guard) guardFolder(walk, fromDir, fromName, from, guard);
     walk.seams.afterCheck?.({ op, path: from });
     walk.seams.beforeCommit?.({ op, path: from });
-    if (existing || st.isDirectory()) renameSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
+    if (existing && sameIdentity(identityOf(existing), identityOf(st))) {
+      // Two hard links of one file: rename(2) would do nothing and succeed, leaving `from`.
+      unlinkSync(walk.at(fromDir, fromName));
+    } else if (existing || st.isDirectory()) renameSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
     else linkThenUnlink(walk, fromDir, fromName, toDir, toName, st, from, to);
   } catch (e) {
     if (e instanceof VfsError) throw e;

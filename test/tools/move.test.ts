@@ -186,5 +186,10 @@ describe('move on disk', () => {
     expect(fs.readFileSync(path.join(ws, 'd/hard.txt'), 'utf8')).toBe('other\n');
     expect(fs.readFileSync(path.join(base, 'outside.txt'), 'utf8')).toBe('outside bytes\n');
     expect(fs.statSync(path.join(base, 'outside.txt')).nlink).toBe(1);
+    // Two names of one file: the move leaves one name, as rename(2) alone would not.
+    fs.linkSync(path.join(ws, 'd/hard.txt'), path.join(ws, 'twin.txt'));
+    expect(valueOf(await move({ from: 'twin.txt', to: 'd/hard.txt', overwrite: true })).to).toBe('d/hard.txt');
+    expect(fs.existsSync(path.join(ws, 'twin.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws, 'd/hard.txt'), 'utf8')).toBe('other\n');
   });
 });
