@@ -54,6 +54,7 @@ export const deleteTool = defineTool({
   writes: true,
   paths: (input) => [input.path],
   keepsFinalLink: true,
+  removedPaths: (input) => [input.path],
   compareAndSwap: (input) => input.expectedSha256 !== undefined,
   async handler(input, ctx) {
     const [target] = ctx.resolved;

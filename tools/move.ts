@@ -62,6 +62,7 @@ export const moveTool = defineTool({
   writes: true,
   paths: (input) => [input.from, input.to],
   keepsFinalLink: true,
+  removedPaths: (input) => [input.from],
   async handler(input, ctx) {
     const [from, to] = ctx.resolved;
     const ns = ctx.namespace;

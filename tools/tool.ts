@@ -53,6 +53,12 @@ export interface ToolDefinition<I = any, O = any> {
    */
   readonly keepsFinalLink?: boolean;
   /**
+   * The paths (among `paths`) whose entries the tool takes away (delete's path, move's from):
+   * before anything, the gate also refuses one holding an authority file or another mount
+   * (`Namespace.checkRemovable`). Absent: none.
+   */
+  removedPaths?(input: I): string[];
+  /**
    * True when this call writes back what it read (a compare-and-swap: `edit`, `write` with an
    * `expectedSha256` string): the gate then also holds the cross-process lock of each host
    * file (src/ports/cross-process-locks.ts). Absent: never.
@@ -76,6 +82,7 @@ export interface ToolSpec<S extends TObject, O> {
   writes: boolean;
   paths(input: Static<S>): string[];
   keepsFinalLink?: boolean;
+  removedPaths?(input: Static<S>): string[];
   compareAndSwap?(input: Static<S>): boolean;
   handler(input: Static<S>, ctx: ToolContext): Promise<ToolResult<O>>;
 }
@@ -99,6 +106,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
     writes: spec.writes,
     paths: spec.paths,
     ...(spec.keepsFinalLink ? { keepsFinalLink: true } : {}),
+    ...(spec.removedPaths ? { removedPaths: spec.removedPaths } : {}),
     ...(spec.compareAndSwap ? { compareAndSwap: spec.compareAndSwap } : {}),
     handler: spec.handler,
     validate: (args) => validateWith(check, args),

@@ -287,6 +287,22 @@ export class Namespace {
   }
 
   /**
+   * `checkWritable`, and what taking the entry at `r` away (removing or moving it) must not do,
+   * decided from the path alone: `PROTECTED_PATH` when it holds an authority file,
+   * `CROSS_MOUNT` when another mount's mount point lies inside it. (Protected names inside a
+   * folder need a look at the folder: `rename` and `remove` check those.) A mount root passes:
+   * every operation refuses to take one away with its own code.
+   */
+  checkRemovable(r: Resolved, op: string): void {
+    this.checkWritable(r, op);
+    // A mount root is never removed nor moved: the operation itself answers that.
+    if (r.rel === '') return;
+    this.checkNotAboveAuthority(r, op);
+    const carried = this.table.list().find((m) => m.path.startsWith(`${r.path}/`));
+    if (carried) throw new VfsError('CROSS_MOUNT', op, r.path, `the folder holds the mount '${carried.path}'`);
+  }
+
+  /**
    * True for paths never shown to or changed by tools: a segment git treats as `.git`
    * (anywhere in the namespace path), or the extra rule.
    */

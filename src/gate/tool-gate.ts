@@ -305,7 +305,8 @@ export class ToolGate implements ToolGateApi {
 
 /**
  * The checks of a write's paths that need no disk, run before the write door is entered: the
- * grammar, the mount's write flag and the protected names on the path as written, which the
+ * grammar, the mount's write flag and the protected names on the path as written (for a path
+ * whose entry is taken away, also the authority files and mounts it holds), which the
  * resolved path passes again later. (So a path whose written form names a protected file is
  * refused even where a link on the way would lead elsewhere.) A written form whose '..' climbs
  * out lexically is left to the physical resolution, which may take it through a link. The
@@ -313,6 +314,7 @@ export class ToolGate implements ToolGateApi {
  */
 function precheckWrite(ns: Namespace, definition: ToolDefinition, input: unknown): ToolResult | undefined {
   try {
+    const removed = new Set(definition.removedPaths?.(input) ?? []);
     for (const p of definition.paths(input)) {
       let written: Resolved;
       try {
@@ -321,7 +323,8 @@ function precheckWrite(ns: Namespace, definition: ToolDefinition, input: unknown
         if (isVfsError(e, 'PATH_ESCAPE')) continue;
         throw e;
       }
-      ns.checkWritable(written, definition.name);
+      if (removed.has(p)) ns.checkRemovable(written, definition.name);
+      else ns.checkWritable(written, definition.name);
     }
     return undefined;
   } catch (e) {

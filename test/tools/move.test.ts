@@ -160,6 +160,18 @@ describe('move', () => {
   });
 });
 
+describe('move and delete under occupancy', () => {
+  it('are refused with OCCUPIED while another holder has exclusive write, changing nothing', async () => {
+    const s = setupGate({ occupancy: { blockingHolder: (conv, holder) => (conv === 'o' && holder !== 'owner' ? 'owner' : undefined) } });
+    const { layer } = addWorkspace(s, 'o', { files: { 'f.txt': 'f\n' }, tools: ['move', 'delete'] });
+    const before = await hashLayer(layer);
+    expect(errorOf(await s.gate.call('o', 'move', { from: 'f.txt', to: 'g.txt' }, { holder: 'intruder' })).code).toBe('OCCUPIED');
+    expect(errorOf(await s.gate.call('o', 'delete', { path: 'f.txt' }, { holder: 'intruder' })).code).toBe('OCCUPIED');
+    expect(await hashLayer(layer)).toBe(before);
+    expect(valueOf(await s.gate.call('o', 'move', { from: 'f.txt', to: 'g.txt' }, { holder: 'owner' })).to).toBe('g.txt');
+  });
+});
+
 describe('move on disk', () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => {
