@@ -18,7 +18,8 @@
  */
 import { VfsError, isVfsError } from './errors.js';
 import type { DirEntry, Layer, ReadOptions, RemoveOptions, RenameOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
-import { baseName, childPath, compareNames, isWritableLayer, parentPath, walkLayer } from './layer.js';
+import { baseName, compareNames, isWritableLayer } from './layer.js';
+import { findProtectedInside, makeParents } from './folder-steps.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
 import { hasDotDotSegment, namespaceSegments, resolveNamespacePath, segmentsOf } from './path.js';
@@ -167,7 +168,7 @@ export class Namespace {
     const r = this.target(input, 'write');
     const layer = this.writableLayer(r, 'write');
     try {
-      if (options.createParents) await this.makeParents(layer, r);
+      if (options.createParents) await makeParents(layer, r.rel);
       return await layer.writeFile(r.rel, data, options);
     } catch (e) {
       throw this.anchor(e, r);
@@ -180,7 +181,7 @@ export class Namespace {
     const layer = this.writableLayer(r, 'mkdir');
     try {
       if (options.parents) {
-        await this.makeParents(layer, r);
+        await makeParents(layer, r.rel);
         const stat = await layer.stat(r.rel).catch((e) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
         if (stat?.type === 'directory') return;
       }
@@ -247,7 +248,7 @@ export class Namespace {
         await this.refuseProtectedInside(from);
       }
       const { createParents, ...renameOptions } = options;
-      const made = createParents ? await this.makeParents(layer, to) : [];
+      const made = createParents ? await makeParents(layer, to.rel) : [];
       try {
         await layer.rename(from.rel, to.rel, renameOptions);
       } catch (e) {
@@ -349,19 +350,13 @@ export class Namespace {
 
   /**
    * `PROTECTED_PATH` when the folder `r` holds, at any depth, a name git treats as `.git` or a
-   * path of the extra rule: moving the folder would carry it off. Walks the folder through its
-   * layer (links listed, never descended).
+   * path of the extra rule: moving the folder would carry it off.
    */
   private async refuseProtectedInside(r: Resolved): Promise<void> {
-    for await (const folder of walkLayer(r.mount.layer, r.rel)) {
-      for (const e of folder.entries) {
-        const rel = childPath(folder.path, e.name);
-        const path = `${r.mount.path}/${rel}`;
-        if (isDotGitName(e.name) || this.isProtected({ path, mount: r.mount, rel })) {
-          throw new VfsError('PROTECTED_PATH', 'rename', r.rel, `the folder holds the protected '${baseName(rel)}'`);
-        }
-      }
-    }
+    const isProtected = (name: string, rel: string) =>
+      isDotGitName(name) || this.isProtected({ path: `${r.mount.path}/${rel}`, mount: r.mount, rel });
+    const found = await findProtectedInside(r.mount.layer, r.rel, isProtected);
+    if (found !== undefined) throw new VfsError('PROTECTED_PATH', 'rename', r.rel, `the folder holds the protected '${baseName(found)}'`);
   }
 
   /** `PROTECTED_PATH` when removing `r` would remove an authority file. */
@@ -374,24 +369,6 @@ export class Namespace {
   private writableLayer(r: Resolved, op: string): WritableLayer {
     this.checkWritable(r, op);
     return r.mount.layer as WritableLayer;
-  }
-
-  /** Makes every missing folder above `r` in its layer; returns those it made, outermost first. */
-  private async makeParents(layer: WritableLayer, r: Resolved): Promise<string[]> {
-    const parent = parentPath(r.rel);
-    const made: string[] = [];
-    if (parent === '') return made;
-    let dir = '';
-    for (const seg of parent.split('/')) {
-      dir = childPath(dir, seg);
-      try {
-        await layer.mkdir(dir);
-        made.push(dir);
-      } catch (e) {
-        if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
-      }
-    }
-    return made;
   }
 
   private anchor(e: unknown, r: Resolved): unknown {
