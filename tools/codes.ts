@@ -32,6 +32,7 @@ export const TOOL_ERROR_CODES = [
   'TOO_DEEP',
   'DIRTY_WORKTREE',
   'QUEUE_REJECTED',
+  'CROSS_MOUNT',
   'INTERNAL',
 ] as const;
 
@@ -41,7 +42,7 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 /** One line per code: what happened and what the caller can do about it. */
 export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   INVALID_INPUT:
-    'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget); the message names the field.',
+    'The arguments do not match the tool schema, or a pattern cannot be used (not a valid regex or glob, braces past their bounds, matching past its time or work budget), or a move cannot be done as asked (onto itself, into its own sub-folder, of a mount root); the message names the field or the path.',
   UNKNOWN_CONVERSATION: 'No workspace is registered for this conversation id (or the id is not a valid conversation id): prepare it first.',
   WORKSPACE_NOT_READY:
     'The workspace is not ready: still being prepared, or its preparation failed (the message says why and what to do); retry once it is.',
@@ -51,13 +52,17 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   OUTSIDE_MOUNTS: 'The path is neither inside the workspace nor inside a declared mount.',
   BAD_NAME: 'The path holds a character that is never allowed (NUL, backslash, lone surrogate) or is empty.',
   NAME_TOO_LONG: 'A name is longer than 255 UTF-8 bytes or the whole path longer than 4096.',
-  SYMLINK_ESCAPE: 'The path goes through (or reads) a symbolic link; tools never follow links.',
+  SYMLINK_ESCAPE:
+    "The path goes through a symbolic link that is not followed: its target is absolute, climbs above the link's mount or lands in another mount, the chain is longer than 40 links, or a link changed during the call (links that stay inside their mount are followed).",
   NOT_FOUND: 'No such file or folder (also for .git and the gatefs state directory, which tools never show).',
-  NOT_DISCLOSED: 'The file exists in the snapshot but is not disclosed yet: ask for it with request_files.',
+  NOT_DISCLOSED:
+    'The file exists in the snapshot but is not disclosed yet: ask for it with request_files (move: a folder holding such files never moves).',
   IS_DIRECTORY: 'The path is a folder where a file was expected.',
   NOT_DIRECTORY: 'A folder was expected (the path or one of its parents is a file).',
-  NOT_REGULAR_FILE: 'The path is a FIFO, socket, device or other special file, which tools never open.',
-  ALREADY_EXISTS: 'The file exists although the call asked to create it only (write with expectedSha256: null).',
+  NOT_REGULAR_FILE:
+    'The path is a FIFO, socket, device or other special file, which tools never open, move or delete (move in a copy workspace: also a link only the base snapshot holds).',
+  ALREADY_EXISTS:
+    'The file exists although the call asked to create it only (write with expectedSha256: null), or move found its destination taken (pass overwrite: true to replace a file).',
   READ_ONLY: 'The path is in a read-only mount.',
   PROTECTED_PATH:
     'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
@@ -75,6 +80,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     'submit: the workspace has changes that are not committed (the message names them): commit them (or remove them), then submit again.',
   QUEUE_REJECTED:
     'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the workspace is not a git worktree); the message says why.',
+  CROSS_MOUNT:
+    'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

@@ -43,8 +43,22 @@ export interface ToolDefinition<I = any, O = any> {
   readonly annotations: ToolDescriptor['annotations'];
   /** True when the tool changes files: the gate checks write flags, protected paths, occupancy and takes the file lock. */
   readonly writes: boolean;
-  /** The namespace paths in the input that the gate resolves (step 4) before running. */
+  /**
+   * The namespace paths in the input that the gate resolves (step 4) before running, following
+   * their links beneath their mounts (vfs/namespace.ts `resolveLinks`).
+   */
   paths(input: I): string[];
+  /**
+   * True when the tool acts on a link at the end of its paths itself (delete, move): links on
+   * the way are followed, a final one is not. Absent: the final link is followed too.
+   */
+  readonly keepsFinalLink?: boolean;
+  /**
+   * The paths (among `paths`) whose entries the tool takes away (delete's path, move's from):
+   * before anything, the gate also refuses one holding an authority file or another mount
+   * (`Namespace.checkRemovable`). Absent: none.
+   */
+  removedPaths?(input: I): string[];
   /**
    * True when this call writes back what it read (a compare-and-swap: `edit`, `write` with an
    * `expectedSha256` string): the gate then also holds the cross-process lock of each host
@@ -68,6 +82,8 @@ export interface ToolSpec<S extends TObject, O> {
   annotations: ToolDescriptor['annotations'];
   writes: boolean;
   paths(input: Static<S>): string[];
+  keepsFinalLink?: boolean;
+  removedPaths?(input: Static<S>): string[];
   compareAndSwap?(input: Static<S>): boolean;
   handler(input: Static<S>, ctx: ToolContext): Promise<ToolResult<O>>;
 }
@@ -90,6 +106,8 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
     annotations: spec.annotations,
     writes: spec.writes,
     paths: spec.paths,
+    ...(spec.keepsFinalLink ? { keepsFinalLink: true } : {}),
+    ...(spec.removedPaths ? { removedPaths: spec.removedPaths } : {}),
     ...(spec.compareAndSwap ? { compareAndSwap: spec.compareAndSwap } : {}),
     handler: spec.handler,
     validate: (args) => validateWith(check, args),

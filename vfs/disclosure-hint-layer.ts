@@ -7,8 +7,9 @@
  *
  * Writes: replacing an undisclosed file the policy covers is refused with `NOT_DISCLOSED`
  * before anything is touched (the agent must see the pinned bytes before it may change
- * them); every other write goes to the projection. When a write, mkdir or remove changes the
- * set of visible paths, `hints.onVisibleChange` is told (to persist it).
+ * them), and so is moving a file onto one; every other write goes to the projection. When a
+ * write, mkdir, remove or rename changes the set of visible paths, `hints.onVisibleChange` is
+ * told (to persist it).
  *
  * Paths are checked first (vfs/layer-path.ts: `BAD_NAME`, `NAME_TOO_LONG`). When the hints
  * cannot answer (`isUndisclosed` throws: the pinned commit cannot be read), the operation fails
@@ -18,7 +19,17 @@
  */
 import { VfsError, isVfsError } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
-import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type {
+  DirEntry,
+  LinkReadingLayer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 import type { SparseProjection } from './sparse-layer.js';
 
@@ -33,7 +44,7 @@ export interface DisclosureHints {
   onVisibleChange?(projection: SparseProjection): void;
 }
 
-export class DisclosureHintLayer implements WritableLayer, LockableLayer {
+export class DisclosureHintLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
 
   constructor(
@@ -51,6 +62,11 @@ export class DisclosureHintLayer implements WritableLayer, LockableLayer {
   readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     checkLayerPath(path, 'read');
     return this.hinted(path, 'read', () => this.projection.readFile(path, options));
+  }
+
+  readLink(path: string): Promise<string> {
+    checkLayerPath(path, 'readlink');
+    return this.hinted(path, 'readlink', () => this.projection.readLink(path));
   }
 
   readdir(path: string): Promise<DirEntry[]> {
@@ -79,9 +95,17 @@ export class DisclosureHintLayer implements WritableLayer, LockableLayer {
     if (!before) this.changed();
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, options?: RemoveOptions): Promise<void> {
     checkLayerPath(path, 'remove');
-    await this.projection.remove(path);
+    await this.projection.remove(path, options);
+    this.changed();
+  }
+
+  async rename(from: string, to: string, options?: RenameOptions): Promise<void> {
+    checkLayerPath(from, 'rename');
+    checkLayerPath(to, 'rename');
+    if (!this.projection.isVisible(to) && (await this.hints.isUndisclosed(to, true))) throw notDisclosed('rename', to);
+    await this.projection.rename(from, to, options);
     this.changed();
   }
 

@@ -3,8 +3,10 @@
  * `VfsError` and nothing else on purpose: callers branch on `code`, never on the message.
  *
  * The codes are the public tool codes of DESIGN.md (one vocabulary from the walk to the agent,
- * so the gate needs no translation table), plus `NOT_EMPTY`, which no public tool can produce
- * today (no tool deletes folders) and which the gate would report as `INTERNAL`.
+ * so the gate needs no translation table), plus two that no public tool can produce and which
+ * the gate would report as `INTERNAL`: `NOT_EMPTY` (no tool removes folders) and `NOT_SYMLINK`
+ * (`readLink` of something that is not a link, which the link resolution turns into
+ * `SYMLINK_ESCAPE`).
  *
  * `path` is always a layer-relative path ('' is the layer root) or, once the namespace has
  * re-anchored it, a namespace path. A host path never appears in `path` or `message`.
@@ -32,6 +34,9 @@ export type VfsCode =
   | 'TOO_LARGE'
   | 'STALE_CONTENT'
   | 'NOT_EMPTY'
+  | 'NOT_SYMLINK'
+  | 'CROSS_MOUNT'
+  | 'INVALID_INPUT'
   | 'BUSY'
   | 'TOO_DEEP'
   | 'INTERNAL';
@@ -94,7 +99,7 @@ function defaultDetail(code: VfsCode): string {
     case 'NAME_TOO_LONG':
       return 'a name is longer than 255 bytes or the path longer than 4096 bytes';
     case 'SYMLINK_ESCAPE':
-      return 'the path goes through a symbolic link, which is never followed';
+      return 'the path goes through a symbolic link that is not followed (it leads out of its mount, or changed during the call)';
     case 'NOT_FOUND':
       return 'no such file or folder';
     case 'NOT_DISCLOSED':
@@ -117,6 +122,12 @@ function defaultDetail(code: VfsCode): string {
       return 'the file changed after it was read; it was left as it is';
     case 'NOT_EMPTY':
       return 'the folder is not empty';
+    case 'NOT_SYMLINK':
+      return 'the path is not a symbolic link';
+    case 'CROSS_MOUNT':
+      return 'the two paths are in different mounts; a move stays inside one mount';
+    case 'INVALID_INPUT':
+      return 'the operation cannot be done with these paths';
     case 'BUSY':
       return 'the host is out of file descriptors or another writer holds the file; retry shortly';
     case 'TOO_DEEP':
@@ -141,6 +152,7 @@ const ERRNO_CODES: Record<string, VfsCode> = {
   ENXIO: 'NOT_REGULAR_FILE',
   EMFILE: 'BUSY',
   ENFILE: 'BUSY',
+  EXDEV: 'CROSS_MOUNT',
 };
 
 /**

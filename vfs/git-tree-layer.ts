@@ -5,12 +5,13 @@
  * object reader). Used for relative mounts and as the lower layer of `copy` workspaces.
  *
  * Git symlinks (mode 120000) are reported as `symlink` and never followed (`SYMLINK_ESCAPE` as
- * an intermediate component or on read); submodules (160000) are `other`. Writes are refused
+ * an intermediate component or on read); `readLink` returns their stored target text (the
+ * blob), for the namespace to follow when it stays inside the mount; submodules (160000) are `other`. Writes are refused
  * with `READ_ONLY` (the layer offers no writing extension; wrap it or overlay it). Sizes come
  * from reading the blob, so `stat` of a large file costs one blob read (then cached).
  */
 import { VfsError, isDescriptorShortage } from './errors.js';
-import type { DirEntry, EntryType, Layer, ReadOptions, Stat } from './layer.js';
+import type { DirEntry, EntryType, LinkReadingLayer, ReadOptions, Stat } from './layer.js';
 import { compareNames } from './layer.js';
 import { checkLayerPath } from './layer-path.js';
 import type { GitObjectReader, TreeEntry } from './git-object-reader.js';
@@ -24,7 +25,7 @@ interface Node {
 const MAX_CACHED_SIZES = 65_536;
 
 /** A read-only layer over one commit's tree, read lazily from git objects (see the file comment). */
-export class GitTreeLayer implements Layer {
+export class GitTreeLayer implements LinkReadingLayer {
   readonly kind = 'git-tree';
   private root?: Promise<Node>;
   private readonly indexes = new WeakMap<TreeEntry[], Map<string, TreeEntry>>();
@@ -55,6 +56,18 @@ export class GitTreeLayer implements Layer {
     const bytes = await this.blob(node.oid, path, 'read');
     if (options?.maxBytes !== undefined && bytes.byteLength > options.maxBytes) throw new VfsError('TOO_LARGE', 'read', path);
     return bytes;
+  }
+
+  /** The target text of a committed link (its blob, as UTF-8). `NOT_SYMLINK` for anything else. */
+  async readLink(path: string): Promise<string> {
+    const node = await this.walk(path, 'readlink');
+    if (node.type !== 'symlink') throw new VfsError('NOT_SYMLINK', 'readlink', path);
+    const bytes = await this.blob(node.oid, path, 'readlink');
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new VfsError('SYMLINK_ESCAPE', 'readlink', path, 'the link target is not UTF-8 text');
+    }
   }
 
   async readdir(path: string): Promise<DirEntry[]> {

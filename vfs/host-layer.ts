@@ -16,12 +16,15 @@
  * are not detected; a folder moved out of the root by another process while an operation holds
  * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
-import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type Dirent } from 'node:fs';
+import { fstatSync, lstatSync, openSync, closeSync, readdirSync, readlinkSync, constants, type Dirent } from 'node:fs';
 import { VfsError } from './errors.js';
 import type {
   DirEntry,
   FolderReadOptions,
+  LinkReadingLayer,
   ReadOptions,
+  RemoveOptions,
+  RenameOptions,
   Stat,
   WalkEntries,
   WalkOptions,
@@ -38,6 +41,8 @@ import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle, streamHandle } from './host-file-io.js';
 import { entryTypeOf, toStat } from './node-stat.js';
 import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
+import { hostRename } from './host-rename.js';
+import { foreignCodeOf } from './coded-error.js';
 import { hostLockKey } from './host-lock-key.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
@@ -48,9 +53,10 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 export interface HostLayerOptions {
   /**
-   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove),
-   * and for the target itself when it is a folder. Returning a code refuses the operation with
-   * that code, so a read-only tree reached through this writable root stays read-only.
+   * Asked for every folder on the walk of a mutating operation (write, mkdir, remove, rename),
+   * and for the target itself when it is a folder (for a folder renamed, every folder inside
+   * it too). Returning a code refuses the operation with that code, so a read-only tree
+   * reached through this writable root stays read-only.
    */
   guard?: HostGuard;
   /** Test seams (vfs/host-hooks.ts `HostSeams`); absent in production. */
@@ -70,7 +76,7 @@ export interface HostLayerOptions {
  * says whether lookups are confined by procfs handles or by the weaker lstat comparison.
  * Every method throws `VfsError` with layer-relative paths only; `INTERNAL` after `close()`.
  */
-export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
+export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
   readonly kind = 'host';
   readonly identity: HostIdentity;
   readonly guarantee: HostGuarantee;
@@ -158,9 +164,42 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     hostMkdir(this.walk, path, this.guard);
   }
 
-  /** Removes a file, a link (not its target) or an empty folder. `NOT_EMPTY`, `NOT_FOUND`, guard codes. */
-  async remove(path: string): Promise<void> {
-    hostRemove(this.walk, path, this.guard);
+  /** Removes a file, a link (not its target) or an empty folder. `NOT_EMPTY`, `NOT_FOUND`, `STALE_CONTENT` (ifMatch), guard codes. */
+  async remove(path: string, options?: RemoveOptions): Promise<void> {
+    hostRemove(this.walk, path, this.guard, options);
+  }
+
+  /** Renames through both held parents (vfs/host-rename.ts `hostRename`). */
+  async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
+    hostRename(this.walk, from, to, options, this.guard);
+  }
+
+  /**
+   * The target text of the link at `path`, read with `readlink(2)` inside its held parent (the
+   * link itself is never followed). `NOT_SYMLINK` when it is not a link (or the root);
+   * `SYMLINK_ESCAPE` for a target that is not UTF-8 (it could not be resolved as a name).
+   */
+  async readLink(path: string): Promise<string> {
+    const op = 'readlink';
+    if (layerSegments(path, op).length === 0) throw new VfsError('NOT_SYMLINK', op, path);
+    const chain = this.walk.openChain(parentSegmentsOf(path, op), op);
+    let target: Buffer;
+    try {
+      const parent = chain[chain.length - 1];
+      this.walk.seams.beforeStep?.({ op, path });
+      target = readlinkSync(this.walk.at(parent, baseName(path)), { encoding: 'buffer' });
+      this.walk.verify(parent);
+    } catch (e) {
+      if (foreignCodeOf(e) === 'EINVAL') throw new VfsError('NOT_SYMLINK', op, path);
+      throw hostError(e, op, path);
+    } finally {
+      this.walk.release(chain);
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(target);
+    } catch {
+      throw new VfsError('SYMLINK_ESCAPE', op, path, 'the link target is not UTF-8 text');
+    }
   }
 
   /**

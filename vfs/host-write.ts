@@ -1,5 +1,6 @@
 /**
- * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`.
+ * The mutating operations of the host layer: `hostWriteFile`, `hostMkdir`, `hostRemove`
+ * (and `hostRename`, in vfs/host-rename.ts).
  * Each walks to the parent folder through `ConfinedWalk` (showing every folder
  * to the guard), then acts on one name inside the held parent, by `/proc/self/fd/<parentFd>/<name>`
  * (SECURITY.md §3, steps 5–6). The kernel treats `/proc/self/fd/<fd>` as the held folder
@@ -25,7 +26,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { VfsError } from './errors.js';
-import type { WriteOptions, WriteResult } from './layer.js';
+import type { RemoveOptions, WriteOptions, WriteResult } from './layer.js';
 import { baseName } from './layer.js';
 import type { ConfinedWalk, HeldDir } from './host-walk.js';
 import { identityOf, type HostGuard } from './host-hooks.js';
@@ -124,8 +125,10 @@ export function hostMkdir(walk: ConfinedWalk, path: string, guard?: HostGuard): 
 /**
  * Removes a file, a link (never its target) or an empty folder. The root cannot be removed
  * (`READ_ONLY`). `NOT_EMPTY`, `NOT_FOUND`, guard codes (a folder target is shown to the guard).
+ * `fileOnly` refuses a folder (`IS_DIRECTORY`). With `ifMatch`, only a regular file holding exactly those bytes just before the unlink
+ * (`STALE_CONTENT` otherwise, nothing removed; the compare and the unlink are two calls).
  */
-export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard): void {
+export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard, options: RemoveOptions = {}): void {
   if (layerSegments(path, 'remove').length === 0) throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
   const chain = walk.openChain(parentSegmentsOf(path, 'remove'), 'remove', guard);
   try {
@@ -134,8 +137,11 @@ export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard):
     walk.seams.beforeStep?.({ op: 'remove', path });
     const st = lstatSync(walk.at(parent, name));
     if (st.isDirectory() && guard) walk.checkGuard(guard, identityOf(st), 'remove', path);
+    if (options.fileOnly && st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'remove', path);
+    if (options.ifMatch && !st.isFile()) throw staleRemove(path);
     walk.seams.afterCheck?.({ op: 'remove', path });
     walk.seams.beforeCommit?.({ op: 'remove', path });
+    if (options.ifMatch && !holdsExactly(walk.at(parent, name), options.ifMatch)) throw staleRemove(path);
     // rmdir(2) refuses a link and unlink(2) never follows one: a swap here changes nothing outside.
     if (st.isDirectory()) rmdirSync(walk.at(parent, name));
     else unlinkSync(walk.at(parent, name));
@@ -177,6 +183,10 @@ function writeNew(at: string, data: Uint8Array, mode: number, durable: boolean):
     throw e;
   }
   closeSync(fd);
+}
+
+function staleRemove(path: string): VfsError {
+  return new VfsError('STALE_CONTENT', 'remove', path, 'the file changed after it was read; nothing was removed');
 }
 
 function stale(op: string, path: string): VfsError {

@@ -5,8 +5,10 @@
  * '/'. The namespace hands over only paths the grammar (`vfs/path.ts`) accepted, and every layer
  * checks again on its own (`vfs/layer-path.ts` `checkLayerPath`: `BAD_NAME` for '.', '..', an
  * empty name or NUL, `NAME_TOO_LONG`) before it touches anything. A layer never follows a symbolic link: a link as an
- * intermediate component is `SYMLINK_ESCAPE`; as the last component, `stat` reports it as
- * `symlink` and `readFile` refuses it with `SYMLINK_ESCAPE`.
+ * intermediate component is `SYMLINK_ESCAPE` (the error's path names the link); as the last
+ * component, `stat` reports it as `symlink`, `readFile` refuses it with `SYMLINK_ESCAPE`, and
+ * `readLink` (an extension) returns its target text. Following links that stay beneath a mount
+ * is the namespace's job (vfs/link-resolution.ts), which hands layers link-free paths only.
  *
  * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
  * (`WritableLayer`), and optional fast paths found by checking for the method.
@@ -84,6 +86,26 @@ export interface WriteResult {
   created: boolean;
 }
 
+export interface RemoveOptions {
+  /** True refuses a folder (`IS_DIRECTORY`) instead of removing it when empty: files and links only. */
+  fileOnly?: boolean;
+  /**
+   * Compare-and-swap: remove only if the name is a regular file holding exactly these bytes
+   * at the moment it is about to be removed; otherwise `STALE_CONTENT` and nothing changes.
+   * The same narrowing as `WriteOptions.ifMatch` (the compare and the unlink are two calls).
+   */
+  ifMatch?: Uint8Array;
+}
+
+export interface RenameOptions {
+  /**
+   * True lets a file or link at `from` replace a file or link at `to` (atomically, as
+   * rename(2)). Default false: an existing `to` is `ALREADY_EXISTS` and nothing changes. A
+   * folder at `to` is always `IS_DIRECTORY`; a folder at `from` never replaces anything.
+   */
+  overwrite?: boolean;
+}
+
 /**
  * The writing extension. Every method either does the whole change or throws; a layer that
  * cannot write (the read-only wrapper) throws `READ_ONLY` and never drops a write.
@@ -96,8 +118,38 @@ export interface WritableLayer extends Layer {
   writeFile(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
   /** Create one folder. `ALREADY_EXISTS` when the name exists. */
   mkdir(path: string): Promise<void>;
-  /** Remove a file, a symlink (not its target) or an empty folder (`NOT_EMPTY`). */
-  remove(path: string): Promise<void>;
+  /**
+   * Remove a file, a symlink (not its target) or an empty folder (`NOT_EMPTY`). With `ifMatch`,
+   * only a regular file holding those bytes (`STALE_CONTENT` otherwise).
+   */
+  remove(path: string, options?: RemoveOptions): Promise<void>;
+  /**
+   * Rename `from` to `to` inside the layer, as rename(2) without following a link at either
+   * end: a link is moved as a link, a folder with everything in it. Nothing is ever replaced
+   * silently (`RenameOptions.overwrite`). Codes: `NOT_FOUND` (`from`, or `to`'s parent),
+   * `ALREADY_EXISTS`, `IS_DIRECTORY` (a folder at `to`), `INVALID_INPUT` (a folder into
+   * itself, or the root), `NOT_REGULAR_FILE` (a special file at either end), `NOT_DIRECTORY`,
+   * `SYMLINK_ESCAPE` (a link on the way), `CROSS_MOUNT` (a host file system boundary), and
+   * the layer's own refusals (`READ_ONLY`, `PROTECTED_PATH`, …). `from` and `to` naming the
+   * same entry is `INVALID_INPUT` too: a move onto itself is a mistake, never a silent no-op.
+   */
+  rename(from: string, to: string, options?: RenameOptions): Promise<void>;
+}
+
+/**
+ * Optional extension: the target text of a symbolic link, found by `isLinkReadingLayer`.
+ * `path` is layer-relative; links on the way are `SYMLINK_ESCAPE` as for every operation, the
+ * last component is not followed. The text is returned as stored (it may be absolute, climb
+ * out, or dangle): the caller decides what it may reach (vfs/link-resolution.ts).
+ * Codes: `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`, `NOT_SYMLINK` (not a link).
+ */
+export interface LinkReadingLayer extends Layer {
+  readLink(path: string): Promise<string>;
+}
+
+/** True when the layer can read link targets (layers without it never have a link followed). */
+export function isLinkReadingLayer(layer: Layer): layer is LinkReadingLayer {
+  return typeof (layer as Partial<LinkReadingLayer>).readLink === 'function';
 }
 
 /** True when the layer offers the writing extension (it may still refuse with `READ_ONLY`). */

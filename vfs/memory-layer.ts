@@ -10,9 +10,20 @@
  */
 import { Volume } from 'memfs';
 import { VfsError, fromErrno } from './errors.js';
-import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
+import type {
+  DirEntry,
+  LinkReadingLayer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
 import { baseName, compareNames, parentPath } from './layer.js';
 import { checkLayerPath } from './layer-path.js';
+import { checkRenameKinds, checkRenamePaths } from './rename-rules.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 import { foreignCodeOf } from './coded-error.js';
 import { entryTypeOf, toStat, type NodeStatLike, type NodeTypeProbe } from './node-stat.js';
@@ -30,7 +41,7 @@ export interface MemoryLayerOptions {
 
 let tempCounter = 0;
 
-export class MemoryLayer implements WritableLayer, LockableLayer {
+export class MemoryLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind = 'memory';
   readonly volume: Vol;
   private readonly root: string;
@@ -123,15 +134,55 @@ export class MemoryLayer implements WritableLayer, LockableLayer {
     }
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, options: RemoveOptions = {}): Promise<void> {
     checkLayerPath(path, 'remove');
     if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
     const st = this.lstat(path, 'remove');
+    if (options.fileOnly && st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'remove', path);
+    // memfs is synchronous: nothing can change the file between this compare and the unlink.
+    if (options.ifMatch && !(st.isFile() && this.holds(this.abs(path), options.ifMatch))) {
+      throw new VfsError('STALE_CONTENT', 'remove', path, 'the file changed after it was read; nothing was removed');
+    }
     try {
       if (st.isDirectory()) this.volume.rmdirSync(this.abs(path));
       else this.volume.unlinkSync(this.abs(path));
     } catch (e) {
       throw fromErrno(e, 'remove', path);
+    }
+  }
+
+  /** Renames within the layer (vfs/layer.ts `WritableLayer.rename`, vfs/rename-rules.ts); one synchronous memfs step. */
+  async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
+    checkLayerPath(from, 'rename');
+    checkLayerPath(to, 'rename');
+    checkRenamePaths(from, to);
+    const source = this.lstat(from, 'rename');
+    this.checkParent(to, 'rename');
+    const target = this.lstatOrUndefined(to, 'rename');
+    checkRenameKinds(from, to, entryTypeOf(source), target && entryTypeOf(target), options);
+    try {
+      if (source.isSymbolicLink()) {
+        // memfs's renameSync follows a link at the source (it moves what the link points to):
+        // a link is moved by making it again at `to`, in the same synchronous step.
+        const target = String(this.volume.readlinkSync(this.abs(from)));
+        if (this.lstatOrUndefined(to, 'rename')) this.volume.unlinkSync(this.abs(to));
+        this.volume.symlinkSync(target, this.abs(to));
+        this.volume.unlinkSync(this.abs(from));
+      } else this.volume.renameSync(this.abs(from), this.abs(to));
+    } catch (e) {
+      throw fromErrno(e, 'rename', to);
+    }
+  }
+
+  /** The target text of the link at `path` (vfs/layer.ts `LinkReadingLayer`). */
+  async readLink(path: string): Promise<string> {
+    checkLayerPath(path, 'readlink');
+    const st = path === '' ? undefined : this.lstat(path, 'readlink');
+    if (!st?.isSymbolicLink()) throw new VfsError('NOT_SYMLINK', 'readlink', path);
+    try {
+      return String(this.volume.readlinkSync(this.abs(path)));
+    } catch (e) {
+      throw fromErrno(e, 'readlink', path);
     }
   }
 

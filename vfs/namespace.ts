@@ -10,13 +10,20 @@
  * Writes check the serving mount's write flag (`READ_ONLY`), those `.git` names and the
  * authority files (`gatefs.yaml` and the like: readable, never changed; `PROTECTED_PATH`) before
  * the layer is asked; layers enforce their own limits too.
+ *
+ * Links: the file operations here never follow one (a link on the way is the layer's
+ * `SYMLINK_ESCAPE`). `resolveLinks` is the one place that follows links, beneath their mount
+ * (vfs/link-resolution.ts); the gate resolves every tool path with it, so a tool acts on the
+ * link-free path it returns.
  */
 import { VfsError, isVfsError } from './errors.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
-import { childPath, compareNames, isWritableLayer, parentPath } from './layer.js';
+import type { DirEntry, Layer, ReadOptions, RemoveOptions, RenameOptions, Stat, WritableLayer, WriteOptions } from './layer.js';
+import { baseName, compareNames, isWritableLayer } from './layer.js';
+import { findProtectedInside, makeParents } from './folder-steps.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
 import { MountTable, type Mount, type Resolved } from './mount-table.js';
-import { resolveNamespacePath } from './path.js';
+import { hasDotDotSegment, namespaceSegments, resolveNamespacePath, segmentsOf } from './path.js';
+import { resolveBeneath, type LinkResolutionView } from './link-resolution.js';
 import { isDotGitName } from './dot-git-name.js';
 import { FoldedPath, type FoldedRelation } from './fold-name.js';
 
@@ -55,6 +62,11 @@ export interface NamespaceWriteOptions extends WriteOptions {
   createParents?: boolean;
 }
 
+export interface NamespaceRenameOptions extends RenameOptions {
+  /** Create `to`'s missing parent folders inside the mount (taken back if the rename fails). */
+  createParents?: boolean;
+}
+
 export class Namespace {
   readonly root: string;
   readonly table: MountTable;
@@ -84,6 +96,28 @@ export class Namespace {
     // listed and shows only this namespace's own mount points; nothing can be written there.
     if (this.table.entriesBelow(path).length > 0) return { path, mount: mountPointFolder(path), rel: '' };
     throw new VfsError('OUTSIDE_MOUNTS', op, path);
+  }
+
+  /**
+   * Resolves an agent's path like `resolve`, then follows its symbolic links while they stay
+   * beneath their mount and takes `..` physically (vfs/link-resolution.ts `resolveBeneath`):
+   * the result names no link on the way, and no link at the end unless `followFinal` is false
+   * (delete and move act on a final link itself; default true). The result may still name a
+   * missing entry (a write creates it). Codes: `resolve`'s, `SYMLINK_ESCAPE` (a link leading
+   * out of its mount, more than 40 links), `PATH_ESCAPE`, and a layer's `INTERNAL` / `BUSY`.
+   */
+  async resolveLinks(input: string, op = 'resolve', options: { followFinal?: boolean } = {}): Promise<Resolved> {
+    const followFinal = options.followFinal ?? true;
+    const shown = typeof input === 'string' && input.length > 300 ? `${input.slice(0, 300)}…` : input;
+    const view: LinkResolutionView = { find: (p) => this.table.find(p), isInside: this.inside };
+    if (typeof input !== 'string' || !hasDotDotSegment(input)) {
+      // Without '..' the lexical path is the physical one unless a link lies on it.
+      const lexical = this.resolve(input, op);
+      const physical = await resolveBeneath(view, segmentsOf(lexical.path), followFinal, op, shown);
+      return physical === lexical.path ? lexical : this.resolve(physical, op);
+    }
+    const segments = namespaceSegments(input, this.root, op);
+    return this.resolve(await resolveBeneath(view, segments, followFinal, op, shown), op);
   }
 
   /** The path as an agent would write it: relative to the root when inside it, else absolute. */
@@ -134,7 +168,7 @@ export class Namespace {
     const r = this.target(input, 'write');
     const layer = this.writableLayer(r, 'write');
     try {
-      if (options.createParents) await this.makeParents(layer, r);
+      if (options.createParents) await makeParents(layer, r.rel);
       return await layer.writeFile(r.rel, data, options);
     } catch (e) {
       throw this.anchor(e, r);
@@ -147,7 +181,7 @@ export class Namespace {
     const layer = this.writableLayer(r, 'mkdir');
     try {
       if (options.parents) {
-        await this.makeParents(layer, r);
+        await makeParents(layer, r.rel);
         const stat = await layer.stat(r.rel).catch((e) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
         if (stat?.type === 'directory') return;
       }
@@ -161,7 +195,7 @@ export class Namespace {
    * Removes a file, a link or an empty folder. `PROTECTED_PATH` also for a folder holding an
    * authority file, or holding nothing but `.git` names (it looks empty, and must stay).
    */
-  async remove(input: string | Resolved): Promise<void> {
+  async remove(input: string | Resolved, options?: RemoveOptions): Promise<void> {
     const r = this.target(input, 'remove');
     const layer = this.writableLayer(r, 'remove');
     this.checkNotAboveAuthority(r, 'remove');
@@ -172,9 +206,57 @@ export class Namespace {
           throw new VfsError('PROTECTED_PATH', 'remove', r.rel, 'the folder holds a protected .git');
         }
       }
-      await layer.remove(r.rel);
+      await layer.remove(r.rel, options);
     } catch (e) {
       throw this.anchor(e, r);
+    }
+  }
+
+  /**
+   * Renames `from` to `to` inside one mount (vfs/layer.ts `WritableLayer.rename`; no link is
+   * followed at either end). Both ends pass `checkWritable`; then `CROSS_MOUNT` when they are
+   * in different mounts, or when `from` is a folder holding another mount's mount point;
+   * `INVALID_INPUT` for the same path twice or a mount root; `IS_DIRECTORY` when `to` is a
+   * folder that leads to mount points; `PROTECTED_PATH` when `from` holds an authority file or
+   * (a folder) anything protected at any depth (`.git` names: it would carry them off). Then
+   * the layer's own rules and codes, at namespace paths.
+   */
+  async rename(fromInput: string | Resolved, toInput: string | Resolved, options: NamespaceRenameOptions = {}): Promise<void> {
+    const from = this.target(fromInput, 'rename');
+    const to = this.target(toInput, 'rename');
+    const layer = this.writableLayer(from, 'rename');
+    this.checkWritable(to, 'rename');
+    if (from.mount !== to.mount) {
+      throw new VfsError(
+        'CROSS_MOUNT',
+        'rename',
+        to.path,
+        `the destination is in another mount than '${from.path}'; read and write the file instead`,
+      );
+    }
+    if (from.path === to.path) throw new VfsError('INVALID_INPUT', 'rename', to.path, 'the source and the destination are the same path');
+    if (from.rel === '') throw new VfsError('INVALID_INPUT', 'rename', from.path, 'the root of a mount cannot be moved');
+    const carried = this.table.list().find((m) => m.path.startsWith(`${from.path}/`));
+    if (carried) throw new VfsError('CROSS_MOUNT', 'rename', from.path, `the folder holds the mount '${carried.path}'`);
+    if (this.table.entriesBelow(to.path).length > 0)
+      throw new VfsError('IS_DIRECTORY', 'rename', to.path, 'the destination leads to a mount');
+    this.checkNotAboveAuthority(from, 'rename');
+    try {
+      if ((await layer.stat(from.rel)).type === 'directory') {
+        if (to.path.startsWith(`${from.path}/`))
+          throw new VfsError('INVALID_INPUT', 'rename', to.rel, 'a folder cannot be moved inside itself');
+        await this.refuseProtectedInside(from);
+      }
+      const { createParents, ...renameOptions } = options;
+      const made = createParents ? await makeParents(layer, to.rel) : [];
+      try {
+        await layer.rename(from.rel, to.rel, renameOptions);
+      } catch (e) {
+        for (const dir of made.reverse()) await layer.remove(dir).catch(() => undefined);
+        throw e;
+      }
+    } catch (e) {
+      throw this.anchor(e, from);
     }
   }
 
@@ -203,6 +285,22 @@ export class Namespace {
       throw new VfsError('PROTECTED_PATH', op, r.path, 'the file grants agents their authority and is never changed through tools');
     }
     if (!r.mount.writable || !isWritableLayer(r.mount.layer)) throw new VfsError('READ_ONLY', op, r.path);
+  }
+
+  /**
+   * `checkWritable`, and what taking the entry at `r` away (removing or moving it) must not do,
+   * decided from the path alone: `PROTECTED_PATH` when it holds an authority file,
+   * `CROSS_MOUNT` when another mount's mount point lies inside it. (Protected names inside a
+   * folder need a look at the folder: `rename` and `remove` check those.) A mount root passes:
+   * every operation refuses to take one away with its own code.
+   */
+  checkRemovable(r: Resolved, op: string): void {
+    this.checkWritable(r, op);
+    // A mount root is never removed nor moved: the operation itself answers that.
+    if (r.rel === '') return;
+    this.checkNotAboveAuthority(r, op);
+    const carried = this.table.list().find((m) => m.path.startsWith(`${r.path}/`));
+    if (carried) throw new VfsError('CROSS_MOUNT', op, r.path, `the folder holds the mount '${carried.path}'`);
   }
 
   /**
@@ -250,6 +348,17 @@ export class Namespace {
     return r;
   }
 
+  /**
+   * `PROTECTED_PATH` when the folder `r` holds, at any depth, a name git treats as `.git` or a
+   * path of the extra rule: moving the folder would carry it off.
+   */
+  private async refuseProtectedInside(r: Resolved): Promise<void> {
+    const isProtected = (name: string, rel: string) =>
+      isDotGitName(name) || this.isProtected({ path: `${r.mount.path}/${rel}`, mount: r.mount, rel });
+    const found = await findProtectedInside(r.mount.layer, r.rel, isProtected);
+    if (found !== undefined) throw new VfsError('PROTECTED_PATH', 'rename', r.rel, `the folder holds the protected '${baseName(found)}'`);
+  }
+
   /** `PROTECTED_PATH` when removing `r` would remove an authority file. */
   private checkNotAboveAuthority(r: Resolved, op: string): void {
     if (this.authorityFiles.some((f) => f.relation(r.path) === 'above')) {
@@ -260,20 +369,6 @@ export class Namespace {
   private writableLayer(r: Resolved, op: string): WritableLayer {
     this.checkWritable(r, op);
     return r.mount.layer as WritableLayer;
-  }
-
-  private async makeParents(layer: WritableLayer, r: Resolved): Promise<void> {
-    const parent = parentPath(r.rel);
-    if (parent === '') return;
-    let dir = '';
-    for (const seg of parent.split('/')) {
-      dir = childPath(dir, seg);
-      try {
-        await layer.mkdir(dir);
-      } catch (e) {
-        if (!isVfsError(e, 'ALREADY_EXISTS')) throw e;
-      }
-    }
   }
 
   private anchor(e: unknown, r: Resolved): unknown {

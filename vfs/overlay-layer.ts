@@ -11,7 +11,10 @@
  *   upper; a lower file that is replaced keeps its mode. With `ifMatch`, an upper file is checked
  *   by the upper; a lower file must still hold those bytes and the upper must still lack the
  *   name (an exclusive upper write), else `STALE_CONTENT`.
- * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden.
+ * - remove: removes the upper's entry, and whites out a lower entry so it stays hidden; with
+ *   `ifMatch`, an upper file is compared by the upper, a lower one by reading the lower.
+ * - rename: upper renames, copy-ups and whiteouts (vfs/overlay-rename.ts), folders included.
+ * - readLink: the link the merged view shows (the upper's, else the lower's).
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
  * - readdir: the union of both listings, minus whiteouts, sorted.
@@ -34,22 +37,31 @@
  */
 import { VfsError, isVfsError } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
-import { childPath, compareNames, parentPath } from './layer.js';
+import type {
+  DirEntry,
+  Layer,
+  LinkReadingLayer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
+import { childPath, compareNames, isLinkReadingLayer, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
+import { overlayRename, type OverlayFound, type OverlayParts } from './overlay-rename.js';
 
 /** Where a merged entry lives and what it is. */
-interface Found {
-  in: 'upper' | 'lower';
-  stat: Stat;
-}
+type Found = OverlayFound;
 
 /**
  * The copy-on-write layer built by `overlay()`; see the file comment for the rules. `upper` and
  * `lower` are exposed for status and patch building; change them only through the overlay.
  */
-export class OverlayLayer implements WritableLayer, LockableLayer {
+export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
 
@@ -81,6 +93,16 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     }
     if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
     return this.lower.readFile(path, options);
+  }
+
+  /** The target of the link the merged view shows at `path`. `NOT_FOUND`, `NOT_SYMLINK`. */
+  async readLink(path: string): Promise<string> {
+    refuseReserved(path, 'readlink');
+    const found = await this.find(path);
+    if (!found) throw new VfsError('NOT_FOUND', 'readlink', path);
+    const layer = found.in === 'upper' ? this.upper : this.lower;
+    if (found.stat.type !== 'symlink' || !isLinkReadingLayer(layer)) throw new VfsError('NOT_SYMLINK', 'readlink', path);
+    return layer.readLink(path);
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
@@ -142,26 +164,56 @@ export class OverlayLayer implements WritableLayer, LockableLayer {
     await this.withParents(path, 'mkdir', () => this.upper.mkdir(path));
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, options: RemoveOptions = {}): Promise<void> {
     refuseReserved(path, 'remove');
     if (path === '') throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
     const found = await this.find(path);
     if (!found) throw new VfsError('NOT_FOUND', 'remove', path);
+    if (options.fileOnly && found.stat.type === 'directory') throw new VfsError('IS_DIRECTORY', 'remove', path);
     if (found.stat.type === 'directory' && (await this.readdir(path)).length > 0) {
       throw new VfsError('NOT_EMPTY', 'remove', path);
+    }
+    if (options.ifMatch && (found.stat.type !== 'file' || (found.in === 'lower' && !(await this.lowerHolds(path, options.ifMatch))))) {
+      throw new VfsError('STALE_CONTENT', 'remove', path, 'the file changed after it was read; nothing was removed');
     }
     // The whiteout is saved first, so the lower entry can never show through for a moment;
     // if the upper removal then fails, the whiteout is taken out again.
     const undo = (await this.lowerShows(path, found)) ? await (await this.whiteoutSet()).add(path) : undefined;
     if (found.in !== 'upper') return;
     try {
-      await this.upper.remove(path);
+      await this.upper.remove(path, options);
     } catch (e) {
       // The removal's own error is what the caller gets. Should taking the whiteout out fail
       // too, it stays under the upper entry, which still shows: the view is unchanged.
       await undo?.().catch(() => undefined);
       throw e;
     }
+  }
+
+  /** Renames inside the merged view (vfs/overlay-rename.ts: copy-ups and whiteouts, folders included). */
+  async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
+    refuseReserved(from, 'rename');
+    refuseReserved(to, 'rename');
+    return overlayRename(this.parts, from, to, options);
+  }
+
+  /** What overlayRename may use of this overlay (its own private steps). */
+  private get parts(): OverlayParts {
+    return {
+      upper: this.upper,
+      lower: this.lower,
+      find: (path) => this.find(path),
+      lowerShows: (path, found) => this.lowerShows(path, found),
+      whiteouts: () => this.whiteoutSet(),
+      withParents: (path, op, change) => this.withParents(path, op, change),
+      readdir: (path) => this.readdir(path),
+    };
+  }
+
+  /** True when the lower holds exactly `expected` at `path` (the lower never changes through the overlay). */
+  private async lowerHolds(path: string, expected: Uint8Array): Promise<boolean> {
+    const bytes = await this.lower.readFile(path).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
+    return bytes !== undefined && sameBytes(bytes, expected);
   }
 
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */

@@ -9,6 +9,9 @@
  * - `readOnly`: writes at or below these paths are `READ_ONLY` — where a read-only mount's
  *   folder lies inside a writable workspace folder (a read-only `/repo/docs` mount under a
  *   `shared` checkout of `/repo`). Reads pass through.
+ * - a rename is a change at both ends, and a folder renamed carries everything in it: moving a
+ *   folder that holds the hidden folder is `PROTECTED_PATH`, one that holds a read-only path
+ *   `READ_ONLY`, as removing it would be.
  *
  * Everything else passes through unchanged, after the layer-path check (vfs/layer-path.ts:
  * `BAD_NAME`, `NAME_TOO_LONG`), which runs before any rule is asked. Limit: these rules name paths, not inodes; on disk
@@ -18,8 +21,21 @@
  */
 import { VfsError } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WalkEntries, WalkOptions, WritableLayer, WriteOptions, WriteResult } from './layer.js';
-import { baseName, isWritableLayer, parentPath, walkLayer } from './layer.js';
+import type {
+  DirEntry,
+  Layer,
+  LinkReadingLayer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WalkEntries,
+  WalkOptions,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
+import { baseName, isLinkReadingLayer, isWritableLayer, parentPath, walkLayer } from './layer.js';
 import { FoldedPath, foldName } from './fold-name.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
@@ -31,7 +47,7 @@ export interface PathRules {
 }
 
 /** A pass-through layer applying `PathRules` (see the file comment). */
-export class PathRulesLayer implements WritableLayer, LockableLayer {
+export class PathRulesLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
   private readonly hidden?: string;
   /** The hidden folder and its parent, folded once for comparisons. */
@@ -62,6 +78,13 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     this.checkVisible(path, 'read');
     return this.inner.readFile(path, options);
+  }
+
+  /** The inner layer's link target (`NOT_FOUND` for the hidden folder, `NOT_SYMLINK` when the inner layer reads none). */
+  async readLink(path: string): Promise<string> {
+    this.checkVisible(path, 'readlink');
+    if (!isLinkReadingLayer(this.inner)) throw new VfsError('NOT_SYMLINK', 'readlink', path, 'this layer reads no link targets');
+    return this.inner.readLink(path);
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
@@ -101,10 +124,22 @@ export class PathRulesLayer implements WritableLayer, LockableLayer {
     return this.writable(path, 'mkdir').mkdir(path);
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, options?: RemoveOptions): Promise<void> {
     checkLayerPath(path, 'remove');
     this.checkNotAboveHidden(path, 'remove');
-    return this.writable(path, 'remove').remove(path);
+    return this.writable(path, 'remove').remove(path, options);
+  }
+
+  /** The inner rename once both ends pass the rules, and `from` carries no hidden or read-only folder. */
+  async rename(from: string, to: string, options?: RenameOptions): Promise<void> {
+    checkLayerPath(from, 'rename');
+    checkLayerPath(to, 'rename');
+    const inner = this.writable(from, 'rename');
+    this.writable(to, 'rename');
+    this.checkNotAboveHidden(from, 'rename');
+    const carried = this.readOnly.find((p) => p !== '' && p.startsWith(`${from}/`));
+    if (carried !== undefined) throw new VfsError('READ_ONLY', 'rename', from, 'the folder holds a read-only folder');
+    return inner.rename(from, to, options);
   }
 
   /** True when `path` is the hidden folder or lies below it (names folded). */

@@ -62,11 +62,7 @@ function checkText(text: string, op: string, displayPath: string): void {
  * input as the caller wrote it (no host path exists at this level).
  */
 export function resolveNamespacePath(input: string, base: string, isInside: (path: string) => boolean, op = 'resolve'): string {
-  if (typeof input !== 'string') throw new VfsError('BAD_NAME', op, '', `the path is a ${typeof input}, not a string`);
-  if (input.length === 0) throw new VfsError('BAD_NAME', op, input, 'the path is empty');
-  const shown = input.length > 300 ? `${input.slice(0, 300)}…` : input;
-  checkText(input, op, shown);
-  if (utf8Length(input) > MAX_PATH_BYTES) throw new VfsError('NAME_TOO_LONG', op, shown);
+  const shown = checkPathText(input, op);
   const stack: string[] = input.startsWith('/') ? [] : base.split('/').filter(Boolean);
   for (const seg of input.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -83,6 +79,41 @@ export function resolveNamespacePath(input: string, base: string, isInside: (pat
   const out = `/${stack.join('/')}`;
   if (utf8Length(out) > MAX_PATH_BYTES) throw new VfsError('NAME_TOO_LONG', op, shown);
   return out;
+}
+
+/**
+ * The grammar without the lexical '..' step: `input` checked as `resolveNamespacePath` checks
+ * it (`BAD_NAME`, `NAME_TOO_LONG`), then its segments after `base`'s (for a relative input),
+ * with '.' and empty segments dropped and every '..' kept, for a resolution that takes '..'
+ * physically (vfs/link-resolution.ts).
+ */
+export function namespaceSegments(input: string, base: string, op = 'resolve'): string[] {
+  const shown = checkPathText(input, op);
+  const out: string[] = input.startsWith('/') ? [] : base.split('/').filter(Boolean);
+  for (const seg of input.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg !== '..' && utf8Length(seg) > MAX_NAME_BYTES) throw new VfsError('NAME_TOO_LONG', op, shown);
+    out.push(seg);
+  }
+  return out;
+}
+
+/** True when a segment of `input` is '..' (a resolution that takes it physically must see it). */
+export function hasDotDotSegment(input: string): boolean {
+  for (let at = input.indexOf('..'); at !== -1; at = input.indexOf('..', at + 1)) {
+    if ((at === 0 || input.charCodeAt(at - 1) === 47) && (at + 2 === input.length || input.charCodeAt(at + 2) === 47)) return true;
+  }
+  return false;
+}
+
+/** The character and length rules on a whole input; returns it as errors show it (cut at 300). */
+function checkPathText(input: string, op: string): string {
+  if (typeof input !== 'string') throw new VfsError('BAD_NAME', op, '', `the path is a ${typeof input}, not a string`);
+  if (input.length === 0) throw new VfsError('BAD_NAME', op, input, 'the path is empty');
+  const shown = input.length > 300 ? `${input.slice(0, 300)}…` : input;
+  checkText(input, op, shown);
+  if (utf8Length(input) > MAX_PATH_BYTES) throw new VfsError('NAME_TOO_LONG', op, shown);
+  return shown;
 }
 
 /** Splits a normalized absolute path into its segments ('/' → []). */

@@ -8,11 +8,20 @@
  */
 import { VfsError } from './errors.js';
 import { checkLayerPath } from './layer-path.js';
-import type { FolderAccess, Layer, WalkEntries, WalkOptions, WalkableLayer, WritableLayer, WriteResult } from './layer.js';
-import { walkLayer } from './layer.js';
+import type {
+  FolderAccess,
+  Layer,
+  LinkReadingLayer,
+  WalkEntries,
+  WalkOptions,
+  WalkableLayer,
+  WritableLayer,
+  WriteResult,
+} from './layer.js';
+import { isLinkReadingLayer, walkLayer } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
-export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLayer {
+export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
 
   constructor(private readonly inner: Layer) {
@@ -32,6 +41,13 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLaye
   async readdir(path: string) {
     checkLayerPath(path, 'readdir');
     return this.inner.readdir(path);
+  }
+
+  /** The inner layer's link target; `NOT_SYMLINK` when the inner layer reads no links (it then has none to follow). */
+  async readLink(path: string): Promise<string> {
+    checkLayerPath(path, 'readlink');
+    if (!isLinkReadingLayer(this.inner)) throw new VfsError('NOT_SYMLINK', 'readlink', path, 'this layer reads no link targets');
+    return this.inner.readLink(path);
   }
 
   /**
@@ -65,6 +81,13 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LockableLaye
   async remove(path: string): Promise<void> {
     checkLayerPath(path, 'remove');
     throw new VfsError('READ_ONLY', 'remove', path);
+  }
+
+  /** Always `READ_ONLY` (at `from`), after both paths are checked. */
+  async rename(from: string, to: string): Promise<void> {
+    checkLayerPath(from, 'rename');
+    checkLayerPath(to, 'rename');
+    throw new VfsError('READ_ONLY', 'rename', from);
   }
 }
 

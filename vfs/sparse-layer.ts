@@ -15,7 +15,10 @@
  *   name shows through: refusing is the price of not clobbering. Callers that hold a disclosure
  *   policy turn it into a `NOT_DISCLOSED` hint with `isHidden`;
  * - remove of a hidden entry answers `NOT_FOUND`, as for an absent one; removing a
- *   visible folder that still holds hidden entries answers `NOT_EMPTY`.
+ *   visible folder that still holds hidden entries answers `NOT_EMPTY`;
+ * - rename moves a visible entry to a visible folder, and the visible set follows it; a hidden
+ *   entry at the destination is never replaced (`ALREADY_EXISTS`, even with `overwrite`), and a
+ *   folder that holds hidden entries never moves (`NOT_DISCLOSED`: they would move unseen).
  * New names are created exclusively (O_EXCL), so a hidden file appearing concurrently is never
  * overwritten. When `inner` cannot write, every write is `READ_ONLY`.
  *
@@ -27,8 +30,20 @@
  * other inner error fails the operation before anything changes.
  */
 import { VfsError, isVfsError } from './errors.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from './layer.js';
-import { childPath, isWritableLayer, parentPath } from './layer.js';
+import type {
+  DirEntry,
+  Layer,
+  LinkReadingLayer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from './layer.js';
+import { childPath, isLinkReadingLayer, isWritableLayer, parentPath, walkLayer } from './layer.js';
+import { checkRenamePaths, isAtOrBelow } from './rename-rules.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { checkName } from './path.js';
 import { checkLayerPath } from './layer-path.js';
@@ -37,7 +52,7 @@ import { checkLayerPath } from './layer-path.js';
  * The projection built by `sparse()`; see the file comment for what is shown and what writes
  * may do. The visible set lives in memory and grows with `disclose` and with created names.
  */
-export class SparseProjection implements WritableLayer, LockableLayer {
+export class SparseProjection implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
   /** Disclosed or created paths (visible with nothing implied below them). */
   private readonly leaves = new Set<string>();
@@ -100,6 +115,14 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     return this.inner.readFile(path, options);
   }
 
+  /** The inner layer's link target, for a visible link (`NOT_FOUND` for a hidden one). */
+  async readLink(path: string): Promise<string> {
+    checkLayerPath(path, 'readlink');
+    await this.requireVisible(path, 'readlink');
+    if (!isLinkReadingLayer(this.inner)) throw new VfsError('NOT_SYMLINK', 'readlink', path, 'this layer reads no link targets');
+    return this.inner.readLink(path);
+  }
+
   async readdir(path: string): Promise<DirEntry[]> {
     checkLayerPath(path, 'readdir');
     await this.requireVisible(path, 'readdir');
@@ -142,12 +165,34 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     this.reveal(path);
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, options?: RemoveOptions): Promise<void> {
     checkLayerPath(path, 'remove');
     const inner = this.writable(path, 'remove');
     await this.requireVisible(path, 'remove');
-    await inner.remove(path);
+    await inner.remove(path, options);
     this.forget(path);
+  }
+
+  /** Moves a visible entry (see the file comment); the visible paths below `from` move with it. */
+  async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
+    checkLayerPath(from, 'rename');
+    checkLayerPath(to, 'rename');
+    checkRenamePaths(from, to);
+    const inner = this.writable(from, 'rename');
+    await this.requireVisible(from, 'rename');
+    await this.requireVisible(parentPath(to), 'rename');
+    const toVisible = this.isVisible(to);
+    if (!toVisible && (await this.isHidden(to))) throw hiddenTaken('rename', to);
+    if ((await inner.stat(from)).type === 'directory') {
+      if (isAtOrBelow(to, from)) throw new VfsError('INVALID_INPUT', 'rename', to, 'a folder cannot be moved inside itself');
+      await this.refuseHiddenInside(from);
+    }
+    // A destination not shown is taken only while free, as a created name is (never replacing).
+    await inner.rename(from, to, toVisible ? options : { ...options, overwrite: false });
+    const moved = [...this.leaves].filter((p) => isAtOrBelow(p, from)).map((p) => to + p.slice(from.length));
+    this.forget(from);
+    if (toVisible) this.forget(to);
+    for (const p of moved.length > 0 ? moved : [to]) this.reveal(p);
   }
 
   /**
@@ -180,6 +225,17 @@ export class SparseProjection implements WritableLayer, LockableLayer {
     } catch (e) {
       if (isVfsError(e, 'NOT_FOUND') || isVfsError(e, 'NOT_DIRECTORY') || isVfsError(e, 'SYMLINK_ESCAPE')) return undefined;
       throw e;
+    }
+  }
+
+  /** `NOT_DISCLOSED` when the folder `dir` holds an entry this projection hides (it would move unseen). */
+  private async refuseHiddenInside(dir: string): Promise<void> {
+    for await (const folder of walkLayer(this.inner, dir)) {
+      for (const e of folder.entries) {
+        if (!this.isVisible(childPath(folder.path, e.name))) {
+          throw new VfsError('NOT_DISCLOSED', 'rename', dir, 'the folder holds entries that are not disclosed; it cannot be moved');
+        }
+      }
     }
   }
 

@@ -31,6 +31,8 @@ const STATE_FILE = `${OVERLAY_META}/whiteouts.json`;
 export class WhiteoutSet {
   private paths = new Set<string>();
   private saving: Promise<unknown> = Promise.resolve();
+  /** True once the upper holds a record (loaded, or saved by this set). */
+  private recorded = false;
 
   private constructor(private readonly upper: WritableLayer) {}
 
@@ -58,6 +60,7 @@ export class WhiteoutSet {
       throw new VfsError('INTERNAL', 'overlay', '', 'the overlay whiteout record is corrupt');
     }
     for (const p of list as string[]) set.paths.add(p);
+    set.recorded = true;
     return set;
   }
 
@@ -83,14 +86,21 @@ export class WhiteoutSet {
    * and throws the upper's error. Result: an undo that takes the whiteout out again (restoring
    * the entries it dropped), for a caller whose next step failed; undefined when `path` was
    * already whited out. Changes are serialized, so a slower earlier save never lands after a
-   * later one.
+   * later one. When the upper held no record before, the undo removes the record it made, so
+   * the upper is left exactly as it was.
    */
   add(path: string): Promise<(() => Promise<void>) | undefined> {
     return this.serialized(async () => {
       if (this.paths.has(path)) return undefined;
       const dropped = [...this.paths].filter((p) => p.startsWith(`${path}/`));
+      const first = !this.recorded;
       await this.commit([...[...this.paths].filter((p) => !p.startsWith(`${path}/`)), path]);
-      return () => this.serialized(() => this.commit([...[...this.paths].filter((p) => p !== path), ...dropped]));
+      return () =>
+        this.serialized(async () => {
+          const previous = [...[...this.paths].filter((p) => p !== path), ...dropped];
+          if (first && previous.length === 0) await this.forget();
+          else await this.commit(previous);
+        });
     });
   }
 
@@ -104,6 +114,14 @@ export class WhiteoutSet {
     const next = this.saving.catch(() => undefined).then(change);
     this.saving = next;
     return next;
+  }
+
+  /** Removes the record and its folder (an undo of the first whiteout); the set is empty after. */
+  private async forget(): Promise<void> {
+    await this.upper.remove(STATE_FILE);
+    this.recorded = false;
+    this.paths = new Set();
+    await this.upper.remove(OVERLAY_META).catch(() => undefined);
   }
 
   /** Saves `paths` as the record, then (only then) makes them the set in memory. */
@@ -126,5 +144,6 @@ export class WhiteoutSet {
       throw e;
     }
     this.paths = new Set(paths);
+    this.recorded = true;
   }
 }

@@ -22,6 +22,7 @@ import type { Namespace } from '../../vfs/namespace.js';
 import { isSparseExpressible } from '../git/sparse-pattern.js';
 import { isRequestable } from './disclosure-policy.js';
 import type { DisclosureProblem } from '../../tools/disclosure-requests.js';
+import { isToolErrorCode } from '../../tools/codes.js';
 import { errorDetail, shorten, type RecordedProblem } from './disclosure-record.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
@@ -60,7 +61,7 @@ export async function checkRequestedPath(
   try {
     resolved = namespace.resolve(raw, 'request_files');
   } catch (e) {
-    if (isVfsError(e)) return deny(e.code === 'NOT_EMPTY' ? 'INTERNAL' : e.code, e.detail);
+    if (isVfsError(e)) return deny(isToolErrorCode(e.code) ? e.code : 'INTERNAL', e.detail);
     throw e;
   }
   const root = namespace.root;

@@ -7,15 +7,21 @@
  *   2. look the conversation up in the Registry → `UNKNOWN_CONVERSATION`, `WORKSPACE_NOT_READY`
  *      (preparing), `WORKSPACE_RELEASED`;
  *   3. the role must declare the tool → `TOOL_NOT_ALLOWED`;
- *   4. resolve the tool's paths in the conversation's namespace → the VFS path codes;
- *   5. for writing tools: the mount's write flag and protected paths (`READ_ONLY`,
- *      `PROTECTED_PATH` via `Namespace.checkWritable`), then the workspace's write door (held
- *      until the handler is done, so a release in any process waits for this write;
- *      src/ports/write-door.ts: `OCCUPIED` when a release has shut it), then occupancy
- *      (`OCCUPIED` when another holder has exclusive write), then the per-file locks: the process-wide lock of each
- *      file's identity (vfs/file-lock.ts), and for a compare-and-swap call on a host file
- *      (edit; write with an expectedSha256 string) the cross-process lock too (`BUSY` when
- *      another process holds it past the wait bound; nothing is changed then);
+ *   4. resolve the tool's paths in the conversation's namespace, following symbolic links
+ *      beneath their mounts (`Namespace.resolveLinks`; a final link is kept for a tool that
+ *      acts on links themselves: delete, move) → the VFS path codes, `SYMLINK_ESCAPE` for a
+ *      link leading out of its mount; every later check and the handler see the link-free
+ *      path, so a link is written through to its target only where the target may be written;
+ *   5. for writing tools: what the paths as written already refuse (`READ_ONLY`,
+ *      `PROTECTED_PATH` via `Namespace.checkWritable`); then, at the moment of the call and
+ *      before step 4 reads the disk, the workspace's write door (held until the handler is
+ *      done, so a release in any process waits for this write; src/ports/write-door.ts:
+ *      `OCCUPIED` when a release has shut it) and occupancy (`OCCUPIED` when another holder
+ *      has exclusive write); after step 4 the same write checks on the resolved paths; then
+ *      the per-file locks: the process-wide lock of each file's identity (vfs/file-lock.ts),
+ *      and for a compare-and-swap call on a host file (edit; write or delete with an
+ *      expectedSha256 string) the cross-process lock too (`BUSY` when another process holds
+ *      it past the wait bound; nothing is changed then);
  *   6. run the handler; append exactly one `tool_call` record to the run log.
  * It never throws: an unexpected exception becomes `INTERNAL`, here and only here. It imports
  * no process or git module: registration checks are Registry lookups, files go through the
@@ -29,6 +35,9 @@ import type { Clock } from '../ports/clock.js';
 import type { Registry, Registration } from './registry.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
 import type { Resolved } from '../../vfs/mount-table.js';
+import type { Namespace } from '../../vfs/namespace.js';
+import { isVfsError } from '../../vfs/errors.js';
+import { hasDotDotSegment } from '../../vfs/path.js';
 import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
@@ -131,24 +140,78 @@ export class ToolGate implements ToolGateApi {
     const ns = registration.namespace;
     if (!ns) throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' has no namespace yet`);
     const input = valid.value;
-    let resolved: Resolved[];
-    try {
-      resolved = definition.paths(input).map((p) => ns.resolve(p, definition.name));
-      if (definition.writes) for (const r of resolved) ns.checkWritable(r, definition.name);
-    } catch (e) {
-      return { ok: false, error: toToolError(e, ns) };
-    }
-    if (!definition.writes) return this.runInside(conversation, definition, input, resolved, registration, context);
+    if (!definition.writes) return this.runReading(conversation, definition, input, registration, context);
+    // The door is entered before the paths are resolved (which reads the disk), so a write
+    // issued before a release began holds the door from the moment it is called; what the
+    // paths alone refuse is refused first, without entering it.
+    const refused = precheckWrite(ns, definition, input);
+    if (refused) return refused;
     const pass = this.options.writeDoor?.enter(conversation);
     if (pass === 'shut') throw refuse('OCCUPIED', `the workspace of '${conversation}' is being released`);
     if (pass === 'unavailable') throw refuse('BUSY', 'out of file descriptors; nothing was changed: retry the call');
     try {
+      // Occupancy is asked at the moment of the call too: a release that takes the workspace
+      // after it has begun waits for it (src/host/call-tracker.ts).
       const blocker = this.options.occupancy?.blockingHolder(conversation, context.holder);
       if (blocker !== undefined)
         throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
+      const resolved = await this.resolvePaths(ns, definition, input);
+      if (!Array.isArray(resolved)) return resolved;
       return await this.runInside(conversation, definition, input, resolved, registration, context);
     } finally {
       pass?.leave();
+    }
+  }
+
+  /**
+   * Steps 4 and 6 for a tool that only reads, optimistically: its paths as written (no '..'),
+   * run, and only when the answer is `SYMLINK_ESCAPE` (a layer met a link, which it never
+   * follows) resolved with links followed and run again on what they lead to. Reads change
+   * nothing, so the second run is the answer the first would have given on the link-free path;
+   * a path without links costs no extra lookup. A path with '..' is resolved physically first.
+   */
+  private async runReading(
+    conversation: string,
+    definition: ToolDefinition,
+    input: unknown,
+    registration: Registration,
+    context: CallContext,
+  ): Promise<ToolResult> {
+    const ns = registration.namespace!;
+    const paths = definition.paths(input);
+    let first: { written: Resolved[]; result: ToolResult } | undefined;
+    if (!paths.some(hasDotDotSegment)) {
+      let written: Resolved[];
+      try {
+        written = paths.map((p) => ns.resolve(p, definition.name));
+      } catch (e) {
+        return { ok: false, error: toToolError(e, ns) };
+      }
+      const result = await this.runInside(conversation, definition, input, written, registration, context);
+      if (result.ok || result.error.code !== 'SYMLINK_ESCAPE') return result;
+      first = { written, result };
+    }
+    const resolved = await this.resolvePaths(ns, definition, input);
+    if (!Array.isArray(resolved)) return resolved;
+    // No link to follow after all (it changed meanwhile): the first answer stands.
+    if (first && resolved.every((r, i) => r.path === first.written[i].path)) return first.result;
+    return this.runInside(conversation, definition, input, resolved, registration, context);
+  }
+
+  /**
+   * Step 4 (and the checks of step 5 that need only the paths): the tool's paths resolved with
+   * their links followed beneath their mounts, checked writable for a writing tool; or the
+   * failure to answer.
+   */
+  private async resolvePaths(ns: Namespace, definition: ToolDefinition, input: unknown): Promise<Resolved[] | ToolResult> {
+    try {
+      const followFinal = !definition.keepsFinalLink;
+      const resolved: Resolved[] = [];
+      for (const p of definition.paths(input)) resolved.push(await ns.resolveLinks(p, definition.name, { followFinal }));
+      if (definition.writes) for (const r of resolved) ns.checkWritable(r, definition.name);
+      return resolved;
+    } catch (e) {
+      return { ok: false, error: toToolError(e, ns) };
     }
   }
 
@@ -237,6 +300,35 @@ export class ToolGate implements ToolGateApi {
       throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' is still being prepared`);
     if (registration.state === 'released') throw refuse('WORKSPACE_RELEASED', `the workspace of '${conversation}' was released`);
     return registration;
+  }
+}
+
+/**
+ * The checks of a write's paths that need no disk, run before the write door is entered: the
+ * grammar, the mount's write flag and the protected names on the path as written (for a path
+ * whose entry is taken away, also the authority files and mounts it holds), which the
+ * resolved path passes again later. (So a path whose written form names a protected file is
+ * refused even where a link on the way would lead elsewhere.) A written form whose '..' climbs
+ * out lexically is left to the physical resolution, which may take it through a link. The
+ * failure to answer, or undefined.
+ */
+function precheckWrite(ns: Namespace, definition: ToolDefinition, input: unknown): ToolResult | undefined {
+  try {
+    const removed = new Set(definition.removedPaths?.(input) ?? []);
+    for (const p of definition.paths(input)) {
+      let written: Resolved;
+      try {
+        written = ns.resolve(p, definition.name);
+      } catch (e) {
+        if (isVfsError(e, 'PATH_ESCAPE')) continue;
+        throw e;
+      }
+      if (removed.has(p)) ns.checkRemovable(written, definition.name);
+      else ns.checkWritable(written, definition.name);
+    }
+    return undefined;
+  } catch (e) {
+    return { ok: false, error: toToolError(e, ns) };
   }
 }
 

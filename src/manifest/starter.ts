@@ -10,7 +10,7 @@ const STARTER = `# gatefs.yaml: the roles your agents run as.
 roles:
   - name: agent
     # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
-    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, request_files
+    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit
     workspace:
       backend: worktree         # shared | worktree | copy   (container is not available)
       # mounts:                 # extra places the agent sees, each with its own write flag

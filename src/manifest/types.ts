@@ -5,7 +5,7 @@
 import type { CheckSpec } from '../ports/check-runner.js';
 
 /** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
-export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'request_files', 'diff', 'commit', 'submit'] as const;
+export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;
 
 /** One agent tool name. */
 export type ToolName = (typeof TOOL_NAMES)[number];

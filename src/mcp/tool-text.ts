@@ -28,6 +28,10 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return editText(value);
     case 'write':
       return writeText(value);
+    case 'delete':
+      return `deleted ${value.path}`;
+    case 'move':
+      return `moved ${value.from} to ${value.to}`;
     case 'request_files':
       return requestText(value);
     case 'diff':

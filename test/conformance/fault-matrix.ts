@@ -61,6 +61,15 @@ export const WRITE_OPERATIONS: readonly Operation[] = [
   { name: 'remove an empty folder', run: (l) => l.remove('empty') },
   { name: 'remove a folder that is not empty', run: (l) => l.remove('src') },
   { name: 'remove a hidden file', run: (l) => l.remove('src/hidden.ts') },
+  { name: 'remove ifMatch', run: (l) => l.remove('src/b.ts', { ifMatch: FIXTURE_FILES.get('src/b.ts')!, fileOnly: true }) },
+  { name: 'remove fileOnly of a folder', run: (l) => l.remove('empty', { fileOnly: true }) },
+  { name: 'rename a file', run: (l) => l.rename('src/a.ts', 'src/renamed.ts') },
+  { name: 'rename a file into another folder', run: (l) => l.rename('README.md', 'docs/README.md') },
+  { name: 'rename a file into a new place in a deep folder', run: (l) => l.rename('src/b.ts', 'src/nested/deep/b.ts') },
+  { name: 'rename over a file (overwrite)', run: (l) => l.rename('src/a.ts', 'src/b.ts', { overwrite: true }) },
+  { name: 'rename onto a hidden name', run: (l) => l.rename('src/a.ts', 'src/hidden.ts', { overwrite: true }) },
+  { name: 'rename a folder of the base', run: (l) => l.rename('src/nested', 'moved') },
+  { name: 'rename a folder re-created in the upper', run: (l) => l.rename('docs', 'manual') },
 ];
 
 /** The reads run at every call index. */

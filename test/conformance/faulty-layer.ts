@@ -7,8 +7,18 @@
  * upper and lower, a projection's inner layer and the pinned commit's objects).
  */
 import { VfsError, fromErrno, type VfsCode } from '../../vfs/errors.js';
-import type { DirEntry, Layer, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
-import { isWritableLayer } from '../../vfs/layer.js';
+import type {
+  DirEntry,
+  Layer,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from '../../vfs/layer.js';
+import { isLinkReadingLayer, isWritableLayer } from '../../vfs/layer.js';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
 
 /** The kinds of fault injected: the code a caller must see, and how it is made. */
@@ -72,6 +82,14 @@ export function faultyLayer(inner: Layer, plan: FaultPlan): Layer {
       plan.step('readdir', path);
       return inner.readdir(path);
     },
+    ...(isLinkReadingLayer(inner)
+      ? {
+          async readLink(path: string): Promise<string> {
+            plan.step('readlink', path);
+            return inner.readLink(path);
+          },
+        }
+      : {}),
   };
   if (!isWritableLayer(inner)) return reads;
   const writes: WritableLayer = {
@@ -84,9 +102,13 @@ export function faultyLayer(inner: Layer, plan: FaultPlan): Layer {
       plan.step('mkdir', path);
       return inner.mkdir(path);
     },
-    async remove(path: string): Promise<void> {
+    async remove(path: string, options?: RemoveOptions): Promise<void> {
       plan.step('remove', path);
-      return inner.remove(path);
+      return inner.remove(path, options);
+    },
+    async rename(from: string, to: string, options?: RenameOptions): Promise<void> {
+      plan.step('rename', from);
+      return inner.rename(from, to, options);
     },
   };
   return writes;

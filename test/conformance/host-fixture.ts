@@ -36,6 +36,7 @@ export function hostFixture(): HostFixture {
       return {
         fileLink: async (rel) => symlinkSync(join(outside, 'secret.txt'), join(root, rel)),
         dirLink: async (rel) => symlinkSync(join(outside, 'dir'), join(root, rel)),
+        innerLink: async (rel, target) => symlinkSync(target, join(root, rel)),
         outsideHash: async () => hashHostTree(outside),
       };
     },

@@ -15,9 +15,9 @@ import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { sparse } from '../../vfs/sparse-layer.js';
 import { hostFixture, hashHostTree } from './host-fixture.js';
-import { layerSuite } from './layer-suite.js';
+import { LOWER_LINK_MOVES, layerSuite } from './layer-suite.js';
 import { withHistory } from './overlay-history.js';
-import { fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
+import { HIDDEN_INSIDE, disclosingLinks, fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
 
 layerSuite({
   name: 'host',
@@ -107,6 +107,7 @@ layerSuite({
 layerSuite({
   name: 'overlay(memory over host)',
   writable: true,
+  lacks: { linkMoves: LOWER_LINK_MOVES },
   async setup() {
     const fx = hostFixture();
     const lowerDir = fx.folder('lower', true);
@@ -122,6 +123,7 @@ layerSuite({
 layerSuite({
   name: 'overlay(host over host) with history',
   writable: true,
+  lacks: { linkMoves: LOWER_LINK_MOVES },
   async setup() {
     const fx = hostFixture();
     const lowerDir = fx.folder('lower', true);
@@ -163,11 +165,8 @@ layerSuite({
     const links = fx.symlinks(root);
     return {
       layer,
-      symlinks: {
-        ...links,
-        fileLink: async (rel) => (await links.fileLink(rel), void layer.disclose([rel])),
-        dirLink: async (rel) => (await links.dirLink(rel), void layer.disclose([rel])),
-      },
+      symlinks: disclosingLinks(links, (paths) => layer.disclose(paths)),
+      refusedMoves: HIDDEN_INSIDE,
       cleanup: async () => (inner.close(), fx.cleanup()),
     };
   },

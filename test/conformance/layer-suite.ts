@@ -7,19 +7,25 @@
  * What it checks: stat, readFile and readdir agree on every path; listings are sorted, stable
  * and complete (nothing extra: no hidden or metadata entry leaks); errors carry the right code
  * and path; symbolic links are listed and never followed; the write semantics of writable
- * layers (compare-and-swap included); stable lock keys; that every write through a read-only
+ * layers (compare-and-swap included); renames and guarded removes (./move-checks.ts); links
+ * that stay inside the layer followed by a namespace over it, every other link refused
+ * (./link-checks.ts); stable lock keys; that every write through a read-only
  * view fails with READ_ONLY and leaves the tree hash unchanged; and that every operation
  * refuses a path that is not a layer path (./bad-path-checks.ts) on its own. The read checks
  * rerun on the `nest/again` sub-tree.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
+import type { VfsCode } from '../../vfs/errors.js';
 import { isWritableLayer } from '../../vfs/layer.js';
 import { lockKeyOf } from '../../vfs/lock-key.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
 import { FIXTURE_FILES, SENTINEL, SUBTREE, hashLayer, readEverything } from './fixture.js';
 import { expectCode, readChecks } from './read-checks.js';
 import { badPathChecks } from './bad-path-checks.js';
+import { moveChecks } from './move-checks.js';
+import { linkChecks } from './link-checks.js';
+import type { Namespace } from '../../vfs/namespace.js';
 
 /** Plants symbolic links in the backing store, visible through the layer under test. */
 export interface SymlinkPlanter {
@@ -27,6 +33,8 @@ export interface SymlinkPlanter {
   fileLink(rel: string): Promise<void>;
   /** A link at `rel` to a folder outside the layer holding `secret.txt` (`SENTINEL`). */
   dirLink(rel: string): Promise<void>;
+  /** A link at `rel` whose target text is `target` (relative: it may stay inside the layer or climb out). */
+  innerLink(rel: string, target: string): Promise<void>;
   /** Hash of the outside sentinel tree (must not change). */
   outsideHash(): Promise<string>;
 }
@@ -38,7 +46,13 @@ export interface Lacks {
   badPaths?: string;
   /** The backend cannot hold an empty folder (a git tree): the fixture is read without them. */
   emptyFolders?: string;
+  /** The planted links live where the stack cannot move them (an overlay's lower): it refuses instead. */
+  linkMoves?: string;
 }
+
+/** Why an overlay whose planted links sit in its lower cannot move them (`Lacks.linkMoves`). */
+export const LOWER_LINK_MOVES =
+  "the planted links are in the overlay's lower layer, and the upper's writing interface creates no links: moving one is refused";
 
 /** One implementation under test, declared when the suite is registered. */
 export interface SuiteTarget {
@@ -58,6 +72,14 @@ export interface LayerUnderTest {
   errorPath?: (rel: string) => string;
   /** Hash of every backing store a refused write must leave alone (default: hash via the layer). */
   backingHash?: () => Promise<string>;
+  /**
+   * Fixture folders this stack refuses to move, with the code: they hold what must never be
+   * carried off (undisclosed files: `NOT_DISCLOSED`; `.git` names: `PROTECTED_PATH`; a read-only
+   * folder: `READ_ONLY`). Default: every folder moves.
+   */
+  refusedMoves?: Readonly<Record<string, VfsCode>>;
+  /** When the target is a namespace view: its namespace (the link checks resolve through it). */
+  namespace?: Namespace;
   cleanup(): Promise<void>;
 }
 
@@ -137,6 +159,15 @@ export function layerSuite(target: SuiteTarget): void {
         expect(text(await layer.readFile('src/leak.txt'))).toBe('replaced');
         expect(await links().outsideHash()).toBe(before);
       });
+    });
+
+    describe('links followed beneath the mount (through a namespace)', () => {
+      linkChecks(() => t, target.lacks ?? {}, writable);
+    });
+
+    describe('moves and guarded removes', () => {
+      if (writable) moveChecks(() => t, at, target.lacks);
+      else it.skip('rename and remove options (read-only backend: see "read-only view")', () => {});
     });
 
     describe('writes', () => {
@@ -237,6 +268,12 @@ export function layerSuite(target: SuiteTarget): void {
         await expectCode(view.mkdir('made'), 'READ_ONLY', [roAt('made')]);
         await expectCode(view.remove('src/a.ts'), 'READ_ONLY', [roAt('src/a.ts')]);
         await expectCode(view.remove('empty'), 'READ_ONLY', [roAt('empty')]);
+        await expectCode(view.remove('src/a.ts', { ifMatch: FIXTURE_FILES.get('src/a.ts')!, fileOnly: true }), 'READ_ONLY', [
+          roAt('src/a.ts'),
+        ]);
+        await expectCode(view.rename('src/a.ts', 'src/moved.ts'), 'READ_ONLY', [roAt('src/a.ts'), roAt('src/moved.ts')]);
+        await expectCode(view.rename('docs', 'manual'), 'READ_ONLY', [roAt('docs'), roAt('manual')]);
+        await expectCode(view.rename('README.md', 'src/a.ts', { overwrite: true }), 'READ_ONLY', [roAt('README.md'), roAt('src/a.ts')]);
         expect([await hashLayer(t.layer), await backing()]).toEqual(before);
       });
     });

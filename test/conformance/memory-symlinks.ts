@@ -21,6 +21,9 @@ export function memorySymlinks(volume: Vol, root: string): SymlinkPlanter {
     async dirLink(rel) {
       volume.symlinkSync('/outside/dir', `${root}/${rel}`);
     },
+    async innerLink(rel, target) {
+      volume.symlinkSync(target, `${root}/${rel}`);
+    },
     async outsideHash() {
       const h = createHash('sha256');
       for (const p of ['/outside/secret.txt', '/outside/dir/secret.txt']) h.update(p).update(volume.readFileSync(p) as Buffer);

@@ -3,7 +3,16 @@
  * layer path `rel` is addressed as the absolute namespace path `<root>/<rel>`; errors are left
  * untouched, so the suite sees (and checks) the namespace paths they carry.
  */
-import type { DirEntry, ReadOptions, Stat, WritableLayer, WriteOptions, WriteResult } from '../../vfs/layer.js';
+import type {
+  DirEntry,
+  ReadOptions,
+  RemoveOptions,
+  RenameOptions,
+  Stat,
+  WritableLayer,
+  WriteOptions,
+  WriteResult,
+} from '../../vfs/layer.js';
 import type { Namespace } from '../../vfs/namespace.js';
 
 /** The absolute namespace path of the layer path `rel` under the namespace root. */
@@ -21,6 +30,7 @@ export function namespaceView(ns: Namespace): WritableLayer {
     readdir: (rel: string): Promise<DirEntry[]> => ns.readdir(at(rel)),
     writeFile: (rel: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult> => ns.writeFile(at(rel), data, options),
     mkdir: (rel: string): Promise<void> => ns.mkdir(at(rel)),
-    remove: (rel: string): Promise<void> => ns.remove(at(rel)),
+    remove: (rel: string, options?: RemoveOptions): Promise<void> => ns.remove(at(rel), options),
+    rename: (from: string, to: string, options?: RenameOptions): Promise<void> => ns.rename(at(from), at(to), options),
   };
 }

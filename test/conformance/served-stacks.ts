@@ -13,10 +13,10 @@ import type { DisclosureHintLayer } from '../../vfs/disclosure-hint-layer.js';
 import type { Layer, WritableLayer } from '../../vfs/layer.js';
 import { disclosureStack } from './disclosure-stack.js';
 import { FIXTURE_EMPTY_DIRS } from './fixture.js';
-import type { Lacks, LayerUnderTest, SymlinkPlanter } from './layer-suite.js';
+import { LOWER_LINK_MOVES, type Lacks, type LayerUnderTest } from './layer-suite.js';
 import { namespacePath, namespaceView } from './namespace-view.js';
 import type { PinnedCommits, ServedWorld } from './served-world.js';
-import { plantHiddenFiles } from './sparse-fixture.js';
+import { HIDDEN_INSIDE, disclosingLinks, plantHiddenFiles } from './sparse-fixture.js';
 
 /** One served stack: its composition, the backend (or mount kind) that serves it, how to build it. */
 export interface ServedStack {
@@ -79,7 +79,12 @@ export const SERVED_STACKS: readonly ServedStack[] = [
         });
       const view = open(world, commits, { backend: 'worktree', checkoutPath: dir, pinnedSha: commits.withHidden, mounts: [], wrapRoot });
       const layer = layerAt(view) as DisclosureHintLayer;
-      return { layer, symlinks: disclosing(world.symlinks(dir), layer), close: () => (view.close(), store.close()) };
+      return {
+        layer,
+        symlinks: disclosingLinks(world.symlinks(dir), (paths) => layer.projection.disclose(paths)),
+        refusedMoves: HIDDEN_INSIDE,
+        close: () => (view.close(), store.close()),
+      };
     },
   },
   {
@@ -108,6 +113,7 @@ export const SERVED_STACKS: readonly ServedStack[] = [
     composition: 'overlay(host over pathRules(readOnly(host)))',
     servedBy: 'copy of a plain folder (root)',
     writable: true,
+    lacks: { linkMoves: LOWER_LINK_MOVES },
     async build(world) {
       const dir = world.folder(`${world.stateDir}/copies/conf`, false);
       const view = open(world, null, { backend: 'copy', checkoutPath: dir, pinnedSha: null, mounts: [] });
@@ -161,7 +167,13 @@ export const SERVED_STACKS: readonly ServedStack[] = [
         { path: `${data}/nest`, writable: false },
       ];
       const view = open(world, null, { backend: 'worktree', checkoutPath: worktree(world, false), pinnedSha: null, mounts });
-      return { layer: layerAt(view, data), symlinks: world.symlinks(data), backingHash: () => world.hash(data), close: view.close };
+      return {
+        layer: layerAt(view, data),
+        symlinks: world.symlinks(data),
+        backingHash: () => world.hash(data),
+        refusedMoves: { nest: 'READ_ONLY' },
+        close: view.close,
+      };
     },
   },
   {
@@ -180,16 +192,14 @@ export const SERVED_STACKS: readonly ServedStack[] = [
       const view = open(world, null, { backend: 'worktree', checkoutPath: dir, pinnedSha: null, mounts });
       const ns = view.namespace;
       const errorPath = (rel: string) => namespacePath(ns, rel);
-      return { layer: namespaceView(ns), errorPath, symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
+      return {
+        layer: namespaceView(ns),
+        namespace: ns,
+        errorPath,
+        symlinks: world.symlinks(dir),
+        backingHash: () => world.hash(dir),
+        close: view.close,
+      };
     },
   },
 ];
-
-/** A planter that also discloses each planted link (a sparse projection shows only what it was told). */
-function disclosing(planter: SymlinkPlanter, layer: DisclosureHintLayer): SymlinkPlanter {
-  return {
-    ...planter,
-    fileLink: async (rel) => (await planter.fileLink(rel), void layer.projection.disclose([rel])),
-    dirLink: async (rel) => (await planter.dirLink(rel), void layer.projection.disclose([rel])),
-  };
-}

@@ -76,6 +76,7 @@ export function diskWorld(): ServedWorld {
       ...plain,
       fileLink: async (rel) => (parents(rel), plain.fileLink(rel)),
       dirLink: async (rel) => (parents(rel), plain.dirLink(rel)),
+      innerLink: async (rel, target) => (parents(rel), plain.innerLink(rel, target)),
     };
   };
   return {
@@ -120,6 +121,7 @@ export function memoryWorld(): ServedWorld {
       ...plain,
       fileLink: async (rel) => (parents(rel), plain.fileLink(rel)),
       dirLink: async (rel) => (parents(rel), plain.dirLink(rel)),
+      innerLink: async (rel, target) => (parents(rel), plain.innerLink(rel, target)),
     };
   };
   return {

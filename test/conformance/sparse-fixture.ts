@@ -1,6 +1,7 @@
 /** The hidden extras a sparse setup adds to its inner layer, and the fixture as a visible set. */
 import type { WritableLayer } from '../../vfs/layer.js';
 import { FIXTURE_EMPTY_DIRS, FIXTURE_FILES } from './fixture.js';
+import type { SymlinkPlanter } from './layer-suite.js';
 
 /** Files and folders that exist in the inner layer but are never disclosed. */
 export const HIDDEN_FILES = [
@@ -10,6 +11,9 @@ export const HIDDEN_FILES = [
   'private/notes.md',
   'nest/again/zz-hidden.md',
 ];
+
+/** The fixture folders holding hidden files, which a projection refuses to move (they would move unseen). */
+export const HIDDEN_INSIDE = { nest: 'NOT_DISCLOSED', src: 'NOT_DISCLOSED' } as const;
 
 /** Writes `HIDDEN_FILES` (creating their folders) into the sparse setup's inner layer. */
 export async function plantHiddenFiles(inner: WritableLayer): Promise<void> {
@@ -26,4 +30,14 @@ export async function plantHiddenFiles(inner: WritableLayer): Promise<void> {
 /** Every fixture file and empty folder: the visible set that shows exactly the fixture. */
 export function fixtureVisibleSet(): string[] {
   return [...FIXTURE_FILES.keys(), ...FIXTURE_EMPTY_DIRS];
+}
+
+/** A planter that also discloses each link it plants (a sparse projection shows only what it was told). */
+export function disclosingLinks(links: SymlinkPlanter, disclose: (paths: string[]) => unknown): SymlinkPlanter {
+  return {
+    ...links,
+    fileLink: async (rel) => (await links.fileLink(rel), void disclose([rel])),
+    dirLink: async (rel) => (await links.dirLink(rel), void disclose([rel])),
+    innerLink: async (rel, target) => (await links.innerLink(rel, target), void disclose([rel])),
+  };
 }

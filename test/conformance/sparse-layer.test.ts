@@ -9,7 +9,7 @@ import { sparse } from '../../vfs/sparse-layer.js';
 import { hashLayer, memoryFixture } from './fixture.js';
 import { layerSuite } from './layer-suite.js';
 import { memorySymlinks } from './memory-symlinks.js';
-import { fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
+import { HIDDEN_INSIDE, disclosingLinks, fixtureVisibleSet, plantHiddenFiles } from './sparse-fixture.js';
 
 for (const writable of [true, false]) {
   layerSuite({
@@ -23,12 +23,9 @@ for (const writable of [true, false]) {
       const links = memorySymlinks(volume, '/inner');
       return {
         layer,
-        symlinks: {
-          ...links,
-          fileLink: async (rel) => (await links.fileLink(rel), void layer.disclose([rel])),
-          dirLink: async (rel) => (await links.dirLink(rel), void layer.disclose([rel])),
-        },
+        symlinks: disclosingLinks(links, (paths) => layer.disclose(paths)),
         backingHash: () => hashLayer(inner),
+        refusedMoves: HIDDEN_INSIDE,
         cleanup: async () => {},
       };
     },

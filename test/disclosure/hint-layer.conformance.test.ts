@@ -12,7 +12,7 @@ import { sparse, type SparseProjection } from '../../vfs/sparse-layer.js';
 import { hashLayer, memoryFixture } from '../conformance/fixture.js';
 import { layerSuite } from '../conformance/layer-suite.js';
 import { memorySymlinks } from '../conformance/memory-symlinks.js';
-import { fixtureVisibleSet, plantHiddenFiles } from '../conformance/sparse-fixture.js';
+import { HIDDEN_INSIDE, disclosingLinks, fixtureVisibleSet, plantHiddenFiles } from '../conformance/sparse-fixture.js';
 
 const HINTED = 'private/notes.md';
 
@@ -37,12 +37,9 @@ for (const writable of [true, false]) {
       const links = memorySymlinks(volume, '/inner');
       return {
         layer,
-        symlinks: {
-          ...links,
-          fileLink: async (rel) => (await links.fileLink(rel), void projection.disclose([rel])),
-          dirLink: async (rel) => (await links.dirLink(rel), void projection.disclose([rel])),
-        },
+        symlinks: disclosingLinks(links, (paths) => projection.disclose(paths)),
         backingHash: () => hashLayer(inner),
+        refusedMoves: HIDDEN_INSIDE,
         cleanup: async () => {},
       };
     },

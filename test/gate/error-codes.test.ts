@@ -53,7 +53,7 @@ function world() {
   closers.push(() => hostLayer.close());
   addWorkspace(s, 'a', {
     layer,
-    tools: ['read', 'grep', 'list', 'edit', 'write'],
+    tools: ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'],
     mounts: [
       { path: '/worktrees/a/ro', layer: readOnly(new MemoryLayer({ files: { 'r.txt': 'r' } })), writable: false },
       { path: '/snap', layer: undisclosed, writable: false },
@@ -118,6 +118,7 @@ describe('error codes', () => {
       return result;
     },
     QUEUE_REJECTED: async () => (await landing).gate.call('w', 'submit', { divergence: 'None' }),
+    CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

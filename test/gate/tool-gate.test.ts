@@ -71,7 +71,7 @@ describe('ToolGate: registration, role, occupancy (steps 2, 3, 5)', () => {
     expect(denied.message).toContain("'reviewer'");
     expect(errorOf(await s.gate.call('ro', 'rm', { path: 'f' }))).toEqual({
       code: 'TOOL_NOT_ALLOWED',
-      message: 'there is no tool named "rm"; the tools are read, grep, list, edit, write', // the tools this gate was built with
+      message: 'there is no tool named "rm"; the tools are read, grep, list, edit, write, delete, move', // the tools this gate was built with
     });
     expect(Buffer.from(await (layer as MemoryLayer).readFile('f')).toString()).toBe('f');
     expect(s.gate.tools('ro').map((t) => t.name)).toEqual(['read', 'list']);

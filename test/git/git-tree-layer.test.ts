@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
 import { GitTreeLayer } from '../../vfs/git-tree-layer.js';
+import { Namespace } from '../../vfs/namespace.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
@@ -46,6 +47,24 @@ describe('GitTreeLayer', () => {
     await expect(layer.readFile('README.md/x')).rejects.toMatchObject({ code: 'NOT_DIRECTORY' });
     await expect(layer.readFile('missing')).rejects.toMatchObject({ code: 'NOT_FOUND', path: 'missing' });
     await expect(layer.readFile('src/deep/b.ts', { maxBytes: 2 })).rejects.toMatchObject({ code: 'TOO_LARGE' });
+  });
+
+  it('reads a committed link target, and a namespace over it follows the link while it stays inside', async () => {
+    const { sha, reader } = setup();
+    const layer = new GitTreeLayer(reader, sha);
+    expect(await layer.readLink('src/link')).toBe('../README.md');
+    await expect(layer.readLink('src/a.ts')).rejects.toMatchObject({ code: 'NOT_SYMLINK' });
+    await expect(layer.readLink('src/none')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const ns = new Namespace({ root: '/worktrees/g', mounts: [{ path: '/worktrees/g', layer, writable: false }] });
+    const r = await ns.resolveLinks('src/link');
+    expect(r.path).toBe('/worktrees/g/README.md');
+    expect(text(await ns.readFile(r))).toBe('# r\n');
+    // Rooted at src/, the same link climbs out of the mount.
+    const sub = new Namespace({
+      root: '/worktrees/s',
+      mounts: [{ path: '/worktrees/s', layer: new GitTreeLayer(reader, sha, 'src'), writable: false }],
+    });
+    await expect(sub.resolveLinks('link')).rejects.toMatchObject({ code: 'SYMLINK_ESCAPE' });
   });
 
   it('stays on the pinned commit while the branch moves, and can be rooted at a sub-folder', async () => {

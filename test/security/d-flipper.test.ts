@@ -7,6 +7,11 @@
  * sentinel bytes at least once, which proves the race is really exercised; the confined layer
  * must return them zero times. Only the procfs guarantee is claimed to hold under this race
  * (the lstat fallback is documented as weaker).
+ *
+ * A second flipper repoints a link the namespace follows (vfs/link-resolution.ts) between a
+ * folder inside the workspace and the sentinel tree, while reads, writes and renames go
+ * through it: the link is followed only while it stays inside, and nothing outside is read or
+ * changed.
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -33,15 +38,42 @@ while (Atomics.load(stop, 0) === 0 && swaps < maxSwaps && Date.now() < deadline)
 parentPort.postMessage({ swaps });
 `;
 
+const LINK_FLIPPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const { link, inside, outside, maxSwaps, maxMs } = workerData;
+const stop = new Int32Array(workerData.stop);
+const deadline = Date.now() + maxMs;
+let swaps = 0;
+parentPort.postMessage({ started: true });
+while (Atomics.load(stop, 0) === 0 && swaps < maxSwaps && Date.now() < deadline) {
+  fs.unlinkSync(link);
+  fs.symlinkSync(outside, link);
+  fs.unlinkSync(link);
+  fs.symlinkSync(inside, link);
+  swaps++;
+}
+parentPort.postMessage({ swaps });
+`;
+
 interface Flipper {
   stop(): Promise<number>;
 }
 
 async function startFlipper(dir: string, target: string): Promise<Flipper> {
+  return startWorker(FLIPPER, { dir, real: `${dir}.real`, target });
+}
+
+/** Repoints the link `link` between `inside` and `outside` (link texts) in a loop. */
+function startLinkFlipper(link: string, inside: string, outside: string): Promise<Flipper> {
+  return startWorker(LINK_FLIPPER, { link, inside, outside });
+}
+
+async function startWorker(source: string, data: Record<string, string>): Promise<Flipper> {
   const stop = new SharedArrayBuffer(4);
-  const worker = new Worker(FLIPPER, {
+  const worker = new Worker(source, {
     eval: true,
-    workerData: { dir, real: `${dir}.real`, target, maxSwaps: 2_000_000, maxMs: 8_000, stop },
+    workerData: { ...data, maxSwaps: 2_000_000, maxMs: 8_000, stop },
   });
   const done = new Promise<number>((resolve, reject) => {
     worker.on('message', (m: { swaps?: number }) => m.swaps !== undefined && resolve(m.swaps));
@@ -111,6 +143,70 @@ describe.skipIf(!hasProcFd())('D: a flipper thread swapping a folder for a link 
       expect(tally.ok).toBeGreaterThan(0);
       expect(tally.refused).toBeGreaterThan(0);
       expect(tally.written).toBeGreaterThan(0);
+      expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
+    }),
+  );
+});
+
+describe.skipIf(!hasProcFd())('D: a flipper thread repointing a followed link between inside and outside (procfs)', () => {
+  it(
+    `returns zero outside bytes and changes nothing outside over ${READS} reads, writes and moves through the link`,
+    sandboxed(async (sb) => {
+      const inside = path.join(sb.work, 'real');
+      fs.mkdirSync(inside);
+      fs.writeFileSync(path.join(inside, 'a.ts'), 'inside real\n');
+      fs.writeFileSync(path.join(inside, 'm0.txt'), 'moving\n');
+      const link = path.join(sb.work, 'lnk');
+      fs.symlinkSync('real', link);
+      const flipper = await startLinkFlipper(link, 'real', sb.sentinel);
+      const tally = { ok: 0, refused: 0, naiveLeaks: 0, written: 0, moved: 0 };
+      let at = 0;
+      try {
+        for (let i = 0; i < READS; i++) {
+          const read = await sb.attempt(async () => sb.ns.readFile(await sb.ns.resolveLinks('lnk/a.ts', 'read')));
+          if (read.ok) {
+            expect(Buffer.from(read.value).toString()).toBe('inside real\n');
+            tally.ok++;
+          } else {
+            expect([...ALLOWED]).toContain(read.code);
+            tally.refused++;
+          }
+          try {
+            if (fs.readFileSync(path.join(link, 'a.ts'), 'utf8').includes(sb.marker)) tally.naiveLeaks++;
+          } catch {
+            /* the naive reader hit the gap between two swaps */
+          }
+          if (i % 10 === 0) {
+            const write = await sb.attempt(async () =>
+              sb.ns.writeFile(await sb.ns.resolveLinks('lnk/w.txt', 'write'), Buffer.from(`w${i}`)),
+            );
+            if (write.ok) tally.written++;
+            else expect([...ALLOWED]).toContain(write.code);
+          }
+          if (i % 10 === 5) {
+            const move = await sb.attempt(async () => {
+              const from = await sb.ns.resolveLinks(`lnk/m${at}.txt`, 'move', { followFinal: false });
+              const to = await sb.ns.resolveLinks(`lnk/m${at + 1}.txt`, 'move', { followFinal: false });
+              await sb.ns.rename(from, to);
+            });
+            if (move.ok) {
+              at++;
+              tally.moved++;
+            } else expect([...ALLOWED]).toContain(move.code);
+          }
+        }
+      } finally {
+        const swaps = await flipper.stop();
+        expect(swaps).toBeGreaterThan(0);
+      }
+      expect(tally.naiveLeaks).toBeGreaterThan(0);
+      expect(tally.ok + tally.refused).toBe(READS);
+      expect(tally.ok).toBeGreaterThan(0);
+      expect(tally.refused).toBeGreaterThan(0);
+      expect(tally.written).toBeGreaterThan(0);
+      expect(tally.moved).toBeGreaterThan(0);
+      // Every move landed inside: the file is at its last name in the real folder.
+      expect(fs.readFileSync(path.join(inside, `m${at}.txt`), 'utf8')).toBe('moving\n');
       expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
     }),
   );

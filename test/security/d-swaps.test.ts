@@ -1,7 +1,9 @@
 /**
  * Attack class D, deterministic half: a folder or file is swapped for a symlink into the
  * sentinel tree at an exact moment (the host layer's test seams), for read, list, write,
- * edit, create, delete and mkdir. The sentinel tree holds files with the same names
+ * edit, create, delete (plain and compare-and-swap), mkdir and rename (both ends, files and
+ * folders); and a link the namespace follows (vfs/link-resolution.ts) swapped while it is
+ * being followed or right after. The sentinel tree holds files with the same names
  * (a.ts, f.txt) so a followed link would be visible. Through the host layer and the namespace.
  *
  * With procfs the operation continues on the folder handle it already holds, so the effect
@@ -23,7 +25,8 @@ interface Target {
   readdir(p: string): Promise<unknown>;
   writeFile(p: string, d: Uint8Array, o?: { exclusive?: boolean }): Promise<unknown>;
   mkdir(p: string): Promise<void>;
-  remove(p: string): Promise<void>;
+  remove(p: string, o?: { ifMatch?: Uint8Array; fileOnly?: boolean }): Promise<void>;
+  rename(from: string, to: string, o?: { overwrite?: boolean }): Promise<void>;
 }
 
 interface Scenario {
@@ -202,6 +205,98 @@ const scenarios: Scenario[] = [
     fallback: 'NOT_DIRECTORY',
   },
   {
+    name: 'delete with ifMatch: file swapped for a link after the check',
+    step: 'afterCheck',
+    op: 'remove',
+    at: 'd/f.txt',
+    swap: ['d/f.txt', 'f.txt'],
+    run: (t) => t.remove('d/f.txt', { ifMatch: bytes('inside f\n'), fileOnly: true }),
+    procfs: 'STALE_CONTENT',
+    fallback: 'STALE_CONTENT',
+  },
+  {
+    name: 'rename: source folder swapped before it is opened',
+    step: 'beforeStep',
+    op: 'rename',
+    at: 'd',
+    swap: ['d', ''],
+    run: (t) => t.rename('d/f.txt', 'src/moved.txt'),
+    procfs: 'SYMLINK_ESCAPE',
+    fallback: 'SYMLINK_ESCAPE',
+  },
+  {
+    name: 'rename: destination folder swapped before it is opened',
+    step: 'beforeStep',
+    op: 'rename',
+    at: 'src',
+    swap: ['src', ''],
+    run: (t) => t.rename('d/f.txt', 'src/moved.txt'),
+    procfs: 'SYMLINK_ESCAPE',
+    fallback: 'SYMLINK_ESCAPE',
+  },
+  {
+    name: 'rename: source folder swapped after the check',
+    step: 'afterCheck',
+    op: 'rename',
+    at: 'd/f.txt',
+    swap: ['d', ''],
+    run: (t) => t.rename('d/f.txt', 'src/moved.txt'),
+    procfs: 'ok',
+    fallback: 'SYMLINK_ESCAPE',
+    check: (sb) => {
+      expect(fs.readFileSync(w(sb, 'src/moved.txt'), 'utf8')).toBe('inside f\n');
+      expect(fs.existsSync(w(sb, 'd.real/f.txt'))).toBe(false);
+    },
+  },
+  {
+    name: 'rename: destination folder swapped before the move is published',
+    step: 'beforeCommit',
+    op: 'rename',
+    at: 'd/f.txt',
+    swap: ['src', ''],
+    run: (t) => t.rename('d/f.txt', 'src/moved.txt'),
+    procfs: 'ok',
+    fallback: 'SYMLINK_ESCAPE',
+    check: (sb) => expect(fs.readFileSync(w(sb, 'src.real/moved.txt'), 'utf8')).toBe('inside f\n'),
+  },
+  {
+    name: 'rename: the file swapped for a link before the move is published',
+    step: 'beforeCommit',
+    op: 'rename',
+    at: 'd/f.txt',
+    swap: ['d/f.txt', 'f.txt'],
+    run: (t) => t.rename('d/f.txt', 'src/moved.txt'),
+    procfs: 'STALE_CONTENT',
+    fallback: 'STALE_CONTENT',
+  },
+  {
+    name: 'rename over a file: the destination swapped for a link before the move',
+    step: 'beforeCommit',
+    op: 'rename',
+    at: 'd/f.txt',
+    swap: ['src/a.ts', 'a.ts'],
+    run: (t) => t.rename('d/f.txt', 'src/a.ts', { overwrite: true }),
+    procfs: 'ok',
+    fallback: 'ok',
+    // rename(2) replaces the planted link itself; its target is never written.
+    check: (sb) => expect(fs.lstatSync(w(sb, 'src/a.ts')).isFile() && fs.readFileSync(w(sb, 'src/a.ts'), 'utf8')).toBe('inside f\n'),
+  },
+  {
+    name: 'rename of a folder: the folder swapped for a link before the move',
+    step: 'beforeCommit',
+    op: 'rename',
+    at: 'd',
+    swap: ['d', ''],
+    run: (t) => t.rename('d', 'moved'),
+    procfs: 'ok',
+    fallback: 'ok',
+    // The link moves as a link (it lies inside the workspace); what it points to is untouched.
+    check: (sb) => {
+      expect(fs.lstatSync(w(sb, 'moved')).isSymbolicLink()).toBe(true);
+      expect(fs.readFileSync(w(sb, 'd.real/f.txt'), 'utf8')).toBe('inside f\n');
+    },
+  },
+  {
     name: 'mkdir: parent swapped before the mkdir',
     step: 'beforeCommit',
     op: 'mkdir',
@@ -234,11 +329,75 @@ describe.each(modes)('D: symlinks swapped in at a seam (%s)', (guarantee, option
           const expected = guarantee === 'procfs' ? s.procfs : s.fallback;
           expect(outcome.ok ? 'ok' : outcome.code).toBe(expected);
           if (outcome.ok && s.op === 'read') expect(text(outcome.value)).toBe('export const a = 1;\n');
+          if (s.op === 'rename' && !outcome.ok) {
+            // A refused move moved nothing: the source file is where it was.
+            const source = fs.existsSync(w(sb, 'd.real'))
+              ? 'd.real/f.txt'
+              : fs.lstatSync(w(sb, 'd/f.txt')).isSymbolicLink()
+                ? 'd/f.txt.real'
+                : 'd/f.txt';
+            expect(fs.readFileSync(w(sb, source), 'utf8')).toBe('inside f\n');
+            expect(fs.existsSync(w(sb, 'src/moved.txt')) || fs.existsSync(w(sb, 'src.real/moved.txt'))).toBe(false);
+          }
           if (outcome.ok && s.op === 'readdir') expect(outcome.value).toEqual([{ name: 'a.ts', type: 'file' }]);
           if (outcome.ok) s.check?.(sb, guarantee);
           expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
         }, options),
       );
     }
+  }
+});
+
+describe.each(modes)('D: a link the namespace follows, swapped while it is followed or right after (%s)', (_guarantee, options) => {
+  const cases: { name: string; step: keyof HostSeams; op: string; at: string; swap(sb: Sandbox): void; expected: string }[] = [
+    {
+      name: 'the link is repointed outside (absolute) just before its text is read',
+      step: 'beforeStep',
+      op: 'readlink',
+      at: 'inlink',
+      swap: (sb) => (fs.unlinkSync(w(sb, 'inlink')), fs.symlinkSync(sb.sentinel, w(sb, 'inlink'))),
+      expected: 'SYMLINK_ESCAPE',
+    },
+    {
+      name: 'the link is repointed outside (relative, climbing) just before its text is read',
+      step: 'beforeStep',
+      op: 'readlink',
+      at: 'inlink',
+      swap: (sb) => (fs.unlinkSync(w(sb, 'inlink')), fs.symlinkSync('../../sentinel', w(sb, 'inlink'))),
+      expected: 'SYMLINK_ESCAPE',
+    },
+    {
+      name: 'the link is repointed outside after it was followed: the read goes where it led',
+      step: 'beforeStep',
+      op: 'read',
+      at: 'src',
+      swap: (sb) => (fs.unlinkSync(w(sb, 'inlink')), fs.symlinkSync(sb.sentinel, w(sb, 'inlink'))),
+      expected: 'ok',
+    },
+    {
+      name: 'the folder it led to is swapped for an outside link before the read walks it',
+      step: 'beforeStep',
+      op: 'read',
+      at: 'src',
+      swap: (sb) => swapForLink(w(sb, 'src'), sb.sentinel),
+      expected: 'SYMLINK_ESCAPE',
+    },
+  ];
+  for (const c of cases) {
+    it(
+      c.name,
+      sandboxed(
+        async (sb) => {
+          const seams = seamOnce(c.step, c.op, c.at, () => c.swap(sb));
+          const ns = sb.namespaceOver(sb.openRoot({ ...options, seams }));
+          const outcome = await sb.attempt(async () => ns.readFile(await ns.resolveLinks('inlink/a.ts', 'read')));
+          expect(seams.fired()).toBe(true);
+          expect(outcome.ok ? 'ok' : outcome.code).toBe(c.expected);
+          if (outcome.ok) expect(text(outcome.value)).toBe('export const a = 1;\n');
+          expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
+        },
+        { ...options, plant: ({ work }) => fs.symlinkSync('src', path.join(work, 'inlink')) },
+      ),
+    );
   }
 });

@@ -1,6 +1,6 @@
 /**
  * Attack classes E (hard links) and F (special files): a hard link inside to an outside file is
- * replaced by a write, never written through; FIFOs, sockets and devices are refused without
+ * replaced by a write, never written through, and a delete or a move acts on its name only; FIFOs, sockets and devices are refused without
  * blocking; a folder is not a file and a file is not a folder. Through the namespace and the
  * host layer, with both walk guarantees.
  */
@@ -47,7 +47,62 @@ describe.each(modes)('E: hard links (%s)', (_name, options) => {
   );
 });
 
+describe.each(modes)('E: hard links under delete and move (%s)', (_name, options) => {
+  it(
+    'a compare-and-swap delete, a move and a move over the name act on the name; the outside inode keeps its bytes',
+    sandboxed(
+      async (sb) => {
+        const secret = path.join(sb.sentinel, 'secret.txt');
+        const bytesOutside = fs.readFileSync(secret);
+        const { ns, attempt } = sb;
+        expect(fs.statSync(secret).nlink).toBe(4);
+        expect(await attempt(() => ns.remove('hl4', { ifMatch: bytesOutside, fileOnly: true }))).toMatchObject({ ok: true });
+        expect(await attempt(() => ns.rename('hl5', 'src/hl5'))).toMatchObject({ ok: true });
+        expect(fs.statSync(path.join(sb.work, 'src/hl5')).ino).toBe(fs.statSync(secret).ino);
+        expect(await attempt(() => ns.rename('README.md', 'hl6', { overwrite: true }))).toMatchObject({ ok: true });
+        expect(fs.readFileSync(path.join(sb.work, 'hl6'), 'utf8')).toBe('readme\n');
+        // hl4 unlinked, hl5 moved (still a name of it), hl6 replaced by another inode.
+        expect(fs.statSync(secret).nlink).toBe(2);
+        expect(fs.readFileSync(secret)).toEqual(bytesOutside);
+      },
+      {
+        ...options,
+        plant: ({ sentinel, work }) => {
+          for (const name of ['hl4', 'hl5', 'hl6']) fs.linkSync(path.join(sentinel, 'secret.txt'), path.join(work, name));
+        },
+      },
+    ),
+  );
+});
+
 describe.each(modes)('F: special files (%s)', (_name, options) => {
+  it(
+    'a FIFO is never moved, replaced by a move, or removed by a compare-and-swap delete',
+    sandboxed(
+      async (sb) => {
+        const { ns, attempt } = sb;
+        expect(await attempt(() => ns.rename('pipe', 'moved-pipe'))).toMatchObject({ ok: false, code: 'NOT_REGULAR_FILE' });
+        expect(await attempt(() => ns.rename('README.md', 'pipe', { overwrite: true }))).toMatchObject({
+          ok: false,
+          code: 'NOT_REGULAR_FILE',
+        });
+        expect(await attempt(() => ns.remove('pipe', { ifMatch: bytes(''), fileOnly: true }))).toMatchObject({
+          ok: false,
+          code: 'STALE_CONTENT',
+        });
+        expect(await attempt(() => ns.rename('/docs-extra/pipe', '/docs-extra/p2'))).toMatchObject({ ok: false, code: 'READ_ONLY' });
+        expect(fs.lstatSync(path.join(sb.work, 'pipe')).isFIFO()).toBe(true);
+        expect(fs.readFileSync(path.join(sb.work, 'README.md'), 'utf8')).toBe('readme\n');
+      },
+      {
+        ...options,
+        plant: ({ work, docsExtra }) => {
+          for (const p of [path.join(work, 'pipe'), path.join(docsExtra, 'pipe')]) execFileSync('mkfifo', [p]);
+        },
+      },
+    ),
+  );
+
   it(
     'refuses to read a FIFO without hanging, and never writes into one',
     sandboxed(

@@ -1,11 +1,14 @@
 /**
  * Attack class I: every kind of write into a read-only mount is `READ_ONLY` and changes nothing
  * (the trees are hashed before and after by the sandbox): write, edit, create, mkdir (directly
- * and through write's parent creation), delete. And the host
+ * and through write's parent creation), delete (plain and compare-and-swap), rename into, out of
+ * and within (a file and the folder itself, with and without overwrite). And the host
  * layer's guard keeps a read-only tree read-only (and the state folder protected) even when it
  * is reached through a writable root.
  */
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { HostLayerOptions } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { sandboxed, type Sandbox } from './sandbox.js';
@@ -20,7 +23,8 @@ interface Writer {
   readFile(p: string): Promise<Uint8Array>;
   writeFile(p: string, d: Uint8Array, o?: { exclusive?: boolean; createParents?: boolean }): Promise<unknown>;
   mkdir(p: string, o?: { parents?: boolean }): Promise<void>;
-  remove(p: string): Promise<void>;
+  remove(p: string, o?: { ifMatch?: Uint8Array; fileOnly?: boolean }): Promise<void>;
+  rename(from: string, to: string, o?: { overwrite?: boolean }): Promise<void>;
 }
 
 /** Every mutating operation aimed at `ro` (a folder path holding `file`). */
@@ -33,7 +37,16 @@ function attacks(ro: string, file: string): [string, (t: Writer) => Promise<unkn
     ['mkdir', (t) => t.mkdir(`${ro}/sub`)],
     ['mkdir with parents', (t) => t.mkdir(`${ro}/sub/dir`, { parents: true })],
     ['delete a file', (t) => t.remove(`${ro}/${file}`)],
+    [
+      'delete a file, compare-and-swap',
+      async (t) => t.remove(`${ro}/${file}`, { ifMatch: await t.readFile(`${ro}/${file}`), fileOnly: true }),
+    ],
     ['delete the folder', (t) => t.remove(ro)],
+    ['rename within', (t) => t.rename(`${ro}/${file}`, `${ro}/renamed.md`)],
+    ['rename out of', (t) => t.rename(`${ro}/${file}`, 'taken-out.md')],
+    ['rename into', (t) => t.rename('README.md', `${ro}/put-in.md`)],
+    ['rename into, over a file', (t) => t.rename('README.md', `${ro}/${file}`, { overwrite: true })],
+    ['rename the folder', (t) => t.rename(ro, 'moved-away')],
   ];
 }
 
@@ -67,7 +80,8 @@ describe.each(modes)('I: writes to read-only mounts (%s)', (_name, options) => {
         readFile: (p) => sb.layer.readFile(p),
         writeFile: (p, d, o) => sb.layer.writeFile(p, d, o),
         mkdir: (p) => sb.layer.mkdir(p),
-        remove: (p) => sb.layer.remove(p),
+        remove: (p, o) => sb.layer.remove(p, o),
+        rename: (from, to, o) => sb.layer.rename(from, to, o),
       };
       const withoutNestedMount = new Namespace({
         root: '/worktrees/a',
@@ -81,6 +95,32 @@ describe.each(modes)('I: writes to read-only mounts (%s)', (_name, options) => {
         expect({ name, outcome: outcome.ok ? 'ok' : outcome.code }).toEqual({ name, outcome: 'READ_ONLY' });
       }
     }, options),
+  );
+
+  it(
+    'a folder holding a read-only or protected folder never moves, also when reached through the writable root layer',
+    sandboxed(
+      async (sb) => {
+        const { layer, attempt } = sb;
+        // box/ holds the read-only tree and holder/ the state folder (by identity): moving either
+        // would carry them off. The guard is shown every folder inside a moved folder.
+        expect(await attempt(() => layer.rename('box', 'moved-box'))).toMatchObject({ ok: false, code: 'READ_ONLY' });
+        expect(await attempt(() => layer.rename('holder', 'moved-holder'))).toMatchObject({ ok: false, code: 'PROTECTED_PATH' });
+        expect(await attempt(() => sb.ns.rename('box', 'moved-box'))).toMatchObject({ ok: false, code: 'READ_ONLY' });
+        expect(await attempt(() => layer.rename('free', 'moved-free'))).toMatchObject({ ok: true });
+      },
+      {
+        ...options,
+        plant: ({ work }) => {
+          // Bind-mount-like second routes: the same folders' identities below other names.
+          fs.mkdirSync(path.join(work, 'box/deeper'), { recursive: true });
+          fs.renameSync(path.join(work, '.campaign'), path.join(work, 'box/deeper/campaign'));
+          fs.mkdirSync(path.join(work, 'holder'));
+          fs.renameSync(path.join(work, '.gatefs'), path.join(work, 'holder/state'));
+          fs.mkdirSync(path.join(work, 'free/sub'), { recursive: true });
+        },
+      },
+    ),
   );
 
   it(

@@ -32,7 +32,7 @@ import { createMemoryHost } from '../../src/host/create-memory-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
-const TOOLS = ['read', 'grep', 'list', 'edit', 'write'];
+const TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'];
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -267,11 +267,48 @@ describe('O: the files that grant authority are readable and never changed', () 
     const host = await hostFor(repo.dir, 'shared');
     await host.prepare({ conversation: 'h' });
     expect(await host.gate.call('h', 'write', { path: 'alias.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
-    expect(await host.gate.call('h', 'write', { path: 'link.yaml', content: 'roles: [evil]\n' })).toMatchObject({ ok: true });
-    // Writes replace the name (a new inode, the link itself): the manifest keeps its bytes.
+    // A write through an in-mount link is a write of its target: the manifest, refused.
+    expect(await host.gate.call('h', 'write', { path: 'link.yaml', content: 'roles: [evil]\n' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH' },
+    });
+    // The hard link's write replaced the name (a new inode): the manifest keeps its bytes.
     expect(readFileSync(join(repo.dir, 'gatefs.yaml'), 'utf8')).toBe('roles: []\n');
-    expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(false);
+    expect(lstatSync(join(repo.dir, 'link.yaml')).isSymbolicLink()).toBe(true);
   });
+
+  it.each(['worktree', 'copy', 'shared'])(
+    '%s: delete and move never remove, replace or carry off gatefs.yaml, the loaded manifest, .git or the state directory',
+    async (backend) => {
+      const repo = repoWith({ 'conf/agents.yaml': 'roles: []\n' });
+      repo.commit('a manifest in a folder');
+      const host = await hostFor(repo.dir, backend, [], { manifestFile: join(repo.dir, 'conf/agents.yaml') });
+      await host.prepare({ conversation: 'd' });
+      const before = treeHash(repo.dir);
+      const call = async (tool: string, args: object) => {
+        const r = (await host.gate.call('d', tool, args)) as Result;
+        return r.ok ? 'ok' : r.error!.code;
+      };
+      const refused: [string, object][] = [
+        ['delete', { path: 'gatefs.yaml' }],
+        ['delete', { path: 'GATEFS.YAML' }],
+        ['move', { from: 'gatefs.yaml', to: 'old.yaml' }],
+        ['move', { from: 'README.md', to: 'gatefs.yaml', overwrite: true }],
+        ['move', { from: 'README.md', to: 'gatefs.yaml.' }],
+        ['delete', { path: 'conf/agents.yaml' }],
+        ['move', { from: 'conf', to: 'config' }],
+        ['move', { from: 'conf/agents.yaml', to: 'agents.yaml' }],
+        ['delete', { path: '.git' }],
+        ['move', { from: '.git', to: 'git' }],
+        ['move', { from: 'README.md', to: '.git' }],
+      ];
+      for (const [tool, args] of refused) {
+        expect({ tool, args, code: await call(tool, args) }).toEqual({ tool, args, code: 'PROTECTED_PATH' });
+      }
+      expect(treeHash(repo.dir)).toBe(before);
+      expect(await call('move', { from: 'src/a.ts', to: 'lib/a.ts' })).toBe('ok');
+    },
+  );
 
   it.each(['shared', 'worktree'])(
     '%s: a manifest passed through a symlink (--manifest agents.yaml -> conf/real.yaml) is protected under every name on the way',

@@ -7,6 +7,8 @@ import { openHostLayer, type HostLayer, type HostLayerOptions } from '../../vfs/
 import { hasProcFd } from '../../vfs/host-walk.js';
 import { walkLayer, type WalkEntries } from '../../vfs/layer.js';
 import { VfsError } from '../../vfs/errors.js';
+import { MAX_GUARDED_DEPTH } from '../../vfs/host-rename.js';
+import { makeChain, removeDeep } from '../security/deep-chain.js';
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const bytes = (s: string) => Buffer.from(s, 'utf8');
@@ -403,5 +405,38 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     layer.close();
     expect(openFds()).toBe(before - 1);
     await refused(layer.readFile('top.txt'), 'INTERNAL');
+  });
+});
+
+describe('HostLayer rename of a guarded tree', () => {
+  it(`shows the guard every folder of a moved folder, and refuses one nested past ${MAX_GUARDED_DEPTH} levels with TOO_DEEP`, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-rename-guard-'));
+    try {
+      makeChain(path.join(dir), { depth: MAX_GUARDED_DEPTH + 2, name: 'd' });
+      fs.mkdirSync(path.join(dir, 'shallow/a/b'), { recursive: true });
+      const seen: string[] = [];
+      const layer = openHostLayer(dir, { guard: (_id, op) => (seen.push(op), undefined) });
+      try {
+        await layer.rename('shallow', 'moved');
+        // The two parent chains (the root twice) and the three folders of the moved tree.
+        expect(seen.filter((op) => op === 'rename')).toHaveLength(5);
+        expect(fs.existsSync(path.join(dir, 'moved/a/b'))).toBe(true);
+        await expect(layer.rename('d', 'deep-moved')).rejects.toMatchObject({ code: 'TOO_DEEP', path: 'd' });
+        expect(fs.existsSync(path.join(dir, 'd'))).toBe(true);
+        expect(fs.existsSync(path.join(dir, 'deep-moved'))).toBe(false);
+      } finally {
+        layer.close();
+      }
+      // Without a guard there is nothing to check inside: the deep folder moves in one rename(2).
+      const unguarded = openHostLayer(dir);
+      try {
+        await unguarded.rename('d', 'deep-moved');
+        expect(fs.existsSync(path.join(dir, 'deep-moved'))).toBe(true);
+      } finally {
+        unguarded.close();
+      }
+    } finally {
+      removeDeep(dir);
+    }
   });
 });
