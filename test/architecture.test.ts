@@ -38,7 +38,8 @@ const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
 /** Packages (not node: builtins) each unit may import; each must be a runtime dependency. */
 const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   vfs: ['memfs'],
-  tools: ['@sinclair/typebox'],
+  // tree-sitter parses in-process (WASM, no effects): the syntax report of edit and write.
+  tools: ['@sinclair/typebox', '@vscode/tree-sitter-wasm'],
   'src/ports': ['better-sqlite3'],
   'src/git': ['isomorphic-git', 'memfs'],
   'src/manifest': ['@sinclair/typebox', 'yaml'],

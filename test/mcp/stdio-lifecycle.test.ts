@@ -138,7 +138,8 @@ describe('stopping a stdio server frees its workspace', () => {
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'write', arguments: { path: 'big.txt', content: 'a'.repeat(256 * 1024) } },
+      // 2,000 lines of 127 characters: read's default window, about 256 KiB of text (no line is cut).
+      params: { name: 'write', arguments: { path: 'big.txt', content: `${'a'.repeat(127)}\n`.repeat(2000) } },
     });
     while (!served.stdout().includes('"id":2')) await new Promise((r) => setTimeout(r, 20));
     const answered = new Set<number>();
