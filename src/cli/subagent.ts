@@ -15,10 +15,14 @@ import { UsageError } from './usage-error.js';
 export const subagentCommand: Command = {
   name: 'subagent',
   summary: "start a child conversation from a parent's branch, land its work onto the parent, or discard it",
-  usage: 'gatefs subagent start <parent> <child> [--role R] | gatefs subagent land <child> | gatefs subagent discard <child>',
+  usage:
+    'gatefs subagent start <parent> <child> [--role R] [--isolate worktree] | gatefs subagent land <child> | gatefs subagent discard <child>',
   positionals: ['action', 'conversation', 'child?'],
-  options: { role: { type: 'string' } },
-  optionHelp: [['--role R', "start: the child's role (default: the parent's)"]],
+  options: { role: { type: 'string' }, isolate: { type: 'string' } },
+  optionHelp: [
+    ['--role R', "start: the child's role (default: the parent's)"],
+    ['--isolate M', "start: how the child is isolated: worktree (the only one; default: the role's subagents.isolate)"],
+  ],
   details: [
     "start makes the child's worktree from the head of the parent's branch (gatefs/<parent>); the child's",
     'commands carry the chain parent → child in the run log. land needs a clean child checkout and a',
@@ -43,7 +47,15 @@ async function start({ globals, flags, args, out }: CommandContext): Promise<num
   const parent = conversationArg(args[1]!, 'subagent');
   const child = conversationArg(args[2]!, 'subagent');
   const role = typeof flags.role === 'string' ? flags.role : undefined;
-  const status = await withHost(globals, async (host) => host.subagents.start({ parent, child, ...(role ? { role } : {}) }));
+  if (flags.isolate !== undefined && flags.isolate !== 'worktree') {
+    throw new UsageError(
+      `--isolate: subagents are isolated in a worktree; "${String(flags.isolate).slice(0, 40)}" is not available`,
+      'subagent',
+    );
+  }
+  const status = await withHost(globals, async (host) =>
+    host.subagents.start({ parent, child, isolate: 'worktree', ...(role ? { role } : {}) }),
+  );
   if (globals.json) out.json(status);
   else out.print(formatStatusTable([status]));
   return 0;

@@ -50,7 +50,8 @@ export interface SubagentHost {
 
 /** Starts a subagent (see the module comment). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, `BACKEND_UNAVAILABLE`, what `prepare` throws. */
 export async function startSubagent(ctx: HostContext, host: SubagentHost, options: StartSubagentOptions): Promise<WorkspaceStatus> {
-  if ((options.isolate ?? 'worktree') !== 'worktree') {
+  const parentRole = ctx.manifest.roles.find((r) => r.name === ctx.store.getWorkspace(options.parent)?.role);
+  if ((options.isolate ?? parentRole?.subagents.isolate ?? 'worktree') !== 'worktree') {
     throw new WorkspaceError('BACKEND_UNAVAILABLE', `subagents are isolated in a worktree; '${String(options.isolate)}' is not available`, {
       isolate: String(options.isolate),
     });

@@ -15,6 +15,7 @@ export function defaultManifest(): Manifest {
         tools: ['read', 'grep', 'list', 'edit', 'write'],
         workspace: { backend: 'worktree', mounts: [], progressiveDisclosure: null },
         artifacts: { autoPatch: true, maxFileBytes: DEFAULT_MAX_FILE_BYTES, maxFiles: DEFAULT_MAX_FILES },
+        subagents: { isolate: 'worktree' },
       },
     ],
   };

@@ -157,5 +157,6 @@ export function roleFromFile(role: RoleFile, index: number): Role {
       maxFileBytes: role.artifacts?.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
       maxFiles: role.artifacts?.max_files ?? DEFAULT_MAX_FILES,
     },
+    subagents: { isolate: role.subagents?.isolate ?? 'worktree' },
   };
 }

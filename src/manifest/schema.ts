@@ -60,6 +60,11 @@ const ArtifactsSchema = Type.Object(
   { ...strict, description: 'a mapping with auto_patch, max_file_bytes, max_files' },
 );
 
+const SubagentsSchema = Type.Object(
+  { isolate: Type.Optional(Type.Literal('worktree', { description: 'worktree (the only isolation subagents have)' })) },
+  { ...strict, description: 'a mapping with isolate' },
+);
+
 const RoleSchema = Type.Object(
   {
     name: Type.String({
@@ -72,8 +77,9 @@ const RoleSchema = Type.Object(
     tools: Type.Array(ToolSchema, { minItems: 1, description: `a non-empty list of tools from ${TOOL_NAMES.join(', ')}` }),
     workspace: Type.Optional(WorkspaceSchema),
     artifacts: Type.Optional(ArtifactsSchema),
+    subagents: Type.Optional(SubagentsSchema),
   },
-  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, max_visits' },
+  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits' },
 );
 
 /** The whole file: a mapping with a non-empty `roles` list. */

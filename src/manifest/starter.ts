@@ -6,6 +6,8 @@
 const STARTER = `# gatefs.yaml: the roles your agents run as.
 # Each conversation is prepared with one role (gatefs prepare <id> --role NAME; default: the
 # first role). Keys are snake_case; an unknown key is an error, so typos do not pass silently.
+# The lander's checks and remote go under a top-level lander: key (or a --settings JSON file):
+# lander: { checks: ["npm test"], push: origin }
 
 roles:
   - name: agent
@@ -17,6 +19,7 @@ roles:
       #   - { path: .campaign, writable: false }   # relative: from the pinned commit, read-only
       #   - { path: /data/out, writable: true }    # absolute: a host folder at the same path
     # artifacts: { auto_patch: true, max_file_bytes: 1048576, max_files: 32 }
+    # subagents: { isolate: worktree }   # gatefs subagent start: a child's own worktree (the only isolation)
 
   # A least-privilege role: starts with a few files and asks for more with request_files.
   # - name: reviewer

@@ -57,6 +57,8 @@ export interface Role {
     progressiveDisclosure: DisclosurePolicy | null;
   };
   artifacts: ArtifactSettings;
+  /** How this role's subagents are isolated by default (`subagents: { isolate }`; only `worktree` exists). */
+  subagents: { isolate: 'worktree' };
 }
 
 /** How the lander lands work (DESIGN.md § "Landing work"), from settings or the manifest's `lander:` key. */

@@ -105,6 +105,7 @@ describe('diff, commit, submit, lander, messages', () => {
       ['lander', 'run', '--interval', 'soon'],
       ['subagent', 'adopt', 'fix'],
       ['subagent', 'start', 'fix'],
+      ['subagent', 'start', 'fix', 'kid', '--isolate', 'container'],
       ['subagent', 'land', 'fix', 'extra'],
       ['messages', '../x'],
     ]) {

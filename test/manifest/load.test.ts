@@ -66,9 +66,19 @@ describe('loading from a file', () => {
             progressiveDisclosure: { initialPaths: ['src/schema/card.ts'], allowedPaths: ['src/schema', 'tests/schema'] },
           },
           artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
+          subagents: { isolate: 'worktree' },
         },
       ],
     });
+  });
+
+  it("takes a role's subagents: { isolate: worktree } and refuses any other isolation, naming the key", () => {
+    const role = { name: 'a', tools: ['read'] };
+    expect(loadManifest({ roles: [{ ...role, subagents: { isolate: 'worktree' } }] }).roles[0]!.subagents).toEqual({ isolate: 'worktree' });
+    const e = thrown(() => loadManifest({ roles: [{ ...role, subagents: { isolate: 'container' } }] })) as ManifestError;
+    expect(e).toMatchObject({ code: 'INVALID_VALUE', keyPath: 'roles[0].subagents.isolate' });
+    const unknown = thrown(() => loadManifest({ roles: [{ ...role, subagents: { depth: 2 } }] })) as ManifestError;
+    expect(unknown).toMatchObject({ code: 'UNKNOWN_KEY', keyPath: 'roles[0].subagents.depth' });
   });
 
   it('loads one role per backend', () => {
