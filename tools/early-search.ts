@@ -18,11 +18,17 @@ import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import type { KeptFileReader, TreeEntry } from './tree-walk.js';
 
 /**
- * What is known about a candidate before the results are assembled: the number of matching
- * lines the probe found (at most `probe.limit`; 0 for binary, unreadable or vanished files),
- * or its pending search.
+ * What is known about a candidate before the results are assembled: the number of hits the
+ * probe found (at most `probe.limit`), `BINARY`, `SKIPPED` (vanished, a link or special file
+ * now, over the size cap), or its pending search.
  */
 export type Verdict = number | Promise<number>;
+/** The verdict on a binary file (a NUL in its first 8 KiB): not searched. */
+export const BINARY = -1;
+/** The verdict on a file that vanished or changed kind since the walk listed it: not searched. */
+export const SKIPPED = -2;
+/** The verdict on a file over grep's size cap: not searched. */
+export const OVERSIZED = -3;
 
 /** Largest file searched inside the walk (larger ones are read again, on their own, after it). */
 const MAX_EARLY_BYTES = 1024 * 1024;
@@ -48,7 +54,7 @@ export class EarlySearch implements KeptFileReader {
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void> {
     if (this.#failure) throw this.#failure.err;
     if (looksBinary(bytes)) {
-      this.verdicts.set(e, 0);
+      this.verdicts.set(e, BINARY);
       return;
     }
     // Not `owned`: a pending search copies the bytes, which the walk reuses for the next file.
