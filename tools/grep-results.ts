@@ -114,7 +114,8 @@ export class GrepResults {
     const want = this.out.toPass + this.out.max - this.out.items.length + 1;
     const hits = await this.matcher.search(bytes, { limit: want, texts: true, ...this.context }, true);
     for (const h of hits.lines ?? []) {
-      const m: GrepMatch = h.endLine === undefined ? { path, line: h.line, text: h.text } : { path, line: h.line, endLine: h.endLine, text: h.text };
+      const m: GrepMatch =
+        h.endLine === undefined ? { path, line: h.line, text: h.text } : { path, line: h.line, endLine: h.endLine, text: h.text };
       if (h.before) m.before = h.before;
       if (h.after) m.after = h.after;
       if (!this.out.add(m)) return false;

@@ -98,7 +98,11 @@ const Input = Type.Object(
       }),
     ),
     offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Results to pass over first (paging: the nextOffset of the previous page).' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: 'Results to pass over first (paging: the nextOffset of the previous page).',
+      }),
     ),
     maxResults: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most files, lines or counts to return (default 500).' }),
@@ -191,7 +195,13 @@ async function search(ns: Namespace, start: Resolved, input: GrepInput, compiled
 }
 
 /** The hint of an answer that may not be what was meant (see the module comment), if any. */
-function hintFor(compiled: CompiledPattern, input: GrepInput, results: GrepResults, candidates: Candidates, shown: string): string | undefined {
+function hintFor(
+  compiled: CompiledPattern,
+  input: GrepInput,
+  results: GrepResults,
+  candidates: Candidates,
+  shown: string,
+): string | undefined {
   if (compiled.multilineImplied) {
     return 'the pattern holds a line break, so it was searched with multiline: true (a match may span lines)';
   }

@@ -115,7 +115,10 @@ export function compileMatcher(
     // Bytes answer exactly what the decoded lines would, unless the needle holds a line break,
     // a '\r' (dropped from line ends) or U+FFFD (what invalid bytes decode to).
     if (!options.ignoreCase && !/[\r\n\ufffd]/.test(pattern)) return { matcher: new LiteralMatcher(pattern), ...shape };
-    const source = pattern.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+    const source = pattern
+      .replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
+      .replace(/\n/g, '\\n')
+      .replace(/\r/g, '\\r');
     return { matcher: guarded(source, options.ignoreCase ? 'i' : '', shape.multiline), ...shape };
   }
   const t = translateRegex(pattern, options.ignoreCase === true);
@@ -139,5 +142,10 @@ export function compileMatcher(
 }
 
 function guarded(source: string, flags: string, multiline: boolean): LineMatcher {
-  return new GuardedMatcher(source, flags, { budgetMs: GREP_FILE_BUDGET_MS, maxLineChars: MAX_LINE_CHARS, maxBlockLines: MAX_BLOCK_LINES, multiline });
+  return new GuardedMatcher(source, flags, {
+    budgetMs: GREP_FILE_BUDGET_MS,
+    maxLineChars: MAX_LINE_CHARS,
+    maxBlockLines: MAX_BLOCK_LINES,
+    multiline,
+  });
 }

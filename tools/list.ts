@@ -60,11 +60,15 @@ const Input = Type.Object(
     ),
     sort: Type.Optional(
       Type.Union([Type.Literal('name'), Type.Literal('mtime')], {
-        description: "name: sorted by path, folders followed by their contents (default); mtime: most recently modified first.",
+        description: 'name: sorted by path, folders followed by their contents (default); mtime: most recently modified first.',
       }),
     ),
     offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Entries to pass over first (paging: the nextOffset of the previous page).' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: 'Entries to pass over first (paging: the nextOffset of the previous page).',
+      }),
     ),
     maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Most entries to return (default 1000).' })),
   },
@@ -144,7 +148,11 @@ export const listTool = defineTool({
     for (const [i, e] of out.items.entries()) {
       const st = shown[i];
       if (st === undefined && needsStat(e)) continue; // removed while listing: not reported
-      const entry: ListEntry = { path: ns.display(e.resolved.path), type: e.type, size: st && (e.type === 'file' || e.type === 'symlink') ? st.size : 0 };
+      const entry: ListEntry = {
+        path: ns.display(e.resolved.path),
+        type: e.type,
+        size: st && (e.type === 'file' || e.type === 'symlink') ? st.size : 0,
+      };
       if (st && byMtime) entry.mtime = new Date(st.mtimeMs).toISOString();
       entries.push(entry);
     }
