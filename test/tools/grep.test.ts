@@ -165,7 +165,7 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
       const seen: unknown[] = [];
       let offset: number | undefined = 0;
       while (offset !== undefined) {
-        const v = valueOf(await grep({ ...args, offset, maxResults: 2 }));
+        const v: { nextOffset?: number; truncated: boolean; [k: string]: any } = valueOf(await grep({ ...args, offset, maxResults: 2 }));
         seen.push(...v[key]);
         expect(v.truncated).toBe(v.nextOffset !== undefined);
         offset = v.nextOffset;

@@ -119,7 +119,7 @@ describe('list', () => {
     const all = valueOf(await list({ pattern: '**' })).entries;
     const paged: unknown[] = [];
     for (let offset: number | undefined = 0; offset !== undefined; ) {
-      const page = valueOf(await list({ pattern: '**', offset, maxResults: 4 }));
+      const page: { entries: unknown[]; nextOffset?: number } = valueOf(await list({ pattern: '**', offset, maxResults: 4 }));
       paged.push(...page.entries);
       offset = page.nextOffset;
     }
