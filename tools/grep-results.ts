@@ -8,7 +8,7 @@
  * so a file whose hits all lie before the page is passed over without that second search.
  */
 import type { Namespace } from '../vfs/namespace.js';
-import { BINARY, OVERSIZED, SKIPPED } from './early-search.js';
+import { BINARY, OVERSIZED, type SKIPPED } from './early-search.js';
 import type { LineMatcher } from './line-matcher.js';
 import { ResultCollector } from './result-collector.js';
 import type { TreeEntry } from './tree-walk.js';
