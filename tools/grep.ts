@@ -176,7 +176,29 @@ async function search(ns: Namespace, start: Resolved, input: GrepInput, compiled
   const offset = input.offset ?? 0;
   // Count output, and content output with an offset (a file wholly before the page is passed over), need every hit counted.
   const countAll = mode === 'count' || (mode === 'content' && offset > 0);
-  const early = new EarlySearch(matcher, { limit: countAll ? Infinity : 1, texts: false, before: 0, after: 0 });
+  const probe = { limit: countAll ? Infinity : 1, texts: false, before: 0, after: 0 };
+  const probeFile = (e: TreeEntry): Promise<number> =>
+    readText(e).then((bytes) => (typeof bytes === 'number' ? bytes : hitCount(matcher.search(bytes, probe, true))));
+  const early = new EarlySearch(matcher, probe, probeFile);
+  try {
+    return await searchWith(ns, start, input, compiled, early, probeFile);
+  } finally {
+    early.close();
+  }
+}
+
+/** `search` once the probe is set up: the walk, then the verdicts in tree order. */
+async function searchWith(
+  ns: Namespace,
+  start: Resolved,
+  input: GrepInput,
+  compiled: CompiledPattern,
+  early: EarlySearch,
+  probeFile: (e: TreeEntry) => Promise<number>,
+): Promise<GrepValue> {
+  const { matcher } = compiled;
+  const mode: GrepMode = input.output ?? 'files';
+  const offset = input.offset ?? 0;
   const candidates = await filesToSearch(ns, start, input.glob, early);
   const context =
     mode === 'content' ? { before: input.before ?? input.context ?? 0, after: input.after ?? input.context ?? 0 } : { before: 0, after: 0 };
@@ -186,7 +208,7 @@ async function search(ns: Namespace, start: Resolved, input: GrepInput, compiled
   const verdictOf = (e: TreeEntry): Verdict => {
     const known = early.verdicts.get(e);
     if (known !== undefined) return known;
-    const p = readText(e).then((bytes) => (typeof bytes === 'number' ? bytes : hitCount(matcher.search(bytes, early.probe, true))));
+    const p = probeFile(e);
     p.catch(() => undefined); // awaited in order; a failure there ends the call
     return p;
   };

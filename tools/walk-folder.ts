@@ -50,6 +50,12 @@ export interface KeptFileReader {
    * Its errors end the walk.
    */
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
+  /**
+   * Told about a kept file larger than `maxBytes`, while the walk is still in its folder: a
+   * `TreeEntry.read` started now opens it through that folder (and reads it on after the walk
+   * moved on). Its errors end the walk.
+   */
+  large?(e: TreeEntry): void;
 }
 
 /** Kept files read through a held folder in a row, and their bytes, before yielding to the event loop. */
@@ -128,6 +134,7 @@ export class WalkFolder {
         const read = access.readFile(e.name, { maxBytes: reader.maxBytes, transient: true });
         bytes = read instanceof Promise ? await read : read;
       } catch (err) {
+        if (isVfsError(err, 'TOO_LARGE')) reader.large?.(e);
         if (isVfsError(err) && err.code !== 'BUSY') continue; // left to the caller's own read
         throw this.#anchor(err);
       }

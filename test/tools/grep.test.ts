@@ -209,6 +209,25 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
     expect(refused.message).toMatch(/^glob: braces expand to more than/);
   });
 
+  it('selects with a folder-part glob exactly the files list selects with the same pattern (one matcher)', async () => {
+    const { grep, gate } = setup();
+    for (const [glob, path] of [
+      ['src/**/*.ts', '.'],
+      ['**/*.{ts,js}', '.'],
+      ['gen/*', 'src'],
+      ['src/[!ab]*', '.'],
+      ['*/*.md', '.'],
+    ]) {
+      const listed = valueOf(await gate.call('a', 'list', { path, pattern: glob, maxResults: 1000 }))
+        .entries.filter((e: { type: string }) => e.type === 'file')
+        .map((e: { path: string }) => e.path);
+      const grepped = valueOf(await grep({ pattern: '^', glob, path })).files;
+      // grep also leaves out binary files; list shows them.
+      expect(grepped, glob).toEqual(listed.filter((p: string) => !p.endsWith('.bin')));
+      expect(grepped.length, glob).toBeGreaterThan(0);
+    }
+  });
+
   it('searches an explicitly named ignored folder, as ripgrep does', async () => {
     const { grep } = setup();
     expect(valueOf(await grep({ pattern: 'TODO', path: 'build' })).files).toEqual(['build/out.ts']);
