@@ -30,7 +30,10 @@ export function readHandle(
   if (size > maxBytes) throw tooLarge(path, maxBytes);
   // One byte more than announced: a single short read then proves the end of a regular file.
   // `scratch` (when big enough) saves an allocation; the bytes then live in it.
-  const state: ReadState = { buf: scratch && scratch.length >= size + 1 ? scratch.subarray(0, size + 1) : Buffer.allocUnsafe(size + 1), filled: 0 };
+  const state: ReadState = {
+    buf: scratch && scratch.length >= size + 1 ? scratch.subarray(0, size + 1) : Buffer.allocUnsafe(size + 1),
+    filled: 0,
+  };
   return readSlice(fd, state, path, maxBytes) ? bytesOf(state) : readRest(fd, state, path, maxBytes);
 }
 
