@@ -63,7 +63,15 @@ export interface WalkResult {
 export async function walkTree(ns: Namespace, start: Resolved, options: WalkOptions): Promise<WalkResult> {
   ns.checkVisible(start, 'walk');
   const walk = new TreeWalk(ns, options);
-  const entries = await walk.mount(start, '', undefined, true);
+  let entries: TreeEntry[];
+  try {
+    entries = await walk.mount(start, '', undefined, true);
+  } catch (e) {
+    await walk.settleReads().catch(() => undefined); // the walk's own error is the answer
+    throw e;
+  }
+  // Reads still under way in other threads (tools/walk-folder.ts) deliver before the walk answers.
+  await walk.settleReads();
   return { entries, truncated: walk.truncated };
 }
 
@@ -89,13 +97,18 @@ class TreeWalk {
   private seen = 0;
   private sinceYield = 0;
   private readonly max: number;
-  private readonly pace: ReadPace = { files: 0, bytes: 0 };
+  private readonly pace: ReadPace = { files: 0, bytes: 0, pending: [] };
 
   constructor(
     private readonly ns: Namespace,
     private readonly options: WalkOptions,
   ) {
     this.max = options.maxEntries ?? 500_000;
+  }
+
+  /** Waits for the kept files' reads still under way in other threads; throws the first failure. */
+  async settleReads(): Promise<void> {
+    await Promise.all(this.pace.pending.splice(0));
   }
 
   /**

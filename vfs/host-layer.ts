@@ -36,6 +36,7 @@ import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle } from './host-file-io.js';
+import { readInWorkers } from './host-read-many.js';
 import { entryTypeOf, toStat } from './node-stat.js';
 import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
 import { hostLockKey } from './host-lock-key.js';
@@ -91,6 +92,12 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     this.identity = this.walk.root.id!;
     this.guard = options.guard;
     this.walkHandles = options.walkHandles ?? {};
+    // Reads in other threads only where the handle names the folder in every thread (procfs) and
+    // no test seam waits for a step the workers would not show it.
+    const seams = this.walk.seams;
+    if (this.guarantee === 'procfs' && !seams.beforeStep && !seams.afterCheck) {
+      this.inFolder.readMany = readInWorkers;
+    }
   }
 
   /** Metadata without following a final link. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */

@@ -13,13 +13,14 @@
  * The entries of the folder being visited can be read and stat'ed through its handle (one
  * `open` or `lstat` by name, no walk from the root), with the layer's own checks: the layer
  * supplies them (`HostFolderOps`) and this module only holds the handle, the buffer reused by
- * `transient` reads, and the rule that the access dies when the walk moves on.
+ * `transient` reads, and the rule that the access dies when the walk moves on. Reads started in
+ * other threads (`readFiles`, where the layer offers them) hold the handle until they end.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
 import type { DirEntry, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
 import { childPath } from './layer.js';
-import type { ConfinedWalk, HeldDir } from './host-walk.js';
+import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
 import { layerSegments } from './host-names.js';
 import { MAX_PATH_SEGMENTS } from './path.js';
@@ -45,6 +46,14 @@ export interface HostFolderOps {
     scratch: Buffer | undefined,
   ): Uint8Array | Promise<Uint8Array>;
   stat(dir: HeldDir, name: string, path: string): Stat;
+  /** Reads several entries in other threads (vfs/host-read-many.ts); absent where that is not offered. */
+  readMany?(
+    dir: HeldDir,
+    names: readonly string[],
+    paths: readonly string[],
+    maxBytes: number,
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void>;
 }
 
 /** Handles a walk keeps (vfs/held-folder-stack.ts); each at least 1. */
@@ -152,6 +161,7 @@ class HeldFolderAccess implements FolderAccess {
     this.#ops = ops;
     this.#dir = dir;
     this.#scratch = scratch;
+    if (ops.readMany) this.readFiles = (names, options, each) => this.#readFiles(names, options, each);
   }
 
   readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array> {
@@ -162,6 +172,22 @@ class HeldFolderAccess implements FolderAccess {
 
   stat(name: string): Stat {
     return this.#ops.stat(this.#dir, name, this.#entry(name, 'stat'));
+  }
+
+  /** Set only where the layer offers it (see the constructor). */
+  readFiles?: FolderAccess['readFiles'];
+
+  /** `FolderAccess.readFiles`: the folder's handle is held until the reads end, even after the walk moved on. */
+  #readFiles(
+    names: readonly string[],
+    options: { maxBytes: number },
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void> {
+    const paths = names.map((n) => this.#entry(n, 'read'));
+    const release = holdDir(this.#dir);
+    const reads = this.#ops.readMany!(this.#dir, names, paths, options.maxBytes, each);
+    reads.then(release, release);
+    return reads;
   }
 
   /** Called by the walk when it moves on: every later call throws `INTERNAL`. */

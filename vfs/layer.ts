@@ -11,7 +11,7 @@
  * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
-import { isVfsError } from './errors.js';
+import { isVfsError, type VfsError } from './errors.js';
 
 /** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -144,6 +144,20 @@ export interface FolderAccess {
   readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array>;
   /** As `Layer.stat` for the entry `name` of the folder (lstat semantics), synchronously. */
   stat(name: string): Stat;
+  /**
+   * Optional: several entries read beside the event loop (other threads), each as `readFile`
+   * would (same checks, the same refusals as `VfsError`s), started now while the walk holds the
+   * folder and delivered to `each` as they arrive, possibly after the walk moved on: the layer
+   * keeps the folder for them. The bytes are valid only until `each` returns (or its promise
+   * settles); `undefined` means "read it yourself" (it changed while read). Rejects with `each`'s
+   * error, or when the reading itself failed (`INTERNAL`). Offered where it pays and is as safe
+   * as `readFile` (the host layer under the procfs guarantee).
+   */
+  readFiles?(
+    names: readonly string[],
+    options: { maxBytes: number },
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void>;
 }
 
 /**

@@ -143,7 +143,6 @@ async function monorepoRows(report: Report, hasRg: boolean): Promise<void> {
   } finally {
     layer.close();
   }
-  await monorepoRows(report, spawnSync('rg', ['--version']).status === 0);
 }
 
 export async function run(report: Report): Promise<void> {
