@@ -38,6 +38,6 @@ export async function grepCandidates(
       advice: 'search a narrower path or use a simpler glob',
     },
   });
-  const walked = await walkTree(ns, start, { select: filter.select, readKept });
+  const walked = await walkTree(ns, start, { select: filter.select, only: filter.only, readKept });
   return { ...walked, ignored: filter.ignored };
 }

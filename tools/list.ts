@@ -139,7 +139,7 @@ export const listTool = defineTool({
       onKept: statEarly,
       budget: { field: 'pattern', what: 'matching this glob over the tree', advice: 'use a simpler pattern or a narrower path' },
     });
-    const walked = await walkTree(ns, ctx.resolved[0], { select: filter.select });
+    const walked = await walkTree(ns, ctx.resolved[0], { select: filter.select, only: filter.only });
     out.markTruncated(walked.truncated);
     const ordered = byMtime ? await newestFirst(walked.entries, stats) : walked.entries;
     for (const e of ordered) if (!out.add(e)) break;

@@ -9,6 +9,9 @@
  * It counts what `.gitignore` left out (`ignored`): entries the glob would have kept or entered,
  * a folder counted once, whatever lies below it (the walk never enters it).
  *
+ * Where the glob spells out the names a folder can hold (`packages/*\/src/**`: `src` in each
+ * package), the walk looks those up instead of listing the folder (`only`).
+ *
  * Matching is metered (`match-work.ts`): it yields to the event loop every `YIELD_STEPS` of work,
  * even inside one folder, and past `MATCH_BUDGET_STEPS` ends the call with `INVALID_INPUT` naming
  * the field. A folder without a `.gitignore` of its own is judged synchronously (no promise per
@@ -61,6 +64,18 @@ export class TreeFilter {
     if (options.honourIgnore) filter.startRules = await GitignoreRules.above(ns, start, filter.meter);
     return filter;
   }
+
+  /**
+   * `walkTree`'s `only`: the names the glob spells out below the folder `rel` (and `.gitignore`,
+   * whose rules apply to them), so the walk looks those up instead of listing the folder.
+   */
+  readonly only = (rel: string): readonly string[] | undefined => {
+    const { glob, recursive, honourIgnore } = this.options;
+    if (!recursive || !glob) return undefined;
+    const names = glob.namesIn(rel, this.meter);
+    if (names === undefined || !honourIgnore) return names;
+    return [...names, '.gitignore'];
+  };
 
   /** `walkTree`'s `select`. */
   readonly select: WalkOptions['select'] = (dir, entries) => {

@@ -49,6 +49,12 @@ export interface WalkOptions {
   select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Selection | Promise<Selection>;
   /** Gets the kept files of each folder the walk holds open (see `KeptFileReader`). */
   readKept?: KeptFileReader;
+  /**
+   * Asked before a folder is listed (`rel`: its path below the start, '' for the start): the only
+   * names `select` can keep or enter there, when known (vfs/layer.ts `WalkOptions.only`: they are
+   * looked up instead of listing the folder). Undefined: the whole listing.
+   */
+  only?(rel: string): readonly string[] | undefined;
   /** Entries seen before the walk stops with `truncated` (default 500,000). */
   maxEntries?: number;
 }
@@ -120,7 +126,12 @@ class TreeWalk {
     const part: MountPart = { at, toEnter: new Map([[at.rel, { self, rel }]]), folders: new Map() };
     let first: Folder | undefined;
     try {
-      for await (const { path, entries, files } of walkLayer(at.mount.layer, at.rel, { descend: (p) => part.toEnter.has(p) })) {
+      const only = this.options.only;
+      const walkOptions = {
+        descend: (p: string) => part.toEnter.has(p),
+        only: only && ((p: string) => (part.toEnter.has(p) ? only(part.toEnter.get(p)!.rel) : undefined)),
+      };
+      for await (const { path, entries, files } of walkLayer(at.mount.layer, at.rel, walkOptions)) {
         const folder = await this.visit(part, path, entries, files);
         first ??= folder;
         if (this.truncated) break;

@@ -20,6 +20,7 @@ import { fstatSync, lstatSync, openSync, closeSync, readdirSync, constants, type
 import { VfsError } from './errors.js';
 import type {
   DirEntry,
+  EntryType,
   FolderReadOptions,
   ReadOptions,
   Stat,
@@ -83,6 +84,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     list: (dir) => this.list(dir),
     read: (dir, name, path, options, scratch) => this.readInFolder(dir, name, path, options, scratch),
     stat: (dir, name, path) => this.statInFolder(dir, name, path),
+    lookUp: (dir, name, path) => this.lookUpInFolder(dir, name, path),
   };
 
   /** `dir`: a trusted host path (see `openHostLayer`), or a walk handed over by `openBelow`. */
@@ -249,6 +251,18 @@ export class HostLayer implements WritableLayer, WalkableLayer, LockableLayer {
     scratch?: Buffer,
   ): Uint8Array | Promise<Uint8Array> {
     return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
+  }
+
+  /** A walk's look-up of the entry `name` of the held folder `dir`: its type (an `lstat` through its handle), undefined when missing. */
+  private lookUpInFolder(dir: HeldDir, name: string, path: string): EntryType | undefined {
+    try {
+      this.walk.seams.beforeStep?.({ op: 'stat', path });
+      // No exception for a missing name: most names a glob spells out are not there.
+      const st = lstatSync(this.walk.at(dir, name), { throwIfNoEntry: false });
+      return st === undefined ? undefined : entryTypeOf(st);
+    } catch (e) {
+      throw hostError(e, 'stat', path);
+    }
   }
 
   /** A walk's stat of the entry `name` of the held folder `dir`: an `lstat` through its handle. */

@@ -2,7 +2,9 @@
  * `walkHostTree`: the host layer's recursive-walk fast path (vfs/layer.ts `WalkableLayer`), and
  * `HeldFolderAccess`, the reads and stats it offers inside each folder it holds.
  *
- * Every folder under the start, depth first in listing order, each with its sorted entries.
+ * Every folder under the start, depth first in listing order, each with its sorted entries (or,
+ * where the caller names the only entries it needs, `WalkOptions.only`, those looked up by
+ * `lstat` through the folder's handle instead of listing it).
  * Each folder is opened through its parent's handle without following links (vfs/host-walk.ts
  * `ConfinedWalk.openDir`); links are listed, never descended. A bounded number of handles stay
  * open whatever the depth (vfs/held-folder-stack.ts: at most 33); an ancestor closed meanwhile
@@ -18,8 +20,8 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
-import { childPath } from './layer.js';
+import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
+import { childPath, lookupNames } from './layer.js';
 import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
 import { layerSegments } from './host-names.js';
@@ -46,6 +48,8 @@ export interface HostFolderOps {
     scratch: Buffer | undefined,
   ): Uint8Array | Promise<Uint8Array>;
   stat(dir: HeldDir, name: string, path: string): Stat;
+  /** The type of the entry `name` (lstat semantics), undefined when there is none. */
+  lookUp(dir: HeldDir, name: string, path: string): EntryType | undefined;
   /** Reads several entries in other threads (vfs/host-read-many.ts); absent where that is not offered. */
   readMany?(
     dir: HeldDir,
@@ -93,7 +97,8 @@ export async function* walkHostTree(
         );
       }
       const dir = frame.dir!;
-      const entries = ops.list(dir);
+      const only = options.only?.(dir.rel);
+      const entries = only === undefined ? ops.list(dir) : lookUpIn(ops, dir, only);
       const files = new HeldFolderAccess(ops, dir, scratch);
       try {
         yield { path: dir.rel, entries, files };
@@ -128,6 +133,16 @@ function nextFolder(walk: ConfinedWalk, stack: HeldFolderStack): Frame | undefin
     }
   }
   return undefined;
+}
+
+/** The entries `names` of the held folder `dir`, each an `lstat` through its handle; missing ones left out. */
+function lookUpIn(ops: HostFolderOps, dir: HeldDir, names: readonly string[]): DirEntry[] {
+  const out: DirEntry[] = [];
+  for (const name of lookupNames(names)) {
+    const type = ops.lookUp(dir, name, childPath(dir.rel, name));
+    if (type !== undefined) out.push({ name, type });
+  }
+  return out;
 }
 
 /** A child folder for the walk, or undefined when it vanished or became something else. */

@@ -90,6 +90,37 @@ describe('list', () => {
     }
   });
 
+  it('walks a pattern like packages/*/src/** by looking up the names it spells out, listing only what can match', async () => {
+    const files: Record<string, string> = { 'README.md': 'r' };
+    for (const p of ['ui', 'db', 'cli']) {
+      files[`packages/${p}/package.json`] = '{}';
+      files[`packages/${p}/lib/index.js`] = 'x';
+      if (p !== 'cli') files[`packages/${p}/src/index.ts`] = 'x';
+    }
+    files['packages/ui/src/deep/a.ts'] = 'x';
+    files['docs/guide.md'] = 'g';
+    const layer = new MemoryLayer({ files });
+    const listed: string[] = [];
+    const readdir = layer.readdir.bind(layer);
+    layer.readdir = async (p: string) => {
+      listed.push(p);
+      return readdir(p);
+    };
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    const v = valueOf(await s.gate.call('a', 'list', { pattern: 'packages/*/src/**/*.ts' }));
+    expect(v.entries.map((e: { path: string }) => e.path)).toEqual([
+      'packages/db/src/index.ts',
+      'packages/ui/src/deep/a.ts',
+      'packages/ui/src/index.ts',
+    ]);
+    // The root and each package are looked up by name (packages, src, and .gitignore), never listed.
+    expect(listed.sort()).toEqual(['packages', 'packages/db/src', 'packages/ui/src', 'packages/ui/src/deep']);
+    // The same answer as filtering the whole tree with the pattern.
+    const all = valueOf(await s.gate.call('a', 'list', { pattern: '**' })).entries.map((e: { path: string }) => e.path);
+    expect(all.filter((p: string) => /^packages\/[^/]+\/src\/.*\.ts$/.test(p))).toEqual(v.entries.map((e: { path: string }) => e.path));
+  });
+
   it('leads through folders that exist only because a mount lies below them', async () => {
     const s = setupGate();
     addWorkspace(s, 'a', {
