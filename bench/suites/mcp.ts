@@ -2,8 +2,10 @@
  * MCP round trips: the same SDK client against the MCP reference filesystem server
  * (`@modelcontextprotocol/server-filesystem`) and against `gatefs serve` (stdio), both serving
  * the same folder. Medians of read 4 KiB, write 4 KiB, edit, list one folder, and a recursive
- * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern).
- * gatefs uses the `shared` backend here so both servers touch the very same files.
+ * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern),
+ * and the same search over a 29,000-file monorepo built from real packages
+ * (bench/monorepo-fixture.ts). gatefs uses the `shared` backend here so both servers touch the
+ * very same files.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { measurePair, type Report } from '../harness.js';
+import { monorepoFixture } from '../monorepo-fixture.js';
 
 const SUITE = 'mcp';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -20,6 +23,29 @@ async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'gatefs-bench', version: '1' });
   await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
   return client;
+}
+
+/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`. */
+function serveGatefs(repo: string, tmp: string, name: string): Promise<Client> {
+  const manifest = join(tmp, `${name}.yaml`);
+  writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
+  return connect(process.execPath, [
+    join(root, 'dist/src/cli/main.js'),
+    'serve',
+    '--repo',
+    repo,
+    '--state-dir',
+    join(tmp, `${name}-state`),
+    '--manifest',
+    manifest,
+    '--conversation',
+    'bench',
+  ]);
+}
+
+/** The reference filesystem server over `dir`. */
+function serveReference(dir: string): Promise<Client> {
+  return connect(process.execPath, [join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), dir]);
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
@@ -41,26 +67,9 @@ export async function run(report: Report): Promise<void> {
     writeFileSync(join(dir, 'edit.txt'), `${kib4.repeat(32)}marker-A\n${kib4.repeat(31)}`);
     for (let i = 0; i < 100; i++) writeFileSync(join(dir, 'folder', `file-${String(i).padStart(3, '0')}.txt`), `file ${i}\n`);
     cpSync(join(root, 'node_modules'), join(dir, 'deps'), { recursive: true, verbatimSymlinks: true });
-    const manifest = join(tmp, 'gatefs.yaml');
-    writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
-
-    const reference = await connect(process.execPath, [
-      join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
-      dir,
-    ]);
+    const reference = await serveReference(dir);
     clients.push(reference);
-    const gatefs = await connect(process.execPath, [
-      join(root, 'dist/src/cli/main.js'),
-      'serve',
-      '--repo',
-      dir,
-      '--state-dir',
-      join(tmp, 'state'),
-      '--manifest',
-      manifest,
-      '--conversation',
-      'bench',
-    ]);
+    const gatefs = await serveGatefs(dir, tmp, 'content');
     clients.push(gatefs);
 
     const ref = (p: string) => join(dir, p);
@@ -150,8 +159,37 @@ export async function run(report: Report): Promise<void> {
         report.skip({ suite: SUITE, name: c.name, reason: `failed: ${(e as Error).message}` });
       }
     }
+    await monorepoSearch(report, tmp, clients);
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The recursive search over the monorepo fixture (29,000 files), when node_modules is there to build it. */
+async function monorepoSearch(report: Report, tmp: string, clients: Client[]): Promise<void> {
+  const repo = monorepoFixture();
+  if (!repo) {
+    report.skip({ suite: SUITE, name: 'recursive **/*.js search over the monorepo', reason: 'node_modules is absent' });
+    return;
+  }
+  const reference = await serveReference(repo);
+  clients.push(reference);
+  const gatefs = await serveGatefs(repo, tmp, 'monorepo');
+  clients.push(gatefs);
+  const subject = () => call(gatefs, 'list', { pattern: '**/*.js', maxResults: 100_000 });
+  const baseline = () => call(reference, 'search_files', { path: repo, pattern: '**/*.js' });
+  report.note(
+    SUITE,
+    `monorepo search: the reference found ${(await baseline()).split('\n').length} paths, gatefs ${(await subject()).split('\n').length}`,
+  );
+  const m = await measurePair(subject, baseline, { iterations: 6, warmup: 0, rounds: 3 });
+  report.compare({
+    suite: SUITE,
+    name: 'recursive **/*.js search over a 29,000-file monorepo',
+    ...m,
+    baseline: 'reference server-filesystem',
+    target: 0.1,
+    note: 'search_files vs list with a pattern',
+  });
 }
