@@ -5,7 +5,8 @@
 import type { ToolResult } from '../../tools/result.js';
 import { numberLines } from '../../tools/numbered-lines.js';
 
-type Row = Record<string, unknown>;
+/** A result value, read field by field. */
+export type Row = Record<string, unknown>;
 
 /**
  * Renders a gate result as text. An error reads `CODE: message` (with the namespace path when
@@ -102,8 +103,8 @@ function writeText(v: Row): string {
   ].join('\n');
 }
 
-/** The syntax check of an edit or write, when the file is a source file. */
-function syntaxLines(s: Row | undefined): string[] {
+/** The syntax check of an edit or write, when the file is a source file (no lines otherwise). */
+export function syntaxLines(s: Row | undefined): string[] {
   if (!s) return [];
   if (!s.checked) return [`syntax (${s.language}): not checked, ${s.reason}`];
   const found = (s.introduced as Row[] | undefined) ?? [];
@@ -169,7 +170,7 @@ function grepText(v: Row): string {
 }
 
 /** "searched 12 files, skipped 3 ignored by .gitignore, 1 binary". */
-function searchedNote(v: Row): string {
+export function searchedNote(v: Row): string {
   const n = Number(v.filesSearched ?? 0);
   const parts = [`searched ${n} file${n === 1 ? '' : 's'}`];
   const skipped = (v.skipped as Row | undefined) ?? {};
@@ -181,20 +182,28 @@ function searchedNote(v: Row): string {
   return parts.join('; ');
 }
 
-/** Content output as ripgrep prints it (see `grepText`); a multiline hit shows each of its lines. */
-function contentLines(matches: Row[]): string[] {
+/**
+ * Content output as ripgrep prints it (see `grepText`); a multiline hit shows each of its lines.
+ * `lineNumbers: false` prints `path:text` and `path-text` (rg without `-n`); `shownPath` maps
+ * each path as the value holds it to the path printed.
+ */
+export function contentLines(
+  matches: readonly Row[],
+  { lineNumbers = true, shownPath = (p: string) => p }: { lineNumbers?: boolean; shownPath?: (path: string) => string } = {},
+): string[] {
   const out: string[] = [];
   const withContext = matches.some((m) => Array.isArray(m.before) || Array.isArray(m.after));
   let file: string | undefined;
   let rows = new Map<number, { text: string; isMatch: boolean }>();
   const flush = () => {
     let last: number | undefined;
+    const shown = file === undefined ? '' : shownPath(file);
     for (const n of [...rows.keys()].sort((a, b) => a - b)) {
       if (withContext && last !== undefined && n > last + 1) out.push('--');
       if (withContext && last === undefined && out.length > 0) out.push('--');
       const row = rows.get(n)!;
       const sep = row.isMatch ? ':' : '-';
-      out.push(`${file}${sep}${n}${sep}${row.text}`);
+      out.push(lineNumbers ? `${shown}${sep}${n}${sep}${row.text}` : `${shown}${sep}${row.text}`);
       last = n;
     }
     rows = new Map();
