@@ -5,7 +5,10 @@
  * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern),
  * and the same search over a 29,000-file monorepo built from real packages
  * (bench/monorepo-fixture.ts). gatefs uses the `shared` backend here so both servers touch the
- * very same files.
+ * very same files. The same searches as Claude Code's Glob under `serve --profile claude-code`
+ * (files only, newest first), and the monorepo list over MCP against the same list through the
+ * gate in this process: what serving the answer (the text, the structure, the SDK's checks, the
+ * pipe, the client's parse and checks) adds to it.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { measurePair, type Report } from '../harness.js';
 import { monorepoFixture } from '../monorepo-fixture.js';
+import { createHost } from '../../src/host/create-host.js';
 
 const SUITE = 'mcp';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,10 +29,16 @@ async function connect(command: string, args: string[]): Promise<Client> {
   return client;
 }
 
-/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`. */
-function serveGatefs(repo: string, tmp: string, name: string): Promise<Client> {
+/** The bench role's manifest (shared backend), written under `tmp`. */
+function benchManifest(tmp: string, name: string): string {
   const manifest = join(tmp, `${name}.yaml`);
   writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
+  return manifest;
+}
+
+/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`, with the tool profile `profile`. */
+function serveGatefs(repo: string, tmp: string, name: string, profile = 'gatefs'): Promise<Client> {
+  const manifest = benchManifest(tmp, name);
   return connect(process.execPath, [
     join(root, 'dist/src/cli/main.js'),
     'serve',
@@ -40,6 +50,8 @@ function serveGatefs(repo: string, tmp: string, name: string): Promise<Client> {
     manifest,
     '--conversation',
     'bench',
+    '--profile',
+    profile,
   ]);
 }
 
@@ -71,6 +83,8 @@ export async function run(report: Report): Promise<void> {
     clients.push(reference);
     const gatefs = await serveGatefs(dir, tmp, 'content');
     clients.push(gatefs);
+    const claude = await serveGatefs(dir, tmp, 'content-cc', 'claude-code');
+    clients.push(claude);
 
     const ref = (p: string) => join(dir, p);
     const content = kib4.repeat(64);
@@ -130,6 +144,14 @@ export async function run(report: Report): Promise<void> {
         iterations: 10,
         target: 0.1,
         note: 'search_files vs list with a pattern',
+      },
+      {
+        name: 'recursive **/*.js Glob over node_modules (serve --profile claude-code)',
+        subject: () => call(claude, 'Glob', { pattern: '**/*.js', path: 'deps' }),
+        baseline: () => call(reference, 'search_files', { path: ref('deps'), pattern: '**/*.js' }),
+        iterations: 10,
+        target: 0.1,
+        note: 'search_files vs Glob: files newest first, at most 100',
       },
     ];
     cpSync(join(dir, 'edit.txt'), join(dir, 'edit-ref.txt'));
@@ -192,4 +214,33 @@ async function monorepoSearch(report: Report, tmp: string, clients: Client[]): P
     target: 0.1,
     note: 'search_files vs list with a pattern',
   });
+  await servingCost(report, repo, tmp, subject);
+}
+
+/**
+ * The monorepo list over MCP (`subject`) against the same list through the gate of a host in
+ * this process, on the same folder: the ratio less one is what serving the answer costs.
+ */
+async function servingCost(report: Report, repo: string, tmp: string, subject: () => Promise<string>): Promise<void> {
+  const host = await createHost({ repo, stateDir: join(tmp, 'in-process-state'), manifest: benchManifest(tmp, 'in-process') });
+  try {
+    await host.prepare({ conversation: 'bench', role: 'bench' });
+    const args = { pattern: '**/*.js', maxResults: 100_000 };
+    const inProcess = async () => {
+      const r = await host.gate.call('bench', 'list', args);
+      if (!r.ok) throw new Error(`list failed: ${r.error.code}`);
+      return r;
+    };
+    const m = await measurePair(subject, inProcess, { iterations: 12, warmup: 1, rounds: 3 });
+    report.compare({
+      suite: SUITE,
+      name: 'the monorepo **/*.js list over MCP (stdio) vs the same list through the gate in process',
+      ...m,
+      baseline: 'gatefs gate, in process',
+      target: 1.15,
+      note: 'what serving the answer adds',
+    });
+  } finally {
+    await host.close();
+  }
 }

@@ -202,7 +202,7 @@ const grep: ProfileTool<typeof GrepInput> = {
   title: 'Search file contents',
   input: GrepInput,
   output: GrepOutput,
-  fields: { ignoreCase: '-i', maxResults: 'head_limit', output: 'output_mode', before: '-B', after: '-A', context: '-C' },
+  fields: { ignoreCase: '-i', maxResults: 'head_limit' },
   run(input, ctx) {
     const { args, notes } = grepArgs(input);
     return gated<GrepValue>(ctx, 'grep', args, (v) => grepAnswer(v, input, notes, ctx.view));
@@ -274,8 +274,9 @@ function mcpTool(c: Compiled, declared: ToolDescriptor, conversation: string | u
 function refusal(name: string, error: ToolError, fields: Readonly<Record<string, string>>, view: PathView): CallToolResult {
   let message = error.message;
   for (const [from, to] of Object.entries(fields)) {
-    if (from === 'path') message = message.replace(/^path:/, `${to}:`);
-    else message = message.replace(new RegExp(`(?<![A-Za-z0-9_])${from}(?![A-Za-z0-9_])`, 'g'), to);
+    // A camelCase name is never prose: every mention is the field. A plain word ('path') only where a message names its field, at the start.
+    if (/[A-Z]/.test(from)) message = message.replace(new RegExp(`(?<![A-Za-z0-9_])${from}(?![A-Za-z0-9_])`, 'g'), to);
+    else if (message.startsWith(`${from}:`)) message = `${to}${message.slice(from.length)}`;
   }
   message = message.replace('(to create a file use write)', '(to create a file, give the first edit an empty old_string, or use Write)');
   if (error.code === 'OUTSIDE_MOUNTS')
