@@ -45,7 +45,7 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'src/manifest': ['@sinclair/typebox', 'yaml'],
   'src/state': ['better-sqlite3'],
   'src/host': ['isomorphic-git', 'memfs', 'p-queue'],
-  'src/mcp': ['@modelcontextprotocol/sdk'],
+  'src/mcp': ['@modelcontextprotocol/sdk', '@sinclair/typebox'], // typebox: the tool profiles' own schemas (src/mcp/profiles/)
 };
 
 /** Builtins that reach past the process: only the host ports' implementations use them (STYLE.md "Effects are ports"). */

@@ -5,7 +5,10 @@
  *
  * Regex searches run in a worker (`line-matcher.ts`): at most 32 MiB of files wait in its
  * queue, past that the walk waits for the oldest to finish. A failed search (a pattern past its
- * budget) ends the walk at the next file.
+ * budget) ends the walk at the next file. A file over 1 MiB is opened through the folder too,
+ * but read on by the thread pool after the walk moved on (`probeLarge`, at most `LARGE_AHEAD`
+ * at a time, the others queued): the few large files of a tree, most of its bytes, are read
+ * while the walk goes on.
  *
  * Limit: every candidate is read this way, even when `maxResults` would have stopped a
  * tree-order scan earlier. Stopping at `maxResults` matches does not pay: the walk meets files
@@ -18,14 +21,22 @@ import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import type { KeptFileReader, TreeEntry } from './tree-walk.js';
 
 /**
- * What is known about a candidate before the results are assembled: the number of matching
- * lines the probe found (at most `probe.limit`; 0 for binary, unreadable or vanished files),
- * or its pending search.
+ * What is known about a candidate before the results are assembled: the number of hits the
+ * probe found (at most `probe.limit`), `BINARY`, `SKIPPED` (vanished, a link or special file
+ * now, over the size cap), or its pending search.
  */
 export type Verdict = number | Promise<number>;
+/** The verdict on a binary file (a NUL in its first 8 KiB): not searched. */
+export const BINARY = -1;
+/** The verdict on a file that vanished or changed kind since the walk listed it: not searched. */
+export const SKIPPED = -2;
+/** The verdict on a file over grep's size cap: not searched. */
+export const OVERSIZED = -3;
 
-/** Largest file searched inside the walk (larger ones are read again, on their own, after it). */
+/** Largest file searched inside the walk (larger ones are read beside it, `probeLarge`). */
 const MAX_EARLY_BYTES = 1024 * 1024;
+/** Large files read at once beside the walk (each up to grep's 32 MiB cap). */
+const LARGE_AHEAD = 4;
 /** Bytes in the worker's queue before the walk waits for it to catch up. */
 const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
@@ -38,17 +49,52 @@ export class EarlySearch implements KeptFileReader {
   readonly #queued: { bytes: number; done: Promise<unknown> }[] = [];
   #queuedBytes = 0;
 
-  /** `probe`: what one search looks for (`limit` 1 for files and content output, all for count). */
+  #largeRunning = 0;
+  readonly #largeQueue: (() => void)[] = [];
+  #closed = false;
+
+  /**
+   * `probe`: what one search looks for (`limit` 1 for files and content output, all for count);
+   * `probeLarge`: the verdict on a file over 1 MiB, read and searched on its own.
+   */
   constructor(
     private readonly matcher: LineMatcher,
     readonly probe: LineRequest,
+    private readonly probeLarge: (e: TreeEntry) => Promise<number>,
   ) {}
+
+  /** Starts (or queues) the verdict on a kept file over 1 MiB while the walk holds its folder. */
+  large(e: TreeEntry): void {
+    const verdict =
+      this.#largeRunning < LARGE_AHEAD
+        ? this.#runLarge(e)
+        : new Promise<number>((resolve) => this.#largeQueue.push(() => resolve(this.#closed ? SKIPPED : this.#runLarge(e))));
+    verdict.catch(() => undefined); // awaited in tree order; a failure there ends the call
+    this.verdicts.set(e, verdict);
+  }
+
+  /** Drops the queued large files (the call is over: nobody awaits their verdicts). */
+  close(): void {
+    this.#closed = true;
+    for (const start of this.#largeQueue.splice(0)) start();
+  }
+
+  #runLarge(e: TreeEntry): Promise<number> {
+    this.#largeRunning++;
+    const verdict = this.probeLarge(e);
+    const next = () => {
+      this.#largeRunning--;
+      this.#largeQueue.shift()?.();
+    };
+    verdict.then(next, next);
+    return verdict;
+  }
 
   /** Starts the search of one candidate's bytes (valid only during this call). */
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void> {
     if (this.#failure) throw this.#failure.err;
     if (looksBinary(bytes)) {
-      this.verdicts.set(e, 0);
+      this.verdicts.set(e, BINARY);
       return;
     }
     // Not `owned`: a pending search copies the bytes, which the walk reuses for the next file.

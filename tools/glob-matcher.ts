@@ -21,7 +21,7 @@
  */
 import { checkExpansion, expandBraces, splitTopLevelSlashes } from './brace-expansion.js';
 import type { WorkCounter } from './match-work.js';
-import { PathPattern, type PathItem } from './path-pattern.js';
+import { PathPattern, isEntryName, type PathItem } from './path-pattern.js';
 import { splitSegments, tokenizePattern } from './pattern-tokens.js';
 import { ToolFailure } from './result.js';
 import { compileSegment, type SegmentTest } from './segment-matcher.js';
@@ -32,6 +32,12 @@ export interface GlobMatcher {
   matches(rel: string, work: WorkCounter): boolean;
   /** False only when no path below the folder `rel` can match (a walk may skip it). */
   mayContainMatches(rel: string, work: WorkCounter): boolean;
+  /**
+   * The only names directly inside the folder `rel` that can match or lead to a match, when the
+   * pattern spells them out there (`packages/*\/src/**`: `src` inside each package), so a walk
+   * may look them up instead of listing the folder; undefined when any name may.
+   */
+  namesIn(rel: string, work: WorkCounter): readonly string[] | undefined;
 }
 
 /** Compiles `pattern`; `field` names the argument in refusals. */
@@ -49,6 +55,7 @@ export function compileGlob(pattern: string, field: string, options: { basename?
   if (!negated && /^\*\*(\.\w+)+$/.test(body)) body = `**/*${body.slice(2)}`;
   const onBasename = options.basename === true && !body.includes('/');
   const alternatives = compileBody(body, field);
+  const textSegments = pattern.split('/');
   const anyMatches = (rel: string, from: number, work: WorkCounter) => {
     for (const alt of alternatives) if (alt.matches(rel, from, work)) return true;
     return false;
@@ -64,7 +71,29 @@ export function compileGlob(pattern: string, field: string, options: { basename?
       for (const alt of alternatives) if (alt.mayMatchBelow(rel, 0, work)) return true;
       return false;
     },
+    namesIn(rel, work) {
+      if (negated || onBasename) return undefined;
+      let names: string[] | undefined;
+      for (const alt of alternatives) {
+        const some = alt.namesBelow(rel, work);
+        if (some === undefined) return undefined;
+        if (some.length > 0) (names ??= []).push(...some);
+      }
+      // A path equal to the pattern text matches too (see `matches`): its segment here may be a name.
+      const depth = rel === '' ? 0 : segmentCount(rel);
+      if (textSegments.length > depth && (depth === 0 || pattern.startsWith(`${rel}/`)) && isEntryName(textSegments[depth])) {
+        (names ??= []).push(textSegments[depth]);
+      }
+      return names ?? [];
+    },
   };
+}
+
+/** Segments of a non-empty relative path ('a/b' has 2). */
+function segmentCount(rel: string): number {
+  let n = 1;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) n++;
+  return n;
 }
 
 /**
@@ -102,12 +131,14 @@ function compileBody(body: string, field: string): PathPattern[] {
   return expandBraces(body, field).map((a) => new PathPattern(itemsOf(a, field)));
 }
 
-/** A segment test passing when any of `tests` passes. */
+/** A segment test passing when any of `tests` passes (spelling out its texts when they all do). */
 function anyOf(tests: readonly SegmentTest[]): SegmentTest {
-  return (s, from, to, work) => {
+  const test: SegmentTest = (s, from, to, work) => {
     for (const t of tests) if (t(s, from, to, work)) return true;
     return false;
   };
+  if (tests.every((t) => t.literals !== undefined)) test.literals = tests.flatMap((t) => t.literals!);
+  return test;
 }
 
 /** The path items of one brace-free pattern. */

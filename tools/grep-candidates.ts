@@ -1,7 +1,8 @@
 /**
  * `grepCandidates`: the files a folder search reads, in tree order — not `.git`, not what a
  * `.gitignore` ignores (nested ones too, git's precedence, a mount root starting fresh), not
- * links or special entries, and matching the glob when there is one (`glob-matcher.ts`).
+ * links or special entries, and matching the glob when there is one (`glob-matcher.ts`) — with
+ * the number of entries `.gitignore` left out (`tree-filter.ts`).
  *
  * Matching is metered (`match-work.ts`): it yields to the event loop every `YIELD_STEPS` of
  * work, even inside one folder, and past `MATCH_BUDGET_STEPS` ends the call with
@@ -10,10 +11,14 @@
  */
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
-import { GitignoreRules } from './gitignore-rules.js';
 import type { GlobMatcher } from './glob-matcher.js';
-import { MatchMeter } from './match-work.js';
-import { walkTree, type KeptFileReader, type Selection, type TreeEntry, type WalkResult } from './tree-walk.js';
+import { TreeFilter } from './tree-filter.js';
+import { walkTree, type KeptFileReader, type WalkResult } from './tree-walk.js';
+
+/** The candidates of a folder search, and how many entries `.gitignore` left out. */
+export interface Candidates extends WalkResult {
+  ignored: number;
+}
 
 /** Walks `start` for grep's candidate files (see the file comment); the walk's errors and `INVALID_INPUT`. */
 export async function grepCandidates(
@@ -21,61 +26,18 @@ export async function grepCandidates(
   start: Resolved,
   glob: GlobMatcher | undefined,
   readKept?: KeptFileReader,
-): Promise<WalkResult> {
-  const meter = new MatchMeter();
-  const filter = new CandidateFilter(ns, start, glob, meter, await GitignoreRules.above(ns, start, meter));
-  return walkTree(ns, start, { select: (dir, entries) => filter.select(dir, entries), readKept });
-}
-
-/** The per-folder choice of one search: the rules in force below each folder entered. */
-class CandidateFilter {
-  /** The rules below each folder entered (the key is the entry that leads there). */
-  private readonly rulesOf = new Map<TreeEntry, GitignoreRules>();
-
-  constructor(
-    private readonly ns: Namespace,
-    private readonly start: Resolved,
-    private readonly glob: GlobMatcher | undefined,
-    private readonly meter: MatchMeter,
-    private readonly startRules: GitignoreRules,
-  ) {}
-
-  /** `walkTree`'s `select`: the candidate files of the folder, and the folders to enter. */
-  async select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Promise<Selection> {
-    const rules = await this.rulesIn(dir, entries);
-    const keep = new Set<TreeEntry>();
-    const enter = new Set<TreeEntry>();
-    for (const e of entries) {
-      if (e.name !== '.git' && (e.type === 'directory' || e.type === 'file')) {
-        const isDir = e.type === 'directory';
-        // A boolean, or a promise when matching yielded meanwhile (no await per entry otherwise).
-        let ignored = isDir && e.resolved.rel === '' ? false : rules.ignores(e.resolved.rel, isDir, this.meter);
-        if (ignored instanceof Promise) ignored = await ignored;
-        if (isDir && !ignored && (!this.glob || this.glob.mayContainMatches(e.rel, this.meter))) {
-          enter.add(e);
-          this.rulesOf.set(e, rules);
-        } else if (!isDir && !ignored && (!this.glob || this.glob.matches(e.rel, this.meter))) {
-          keep.add(e);
-        }
-      }
-      if (this.meter.mustYield) {
-        this.meter.checkBudget(
-          'path',
-          'applying the glob and .gitignore rules to this tree',
-          'search a narrower path or use a simpler glob',
-        );
-        await this.meter.yieldNow();
-      }
-    }
-    return { keep, enter };
-  }
-
-  /** The rules in force in the folder `dir` (undefined: the start): its parent's plus its own `.gitignore`. */
-  private rulesIn(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Promise<GitignoreRules> {
-    const inherited = dir === undefined ? this.startRules : (this.rulesOf.get(dir) ?? GitignoreRules.none);
-    const at = dir === undefined ? this.start : dir.resolved;
-    const base = dir !== undefined && dir.resolved.rel === '' ? GitignoreRules.none : inherited; // a mount root starts fresh
-    const hasFile = entries.some((e) => e.name === '.gitignore' && e.type === 'file');
-    return base.enter(this.ns, at, hasFile, this.meter);
-  }
+): Promise<Candidates> {
+  const filter = await TreeFilter.create(ns, start, {
+    glob,
+    honourIgnore: true,
+    keeps: (e) => e.type === 'file',
+    recursive: true,
+    budget: {
+      field: 'path',
+      what: 'applying the glob and .gitignore rules to this tree',
+      advice: 'search a narrower path or use a simpler glob',
+    },
+  });
+  const walked = await walkTree(ns, start, { select: filter.select, only: filter.only, readKept });
+  return { ...walked, ignored: filter.ignored };
 }

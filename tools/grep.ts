@@ -1,13 +1,24 @@
 /**
  * `grep`: search file contents, like Claude Code's Grep (ripgrep) with its three output modes.
  *
- * Input: `pattern` (JS regex; `literal: true` for a plain string), `path?` (folder or file,
- * default '.'), `glob?` (`glob-matcher.ts`: matched against the path below `path`, or, without
- * '/', against the base name, like rg `--glob`), `ignoreCase?`, `output?` `files` | `content` | `count` (default files),
- * `context?` (0–10 lines before and after, content mode), `maxResults?` (default 500, at most
- * 10,000: files, matches or counts). Value: `files` | `matches: [{path, line, text, before?,
- * after?}]` | `counts: [{path, count}]`, and `truncated` (more results exist than returned, or
- * the tree had more entries than the walk limit).
+ * Input: `pattern` (a regex in JavaScript syntax, ripgrep's inline flags and named groups
+ * accepted and translated: `regex-syntax.ts`; `literal: true` for a plain string), `path?` (folder
+ * or file, default '.'), `glob?` (`glob-matcher.ts`, the matcher of `list`'s `pattern`: a glob with
+ * a '/' is matched against the path below `path`, exactly as `list` matches it; one without '/'
+ * against the base name at any depth, ripgrep's `--glob` rule), `ignoreCase?`, `output?` `files` |
+ * `content` | `count` (default files), `context?` (0–20 lines before and after, content mode),
+ * `before?`, `after?` (0–20 each, taking precedence over `context` on their side, like rg `-B`,
+ * `-A` over `-C`), `multiline?` (a match may span lines, like rg `-U`: `line-matcher.ts`),
+ * `offset?` (results passed over first, for paging), `maxResults?` (default 500, at most 10,000:
+ * files, hits or counts).
+ *
+ * Value (`grep-results.ts`): `files` | `matches: [{path, line, endLine?, text, before?, after?}]` |
+ * `counts: [{path, count}]` (hits per file: matching lines, or multiline matches), `truncated`
+ * (more results exist, or the tree had more entries than the walk limit), `nextOffset` (where
+ * the next page starts, when more results exist), `filesSearched`, `skipped` (`ignored` entries,
+ * `binary` and `tooLarge` files, when any), `hint` (when the answer may not be what was meant: a
+ * pattern that can match a line break found nothing line by line, a pattern searched as
+ * multiline because it holds a line break, a glob that matched no file).
  *
  * Skips: `.git`, what `.gitignore` files ignore (nested ones too), binary files (NUL in the
  * first 8 KiB), symlinks (never followed, files or folders), special files, files over 32 MiB.
@@ -23,8 +34,9 @@
  * up to 1 MiB are read and their search started inside the walk, through that folder (one open
  * per file, `early-search.ts`); results still come in tree order, but every candidate is read
  * even when `maxResults` would have stopped earlier. Errors: `INVALID_INPUT`
- * (bad regex or glob, see above), the path codes of `path`, `TOO_DEEP` (a tree nested deeper
- * than any path can name), `BUSY` (out of file descriptors, never a silently skipped file).
+ * (bad regex or glob, ripgrep syntax JavaScript lacks, see above), the path codes of `path`,
+ * `TOO_DEEP` (a tree nested deeper than any path can name), `BUSY` (out of file descriptors,
+ * never a silently skipped file).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
@@ -35,32 +47,38 @@ import { ToolFailure, ok } from './result.js';
 import { looksBinary } from './text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
-import type { TreeEntry, WalkResult } from './tree-walk.js';
+import type { TreeEntry } from './tree-walk.js';
 import { entryAt } from './walk-folder.js';
-import { grepCandidates } from './grep-candidates.js';
-import { EarlySearch, hitCount, type Verdict } from './early-search.js';
+import { grepCandidates, type Candidates } from './grep-candidates.js';
+import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from './early-search.js';
 import { compileGlob } from './glob-matcher.js';
-import { compileMatcher, type LineMatcher } from './line-matcher.js';
-import { ResultCollector } from './result-collector.js';
+import { compileMatcher, type CompiledPattern } from './line-matcher.js';
+import { GrepResults, type GrepMode, type GrepValue } from './grep-results.js';
+
+export type { GrepMatch, GrepSkipped, GrepValue } from './grep-results.js';
 
 /** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
 export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
 
+const Lines = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description }));
+
 const Input = Type.Object(
   {
     pattern: Type.String({
       minLength: 1,
       maxLength: 4096,
-      description: 'JavaScript regular expression (or a plain string with literal: true), matched within single lines.',
+      description:
+        'Regular expression (JavaScript syntax; ripgrep inline flags such as (?i) work), or a plain string with literal: true. Matched within single lines unless multiline: true.',
     }),
     path: Type.Optional(PathArg("Folder or file to search (default '.', the workspace root).")),
     glob: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 1024,
-        description: "Only files matching this glob, e.g. '*.ts' (any folder) or 'src/**/*.py'.",
+        description:
+          "Only files matching this glob: with a '/' it is matched against the path below path, as list patterns are (e.g. 'src/**/*.ts'); without one, against the file name at any depth (e.g. '*.ts').",
       }),
     ),
     ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive match (default false).' })),
@@ -70,8 +88,21 @@ const Input = Type.Object(
         description: 'files: matching file paths (default); content: matching lines; count: matching lines per file.',
       }),
     ),
-    context: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 10, description: 'Lines of context before and after each match (content output only).' }),
+    context: Lines('Lines of context before and after each match (content output only).'),
+    before: Lines('Lines of context before each match (content output; overrides context on that side).'),
+    after: Lines('Lines of context after each match (content output; overrides context on that side).'),
+    multiline: Type.Optional(
+      Type.Boolean({
+        description:
+          'Let a match span lines (like rg -U): the pattern runs over the whole file, so \\n and [\\s\\S] cross line breaks; (?s) makes . match them too.',
+      }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: 'Results to pass over first (paging: the nextOffset of the previous page).',
+      }),
     ),
     maxResults: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most files, lines or counts to return (default 500).' }),
@@ -83,6 +114,7 @@ const Input = Type.Object(
 const Match = Type.Object({
   path: Type.String(),
   line: Type.Integer(),
+  endLine: Type.Optional(Type.Integer()),
   text: Type.String(),
   before: Type.Optional(Type.Array(Type.String())),
   after: Type.Optional(Type.Array(Type.String())),
@@ -92,87 +124,131 @@ const Output = Type.Object({
   matches: Type.Optional(Type.Array(Match)),
   counts: Type.Optional(Type.Array(Type.Object({ path: Type.String(), count: Type.Integer() }))),
   truncated: Type.Boolean(),
+  nextOffset: Type.Optional(Type.Integer()),
+  filesSearched: Type.Integer(),
+  skipped: Type.Optional(
+    Type.Object({ ignored: Type.Optional(Type.Integer()), binary: Type.Optional(Type.Integer()), tooLarge: Type.Optional(Type.Integer()) }),
+  ),
+  hint: Type.Optional(Type.String()),
 });
-
-/** One matching line (content output). */
-export interface GrepMatch {
-  path: string;
-  line: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-}
-/** The value of a grep: exactly one of files, matches, counts (by `output`), and truncated. */
-export interface GrepValue {
-  files?: string[];
-  matches?: GrepMatch[];
-  counts?: { path: string; count: number }[];
-  truncated: boolean;
-}
 
 /** The `grep` tool (see the module comment for inputs, value, skips and limits). */
 export const grepTool = defineTool({
   name: 'grep',
   description:
-    'Search file contents with a JavaScript regular expression (or literal: true for a plain string) across your workspace or a folder/file. ' +
-    "output: 'files' (default) lists matching files; 'content' returns matching lines with line numbers (context adds lines around them); " +
-    "'count' gives matching lines per file. Filter files with glob (e.g. '*.ts'). Skips .git, .gitignored files, binaries and symlinks. " +
-    'Results are sorted by path; truncated=true means there were more than maxResults (default 500).',
+    'Search file contents with a regular expression (JavaScript syntax; ripgrep inline flags like (?i) work; literal: true for a plain string) across your workspace or a folder/file. ' +
+    "output: 'files' (default) lists matching files; 'content' returns matching lines with line numbers (before/after/context add lines around them); " +
+    "'count' gives matching lines per file. multiline: true lets a match span lines. Filter files with glob ('*.ts' by name, 'src/**/*.ts' by path). " +
+    'Skips .git, .gitignored files, binaries and symlinks. Results are sorted by path; when truncated, nextOffset continues (offset), maxResults defaults to 500.',
   input: Input,
   output: Output,
   annotations: { title: 'Search file contents', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   writes: false,
   paths: (input) => [input.path ?? '.'],
   async handler(input, ctx) {
-    const matcher = compileMatcher(input.pattern, { literal: input.literal, ignoreCase: input.ignoreCase });
+    const compiled = compileMatcher(input.pattern, { literal: input.literal, ignoreCase: input.ignoreCase, multiline: input.multiline });
     try {
-      return ok(await search(ctx.namespace, ctx.resolved[0], input, matcher));
+      return ok(await search(ctx.namespace, ctx.resolved[0], input, compiled));
     } finally {
-      await matcher.close();
+      await compiled.matcher.close();
     }
   },
 });
 
-type GrepInput = { glob?: string; output?: Mode; context?: number; maxResults?: number };
-type Mode = 'files' | 'content' | 'count';
+type GrepInput = {
+  path?: string;
+  glob?: string;
+  output?: GrepMode;
+  context?: number;
+  before?: number;
+  after?: number;
+  offset?: number;
+  maxResults?: number;
+};
 
 /** Files searched ahead of the one being assembled (reads and worker batches overlap). */
 const AHEAD = 16;
 
 /** Runs one search: the candidates, their verdicts in tree order, the results of `output`. */
-async function search(ns: Namespace, start: Resolved, input: GrepInput, matcher: LineMatcher): Promise<GrepValue> {
-  const mode: Mode = input.output ?? 'files';
-  const early = new EarlySearch(matcher, { limit: mode === 'count' ? Infinity : 1, texts: false, context: 0 });
-  const { entries: files, truncated } = await filesToSearch(ns, start, input.glob, early);
-  const results = new Results(
-    ns,
-    mode,
-    input.maxResults ?? GREP_DEFAULT_MAX_RESULTS,
-    mode === 'content' ? (input.context ?? 0) : 0,
-    matcher,
-  );
-  results.markTruncated(truncated);
+async function search(ns: Namespace, start: Resolved, input: GrepInput, compiled: CompiledPattern): Promise<GrepValue> {
+  const { matcher } = compiled;
+  const mode: GrepMode = input.output ?? 'files';
+  const offset = input.offset ?? 0;
+  // Count output, and content output with an offset (a file wholly before the page is passed over), need every hit counted.
+  const countAll = mode === 'count' || (mode === 'content' && offset > 0);
+  const probe = { limit: countAll ? Infinity : 1, texts: false, before: 0, after: 0 };
+  const probeFile = (e: TreeEntry): Promise<number> =>
+    readText(e).then((bytes) => (typeof bytes === 'number' ? bytes : hitCount(matcher.search(bytes, probe, true))));
+  const early = new EarlySearch(matcher, probe, probeFile);
+  try {
+    return await searchWith(ns, start, input, compiled, early, probeFile);
+  } finally {
+    early.close();
+  }
+}
+
+/** `search` once the probe is set up: the walk, then the verdicts in tree order. */
+async function searchWith(
+  ns: Namespace,
+  start: Resolved,
+  input: GrepInput,
+  compiled: CompiledPattern,
+  early: EarlySearch,
+  probeFile: (e: TreeEntry) => Promise<number>,
+): Promise<GrepValue> {
+  const { matcher } = compiled;
+  const mode: GrepMode = input.output ?? 'files';
+  const offset = input.offset ?? 0;
+  const candidates = await filesToSearch(ns, start, input.glob, early);
+  const context =
+    mode === 'content' ? { before: input.before ?? input.context ?? 0, after: input.after ?? input.context ?? 0 } : { before: 0, after: 0 };
+  const results = new GrepResults(ns, mode, { max: input.maxResults ?? GREP_DEFAULT_MAX_RESULTS, offset }, context, matcher, readText);
+  results.noteWalk(candidates.truncated, candidates.ignored);
   // A verdict the walk found is used as is; any other file is read and probed now.
   const verdictOf = (e: TreeEntry): Verdict => {
     const known = early.verdicts.get(e);
     if (known !== undefined) return known;
-    const p = readText(e).then((bytes) => (bytes ? hitCount(matcher.search(bytes, early.probe, true)) : 0));
+    const p = probeFile(e);
     p.catch(() => undefined); // awaited in order; a failure there ends the call
     return p;
   };
-  await inTreeOrder(files, verdictOf, (e, n) => n === 0 || results.add(e, n));
-  return results.value();
+  await inTreeOrder(candidates.entries, verdictOf, (e, n) => results.add(e, n));
+  return results.value(hintFor(compiled, input, results, candidates, ns.display(start.path)));
+}
+
+/** The hint of an answer that may not be what was meant (see the module comment), if any. */
+function hintFor(
+  compiled: CompiledPattern,
+  input: GrepInput,
+  results: GrepResults,
+  candidates: Candidates,
+  shown: string,
+): string | undefined {
+  if (compiled.multilineImplied) {
+    return 'the pattern holds a line break, so it was searched with multiline: true (a match may span lines)';
+  }
+  if (!results.isEmpty) return undefined;
+  if (input.glob !== undefined && candidates.entries.length === 0) {
+    const how = input.glob.includes('/') ? `matched against paths below '${shown}'` : 'matched against file names';
+    return `no file matches the glob '${input.glob}' (${how}); list with the same pattern shows what it selects`;
+  }
+  if (!compiled.multiline && compiled.lineBreakConstruct !== undefined) {
+    return `no match within single lines; '${compiled.lineBreakConstruct}' can match a line break, which a line-by-line search never sees: pass multiline: true to let a match span lines`;
+  }
+  return undefined;
 }
 
 /**
  * The files to search: grep's candidates below a folder, the file itself when `start` is one.
  * `SYMLINK_ESCAPE` for a link, `NOT_REGULAR_FILE` for a special file, the walk's errors.
  */
-async function filesToSearch(ns: Namespace, start: Resolved, glob: string | undefined, early: EarlySearch): Promise<WalkResult> {
+async function filesToSearch(ns: Namespace, start: Resolved, glob: string | undefined, early: EarlySearch): Promise<Candidates> {
   const matcher = glob === undefined ? undefined : compileGlob(glob, 'glob', { basename: true });
   const { type } = await ns.stat(start);
   if (type === 'directory') return grepCandidates(ns, start, matcher, early);
-  if (type === 'file') return { entries: [entryAt(ns, start, start.rel.slice(start.rel.lastIndexOf('/') + 1), 'file')], truncated: false };
+  if (type === 'file') {
+    return { entries: [entryAt(ns, start, start.rel.slice(start.rel.lastIndexOf('/') + 1), 'file')], truncated: false, ignored: 0 };
+  }
   const shown = ns.display(start.path);
   if (type === 'symlink') throw new ToolFailure('SYMLINK_ESCAPE', `'${shown}' is a symbolic link, never followed`, shown);
   throw new ToolFailure('NOT_REGULAR_FILE', `'${shown}' is a special file`, shown);
@@ -202,72 +278,15 @@ async function inTreeOrder(
   }
 }
 
-/** The bytes of a text file to search; undefined for a file grep skips (see `isSkippedFile`) or a binary one. */
-async function readText(e: TreeEntry): Promise<Uint8Array | undefined> {
+/** The bytes of a text file to search, or why grep does not search it (`BINARY`, `SKIPPED`, `OVERSIZED`; see `isSkippedFile`). */
+async function readText(e: TreeEntry): Promise<Uint8Array | typeof BINARY | typeof SKIPPED | typeof OVERSIZED> {
   try {
     const bytes = await e.read({ maxBytes: GREP_MAX_FILE_BYTES });
-    return looksBinary(bytes) ? undefined : bytes;
+    return looksBinary(bytes) ? BINARY : bytes;
   } catch (err) {
-    if (isSkippedFile(err)) return undefined;
+    if (isVfsError(err, 'TOO_LARGE')) return OVERSIZED;
+    if (isSkippedFile(err)) return SKIPPED;
     throw err;
-  }
-}
-
-/** The results of one search, in the shape of its `output` mode, capped at `maxResults`. */
-class Results {
-  private readonly out: ResultCollector<string | GrepMatch | { path: string; count: number }>;
-
-  constructor(
-    private readonly ns: Namespace,
-    private readonly mode: Mode,
-    max: number,
-    private readonly context: number,
-    private readonly matcher: LineMatcher,
-  ) {
-    this.out = new ResultCollector(max);
-  }
-
-  /** Records that the walk was cut before every file was seen. */
-  markTruncated(isCut: boolean): void {
-    this.out.markTruncated(isCut);
-  }
-
-  /** Adds the results of a file with `n` matching lines; false once the cap is reached. */
-  add(e: TreeEntry, n: number): boolean | Promise<boolean> {
-    const path = this.ns.display(e.resolved.path);
-    if (this.mode === 'files') return this.out.add(path);
-    if (this.mode === 'count') return this.out.add({ path, count: n });
-    return this.addLines(e, path);
-  }
-
-  /** Content output: the file is searched again, now for its lines (memory stays bounded). */
-  private async addLines(e: TreeEntry, path: string): Promise<boolean> {
-    if (this.out.isFull) {
-      this.out.markTruncated();
-      return false;
-    }
-    const bytes = await readText(e);
-    if (!bytes) return true;
-    const hits = await this.matcher.search(
-      bytes,
-      { limit: this.out.max - this.out.items.length + 1, texts: true, context: this.context },
-      true,
-    );
-    for (const h of hits.lines ?? []) {
-      const m: GrepMatch = { path, line: h.line, text: h.text };
-      if (h.before) m.before = h.before;
-      if (h.after) m.after = h.after;
-      if (!this.out.add(m)) return false;
-    }
-    return true;
-  }
-
-  /** The tool's value: exactly one of files, counts, matches, and `truncated`. */
-  value(): GrepValue {
-    const { items, truncated } = this.out;
-    if (this.mode === 'files') return { files: items as string[], truncated };
-    if (this.mode === 'count') return { counts: items as { path: string; count: number }[], truncated };
-    return { matches: items as GrepMatch[], truncated };
   }
 }
 

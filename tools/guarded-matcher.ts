@@ -12,7 +12,8 @@
  * `INVALID_INPUT` too.
  *
  * A file without the literal every match needs (`regex-literal.ts`: "strict" for
- * `use\s+strict`) is answered on the main thread by a byte search and never sent.
+ * `use\s+strict`) is answered on the main thread by a byte search and never sent. With
+ * `multiline` the worker runs the regex over the whole text (`regex-worker-pool.ts`).
  *
  * Cost: a copy of each searched file (none for large files handed over); the whole-text
  * pre-test (one regex run over the file, skipping the line split when nothing matches) is used
@@ -56,11 +57,11 @@ export class GuardedMatcher implements LineMatcher {
   constructor(
     private readonly source: string,
     private readonly flags: string,
-    private readonly options: { budgetMs: number; maxLineChars: number; pool?: RegexWorkerPool },
+    private readonly options: { budgetMs: number; maxLineChars: number; maxBlockLines: number; multiline: boolean; pool?: RegexWorkerPool },
   ) {
     const literal = requiredLiteral(source, flags);
     if (literal) this.required = Buffer.from(literal, 'utf8');
-    this.pretest = cannotMatchLineBreak(source, flags);
+    this.pretest = !options.multiline && cannotMatchLineBreak(source, flags);
   }
 
   search(bytes: Uint8Array, request: LineRequest, owned = false): LineHits | Promise<LineHits> {
@@ -104,7 +105,9 @@ export class GuardedMatcher implements LineMatcher {
         source: this.source,
         flags: this.flags,
         pretest: this.pretest,
+        multiline: this.options.multiline,
         maxLineChars: this.options.maxLineChars,
+        maxBlockLines: this.options.maxBlockLines,
         jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })),
       },
       this.options.budgetMs,

@@ -5,7 +5,7 @@
  * The needle is found with `Buffer.indexOf` (native, linear); line numbers come from counting
  * '\n' bytes up to each hit; only the matching lines (and their context) are decoded, each at
  * most `4 × MAX_LINE_CHARS` bytes, so a 20 MiB one-line file costs one scan and one short
- * decode. Work is done in slices of `SLICE_BYTES` scanned; between slices the search yields to
+ * decode. Context lines (`before`, `after`) are found the same way around each hit. Work is done in slices of `SLICE_BYTES` scanned; between slices the search yields to
  * the event loop, so no file holds it for long. A needle holds no '\n', '\r' or U+FFFD
  * (`compileMatcher` sends those to the worker), so bytes and decoded lines agree.
  */
@@ -59,7 +59,7 @@ export class LiteralMatcher implements LineMatcher {
       const nl = buf.indexOf(NL, hit);
       const end = nl === -1 ? buf.length : nl;
       state.hits.count++;
-      if (state.hits.lines) state.hits.lines.push(matched(buf, start, end, state.line, request.context));
+      if (state.hits.lines) state.hits.lines.push(matched(buf, start, end, state.line, request));
       state.pos = end + 1;
       state.line++;
       if (nl === -1 || state.pos >= buf.length) return true;
@@ -82,24 +82,26 @@ function countNewlines(buf: Buffer, from: number, to: number): number {
   return n;
 }
 
-/** The line `buf[start, end)` (0-based index `line`) with its context lines. */
-function matched(buf: Buffer, start: number, end: number, line: number, context: number): MatchedLine {
+/** The line `buf[start, end)` (0-based index `line`) with the context lines `request` asks for. */
+function matched(buf: Buffer, start: number, end: number, line: number, request: LineRequest): MatchedLine {
   const m: MatchedLine = { line: line + 1, text: lineText(buf, start, end) };
-  if (context > 0) {
+  if (request.before > 0) {
     const before: string[] = [];
-    for (let e = start - 1; before.length < context && e >= 0; ) {
+    for (let e = start - 1; before.length < request.before && e >= 0; ) {
       const s = e === 0 ? 0 : buf.lastIndexOf(NL, e - 1) + 1;
       before.unshift(lineText(buf, s, e));
       e = s - 1;
     }
+    m.before = before;
+  }
+  if (request.after > 0) {
     const after: string[] = [];
-    for (let s = end + 1; after.length < context && s < buf.length; ) {
+    for (let s = end + 1; after.length < request.after && s < buf.length; ) {
       const nl = buf.indexOf(NL, s);
       const e = nl === -1 ? buf.length : nl;
       after.push(lineText(buf, s, e));
       s = e + 1;
     }
-    m.before = before;
     m.after = after;
   }
   return m;

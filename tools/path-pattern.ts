@@ -166,6 +166,25 @@ export class PathPattern {
     for (let j = 0; j < Math.min(n, head.length); j++) if (!head[j](path, starts[j], ends[j], work)) return false;
     return true;
   }
+
+  /**
+   * The only names directly inside the folder `path` (from the start, '' for it) that can match
+   * or lead to a match: the texts the pattern's next leading segment spells out (`[]` when the
+   * folder's own segments already fail, or the pattern ends above it); undefined when any name
+   * may (a wildcard segment, or a globstar reached).
+   */
+  namesBelow(path: string, work: WorkCounter): readonly string[] | undefined {
+    const n = path === '' ? 0 : segmentBounds(path, 0, work);
+    const head = this.head;
+    if (n >= head.length) return this.gaps.length === 0 ? [] : undefined;
+    for (let j = 0; j < n; j++) if (!head[j](path, starts[j], ends[j], work)) return [];
+    return head[n].literals?.filter(isEntryName);
+  }
+}
+
+/** True for a name a walk may look up: never '', '.', '..', nor anything with '/' or NUL (no entry is named so). */
+export function isEntryName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\0');
 }
 
 function runMatchesAt(run: readonly SegmentTest[], path: string, at: number, work: WorkCounter): boolean {

@@ -16,9 +16,13 @@ import type { SegmentToken } from './pattern-tokens.js';
 /**
  * Tests `text.slice(from, to)` (one segment of a path, no '/'), adding its steps to `work`.
  * `literal` is set when the segment is plain text (a caller may compare it without finding
- * the segment's end first).
+ * the segment's end first); `literals` when it passes exactly these texts (`{src,lib}`), so a
+ * walk may look those names up instead of listing the folder.
  */
-export type SegmentTest = ((text: string, from: number, to: number, work: WorkCounter) => boolean) & { literal?: string };
+export type SegmentTest = ((text: string, from: number, to: number, work: WorkCounter) => boolean) & {
+  literal?: string;
+  literals?: readonly string[];
+};
 
 const ANY = -1;
 const STAR = -2;
@@ -56,6 +60,7 @@ function plainSegment(ops: readonly number[]): SegmentTest {
       return to - from === lit.length && s.startsWith(lit, from);
     };
     test.literal = lit;
+    test.literals = [lit];
     return test;
   }
   const head = text(ops.slice(0, star));

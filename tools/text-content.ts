@@ -22,8 +22,8 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 /** True when a NUL byte occurs in the first 8 KiB (see the module comment). */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  return bytes.subarray(0, end).indexOf(0) !== -1;
+  // Buffer's indexOf is a native byte scan (memchr); a Uint8Array's is a JavaScript loop, several times slower.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, BINARY_SNIFF_BYTES)).indexOf(0) !== -1;
 }
 
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -97,7 +97,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
   if (spec.input.additionalProperties !== false) {
     throw new Error(`tool ${spec.name}: the input schema must set additionalProperties: false`);
   }
-  const check = TypeCompiler.Compile(spec.input);
+  const validate = compileInput<Static<S>>(spec.input);
   return {
     name: spec.name,
     description: spec.description,
@@ -110,7 +110,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
     ...(spec.removedPaths ? { removedPaths: spec.removedPaths } : {}),
     ...(spec.compareAndSwap ? { compareAndSwap: spec.compareAndSwap } : {}),
     handler: spec.handler,
-    validate: (args) => validateWith(check, args),
+    validate,
     descriptor: {
       name: spec.name,
       description: spec.description,
@@ -126,7 +126,20 @@ export function plainJsonSchema(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
-function validateWith<I>(check: TypeCheck<TObject>, args: unknown): { ok: true; value: I } | { ok: false; field: string; message: string } {
+/** What a compiled input validator answers: the value, or the first field at fault and a message naming it. */
+export type InputCheck<I> = { ok: true; value: I } | { ok: false; field: string; message: string };
+
+/**
+ * Compiles an input schema once (TypeBox's compiler) into a validator that answers the value or
+ * the first problem, as every tool's `validate` does (also used by the MCP profiles, whose
+ * schemas use another client's argument names).
+ */
+export function compileInput<I>(schema: TObject): (args: unknown) => InputCheck<I> {
+  const check = TypeCompiler.Compile(schema);
+  return (args) => validateWith<I>(check, args);
+}
+
+function validateWith<I>(check: TypeCheck<TObject>, args: unknown): InputCheck<I> {
   if (check.Check(args)) return { ok: true, value: args as I };
   const first = check.Errors(args).First();
   if (!first) return { ok: false, field: 'arguments', message: 'arguments: invalid' };

@@ -49,6 +49,12 @@ export interface WalkOptions {
   select(dir: TreeEntry | undefined, entries: readonly TreeEntry[]): Selection | Promise<Selection>;
   /** Gets the kept files of each folder the walk holds open (see `KeptFileReader`). */
   readKept?: KeptFileReader;
+  /**
+   * Asked before a folder is listed (`rel`: its path below the start, '' for the start): the only
+   * names `select` can keep or enter there, when known (vfs/layer.ts `WalkOptions.only`: they are
+   * looked up instead of listing the folder). Undefined: the whole listing.
+   */
+  only?(rel: string): readonly string[] | undefined;
   /** Entries seen before the walk stops with `truncated` (default 500,000). */
   maxEntries?: number;
 }
@@ -63,7 +69,15 @@ export interface WalkResult {
 export async function walkTree(ns: Namespace, start: Resolved, options: WalkOptions): Promise<WalkResult> {
   ns.checkVisible(start, 'walk');
   const walk = new TreeWalk(ns, options);
-  const entries = await walk.mount(start, '', undefined, true);
+  let entries: TreeEntry[];
+  try {
+    entries = await walk.mount(start, '', undefined, true);
+  } catch (e) {
+    await walk.settleReads().catch(() => undefined); // the walk's own error is the answer
+    throw e;
+  }
+  // Reads still under way in other threads (tools/walk-folder.ts) deliver before the walk answers.
+  await walk.settleReads();
   return { entries, truncated: walk.truncated };
 }
 
@@ -89,13 +103,18 @@ class TreeWalk {
   private seen = 0;
   private sinceYield = 0;
   private readonly max: number;
-  private readonly pace: ReadPace = { files: 0, bytes: 0 };
+  private readonly pace: ReadPace = { files: 0, bytes: 0, pending: [] };
 
   constructor(
     private readonly ns: Namespace,
     private readonly options: WalkOptions,
   ) {
     this.max = options.maxEntries ?? 500_000;
+  }
+
+  /** Waits for the kept files' reads still under way in other threads; throws the first failure. */
+  async settleReads(): Promise<void> {
+    await Promise.all(this.pace.pending.splice(0));
   }
 
   /**
@@ -107,7 +126,12 @@ class TreeWalk {
     const part: MountPart = { at, toEnter: new Map([[at.rel, { self, rel }]]), folders: new Map() };
     let first: Folder | undefined;
     try {
-      for await (const { path, entries, files } of walkLayer(at.mount.layer, at.rel, { descend: (p) => part.toEnter.has(p) })) {
+      const only = this.options.only;
+      const walkOptions = {
+        descend: (p: string) => part.toEnter.has(p),
+        only: only && ((p: string) => (part.toEnter.has(p) ? only(part.toEnter.get(p)!.rel) : undefined)),
+      };
+      for await (const { path, entries, files } of walkLayer(at.mount.layer, at.rel, walkOptions)) {
         const folder = await this.visit(part, path, entries, files);
         first ??= folder;
         if (this.truncated) break;

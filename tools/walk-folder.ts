@@ -50,16 +50,29 @@ export interface KeptFileReader {
    * Its errors end the walk.
    */
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
+  /**
+   * Told about a kept file larger than `maxBytes`, while the walk is still in its folder: a
+   * `TreeEntry.read` started now opens it through that folder (and reads it on after the walk
+   * moved on). Its errors end the walk.
+   */
+  large?(e: TreeEntry): void;
 }
 
 /** Kept files read through a held folder in a row, and their bytes, before yielding to the event loop. */
 const YIELD_EVERY_FILES = 32;
 const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
 
-/** Counts the synchronous reads of one walk between yields (shared by its folders). */
+/** Folders already left whose kept files are still being read in other threads, before the walk waits. */
+const MAX_PENDING_FOLDERS = 32;
+
+/**
+ * Counts the synchronous reads of one walk between yields (shared by its folders), and the reads
+ * in other threads still under way (`pending`, settled before the walk returns).
+ */
 export interface ReadPace {
   files: number;
   bytes: number;
+  pending: Promise<void>[];
 }
 
 /** One folder of the walk (see the file comment). */
@@ -118,6 +131,8 @@ export class WalkFolder {
    * every 32 files or 4 MiB, since these reads (and a literal search of them) are synchronous.
    */
   async readKept(kept: Iterable<TreeEntry>, reader: KeptFileReader, pace: ReadPace): Promise<void> {
+    const access = this.#access;
+    if (access?.readFiles) return this.#readKeptBeside(access.readFiles.bind(access), kept, reader, pace);
     for (const e of kept) {
       const access = this.#access;
       if (!access) return;
@@ -128,6 +143,7 @@ export class WalkFolder {
         const read = access.readFile(e.name, { maxBytes: reader.maxBytes, transient: true });
         bytes = read instanceof Promise ? await read : read;
       } catch (err) {
+        if (isVfsError(err, 'TOO_LARGE')) reader.large?.(e);
         if (isVfsError(err) && err.code !== 'BUSY') continue; // left to the caller's own read
         throw this.#anchor(err);
       }
@@ -141,6 +157,36 @@ export class WalkFolder {
         await yieldToLoop();
       }
     }
+  }
+
+  /**
+   * `readKept` where the layer reads in other threads (`FolderAccess.readFiles`): the reads start
+   * now and the walk goes on; their bytes reach `reader` as they arrive, a file too large
+   * goes to `reader.large`, any other refusal is left to the caller's own read, `BUSY` or a
+   * failed read ends the walk (when `walkTree` settles the pending reads). At most
+   * `MAX_PENDING_FOLDERS` folders are under way: past that the walk waits for the oldest.
+   */
+  async #readKeptBeside(
+    readFiles: NonNullable<FolderAccess['readFiles']>,
+    kept: Iterable<TreeEntry>,
+    reader: KeptFileReader,
+    pace: ReadPace,
+  ): Promise<void> {
+    const files: WalkEntry[] = [];
+    for (const e of kept) if (e.type === 'file' && e instanceof WalkEntry && e.folder === this && e.own) files.push(e);
+    if (files.length === 0) return;
+    const done = readFiles(
+      files.map((e) => e.name),
+      { maxBytes: reader.maxBytes },
+      (i, r) => {
+        if (r instanceof Uint8Array) return reader.take(files[i], r);
+        if (r?.code === 'TOO_LARGE') reader.large?.(files[i]);
+        else if (r?.code === 'BUSY') throw this.#anchor(r);
+      },
+    );
+    done.catch(() => undefined); // settled (and thrown) by walkTree
+    pace.pending.push(done);
+    while (pace.pending.length > MAX_PENDING_FOLDERS) await pace.pending.shift();
   }
 
   /** `TreeEntry.stat` of an entry of this folder (see there for the route). */

@@ -20,7 +20,7 @@
  */
 import { closeSync } from 'node:fs';
 import { VfsError } from './errors.js';
-import type { ConfinedWalk, HeldDir } from './host-walk.js';
+import { closeHeldDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { sameIdentity, type HostIdentity } from './host-hooks.js';
 
 /** Open handles kept for the deepest folders of a walk (besides the start and the checkpoints). */
@@ -148,12 +148,13 @@ export class HeldFolderStack {
     if (k - 1 > j && !parent.pinned && !this.window.includes(parent)) this.window.push(parent);
   }
 
+  /** Closes a frame's handle (once reads in other threads holding it end: `closeHeldDir`). */
   private close(frame: Frame): void {
     if (!frame.dir || frame.dir === this.walk.root) {
       frame.dir = undefined;
       return;
     }
-    closeQuietly(frame.dir.fd);
+    closeHeldDir(frame.dir);
     frame.dir = undefined;
   }
 }

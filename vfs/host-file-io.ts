@@ -2,11 +2,14 @@
  * Byte I/O through an already opened, already checked handle: `readHandle` and `writeHandle`.
  * Nothing here takes a path, so nothing here can be redirected by a swapped name.
  */
-import { readSync, writeSync } from 'node:fs';
+import { read, readSync, writeSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
 
-/** Reads larger than this are done in slices of this size, yielding to the event loop between. */
+/**
+ * Files up to this size are read in one synchronous read; the rest of a larger one is read in
+ * slices of this size in the libuv thread pool, the event loop free meanwhile.
+ */
 export const READ_SLICE_BYTES = 1 << 20;
 
 /**
@@ -14,8 +17,9 @@ export const READ_SLICE_BYTES = 1 << 20;
  * while being read is read to its end (a short read marks the end, as for any regular file).
  * `TOO_LARGE` (at `path`) once more than `maxBytes` would be returned. A file that fits in one
  * slice (`READ_SLICE_BYTES`) is read synchronously and the bytes are returned directly; a larger
- * one is read in slices, yielding to the event loop between them, and a Promise is returned.
- * The caller keeps `fd` open until the bytes (or the Promise) are settled.
+ * one is read in slices by the thread pool (the copy out of the page cache runs beside the event
+ * loop, so a search reading several large files overlaps their reads with its own work), and a
+ * Promise is returned. The caller keeps `fd` open until the bytes (or the Promise) are settled.
  */
 export function readHandle(
   fd: number,
@@ -27,32 +31,54 @@ export function readHandle(
   if (size > maxBytes) throw tooLarge(path, maxBytes);
   // One byte more than announced: a single short read then proves the end of a regular file.
   // `scratch` (when big enough) saves an allocation; the bytes then live in it.
-  const state = { buf: scratch && scratch.length >= size + 1 ? scratch.subarray(0, size + 1) : Buffer.allocUnsafe(size + 1), filled: 0 };
+  const state: ReadState = {
+    buf: scratch && scratch.length >= size + 1 ? scratch.subarray(0, size + 1) : Buffer.allocUnsafe(size + 1),
+    filled: 0,
+  };
   return readSlice(fd, state, path, maxBytes) ? bytesOf(state) : readRest(fd, state, path, maxBytes);
 }
 
-/** One read into `state`, growing its buffer as needed; true once the end of the file is reached. */
-function readSlice(fd: number, state: { buf: Buffer; filled: number }, path: string, maxBytes: number): boolean {
+interface ReadState {
+  buf: Buffer;
+  filled: number;
+}
+
+/** Room for the next slice in `state` (growing its buffer when full); its length. */
+function nextSlice(state: ReadState, path: string, maxBytes: number): number {
   if (state.filled === state.buf.length) {
     if (state.filled > maxBytes) throw tooLarge(path, maxBytes);
     const bigger = Buffer.allocUnsafe(Math.min(state.buf.length * 2, maxBytes + 1));
     state.buf.copy(bigger, 0, 0, state.filled);
     state.buf = bigger;
   }
-  const want = Math.min(state.buf.length - state.filled, READ_SLICE_BYTES);
-  const n = readSync(fd, state.buf, state.filled, want, state.filled);
+  return Math.min(state.buf.length - state.filled, READ_SLICE_BYTES);
+}
+
+/** Counts `n` bytes read of the `want` asked for; true once the end of the file is reached. */
+function sliceRead(state: ReadState, n: number, want: number, path: string, maxBytes: number): boolean {
   state.filled += n;
   if (state.filled > maxBytes) throw tooLarge(path, maxBytes);
   return n < want;
 }
 
-async function readRest(fd: number, state: { buf: Buffer; filled: number }, path: string, maxBytes: number): Promise<Uint8Array> {
-  do await yieldToLoop();
-  while (!readSlice(fd, state, path, maxBytes));
-  return bytesOf(state);
+/** One synchronous read into `state`; true once the end of the file is reached. */
+function readSlice(fd: number, state: ReadState, path: string, maxBytes: number): boolean {
+  const want = nextSlice(state, path, maxBytes);
+  return sliceRead(state, readSync(fd, state.buf, state.filled, want, state.filled), want, path, maxBytes);
 }
 
-function bytesOf(state: { buf: Buffer; filled: number }): Uint8Array {
+/** The rest of the file, one slice at a time in the thread pool. */
+async function readRest(fd: number, state: ReadState, path: string, maxBytes: number): Promise<Uint8Array> {
+  for (;;) {
+    const want = nextSlice(state, path, maxBytes);
+    const n = await new Promise<number>((resolve, reject) =>
+      read(fd, state.buf, state.filled, want, state.filled, (err, bytesRead) => (err ? reject(err) : resolve(bytesRead))),
+    );
+    if (sliceRead(state, n, want, path, maxBytes)) return bytesOf(state);
+  }
+}
+
+function bytesOf(state: ReadState): Uint8Array {
   return new Uint8Array(state.buf.buffer, state.buf.byteOffset, state.filled);
 }
 

@@ -20,6 +20,7 @@ import { fstatSync, lstatSync, openSync, closeSync, readdirSync, readlinkSync, c
 import { VfsError } from './errors.js';
 import type {
   DirEntry,
+  EntryType,
   FolderReadOptions,
   LinkReadingLayer,
   ReadOptions,
@@ -39,6 +40,7 @@ import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle, streamHandle } from './host-file-io.js';
+import { readInWorkers } from './host-read-many.js';
 import { entryTypeOf, toStat } from './node-stat.js';
 import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
 import { hostRename } from './host-rename.js';
@@ -88,6 +90,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     list: (dir) => this.list(dir),
     read: (dir, name, path, options, scratch) => this.readInFolder(dir, name, path, options, scratch),
     stat: (dir, name, path) => this.statInFolder(dir, name, path),
+    lookUp: (dir, name, path) => this.lookUpInFolder(dir, name, path),
   };
 
   /** `dir`: a trusted host path (see `openHostLayer`), or a walk handed over by `openBelow`. */
@@ -97,6 +100,12 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     this.identity = this.walk.root.id!;
     this.guard = options.guard;
     this.walkHandles = options.walkHandles ?? {};
+    // Reads in other threads only where the handle names the folder in every thread (procfs) and
+    // no test seam waits for a step the workers would not show it.
+    const seams = this.walk.seams;
+    if (this.guarantee === 'procfs' && !seams.beforeStep && !seams.afterCheck) {
+      this.inFolder.readMany = readInWorkers;
+    }
   }
 
   /** Metadata without following a final link. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */
@@ -288,6 +297,18 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     scratch?: Buffer,
   ): Uint8Array | Promise<Uint8Array> {
     return this.readOpened(this.openFileIn(dir, name, path), path, options?.maxBytes, scratch);
+  }
+
+  /** A walk's look-up of the entry `name` of the held folder `dir`: its type (an `lstat` through its handle), undefined when missing. */
+  private lookUpInFolder(dir: HeldDir, name: string, path: string): EntryType | undefined {
+    try {
+      this.walk.seams.beforeStep?.({ op: 'stat', path });
+      // No exception for a missing name: most names a glob spells out are not there.
+      const st = lstatSync(this.walk.at(dir, name), { throwIfNoEntry: false });
+      return st === undefined ? undefined : entryTypeOf(st);
+    } catch (e) {
+      throw hostError(e, 'stat', path);
+    }
   }
 
   /** A walk's stat of the entry `name` of the held folder `dir`: an `lstat` through its handle. */

@@ -2,7 +2,9 @@
  * `walkHostTree`: the host layer's recursive-walk fast path (vfs/layer.ts `WalkableLayer`), and
  * `HeldFolderAccess`, the reads and stats it offers inside each folder it holds.
  *
- * Every folder under the start, depth first in listing order, each with its sorted entries.
+ * Every folder under the start, depth first in listing order, each with its sorted entries (or,
+ * where the caller names the only entries it needs, `WalkOptions.only`, those looked up by
+ * `lstat` through the folder's handle instead of listing it).
  * Each folder is opened through its parent's handle without following links (vfs/host-walk.ts
  * `ConfinedWalk.openDir`); links are listed, never descended. A bounded number of handles stay
  * open whatever the depth (vfs/held-folder-stack.ts: at most 33); an ancestor closed meanwhile
@@ -13,13 +15,14 @@
  * The entries of the folder being visited can be read and stat'ed through its handle (one
  * `open` or `lstat` by name, no walk from the root), with the layer's own checks: the layer
  * supplies them (`HostFolderOps`) and this module only holds the handle, the buffer reused by
- * `transient` reads, and the rule that the access dies when the walk moves on.
+ * `transient` reads, and the rule that the access dies when the walk moves on. Reads started in
+ * other threads (`readFiles`, where the layer offers them) hold the handle until they end.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
-import { childPath } from './layer.js';
-import type { ConfinedWalk, HeldDir } from './host-walk.js';
+import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
+import { childPath, lookupNames } from './layer.js';
+import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
 import { layerSegments } from './host-names.js';
 import { MAX_PATH_SEGMENTS } from './path.js';
@@ -45,6 +48,16 @@ export interface HostFolderOps {
     scratch: Buffer | undefined,
   ): Uint8Array | Promise<Uint8Array>;
   stat(dir: HeldDir, name: string, path: string): Stat;
+  /** The type of the entry `name` (lstat semantics), undefined when there is none. */
+  lookUp(dir: HeldDir, name: string, path: string): EntryType | undefined;
+  /** Reads several entries in other threads (vfs/host-read-many.ts); absent where that is not offered. */
+  readMany?(
+    dir: HeldDir,
+    names: readonly string[],
+    paths: readonly string[],
+    maxBytes: number,
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void>;
 }
 
 /** Handles a walk keeps (vfs/held-folder-stack.ts); each at least 1. */
@@ -84,7 +97,8 @@ export async function* walkHostTree(
         );
       }
       const dir = frame.dir!;
-      const entries = ops.list(dir);
+      const only = options.only?.(dir.rel);
+      const entries = only === undefined ? ops.list(dir) : lookUpIn(ops, dir, only);
       const files = new HeldFolderAccess(ops, dir, scratch);
       try {
         yield { path: dir.rel, entries, files };
@@ -121,6 +135,16 @@ function nextFolder(walk: ConfinedWalk, stack: HeldFolderStack): Frame | undefin
   return undefined;
 }
 
+/** The entries `names` of the held folder `dir`, each an `lstat` through its handle; missing ones left out. */
+function lookUpIn(ops: HostFolderOps, dir: HeldDir, names: readonly string[]): DirEntry[] {
+  const out: DirEntry[] = [];
+  for (const name of lookupNames(names)) {
+    const type = ops.lookUp(dir, name, childPath(dir.rel, name));
+    if (type !== undefined) out.push({ name, type });
+  }
+  return out;
+}
+
 /** A child folder for the walk, or undefined when it vanished or became something else. */
 function openSubdir(walk: ConfinedWalk, parent: HeldDir, name: string): HeldDir | undefined {
   try {
@@ -152,6 +176,7 @@ class HeldFolderAccess implements FolderAccess {
     this.#ops = ops;
     this.#dir = dir;
     this.#scratch = scratch;
+    if (ops.readMany) this.readFiles = (names, options, each) => this.#readFiles(names, options, each);
   }
 
   readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array> {
@@ -162,6 +187,22 @@ class HeldFolderAccess implements FolderAccess {
 
   stat(name: string): Stat {
     return this.#ops.stat(this.#dir, name, this.#entry(name, 'stat'));
+  }
+
+  /** Set only where the layer offers it (see the constructor). */
+  readFiles?: FolderAccess['readFiles'];
+
+  /** `FolderAccess.readFiles`: the folder's handle is held until the reads end, even after the walk moved on. */
+  #readFiles(
+    names: readonly string[],
+    options: { maxBytes: number },
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void> {
+    const paths = names.map((n) => this.#entry(n, 'read'));
+    const release = holdDir(this.#dir);
+    const reads = this.#ops.readMany!(this.#dir, names, paths, options.maxBytes, each);
+    reads.then(release, release);
+    return reads;
   }
 
   /** Called by the walk when it moves on: every later call throws `INTERNAL`. */

@@ -44,6 +44,42 @@ export interface HeldDir {
   readonly rel: string;
   /** Set when the walk needed it (a guard, or the fallback's comparison). */
   id?: HostIdentity;
+  /** Reads in other threads that use the handle now (`holdDir`): it is closed only once they end. */
+  holds?: number;
+  /** Set when the folder was closed while held: the last `holdDir` release closes it. */
+  closeWanted?: boolean;
+}
+
+/**
+ * Closes a held folder's handle, now or — while reads in other threads use it (`holdDir`) — once
+ * the last of them ends: a handle number closed under a running read could be reused by another
+ * open, and `/proc/self/fd/<fd>/<name>` would then name a file of another folder. Never throws.
+ */
+export function closeHeldDir(dir: HeldDir): void {
+  if (dir.holds) {
+    dir.closeWanted = true;
+    return;
+  }
+  try {
+    closeSync(dir.fd);
+  } catch {
+    /* already closed: nothing to undo */
+  }
+}
+
+/** Keeps `dir`'s handle open (see `closeHeldDir`) until the returned release is called; calling it again does nothing. */
+export function holdDir(dir: HeldDir): () => void {
+  dir.holds = (dir.holds ?? 0) + 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    dir.holds! -= 1;
+    if (dir.holds === 0 && dir.closeWanted) {
+      dir.closeWanted = false;
+      closeHeldDir(dir);
+    }
+  };
 }
 
 /**
@@ -207,17 +243,9 @@ export class ConfinedWalk {
     }
   }
 
-  /** Closes every handle of a chain except the root. Never throws. */
+  /** Closes every handle of a chain except the root (`closeHeldDir`). Never throws. */
   release(chain: readonly HeldDir[]): void {
-    for (const dir of chain) {
-      if (dir !== this.root) {
-        try {
-          closeSync(dir.fd);
-        } catch {
-          /* already closed: nothing to undo */
-        }
-      }
-    }
+    for (const dir of chain) if (dir !== this.root) closeHeldDir(dir);
   }
 
   /**
@@ -262,7 +290,7 @@ export class ConfinedWalk {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    closeSync(this.root.fd);
+    closeHeldDir(this.root);
   }
 
   /** Fallback only: `SYMLINK_ESCAPE` when the folder's host path no longer lands on the held folder. */

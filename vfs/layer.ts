@@ -13,7 +13,7 @@
  * Modelled on Go's io/fs: a small read core (`Layer`), writing as an extension
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
-import { isVfsError } from './errors.js';
+import { VfsError, isVfsError } from './errors.js';
 
 /** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -204,6 +204,20 @@ export interface FolderAccess {
   readFile(name: string, options?: FolderReadOptions): Uint8Array | Promise<Uint8Array>;
   /** As `Layer.stat` for the entry `name` of the folder (lstat semantics), synchronously. */
   stat(name: string): Stat;
+  /**
+   * Optional: several entries read beside the event loop (other threads), each as `readFile`
+   * would (same checks, the same refusals as `VfsError`s), started now while the walk holds the
+   * folder and delivered to `each` as they arrive, possibly after the walk moved on: the layer
+   * keeps the folder for them. The bytes are valid only until `each` returns (or its promise
+   * settles); `undefined` means "read it yourself" (it changed while read). Rejects with `each`'s
+   * error, or when the reading itself failed (`INTERNAL`). Offered where it pays and is as safe
+   * as `readFile` (the host layer under the procfs guarantee).
+   */
+  readFiles?(
+    names: readonly string[],
+    options: { maxBytes: number },
+    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+  ): Promise<void>;
 }
 
 /**
@@ -224,6 +238,19 @@ export interface WalkEntries {
 export interface WalkOptions {
   /** Asked before descending into a sub-folder (layer-relative path); false skips it (e.g. `.git`). */
   descend?(path: string): boolean;
+  /**
+   * Asked before a folder is listed (layer-relative path): names, when only those entries of it
+   * matter (a glob that spells them out). The walk then looks them up one by one (as `stat`, a
+   * link reported, not followed; missing ones left out) instead of listing the folder; the
+   * folder's `entries` hold only them. Undefined: the whole listing.
+   */
+  only?(path: string): readonly string[] | undefined;
+}
+
+/** `names` deduplicated, in listing order, without anything that cannot be an entry's name. */
+export function lookupNames(names: readonly string[]): string[] {
+  const ok = names.filter((n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
+  return [...new Set(ok)].sort(compareNames);
 }
 
 /**
@@ -240,6 +267,24 @@ export interface WalkableLayer extends Layer {
 /** True when the layer offers the `walkTree` fast path. */
 export function isWalkableLayer(layer: Layer): layer is WalkableLayer {
   return typeof (layer as Partial<WalkableLayer>).walkTree === 'function';
+}
+
+/**
+ * The entries `names` of the folder `dir`, each looked up with `stat` (missing ones left out),
+ * after checking `dir` is a folder (`NOT_DIRECTORY`, `NOT_FOUND` as `readdir` would answer).
+ */
+async function lookUp(layer: Layer, dir: string, names: readonly string[]): Promise<DirEntry[]> {
+  const self = await layer.stat(dir);
+  if (self.type !== 'directory') throw new VfsError(self.type === 'symlink' ? 'SYMLINK_ESCAPE' : 'NOT_DIRECTORY', 'readdir', dir);
+  const out: DirEntry[] = [];
+  for (const name of lookupNames(names)) {
+    try {
+      out.push({ name, type: (await layer.stat(childPath(dir, name))).type });
+    } catch (e) {
+      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    }
+  }
+  return out;
 }
 
 /** A sub-folder that answers one of these mid-walk vanished or turned into something else. */
@@ -260,7 +305,8 @@ export async function* walkLayer(layer: Layer, path: string, options: WalkOption
     const dir = pending.pop()!;
     let entries: DirEntry[];
     try {
-      entries = await layer.readdir(dir);
+      const only = options.only?.(dir);
+      entries = only === undefined ? await layer.readdir(dir) : await lookUp(layer, dir, only);
     } catch (e) {
       if (dir !== path && isVfsError(e) && VANISHED_FOLDER_CODES.has(e.code)) continue;
       throw e;

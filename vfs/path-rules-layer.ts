@@ -105,7 +105,7 @@ export class PathRulesLayer implements WritableLayer, LinkReadingLayer, Lockable
       return;
     }
     const descend = (p: string) => !this.isHidden(p) && (options.descend?.(p) ?? true);
-    for await (const folder of walkLayer(this.inner, path, { descend })) {
+    for await (const folder of walkLayer(this.inner, path, { descend, only: options.only })) {
       if (this.hiddenFolded!.parent.relation(folder.path) !== 'same') yield folder;
       else yield { path: folder.path, entries: this.withoutHidden(folder.path, folder.entries) };
     }

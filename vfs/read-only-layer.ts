@@ -52,9 +52,9 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LinkReadingL
 
   /**
    * The inner layer's walk (vfs/layer.ts `walkLayer`: its fast path when it has one). Each
-   * folder's `files` is handed on as a new object holding only `readFile` and `stat`, so
-   * whatever else the inner layer's accessor holds never leaves this wrapper: the walk gives
-   * reads, never a way to write.
+   * folder's `files` is handed on as a new object holding only its reads (`readFile`, `stat`,
+   * `readFiles`), so whatever else the inner layer's accessor holds never leaves this wrapper:
+   * the walk gives reads, never a way to write.
    */
   async *walkTree(path: string, options?: WalkOptions): AsyncGenerator<WalkEntries> {
     checkLayerPath(path, 'walk');
@@ -93,7 +93,9 @@ export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LinkReadingL
 
 /** The reads of a walk's `FolderAccess`, and nothing else of the object behind it. */
 function readsOnly(files: FolderAccess): FolderAccess {
-  return { readFile: (name, options) => files.readFile(name, options), stat: (name) => files.stat(name) };
+  const reads: FolderAccess = { readFile: (name, options) => files.readFile(name, options), stat: (name) => files.stat(name) };
+  if (files.readFiles) reads.readFiles = (names, options, each) => files.readFiles!(names, options, each);
+  return reads;
 }
 
 /** Wraps a layer so that every write is refused with `READ_ONLY`. */

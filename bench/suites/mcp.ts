@@ -2,8 +2,13 @@
  * MCP round trips: the same SDK client against the MCP reference filesystem server
  * (`@modelcontextprotocol/server-filesystem`) and against `gatefs serve` (stdio), both serving
  * the same folder. Medians of read 4 KiB, write 4 KiB, edit, list one folder, and a recursive
- * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern).
- * gatefs uses the `shared` backend here so both servers touch the very same files.
+ * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern),
+ * and the same search over a 29,000-file monorepo built from real packages
+ * (bench/monorepo-fixture.ts). gatefs uses the `shared` backend here so both servers touch the
+ * very same files. The same searches as Claude Code's Glob under `serve --profile claude-code`
+ * (files only, newest first), and the monorepo list over MCP against the same list through the
+ * gate in this process: what serving the answer (the text, the structure, the SDK's checks, the
+ * pipe, the client's parse and checks) adds to it.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { measurePair, type Report } from '../harness.js';
+import { monorepoFixture } from '../monorepo-fixture.js';
+import { createHost } from '../../src/host/create-host.js';
 
 const SUITE = 'mcp';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -20,6 +27,37 @@ async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'gatefs-bench', version: '1' });
   await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
   return client;
+}
+
+/** The bench role's manifest (shared backend), written under `tmp`. */
+function benchManifest(tmp: string, name: string): string {
+  const manifest = join(tmp, `${name}.yaml`);
+  writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
+  return manifest;
+}
+
+/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`, with the tool profile `profile`. */
+function serveGatefs(repo: string, tmp: string, name: string, profile = 'gatefs'): Promise<Client> {
+  const manifest = benchManifest(tmp, name);
+  return connect(process.execPath, [
+    join(root, 'dist/src/cli/main.js'),
+    'serve',
+    '--repo',
+    repo,
+    '--state-dir',
+    join(tmp, `${name}-state`),
+    '--manifest',
+    manifest,
+    '--conversation',
+    'bench',
+    '--profile',
+    profile,
+  ]);
+}
+
+/** The reference filesystem server over `dir`. */
+function serveReference(dir: string): Promise<Client> {
+  return connect(process.execPath, [join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), dir]);
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
@@ -41,27 +79,12 @@ export async function run(report: Report): Promise<void> {
     writeFileSync(join(dir, 'edit.txt'), `${kib4.repeat(32)}marker-A\n${kib4.repeat(31)}`);
     for (let i = 0; i < 100; i++) writeFileSync(join(dir, 'folder', `file-${String(i).padStart(3, '0')}.txt`), `file ${i}\n`);
     cpSync(join(root, 'node_modules'), join(dir, 'deps'), { recursive: true, verbatimSymlinks: true });
-    const manifest = join(tmp, 'gatefs.yaml');
-    writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
-
-    const reference = await connect(process.execPath, [
-      join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
-      dir,
-    ]);
+    const reference = await serveReference(dir);
     clients.push(reference);
-    const gatefs = await connect(process.execPath, [
-      join(root, 'dist/src/cli/main.js'),
-      'serve',
-      '--repo',
-      dir,
-      '--state-dir',
-      join(tmp, 'state'),
-      '--manifest',
-      manifest,
-      '--conversation',
-      'bench',
-    ]);
+    const gatefs = await serveGatefs(dir, tmp, 'content');
     clients.push(gatefs);
+    const claude = await serveGatefs(dir, tmp, 'content-cc', 'claude-code');
+    clients.push(claude);
 
     const ref = (p: string) => join(dir, p);
     const content = kib4.repeat(64);
@@ -122,6 +145,14 @@ export async function run(report: Report): Promise<void> {
         target: 0.1,
         note: 'search_files vs list with a pattern',
       },
+      {
+        name: 'recursive **/*.js Glob over node_modules (serve --profile claude-code)',
+        subject: () => call(claude, 'Glob', { pattern: '**/*.js', path: 'deps' }),
+        baseline: () => call(reference, 'search_files', { path: ref('deps'), pattern: '**/*.js' }),
+        iterations: 10,
+        target: 0.1,
+        note: 'search_files vs Glob: files newest first, at most 100',
+      },
     ];
     cpSync(join(dir, 'edit.txt'), join(dir, 'edit-ref.txt'));
     const refFound = (await call(reference, 'search_files', { path: ref('deps'), pattern: '**/*.js' })).split('\n').length;
@@ -150,8 +181,66 @@ export async function run(report: Report): Promise<void> {
         report.skip({ suite: SUITE, name: c.name, reason: `failed: ${(e as Error).message}` });
       }
     }
+    await monorepoSearch(report, tmp, clients);
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The recursive search over the monorepo fixture (29,000 files), when node_modules is there to build it. */
+async function monorepoSearch(report: Report, tmp: string, clients: Client[]): Promise<void> {
+  const repo = monorepoFixture();
+  if (!repo) {
+    report.skip({ suite: SUITE, name: 'recursive **/*.js search over the monorepo', reason: 'node_modules is absent' });
+    return;
+  }
+  const reference = await serveReference(repo);
+  clients.push(reference);
+  const gatefs = await serveGatefs(repo, tmp, 'monorepo');
+  clients.push(gatefs);
+  const subject = () => call(gatefs, 'list', { pattern: '**/*.js', maxResults: 100_000 });
+  const baseline = () => call(reference, 'search_files', { path: repo, pattern: '**/*.js' });
+  report.note(
+    SUITE,
+    `monorepo search: the reference found ${(await baseline()).split('\n').length} paths, gatefs ${(await subject()).split('\n').length}`,
+  );
+  const m = await measurePair(subject, baseline, { iterations: 6, warmup: 0, rounds: 3 });
+  report.compare({
+    suite: SUITE,
+    name: 'recursive **/*.js search over a 29,000-file monorepo',
+    ...m,
+    baseline: 'reference server-filesystem',
+    target: 0.1,
+    note: 'search_files vs list with a pattern',
+  });
+  await servingCost(report, repo, tmp, subject);
+}
+
+/**
+ * The monorepo list over MCP (`subject`) against the same list through the gate of a host in
+ * this process, on the same folder: the ratio less one is what serving the answer costs.
+ */
+async function servingCost(report: Report, repo: string, tmp: string, subject: () => Promise<string>): Promise<void> {
+  const host = await createHost({ repo, stateDir: join(tmp, 'in-process-state'), manifest: benchManifest(tmp, 'in-process') });
+  try {
+    await host.prepare({ conversation: 'bench', role: 'bench' });
+    const args = { pattern: '**/*.js', maxResults: 100_000 };
+    const inProcess = async () => {
+      const r = await host.gate.call('bench', 'list', args);
+      if (!r.ok) throw new Error(`list failed: ${r.error.code}`);
+      return r;
+    };
+    const m = await measurePair(subject, inProcess, { iterations: 12, warmup: 1, rounds: 3 });
+    report.compare({
+      suite: SUITE,
+      name: 'the monorepo **/*.js list over MCP (stdio) vs the same list through the gate in process',
+      ...m,
+      baseline: 'gatefs gate, in process',
+      target: 1.15,
+      note: 'what serving the answer adds',
+    });
+  } finally {
+    await host.close();
   }
 }

@@ -4,15 +4,16 @@
  * answering the client's `initialize` (`answerInitializeEarly`) at once, so a client waits only
  * for Node to start, and watch for stop signals. `serve` then takes both over (`takeEarlyServe`). Any other
  * command line (another command, `--help`, `--http`, a flag this does not know) is left to the
- * CLI untouched. Imports nothing heavy: node:stream, the instructions and the version.
+ * CLI untouched. Imports nothing heavy: node:stream, the instructions, the profile names and the version.
  */
 import { answerInitializeEarly, type EarlyInitialize } from '../mcp/early-initialize.js';
 import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/instructions.js';
 import { gatefsVersion } from '../mcp/version.js';
+import { isProfileName, type ProfileName } from '../mcp/profile-name.js';
 import { watchStopSignals, type StopWatch } from './stop-signals.js';
 
 /** Flags of a stdio `serve` taking a value, and those that do not. */
-const VALUE_FLAGS = new Set(['--conversation', '--role', '--repo', '--state-dir', '--manifest']);
+const VALUE_FLAGS = new Set(['--conversation', '--role', '--repo', '--state-dir', '--manifest', '--profile']);
 const BARE_FLAGS = new Set(['--json']);
 const ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
@@ -24,21 +25,26 @@ export interface EarlyServe {
 
 let started: EarlyServe | undefined;
 
-/** The conversation a plain stdio `serve` command line names (undefined for `auto`), or null when it is not one. */
-export function earlyServeConversation(argv: readonly string[]): { conversation: string | undefined } | null {
+/**
+ * The conversation a plain stdio `serve` command line names (undefined for `auto`) and its tool
+ * profile, or null when it is not one (an unknown `--profile` included: the CLI explains it).
+ */
+export function earlyServeConversation(argv: readonly string[]): { conversation: string | undefined; profile: ProfileName } | null {
   let conversation: string | null = null;
+  let profile: string = 'gatefs';
   let sawServe = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === 'serve' && !sawServe) sawServe = true;
     else if (VALUE_FLAGS.has(a) && i + 1 < argv.length) {
       if (a === '--conversation') conversation = argv[i + 1]!;
+      if (a === '--profile') profile = argv[i + 1]!;
       i++;
     } else if (!BARE_FLAGS.has(a)) return null;
   }
-  if (!sawServe || conversation === null) return null;
-  if (conversation === 'auto') return { conversation: undefined };
-  return ID.test(conversation) ? { conversation } : null;
+  if (!sawServe || conversation === null || !isProfileName(profile)) return null;
+  if (conversation === 'auto') return { conversation: undefined, profile };
+  return ID.test(conversation) ? { conversation, profile } : null;
 }
 
 /** Starts answering early when `argv` is a plain stdio `serve` (see the file comment). */
@@ -53,7 +59,7 @@ export function startEarlyServe(argv: readonly string[]): void {
       name: 'gatefs',
       version: gatefsVersion(),
       capabilities: SERVER_CAPABILITIES,
-      instructions: workspaceInstructions(plain.conversation),
+      instructions: workspaceInstructions(plain.conversation, plain.profile),
     },
   });
   started = { early, stop };

@@ -22,6 +22,7 @@ import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/types.js';
 import type { WorkspaceHost } from '../host/workspace-host.js';
+import type { ProfileName } from '../mcp/profile-name.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
@@ -31,6 +32,7 @@ import type { WorkspaceHost } from '../host/workspace-host.js';
  */
 export async function serveOverStdio(
   role: string | undefined,
+  profileName: ProfileName,
   { globals, flags, out, env }: Omit<CommandContext, 'args'>,
 ): Promise<number> {
   const choice = conversationFlag(flags.conversation);
@@ -41,20 +43,27 @@ export async function serveOverStdio(
     answerInitializeEarly({
       stdin: process.stdin,
       stdout: process.stdout,
-      server: { name: 'gatefs', version: gatefsVersion(), capabilities: SERVER_CAPABILITIES, instructions: workspaceInstructions(fixed) },
+      server: {
+        name: 'gatefs',
+        version: gatefsVersion(),
+        capabilities: SERVER_CAPABILITIES,
+        instructions: workspaceInstructions(fixed, profileName),
+      },
     });
   const stop = taken?.stop ?? watchStopSignals(out.progress);
   try {
-    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }] = await Promise.all([
+    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
       import('../mcp/stdio.js'),
       import('../mcp/workspace-readiness.js'),
       import('../mcp/session.js'),
+      import('../mcp/profiles/profile-named.js'),
     ]);
     const holder = newHolderId();
+    const names = profileName === 'gatefs' ? '' : ` (${profileName} tool names)`;
     out.progress(
       fixed
-        ? `serving conversation "${fixed}" over stdio; its workspace is made ready in the background`
-        : "serving over stdio; choosing this client window's conversation in the background",
+        ? `serving conversation "${fixed}" over stdio${names}; its workspace is made ready in the background`
+        : `serving over stdio${names}; choosing this client window's conversation in the background`,
     );
     const readiness = new WorkspaceReadiness({
       openHost: () => openHost(globals),
@@ -70,6 +79,7 @@ export async function serveOverStdio(
       log: out.progress,
       explain: clientSafeReason,
       input: early.handOver(),
+      profile: profileNamed(profileName),
     });
     const conversation = readiness.conversationId ?? 'this window';
     if (end.outcome && !end.outcome.ok && !end.outcome.stopped && !stop.isStopping) {

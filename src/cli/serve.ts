@@ -17,6 +17,7 @@ import { serveOverStdio } from './serve-stdio.js';
 import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
 import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
 import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
+import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/profile-name.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -27,11 +28,13 @@ const THIS_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
-  usage: 'gatefs serve [--conversation ID|auto] [--role R] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
+  usage:
+    'gatefs serve [--conversation ID|auto] [--role R] [--profile gatefs|claude-code] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
     role: { type: 'string' },
+    profile: { type: 'string' },
     http: { type: 'string' },
     token: { type: 'string' },
     'token-file': { type: 'string' },
@@ -44,6 +47,10 @@ export const serveCommand: Command = {
       'stdio: the conversation to serve; auto: one per client window and folder (default: a new id, printed on stderr)',
     ],
     ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
+    [
+      '--profile P',
+      "the tool names: gatefs (read, grep, list, edit, write, …; default) or claude-code (Claude Code's Read, Write, Edit, MultiEdit, Glob, Grep, LS)",
+    ],
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
     ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
     ['--no-token', 'HTTP on a loopback address only: require no token (any local process may connect)'],
@@ -78,12 +85,14 @@ export const serveCommand: Command = {
   async run({ globals, flags, out, env }) {
     if (flags.token !== undefined) throw new UsageError(`--token is not accepted: ${TOKEN_ON_COMMAND_LINE}`, 'serve');
     const role = typeof flags.role === 'string' ? flags.role : undefined;
+    const profile = flags.profile ?? 'gatefs';
+    if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(', ')}`, 'serve');
     process.stderr.on('error', () => undefined); // a client that closed our stderr must not crash the server
-    if (typeof flags.http === 'string') return serveOverHttp(flags.http, role, { globals, flags, out, env });
+    if (typeof flags.http === 'string') return serveOverHttp(flags.http, role, profile, { globals, flags, out, env });
     for (const flag of ['token-file', 'no-token', 'allow-new']) {
       if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for --http; stdio needs none`, 'serve');
     }
-    return serveOverStdio(role, { globals, flags, out, env });
+    return serveOverStdio(role, profile, { globals, flags, out, env });
   },
 };
 
@@ -91,6 +100,7 @@ export const serveCommand: Command = {
 async function serveOverHttp(
   http: string,
   role: string | undefined,
+  profileName: ProfileName,
   { globals, flags, out, env }: Omit<CommandContext, 'args'>,
 ): Promise<number> {
   let address;
@@ -112,16 +122,23 @@ async function serveOverHttp(
   const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
   const stop = watchStopSignals(out.progress);
   try {
-    const { serveHttp } = await import('../mcp/http-server.js');
+    const [{ serveHttp }, { profileNamed }] = await Promise.all([
+      import('../mcp/http-server.js'),
+      import('../mcp/profiles/profile-named.js'),
+    ]);
+    const profile = profileNamed(profileName);
     const host = await openHost(globals);
     try {
       const token = auth.settle();
-      const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, log: out.progress });
+      const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, profile, log: out.progress });
       auth.announce(out.progress);
       if (!address.loopback)
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';
-      out.progress(`serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}`);
+      const names = profileName === 'gatefs' ? '' : `; ${profileName} tool names`;
+      out.progress(
+        `serving MCP over HTTP at ${running.url}/mcp/<conversation>${door}${allowNew ? '; new conversations allowed' : ''}${names}`,
+      );
       // The token is shown once (above); the page's sign-in takes it, or `#token=<token>` appended to this URL.
       out.progress(`status page (read-only): ${running.url}/${token === null ? '' : ' (sign in with the bearer token)'}`);
       const reason = await stop.stopped;

@@ -44,6 +44,11 @@ export class HttpReadiness implements ReadinessSource {
     return this.session !== undefined;
   }
 
+  /** The conversation of the session's URL. */
+  get conversationId(): string {
+    return this.conversation;
+  }
+
   /** True once this session took its share of the conversation's occupancy (so its end gives it back). */
   get holdsOccupancy(): boolean {
     return this.session !== undefined;

@@ -25,6 +25,7 @@ import { describeFailure } from './describe-failure.js';
 import { reply } from './http-reply.js';
 import { admitRequest, type AdmissionPolicy } from './http-admission.js';
 import { HttpSessions } from './http-sessions.js';
+import type { ToolProfile } from './tool-profile.js';
 import { isStatusPath, StatusRoutes } from './status-routes.js';
 import { gatefsVersion } from './version.js';
 
@@ -55,6 +56,8 @@ export interface HttpServeOptions {
   log?: (line: string) => void;
   /** How often the status page's live feed looks at the host (default 1000 ms). */
   statusEveryMs?: number;
+  /** The names and shapes the tools are offered under (`--profile`; default: the gate's own). */
+  profile?: ToolProfile;
 }
 
 /** A listening server: its base URL (`http://host:port`) and how to stop it. */
@@ -93,6 +96,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     creationLimits: { ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true },
     clock: options.clock ?? systemClock,
     log,
+    ...(options.profile ? { profile: options.profile } : {}),
   });
   const status = new StatusRoutes(host, {
     token,

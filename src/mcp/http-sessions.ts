@@ -23,6 +23,7 @@ import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { callsSettled, createMcpServer } from './server.js';
 import { createWaitingMcpServer } from './waiting-server.js';
+import type { ToolProfile } from './tool-profile.js';
 import { HttpReadiness } from './http-readiness.js';
 import { ensureWorkspace } from './ensure-workspace.js';
 import type { Session } from './session.js';
@@ -43,6 +44,8 @@ export interface HttpSessionOptions {
   clock: Clock;
   /** Where one-line logs go. */
   log: (line: string) => void;
+  /** The names and shapes the tools are offered under (default: the gate's own). */
+  profile?: ToolProfile;
 }
 
 /** One open session: its transport and its MCP server. */
@@ -167,7 +170,11 @@ export class HttpSessions {
       (line) => log(`session ${id} ${line}`),
       role,
     );
-    const mcp = createWaitingMcpServer(readiness, { conversation, explain: (e) => String(codeOf(e) ?? 'an unexpected error') });
+    const mcp = createWaitingMcpServer(readiness, {
+      conversation,
+      explain: (e) => String(codeOf(e) ?? 'an unexpected error'),
+      ...(this.options.profile ? { profile: this.options.profile } : {}),
+    });
     return this.serveSession(
       req,
       res,
@@ -215,7 +222,11 @@ export class HttpSessions {
       reply(res, 409, `the workspace cannot be occupied now${withCode(e)}`, SERVER_ERROR, request.rpcId);
       return false;
     }
-    const mcp = createMcpServer(this.host, { conversation, holder: session.holder });
+    const mcp = createMcpServer(this.host, {
+      conversation,
+      holder: session.holder,
+      ...(this.options.profile ? { profile: this.options.profile } : {}),
+    });
     return this.serveSession(req, res, request, slot, mcp, () => true, `holder ${session.holder}`);
   }
 

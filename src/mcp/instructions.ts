@@ -4,13 +4,23 @@
  * Loads nothing.
  */
 
-/** The instructions for `conversation`, or for a session whose conversation is chosen later (`--conversation auto`). */
-export function workspaceInstructions(conversation?: string): string {
+import type { ProfileName } from './profile-name.js';
+
+/**
+ * The instructions for `conversation`, or for a session whose conversation is chosen later
+ * (`--conversation auto`), under the tool profile `profile` (default `gatefs`).
+ */
+export function workspaceInstructions(conversation?: string, profile: ProfileName = 'gatefs'): string {
   const where = conversation === undefined ? 'this client window' : `conversation "${conversation}"`;
   const root = conversation === undefined ? '/worktrees/<conversation>' : `/worktrees/${conversation}`;
-  return (
+  const base =
     `gatefs workspace for ${where}. Relative paths resolve in your workspace root ` +
-    `${root}; declared mounts appear at their own paths. Errors carry a stable code.`
+    `${root}; declared mounts appear at their own paths. Errors carry a stable code.`;
+  if (profile !== 'claude-code') return base;
+  return (
+    `${base} Use this server's Read, Write, Edit, MultiEdit, Glob, Grep and LS for every file: they take the same ` +
+    `arguments as Claude Code's built-in tools, and file_path may be absolute under ${root}/ (or a mount path) or ` +
+    `relative to ${root}. Paths of the machine the client runs on are not this workspace and are refused (OUTSIDE_MOUNTS).`
   );
 }
 

@@ -14,6 +14,8 @@
 import { CodedError } from '../../vfs/coded-error.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
 import { requestFilesTool } from '../../tools/request-files.js';
+import { plainJsonSchema } from '../../tools/tool.js';
+import { CLAUDE_CODE_INPUTS } from './profiles/claude-code-schemas.js';
 import { maxJsonBytes, maxJsonStringBytes } from './json-size-bound.js';
 import { maxJsonTokens } from './json-token-bound.js';
 
@@ -61,8 +63,11 @@ export function messageLimitFor(tools: readonly SizedTool[]): number {
   return largest + ENVELOPE_ALLOWANCE_BYTES;
 }
 
-/** Every tool a gatefs gate can offer (the file tools and `request_files`). */
-export const SERVED_TOOLS: readonly SizedTool[] = [...FILE_TOOLS, requestFilesTool].map((t) => t.descriptor);
+/** Every tool a gatefs server can offer: the file tools and `request_files`, and the tools of the `claude-code` profile. */
+export const SERVED_TOOLS: readonly SizedTool[] = [
+  ...[...FILE_TOOLS, requestFilesTool].map((t) => t.descriptor),
+  ...Object.entries(CLAUDE_CODE_INPUTS).map(([name, schema]) => ({ name, inputSchema: plainJsonSchema(schema) })),
+];
 
 /**
  * The cap of one MCP message in bytes on every transport of `gatefs serve`: about 140 MiB

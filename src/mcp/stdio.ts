@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import { callsSettled } from './server.js';
 import { createWaitingMcpServer } from './waiting-server.js';
+import type { ToolProfile } from './tool-profile.js';
 import { CappedStdioTransport } from './capped-stdio-transport.js';
 import type { EarlyAnswer } from './early-initialize.js';
 import type { Readiness, WorkspaceReadiness } from './workspace-readiness.js';
@@ -24,6 +25,8 @@ export interface StdioServeOptions {
   log?: (line: string) => void;
   /** A failure the client may see (no host paths). */
   explain: (e: unknown) => string;
+  /** The names and shapes the tools are offered under (`--profile`; default: the gate's own). */
+  profile?: ToolProfile;
   /** stdin as the early initialize reader hands it over (`EarlyInitialize.handOver`), and what it answered (default: process.stdin, nothing). */
   input?: { stream: Readable; answered: EarlyAnswer | null };
 }
@@ -47,6 +50,7 @@ export async function serveStdio(readiness: WorkspaceReadiness, options: StdioSe
     const server = createWaitingMcpServer(readiness, {
       conversation: options.conversation,
       explain: options.explain,
+      ...(options.profile ? { profile: options.profile } : {}),
     });
     const transport = new CappedStdioTransport({
       log: options.log,

@@ -5,7 +5,8 @@
 import type { ToolResult } from '../../tools/result.js';
 import { numberLines } from '../../tools/numbered-lines.js';
 
-type Row = Record<string, unknown>;
+/** A result value, read field by field. */
+export type Row = Record<string, unknown>;
 
 /**
  * Renders a gate result as text. An error reads `CODE: message` (with the namespace path when
@@ -102,8 +103,8 @@ function writeText(v: Row): string {
   ].join('\n');
 }
 
-/** The syntax check of an edit or write, when the file is a source file. */
-function syntaxLines(s: Row | undefined): string[] {
+/** The syntax check of an edit or write, when the file is a source file (no lines otherwise). */
+export function syntaxLines(s: Row | undefined): string[] {
   if (!s) return [];
   if (!s.checked) return [`syntax (${s.language}): not checked, ${s.reason}`];
   const found = (s.introduced as Row[] | undefined) ?? [];
@@ -123,26 +124,115 @@ function candidateText(details: Record<string, unknown> | undefined): string {
   return `\nthe file's text at lines ${c.line}-${c.endLine}:\n${numberLines(c.text, Number(c.line))}`;
 }
 
+/**
+ * One entry a line: a folder ends with '/', a file or link shows its size (`src/a.ts  1234 B`),
+ * `mtime` follows when the list was sorted by it; then what is left: the next page's offset, the
+ * walk's limit, the entries `.gitignore` hid.
+ */
 function listText(v: Row): string {
   const entries = (v.entries as Row[] | undefined) ?? [];
-  const lines = entries.map((e) => `${e.type === 'directory' ? `${e.path}/` : e.path}${e.type === 'symlink' ? ' (symlink)' : ''}`);
+  const lines = entries.map((e) => {
+    const when = typeof e.mtime === 'string' ? `  ${e.mtime}` : '';
+    if (e.type === 'directory') return `${e.path}/${when}`;
+    if (e.type === 'symlink') return `${e.path}  (symlink, ${e.size} B)${when}`;
+    if (e.type === 'other') return `${e.path}  (special file)${when}`;
+    return `${e.path}  ${e.size} B${when}`;
+  });
   if (entries.length === 0) lines.push('(no entries)');
-  if (v.truncated) lines.push('(truncated: narrow the path or pattern, or raise maxResults)');
+  lines.push(...pageNotes(v, 'entries', 'narrow the path or pattern'));
+  if (typeof v.ignored === 'number') lines.push(`(${v.ignored} ignored by .gitignore not shown; includeIgnored: true lists them)`);
   return lines.join('\n');
 }
 
+/** The paging lines of a list or grep value: where the next page starts, or that the walk was cut. */
+function pageNotes(v: Row, what: string, narrow: string): string[] {
+  if (typeof v.nextOffset === 'number') return [`(more ${what}: continue with offset ${v.nextOffset})`];
+  if (v.truncated) return [`(truncated: the walk stopped at its entry limit; ${narrow})`];
+  return [];
+}
+
+/**
+ * ripgrep's shapes: file paths; `path:count`; content as `path:line:text` for a matching line and
+ * `path-line-text` for a context line, each line once, `--` between groups that do not touch
+ * (when context was asked for). An empty answer says how many files were searched and skipped.
+ */
 function grepText(v: Row): string {
   const lines: string[] = [];
   if (Array.isArray(v.files)) lines.push(...(v.files as string[]));
-  if (Array.isArray(v.matches)) {
-    for (const m of v.matches as Row[]) lines.push(`${m.path}:${m.line}: ${m.text}`);
-  }
+  if (Array.isArray(v.matches)) lines.push(...contentLines(v.matches as Row[]));
   if (Array.isArray(v.counts)) {
-    for (const c of v.counts as Row[]) lines.push(`${c.path}: ${c.count}`);
+    for (const c of v.counts as Row[]) lines.push(`${c.path}:${c.count}`);
   }
-  if (lines.length === 0) lines.push('(no matches)');
-  if (v.truncated) lines.push('(truncated: narrow the search or raise maxResults)');
+  if (lines.length === 0) lines.push(`(no matches; ${searchedNote(v)})`);
+  lines.push(...pageNotes(v, 'results', 'search a narrower path'));
+  if (typeof v.hint === 'string') lines.push(`(${v.hint})`);
   return lines.join('\n');
+}
+
+/** "searched 12 files, skipped 3 ignored by .gitignore, 1 binary". */
+export function searchedNote(v: Row): string {
+  const n = Number(v.filesSearched ?? 0);
+  const parts = [`searched ${n} file${n === 1 ? '' : 's'}`];
+  const skipped = (v.skipped as Row | undefined) ?? {};
+  const why: string[] = [];
+  if (skipped.ignored) why.push(`${skipped.ignored} ignored by .gitignore`);
+  if (skipped.binary) why.push(`${skipped.binary} binary`);
+  if (skipped.tooLarge) why.push(`${skipped.tooLarge} over 32 MiB`);
+  if (why.length > 0) parts.push(`skipped ${why.join(', ')}`);
+  return parts.join('; ');
+}
+
+/**
+ * Content output as ripgrep prints it (see `grepText`); a multiline hit shows each of its lines.
+ * `lineNumbers: false` prints `path:text` and `path-text` (rg without `-n`); `shownPath` maps
+ * each path as the value holds it to the path printed.
+ */
+export function contentLines(
+  matches: readonly Row[],
+  { lineNumbers = true, shownPath = (p: string) => p }: { lineNumbers?: boolean; shownPath?: (path: string) => string } = {},
+): string[] {
+  const out: string[] = [];
+  const withContext = matches.some((m) => Array.isArray(m.before) || Array.isArray(m.after));
+  let file: string | undefined;
+  let rows = new Map<number, { text: string; isMatch: boolean }>();
+  const flush = () => {
+    let last: number | undefined;
+    const shown = file === undefined ? '' : shownPath(file);
+    for (const n of [...rows.keys()].sort((a, b) => a - b)) {
+      if (withContext && last !== undefined && n > last + 1) out.push('--');
+      if (withContext && last === undefined && out.length > 0) out.push('--');
+      const row = rows.get(n)!;
+      const sep = row.isMatch ? ':' : '-';
+      out.push(lineNumbers ? `${shown}${sep}${n}${sep}${row.text}` : `${shown}${sep}${row.text}`);
+      last = n;
+    }
+    rows = new Map();
+  };
+  for (const m of matches) {
+    if (m.path !== file) {
+      flush();
+      file = String(m.path);
+    }
+    const line = Number(m.line);
+    const before = (m.before as string[] | undefined) ?? [];
+    before.forEach((text, i) => {
+      const n = line - before.length + i;
+      if (!rows.has(n)) rows.set(n, { text, isMatch: false });
+    });
+    const texts = String(m.text).split('\n');
+    const end = typeof m.endLine === 'number' ? m.endLine : line;
+    for (let i = 0; i < texts.length && line + i <= end; i++) {
+      const cut = i === texts.length - 1 && texts.length - 1 < end - line + 1 && texts[i] === '\u2026';
+      if (cut) rows.set(line + i, { text: `\u2026 (through line ${end})`, isMatch: true });
+      else rows.set(line + i, { text: texts[i], isMatch: true });
+    }
+    ((m.after as string[] | undefined) ?? []).forEach((text, i) => {
+      const n = end + 1 + i;
+      if (!rows.has(n)) rows.set(n, { text, isMatch: false });
+    });
+  }
+  flush();
+  return out;
 }
 
 function requestText(v: Row): string {

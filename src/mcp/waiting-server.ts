@@ -17,8 +17,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolResult } from '../../tools/result.js';
-import { toCallToolResult, toMcpTool, trackCall } from './server.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { trackCall } from './server.js';
+import { GATEFS_PROFILE, gateOf, type ToolProfile } from './tool-profile.js';
 import { gatefsVersion } from './version.js';
 import { SERVER_CAPABILITIES, workspaceInstructions } from './instructions.js';
 import type { ReadinessSource } from './workspace-readiness.js';
@@ -32,35 +33,34 @@ export interface WaitingServerOptions {
   conversation?: string;
   /** A failure the client may see (no host paths). */
   explain: (e: unknown) => string;
+  /** The names and shapes the tools are offered under (default: `GATEFS_PROFILE`). */
+  profile?: ToolProfile;
 }
 
 /** Creates the server over `readiness` (see the file comment). Connect it with `server.connect(transport)`. */
 export function createWaitingMcpServer(readiness: ReadinessSource, options: WaitingServerOptions): Server {
+  const profile = options.profile ?? GATEFS_PROFILE;
   const server = new Server(
     { name: 'gatefs', version: gatefsVersion() },
-    { capabilities: { ...SERVER_CAPABILITIES }, instructions: workspaceInstructions(options.conversation) },
+    { capabilities: { ...SERVER_CAPABILITIES }, instructions: workspaceInstructions(options.conversation, profile.name) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
-      return { tools: (await readiness.tools()).map(toMcpTool) };
+      const declared = await readiness.tools();
+      return { tools: profile.tools(declared, readiness.conversationId ?? options.conversation) };
     } catch (e) {
       throw new McpError(ErrorCode.InternalError, `gatefs cannot serve this workspace: ${options.explain(e)}`);
     }
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    const call = async (): Promise<ToolResult> => {
+    const call = async (): Promise<CallToolResult> => {
       const token = request.params._meta?.progressToken;
       const ready = readiness.isReady || token === undefined ? await readiness.ready() : await withProgress(readiness, token, extra);
-      if (!ready.ok) return { ok: false, error: ready.error };
-      try {
-        return await ready.host.gate.call(ready.conversation, name, args ?? {}, { holder: ready.holder });
-      } catch {
-        // The gate promises never to throw; its message could carry a host path, so it stays out.
-        return { ok: false, error: { code: 'INTERNAL', message: 'the gate failed unexpectedly' } };
-      }
+      if (!ready.ok) return profile.refusal(name, ready.error);
+      return profile.call(name, args ?? {}, gateOf(ready.host, ready.conversation, ready.holder));
     };
-    return toCallToolResult(name, await trackCall(server, call()));
+    return trackCall(server, call());
   });
   return server;
 }

@@ -70,6 +70,8 @@ export interface ReadinessSource {
   ready(): Promise<Readiness>;
   /** The tools to list: the role's, ready or not. Rejects when the host cannot say. */
   tools(): Promise<ToolDescriptor[]>;
+  /** The conversation, once known (after `tools()` resolves, always). */
+  readonly conversationId: string | undefined;
 }
 
 /** The background work of one stdio session (see the file comment). */

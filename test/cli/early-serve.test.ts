@@ -12,7 +12,14 @@ describe('earlyServeConversation', () => {
     [['serve', '--repo', '/r', '--conversation', 'auto'], undefined],
     [['--repo', '/r', 'serve', '--conversation', 'a_1', '--role', 'x', '--state-dir', '/s', '--manifest', '/m', '--json'], 'a_1'],
   ])('answers early for %j', (argv, conversation) => {
-    expect(earlyServeConversation(argv)).toEqual({ conversation });
+    expect(earlyServeConversation(argv)).toEqual({ conversation, profile: 'gatefs' });
+  });
+
+  it('answers early with the tool profile a command line names, whose instructions the early answer carries', () => {
+    expect(earlyServeConversation(['serve', '--profile', 'claude-code', '--conversation', 'auto'])).toEqual({
+      conversation: undefined,
+      profile: 'claude-code',
+    });
   });
 
   it.each([
@@ -24,6 +31,7 @@ describe('earlyServeConversation', () => {
     [['serve', '--conversation']],
     [['status', '--conversation', 'x']],
     [['serve', '--conversation', 'x', 'extra']],
+    [['serve', '--conversation', 'x', '--profile', 'cursor']],
   ])('leaves %j to the CLI', (argv) => {
     expect(earlyServeConversation(argv)).toBeNull();
   });

@@ -125,6 +125,37 @@ export function readChecks(
     expect(walked.sort()).toEqual(folders.sort());
   });
 
+  it(`${label}: a walk asked for only some names of each folder gives readdir's entries of those names; readFiles (where offered) readFile's bytes`, async () => {
+    const { layer } = current();
+    // Every other name of each folder (by the fixture), and names that are no entry at all.
+    const wanted = (folder: string): string[] => {
+      const rel = root === '' ? folder : folder === root ? '' : folder.slice(root.length + 1);
+      const children = [...expected.keys()].filter(
+        (p) => p !== '' && (rel === '' ? !p.includes('/') : p.startsWith(`${rel}/`) && !p.slice(rel.length + 1).includes('/')),
+      );
+      return [...children.map((p) => p.slice(p.lastIndexOf('/') + 1)).filter((_, i) => i % 2 === 0), 'no-such-entry', '..', '.', ''];
+    };
+    const seen: string[] = [];
+    for await (const w of walkLayer(layer, full(''), { only: wanted })) {
+      seen.push(w.path);
+      const names = new Set(wanted(w.path));
+      const listed = (await layer.readdir(w.path)).filter((e) => names.has(e.name));
+      expect({ path: w.path, entries: w.entries }).toEqual({ path: w.path, entries: listed });
+      const files = w.entries.filter((e) => e.type === 'file').map((e) => e.name);
+      if (!w.files?.readFiles || files.length === 0) continue;
+      const got = new Map<string, Buffer>();
+      await w.files.readFiles(files, { maxBytes: 1 << 20 }, (i, r) => {
+        expect(r).toBeInstanceOf(Uint8Array);
+        got.set(files[i], Buffer.from(r as Uint8Array)); // a copy: the bytes are valid only during the call
+      });
+      for (const name of files) {
+        const path = childPath(w.path, name);
+        expect({ path, same: got.get(name)?.equals(Buffer.from(await layer.readFile(path))) }).toEqual({ path, same: true });
+      }
+    }
+    expect(seen[0]).toBe(full(''));
+  });
+
   it(`${label}: missing paths and paths through a file fail with NOT_FOUND / NOT_DIRECTORY`, async () => {
     const { layer } = current();
     const ops: ((p: string) => Promise<unknown>)[] = [(p) => layer.stat(p), (p) => layer.readFile(p), (p) => layer.readdir(p)];

@@ -77,7 +77,7 @@ describe('two conversations over one repository (host layers over two copies)', 
     mkdirSync(join(copies.a, 'ignored'));
     writeFileSync(join(copies.a, 'ignored', 'x.ts'), 'answer');
     const outsideBefore = treeHash(outside);
-    const listed = valueOf(await s.gate.call('a', 'list', { pattern: '**' }));
+    const listed = valueOf(await s.gate.call('a', 'list', { pattern: '**', includeIgnored: true }));
     expect(listed.entries.map((e: { path: string; type: string }) => `${e.path}:${e.type}`)).toEqual([
       '.gitignore:file',
       'README.md:file',
@@ -88,6 +88,10 @@ describe('two conversations over one repository (host layers over two copies)', 
       'src/main.ts:file',
       'src/out-link:symlink',
     ]);
+    // By default list leaves out what .gitignore ignores, as grep does.
+    const shown = valueOf(await s.gate.call('a', 'list', { pattern: '**' }));
+    expect(shown.entries.map((e: { path: string }) => e.path)).not.toContain('ignored/x.ts');
+    expect(shown.ignored).toBe(1);
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'answer|SENTINEL|core' })).files).toEqual(['src/main.ts']);
     expect(errorOf(await s.gate.call('a', 'read', { path: 'leaf.txt' })).code).toBe('SYMLINK_ESCAPE');
     expect(errorOf(await s.gate.call('a', 'write', { path: 'src/out-link/secret.txt', content: 'x' })).code).toBe('SYMLINK_ESCAPE');

@@ -32,7 +32,7 @@ describe('ToolGate: validation (step 1)', () => {
     ['edit', { path: 'f.txt', oldString: huge, newString: 'b' }, 'oldString: expected string length'],
     ['grep', { pattern: '' }, 'pattern: '],
     ['grep', { pattern: 'x', output: 'lines' }, 'output: expected "files" or "content" or "count"'],
-    ['grep', { pattern: 'x', context: 11 }, 'context: '],
+    ['grep', { pattern: 'x', context: 21 }, 'context: '],
     ['grep', { pattern: 'x', maxResults: -1 }, 'maxResults: '],
     ['grep', { pattern: '[a-' }, 'pattern: not a valid JavaScript regular expression'],
     ['grep', { pattern: 'a'.repeat(5000) }, 'pattern: expected string length'],

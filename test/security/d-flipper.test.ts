@@ -18,6 +18,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { hasProcFd } from '../../vfs/host-walk.js';
+import { Registry } from '../../src/gate/registry.js';
+import { ManualClock } from '../../src/ports/clock.js';
+import { ToolGate } from '../../src/gate/tool-gate.js';
 import { sandboxed } from './sandbox.js';
 
 const FLIPPER = `
@@ -144,6 +147,46 @@ describe.skipIf(!hasProcFd())('D: a flipper thread swapping a folder for a link 
       expect(tally.refused).toBeGreaterThan(0);
       expect(tally.written).toBeGreaterThan(0);
       expect(fs.readdirSync(sb.sentinel).sort()).toEqual(['a.ts', 'f.txt', 'secret.txt', 'sub']);
+    }),
+  );
+
+  it(
+    'grep (its file reads in worker threads) never returns outside bytes while a file and a folder flip to links',
+    sandboxed(async (sb) => {
+      const flip = path.join(sb.work, 'flip');
+      fs.mkdirSync(flip);
+      fs.writeFileSync(path.join(flip, 'a.ts'), 'inside flip\n');
+      fs.writeFileSync(path.join(sb.work, 'leaf.ts'), 'inside leaf\n');
+      const registry = new Registry();
+      const gate = new ToolGate({ registry, clock: new ManualClock(0, 1), runLog: { append: () => {} } });
+      registry.set({ conversation: 'a', state: 'ready', role: 'agent', tools: new Set(['grep']), namespace: sb.ns });
+      const folder = await startFlipper(flip, sb.sentinel);
+      const leaf = await startFlipper(path.join(sb.work, 'leaf.ts'), path.join(sb.sentinel, 'secret.txt'));
+      const found = new Map<string, number>();
+      let naiveLeaks = 0;
+      try {
+        for (let i = 0; i < 300; i++) {
+          const r = await gate.call('a', 'grep', { pattern: `inside|${sb.marker}`, output: 'content' });
+          expect(r.ok).toBe(true);
+          const text = JSON.stringify(r);
+          expect(text).not.toContain(sb.marker);
+          for (const m of (r as { value: { matches: { path: string }[] } }).value.matches) found.set(m.path, (found.get(m.path) ?? 0) + 1);
+          try {
+            if (fs.readFileSync(path.join(sb.work, 'leaf.ts'), 'utf8').includes(sb.marker)) naiveLeaks++;
+          } catch {
+            /* between two swaps */
+          }
+        }
+      } finally {
+        expect(await folder.stop()).toBeGreaterThan(0);
+        expect(await leaf.stop()).toBeGreaterThan(0);
+      }
+      expect(naiveLeaks).toBeGreaterThan(0);
+      // Both flipping names were found at times, and only inside files ever were (the flipper parks
+      // the real ones at *.real while a link stands in for them).
+      expect(found.get('flip/a.ts')).toBeGreaterThan(0);
+      expect(found.get('leaf.ts')).toBeGreaterThan(0);
+      for (const p of found.keys()) expect(['d/f.txt', 'flip/a.ts', 'flip.real/a.ts', 'leaf.ts', 'leaf.ts.real']).toContain(p);
     }),
   );
 });

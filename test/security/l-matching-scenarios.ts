@@ -10,8 +10,10 @@
  * nested 1 MiB `.gitignore` files of wildcard rules with no literal to index them by, each
  * costing thousands of steps on the 250-character name below them), `ig-heavy` (8 folders
  * with a 1 MiB `.gitignore` of 175,000 wildcard rules each: 200 MB of parsed rules apiece if
- * all were held), `big` (a 20 MiB one-line file, and 10,000 lines of 2,000 characters). Used by test/security/l-matching.test.ts
- * and by bench/suites/matching.ts.
+ * all were held), `big` (a 20 MiB one-line file, and 10,000 lines of 2,000 characters). Globs
+ * run through list's `pattern` and grep's `glob`, `.gitignore` rules through both tools (list
+ * honours them too), regexes line by line and `multiline` (the whole text at once). Used by
+ * test/security/l-matching.test.ts and by bench/suites/matching.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -115,6 +117,36 @@ export const L_SCENARIOS: readonly Scenario[] = [
     args: { pattern: 'x', path: 'deep', glob: `${'a/**/'.repeat(100)}b`.slice(0, 1024) },
     outcomes: OK,
   },
+  {
+    name: 'list a/*/a/*/…/b (a pathless pattern of 200 segments) over a 1,000-deep chain',
+    workspace: 'ws',
+    tool: 'list',
+    args: { path: 'deep', pattern: `${'a/*/'.repeat(100)}b`, maxResults: 100_000 },
+    outcomes: OK,
+  },
+  {
+    name: 'list ** sorted by mtime over the whole tree',
+    workspace: 'ws',
+    tool: 'list',
+    args: { pattern: '**', sort: 'mtime', maxResults: 100_000 },
+    outcomes: OK,
+  },
+  // .gitignore rules (list).
+  { name: 'list ** under 5,000 .gitignore rules', workspace: 'ig-many', tool: 'list', args: { pattern: '**' }, outcomes: OK_OR_REFUSED },
+  {
+    name: 'list ** with a pathological .gitignore at every level of a 300-deep chain',
+    workspace: 'ig-nested',
+    tool: 'list',
+    args: { pattern: '**' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'list ** under 8 .gitignore files of 175,000 wildcard rules each',
+    workspace: 'ig-heavy',
+    tool: 'list',
+    args: { pattern: '**' },
+    outcomes: REFUSED,
+  },
   // .gitignore rules (grep).
   { name: 'grep under 5,000 .gitignore rules', workspace: 'ig-many', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
   { name: 'grep under a 1 MiB .gitignore', workspace: 'ig-big', tool: 'grep', args: { pattern: 'x' }, outcomes: OK_OR_REFUSED },
@@ -180,6 +212,42 @@ export const L_SCENARIOS: readonly Scenario[] = [
     workspace: 'big',
     tool: 'grep',
     args: { pattern: '(a*)*\\1b$', path: 'lines.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  // Multiline regexes (grep multiline: the whole text at once).
+  {
+    name: 'grep multiline (a|a)*$ over a 20 MiB line',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '(a|a)*$', multiline: true, path: 'huge.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep multiline a[\\s\\S]*[\\s\\S]*(b|a!) over a 20 MiB line (cubic backtracking)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: 'a[\\s\\S]*[\\s\\S]*(b|a!)', multiline: true, path: 'huge.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep multiline ^(a|a)*\\n over 10,000 lines of 2,000 characters (exponential backtracking)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '^(a|a)*\\n', path: 'lines.txt', output: 'count' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep multiline ([\\s\\S]*)*\\1x (backreference) over 10,000 long lines',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '([\\s\\S]*)*\\1x', multiline: true, path: 'lines.txt' },
+    outcomes: OK_OR_REFUSED,
+  },
+  {
+    name: 'grep multiline content [a] over a 20 MiB line (20 million matches, one hit)',
+    workspace: 'big',
+    tool: 'grep',
+    args: { pattern: '[a]', multiline: true, path: 'huge.txt', output: 'content' },
     outcomes: OK_OR_REFUSED,
   },
   {

@@ -40,8 +40,7 @@ async function runScenarios(): Promise<ScenarioOutcome[]> {
     output: { file: script, format: 'esm' },
     logLevel: 'silent',
   });
-  const folders = path.join(base, 'folders');
-  fs.mkdirSync(folders);
+  const folders = fs.mkdtempSync(path.join(base, 'folders-')); // a retry builds afresh
   const child = spawn(process.execPath, ['--max-old-space-size=1024', script, JSON.stringify({ base: folders })], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

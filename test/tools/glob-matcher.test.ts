@@ -121,3 +121,43 @@ describe('glob matcher semantics (picomatch with dot: true, linear)', () => {
     }
   });
 });
+
+describe('compileGlob namesIn (what a walk may look up instead of listing a folder)', () => {
+  const namesIn = (pattern: string, rel: string) => {
+    const names = compileGlob(pattern, 'pattern').namesIn(rel, work);
+    return names === undefined ? undefined : [...new Set(names)].sort();
+  };
+
+  it('spells out the literal segments of the pattern, level by level, and stops at a wildcard or a globstar', () => {
+    expect(namesIn('packages/*/src/**/*.ts', '')).toEqual(['packages']);
+    expect(namesIn('packages/*/src/**/*.ts', 'packages')).toBeUndefined();
+    expect(namesIn('packages/*/src/**/*.ts', 'packages/ui')).toEqual(['src']);
+    expect(namesIn('packages/*/src/**/*.ts', 'packages/ui/src')).toBeUndefined();
+    expect(namesIn('packages/*/src/**/*.ts', 'docs')).toEqual([]); // nothing below can match
+    expect(namesIn('{src,lib}/index.ts', '')).toEqual(['lib', 'src', '{src,lib}']); // the pattern's own text is a name too
+    expect(namesIn('{src,lib}/index.ts', 'src')).toEqual(['index.ts']);
+    expect(namesIn('a/b', 'a/b')).toEqual([]);
+  });
+
+  it('never spells out names for patterns that may match anything below, nor names no entry can have', () => {
+    for (const p of ['**/*.ts', '*.md', '!src/a.ts', '[ab]/x']) expect(namesIn(p, ''), p).toBeUndefined();
+    expect(namesIn('src/**', 'src')).toBeUndefined();
+    expect(compileGlob('*.ts', 'glob', { basename: true }).namesIn('', work)).toBeUndefined();
+    expect(namesIn('../x', '')).toEqual([]);
+    expect(namesIn('a/./b', 'a')).toEqual([]);
+  });
+
+  it('agrees with matches: every match below a folder starts with one of the names it spells out', () => {
+    const paths = ['packages/ui/src/a.ts', 'packages/ui/lib/b.ts', 'packages/db/src/x/c.ts', 'src/index.ts', 'lib/index.ts', 'x/index.ts'];
+    for (const pattern of ['packages/*/src/**/*.ts', '{src,lib}/index.ts', 'packages/db/**']) {
+      const glob = compileGlob(pattern, 'pattern');
+      for (const p of paths.filter((q) => glob.matches(q, work))) {
+        const segs = p.split('/');
+        for (let d = 0; d < segs.length; d++) {
+          const names = glob.namesIn(segs.slice(0, d).join('/'), work);
+          if (names !== undefined) expect(names, `${pattern} ${p} at ${d}`).toContain(segs[d]);
+        }
+      }
+    }
+  });
+});

@@ -78,8 +78,35 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
   it('lists matching files in tree order, skipping .git, gitignored, binary files and links', async () => {
     const { grep } = setup();
     const v = valueOf(await grep({ pattern: 'TODO' }));
-    expect(v).toEqual({ files: ['.campaign/plan.md', 'src/a.ts', 'src/c.js', 'src/gen/keep.gen.ts'], truncated: false });
+    // Searched: the four, src/b.ts and the two .gitignore files; ignored: build/, debug.log, x.gen.ts.
+    expect(v).toEqual({
+      files: ['.campaign/plan.md', 'src/a.ts', 'src/c.js', 'src/gen/keep.gen.ts'],
+      truncated: false,
+      filesSearched: 7,
+      skipped: { ignored: 3, binary: 1 },
+    });
     expect(JSON.stringify(v)).not.toContain('SENTINEL');
+  });
+
+  it('says how many files an empty search read and skipped, and why a glob found nothing', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: 'absent-word' }))).toEqual({
+      files: [],
+      truncated: false,
+      filesSearched: 7,
+      skipped: { ignored: 3, binary: 1 },
+    });
+    expect(valueOf(await grep({ pattern: 'TODO', path: 'src/gen', output: 'count' }))).toEqual({
+      counts: [{ path: 'src/gen/keep.gen.ts', count: 1 }],
+      truncated: false,
+      filesSearched: 2,
+      skipped: { ignored: 1 },
+    });
+    const noFile = valueOf(await grep({ pattern: 'TODO', glob: 'lib/**/*.ts' }));
+    expect(noFile).toMatchObject({ files: [], filesSearched: 0 });
+    expect(noFile.hint).toBe(
+      "no file matches the glob 'lib/**/*.ts' (matched against paths below '.'); list with the same pattern shows what it selects",
+    );
   });
 
   it('returns matching lines with numbers and context, and counts per file', async () => {
@@ -118,12 +145,57 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
 
   it('truncates at maxResults in every mode', async () => {
     const { grep } = setup();
-    expect(valueOf(await grep({ pattern: 'TODO', maxResults: 2 }))).toEqual({ files: ['.campaign/plan.md', 'src/a.ts'], truncated: true });
-    expect(valueOf(await grep({ pattern: 'TODO', maxResults: 4 })).truncated).toBe(false);
+    expect(valueOf(await grep({ pattern: 'TODO', maxResults: 2 }))).toMatchObject({
+      files: ['.campaign/plan.md', 'src/a.ts'],
+      truncated: true,
+      nextOffset: 2,
+    });
+    const all = valueOf(await grep({ pattern: 'TODO', maxResults: 4 }));
+    expect(all.truncated).toBe(false);
+    expect('nextOffset' in all).toBe(false);
     const content = valueOf(await grep({ pattern: 'TODO', path: 'src/c.js', output: 'content', maxResults: 1 }));
     expect(content.matches).toHaveLength(1);
-    expect(content.truncated).toBe(true);
-    expect(valueOf(await grep({ pattern: 'TODO', output: 'count', maxResults: 1 })).truncated).toBe(true);
+    expect(content).toMatchObject({ truncated: true, nextOffset: 1 });
+    expect(valueOf(await grep({ pattern: 'TODO', output: 'count', maxResults: 1 }))).toMatchObject({ truncated: true, nextOffset: 1 });
+  });
+
+  it('pages with offset: each page starts where nextOffset said, in every mode, until no nextOffset is left', async () => {
+    const { grep } = setup();
+    const pages = async (args: Record<string, unknown>, key: 'files' | 'matches' | 'counts') => {
+      const seen: unknown[] = [];
+      let offset: number | undefined = 0;
+      while (offset !== undefined) {
+        const v: { nextOffset?: number; truncated: boolean; [k: string]: any } = valueOf(await grep({ ...args, offset, maxResults: 2 }));
+        seen.push(...v[key]);
+        expect(v.truncated).toBe(v.nextOffset !== undefined);
+        offset = v.nextOffset;
+      }
+      return seen;
+    };
+    expect(await pages({ pattern: 'TODO' }, 'files')).toEqual(valueOf(await grep({ pattern: 'TODO' })).files);
+    expect(await pages({ pattern: 'TODO', output: 'count' }, 'counts')).toEqual(
+      valueOf(await grep({ pattern: 'TODO', output: 'count' })).counts,
+    );
+    const all = valueOf(await grep({ pattern: 'TODO', output: 'content', context: 1 })).matches;
+    expect(all).toHaveLength(5);
+    expect(await pages({ pattern: 'TODO', output: 'content', context: 1 }, 'matches')).toEqual(all);
+    // A page past the end is empty, not an error.
+    expect(valueOf(await grep({ pattern: 'TODO', offset: 99 }))).toMatchObject({ files: [], truncated: false });
+  });
+
+  it('shows context before and after separately (before/after win over context on their side)', async () => {
+    const { grep } = setup();
+    expect(valueOf(await grep({ pattern: 'const', path: 'src/a.ts', output: 'content', before: 1 })).matches).toEqual([
+      { path: 'src/a.ts', line: 2, text: 'const TODO = 1;', before: ['import x'] },
+    ]);
+    expect(valueOf(await grep({ pattern: 'const', path: 'src/a.ts', output: 'content', after: 5 })).matches).toEqual([
+      { path: 'src/a.ts', line: 2, text: 'const TODO = 1;', after: ['// todo: lower', 'end'] },
+    ]);
+    for (const pattern of ['const', 'co[n]st']) {
+      expect(valueOf(await grep({ pattern, path: 'src/a.ts', output: 'content', context: 2, after: 0 })).matches).toEqual([
+        { path: 'src/a.ts', line: 2, text: 'const TODO = 1;', before: ['import x'] },
+      ]);
+    }
   });
 
   it('matches a glob with a folder part against the path below the searched folder, one without against the base name', async () => {
@@ -137,6 +209,25 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
     expect(refused.message).toMatch(/^glob: braces expand to more than/);
   });
 
+  it('selects with a folder-part glob exactly the files list selects with the same pattern (one matcher)', async () => {
+    const { grep, gate } = setup();
+    for (const [glob, path] of [
+      ['src/**/*.ts', '.'],
+      ['**/*.{ts,js}', '.'],
+      ['gen/*', 'src'],
+      ['src/[!ab]*', '.'],
+      ['*/*.md', '.'],
+    ]) {
+      const listed = valueOf(await gate.call('a', 'list', { path, pattern: glob, maxResults: 1000 }))
+        .entries.filter((e: { type: string }) => e.type === 'file')
+        .map((e: { path: string }) => e.path);
+      const grepped = valueOf(await grep({ pattern: '^', glob, path })).files;
+      // grep also leaves out binary files; list shows them.
+      expect(grepped, glob).toEqual(listed.filter((p: string) => !p.endsWith('.bin')));
+      expect(grepped.length, glob).toBeGreaterThan(0);
+    }
+  });
+
   it('searches an explicitly named ignored folder, as ripgrep does', async () => {
     const { grep } = setup();
     expect(valueOf(await grep({ pattern: 'TODO', path: 'build' })).files).toEqual(['build/out.ts']);
@@ -147,10 +238,131 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
     const bad = errorOf(await grep({ pattern: '(unclosed' }));
     expect(bad.code).toBe('INVALID_INPUT');
     expect(bad.message).toMatch(/^pattern: /);
-    expect(errorOf(await grep({ pattern: 'a\nb', literal: true })).message).toMatch(/^pattern: /);
     expect(errorOf(await grep({ pattern: 'x', path: '../b' })).code).toBe('PATH_ESCAPE');
     expect(errorOf(await grep({ pattern: 'x', path: 'src/linked' })).code).toBe('SYMLINK_ESCAPE');
     expect(errorOf(await grep({ pattern: 'x', path: 'missing' })).code).toBe('NOT_FOUND');
+  });
+});
+
+const CODE: Record<string, string> = {
+  'src/f.ts': 'function f(a) {\n  return a +\n    1;\n}\nconst x = 0;\n',
+  'src/g.ts': 'const TODO = 1;\nlet todo = 2;\n// ToDo: x\nuser_42 = 7\n',
+};
+
+/** `files` in a fresh host folder (the walk's held-folder path, where searches start inside the walk). */
+function hostFolder(files: Record<string, string>): Layer {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-grep-'));
+  hostDirs.push(ws);
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(path.join(ws, rel), content);
+  }
+  const layer = openHostLayer(ws);
+  hostLayers.push(layer);
+  return layer;
+}
+
+describe.each([
+  ['memory', (files: Record<string, string>) => new MemoryLayer({ files }) as Layer],
+  ['host', hostFolder],
+] as const)('grep patterns that span lines, and ripgrep syntax, over %s', (_kind, makeLayer) => {
+  function setup(files: Record<string, string> = CODE) {
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer: makeLayer(files) });
+    return (args: Record<string, unknown>) => s.gate.call('a', 'grep', args);
+  }
+
+  it('never answers a pattern that needs several lines with a bare "no matches": it says to pass multiline', async () => {
+    const grep = setup();
+    const single = valueOf(await grep({ pattern: 'return[\\s\\S]*?}' }));
+    expect(single).toEqual({
+      files: [],
+      truncated: false,
+      filesSearched: 2,
+      hint: "no match within single lines; '[\\s\\S]' can match a line break, which a line-by-line search never sees: pass multiline: true to let a match span lines",
+    });
+    expect(valueOf(await grep({ pattern: 'return\\s+0' })).hint).toMatch(/^no match within single lines; '\\s' can match a line break/);
+    expect(valueOf(await grep({ pattern: 'absent' })).hint).toBeUndefined();
+  });
+
+  it('with multiline, matches across lines: first line, last line and the lines between, with context around them', async () => {
+    const grep = setup();
+    expect(valueOf(await grep({ pattern: 'return[\\s\\S]*?}', multiline: true, output: 'content', before: 1, after: 1 }))).toEqual({
+      matches: [
+        { path: 'src/f.ts', line: 2, endLine: 4, text: '  return a +\n    1;\n}', before: ['function f(a) {'], after: ['const x = 0;'] },
+      ],
+      truncated: false,
+      filesSearched: 2,
+    });
+    expect(valueOf(await grep({ pattern: 'return[\\s\\S]*?}', multiline: true })).files).toEqual(['src/f.ts']);
+    // `.` stops at a line break unless (?s) says otherwise; ^ and $ still match at every line.
+    expect(valueOf(await grep({ pattern: 'return.*}', multiline: true })).files).toEqual([]);
+    expect(valueOf(await grep({ pattern: '(?s)return.*?}', multiline: true, output: 'content' })).matches).toEqual([
+      { path: 'src/f.ts', line: 2, endLine: 4, text: '  return a +\n    1;\n}' },
+    ]);
+    expect(valueOf(await grep({ pattern: '^\\S.*\\{$\\n^\\s+return', multiline: true, output: 'count' })).counts).toEqual([
+      { path: 'src/f.ts', count: 1 },
+    ]);
+    // A match within one line is a hit on that line; matches sharing a line are one hit.
+    expect(valueOf(await grep({ pattern: 'o', multiline: true, output: 'count' })).counts).toEqual([
+      { path: 'src/f.ts', count: 2 },
+      { path: 'src/g.ts', count: 3 },
+    ]);
+  });
+
+  it('searches a pattern holding a line break as multiline, and says so', async () => {
+    const grep = setup();
+    const implied = valueOf(await grep({ pattern: 'a \\+\\n\\s+1', output: 'content' }));
+    expect(implied.matches).toEqual([{ path: 'src/f.ts', line: 2, endLine: 3, text: '  return a +\n    1;' }]);
+    expect(implied.hint).toBe('the pattern holds a line break, so it was searched with multiline: true (a match may span lines)');
+    expect(valueOf(await grep({ pattern: '+\n    1;', literal: true, output: 'content' })).matches).toEqual([
+      { path: 'src/f.ts', line: 2, endLine: 3, text: '  return a +\n    1;' },
+    ]);
+  });
+
+  it('cuts a multiline hit after 100 lines of text; endLine still says where it ends', async () => {
+    const lines = Array.from({ length: 150 }, (_, i) => `line ${i + 1}`);
+    const grep = setup({ 'long.txt': `begin\n${lines.join('\n')}\nend\n` });
+    const [m] = valueOf(await grep({ pattern: 'begin[\\s\\S]*end', multiline: true, output: 'content' })).matches;
+    expect(m).toMatchObject({ path: 'long.txt', line: 1, endLine: 152 });
+    const shown = m.text.split('\n');
+    expect(shown).toHaveLength(101);
+    expect(shown.slice(0, 2)).toEqual(['begin', 'line 1']);
+    expect(shown[100]).toBe('…');
+  });
+
+  it('reads ripgrep inline flags, named groups and POSIX classes', async () => {
+    const grep = setup();
+    const lines = async (args: Record<string, unknown>) =>
+      valueOf(await grep({ path: 'src/g.ts', output: 'content', ...args })).matches.map((m: { line: number }) => m.line);
+    expect(await lines({ pattern: '(?i)todo' })).toEqual([1, 2, 3]);
+    expect(await lines({ pattern: 'todo', ignoreCase: true })).toEqual([1, 2, 3]);
+    expect(await lines({ pattern: '(?-i)todo', ignoreCase: true })).toEqual([2]);
+    expect(await lines({ pattern: '(?x) user _ \\d+   # a name and its number' })).toEqual([4]);
+    expect(await lines({ pattern: '(?P<n>[[:digit:]])(?P=n)?[[:digit:]] =' })).toEqual([4]);
+    expect(await lines({ pattern: '(?is)TODO: X' })).toEqual([3]);
+  });
+
+  it('refuses what JavaScript cannot express, saying how to write it', async () => {
+    const grep = setup();
+    for (const [pattern, message] of [
+      [
+        'a(?i)b',
+        "pattern: '(?i)' is ripgrep syntax: an inline flag group applies to the whole pattern only at its very start in JavaScript; move it there, or pass ignoreCase: true",
+      ],
+      [
+        '(?i:todo)',
+        "pattern: '(?i:' is ripgrep syntax: JavaScript regexes have no scoped flag groups; put (?i) at the very start to apply it to the whole pattern, or pass ignoreCase: true",
+      ],
+      ['(?U)a+', "pattern: the inline flag 'U' (swap greedy and lazy) has no JavaScript form; write lazy quantifiers explicitly (*?, +?)"],
+      ['(?q)a', "pattern: unknown inline flag 'q' in '(?q)' (known: i, m, s, u, x)"],
+      ['[[:letter:]]', /^pattern: unknown POSIX class '\[:letter:\]' \(known: alnum alpha/],
+    ] as const) {
+      const e = errorOf(await grep({ pattern }));
+      expect(e.code).toBe('INVALID_INPUT');
+      if (typeof message === 'string') expect(e.message).toBe(message);
+      else expect(e.message).toMatch(message);
+    }
   });
 });
 

@@ -90,6 +90,37 @@ describe('list', () => {
     }
   });
 
+  it('walks a pattern like packages/*/src/** by looking up the names it spells out, listing only what can match', async () => {
+    const files: Record<string, string> = { 'README.md': 'r' };
+    for (const p of ['ui', 'db', 'cli']) {
+      files[`packages/${p}/package.json`] = '{}';
+      files[`packages/${p}/lib/index.js`] = 'x';
+      if (p !== 'cli') files[`packages/${p}/src/index.ts`] = 'x';
+    }
+    files['packages/ui/src/deep/a.ts'] = 'x';
+    files['docs/guide.md'] = 'g';
+    const layer = new MemoryLayer({ files });
+    const listed: string[] = [];
+    const readdir = layer.readdir.bind(layer);
+    layer.readdir = async (p: string) => {
+      listed.push(p);
+      return readdir(p);
+    };
+    const s = setupGate();
+    addWorkspace(s, 'a', { layer });
+    const v = valueOf(await s.gate.call('a', 'list', { pattern: 'packages/*/src/**/*.ts' }));
+    expect(v.entries.map((e: { path: string }) => e.path)).toEqual([
+      'packages/db/src/index.ts',
+      'packages/ui/src/deep/a.ts',
+      'packages/ui/src/index.ts',
+    ]);
+    // The root and each package are looked up by name (packages, src, and .gitignore), never listed.
+    expect(listed.sort()).toEqual(['packages', 'packages/db/src', 'packages/ui/src', 'packages/ui/src/deep']);
+    // The same answer as filtering the whole tree with the pattern.
+    const all = valueOf(await s.gate.call('a', 'list', { pattern: '**' })).entries.map((e: { path: string }) => e.path);
+    expect(all.filter((p: string) => /^packages\/[^/]+\/src\/.*\.ts$/.test(p))).toEqual(v.entries.map((e: { path: string }) => e.path));
+  });
+
   it('leads through folders that exist only because a mount lies below them', async () => {
     const s = setupGate();
     addWorkspace(s, 'a', {
@@ -108,12 +139,78 @@ describe('list', () => {
     expect(valueOf(await s.gate.call('a', 'grep', { pattern: 'x|in' })).files).toEqual(['deep/er/m/in.md', 'deep/er/m/sub/x.md']);
   });
 
-  it('truncates at maxResults and says so', async () => {
+  it('truncates at maxResults and says where the next page starts; pages with offset until none is left', async () => {
     const { list } = setup();
     const v = valueOf(await list({ pattern: '**', maxResults: 3 }));
     expect(v.entries).toHaveLength(3);
-    expect(v.truncated).toBe(true);
-    expect(valueOf(await list({ path: 'src/sub', maxResults: 1 })).truncated).toBe(false);
+    expect(v).toMatchObject({ truncated: true, nextOffset: 3 });
+    const last = valueOf(await list({ path: 'src/sub', maxResults: 1 }));
+    expect(last.truncated).toBe(false);
+    expect('nextOffset' in last).toBe(false);
+    const all = valueOf(await list({ pattern: '**' })).entries;
+    const paged: unknown[] = [];
+    for (let offset: number | undefined = 0; offset !== undefined; ) {
+      const page: { entries: unknown[]; nextOffset?: number } = valueOf(await list({ pattern: '**', offset, maxResults: 4 }));
+      paged.push(...page.entries);
+      offset = page.nextOffset;
+    }
+    expect(paged).toEqual(all);
+    expect(valueOf(await list({ offset: 50 }))).toEqual({ entries: [], truncated: false });
+  });
+
+  it('leaves out what .gitignore ignores and counts it, unless includeIgnored; a folder named explicitly is listed', async () => {
+    const s = setupGate();
+    addWorkspace(s, 'a', {
+      files: {
+        '.gitignore': 'node_modules/\n*.log\n',
+        'app.ts': 'a',
+        'debug.log': 'l',
+        'node_modules/dep/index.js': 'd',
+        'src/x.ts': 'x',
+        'src/.gitignore': 'gen/\n',
+        'src/gen/y.ts': 'y',
+      },
+    });
+    const list = async (args: Record<string, unknown>) => valueOf(await s.gate.call('a', 'list', args));
+    const paths = (v: { entries: { path: string }[] }) => v.entries.map((e) => e.path);
+    const top = await list({});
+    expect(paths(top)).toEqual(['.gitignore', 'app.ts', 'src']);
+    expect(top.ignored).toBe(2);
+    const ts = await list({ pattern: '**/*.ts' });
+    expect(paths(ts)).toEqual(['app.ts', 'src/x.ts']);
+    expect(ts.ignored).toBe(2); // node_modules/ (a folder, once) and src/gen/; debug.log is no match
+    expect(paths(await list({ pattern: '**/*.ts', includeIgnored: true }))).toEqual(['app.ts', 'src/gen/y.ts', 'src/x.ts']);
+    expect(paths(await list({ includeIgnored: true }))).toEqual(['.gitignore', 'app.ts', 'debug.log', 'node_modules', 'src']);
+    expect('ignored' in (await list({ includeIgnored: true }))).toBe(false);
+    expect(paths(await list({ path: 'node_modules', pattern: '**' }))).toEqual(['node_modules/dep', 'node_modules/dep/index.js']);
+  });
+
+  it('sorts by modification time, newest first (ties in name order), and shows each mtime', async () => {
+    const s = setupGate();
+    const { layer } = addWorkspace(s, 'a', { files: { 'old.ts': 'o', 'mid.ts': 'm', 'new.ts': 'n', 'same-b.ts': 'b', 'same-a.ts': 'a' } });
+    const volume = (layer as MemoryLayer).volume;
+    const at = (name: string, iso: string) => volume.utimesSync(`/${name}`, new Date(iso), new Date(iso));
+    at('old.ts', '2020-01-01T00:00:00.000Z');
+    at('mid.ts', '2022-06-01T12:00:00.000Z');
+    at('new.ts', '2025-03-04T05:06:07.000Z');
+    at('same-a.ts', '2021-01-01T00:00:00.000Z');
+    at('same-b.ts', '2021-01-01T00:00:00.000Z');
+    const v = valueOf(await s.gate.call('a', 'list', { pattern: '*.ts', sort: 'mtime' }));
+    expect(v.entries).toEqual([
+      { path: 'new.ts', type: 'file', size: 1, mtime: '2025-03-04T05:06:07.000Z' },
+      { path: 'mid.ts', type: 'file', size: 1, mtime: '2022-06-01T12:00:00.000Z' },
+      { path: 'same-a.ts', type: 'file', size: 1, mtime: '2021-01-01T00:00:00.000Z' },
+      { path: 'same-b.ts', type: 'file', size: 1, mtime: '2021-01-01T00:00:00.000Z' },
+      { path: 'old.ts', type: 'file', size: 1, mtime: '2020-01-01T00:00:00.000Z' },
+    ]);
+    const page = valueOf(await s.gate.call('a', 'list', { pattern: '*.ts', sort: 'mtime', offset: 1, maxResults: 2 }));
+    expect(page.entries.map((e: { path: string }) => e.path)).toEqual(['mid.ts', 'same-a.ts']);
+    expect(page.nextOffset).toBe(3);
+    expect(valueOf(await s.gate.call('a', 'list', { pattern: '*.ts', sort: 'name' })).entries[0]).toEqual({
+      path: 'mid.ts',
+      type: 'file',
+      size: 1,
+    });
   });
 
   it("lists the folders leading to mount points with only this namespace's mounts", async () => {
@@ -166,6 +263,21 @@ describe('list over a host folder (sizes taken through the folders the walk hold
     return { layer, list: (args: unknown) => s.gate.call('a', 'list', args) };
   }
 
+  it("never lists a worktree's .git file (nor a name git treats as .git), with or without a pattern", async () => {
+    const { layer, list } = hostSetup();
+    try {
+      fs.writeFileSync(path.join(dirs[0], 'ws/.git'), 'gitdir: /somewhere/.git/worktrees/ws\n');
+      fs.writeFileSync(path.join(dirs[0], 'ws/src/.GIT'), 'gitdir: elsewhere\n');
+      for (const args of [{}, { pattern: '**' }, { pattern: '**/.git*' }, { pattern: '.git' }, { includeIgnored: true, pattern: '**' }]) {
+        const v = valueOf(await list(args));
+        expect(v.entries.map((e: { path: string }) => e.path).filter((p: string) => /\.git$/i.test(p))).toEqual([]);
+        expect(JSON.stringify(v)).not.toContain('gitdir');
+      }
+    } finally {
+      layer.close();
+    }
+  });
+
   it('reports the same sizes as a stat, links by their text, in tree order, over mount points too', async () => {
     const { layer, list } = hostSetup();
     try {
@@ -192,6 +304,7 @@ describe('list over a host folder (sizes taken through the folders the walk hold
           { path: 'src/a.ts', type: 'file', size: 3 },
         ],
         truncated: true,
+        nextOffset: 2,
       });
       expect(valueOf(await list({ path: 'src' })).entries.map((e: { path: string; size: number }) => `${e.path}:${e.size}`)).toEqual([
         'src/a.ts:3',

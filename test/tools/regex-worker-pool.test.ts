@@ -11,8 +11,10 @@ const batch = (source: string, texts: string[], flags = ''): RegexBatch => ({
   source,
   flags,
   pretest: false,
+  multiline: false,
   maxLineChars: 2000,
-  jobs: texts.map((t) => ({ bytes: new Uint8Array(Buffer.from(t)), limit: Infinity, texts: false, context: 0 })),
+  maxBlockLines: 100,
+  jobs: texts.map((t) => ({ bytes: new Uint8Array(Buffer.from(t)), limit: Infinity, texts: false, before: 0, after: 0 })),
 });
 
 describe('RegexWorkerPool', () => {

@@ -337,6 +337,76 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     await refused((async () => stale!.stat('f.txt'))(), 'INTERNAL');
   });
 
+  it('reads several entries in other threads with the same answers as readFile (procfs only), even after the walk moved on', async () => {
+    fs.symlinkSync(path.join(base, 'outside/secret.txt'), path.join(root, 'a/b/c/leaf-link'));
+    execFileSync('mkfifo', [path.join(root, 'a/b/c/fifo')]);
+    fs.mkdirSync(path.join(root, 'a/b/c/sub'));
+    fs.writeFileSync(path.join(root, 'a/b/c/big.txt'), 'x'.repeat(5000));
+    fs.writeFileSync(path.join(root, 'a/b/c/empty.txt'), '');
+    const layer = open();
+    const names = ['f.txt', 'leaf-link', 'fifo', 'sub', 'missing', 'big.txt', 'empty.txt'];
+    const readAll = async () => {
+      let pending: Promise<void> | undefined;
+      const got = new Map<string, string>();
+      for await (const w of layer.walkTree('a')) {
+        if (w.path !== 'a/b/c') continue;
+        if (guarantee !== 'procfs') {
+          expect(w.files!.readFiles).toBeUndefined();
+          return undefined;
+        }
+        pending = w.files!.readFiles!(names, { maxBytes: 4096 }, (i, r) => {
+          got.set(names[i], r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : `${r.code}@${r.path}`);
+        });
+        break; // the walk stops (every handle it holds is let go): the reads still answer from the folder
+      }
+      await pending;
+      return Object.fromEntries(got);
+    };
+    const first = await readAll(); // starts the read workers (their own descriptors stay)
+    if (first === undefined) return;
+    const before = openFds();
+    const second = await readAll();
+    for (const got of [first, second]) {
+      expect(got).toEqual({
+        'f.txt': 'bytes:deep',
+        'leaf-link': 'SYMLINK_ESCAPE@a/b/c/leaf-link',
+        fifo: 'NOT_REGULAR_FILE@a/b/c/fifo',
+        sub: 'IS_DIRECTORY@a/b/c/sub',
+        missing: 'NOT_FOUND@a/b/c/missing',
+        'big.txt': 'TOO_LARGE@a/b/c/big.txt',
+        'empty.txt': 'bytes:',
+      });
+    }
+    expect(openFds()).toBe(before); // the folder's handle was closed once the reads ended
+  });
+
+  it('reads hundreds of files of many folders in other threads, each its own bytes', async () => {
+    if (guarantee !== 'procfs') return;
+    for (let d = 0; d < 40; d++) {
+      fs.mkdirSync(path.join(root, 'many', `d${d}`), { recursive: true });
+      for (let f = 0; f < 12; f++) fs.writeFileSync(path.join(root, 'many', `d${d}`, `f${f}.txt`), `${d}/${f} `.repeat(200 * f + 1));
+    }
+    const layer = open();
+    const reads: Promise<void>[] = [];
+    let wrong = 0;
+    let right = 0;
+    for await (const w of layer.walkTree('many')) {
+      const names = w.entries.filter((e) => e.type === 'file').map((e) => e.name);
+      if (names.length === 0) continue;
+      const dir = w.path;
+      reads.push(
+        w.files!.readFiles!(names, { maxBytes: 1 << 20 }, (i, r) => {
+          const f = Number(names[i].slice(1, -4));
+          const expected = `${dir.slice(6)}/${f} `.repeat(200 * f + 1);
+          if (r instanceof Uint8Array && text(r) === expected) right++;
+          else wrong++;
+        }),
+      );
+    }
+    await Promise.all(reads);
+    expect({ right, wrong }).toEqual({ right: 480, wrong: 0 });
+  });
+
   it("never follows a file swapped for a link just before a walk's read opens it", async () => {
     let swapped = false;
     const layer = open({
