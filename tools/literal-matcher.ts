@@ -19,7 +19,7 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** See the module comment. */
 export class LiteralMatcher implements LineMatcher {
-  private readonly needle: Buffer;
+  readonly needle: Buffer;
 
   constructor(pattern: string) {
     this.needle = Buffer.from(pattern, 'utf8');

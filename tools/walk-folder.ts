@@ -51,6 +51,14 @@ export interface KeptFileReader {
    */
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
   /**
+   * Optional: bytes every file of interest holds (a search's literal). Where the layer reads in
+   * other threads, a file without them is never handed over (`without` is told instead), and files
+   * up to `find.maxBytes` are looked through in place, whatever their size.
+   */
+  readonly find?: { bytes: Uint8Array; sniffBytes: number; maxBytes: number };
+  /** With `find`: a kept file without those bytes (`nul`: a NUL byte in its first `sniffBytes`). */
+  without?(e: TreeEntry, nul: boolean): void;
+  /**
    * Told about a kept file larger than `maxBytes`, while the walk is still in its folder: a
    * `TreeEntry.read` started now opens it through that folder (and reads it on after the walk
    * moved on). Its errors end the walk.
@@ -177,11 +185,13 @@ export class WalkFolder {
     if (files.length === 0) return;
     const done = readFiles(
       files.map((e) => e.name),
-      { maxBytes: reader.maxBytes },
+      { maxBytes: reader.find?.maxBytes ?? reader.maxBytes, ...(reader.find ? { find: reader.find } : {}) },
       (i, r) => {
         if (r instanceof Uint8Array) return reader.take(files[i], r);
-        if (r?.code === 'TOO_LARGE') reader.large?.(files[i]);
-        else if (r?.code === 'BUSY') throw this.#anchor(r);
+        if (r === undefined) return;
+        if ('without' in r) return reader.without?.(files[i], r.nul);
+        if (r.code === 'TOO_LARGE') reader.large?.(files[i]);
+        else if (r.code === 'BUSY') throw this.#anchor(r);
       },
     );
     done.catch(() => undefined); // settled (and thrown) by walkTree

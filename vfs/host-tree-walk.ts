@@ -20,7 +20,17 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
+import type {
+  DirEntry,
+  EntryType,
+  FileWithout,
+  FolderAccess,
+  FolderReadManyOptions,
+  FolderReadOptions,
+  Stat,
+  WalkEntries,
+  WalkOptions,
+} from './layer.js';
 import { childPath, lookupNames } from './layer.js';
 import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
@@ -55,8 +65,8 @@ export interface HostFolderOps {
     dir: HeldDir,
     names: readonly string[],
     paths: readonly string[],
-    maxBytes: number,
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
   ): Promise<void>;
 }
 
@@ -195,12 +205,12 @@ class HeldFolderAccess implements FolderAccess {
   /** `FolderAccess.readFiles`: the folder's handle is held until the reads end, even after the walk moved on. */
   #readFiles(
     names: readonly string[],
-    options: { maxBytes: number },
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
   ): Promise<void> {
     const paths = names.map((n) => this.#entry(n, 'read'));
     const release = holdDir(this.#dir);
-    const reads = this.#ops.readMany!(this.#dir, names, paths, options.maxBytes, each);
+    const reads = this.#ops.readMany!(this.#dir, names, paths, options, each);
     reads.then(release, release);
     return reads;
   }

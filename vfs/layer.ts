@@ -149,15 +149,31 @@ export interface FolderAccess {
    * would (same checks, the same refusals as `VfsError`s), started now while the walk holds the
    * folder and delivered to `each` as they arrive, possibly after the walk moved on: the layer
    * keeps the folder for them. The bytes are valid only until `each` returns (or its promise
-   * settles); `undefined` means "read it yourself" (it changed while read). Rejects with `each`'s
-   * error, or when the reading itself failed (`INTERNAL`). Offered where it pays and is as safe
-   * as `readFile` (the host layer under the procfs guarantee).
+   * settles); `undefined` means "read it yourself" (it changed while read, or, with `find`, it
+   * holds those bytes but is too large to hand over). With `find`, a file without those bytes is
+   * answered `FileWithout` and never read back, and files up to `maxBytes` of any size are
+   * scanned. Rejects with `each`'s error, or when the reading itself failed (`INTERNAL`). Offered
+   * where it pays and is as safe as `readFile` (the host layer under the procfs guarantee).
    */
   readFiles?(
     names: readonly string[],
-    options: { maxBytes: number },
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
   ): Promise<void>;
+}
+
+/** Options of `FolderAccess.readFiles`. */
+export interface FolderReadManyOptions {
+  /** Larger files answer `TOO_LARGE`. */
+  maxBytes: number;
+  /** Only files holding these bytes are handed over; `sniffBytes` leading bytes are checked for a NUL. */
+  find?: { bytes: Uint8Array; sniffBytes: number };
+}
+
+/** A file `FolderAccess.readFiles` found without the bytes it was to find (`nul`: a NUL in its first `sniffBytes`). */
+export interface FileWithout {
+  readonly without: true;
+  readonly nul: boolean;
 }
 
 /**

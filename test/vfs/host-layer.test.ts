@@ -336,7 +336,10 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
           return undefined;
         }
         pending = w.files!.readFiles!(names, { maxBytes: 4096 }, (i, r) => {
-          got.set(names[i], r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : `${r.code}@${r.path}`);
+          got.set(
+            names[i],
+            r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : 'without' in r ? 'without' : `${r.code}@${r.path}`,
+          );
         });
         break; // the walk stops (every handle it holds is let go): the reads still answer from the folder
       }
