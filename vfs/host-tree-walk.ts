@@ -7,7 +7,8 @@
  * `lstat` through the folder's handle instead of listing it).
  * Each folder is opened through its parent's handle without following links (vfs/host-walk.ts
  * `ConfinedWalk.openDir`); links are listed, never descended. A bounded number of handles stay
- * open whatever the depth (vfs/held-folder-stack.ts: at most 33); an ancestor closed meanwhile
+ * open whatever the depth (vfs/held-folder-stack.ts: at most 33, plus the folders whose files
+ * reads in other threads still use, `readFiles`); an ancestor closed meanwhile
  * is reopened and checked by `(dev, ino)`, and skipped with everything below it if it changed.
  * The walk yields to the event loop every 64 folders. Breaking out of the loop closes every
  * handle.
