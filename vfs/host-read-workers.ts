@@ -14,6 +14,9 @@
  * A batch holds the files of one or more folders, read in order into a slab of memory shared with
  * the worker until the next one does not fit (the rest answer `again`, to be sent in a later
  * batch): no buffer is allocated or moved per file, and a batch holds a bounded amount of memory.
+ * With bytes to `find`, a file without them is answered `absent` (and whether a NUL came in its
+ * first `sniff` bytes) and never handed over, and a file too large for a slab is scanned in
+ * 1 MiB chunks: a literal search's bytes stay in the worker.
  * Messages cost tens of microseconds each, so small folders travel together. Batches wait in one
  * FIFO queue for a free worker; at most `size` workers exist, started on demand, and an idle
  * worker never keeps the process alive. A worker that fails rejects its batch (the caller
