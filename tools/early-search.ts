@@ -69,12 +69,16 @@ export class EarlySearch implements KeptFileReader {
     private readonly probeLarge: (e: TreeEntry) => Promise<number>,
     maxFileBytes: number,
   ) {
-    if (matcher.needle) this.find = { bytes: matcher.needle, sniffBytes: BINARY_SNIFF_BYTES, maxBytes: maxFileBytes };
+    if (matcher.needle) {
+      // Holding the needle is a hit when the needle is the whole pattern: a file search needs no bytes then.
+      const handOver = !(matcher.needleIsHit && probe.limit === 1 && !probe.texts);
+      this.find = { bytes: matcher.needle, sniffBytes: BINARY_SNIFF_BYTES, maxBytes: maxFileBytes, handOver };
+    }
   }
 
-  /** A candidate the layer looked through without finding the needle: no hit (binary when a NUL came first). */
-  without(e: TreeEntry, nul: boolean): void {
-    this.verdicts.set(e, nul ? BINARY : 0);
+  /** A candidate the layer looked through for the needle: binary when a NUL came first, else one hit or none. */
+  scanned(e: TreeEntry, holds: boolean, nul: boolean): void {
+    this.verdicts.set(e, nul ? BINARY : holds ? 1 : 0);
   }
 
   /** Starts (or queues) the verdict on a kept file over 1 MiB while the walk holds its folder. */

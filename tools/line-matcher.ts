@@ -86,6 +86,8 @@ export interface LineMatcher {
   search(bytes: Uint8Array, request: LineRequest, owned?: boolean): LineHits | Promise<LineHits>;
   /** Bytes every hit holds (a literal pattern, or the literal a regex needs): a file without them has none. */
   readonly needle?: Uint8Array;
+  /** True when a file holding `needle` has a hit (the needle is the whole pattern). */
+  readonly needleIsHit?: boolean;
   /** Releases the worker, if any. */
   close(): Promise<void>;
 }

@@ -52,12 +52,13 @@ export interface KeptFileReader {
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
   /**
    * Optional: bytes every file of interest holds (a search's literal). Where the layer reads in
-   * other threads, a file without them is never handed over (`without` is told instead), and files
-   * up to `find.maxBytes` are looked through in place, whatever their size.
+   * other threads, files up to `find.maxBytes` are looked through in place, whatever their size;
+   * one without them is never handed over (`scanned` is told instead), and one with them only
+   * with `handOver`.
    */
-  readonly find?: { bytes: Uint8Array; sniffBytes: number; maxBytes: number };
-  /** With `find`: a kept file without those bytes (`nul`: a NUL byte in its first `sniffBytes`). */
-  without?(e: TreeEntry, nul: boolean): void;
+  readonly find?: { bytes: Uint8Array; sniffBytes: number; maxBytes: number; handOver: boolean };
+  /** With `find`: a kept file looked through in place (`holds` the bytes; `nul`: a NUL in its first `sniffBytes`). */
+  scanned?(e: TreeEntry, holds: boolean, nul: boolean): void;
   /**
    * Told about a kept file larger than `maxBytes`, while the walk is still in its folder: a
    * `TreeEntry.read` started now opens it through that folder (and reads it on after the walk
@@ -189,7 +190,7 @@ export class WalkFolder {
       (i, r) => {
         if (r instanceof Uint8Array) return reader.take(files[i], r);
         if (r === undefined) return;
-        if ('without' in r) return reader.without?.(files[i], r.nul);
+        if ('holds' in r) return reader.scanned?.(files[i], r.holds, r.nul);
         if (r.code === 'TOO_LARGE') reader.large?.(files[i]);
         else if (r.code === 'BUSY') throw this.#anchor(r);
       },

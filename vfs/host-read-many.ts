@@ -17,14 +17,14 @@
 import { setImmediate } from 'node:timers';
 import { VfsError } from './errors.js';
 import type { HeldDir } from './host-walk.js';
-import type { FileWithout, FolderReadManyOptions } from './layer.js';
+import type { FileScanned, FolderReadManyOptions } from './layer.js';
 import { hostError } from './host-names.js';
 import { MAX_READ_BYTES, hostReadWorkers, type WorkerRead } from './host-read-workers.js';
 
 /** Files that make a batch go at once. */
 const BATCH_FILES = 128;
 
-type Each = (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>;
+type Each = (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>;
 
 /** One call's files still to read (indexes into its names), and how it ends. */
 interface Part {
@@ -87,7 +87,7 @@ function flush(): void {
     base: p.base,
     names: p.todo.map((i) => p.names[i]),
     maxBytes: p.maxBytes,
-    ...(p.find ? { find: p.find.bytes, sniff: p.find.sniffBytes } : {}),
+    ...(p.find ? { find: p.find.bytes, sniff: p.find.sniffBytes, handOver: p.find.handOver } : {}),
   }));
   hostReadWorkers.read(sent).then(
     async (batch) => {
@@ -117,7 +117,7 @@ async function deliver(part: Part, results: WorkerRead[], slab: SharedArrayBuffe
   for (const [k, r] of results.entries()) {
     const i = part.todo[k];
     let done: void | Promise<void>;
-    if (!('again' in r)) done = part.each(i, answer(r, slab, part.paths[i], part.maxBytes));
+    if (!('again' in r)) done = part.each(i, answer(r, slab, part.paths[i], part.maxBytes, part.find?.handOver ?? true));
     else if (stuck) done = part.each(i, undefined);
     else {
       again.push(i);
@@ -134,10 +134,12 @@ function answer(
   slab: SharedArrayBuffer,
   path: string,
   maxBytes: number,
-): Uint8Array | VfsError | FileWithout | undefined {
+  handOver: boolean,
+): Uint8Array | VfsError | FileScanned | undefined {
   if ('at' in r) return new Uint8Array(slab, r.at, r.length);
-  if ('absent' in r) return { without: true, nul: r.nul };
-  if ('deferred' in r || 'found' in r) return undefined;
+  if ('absent' in r) return { holds: false, nul: r.nul };
+  if ('found' in r) return handOver ? undefined : { holds: true, nul: r.nul };
+  if ('deferred' in r) return undefined;
   if ('refused' in r) {
     if (r.refused === 'TOO_LARGE') return new VfsError('TOO_LARGE', 'read', path, `the file is larger than the ${maxBytes} bytes allowed`);
     return new VfsError(r.refused, 'read', path);

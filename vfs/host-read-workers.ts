@@ -15,8 +15,8 @@
  * the worker until the next one does not fit (the rest answer `again`, to be sent in a later
  * batch): no buffer is allocated or moved per file, and a batch holds a bounded amount of memory.
  * With bytes to `find`, a file without them is answered `absent` (and whether a NUL came in its
- * first `sniff` bytes) and never handed over, and a file too large for a slab is scanned in
- * 1 MiB chunks: a literal search's bytes stay in the worker.
+ * first `sniff` bytes) and never handed over, one with them `found` unless `handOver`, and a file
+ * too large for a slab is scanned in 1 MiB chunks: a literal search's bytes stay in the worker.
  * Messages cost tens of microseconds each, so small folders travel together. Batches wait in one
  * FIFO queue for a free worker; at most `size` workers exist, started on demand, and an idle
  * worker never keeps the process alive. A worker that fails rejects its batch (the caller
@@ -81,7 +81,7 @@ function scan(fd, find, sniff, maxBytes) {
     chunk.copy(scratch, 0, chunk.length - kept);
   }
 }
-function readOne(base, name, maxBytes, slab, used, find, sniff) {
+function readOne(base, name, maxBytes, slab, used, find, sniff, handOver) {
   let fd;
   try {
     fd = fs.openSync(base + '/' + name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -98,8 +98,9 @@ function readOne(base, name, maxBytes, slab, used, find, sniff) {
     const r = intoSlab(fd, st.size, slab, used);
     if (!find || r.at === undefined) return r;
     const bytes = slab.subarray(r.at, r.at + r.length);
-    if (bytes.indexOf(find) !== -1) return r;
-    return { absent: true, nul: bytes.subarray(0, sniff).indexOf(0) !== -1 };
+    const nul = bytes.subarray(0, sniff).indexOf(0) !== -1;
+    if (bytes.indexOf(find) === -1) return { absent: true, nul };
+    return handOver ? r : { found: true, nul };
   } catch (e) {
     return errnoOf(e);
   } finally {
@@ -110,11 +111,11 @@ parentPort.on('message', ({ id, parts, slab }) => {
   const bytes = slabs[slab];
   let used = 0;
   let full = false;
-  const results = parts.map(({ base, names, maxBytes, find, sniff }) => {
+  const results = parts.map(({ base, names, maxBytes, find, sniff, handOver }) => {
     const needle = find ? Buffer.from(find.buffer, find.byteOffset, find.byteLength) : undefined;
     return names.map((name) => {
       if (full) return { again: true };
-      const r = readOne(base, name, maxBytes, bytes, used, needle, sniff);
+      const r = readOne(base, name, maxBytes, bytes, used, needle, sniff, handOver);
       if (r.length !== undefined) used += r.length;
       else if (r.again) full = true;
       return r;
@@ -135,6 +136,8 @@ export interface BatchPart {
   readonly find?: Uint8Array;
   /** With `find`: the leading bytes checked for a NUL. */
   readonly sniff?: number;
+  /** With `find`: hand over the bytes of a file (fitting a slab) that holds them; else answer `found`. */
+  readonly handOver?: boolean;
 }
 
 /** The answer of one batch: a read per name of each part, and the slab they lie in, to `release` once used. */

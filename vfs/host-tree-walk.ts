@@ -24,7 +24,7 @@ import { VfsError } from './errors.js';
 import type {
   DirEntry,
   EntryType,
-  FileWithout,
+  FileScanned,
   FolderAccess,
   FolderReadManyOptions,
   FolderReadOptions,
@@ -67,7 +67,7 @@ export interface HostFolderOps {
     names: readonly string[],
     paths: readonly string[],
     options: FolderReadManyOptions,
-    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void>;
 }
 
@@ -207,7 +207,7 @@ class HeldFolderAccess implements FolderAccess {
   #readFiles(
     names: readonly string[],
     options: FolderReadManyOptions,
-    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void> {
     const paths = names.map((n) => this.#entry(n, 'read'));
     const release = holdDir(this.#dir);

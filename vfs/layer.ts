@@ -150,15 +150,15 @@ export interface FolderAccess {
    * folder and delivered to `each` as they arrive, possibly after the walk moved on: the layer
    * keeps the folder for them. The bytes are valid only until `each` returns (or its promise
    * settles); `undefined` means "read it yourself" (it changed while read, or, with `find`, it
-   * holds those bytes but is too large to hand over). With `find`, a file without those bytes is
-   * answered `FileWithout` and never read back, and files up to `maxBytes` of any size are
-   * scanned. Rejects with `each`'s error, or when the reading itself failed (`INTERNAL`). Offered
+   * holds those bytes but is too large to hand over). With `find`, files up to `maxBytes` of any
+   * size are looked through in place: one without those bytes is answered `FileScanned` and never
+   * read back, and so is one holding them unless `find.handOver`. Rejects with `each`'s error, or when the reading itself failed (`INTERNAL`). Offered
    * where it pays and is as safe as `readFile` (the host layer under the procfs guarantee).
    */
   readFiles?(
     names: readonly string[],
     options: FolderReadManyOptions,
-    each: (index: number, read: Uint8Array | VfsError | FileWithout | undefined) => void | Promise<void>,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void>;
 }
 
@@ -166,13 +166,18 @@ export interface FolderAccess {
 export interface FolderReadManyOptions {
   /** Larger files answer `TOO_LARGE`. */
   maxBytes: number;
-  /** Only files holding these bytes are handed over; `sniffBytes` leading bytes are checked for a NUL. */
-  find?: { bytes: Uint8Array; sniffBytes: number };
+  /**
+   * Bytes to look for: files are looked through in place; only those holding them are handed
+   * over, and only with `handOver`. `sniffBytes` leading bytes are checked for a NUL.
+   */
+  find?: { bytes: Uint8Array; sniffBytes: number; handOver: boolean };
 }
 
-/** A file `FolderAccess.readFiles` found without the bytes it was to find (`nul`: a NUL in its first `sniffBytes`). */
-export interface FileWithout {
-  readonly without: true;
+/** A file `FolderAccess.readFiles` looked through for `find` without handing it over. */
+export interface FileScanned {
+  /** True when it holds the bytes. */
+  readonly holds: boolean;
+  /** True when a NUL byte lies in its first `sniffBytes`. */
   readonly nul: boolean;
 }
 

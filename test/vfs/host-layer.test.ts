@@ -338,7 +338,7 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
         pending = w.files!.readFiles!(names, { maxBytes: 4096 }, (i, r) => {
           got.set(
             names[i],
-            r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : 'without' in r ? 'without' : `${r.code}@${r.path}`,
+            r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : 'holds' in r ? 'scanned' : `${r.code}@${r.path}`,
           );
         });
         break; // the walk stops (every handle it holds is let go): the reads still answer from the folder
@@ -379,29 +379,36 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
     fs.writeFileSync(path.join(dir, 'too-big.txt'), Buffer.alloc(5 << 20, 'z'));
     const layer = open();
     const names = ['has.txt', 'not.txt', 'bin.dat', 'big-has.txt', 'big-not.txt', 'too-big.txt'];
-    const got: Record<string, string> = {};
-    let pending: Promise<void> | undefined;
-    for await (const w of layer.walkTree('scan')) {
-      pending = w.files!.readFiles!(names, { maxBytes: 4 << 20, find: { bytes: bytes('needle'), sniffBytes: 8192 } }, (i, r) => {
-        got[names[i]] =
-          r instanceof Uint8Array
-            ? `bytes:${text(r)}`
-            : r === undefined
-              ? 'read it yourself'
-              : 'without' in r
-                ? `without nul=${r.nul}`
-                : r.code;
-      });
-    }
-    await pending;
-    expect(got).toEqual({
-      'has.txt': 'bytes:a needle here',
-      'not.txt': 'without nul=false',
-      'bin.dat': 'without nul=true',
-      'big-has.txt': 'read it yourself',
-      'big-not.txt': 'without nul=false',
+    const scan = async (handOver: boolean) => {
+      const got: Record<string, string> = {};
+      let pending: Promise<void> | undefined;
+      for await (const w of layer.walkTree('scan')) {
+        pending = w.files!.readFiles!(
+          names,
+          { maxBytes: 4 << 20, find: { bytes: bytes('needle'), sniffBytes: 8192, handOver } },
+          (i, r) => {
+            got[names[i]] =
+              r instanceof Uint8Array
+                ? `bytes:${text(r)}`
+                : r === undefined
+                  ? 'read it yourself'
+                  : 'holds' in r
+                    ? `holds=${r.holds} nul=${r.nul}`
+                    : r.code;
+          },
+        );
+      }
+      await pending;
+      return got;
+    };
+    const common = {
+      'not.txt': 'holds=false nul=false',
+      'bin.dat': 'holds=false nul=true',
+      'big-not.txt': 'holds=false nul=false',
       'too-big.txt': 'TOO_LARGE',
-    });
+    };
+    expect(await scan(true)).toEqual({ ...common, 'has.txt': 'bytes:a needle here', 'big-has.txt': 'read it yourself' });
+    expect(await scan(false)).toEqual({ ...common, 'has.txt': 'holds=true nul=false', 'big-has.txt': 'holds=true nul=false' });
   });
 
   it('reads hundreds of files of many folders in other threads, each its own bytes', async () => {
