@@ -12,6 +12,7 @@
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
 import { VfsError, isVfsError } from './errors.js';
+import { MAX_NAME_BYTES, utf8Length } from './path.js';
 
 /** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -208,9 +209,14 @@ export interface WalkOptions {
   only?(path: string): readonly string[] | undefined;
 }
 
-/** `names` deduplicated, in listing order, without anything that cannot be an entry's name. */
+/**
+ * `names` deduplicated, in listing order, without anything that cannot be an entry's name ('',
+ * '.', '..', a '/' or NUL, more than `MAX_NAME_BYTES` UTF-8 bytes).
+ */
 export function lookupNames(names: readonly string[]): string[] {
-  const ok = names.filter((n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
+  const ok = names.filter(
+    (n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && (n.length <= 85 || utf8Length(n) <= MAX_NAME_BYTES),
+  );
   return [...new Set(ok)].sort(compareNames);
 }
 
