@@ -215,7 +215,8 @@ export interface WalkOptions {
  */
 export function lookupNames(names: readonly string[]): string[] {
   const ok = names.filter(
-    (n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && (n.length <= 85 || utf8Length(n) <= MAX_NAME_BYTES),
+    (n) =>
+      n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && (n.length <= 85 || utf8Length(n) <= MAX_NAME_BYTES),
   );
   return [...new Set(ok)].sort(compareNames);
 }

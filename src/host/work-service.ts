@@ -54,7 +54,11 @@ export class WorkService implements WorkRequests {
     } catch (e) {
       if (!(e instanceof ToolFailure)) {
         const message = e instanceof Error ? e.message : String(e);
-        this.ctx.store.appendEvent({ type: 'work.failed', conversation: this.conversation, data: { op, code: codeOf(e) ?? 'ERROR', message } });
+        this.ctx.store.appendEvent({
+          type: 'work.failed',
+          conversation: this.conversation,
+          data: { op, code: codeOf(e) ?? 'ERROR', message },
+        });
       }
       throw e;
     }
