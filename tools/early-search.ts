@@ -8,9 +8,9 @@
  * budget) ends the walk at the next file. A file over 1 MiB is opened through the folder too,
  * but read on by the thread pool after the walk moved on (`probeLarge`, at most `LARGE_AHEAD`
  * at a time, the others queued): the few large files of a tree, most of its bytes, are read
- * while the walk goes on. Where the layer reads in other threads (vfs/layer.ts `readFiles`) and
- * every hit holds some bytes (the matcher's `needle`), the layer looks through each file there
- * (any size up to grep's cap) and hands over only those that hold them.
+ * while the walk goes on. For a byte search (a literal pattern, `needleIsHit`), where the layer
+ * reads in other threads (vfs/layer.ts `readFiles`), the layer looks through each file there
+ * (any size up to grep's cap) for the needle and hands over only what the search needs.
  *
  * Limit: every candidate is read this way, even when `maxResults` would have stopped a
  * tree-order scan earlier. Stopping at `maxResults` matches does not pay: the walk meets files
@@ -57,6 +57,8 @@ export class EarlySearch implements KeptFileReader {
 
   /** What every file with a hit holds (the matcher's needle), for the layer to look through files in place. */
   readonly find?: KeptFileReader['find'];
+  /** Read in other threads only for a byte search (see `KeptFileReader.beside`). */
+  readonly beside: boolean;
 
   /**
    * `probe`: what one search looks for (`limit` 1 for files and content output, all for count);
@@ -69,6 +71,7 @@ export class EarlySearch implements KeptFileReader {
     private readonly probeLarge: (e: TreeEntry) => Promise<number>,
     maxFileBytes: number,
   ) {
+    this.beside = matcher.needleIsHit === true;
     if (matcher.needle) {
       // Holding the needle is a hit when the needle is the whole pattern: a file search needs no bytes then.
       const handOver = !(matcher.needleIsHit && probe.limit === 1 && !probe.texts);

@@ -57,6 +57,12 @@ export interface KeptFileReader {
    * with `handOver`.
    */
   readonly find?: { bytes: Uint8Array; sniffBytes: number; maxBytes: number; handOver: boolean };
+  /**
+   * True to have the files read in other threads where the layer offers it (`readFiles`). It
+   * pays for a byte search, whose work stays there; a regex search has worker threads of its own
+   * to feed, which reads in yet more threads only slow down on a machine with few cores.
+   */
+  readonly beside?: boolean;
   /** With `find`: a kept file looked through in place (`holds` the bytes; `nul`: a NUL in its first `sniffBytes`). */
   scanned?(e: TreeEntry, holds: boolean, nul: boolean): void;
   /**
@@ -141,7 +147,7 @@ export class WalkFolder {
    */
   async readKept(kept: Iterable<TreeEntry>, reader: KeptFileReader, pace: ReadPace): Promise<void> {
     const access = this.#access;
-    if (access?.readFiles) return this.#readKeptBeside(access.readFiles.bind(access), kept, reader, pace);
+    if (access?.readFiles && reader.beside) return this.#readKeptBeside(access.readFiles.bind(access), kept, reader, pace);
     for (const e of kept) {
       const access = this.#access;
       if (!access) return;
