@@ -8,7 +8,9 @@
  * budget) ends the walk at the next file. A file over 1 MiB is opened through the folder too,
  * but read on by the thread pool after the walk moved on (`probeLarge`, at most `LARGE_AHEAD`
  * at a time, the others queued): the few large files of a tree, most of its bytes, are read
- * while the walk goes on.
+ * while the walk goes on. For a byte search (a literal pattern, `needleIsHit`), where the layer
+ * reads in other threads (vfs/layer.ts `readFiles`), the layer looks through each file there
+ * (any size up to grep's cap) for the needle and hands over only what the search needs.
  *
  * Limit: every candidate is read this way, even when `maxResults` would have stopped a
  * tree-order scan earlier. Stopping at `maxResults` matches does not pay: the walk meets files
@@ -16,7 +18,7 @@
  * files first, and a file left out is then read through the namespace, one open per folder
  * from the mount root — about 15 times slower over a 1,000-deep chain (class L scenario).
  */
-import { looksBinary } from './text-content.js';
+import { BINARY_SNIFF_BYTES, looksBinary } from './text-content.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import type { KeptFileReader, TreeEntry } from './tree-walk.js';
 
@@ -53,15 +55,34 @@ export class EarlySearch implements KeptFileReader {
   readonly #largeQueue: (() => void)[] = [];
   #closed = false;
 
+  /** What every file with a hit holds (the matcher's needle), for the layer to look through files in place. */
+  readonly find?: KeptFileReader['find'];
+  /** Read in other threads only for a byte search (see `KeptFileReader.beside`). */
+  readonly beside: boolean;
+
   /**
    * `probe`: what one search looks for (`limit` 1 for files and content output, all for count);
-   * `probeLarge`: the verdict on a file over 1 MiB, read and searched on its own.
+   * `probeLarge`: the verdict on a file over 1 MiB, read and searched on its own; `maxFileBytes`:
+   * the largest file searched.
    */
   constructor(
     private readonly matcher: LineMatcher,
     readonly probe: LineRequest,
     private readonly probeLarge: (e: TreeEntry) => Promise<number>,
-  ) {}
+    maxFileBytes: number,
+  ) {
+    this.beside = matcher.needleIsHit === true;
+    if (matcher.needle) {
+      // Holding the needle is a hit when the needle is the whole pattern: a file search needs no bytes then.
+      const handOver = !(matcher.needleIsHit && probe.limit === 1 && !probe.texts);
+      this.find = { bytes: matcher.needle, sniffBytes: BINARY_SNIFF_BYTES, maxBytes: maxFileBytes, handOver };
+    }
+  }
+
+  /** A candidate the layer looked through for the needle: binary when a NUL came first, else one hit or none. */
+  scanned(e: TreeEntry, holds: boolean, nul: boolean): void {
+    this.verdicts.set(e, nul ? BINARY : holds ? 1 : 0);
+  }
 
   /** Starts (or queues) the verdict on a kept file over 1 MiB while the walk holds its folder. */
   large(e: TreeEntry): void {

@@ -179,7 +179,7 @@ async function search(ns: Namespace, start: Resolved, input: GrepInput, compiled
   const probe = { limit: countAll ? Infinity : 1, texts: false, before: 0, after: 0 };
   const probeFile = (e: TreeEntry): Promise<number> =>
     readText(e).then((bytes) => (typeof bytes === 'number' ? bytes : hitCount(matcher.search(bytes, probe, true))));
-  const early = new EarlySearch(matcher, probe, probeFile);
+  const early = new EarlySearch(matcher, probe, probeFile, GREP_MAX_FILE_BYTES);
   try {
     return await searchWith(ns, start, input, compiled, early, probeFile);
   } finally {

@@ -52,6 +52,8 @@ export class GuardedMatcher implements LineMatcher {
   private closed = false;
   private failed?: ToolFailure;
   private readonly required?: Buffer;
+  /** The literal every match needs (`regex-literal.ts`), when there is one. */
+  readonly needle?: Uint8Array;
   private readonly pretest: boolean;
 
   constructor(
@@ -60,7 +62,7 @@ export class GuardedMatcher implements LineMatcher {
     private readonly options: { budgetMs: number; maxLineChars: number; maxBlockLines: number; multiline: boolean; pool?: RegexWorkerPool },
   ) {
     const literal = requiredLiteral(source, flags);
-    if (literal) this.required = Buffer.from(literal, 'utf8');
+    if (literal) this.required = this.needle = Buffer.from(literal, 'utf8');
     this.pretest = !options.multiline && cannotMatchLineBreak(source, flags);
   }
 

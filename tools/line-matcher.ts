@@ -84,6 +84,10 @@ export interface LineMatcher {
    * Errors: `INVALID_INPUT` past the worker budget.
    */
   search(bytes: Uint8Array, request: LineRequest, owned?: boolean): LineHits | Promise<LineHits>;
+  /** Bytes every hit holds (a literal pattern, or the literal a regex needs): a file without them has none. */
+  readonly needle?: Uint8Array;
+  /** True when a file holding `needle` has a hit (the needle is the whole pattern). */
+  readonly needleIsHit?: boolean;
   /** Releases the worker, if any. */
   close(): Promise<void>;
 }

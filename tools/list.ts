@@ -31,6 +31,7 @@
  * no walk from the root: `TreeEntry.stat`); any other returned entry is stat'ed through the
  * namespace after the walk.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
 import type { Stat } from '../vfs/layer.js';
@@ -44,6 +45,8 @@ import { TreeFilter } from './tree-filter.js';
 
 /** Default `maxResults` of list. */
 export const LIST_DEFAULT_MAX_RESULTS = 1000;
+/** Entries shaped for the answer between two yields to the event loop. */
+const YIELD_EVERY_ENTRIES = 4096;
 
 const Input = Type.Object(
   {
@@ -146,6 +149,7 @@ export const listTool = defineTool({
     const shown = await Promise.all(out.items.map((e) => (needsStat(e) ? (stats.get(e) ?? statOf(e)) : undefined)));
     const entries: ListEntry[] = [];
     for (const [i, e] of out.items.entries()) {
+      if (i > 0 && i % YIELD_EVERY_ENTRIES === 0) await yieldToLoop(); // 100,000 entries take a while to shape
       const st = shown[i];
       if (st === undefined && needsStat(e)) continue; // removed while listing: not reported
       const entry: ListEntry = {

@@ -19,7 +19,9 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** See the module comment. */
 export class LiteralMatcher implements LineMatcher {
-  private readonly needle: Buffer;
+  readonly needle: Buffer;
+  /** The needle is the pattern: a file holding it has a hit. */
+  readonly needleIsHit = true;
 
   constructor(pattern: string) {
     this.needle = Buffer.from(pattern, 'utf8');

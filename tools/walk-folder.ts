@@ -51,6 +51,21 @@ export interface KeptFileReader {
    */
   take(e: TreeEntry, bytes: Uint8Array): void | Promise<void>;
   /**
+   * Optional: bytes every file of interest holds (a search's literal). Where the layer reads in
+   * other threads, files up to `find.maxBytes` are looked through in place, whatever their size;
+   * one without them is never handed over (`scanned` is told instead), and one with them only
+   * with `handOver`.
+   */
+  readonly find?: { bytes: Uint8Array; sniffBytes: number; maxBytes: number; handOver: boolean };
+  /**
+   * True to have the files read in other threads where the layer offers it (`readFiles`). It
+   * pays for a byte search, whose work stays there; a regex search has worker threads of its own
+   * to feed, which reads in yet more threads only slow down on a machine with few cores.
+   */
+  readonly beside?: boolean;
+  /** With `find`: a kept file looked through in place (`holds` the bytes; `nul`: a NUL in its first `sniffBytes`). */
+  scanned?(e: TreeEntry, holds: boolean, nul: boolean): void;
+  /**
    * Told about a kept file larger than `maxBytes`, while the walk is still in its folder: a
    * `TreeEntry.read` started now opens it through that folder (and reads it on after the walk
    * moved on). Its errors end the walk.
@@ -132,7 +147,7 @@ export class WalkFolder {
    */
   async readKept(kept: Iterable<TreeEntry>, reader: KeptFileReader, pace: ReadPace): Promise<void> {
     const access = this.#access;
-    if (access?.readFiles) return this.#readKeptBeside(access.readFiles.bind(access), kept, reader, pace);
+    if (access?.readFiles && reader.beside) return this.#readKeptBeside(access.readFiles.bind(access), kept, reader, pace);
     for (const e of kept) {
       const access = this.#access;
       if (!access) return;
@@ -177,11 +192,13 @@ export class WalkFolder {
     if (files.length === 0) return;
     const done = readFiles(
       files.map((e) => e.name),
-      { maxBytes: reader.maxBytes },
+      { maxBytes: reader.find?.maxBytes ?? reader.maxBytes, ...(reader.find ? { find: reader.find } : {}) },
       (i, r) => {
         if (r instanceof Uint8Array) return reader.take(files[i], r);
-        if (r?.code === 'TOO_LARGE') reader.large?.(files[i]);
-        else if (r?.code === 'BUSY') throw this.#anchor(r);
+        if (r === undefined) return;
+        if ('holds' in r) return reader.scanned?.(files[i], r.holds, r.nul);
+        if (r.code === 'TOO_LARGE') reader.large?.(files[i]);
+        else if (r.code === 'BUSY') throw this.#anchor(r);
       },
     );
     done.catch(() => undefined); // settled (and thrown) by walkTree

@@ -17,13 +17,14 @@
 import { setImmediate } from 'node:timers';
 import { VfsError } from './errors.js';
 import type { HeldDir } from './host-walk.js';
+import type { FileScanned, FolderReadManyOptions } from './layer.js';
 import { hostError } from './host-names.js';
 import { MAX_READ_BYTES, hostReadWorkers, type WorkerRead } from './host-read-workers.js';
 
 /** Files that make a batch go at once. */
 const BATCH_FILES = 128;
 
-type Each = (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>;
+type Each = (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>;
 
 /** One call's files still to read (indexes into its names), and how it ends. */
 interface Part {
@@ -31,6 +32,7 @@ interface Part {
   readonly names: readonly string[];
   readonly paths: readonly string[];
   readonly maxBytes: number;
+  readonly find?: FolderReadManyOptions['find'];
   readonly each: Each;
   todo: number[];
   resolve(): void;
@@ -50,16 +52,17 @@ export async function readInWorkers(
   dir: HeldDir,
   names: readonly string[],
   paths: readonly string[],
-  maxBytes: number,
+  options: FolderReadManyOptions,
   each: Each,
 ): Promise<void> {
-  if (maxBytes > MAX_READ_BYTES) {
+  const { maxBytes, find } = options;
+  if (maxBytes > MAX_READ_BYTES && !find) {
     for (let i = 0; i < names.length; i++) await each(i, undefined);
     return;
   }
   if (names.length === 0) return;
   return new Promise<void>((resolve, reject) => {
-    enqueue({ base: dir.base, names, paths, maxBytes, each, todo: names.map((_, i) => i), resolve, reject });
+    enqueue({ base: dir.base, names, paths, maxBytes, find, each, todo: names.map((_, i) => i), resolve, reject });
   });
 }
 
@@ -80,7 +83,13 @@ function flush(): void {
   const parts = waiting;
   waiting = [];
   waitingFiles = 0;
-  hostReadWorkers.read(parts.map((p) => ({ base: p.base, names: p.todo.map((i) => p.names[i]), maxBytes: p.maxBytes }))).then(
+  const sent = parts.map((p) => ({
+    base: p.base,
+    names: p.todo.map((i) => p.names[i]),
+    maxBytes: p.maxBytes,
+    ...(p.find ? { find: p.find.bytes, sniff: p.find.sniffBytes, handOver: p.find.handOver } : {}),
+  }));
+  hostReadWorkers.read(sent).then(
     async (batch) => {
       // Guard: a batch that read nothing (impossible: the slab holds maxBytes + 1) must not be resent forever.
       const stuck = batch.results.every((rs) => rs.every((r) => 'again' in r));
@@ -108,7 +117,7 @@ async function deliver(part: Part, results: WorkerRead[], slab: SharedArrayBuffe
   for (const [k, r] of results.entries()) {
     const i = part.todo[k];
     let done: void | Promise<void>;
-    if (!('again' in r)) done = part.each(i, answer(r, slab, part.paths[i], part.maxBytes));
+    if (!('again' in r)) done = part.each(i, answer(r, slab, part.paths[i], part.maxBytes, part.find?.handOver ?? true));
     else if (stuck) done = part.each(i, undefined);
     else {
       again.push(i);
@@ -125,8 +134,11 @@ function answer(
   slab: SharedArrayBuffer,
   path: string,
   maxBytes: number,
-): Uint8Array | VfsError | undefined {
+  handOver: boolean,
+): Uint8Array | VfsError | FileScanned | undefined {
   if ('at' in r) return new Uint8Array(slab, r.at, r.length);
+  if ('absent' in r) return { holds: false, nul: r.nul };
+  if ('found' in r) return handOver ? undefined : { holds: true, nul: r.nul };
   if ('deferred' in r) return undefined;
   if ('refused' in r) {
     if (r.refused === 'TOO_LARGE') return new VfsError('TOO_LARGE', 'read', path, `the file is larger than the ${maxBytes} bytes allowed`);

@@ -14,6 +14,9 @@
  * A batch holds the files of one or more folders, read in order into a slab of memory shared with
  * the worker until the next one does not fit (the rest answer `again`, to be sent in a later
  * batch): no buffer is allocated or moved per file, and a batch holds a bounded amount of memory.
+ * With bytes to `find`, a file without them is answered `absent` (and whether a NUL came in its
+ * first `sniff` bytes) and never handed over, one with them `found` unless `handOver`, and a file
+ * too large for a slab is scanned in 1 MiB chunks: a literal search's bytes stay in the worker.
  * Messages cost tens of microseconds each, so small folders travel together. Batches wait in one
  * FIFO queue for a free worker; at most `size` workers exist, started on demand, and an idle
  * worker never keeps the process alive. A worker that fails rejects its batch (the caller
@@ -25,69 +28,116 @@ import { Worker } from 'node:worker_threads';
 /**
  * What one file of a batch gave: where its bytes lie in the batch's slab, an errno from the open
  * or a read, a refusal, `again` (no room left in the slab: send it in the next batch) or
- * `deferred` (it grew while read: the caller reads it on its own).
+ * `deferred` (it grew while read: the caller reads it on its own). With `find`: `absent` (the
+ * file does not hold those bytes; `nul` when a NUL lies in its first `sniff` bytes), or, for a
+ * file too large for a slab that holds them, `found` (the caller reads it on its own).
  */
 export type WorkerRead =
   | { readonly at: number; readonly length: number }
+  | { readonly absent: true; readonly nul: boolean }
+  | { readonly found: true; readonly nul: boolean }
   | { readonly errno: { readonly code?: string; readonly errno?: number; readonly syscall?: string } }
   | { readonly refused: 'IS_DIRECTORY' | 'NOT_REGULAR_FILE' | 'TOO_LARGE' }
   | { readonly again: true }
   | { readonly deferred: true };
 
+/** Bytes of one slab: a batch reads files into one, and a file of up to `MAX_READ_BYTES` always fits. */
+export const SLAB_BYTES = 2 * 1024 * 1024;
+/** The largest `maxBytes` a batch takes (without `find`; with it, larger files are scanned in place). */
+export const MAX_READ_BYTES = SLAB_BYTES - 1;
+/** The chunk a worker scans a large file in. */
+const SCAN_BYTES = 1024 * 1024;
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-function readOne(base, name, maxBytes, slab, used) {
+const slabs = workerData.slabs.map((s) => Buffer.from(s));
+const scratch = Buffer.allocUnsafe(${SCAN_BYTES});
+const errnoOf = (e) => ({ errno: { code: e.code, errno: e.errno, syscall: e.syscall } });
+/** Reads the open regular file fd (size bytes announced) into slab at used; one byte more proves the end. */
+function intoSlab(fd, size, slab, used) {
+  let filled = 0;
+  for (;;) {
+    const n = fs.readSync(fd, slab, used + filled, size + 1 - filled, filled);
+    filled += n;
+    if (n === 0 || filled === size + 1) break;
+  }
+  return filled > size ? { deferred: true } : { at: used, length: filled };
+}
+/** Scans the open file fd for find in chunks (find.length - 1 bytes kept across chunks), up to maxBytes. */
+function scan(fd, find, sniff, maxBytes) {
+  let pos = 0;
+  let kept = 0;
+  let nul = false;
+  for (;;) {
+    const n = fs.readSync(fd, scratch, kept, scratch.length - kept, pos);
+    if (pos === 0) nul = scratch.subarray(0, Math.min(n, sniff)).indexOf(0) !== -1;
+    pos += n;
+    if (pos > maxBytes) return { refused: 'TOO_LARGE' };
+    const chunk = scratch.subarray(0, kept + n);
+    if (chunk.indexOf(find) !== -1) return { found: true, nul };
+    if (n === 0) return { absent: true, nul };
+    kept = Math.min(find.length - 1, chunk.length);
+    chunk.copy(scratch, 0, chunk.length - kept);
+  }
+}
+function readOne(base, name, maxBytes, slab, used, find, sniff, handOver) {
   let fd;
   try {
     fd = fs.openSync(base + '/' + name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (e) {
-    return { errno: { code: e.code, errno: e.errno, syscall: e.syscall } };
+    return errnoOf(e);
   }
   try {
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) return { refused: 'IS_DIRECTORY' };
     if (!st.isFile()) return { refused: 'NOT_REGULAR_FILE' };
     if (st.size > maxBytes) return { refused: 'TOO_LARGE' };
-    // One byte more than announced: a short read proves the end; a full one means it grew.
+    if (st.size + 1 > slab.length) return find ? scan(fd, find, sniff, maxBytes) : { refused: 'TOO_LARGE' };
     if (used + st.size + 1 > slab.length) return { again: true };
-    let filled = 0;
-    for (;;) {
-      const n = fs.readSync(fd, slab, used + filled, st.size + 1 - filled, filled);
-      filled += n;
-      if (n === 0 || filled === st.size + 1) break;
-    }
-    if (filled > st.size) return { deferred: true };
-    return { at: used, length: filled };
+    const r = intoSlab(fd, st.size, slab, used);
+    if (!find || r.at === undefined) return r;
+    const bytes = slab.subarray(r.at, r.at + r.length);
+    const nul = bytes.subarray(0, sniff).indexOf(0) !== -1;
+    if (bytes.indexOf(find) === -1) return { absent: true, nul };
+    return handOver ? r : { found: true, nul };
   } catch (e) {
-    return { errno: { code: e.code, errno: e.errno, syscall: e.syscall } };
+    return errnoOf(e);
   } finally {
     try { fs.closeSync(fd); } catch {}
   }
 }
-const slabs = require('node:worker_threads').workerData.slabs.map((s) => Buffer.from(s));
 parentPort.on('message', ({ id, parts, slab }) => {
   const bytes = slabs[slab];
   let used = 0;
   let full = false;
-  const results = parts.map(({ base, names, maxBytes }) =>
-    names.map((name) => {
+  const results = parts.map(({ base, names, maxBytes, find, sniff, handOver }) => {
+    const needle = find ? Buffer.from(find.buffer, find.byteOffset, find.byteLength) : undefined;
+    return names.map((name) => {
       if (full) return { again: true };
-      const r = readOne(base, name, maxBytes, bytes, used);
+      const r = readOne(base, name, maxBytes, bytes, used, needle, sniff, handOver);
       if (r.length !== undefined) used += r.length;
       else if (r.again) full = true;
       return r;
-    }),
-  );
+    });
+  });
   parentPort.postMessage({ id, results });
 });`;
 
-/** One folder's part of a batch: its handle's procfs path, the names to read, the most bytes a file may have. */
+/**
+ * One folder's part of a batch: its handle's procfs path, the names to read, the most bytes a
+ * file may have, and optionally bytes to `find` (then only files holding them come back as
+ * bytes; larger files are scanned, up to `maxBytes`, and never come back).
+ */
 export interface BatchPart {
   readonly base: string;
   readonly names: readonly string[];
   readonly maxBytes: number;
+  readonly find?: Uint8Array;
+  /** With `find`: the leading bytes checked for a NUL. */
+  readonly sniff?: number;
+  /** With `find`: hand over the bytes of a file (fitting a slab) that holds them; else answer `found`. */
+  readonly handOver?: boolean;
 }
 
 /** The answer of one batch: a read per name of each part, and the slab they lie in, to `release` once used. */
@@ -114,10 +164,6 @@ interface Slot {
   retired?: boolean;
 }
 
-/** Bytes of one slab: a batch reads files into one, and a file of up to `MAX_READ_BYTES` always fits. */
-export const SLAB_BYTES = 2 * 1024 * 1024;
-/** The largest `maxBytes` a batch takes. */
-export const MAX_READ_BYTES = SLAB_BYTES - 1;
 /** Slabs per worker: one being filled, the others being read by their callers. */
 const SLABS_PER_WORKER = 3;
 
@@ -133,13 +179,18 @@ export class HostReadWorkers {
   /**
    * Reads the files of `parts` (each a folder whose handle's procfs path is `base`) into a slab,
    * one after the other, until the next one does not fit (see the module comment): one
-   * `WorkerRead` per name, in order. Each `maxBytes` is at most `MAX_READ_BYTES`. The caller
+   * `WorkerRead` per name, in order. A `maxBytes` past `MAX_READ_BYTES` is cut to it unless the
+   * part has `find`. The caller
    * holds the folders' handles until this settles, and releases the batch once it has used the
    * bytes.
    */
   read(parts: readonly BatchPart[]): Promise<WorkerBatch> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ parts: parts.map((p) => ({ ...p, maxBytes: Math.min(p.maxBytes, MAX_READ_BYTES) })), resolve, reject });
+      this.queue.push({
+        parts: parts.map((p) => (p.find ? p : { ...p, maxBytes: Math.min(p.maxBytes, MAX_READ_BYTES) })),
+        resolve,
+        reject,
+      });
       this.dispatch();
     });
   }

@@ -7,7 +7,8 @@
  * `lstat` through the folder's handle instead of listing it).
  * Each folder is opened through its parent's handle without following links (vfs/host-walk.ts
  * `ConfinedWalk.openDir`); links are listed, never descended. A bounded number of handles stay
- * open whatever the depth (vfs/held-folder-stack.ts: at most 33); an ancestor closed meanwhile
+ * open whatever the depth (vfs/held-folder-stack.ts: at most 33, plus the folders whose files
+ * reads in other threads still use, `readFiles`); an ancestor closed meanwhile
  * is reopened and checked by `(dev, ino)`, and skipped with everything below it if it changed.
  * The walk yields to the event loop every 64 folders. Breaking out of the loop closes every
  * handle.
@@ -20,7 +21,17 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { VfsError } from './errors.js';
-import type { DirEntry, EntryType, FolderAccess, FolderReadOptions, Stat, WalkEntries, WalkOptions } from './layer.js';
+import type {
+  DirEntry,
+  EntryType,
+  FileScanned,
+  FolderAccess,
+  FolderReadManyOptions,
+  FolderReadOptions,
+  Stat,
+  WalkEntries,
+  WalkOptions,
+} from './layer.js';
 import { childPath, lookupNames } from './layer.js';
 import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
@@ -55,8 +66,8 @@ export interface HostFolderOps {
     dir: HeldDir,
     names: readonly string[],
     paths: readonly string[],
-    maxBytes: number,
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void>;
 }
 
@@ -195,12 +206,12 @@ class HeldFolderAccess implements FolderAccess {
   /** `FolderAccess.readFiles`: the folder's handle is held until the reads end, even after the walk moved on. */
   #readFiles(
     names: readonly string[],
-    options: { maxBytes: number },
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void> {
     const paths = names.map((n) => this.#entry(n, 'read'));
     const release = holdDir(this.#dir);
-    const reads = this.#ops.readMany!(this.#dir, names, paths, options.maxBytes, each);
+    const reads = this.#ops.readMany!(this.#dir, names, paths, options, each);
     reads.then(release, release);
     return reads;
   }

@@ -14,6 +14,7 @@
  * (`WritableLayer`), and optional fast paths found by checking for the method.
  */
 import { VfsError, isVfsError } from './errors.js';
+import { MAX_NAME_BYTES, utf8Length } from './path.js';
 
 /** What a path is, as `stat` and `readdir` report it (a symlink is reported, never followed). */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -209,15 +210,36 @@ export interface FolderAccess {
    * would (same checks, the same refusals as `VfsError`s), started now while the walk holds the
    * folder and delivered to `each` as they arrive, possibly after the walk moved on: the layer
    * keeps the folder for them. The bytes are valid only until `each` returns (or its promise
-   * settles); `undefined` means "read it yourself" (it changed while read). Rejects with `each`'s
-   * error, or when the reading itself failed (`INTERNAL`). Offered where it pays and is as safe
-   * as `readFile` (the host layer under the procfs guarantee).
+   * settles); `undefined` means "read it yourself" (it changed while read, or, with `find`, it
+   * holds those bytes but is too large to hand over). With `find`, files up to `maxBytes` of any
+   * size are looked through in place: one without those bytes is answered `FileScanned` and never
+   * read back, and so is one holding them unless `find.handOver`. Rejects with `each`'s error, or when the reading itself failed (`INTERNAL`). Offered
+   * where it pays and is as safe as `readFile` (the host layer under the procfs guarantee).
    */
   readFiles?(
     names: readonly string[],
-    options: { maxBytes: number },
-    each: (index: number, read: Uint8Array | VfsError | undefined) => void | Promise<void>,
+    options: FolderReadManyOptions,
+    each: (index: number, read: Uint8Array | VfsError | FileScanned | undefined) => void | Promise<void>,
   ): Promise<void>;
+}
+
+/** Options of `FolderAccess.readFiles`. */
+export interface FolderReadManyOptions {
+  /** Larger files answer `TOO_LARGE`. */
+  maxBytes: number;
+  /**
+   * Bytes to look for: files are looked through in place; only those holding them are handed
+   * over, and only with `handOver`. `sniffBytes` leading bytes are checked for a NUL.
+   */
+  find?: { bytes: Uint8Array; sniffBytes: number; handOver: boolean };
+}
+
+/** A file `FolderAccess.readFiles` looked through for `find` without handing it over. */
+export interface FileScanned {
+  /** True when it holds the bytes. */
+  readonly holds: boolean;
+  /** True when a NUL byte lies in its first `sniffBytes`. */
+  readonly nul: boolean;
 }
 
 /**
@@ -247,9 +269,15 @@ export interface WalkOptions {
   only?(path: string): readonly string[] | undefined;
 }
 
-/** `names` deduplicated, in listing order, without anything that cannot be an entry's name. */
+/**
+ * `names` deduplicated, in listing order, without anything that cannot be an entry's name ('',
+ * '.', '..', a '/' or NUL, more than `MAX_NAME_BYTES` UTF-8 bytes).
+ */
 export function lookupNames(names: readonly string[]): string[] {
-  const ok = names.filter((n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0'));
+  const ok = names.filter(
+    (n) =>
+      n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && (n.length <= 85 || utf8Length(n) <= MAX_NAME_BYTES),
+  );
   return [...new Set(ok)].sort(compareNames);
 }
 

@@ -115,7 +115,7 @@ async function monorepoRows(report: Report, hasRg: boolean): Promise<void> {
       readdirSync(repo);
       let bytes = 0;
       for (const p of out) bytes += lstatSync(join(repo, p)).size;
-      return bytes;
+      return bytes >= 0 ? out.length : -1;
     };
     const fullWalk = () => {
       const out: string[] = [];

@@ -78,15 +78,15 @@ describe('L: pathological globs, .gitignore rules and regexes through the gate',
     // What the answers say, where they are results.
     const value = (name: string) => outcomes.find((o) => o.name === name)?.value;
     expect(value('list *a*a*a*a*a*a*a*a*b over 60-char names')).toBe('{"entries":[],"truncated":false}');
-    expect(value('grep a literal through a 20 MiB line (content)')).toBe('{"matches":[],"truncated":false}');
+    expect(value('grep a literal through a 20 MiB line (content)')).toBe('{"matches":[],"truncated":false,"filesSearched":1}');
     expect(value('grep a literal that matches a 20 MiB line (content, cut at 2,000)')).toMatch(
       /^\{"matches":\[\{"path":"huge.txt","line":1,"text":"a{250}/,
     );
     expect(value('grep count of a literal over 10,000 long lines')).toBe(
-      '{"counts":[{"path":"lines.txt","count":10000}],"truncated":false}',
+      '{"counts":[{"path":"lines.txt","count":10000}],"truncated":false,"filesSearched":1}',
     );
     expect(value('grep a case-insensitive literal over a 20 MiB line')).toBe(
-      '{"counts":[{"path":"huge.txt","count":1}],"truncated":false}',
+      '{"counts":[{"path":"huge.txt","count":1}],"truncated":false,"filesSearched":1}',
     );
   });
 });

@@ -121,6 +121,13 @@ describe('list', () => {
     expect(all.filter((p: string) => /^packages\/[^/]+\/src\/.*\.ts$/.test(p))).toEqual(v.entries.map((e: { path: string }) => e.path));
   });
 
+  it('never looks up a name no entry can have, however the pattern spells it', async () => {
+    const { list } = setup();
+    expect(valueOf(await list({ pattern: `${'x'.repeat(300)}/*` })).entries).toEqual([]);
+    expect(valueOf(await list({ pattern: '['.repeat(1000) })).entries).toEqual([]);
+    expect(valueOf(await list({ pattern: 'src/../README.md' })).entries).toEqual([]);
+  });
+
   it('leads through folders that exist only because a mount lies below them', async () => {
     const s = setupGate();
     addWorkspace(s, 'a', {

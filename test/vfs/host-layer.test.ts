@@ -355,7 +355,10 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
           return undefined;
         }
         pending = w.files!.readFiles!(names, { maxBytes: 4096 }, (i, r) => {
-          got.set(names[i], r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : `${r.code}@${r.path}`);
+          got.set(
+            names[i],
+            r instanceof Uint8Array ? `bytes:${text(r)}` : r === undefined ? 'self' : 'holds' in r ? 'scanned' : `${r.code}@${r.path}`,
+          );
         });
         break; // the walk stops (every handle it holds is let go): the reads still answer from the folder
       }
@@ -378,6 +381,53 @@ describe.each(modes)('HostLayer (%s)', (guarantee, options) => {
       });
     }
     expect(openFds()).toBe(before); // the folder's handle was closed once the reads ended
+  });
+
+  it('looks through files for given bytes in other threads: only files holding them come back, large ones are scanned in place', async () => {
+    if (guarantee !== 'procfs') return;
+    const dir = path.join(root, 'scan');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'has.txt'), 'a needle here');
+    fs.writeFileSync(path.join(dir, 'not.txt'), 'nothing here');
+    fs.writeFileSync(path.join(dir, 'bin.dat'), Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from('no match')]));
+    // 3 MiB: larger than a slab; the needle straddles the first two 1 MiB chunks in one of them.
+    const big = Buffer.alloc(3 << 20, 'x');
+    big.write('needle', (1 << 20) - 3);
+    fs.writeFileSync(path.join(dir, 'big-has.txt'), big);
+    fs.writeFileSync(path.join(dir, 'big-not.txt'), Buffer.alloc(3 << 20, 'y'));
+    fs.writeFileSync(path.join(dir, 'too-big.txt'), Buffer.alloc(5 << 20, 'z'));
+    const layer = open();
+    const names = ['has.txt', 'not.txt', 'bin.dat', 'big-has.txt', 'big-not.txt', 'too-big.txt'];
+    const scan = async (handOver: boolean) => {
+      const got: Record<string, string> = {};
+      let pending: Promise<void> | undefined;
+      for await (const w of layer.walkTree('scan')) {
+        pending = w.files!.readFiles!(
+          names,
+          { maxBytes: 4 << 20, find: { bytes: bytes('needle'), sniffBytes: 8192, handOver } },
+          (i, r) => {
+            got[names[i]] =
+              r instanceof Uint8Array
+                ? `bytes:${text(r)}`
+                : r === undefined
+                  ? 'read it yourself'
+                  : 'holds' in r
+                    ? `holds=${r.holds} nul=${r.nul}`
+                    : r.code;
+          },
+        );
+      }
+      await pending;
+      return got;
+    };
+    const common = {
+      'not.txt': 'holds=false nul=false',
+      'bin.dat': 'holds=false nul=true',
+      'big-not.txt': 'holds=false nul=false',
+      'too-big.txt': 'TOO_LARGE',
+    };
+    expect(await scan(true)).toEqual({ ...common, 'has.txt': 'bytes:a needle here', 'big-has.txt': 'read it yourself' });
+    expect(await scan(false)).toEqual({ ...common, 'has.txt': 'holds=true nul=false', 'big-has.txt': 'holds=true nul=false' });
   });
 
   it('reads hundreds of files of many folders in other threads, each its own bytes', async () => {
