@@ -3,7 +3,9 @@
  * (`@modelcontextprotocol/server-filesystem`) and against `gatefs serve` (stdio), both serving
  * the same folder. Medians of read 4 KiB, write 4 KiB, edit, list one folder, and a recursive
  * `**\/*.js` search over a copy of node_modules (its search_files vs gatefs list with a pattern).
- * gatefs uses the `shared` backend here so both servers touch the very same files.
+ * gatefs uses the `shared` backend here so both servers touch the very same files. Writes are
+ * measured under both write policies (`writes: { fsync }`, src/manifest/types.ts `WritePolicy`):
+ * the default (no fsync, as the reference server) and a second server with `fsync: true`.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,26 +44,33 @@ export async function run(report: Report): Promise<void> {
     for (let i = 0; i < 100; i++) writeFileSync(join(dir, 'folder', `file-${String(i).padStart(3, '0')}.txt`), `file ${i}\n`);
     cpSync(join(root, 'node_modules'), join(dir, 'deps'), { recursive: true, verbatimSymlinks: true });
     const manifest = join(tmp, 'gatefs.yaml');
-    writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
+    const roles = 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n';
+    writeFileSync(manifest, roles);
+    const syncedManifest = join(tmp, 'gatefs-fsync.yaml');
+    writeFileSync(syncedManifest, `${roles}writes:\n  fsync: true\n`);
 
     const reference = await connect(process.execPath, [
       join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
       dir,
     ]);
     clients.push(reference);
-    const gatefs = await connect(process.execPath, [
-      join(root, 'dist/src/cli/main.js'),
-      'serve',
-      '--repo',
-      dir,
-      '--state-dir',
-      join(tmp, 'state'),
-      '--manifest',
-      manifest,
-      '--conversation',
-      'bench',
-    ]);
+    const serve = (state: string, manifestFile: string) =>
+      connect(process.execPath, [
+        join(root, 'dist/src/cli/main.js'),
+        'serve',
+        '--repo',
+        dir,
+        '--state-dir',
+        join(tmp, state),
+        '--manifest',
+        manifestFile,
+        '--conversation',
+        'bench',
+      ]);
+    const gatefs = await serve('state', manifest);
     clients.push(gatefs);
+    const synced = await serve('state-fsync', syncedManifest);
+    clients.push(synced);
 
     const ref = (p: string) => join(dir, p);
     const content = kib4.repeat(64);
@@ -88,6 +97,15 @@ export async function run(report: Report): Promise<void> {
         baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }),
         iterations: 200,
         target: 1.0,
+        note: 'the default write policy: atomic rename, no fsync',
+      },
+      {
+        name: 'write 4 KiB, writes: { fsync: true }',
+        subject: () => call(synced, 'write', { path: 'write-synced.txt', content }),
+        baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }),
+        iterations: 200,
+        target: 1.0,
+        note: 'atomic rename plus fdatasync of the file and fsync of its folder; the reference never syncs',
       },
       {
         name: 'edit',

@@ -114,7 +114,8 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
       ...(typeof options.settings === 'string' ? namesOnTheWay(options.settings) : []),
     ];
     const landing = new CliLandingGit({ repo, exec });
-    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
+    const writes = { fsync: manifest.writes?.fsync ?? false };
+    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles, writes);
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);
     const onClose = () => (opened.close(), doors.close());
