@@ -23,6 +23,7 @@ import type {
   DirEntry,
   FolderReadOptions,
   LinkReadingLayer,
+  ProbingLayer,
   ReadOptions,
   RemoveOptions,
   RenameOptions,
@@ -86,7 +87,7 @@ export interface HostLayerOptions {
  * says whether lookups are confined by procfs handles or by the weaker lstat comparison.
  * Every method throws `VfsError` with layer-relative paths only; `INTERNAL` after `close()`.
  */
-export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
+export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer, ProbingLayer {
   readonly kind = 'host';
   readonly identity: HostIdentity;
   readonly guarantee: HostGuarantee;
@@ -122,6 +123,38 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     try {
       this.walk.seams.beforeStep?.({ op: 'stat', path });
       return toStat(lstatSync(this.walk.at(chain[chain.length - 1], baseName(path))));
+    } catch (e) {
+      throw hostError(e, 'stat', path);
+    } finally {
+      this.walk.release(chain);
+    }
+  }
+
+  /**
+   * `stat`, with undefined for a missing name (vfs/layer.ts `ProbingLayer`): each folder on the
+   * way is looked at with `lstat` before it is opened, so a missing one ends the walk without an
+   * error being made. The same confinement: folders opened without following links, the last
+   * name never followed.
+   */
+  async statIfPresent(path: string): Promise<Stat | undefined> {
+    const segments = layerSegments(path, 'stat');
+    if (segments.length === 0) return this.stat(path);
+    const name = segments.pop()!;
+    const chain: HeldDir[] = [this.walk.root];
+    this.walk.checkOpen('stat', path);
+    try {
+      for (const segment of segments) {
+        const parent = chain[chain.length - 1];
+        if (!lstatSync(this.walk.at(parent, segment), { throwIfNoEntry: false })) return undefined;
+        const next = this.walk.openDir(parent, segment, 'stat', false);
+        if (parent !== this.walk.root) {
+          chain[chain.length - 1] = next;
+          closeSync(parent.fd);
+        } else chain.push(next);
+      }
+      this.walk.seams.beforeStep?.({ op: 'stat', path });
+      const st = lstatSync(this.walk.at(chain[chain.length - 1], name), { throwIfNoEntry: false });
+      return st ? toStat(st) : undefined;
     } catch (e) {
       throw hostError(e, 'stat', path);
     } finally {

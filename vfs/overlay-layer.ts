@@ -54,7 +54,7 @@ import type {
   WriteOptions,
   WriteResult,
 } from './layer.js';
-import { childPath, compareNames, isLinkReadingLayer, parentPath } from './layer.js';
+import { childPath, compareNames, isLinkReadingLayer, isProbingLayer, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
 import { overlayRename, type OverlayFound, type OverlayParts } from './overlay-rename.js';
@@ -92,10 +92,12 @@ export class OverlayLayer implements WritableLayer, WalkableLayer, LinkReadingLa
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     refuseReserved(path, 'read');
-    try {
-      return await this.upper.readFile(path, options);
-    } catch (e) {
-      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    if (await this.upperMayHold(path)) {
+      try {
+        return await this.upper.readFile(path, options);
+      } catch (e) {
+        if (!isVfsError(e, 'NOT_FOUND')) throw e;
+      }
     }
     if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
     return this.lower.readFile(path, options);
@@ -113,7 +115,7 @@ export class OverlayLayer implements WritableLayer, WalkableLayer, LinkReadingLa
 
   async readdir(path: string): Promise<DirEntry[]> {
     refuseReserved(path, 'readdir');
-    const upper = await orUndefined(this.upper.readdir(path), false);
+    const upper = (await this.upperMayHold(path)) ? await orUndefined(this.upper.readdir(path), false) : undefined;
     const whiteouts = await this.whiteoutSet();
     const lower = whiteouts.hides(path) ? undefined : await orUndefined(this.lower.readdir(path), upper !== undefined);
     if (!upper && !lower) throw new VfsError('NOT_FOUND', 'readdir', path);
@@ -245,12 +247,25 @@ export class OverlayLayer implements WritableLayer, WalkableLayer, LinkReadingLa
     return bytes !== undefined && sameBytes(bytes, expected);
   }
 
+  /**
+   * False only when the upper surely has no entry at `path` (its `statIfPresent` fast path, so
+   * the common miss makes no error); true means "ask it". Errors are the upper's `stat`'s.
+   */
+  private async upperMayHold(path: string): Promise<boolean> {
+    return isProbingLayer(this.upper) ? (await this.upper.statIfPresent(path)) !== undefined : true;
+  }
+
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
   private async find(path: string): Promise<Found | undefined> {
-    try {
-      return { in: 'upper', stat: await this.upper.stat(path) };
-    } catch (e) {
-      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    if (isProbingLayer(this.upper)) {
+      const stat = await this.upper.statIfPresent(path);
+      if (stat) return { in: 'upper', stat };
+    } else {
+      try {
+        return { in: 'upper', stat: await this.upper.stat(path) };
+      } catch (e) {
+        if (!isVfsError(e, 'NOT_FOUND')) throw e;
+      }
     }
     if ((await this.whiteoutSet()).hides(path)) return undefined;
     const stat = await orUndefined(this.lower.stat(path), false);
