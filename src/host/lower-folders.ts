@@ -25,7 +25,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { isCodedError } from '../../vfs/coded-error.js';
-import type { GitContext } from '../git/git-port.js';
+import { isGitError, type GitContext } from '../git/git-port.js';
 import type { TreeCheckout } from '../git/tree-checkout.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { WorkspaceError } from '../workspace-error.js';
@@ -221,10 +221,13 @@ export class LowerFolders {
         return;
       }
       this.removeFolder(conversation);
-      const mismatch = e instanceof LowerMismatch;
-      this.mark(conversation, lower.token, mismatch ? { ...lower, state: 'unavailable', reason: e.reason } : null);
-      if (mismatch) this.event('lower.unavailable', conversation, { pinnedSha: lower.sha, reason: e.reason, path: e.path });
-      else throw e;
+      // What git refused or the verification found holds for this commit on every try; anything
+      // else (no space, no descriptors, a program missing) may pass: the next view tries again.
+      const reason = e instanceof LowerMismatch ? e.reason : isGitError(e, 'COMMAND_FAILED') ? 'CHECKOUT_FAILED' : null;
+      this.mark(conversation, lower.token, reason ? { ...lower, state: 'unavailable', reason } : null);
+      if (!reason) throw e;
+      const detail = e instanceof LowerMismatch ? { path: e.path } : { message: messageOf(e) };
+      this.event('lower.unavailable', conversation, { pinnedSha: lower.sha, reason, ...detail });
     }
   }
 

@@ -7,7 +7,8 @@
  * there and nothing else (walked through the folder's confined host layer, links never
  * followed), each with its type; files with their executable bit and their blob id (`git
  * hash-object --no-filters`: the bytes as stored, whatever `.gitattributes` made checkout write);
- * links with the blob id of their target text.
+ * links with the blob id of their target text (a target that is not UTF-8 cannot be compared:
+ * the layers refuse to read it, so it is a mismatch).
  *
  * Repaired: a file whose bytes or executable bit differ (an `eol=crlf`, `ident` or
  * `working-tree-encoding` attribute, a mode the file system did not keep) is written again from
@@ -21,19 +22,30 @@ import { createHash } from 'node:crypto';
 import { isVfsError } from '../../vfs/errors.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import type { LinkReadingLayer, WritableLayer } from '../../vfs/layer.js';
+import { CodedError } from '../../vfs/coded-error.js';
 import { childPath, walkLayer } from '../../vfs/layer.js';
 import type { GitContext } from '../git/git-port.js';
 import type { TreeCheckout, TreeListingEntry } from '../git/tree-checkout.js';
 
-/** Why a checkout cannot be served as the commit's tree (see the file comment). */
-export class LowerMismatch extends Error {
+/** How a checkout differs from the commit's tree. */
+export type LowerMismatchReason = 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET';
+
+/** Why a checkout cannot be served as the commit's tree (see the file comment); `code` says how it differs. */
+export class LowerMismatch extends CodedError<LowerMismatchReason, { path: string }> {
   override readonly name = 'LowerMismatch';
 
-  constructor(
-    readonly reason: 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET' | 'UNHASHABLE_PATH',
-    readonly path: string,
-  ) {
-    super(`${reason} at '${path}'`);
+  constructor(reason: LowerMismatchReason, path: string) {
+    super(reason, `${reason} at '${path}'`, { path });
+  }
+
+  /** How it differs (the code). */
+  get reason(): LowerMismatchReason {
+    return this.code;
+  }
+
+  /** The path that differs. */
+  get path(): string {
+    return this.data.path;
   }
 }
 
@@ -124,17 +136,20 @@ export async function verifyCheckout(
     if (want.kind !== 'submodule') throw new LowerMismatch('MISSING_ENTRY', path);
     missingSubmodules.push(path);
   }
-  const newline = files.find((f) => f.path.includes('\n'));
-  if (newline) throw new LowerMismatch('UNHASHABLE_PATH', newline.path);
+  // git reads one name a line: the rare name holding a newline is hashed here instead.
+  const byGit = files.filter((f) => !f.path.includes('\n'));
   const oids = await ports.checkout.hashFiles(
     folder,
-    files.map((f) => f.path),
+    byGit.map((f) => f.path),
     ports.context,
     ports.signal,
   );
-  files.forEach((f, i) => {
+  byGit.forEach((f, i) => {
     if (oids[i] !== f.oid) rewrite.add(f.path);
   });
+  for (const f of files) {
+    if (f.path.includes('\n') && blobId(await layer.readFile(f.path), f.oid) !== f.oid) rewrite.add(f.path);
+  }
   for (const link of links) {
     // A target that is not UTF-8 text is refused by readLink (SYMLINK_ESCAPE), as by the git-tree layer.
     const target = await layer.readLink(link.path).catch((e: unknown) => (isVfsError(e, 'SYMLINK_ESCAPE') ? null : Promise.reject(e)));
