@@ -5,7 +5,8 @@
  * the life of the layer and each component is opened through the handle of its parent without
  * following links. The final component is checked on its handle (`fstat`) and all I/O goes
  * through that handle; nothing is reopened by path after a check. Writes replace by a temp file
- * created exclusively in the parent handle, fsync and rename (vfs/host-write.ts).
+ * created exclusively in the parent handle and a rename (vfs/host-write.ts), always; with the
+ * `fsync` option (the default) the file is fsynced before the rename and its folder after it.
  *
  * Calls are synchronous underneath (about 20 µs for a confined 4 KiB read three folders deep,
  * against about 400 µs with promise `FileHandle`s); only whole-tree walks and files over 1 MiB
@@ -23,6 +24,7 @@ import type {
   EntryType,
   FolderReadOptions,
   LinkReadingLayer,
+  ProbingLayer,
   ReadOptions,
   RemoveOptions,
   RenameOptions,
@@ -71,6 +73,15 @@ export interface HostLayerOptions {
    * trade reopening for descriptors; tests use 1 to exercise the reopening on every return.
    */
   walkHandles?: WalkHandles;
+  /**
+   * The durability policy of changes (default true). True: a write fsyncs the new file before
+   * the rename and the folder after it; a remove, mkdir or rename fsyncs the folders it changed;
+   * so a change reported done is on stable storage. False: no fsync; every write is still a
+   * temp file and an atomic rename, so readers (and this process after a crash of its own) see
+   * the old or the new bytes, never a mix; only an operating-system crash or power loss shortly
+   * after a change can lose it. A write with `durable: false` never fsyncs.
+   */
+  fsync?: boolean;
 }
 
 /**
@@ -78,13 +89,15 @@ export interface HostLayerOptions {
  * says whether lookups are confined by procfs handles or by the weaker lstat comparison.
  * Every method throws `VfsError` with layer-relative paths only; `INTERNAL` after `close()`.
  */
-export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
+export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer, ProbingLayer {
   readonly kind = 'host';
   readonly identity: HostIdentity;
   readonly guarantee: HostGuarantee;
   private readonly walk: ConfinedWalk;
   private readonly guard?: HostGuard;
   private readonly walkHandles: WalkHandles;
+  /** The `fsync` policy (see `HostLayerOptions.fsync`). */
+  readonly fsync: boolean;
   /** What a walk may do inside a folder it holds, kept private to the layer (it takes raw handles). */
   private readonly inFolder: HostFolderOps = {
     list: (dir) => this.list(dir),
@@ -106,6 +119,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     if (this.guarantee === 'procfs' && !seams.beforeStep && !seams.afterCheck) {
       this.inFolder.readMany = readInWorkers;
     }
+    this.fsync = options.fsync ?? true;
   }
 
   /** Metadata without following a final link. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */
@@ -118,6 +132,38 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     try {
       this.walk.seams.beforeStep?.({ op: 'stat', path });
       return toStat(lstatSync(this.walk.at(chain[chain.length - 1], baseName(path))));
+    } catch (e) {
+      throw hostError(e, 'stat', path);
+    } finally {
+      this.walk.release(chain);
+    }
+  }
+
+  /**
+   * `stat`, with undefined for a missing name (vfs/layer.ts `ProbingLayer`): each folder on the
+   * way is looked at with `lstat` before it is opened, so a missing one ends the walk without an
+   * error being made. The same confinement: folders opened without following links, the last
+   * name never followed.
+   */
+  async statIfPresent(path: string): Promise<Stat | undefined> {
+    const segments = layerSegments(path, 'stat');
+    if (segments.length === 0) return this.stat(path);
+    const name = segments.pop()!;
+    const chain: HeldDir[] = [this.walk.root];
+    this.walk.checkOpen('stat', path);
+    try {
+      for (const segment of segments) {
+        const parent = chain[chain.length - 1];
+        if (!lstatSync(this.walk.at(parent, segment), { throwIfNoEntry: false })) return undefined;
+        const next = this.walk.openDir(parent, segment, 'stat', false);
+        if (parent !== this.walk.root) {
+          chain[chain.length - 1] = next;
+          closeSync(parent.fd);
+        } else chain.push(next);
+      }
+      this.walk.seams.beforeStep?.({ op: 'stat', path });
+      const st = lstatSync(this.walk.at(chain[chain.length - 1], name), { throwIfNoEntry: false });
+      return st ? toStat(st) : undefined;
     } catch (e) {
       throw hostError(e, 'stat', path);
     } finally {
@@ -163,24 +209,24 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     return walkHostTree(this.walk, this.inFolder, path, options, this.walkHandles);
   }
 
-  /** Atomically replaces or creates a file (vfs/host-write.ts `hostWriteFile`). */
+  /** Atomically replaces or creates a file (vfs/host-write.ts `hostWriteFile`); fsynced per the `fsync` policy. */
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
-    return hostWriteFile(this.walk, path, data, options, this.guard);
+    return hostWriteFile(this.walk, path, data, { ...options, durable: this.fsync && options.durable !== false }, this.guard);
   }
 
   /** Creates one folder. `ALREADY_EXISTS`, `NOT_FOUND` (parent), guard codes. */
   async mkdir(path: string): Promise<void> {
-    hostMkdir(this.walk, path, this.guard);
+    hostMkdir(this.walk, path, this.guard, this.fsync);
   }
 
   /** Removes a file, a link (not its target) or an empty folder. `NOT_EMPTY`, `NOT_FOUND`, `STALE_CONTENT` (ifMatch), guard codes. */
   async remove(path: string, options?: RemoveOptions): Promise<void> {
-    hostRemove(this.walk, path, this.guard, options);
+    hostRemove(this.walk, path, this.guard, options, this.fsync);
   }
 
   /** Renames through both held parents (vfs/host-rename.ts `hostRename`). */
   async rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
-    hostRename(this.walk, from, to, options, this.guard);
+    hostRename(this.walk, from, to, options, this.guard, this.fsync);
   }
 
   /**

@@ -33,6 +33,7 @@ import { hostError, layerSegments } from './host-names.js';
 import { entryTypeOf } from './node-stat.js';
 import { checkRenameKinds, checkRenamePaths } from './rename-rules.js';
 import { foreignCodeOf } from './coded-error.js';
+import { syncFolder } from './host-write.js';
 
 /** How many folder levels below a moved folder are shown to the guard before it moves. */
 export const MAX_GUARDED_DEPTH = 128;
@@ -40,8 +41,11 @@ export const MAX_GUARDED_DEPTH = 128;
 /** link(2) errors that mean "this filesystem has no hard links", not "the name exists". */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 
-/** Renames `from` to `to` below the walk's root (see the file comment for the rules and codes). */
-export function hostRename(walk: ConfinedWalk, from: string, to: string, options: RenameOptions, guard?: HostGuard): void {
+/**
+ * Renames `from` to `to` below the walk's root (see the file comment for the rules and codes);
+ * `sync` fsyncs both parent folders afterwards (vfs/host-write.ts `syncFolder`).
+ */
+export function hostRename(walk: ConfinedWalk, from: string, to: string, options: RenameOptions, guard?: HostGuard, sync = true): void {
   const op = 'rename';
   const fromSegments = layerSegments(from, op);
   const toSegments = layerSegments(to, op);
@@ -67,6 +71,10 @@ export function hostRename(walk: ConfinedWalk, from: string, to: string, options
       unlinkSync(walk.at(fromDir, fromName));
     } else if (existing || st.isDirectory()) renameSync(walk.at(fromDir, fromName), walk.at(toDir, toName));
     else linkThenUnlink(walk, fromDir, fromName, toDir, toName, st, from, to);
+    if (sync) {
+      syncFolder(toDir);
+      if (toDir !== fromDir) syncFolder(fromDir);
+    }
   } catch (e) {
     if (e instanceof VfsError) throw e;
     const code = foreignCodeOf(e);

@@ -7,14 +7,18 @@
  * itself, so a rename or unlink lands in that folder even if it was moved meanwhile.
  *
  * Writes replace: a temp file is created with `O_CREAT | O_EXCL | O_NOFOLLOW` in the parent,
- * written, fsynced, and renamed over the name. So a symlink at the name is replaced, never
- * followed, and a hard-linked name gets a new inode while the other links keep their bytes.
- * The parent folder itself is not fsynced (as a plain write + fsync + rename would not be).
+ * written, and renamed over the name. So a symlink at the name is replaced, never followed, a
+ * hard-linked name gets a new inode while the other links keep their bytes, and a reader sees
+ * the old or the new bytes, never a mix. Durable changes (`WriteOptions.durable`, the `sync`
+ * argument of the others: the host layer's `fsync` policy) also fsync the temp file before the
+ * rename and the parent folder after the change, so what was reported done survives a power
+ * loss; without it, only the operating system's own writeback puts them on disk.
  */
 import {
   closeSync,
   constants,
   fchmodSync,
+  fdatasyncSync,
   fsyncSync,
   linkSync,
   lstatSync,
@@ -75,7 +79,8 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
     if (ifMatch && (!existing?.isFile() || existing.size !== ifMatch.length)) throw stale(op, path);
     const mode = existing?.isFile() ? existing.mode & 0o777 : (options.mode ?? 0o644) & 0o777;
     walk.seams.afterCheck?.({ op, path });
-    temp = createTemp(walk, parent, data, mode, path, options.durable ?? true);
+    const durable = options.durable ?? true;
+    temp = createTemp(walk, parent, data, mode, path, durable);
     walk.seams.beforeCommit?.({ op, path });
     // Compare-and-swap: the slow part (writing and syncing the new bytes) is done; only now is
     // the name checked to still hold what the caller read, right before it is replaced.
@@ -87,12 +92,13 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
         if (!NO_HARD_LINKS.has(foreignCodeOf(e) ?? '')) throw e;
         // A filesystem without hard links: create at the name itself with O_EXCL (readers may
         // then see the new file before all its bytes are in).
-        writeNew(walk.at(parent, name), data, mode, options.durable ?? true);
+        writeNew(walk.at(parent, name), data, mode, durable);
       }
     } else {
       renameSync(walk.at(parent, temp), walk.at(parent, name));
       temp = undefined;
     }
+    if (durable) syncFolder(parent);
     return { created: !existing };
   } catch (e) {
     throw hostError(e, op, path);
@@ -108,13 +114,17 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
   }
 }
 
-/** Creates the folder `path` (mode 0o755). `ALREADY_EXISTS` (also for a link there), `NOT_FOUND`, guard codes. */
-export function hostMkdir(walk: ConfinedWalk, path: string, guard?: HostGuard): void {
+/**
+ * Creates the folder `path` (mode 0o755); `sync` fsyncs the parent afterwards. `ALREADY_EXISTS`
+ * (also for a link there), `NOT_FOUND`, guard codes.
+ */
+export function hostMkdir(walk: ConfinedWalk, path: string, guard?: HostGuard, sync = true): void {
   if (layerSegments(path, 'mkdir').length === 0) throw new VfsError('ALREADY_EXISTS', 'mkdir', path);
   const chain = walk.openChain(parentSegmentsOf(path, 'mkdir'), 'mkdir', guard);
   try {
     walk.seams.beforeCommit?.({ op: 'mkdir', path });
     mkdirSync(walk.at(chain[chain.length - 1], baseName(path)), 0o755);
+    if (sync) syncFolder(chain[chain.length - 1]);
   } catch (e) {
     throw hostError(e, 'mkdir', path);
   } finally {
@@ -127,8 +137,9 @@ export function hostMkdir(walk: ConfinedWalk, path: string, guard?: HostGuard): 
  * (`READ_ONLY`). `NOT_EMPTY`, `NOT_FOUND`, guard codes (a folder target is shown to the guard).
  * `fileOnly` refuses a folder (`IS_DIRECTORY`). With `ifMatch`, only a regular file holding exactly those bytes just before the unlink
  * (`STALE_CONTENT` otherwise, nothing removed; the compare and the unlink are two calls).
+ * `sync` fsyncs the parent afterwards.
  */
-export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard, options: RemoveOptions = {}): void {
+export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard, options: RemoveOptions = {}, sync = true): void {
   if (layerSegments(path, 'remove').length === 0) throw new VfsError('READ_ONLY', 'remove', path, 'cannot remove the root of a mount');
   const chain = walk.openChain(parentSegmentsOf(path, 'remove'), 'remove', guard);
   try {
@@ -145,6 +156,7 @@ export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard, 
     // rmdir(2) refuses a link and unlink(2) never follows one: a swap here changes nothing outside.
     if (st.isDirectory()) rmdirSync(walk.at(parent, name));
     else unlinkSync(walk.at(parent, name));
+    if (sync) syncFolder(parent);
   } catch (e) {
     throw hostError(e, 'remove', path);
   } finally {
@@ -152,7 +164,21 @@ export function hostRemove(walk: ConfinedWalk, path: string, guard?: HostGuard, 
   }
 }
 
-/** Creates an exclusive temp file in `parent`, writes and fsyncs `data`; returns its name. */
+/**
+ * Puts a held folder's entries on stable storage (fsync(2) of its handle). A file system that
+ * cannot sync a folder (`EINVAL`, `ENOTSUP`: some network and FUSE ones) is left to its own
+ * writeback: the change itself is done, and refusing it now would report a done change failed.
+ */
+export function syncFolder(dir: HeldDir): void {
+  try {
+    fsyncSync(dir.fd);
+  } catch (e) {
+    const code = foreignCodeOf(e);
+    if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw e;
+  }
+}
+
+/** Creates an exclusive temp file in `parent`, writes `data` (fsynced when `durable`); returns its name. */
 function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string, durable: boolean): string {
   for (let attempt = 0; attempt < 16; attempt++) {
     const temp = `.gatefs-${process.pid}-${++tempCounter}.tmp`;
@@ -166,13 +192,13 @@ function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode:
   throw new VfsError('INTERNAL', 'write', path, 'could not create a temporary file');
 }
 
-/** Creates `at` with O_CREAT | O_EXCL | O_NOFOLLOW, sets `mode`, writes and fsyncs; removes it on failure. */
+/** Creates `at` with O_CREAT | O_EXCL | O_NOFOLLOW, sets `mode`, writes (fdatasync when `durable`); removes it on failure. */
 function writeNew(at: string, data: Uint8Array, mode: number, durable: boolean): void {
   const fd = openSync(at, NEW_FILE, mode);
   try {
     fchmodSync(fd, mode);
     writeHandle(fd, data);
-    if (durable) fsyncSync(fd);
+    if (durable) fdatasyncSync(fd);
   } catch (e) {
     closeSync(fd);
     try {

@@ -153,6 +153,21 @@ export function isLinkReadingLayer(layer: Layer): layer is LinkReadingLayer {
   return typeof (layer as Partial<LinkReadingLayer>).readLink === 'function';
 }
 
+/**
+ * Optional fast path: `stat` that answers undefined for a name that is not there instead of
+ * throwing `NOT_FOUND`, found by `isProbingLayer`. An overlay asks its upper about every name it
+ * serves and most are absent; a thrown error costs more than the lookup itself. Every other
+ * outcome is `stat`'s (a link on the way is `SYMLINK_ESCAPE`, a file on the way `NOT_DIRECTORY`).
+ */
+export interface ProbingLayer extends Layer {
+  statIfPresent(path: string): Promise<Stat | undefined>;
+}
+
+/** True when the layer offers `statIfPresent`. */
+export function isProbingLayer(layer: Layer): layer is ProbingLayer {
+  return typeof (layer as Partial<ProbingLayer>).statIfPresent === 'function';
+}
+
 /** True when the layer offers the writing extension (it may still refuse with `READ_ONLY`). */
 export function isWritableLayer(layer: Layer): layer is WritableLayer {
   return typeof (layer as Partial<WritableLayer>).writeFile === 'function';

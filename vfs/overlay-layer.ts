@@ -18,6 +18,8 @@
  * - a folder removed and re-created is opaque: the whiteout stays, so the lower's old entries
  *   under it stay hidden beneath the new upper folder.
  * - readdir: the union of both listings, minus whiteouts, sorted.
+ * - walkTree: both sides walked side by side and merged (vfs/overlay-walk.ts), so a walk of a
+ *   host upper over a host lower reads and stats through the folders both walks hold.
  *
  * Nothing is cached but the whiteout list: a file put into the upper folder behind the overlay's
  * back (the agent's shell in a `copy` workspace, a build) is seen at the next call, as is every
@@ -45,14 +47,18 @@ import type {
   RemoveOptions,
   RenameOptions,
   Stat,
+  WalkEntries,
+  WalkOptions,
+  WalkableLayer,
   WritableLayer,
   WriteOptions,
   WriteResult,
 } from './layer.js';
-import { childPath, compareNames, isLinkReadingLayer, parentPath } from './layer.js';
+import { childPath, compareNames, isLinkReadingLayer, isProbingLayer, parentPath } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 import { OVERLAY_META, WhiteoutSet } from './whiteout-set.js';
 import { overlayRename, type OverlayFound, type OverlayParts } from './overlay-rename.js';
+import { overlayWalk } from './overlay-walk.js';
 
 /** Where a merged entry lives and what it is. */
 type Found = OverlayFound;
@@ -61,7 +67,7 @@ type Found = OverlayFound;
  * The copy-on-write layer built by `overlay()`; see the file comment for the rules. `upper` and
  * `lower` are exposed for status and patch building; change them only through the overlay.
  */
-export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
+export class OverlayLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
   private loading?: Promise<WhiteoutSet>;
 
@@ -86,10 +92,12 @@ export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLa
 
   async readFile(path: string, options?: ReadOptions): Promise<Uint8Array> {
     refuseReserved(path, 'read');
-    try {
-      return await this.upper.readFile(path, options);
-    } catch (e) {
-      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    if (await this.upperMayHold(path)) {
+      try {
+        return await this.upper.readFile(path, options);
+      } catch (e) {
+        if (!isVfsError(e, 'NOT_FOUND')) throw e;
+      }
     }
     if ((await this.whiteoutSet()).hides(path)) throw new VfsError('NOT_FOUND', 'read', path);
     return this.lower.readFile(path, options);
@@ -107,7 +115,7 @@ export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLa
 
   async readdir(path: string): Promise<DirEntry[]> {
     refuseReserved(path, 'readdir');
-    const upper = await orUndefined(this.upper.readdir(path), false);
+    const upper = (await this.upperMayHold(path)) ? await orUndefined(this.upper.readdir(path), false) : undefined;
     const whiteouts = await this.whiteoutSet();
     const lower = whiteouts.hides(path) ? undefined : await orUndefined(this.lower.readdir(path), upper !== undefined);
     if (!upper && !lower) throw new VfsError('NOT_FOUND', 'readdir', path);
@@ -116,6 +124,29 @@ export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLa
     for (const e of upper ?? []) merged.set(e.name, e);
     if (path === '') merged.delete(OVERLAY_META);
     return [...merged.values()].sort((a, b) => compareNames(a.name, b.name));
+  }
+
+  /**
+   * The merged tree from `path`, as recursive `readdir` calls would give it (vfs/overlay-walk.ts).
+   * `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE` for the start, and what the sides' walks throw.
+   */
+  async *walkTree(path: string, options?: WalkOptions): AsyncGenerator<WalkEntries> {
+    refuseReserved(path, 'walk');
+    const found = await this.find(path);
+    if (!found) throw new VfsError('NOT_FOUND', 'walk', path);
+    if (found.stat.type === 'symlink') throw new VfsError('SYMLINK_ESCAPE', 'walk', path);
+    if (found.stat.type !== 'directory') throw new VfsError('NOT_DIRECTORY', 'walk', path);
+    const whiteouts = await this.whiteoutSet();
+    const lowerStat =
+      found.in === 'lower' ? found.stat : whiteouts.hides(path) ? undefined : await orUndefined(this.lower.stat(path), true);
+    const parts = {
+      upper: this.upper,
+      lower: this.lower,
+      whiteouts,
+      upperHasStart: found.in === 'upper',
+      lowerHasStart: lowerStat?.type === 'directory',
+    };
+    yield* overlayWalk(parts, path, options);
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
@@ -216,12 +247,25 @@ export class OverlayLayer implements WritableLayer, LinkReadingLayer, LockableLa
     return bytes !== undefined && sameBytes(bytes, expected);
   }
 
+  /**
+   * False only when the upper surely has no entry at `path` (its `statIfPresent` fast path, so
+   * the common miss makes no error); true means "ask it". Errors are the upper's `stat`'s.
+   */
+  private async upperMayHold(path: string): Promise<boolean> {
+    return isProbingLayer(this.upper) ? (await this.upper.statIfPresent(path)) !== undefined : true;
+  }
+
   /** The merged entry at `path`: the upper's, else the lower's unless whited out. */
   private async find(path: string): Promise<Found | undefined> {
-    try {
-      return { in: 'upper', stat: await this.upper.stat(path) };
-    } catch (e) {
-      if (!isVfsError(e, 'NOT_FOUND')) throw e;
+    if (isProbingLayer(this.upper)) {
+      const stat = await this.upper.statIfPresent(path);
+      if (stat) return { in: 'upper', stat };
+    } else {
+      try {
+        return { in: 'upper', stat: await this.upper.stat(path) };
+      } catch (e) {
+        if (!isVfsError(e, 'NOT_FOUND')) throw e;
+      }
     }
     if ((await this.whiteoutSet()).hides(path)) return undefined;
     const stat = await orUndefined(this.lower.stat(path), false);

@@ -75,6 +75,11 @@ export class WhiteoutSet {
     return this.paths.has(path);
   }
 
+  /** How many whiteouts the set holds. */
+  get size(): number {
+    return this.paths.size;
+  }
+
   /** True when exactly `path` is in the set. */
   has(path: string): boolean {
     return this.paths.has(path);

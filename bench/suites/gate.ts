@@ -11,8 +11,14 @@
  * The gate is set up as the disk host sets it up: the process-wide file locks plus lock files
  * for compare-and-swap calls (src/ports/lock-file-dir.ts), so the edit row pays for them. What
  * they cost against the old way, measured in the same run, is bench/suites/gate-locks.ts.
+ *
+ * The write policy (the manifest's `writes: { fsync }`, src/manifest/types.ts `WritePolicy`):
+ * two more rows put a gated 4 KiB write under each policy against a plain `fs.promises.writeFile`
+ * of the same bytes into the same folder (what the MCP reference server does: no fsync, written
+ * in place), the cost an agent's write pays over the simplest possible one.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openHostLayer } from '../../vfs/host-layer.js';
@@ -98,6 +104,56 @@ export async function run(report: Report): Promise<void> {
       { iterations: 300, warmup: 30 },
     );
     report.compare({ suite: SUITE, name: 'write 4 KiB', ...write, baseline: 'host layer writeFile', target: 1.3, note: 'both fsync' });
+
+    // The two write policies against a plain writeFile (see the file comment).
+    const unsynced = openHostLayer(dir, { fsync: false });
+    registry.set({
+      conversation: 'nosync',
+      state: 'ready',
+      role: 'agent',
+      tools: new Set(['write']),
+      namespace: new Namespace({ root: '/worktrees/nosync', mounts: [{ path: '/worktrees/nosync', layer: unsynced, writable: true }] }),
+    });
+    const raw = join(dir, 'src', 'raw.txt');
+    const rawWrite = () => writeFile(raw, bytes);
+    const rawDurable = async () => {
+      const handle = await open(raw, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    };
+    try {
+      const write = (conversation: string) => () => mustOk(gate.call(conversation, 'write', { path: 'src/policy.txt', content }));
+      const options = { iterations: 300, warmup: 30 };
+      const plain = await measurePair(write('nosync'), rawWrite, options);
+      report.compare({
+        suite: SUITE,
+        name: 'write 4 KiB, writes: { fsync: false } (the default)',
+        ...plain,
+        baseline: 'fs.promises.writeFile (no fsync, in place)',
+        target: 1.5,
+        note: 'temp file + rename, no fsync',
+      });
+      const synced = await measurePair(write('bench'), rawDurable, options);
+      report.compare({
+        suite: SUITE,
+        name: 'write 4 KiB, writes: { fsync: true }',
+        ...synced,
+        baseline: 'fs.promises writeFile + datasync (in place)',
+        target: 1.5,
+        note: 'temp file, fdatasync, rename, fsync of the folder',
+      });
+      const against = await measurePair(write('bench'), rawWrite, options);
+      report.note(
+        SUITE,
+        `write 4 KiB with writes: { fsync: true } against a plain fs.promises.writeFile (no fsync): ${(against.subjectUs / 1000).toFixed(2)} ms vs ${(against.baselineUs / 1000).toFixed(2)} ms = ${(against.subjectUs / against.baselineUs).toFixed(2)}x (the price of the flush)`,
+      );
+    } finally {
+      unsynced.close();
+    }
 
     let gateFlip = false;
     let bareFlip = false;

@@ -9,6 +9,9 @@
  * (files only, newest first), and the monorepo list over MCP against the same list through the
  * gate in this process: what serving the answer (the text, the structure, the SDK's checks, the
  * pipe, the client's parse and checks) adds to it.
+ * Writes are measured under both write policies (`writes: { fsync }`, src/manifest/types.ts
+ * `WritePolicy`): the default (no fsync, as the reference server) and a second server with
+ * `fsync: true`.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,15 +33,18 @@ async function connect(command: string, args: string[]): Promise<Client> {
 }
 
 /** The bench role's manifest (shared backend), written under `tmp`. */
-function benchManifest(tmp: string, name: string): string {
+function benchManifest(tmp: string, name: string, extra = ''): string {
   const manifest = join(tmp, `${name}.yaml`);
-  writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n');
+  writeFileSync(
+    manifest,
+    `roles:\n  - name: bench\n    tools: [read, grep, list, edit, write]\n    workspace:\n      backend: shared\n${extra}`,
+  );
   return manifest;
 }
 
-/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`, with the tool profile `profile`. */
-function serveGatefs(repo: string, tmp: string, name: string, profile = 'gatefs'): Promise<Client> {
-  const manifest = benchManifest(tmp, name);
+/** `gatefs serve` (stdio, shared backend) over `repo`, its state under `tmp`, with the tool profile `profile` and `extra` manifest lines. */
+function serveGatefs(repo: string, tmp: string, name: string, profile = 'gatefs', extra = ''): Promise<Client> {
+  const manifest = benchManifest(tmp, name, extra);
   return connect(process.execPath, [
     join(root, 'dist/src/cli/main.js'),
     'serve',
@@ -85,6 +91,8 @@ export async function run(report: Report): Promise<void> {
     clients.push(gatefs);
     const claude = await serveGatefs(dir, tmp, 'content-cc', 'claude-code');
     clients.push(claude);
+    const synced = await serveGatefs(dir, tmp, 'content-fsync', 'gatefs', 'writes:\n  fsync: true\n');
+    clients.push(synced);
 
     const ref = (p: string) => join(dir, p);
     const content = kib4.repeat(64);
@@ -111,6 +119,15 @@ export async function run(report: Report): Promise<void> {
         baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }),
         iterations: 200,
         target: 1.0,
+        note: 'the default write policy: atomic rename, no fsync',
+      },
+      {
+        name: 'write 4 KiB, writes: { fsync: true }',
+        subject: () => call(synced, 'write', { path: 'write-synced.txt', content }),
+        baseline: () => call(reference, 'write_file', { path: ref('write-ref.txt'), content }),
+        iterations: 200,
+        target: 1.0,
+        note: 'atomic rename plus fdatasync of the file and fsync of its folder; the reference never syncs',
       },
       {
         name: 'edit',

@@ -45,11 +45,14 @@ export function checkRepoFolder({ repo }: RepoFolder): void {
   }
 }
 
-/** The workspace (state dir and id) `folder` is in, if any: a `<dir>/worktrees/<id>` or `<dir>/copies/<id>` whose `<dir>` holds `gatefs.origin`. */
+/**
+ * The workspace (state dir and id) `folder` is in, if any: a `<dir>/worktrees/<id>`,
+ * `<dir>/copies/<id>` or `<dir>/lowers/<id>` (a copy's lower folder) whose `<dir>` holds `gatefs.origin`.
+ */
 function enclosingWorkspace(folder: string): { stateDir: string; id: string } | null {
   for (let path = folder; dirname(path) !== path; path = dirname(path)) {
     const kind = dirname(path);
-    if (basename(kind) !== 'worktrees' && basename(kind) !== 'copies') continue;
+    if (basename(kind) !== 'worktrees' && basename(kind) !== 'copies' && basename(kind) !== 'lowers') continue;
     const stateDir = dirname(kind);
     if (existsSync(join(stateDir, ORIGIN_FILE))) return { stateDir, id: basename(path) };
   }

@@ -9,7 +9,7 @@
  * enclosing repository (the state dir usually lives inside the user's checkout).
  */
 import { dirname } from 'node:path';
-import type { ExecResult, HostExec } from '../ports/host-exec.js';
+import type { ExecRequest, ExecResult, HostExec } from '../ports/host-exec.js';
 import { GitError, type GitContext } from './git-port.js';
 import {
   DRIVER_LIST_ARGS,
@@ -57,8 +57,11 @@ export class NeutralGitRunner {
     return { cwd, context, env: { ...NEUTRAL_ENV, GIT_CONFIG_COUNT: '0', ...ceiling } };
   }
 
-  /** Runs `git <neutral -c flags> <args>` in the session. A non-zero exit is a result. */
-  run(s: GitSession, args: readonly string[]): Promise<ExecResult> {
+  /**
+   * Runs `git <neutral -c flags> <args>` in the session. A non-zero exit is a result. `extra`
+   * adds to the request (standard input, an abort signal, an output cap).
+   */
+  run(s: GitSession, args: readonly string[], extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes'> = {}): Promise<ExecResult> {
     const { cwd, env, context } = s;
     return this.exec.run({
       argv: ['git', ...NEUTRAL_CONFIG_ARGS, ...args],
@@ -67,12 +70,18 @@ export class NeutralGitRunner {
       timeoutMs: this.timeoutMs,
       tag: context.tag,
       chain: context.chain,
+      ...extra,
     });
   }
 
   /** `run`, throwing `GitError('COMMAND_FAILED', operation)` on a non-zero exit. */
-  async check(s: GitSession, args: readonly string[], operation: string): Promise<ExecResult> {
-    const r = await this.run(s, args);
+  async check(
+    s: GitSession,
+    args: readonly string[],
+    operation: string,
+    extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes'> = {},
+  ): Promise<ExecResult> {
+    const r = await this.run(s, args, extra);
     if (r.exitCode !== 0) throw commandFailure(operation, r);
     return r;
   }

@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliGit } from '../git/cli-git.js';
 import { CliLandingGit } from '../git/cli-landing-git.js';
+import { CliTreeCheckout } from '../git/cli-tree-checkout.js';
 import { chooseLanderSettings } from '../manifest/settings.js';
 import { ExecCheckRunner, type CheckRunner } from '../ports/check-runner.js';
 import type { SavePointHook } from '../lander/save-points.js';
@@ -114,7 +115,9 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
       ...(typeof options.settings === 'string' ? namesOnTheWay(options.settings) : []),
     ];
     const landing = new CliLandingGit({ repo, exec });
-    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles);
+    const writes = { fsync: manifest.writes?.fsync ?? false };
+    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles, writes);
+    const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);
     const onClose = () => (opened.close(), doors.close());
@@ -128,6 +131,7 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
       crossProcessLocks: opened,
       writeDoors: doors,
       onClose,
+      ...(treeCheckout ? { treeCheckout } : {}),
       settings,
       checks: options.checks ?? new ExecCheckRunner(exec),
       ...(options.savePoint ? { savePoint: options.savePoint } : {}),

@@ -11,6 +11,7 @@ import { openHostFolder } from '../../vfs/host-folder.js';
 import { isMissingPath } from '../ports/missing-path.js';
 import { removeBeneath } from './confined-removal.js';
 import type { LandingGit } from '../git/landing-git.js';
+import type { WritePolicy } from '../manifest/types.js';
 import { appendProjectMemoryFile } from './project-memory-file.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';
@@ -26,16 +27,19 @@ export class DiskPlatform implements HostPlatform {
     readonly landing: LandingGit,
     confinement: string,
     readonly authorityFiles: readonly string[] = [],
+    /** How writes through the folders it opens reach the disk (src/manifest/types.ts `WritePolicy`; default no fsync). */
+    readonly writes: WritePolicy = { fsync: false },
   ) {
     this.confinement = confinement;
   }
 
   /**
    * Opens the folder from the state directory or the repository (whichever holds it), or from
-   * `/`, without following a link on the way (vfs/host-folder.ts `openHostFolder`).
+   * `/`, without following a link on the way (vfs/host-folder.ts `openHostFolder`), with the
+   * platform's write policy.
    */
   openFolder(path: string, guard?: HostGuard): OpenedFolder {
-    const layer = openHostFolder(path, [this.stateDir, this.repo], guard ? { guard } : {});
+    const layer = openHostFolder(path, [this.stateDir, this.repo], { fsync: this.writes.fsync, ...(guard ? { guard } : {}) });
     return { layer, identity: layer.identity, close: () => layer.close() };
   }
 

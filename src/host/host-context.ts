@@ -19,6 +19,7 @@ import type { WriteDoors } from '../ports/write-door.js';
 import type { LandingGit } from '../git/landing-git.js';
 import type { LanderSettings } from '../manifest/settings.js';
 import type { Clock } from '../ports/clock.js';
+import type { LowerFolders } from './lower-folders.js';
 
 export interface HostContext {
   readonly platform: HostPlatform;
@@ -45,6 +46,8 @@ export interface HostContext {
   drain(conversation: string): Promise<void>;
   /** The write doors every process's gated writes pass (disk host); a release shuts one. */
   readonly doors?: WriteDoors;
+  /** The lower folders of `copy` workspaces (disk host over a git repository); absent: served from git objects. */
+  lowers?: LowerFolders;
 }
 
 /** The preparation-lock owner for one attempt of this process. */

@@ -238,7 +238,11 @@ async function build(ctx: HostContext, role: Role, context: GitContext, draft: D
     save();
   }
   if (backend === 'worktree') draft.data.reused = await checkOutWorktree(ctx, draft.record, context, markCreated);
-  if (backend === 'copy') makeCopyFolder(ctx, conversation, markCreated);
+  if (backend === 'copy') {
+    makeCopyFolder(ctx, conversation, markCreated);
+    // A lower folder an earlier workspace of this id left (it may hold another commit).
+    await ctx.lowers?.remove(conversation);
+  }
   save();
   registerReady(ctx, draft.record);
   draft.record = store.updateWorkspace(conversation, { state: 'ready' });

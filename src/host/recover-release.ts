@@ -5,8 +5,8 @@
  * - step `checking` (nothing removed yet): undone — the pending release is cleared, its
  *   occupancy ended, and the workspace registered `ready` again;
  * - step `removing` (the check had passed, or `discard` was asked): finished — the rest of the
- *   checkout is removed the confined way (`<stateDir>/worktrees/<id>`; a copy's folder only if
- *   it holds no file unless `discard`), git forgets the worktree, the record becomes
+ *   checkout is removed the confined way (`<stateDir>/worktrees/<id>`; a copy's lower folder,
+ *   and its upper folder only if it holds no file unless `discard`), git forgets the worktree, the record becomes
  *   `released`. Gatefs writes were held off since the check, but another program may have
  *   written: without `discard`, work found in what is left (changed, untracked or ignored
  *   files still present) undoes the release instead, as do a check that fails and a failed
@@ -43,7 +43,10 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
   closeView(ctx, conversation);
   try {
     if (record.backend === 'worktree') await removeWorktreeOf(ctx, conversation, context);
-    else if (record.backend === 'copy') ctx.platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !pending.discard });
+    else if (record.backend === 'copy') {
+      await ctx.lowers?.remove(conversation);
+      ctx.platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !pending.discard });
+    }
   } catch (e) {
     return undo(ctx, record, pending, e);
   }

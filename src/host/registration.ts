@@ -49,8 +49,11 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
   }
   const objects = record.pinnedSha ? ctx.platform.git.objects : null;
   const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, { ...record, checkoutPath });
+  const lowers = record.backend === 'copy' ? ctx.lowers : undefined;
+  const lowerFolder = lowers?.readyFolder(record) ?? null;
   const view = openWorkspaceView(ctx.platform, objects, {
     ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
+    ...(lowers && !lowerFolder ? { onLowerUse: () => lowers.request(record.conversation) } : {}),
     conversation: record.conversation,
     backend: record.backend,
     checkoutPath,
@@ -60,6 +63,7 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
   viewFolders.set(view, record.backend === 'shared' ? null : ctx.platform.identityOf(checkoutPath));
   ctx.views.get(record.conversation)?.close();
   ctx.views.set(record.conversation, view);
+  if (lowerFolder) lowers?.upgrade(record.conversation);
   const service = disclosure?.service();
   const registration: Registration = {
     conversation: record.conversation,

@@ -16,8 +16,9 @@
  *    refused even with `discard`: its commits would be left unreachable.
  * 3. remove: a clean worktree with `git worktree remove` (no force: git checks once more); a
  *    discarded one by the confined removal of `<stateDir>/worktrees/<id>` and `git worktree
- *    prune`; a copy's upper folder `<stateDir>/copies/<id>` the confined way (only empty
- *    folders unless `discard`). `shared`: nothing is removed. Paths are derived, never read
+ *    prune`; a copy's lower folder `<stateDir>/lowers/<id>` (the pinned commit checked out: no
+ *    work; a build of it is stopped first) and its upper folder `<stateDir>/copies/<id>` the
+ *    confined way (only empty folders unless `discard`). `shared`: nothing is removed. Paths are derived, never read
  *    from the record.
  * 4. record `released`, end the release's occupancy. The branch step follows: `deleteBranch`
  *    deletes the branch only when git proves it merged into the base ref, compare-and-delete;
@@ -193,7 +194,11 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard
   const { platform } = ctx;
   const { conversation } = record;
   if (record.backend === 'shared') return false;
-  if (record.backend === 'copy') return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
+  if (record.backend === 'copy') {
+    // The lower folder holds no work (the pinned commit, checked out): it goes first, always.
+    await ctx.lowers?.remove(conversation);
+    return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
+  }
   const path = checkoutOf(platform, conversation, 'worktree');
   if (platform.folderState(path) === 'missing') {
     await platform.git.pruneWorktrees(context);

@@ -11,7 +11,8 @@
  * written there, and a checkout killed half-way looks dirty (missing files) without holding
  * anyone's work. The branch — `gatefs/<id>`, never a name from the record — is deleted only
  * while it still points at the pinned commit; a copy
- * folder `<stateDir>/copies/<id>` is removed the same confined way. Each step that fails is
+ * folder `<stateDir>/copies/<id>` is removed the same confined way, and any lower folder
+ * `<stateDir>/lowers/<id>` (src/host/lower-folders.ts) with it. Each step that fails is
  * reported in the result, never thrown, so the rest still runs.
  */
 import type { GitContext } from '../git/git-port.js';
@@ -61,6 +62,10 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
     } catch (e) {
       report.problems.push(`folder: ${(e as Error).message}`);
     }
+  }
+  if (record.backend === 'copy') {
+    // A lower folder left by an earlier workspace of this id (a crash before its release ended).
+    await ctx.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
   }
   return report;
 }

@@ -58,8 +58,8 @@ export const DATABASE_FILE = 'gatefs.db';
 /** The proof-of-origin file inside the state directory. */
 export const ORIGIN_FILE = 'gatefs.origin';
 const JOURNALS = ['-wal', '-shm', '-journal'];
-/** The folders gatefs makes in its state directory (`locks/` on the first compare-and-swap call). */
-const STATE_FOLDERS = ['worktrees', 'copies', 'locks'];
+/** The folders gatefs makes in its state directory (`locks/` on the first compare-and-swap call, `lowers/` on a copy's first read). */
+const STATE_FOLDERS = ['worktrees', 'copies', 'locks', 'lowers'];
 
 /** What `inspectStateDir` found. */
 export interface StateDirFacts {
@@ -155,7 +155,7 @@ export function inspectStateDir(stateDir: string, uid: number | null): StateDirF
 
 /**
  * A state directory without a database is adopted only when it holds nothing but the empty
- * folders gatefs itself makes (`worktrees/`, `copies/`, `locks/`; left by a crash at creation,
+ * folders gatefs itself makes (`worktrees/`, `copies/`, `locks/`, `lowers/`; left by a crash at creation,
  * or made by another gatefs process starting this very moment): anything else in it — a
  * planted `locks` link, a `copies/<id>` folder that would become a workspace's upper layer, a
  * file — came from elsewhere (an extracted archive ships a state folder without its database

@@ -54,6 +54,8 @@ import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { EventFilter, RunEvent } from '../state/event-log.js';
 import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
+import type { TreeCheckout } from '../git/tree-checkout.js';
+import { LowerFolders } from './lower-folders.js';
 import { prepareWorkspace } from './prepare-workspace.js';
 import { recoverWorkspaces } from './recover-workspaces.js';
 import { closeView, registerReady, registrationOf, viewIsCurrent } from './registration.js';
@@ -88,6 +90,11 @@ export interface WorkspaceHostOptions {
   savePoint?: SavePointHook;
   /** Waits between push tries (default: a real timer). */
   wait?: (ms: number) => Promise<void>;
+  /**
+   * Checks pinned commits out into the lower folders of `copy` workspaces (src/host/lower-folders.ts);
+   * absent (the memory host): a copy's pinned tree is always served from git objects.
+   */
+  treeCheckout?: TreeCheckout;
 }
 
 /** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
@@ -122,6 +129,7 @@ export class WorkspaceHost implements Host {
       drain: (conversation) => this.calls.drain(conversation),
       ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     };
+    if (options.treeCheckout) this.ctx.lowers = new LowerFolders(this.ctx, options.treeCheckout);
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     this.registry.syncWith((conversation, current) => this.refresh(conversation, current));
     this.calls = new CallTracker(
@@ -315,6 +323,7 @@ export class WorkspaceHost implements Host {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.ctx.lowers?.close();
     await this.queue.onIdle();
     for (const view of this.ctx.views.values()) view.close();
     this.ctx.views.clear();
@@ -356,7 +365,11 @@ export class WorkspaceHost implements Host {
     const record = this.ctx.store.getWorkspace(conversation);
     // Another process may have released the workspace and prepared it again in between: a view
     // over the folder it replaced is opened anew.
-    if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(this.ctx, record)) return current;
+    if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(this.ctx, record)) {
+      // Another process may have finished the copy's lower folder meanwhile.
+      this.ctx.lowers?.upgrade(conversation);
+      return current;
+    }
     if (current?.state === 'ready') closeView(this.ctx, conversation);
     if (!record || record.state === 'failed') {
       this.registry.delete(conversation);

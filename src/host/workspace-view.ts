@@ -5,8 +5,10 @@
  * - `worktree`: the worktree folder, writable.
  * - `shared`: the integration checkout, writable.
  * - `copy`: an overlay whose upper is the durable copy folder and whose lower is the pinned
- *   commit's tree (a git-tree layer: O(1)), or, for a folder that is not a git repository, the
- *   folder itself read-only.
+ *   commit's tree: served from git objects at first (a git-tree layer: O(1)), switched to the
+ *   commit checked out into its lower folder once the host has made it (`WorkspaceView.lower`,
+ *   src/host/lower-folders.ts); or, for a folder that is not a git repository, the folder
+ *   itself read-only.
  * - relative mounts (`.campaign`): read-only, from the pinned commit (or the plain folder).
  *   A relative mount declared writable is still served read-only: the snapshot is immutable.
  * - absolute mounts: host folders with their write flag. A read-only one is wrapped in
@@ -40,6 +42,8 @@ import type { Mount } from '../../vfs/mount-table.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { overlay } from '../../vfs/overlay-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
+import { snapshotFolder } from '../../vfs/snapshot-folder-layer.js';
+import { SwitchableLayer } from '../../vfs/switchable-layer.js';
 import { workspaceRoot } from '../../vfs/workspace-root.js';
 import { withPathRules } from '../../vfs/path-rules-layer.js';
 import type { HostPlatform } from './platform.js';
@@ -56,11 +60,29 @@ export interface WorkspaceViewSpec {
   mounts: readonly MountSpec[];
   /** Wraps a `worktree` root layer (progressive disclosure's projection); absent: served as is. */
   wrapRoot?: (root: WritableLayer) => WritableLayer;
+  /** `copy` of a commit: called once, on the first read that reaches the pinned tree. */
+  onLowerUse?: () => void;
+}
+
+/** The pinned tree under a `copy` workspace, and the switch to its lower folder. */
+export interface CopyLower {
+  /** True once the lower folder is served (false: git objects). */
+  readonly servesFolder: boolean;
+  /**
+   * Opens the finished lower folder at host path `path` (inside the state directory, reached
+   * without following a link) and serves the pinned tree from it from the next call on; calls
+   * under way finish on git objects, which show the same tree (vfs/snapshot-folder-layer.ts).
+   * The view closes it with its other handles. Throws `WorkspaceError` `PREPARATION_FAILED` as
+   * opening any folder does; the view then keeps serving git objects.
+   */
+  serveFolder(path: string): void;
 }
 
 /** A conversation's namespace and the handles behind it. */
 export interface WorkspaceView {
   readonly namespace: Namespace;
+  /** `copy` of a commit: its pinned tree (absent for other backends and for plain folders). */
+  readonly lower?: CopyLower;
   /** Closes every folder handle (idempotent). */
   close(): void;
 }
@@ -87,7 +109,7 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts)];
     mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
     const namespace = new Namespace({ root, mounts, authorityFiles: [...folders.authority], isProtected: (r) => folders.isProtected(r) });
-    return { namespace, close: () => folders.close() };
+    return { namespace, ...(parts.lower ? { lower: parts.lower } : {}), close: () => folders.close() };
   } catch (e) {
     folders.close();
     throw e;
@@ -105,6 +127,8 @@ interface ViewParts {
   guard: HostGuard | undefined;
   /** The pinned commit's tree at `sub`, or null for a folder that is not a git repository. */
   snapshot: (sub: string) => Layer | null;
+  /** Set by `rootLayer` for a `copy` of a commit. */
+  lower?: CopyLower;
 }
 
 function isAbsoluteMount(m: MountSpec): boolean {
@@ -172,6 +196,24 @@ function relativeMounts(parts: ViewParts): Mount[] {
     });
 }
 
+/** The switchable lower of a `copy` of a commit, starting on git objects (`tree`); sets `parts.lower`. */
+function copyLower(parts: ViewParts, tree: Layer): SwitchableLayer {
+  const { spec, root, folders } = parts;
+  const lower = new SwitchableLayer(tree, spec.onLowerUse);
+  let servesFolder = false;
+  parts.lower = {
+    get servesFolder() {
+      return servesFolder;
+    },
+    serveFolder(path: string) {
+      if (servesFolder) return;
+      lower.switchTo(snapshotFolder(folders.open(path, 'lower folder', root, undefined, true).layer));
+      servesFolder = true;
+    },
+  };
+  return lower;
+}
+
 /** The workspace root's layer for its backend (see the file comment). */
 function rootLayer(parts: ViewParts): WritableLayer {
   const { platform, spec, root, folders } = parts;
@@ -184,9 +226,11 @@ function rootLayer(parts: ViewParts): WritableLayer {
       return writableFolder(parts, spec.checkoutPath, 'checkout', root);
     case 'copy': {
       const upper = folders.open(spec.checkoutPath, 'copy folder', root, parts.guard, true).layer;
-      const lower =
-        parts.snapshot('') ??
-        withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), { hidden: folders.stateIn(platform.repo, root) });
+      const tree = parts.snapshot('');
+      if (tree) return overlay(upper, copyLower(parts, tree));
+      const lower = withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), {
+        hidden: folders.stateIn(platform.repo, root),
+      });
       return overlay(upper, lower);
     }
   }

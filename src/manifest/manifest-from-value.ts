@@ -10,7 +10,7 @@ import type { Manifest } from './types.js';
 
 /**
  * Checks the shape, then each role in order, then role-name uniqueness, then the `lander:`
- * settings when present (see lander-from-file.ts). Result: a fresh `Manifest` (the input is
+ * settings when present (see lander-from-file.ts); `writes:` becomes the `WritePolicy`. Result: a fresh `Manifest` (the input is
  * not modified or retained). Throws the first problem found:
  * `ManifestError` (`MISSING_KEY`, `UNKNOWN_KEY`, `INVALID_VALUE`, `DUPLICATE`) with its key
  * path, or `WorkspaceError` `BACKEND_UNAVAILABLE` for a container backend.
@@ -28,5 +28,9 @@ export function manifestFromValue(value: unknown): Manifest {
     seen.set(raw.name, i);
     return roleFromFile(raw, i);
   });
-  return file.lander === undefined ? { roles } : { roles, lander: landerFromFile(file.lander) };
+  return {
+    roles,
+    ...(file.lander === undefined ? {} : { lander: landerFromFile(file.lander) }),
+    ...(file.writes === undefined ? {} : { writes: { fsync: file.writes.fsync ?? false } }),
+  };
 }

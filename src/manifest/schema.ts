@@ -82,13 +82,20 @@ const RoleSchema = Type.Object(
   { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits' },
 );
 
+/** How the workspaces' writes reach the disk (`writes: { fsync: true }`); see `WritePolicy`. */
+const WritesSchema = Type.Object(
+  { fsync: Type.Optional(Type.Boolean({ description: 'true or false' })) },
+  { ...strict, description: 'a mapping with fsync: true or false' },
+);
+
 /** The whole file: a mapping with a non-empty `roles` list. */
 export const ManifestFileSchema = Type.Object(
   {
     roles: Type.Array(RoleSchema, { minItems: 1, description: 'a non-empty list of roles' }),
     lander: Type.Optional(LanderFileSchema),
+    writes: Type.Optional(WritesSchema),
   },
-  { ...strict, description: "a mapping with a 'roles' list and optional 'lander' settings" },
+  { ...strict, description: "a mapping with a 'roles' list and optional 'lander' and 'writes' settings" },
 );
 
 /** The manifest as written in the file, once the shape is valid. */

@@ -29,6 +29,11 @@ roles:
   #     progressive_disclosure:
   #       initial_paths: [README.md]          # literal repository-relative paths, no globs
   #       allowed_paths: [src, docs]          # exact files below these may be requested
+
+# Every write is atomic (a temp file renamed over the name: readers see the old or the new bytes).
+# With fsync true, each change is also on stable storage before the tool answers ok, so it
+# survives a power loss, at the cost of a disk flush per change (default false, as most editors).
+# writes: { fsync: false }
 `;
 
 /** Returns the commented starter manifest text; it loads to the default manifest. */

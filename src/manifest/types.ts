@@ -71,9 +71,27 @@ export interface LanderSettings {
   branch: string | null;
 }
 
+/**
+ * How the tools' writes reach the disk (the manifest's `writes:` key). Every write is atomic
+ * whatever this says: a temp file renamed over the name, so a reader sees the old or the new
+ * bytes, never a mix, and a crash of gatefs itself loses nothing it reported done.
+ */
+export interface WritePolicy {
+  /**
+   * True: each change (write, edit, delete, move, and the copy-ups and records behind them) is
+   * fsynced — the file before its rename, the folder after — before the tool reports ok, so it
+   * survives an operating-system crash or power loss. False (the default): no fsync, as the MCP
+   * reference server, editors and most tools write; such a crash within the system's writeback
+   * delay (seconds) can lose the last changes.
+   */
+  fsync: boolean;
+}
+
 /** A loaded, validated manifest: at least one role, names unique. */
 export interface Manifest {
   roles: Role[];
   /** The manifest's `lander:` settings; absent when the manifest has no `lander:` key. */
   lander?: LanderSettings;
+  /** The manifest's `writes:` policy; absent means the default (`fsync: false`). */
+  writes?: WritePolicy;
 }

@@ -39,6 +39,12 @@ export interface ExecRequest {
    * the terminal's Ctrl-C no longer reaches the program.
    */
   processGroup?: boolean;
+  /**
+   * Ends the program with SIGKILL (its process group with `processGroup`) when the signal aborts,
+   * also when it already has: for background work a host stops when it closes. The result then
+   * reports `signal: 'SIGKILL'`; an abort is not a throw.
+   */
+  signal?: AbortSignal;
 }
 
 /** What a finished command did. A non-zero exit is a result, not a throw. */

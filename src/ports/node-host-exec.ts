@@ -1,6 +1,6 @@
 /**
  * `NodeHostExec`: the real host-exec port. Spawns the program with an argv array (no shell),
- * kills it with SIGKILL after `timeoutMs`, and keeps at most `maxOutputBytes` of each stream
+ * kills it with SIGKILL after `timeoutMs` or when the request's `signal` aborts, and keeps at most `maxOutputBytes` of each stream
  * (the head, or the tail when the request says `keep: 'tail'`).
  *
  * This is one of the few files allowed to touch `child_process` and `process.env` (STYLE.md 4).
@@ -79,12 +79,19 @@ export class NodeHostExec implements HostExec {
               else child.kill('SIGKILL');
             }, timeoutMs);
       if (group) child.on('exit', () => child.pid !== undefined && killGroup());
+      const abort = () => {
+        if (group && child.pid !== undefined) killGroup();
+        else child.kill('SIGKILL');
+      };
+      if (request.signal?.aborted) abort();
+      else request.signal?.addEventListener('abort', abort, { once: true });
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('error', (e) => {
         spawnError = e;
         if (child.pid === undefined) {
           if (timer) clearTimeout(timer);
+          request.signal?.removeEventListener('abort', abort);
           reject(new HostExecError('SPAWN_FAILED', argv, foreignCodeOf(e) ?? 'spawn error', { cause: e }));
         }
       });
@@ -95,6 +102,7 @@ export class NodeHostExec implements HostExec {
       else child.stdin.end();
       child.on('close', (code, signal) => {
         if (timer) clearTimeout(timer);
+        request.signal?.removeEventListener('abort', abort);
         if (grace) clearTimeout(grace);
         if (spawnError && child.pid === undefined) return;
         resolve({

@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { isVfsError, type VfsCode } from '../../vfs/errors.js';
-import { childPath, compareNames, walkLayer } from '../../vfs/layer.js';
+import { childPath, compareNames, isProbingLayer, walkLayer } from '../../vfs/layer.js';
 import { FIXTURE_EMPTY_DIRS, FIXTURE_FILES, fixtureTree } from './fixture.js';
 import type { LayerUnderTest } from './layer-suite.js';
 
@@ -154,6 +154,16 @@ export function readChecks(
       }
     }
     expect(seen[0]).toBe(full(''));
+  });
+
+  it(`${label}: statIfPresent, where offered, is stat with undefined exactly where stat says NOT_FOUND`, async (test) => {
+    const { layer } = current();
+    if (!isProbingLayer(layer)) return test.skip('the layer has no statIfPresent fast path');
+    for (const [rel] of top) expect({ rel, st: await layer.statIfPresent(full(rel)) }).toEqual({ rel, st: await layer.stat(full(rel)) });
+    for (const missing of ['src/missing.ts', 'nope/deeper/x', 'cafe.txt', 'readme.md']) {
+      expect({ missing, st: await layer.statIfPresent(full(missing)) }).toEqual({ missing, st: undefined });
+    }
+    await expectCode(layer.statIfPresent(full('README.md/x')), 'NOT_DIRECTORY', [at(full('README.md/x')), at(full('README.md'))]);
   });
 
   it(`${label}: missing paths and paths through a file fail with NOT_FOUND / NOT_DIRECTORY`, async () => {

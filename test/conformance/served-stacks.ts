@@ -4,7 +4,12 @@
  * worktree) and taken out of the namespace it built: the root mount's layer, or a mount's.
  * So the conformance suite runs on exactly what an agent's tools run on, not a lookalike.
  */
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CliTreeCheckout } from '../../src/git/cli-tree-checkout.js';
+import { checkOutLower } from '../../src/host/check-out-lower.js';
+import { lowerPathsOf } from '../../src/host/lower-record.js';
+import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 import { openWorkspaceView, type WorkspaceView, type WorkspaceViewSpec } from '../../src/host/workspace-view.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { ManualLiveness } from '../../src/ports/process-liveness.js';
@@ -24,12 +29,33 @@ export interface ServedStack {
   servedBy: string;
   writable: boolean;
   lacks?: Lacks;
+  /** Why the memory platform never serves this stack (it runs on disk only), when it does not. */
+  diskOnly?: string;
   build(world: ServedWorld, commits: PinnedCommits): Promise<Omit<LayerUnderTest, 'cleanup'> & { close(): void }>;
 }
 
 const IMMUTABLE =
   'a pinned commit cannot change after it is made, so no link can be planted; test/vfs/git-tree-layer.test.ts reads committed links';
 const NO_EMPTY_FOLDERS = 'a git tree holds no empty folder';
+
+/**
+ * Makes the lower folder of `conversation` for the fixture commit the way the disk host makes it
+ * (src/host/check-out-lower.ts: git checkout, verification, rename) and returns its `tree` path.
+ */
+async function lowerFolderOf(world: ServedWorld, commits: PinnedCommits, conversation: string): Promise<string> {
+  if (!commits.dir) throw new Error('a lower folder needs the commits on disk');
+  const paths = lowerPathsOf(world.platform, conversation);
+  mkdirSync(paths.area, { recursive: true });
+  const checkout = new CliTreeCheckout({ repo: commits.dir, exec: new NodeHostExec() });
+  await checkOutLower(paths, commits.fixture, {
+    checkout,
+    objects: commits.objects,
+    openFolder: (path) => world.platform.openFolder(path),
+    context: { tag: 'test', chain: [] },
+    signal: new AbortController().signal,
+  });
+  return paths.tree;
+}
 
 /** Opens the workspace view of conversation `conf` on the world's platform. */
 function open(world: ServedWorld, commits: PinnedCommits | null, spec: Omit<WorkspaceViewSpec, 'conversation'>): WorkspaceView {
@@ -107,6 +133,24 @@ export const SERVED_STACKS: readonly ServedStack[] = [
       // The fixture's empty folders, which no commit can hold, made the way an agent would.
       for (const d of FIXTURE_EMPTY_DIRS) await layer.mkdir(d);
       return { layer, symlinks: world.symlinks(dir), backingHash: () => world.hash(dir), close: view.close };
+    },
+  },
+  {
+    composition: 'overlay(host over snapshot-folder(host))',
+    servedBy: 'copy of a git repository once its lower folder is made (root)',
+    writable: true,
+    lacks: { linkMoves: LOWER_LINK_MOVES },
+    diskOnly: 'the memory host serves a copy from git objects only: it makes no lower folder',
+    async build(world, commits) {
+      const dir = world.folder(`${world.stateDir}/copies/conf`, false);
+      const tree = await lowerFolderOf(world, commits, 'conf');
+      const view = open(world, commits, { backend: 'copy', checkoutPath: dir, pinnedSha: commits.fixture, mounts: [] });
+      view.lower!.serveFolder(tree);
+      const layer = layerAt(view) as WritableLayer;
+      for (const d of FIXTURE_EMPTY_DIRS) await layer.mkdir(d);
+      // Links are planted in the lower folder, where a commit's own links are.
+      const backingHash = async () => `${await world.hash(tree)}:${await world.hash(dir)}`;
+      return { layer, symlinks: world.symlinks(tree), backingHash, close: view.close };
     },
   },
   {

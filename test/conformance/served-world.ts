@@ -50,6 +50,8 @@ export interface ServedWorld {
 /** The pinned commits: the fixture; the fixture plus the hidden files; and that plus the fixture again under `mount/`. */
 export interface PinnedCommits {
   objects: GitObjectReader;
+  /** The repository holding them (disk only: where git checks a commit out from). */
+  dir?: string;
   fixture: string;
   withHidden: string;
   withMount: string;
@@ -152,7 +154,7 @@ export function diskCommits(): PinnedCommits {
   write(fixtureRecord(), 'mount');
   const withMount = repo.commit('the fixture under mount/');
   const objects = new IsoObjectReader({ fs: fs as unknown as FsClient, gitdir: join(repo.dir, '.git') });
-  return { objects, fixture, withHidden, withMount, cleanup: () => repo.cleanup() };
+  return { objects, dir: repo.dir, fixture, withHidden, withMount, cleanup: () => repo.cleanup() };
 }
 
 /** The pinned commits in memory: one isomorphic-git repository in a memfs volume. */

@@ -5,9 +5,13 @@
  * occupies a conversation as this process; `hang` prints its line and then waits forever (for
  * the test to kill the process while it holds what it took). `land` runs the lander once; with
  * `crashAt` (a lander save point) the process kills itself with SIGKILL the `crashAfter`-th
- * time (default 1st) the lander reaches that point.
+ * time (default 1st) the lander reaches that point. With `holdExec`, the first command whose
+ * argv holds that word prints `{ op: 'exec-held' }` and never ends (for the test to kill the
+ * process in the middle of it).
  */
 import { createHost } from '../../src/host/create-host.js';
+import type { ExecRequest, ExecResult, HostExec } from '../../src/ports/host-exec.js';
+import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 
 interface Step {
   op: 'prepare' | 'call' | 'status' | 'release' | 'acquire' | 'hang' | 'land';
@@ -26,7 +30,18 @@ const input = JSON.parse(process.argv[2] ?? '{}') as {
   settings?: object;
   crashAt?: string;
   crashAfter?: number;
+  holdExec?: string;
   steps: Step[];
+};
+const real = new NodeHostExec();
+const holding: HostExec = {
+  run(request: ExecRequest): Promise<ExecResult> {
+    if (input.holdExec && request.argv.includes(input.holdExec)) {
+      process.stdout.write(`${JSON.stringify({ op: 'exec-held' })}\n`);
+      return new Promise(() => undefined);
+    }
+    return real.run(request);
+  },
 };
 let passages = 0;
 const savePoint = (point: string) => {
@@ -37,6 +52,7 @@ const host = await createHost({
   stateDir: input.stateDir,
   manifest: input.manifest,
   ...(input.settings ? { settings: input.settings } : {}),
+  ...(input.holdExec ? { exec: holding } : {}),
   savePoint,
 });
 for (const step of input.steps) {

@@ -34,7 +34,14 @@ export class SwitchableExec implements HostExec {
     if (hold?.match(request.argv)) {
       this.hold = undefined;
       hold.reached();
-      await hold.gate;
+      // A held command ends as a real one would when its request's signal aborts: killed.
+      const killed = new Promise<'killed'>((resolve) => {
+        if (request.signal?.aborted) resolve('killed');
+        request.signal?.addEventListener('abort', () => resolve('killed'), { once: true });
+      });
+      if ((await Promise.race([hold.gate, killed])) === 'killed') {
+        return { exitCode: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: false, durationMs: 0 };
+      }
     }
     if (this.failing?.match(request.argv)) {
       return { exitCode: 128, signal: null, stdout: '', stderr: this.failing.stderr, timedOut: false, durationMs: 0 };

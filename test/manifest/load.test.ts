@@ -194,6 +194,24 @@ describe('an already parsed object', () => {
   });
 });
 
+describe('the writes policy', () => {
+  const roles = 'roles:\n  - name: a\n    tools: [read, write]\n';
+
+  it('is absent by default (no fsync) and read from writes: { fsync }', () => {
+    expect(parseManifestText(roles).writes).toBeUndefined();
+    expect(parseManifestText(`${roles}writes:\n  fsync: true\n`).writes).toEqual({ fsync: true });
+    expect(parseManifestText(`${roles}writes:\n  fsync: false\n`).writes).toEqual({ fsync: false });
+    expect(parseManifestText(`${roles}writes: {}\n`).writes).toEqual({ fsync: false });
+  });
+
+  it('refuses anything but true or false, and unknown keys, naming the key', () => {
+    const notBoolean = thrown(() => parseManifestText(`${roles}writes:\n  fsync: yes\n`)) as ManifestError;
+    expect({ code: notBoolean.code, at: notBoolean.keyPath }).toEqual({ code: 'INVALID_VALUE', at: 'writes.fsync' });
+    const unknown = thrown(() => parseManifestText(`${roles}writes:\n  sync: true\n`)) as ManifestError;
+    expect({ code: unknown.code, at: unknown.keyPath }).toEqual({ code: 'UNKNOWN_KEY', at: 'writes.sync' });
+  });
+});
+
 describe('findRole', () => {
   const m = loadManifest(fixture('three-roles.yaml'));
 
@@ -229,5 +247,6 @@ describe('the starter manifest', () => {
       { path: '/data/out', writable: true },
     ]);
     expect(m.roles[1]!.workspace.progressiveDisclosure).toEqual({ initialPaths: ['README.md'], allowedPaths: ['src', 'docs'] });
+    expect(m.writes).toEqual({ fsync: false });
   });
 });

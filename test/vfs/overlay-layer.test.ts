@@ -199,3 +199,109 @@ describe('overlay', () => {
     expect(seen.slice(11).every((t) => t === 'changed')).toBe(true);
   });
 });
+
+describe('overlay walk (walkTree over two host layers)', () => {
+  /** A host upper over a host lower holding the fixture, with a history of changes through the overlay. */
+  async function changedOverlay() {
+    const { lower } = hostLower();
+    const upper = hostUpper(fx!.folder('upper', false));
+    const layer = overlay(upper, lower);
+    await layer.writeFile('src/a.ts', enc('copied up\n'));
+    await layer.writeFile('src/nested/new.ts', enc('new in a lower folder\n'));
+    await layer.mkdir('fresh');
+    await layer.writeFile('fresh/only-up.txt', enc('upper only\n'));
+    await layer.remove('src/nested/deep/c.txt');
+    await layer.remove('src/nested/deep');
+    await layer.remove('docs/guide.md');
+    await layer.remove('docs');
+    await layer.writeFile('docs', enc('a file where the lower has a folder\n'));
+    return layer;
+  }
+
+  /** Every folder and its entries, walked by readdir (the reference the walk must equal). */
+  async function byReaddir(layer: { readdir(p: string): Promise<{ name: string; type: string }[]> }, start: string) {
+    const out: { path: string; entries: { name: string; type: string }[] }[] = [];
+    const visit = async (p: string) => {
+      const entries = await layer.readdir(p);
+      out.push({ path: p, entries });
+      for (const e of entries) if (e.type === 'directory') await visit(p === '' ? e.name : `${p}/${e.name}`);
+    };
+    await visit(start);
+    return out;
+  }
+
+  it('yields exactly the merged folders readdir shows, in depth-first listing order, and reads each file through the held folders', async () => {
+    const layer = await changedOverlay();
+    const walked: { path: string; entries: { name: string; type: string }[] }[] = [];
+    const read: Record<string, string> = {};
+    for await (const w of layer.walkTree('')) {
+      walked.push({ path: w.path, entries: w.entries });
+      expect(w.files).toBeDefined();
+      for (const e of w.entries) {
+        const p = w.path === '' ? e.name : `${w.path}/${e.name}`;
+        expect({ p, stat: w.files!.stat(e.name) }).toEqual({ p, stat: await layer.stat(p) });
+        if (e.type === 'file') read[p] = text(await w.files!.readFile(e.name));
+      }
+    }
+    expect(walked).toEqual(await byReaddir(layer, ''));
+    expect(walked.map((w) => w.path)).not.toContain('src/nested/deep');
+    expect(walked.map((w) => w.path)).not.toContain('docs');
+    expect(walked.map((w) => w.path)).toContain('fresh');
+    expect(read['src/a.ts']).toBe('copied up\n');
+    expect(read['src/nested/new.ts']).toBe('new in a lower folder\n');
+    expect(read['docs']).toBe('a file where the lower has a folder\n');
+    expect(read['src/b.ts']).toBe('export const b = 2;\n');
+  });
+
+  it('asks descend once per merged sub-folder, after its parent, and skips what it refuses on both sides', async () => {
+    const layer = await changedOverlay();
+    await layer.writeFile('src/nested/up.txt', enc('x'));
+    const asked: string[] = [];
+    const walked: string[] = [];
+    for await (const w of layer.walkTree('', {
+      descend: (p) => {
+        asked.push(p);
+        expect(walked).toContain(p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
+        return p !== 'src/nested';
+      },
+    }))
+      walked.push(w.path);
+    const merged = ['empty', 'fresh', 'nest', 'nest/again', 'nest/again/docs', 'nest/again/empty', 'nest/again/src'];
+    expect(asked.sort()).toEqual([...merged, 'nest/again/src/nested', 'nest/again/src/nested/deep', 'src', 'src/nested'].sort());
+    expect(walked).not.toContain('src/nested');
+  });
+
+  it('never hands out a whited-out lower entry or the record folder, and its access dies when the walk moves on', async () => {
+    const layer = await changedOverlay();
+    let srcNested: { readFile(n: string): unknown; stat(n: string): unknown } | undefined;
+    let root: { readFile(n: string): unknown; stat(n: string): unknown } | undefined;
+    for await (const w of layer.walkTree('')) {
+      if (w.path === '') {
+        root = w.files;
+        expect(() => w.files!.stat(OVERLAY_META)).toThrow(expect.objectContaining({ code: 'BAD_NAME' }));
+        expect(() => w.files!.stat('..')).toThrow(expect.objectContaining({ code: 'BAD_NAME' }));
+      }
+      if (w.path === 'src/nested') {
+        srcNested = w.files;
+        expect(() => w.files!.stat('deep')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', path: 'src/nested/deep' }));
+        expect(() => w.files!.readFile('deep')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+      }
+    }
+    expect(() => root!.stat('README.md')).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+    expect(() => srcNested!.stat('new.ts')).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+  });
+
+  it('starts below the root on the merged view: an upper-only folder, a merged one, a file or a whited-out folder', async () => {
+    const layer = await changedOverlay();
+    const paths = async (p: string) => {
+      const out: string[] = [];
+      for await (const w of layer.walkTree(p)) out.push(w.path);
+      return out;
+    };
+    expect(await paths('fresh')).toEqual(['fresh']);
+    expect(await paths('src')).toEqual(['src', 'src/nested']);
+    await expect(paths('docs')).rejects.toMatchObject({ code: 'NOT_DIRECTORY' });
+    await expect(paths('src/nested/deep')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(paths(OVERLAY_META)).rejects.toMatchObject({ code: 'BAD_NAME' });
+  });
+});
