@@ -8,7 +8,8 @@
  * A lower folder is descended only where the merged view shows it: not below a whiteout (an
  * opaque folder included) and not where the upper holds a file or link of that name. The
  * caller's `descend` is asked once per merged sub-folder, after the caller is done with its
- * parent (as every walk asks), and both sides follow its answer.
+ * parent (as every walk asks), and both sides follow its answer. The caller's `only` goes to
+ * both sides: each looks the names up, and the merge keeps what the merged view shows of them.
  *
  * `files` of a merged folder reads and stats through the held folders of both walks: a name the
  * upper holds through the upper's, any other through the lower's, a whited-out name answers
@@ -42,8 +43,8 @@ interface Side {
 
 /** Walks the merged tree of an overlay from `path` (see the file comment). */
 export async function* overlayWalk(parts: OverlayWalkParts, path: string, options: WalkOptions = {}): AsyncGenerator<WalkEntries> {
-  const upper = startSide(parts.upper, path, parts.upperHasStart);
-  const lower = startSide(parts.lower, path, parts.lowerHasStart);
+  const upper = startSide(parts.upper, path, parts.upperHasStart, options.only);
+  const lower = startSide(parts.lower, path, parts.lowerHasStart, options.only);
   const { whiteouts } = parts;
   try {
     await Promise.all([advance(upper), advance(lower)]);
@@ -84,14 +85,15 @@ export async function* overlayWalk(parts: OverlayWalkParts, path: string, option
  * are entered only as the merged walk decided; a folder it lists that the merged view does not
  * show as its folder (a whiteout, a name the upper took) was never decided and is skipped.
  */
-function startSide(layer: Layer, path: string, present: boolean): Side {
+function startSide(layer: Layer, path: string, present: boolean, only: WalkOptions['only']): Side {
   const descend = new Map<string, boolean>();
   const ask = (child: string) => {
     const wanted = descend.get(child) ?? false;
     descend.delete(child);
     return wanted;
   };
-  return { walk: present ? walkLayer(layer, path, { descend: ask }) : (async function* () {})(), head: undefined, descend };
+  const walk = present ? walkLayer(layer, path, only ? { descend: ask, only } : { descend: ask }) : (async function* () {})();
+  return { walk, head: undefined, descend };
 }
 
 async function advance(side: Side): Promise<void> {
