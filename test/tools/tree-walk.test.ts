@@ -100,6 +100,36 @@ describe('the walk over a read-only host mount', () => {
   });
 });
 
+describe('the .gitignore files above a folder the agent names', () => {
+  it('apply to a list or grep that starts deep inside, read in one descent: each folder above is stepped through at most twice per call (not once per .gitignore below it, 39 times at the top of a 40-deep chain)', async () => {
+    const depth = 40;
+    const chain = Array.from({ length: depth }, (_, i) => `f${i}`);
+    const deep = chain.join('/');
+    const files: Record<string, string> = { '.gitignore': '*.log\n', [`${deep}/keep.ts`]: 'needle\n', [`${deep}/drop.log`]: 'needle\n' };
+    files[`${chain.slice(0, 10).join('/')}/.gitignore`] = 'secret-*\n';
+    files[`${chain.slice(0, 30).join('/')}/.gitignore`] = '!important.log\n';
+    files[`${deep}/secret-x.ts`] = 'needle\n';
+    files[`${deep}/important.log`] = 'needle\n';
+    const tree = hostTree(files);
+    const s = setupGate();
+    addWorkspace(s, 'deep', { layer: tree.layer });
+    for (const [tool, args] of [
+      ['list', { path: deep }],
+      ['grep', { pattern: 'needle', path: deep }],
+    ] as const) {
+      tree.events.length = 0;
+      const answer = valueOf(await s.gate.call('deep', tool, args));
+      const paths = 'entries' in answer ? answer.entries.map((e: { path: string }) => e.path) : answer.files;
+      expect({ tool, paths }).toEqual({ tool, paths: [`${deep}/important.log`, `${deep}/keep.ts`] });
+      const steps = new Map<string, number>();
+      for (const p of tree.events) steps.set(p, (steps.get(p) ?? 0) + 1);
+      const ancestors = chain.slice(0, -1).map((_, i) => chain.slice(0, i + 1).join('/'));
+      // The rules are gathered in one descent; the search then reaches the folder once more.
+      expect({ tool, stepped: ancestors.filter((a) => (steps.get(a) ?? 0) > 2) }).toEqual({ tool, stepped: [] });
+    }
+  });
+});
+
 describe('grep reads through the walk', () => {
   it('finds a match at the end of a file too large to be read inside the walk, in tree order', async () => {
     const big = `${`${'x'.repeat(80)}\n`.repeat(30_000)}needle at the end\n`; // 2.4 MB
