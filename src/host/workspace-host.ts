@@ -135,7 +135,7 @@ export class WorkspaceHost implements Host {
     this.calls = new CallTracker(
       new ToolGate({
         registry: this.registry,
-        runLog: { append: (event) => void store.appendEvent(event) },
+        runLog: { append: (event) => store.appendEventSoon(event) },
         clock: options.clock,
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
         tools: GATE_TOOLS,

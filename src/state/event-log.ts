@@ -23,6 +23,14 @@ export interface EventDraft {
   data: Record<string, unknown>;
 }
 
+/** An event whose time is taken and data serialized, not yet written (`EventLog.stamp`). */
+export interface StampedEvent {
+  type: string;
+  conversation: string | null;
+  json: string;
+  at: number;
+}
+
 /** Which events to read; every field narrows, all are optional. */
 export interface EventFilter {
   conversation?: string;
@@ -65,10 +73,35 @@ export class EventLog {
    * `seq`. Throws `TypeError` when `data` holds a bigint or a cycle (nothing is written).
    */
   append(draft: EventDraft): RunEvent {
+    return this.write(this.stamp(draft));
+  }
+
+  /**
+   * `draft` with its time taken now and its data serialized, to be written later by `write`
+   * (the order of writes is the order of `seq`). Throws `TypeError` as `append` does.
+   */
+  stamp(draft: EventDraft): StampedEvent {
     const json = stableStringify(draft.data);
-    const at = this.clock.now();
-    const seq = Number(this.insert.run(at, draft.type, draft.conversation, json).lastInsertRowid);
-    return { seq, at, type: draft.type, conversation: draft.conversation, data: JSON.parse(json) as Record<string, unknown> };
+    return { type: draft.type, conversation: draft.conversation, json, at: this.clock.now() };
+  }
+
+  /** Writes one stamped event in its own autocommit transaction. Result: the stored event. */
+  write(event: StampedEvent): RunEvent {
+    const seq = Number(this.insert.run(event.at, event.type, event.conversation, event.json).lastInsertRowid);
+    return {
+      seq,
+      at: event.at,
+      type: event.type,
+      conversation: event.conversation,
+      data: JSON.parse(event.json) as Record<string, unknown>,
+    };
+  }
+
+  /** Writes stamped events in order, in one transaction (one commit for all of them). */
+  writeAll(events: readonly StampedEvent[]): void {
+    this.db.transaction(() => {
+      for (const e of events) this.insert.run(e.at, e.type, e.conversation, e.json);
+    })();
   }
 
   /** Events matching `filter`, oldest first. */

@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
-import { EventLog, type EventDraft, type EventFilter, type RunEvent } from './event-log.js';
+import { EventLog, type EventDraft, type EventFilter, type RunEvent, type StampedEvent } from './event-log.js';
 import { migrate } from './migrations.js';
 import {
   OccupancyTable,
@@ -51,6 +51,8 @@ export interface StateStoreOptions {
 export class StateStore {
   private readonly workspaceTable: WorkspaceTable;
   private readonly log: EventLog;
+  private readonly pendingEvents: StampedEvent[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
   private readonly occupancyTable: OccupancyTable;
   private readonly locks: PreparationLocks;
   private readonly submissionTable: SubmissionTable;
@@ -139,11 +141,43 @@ export class StateStore {
 
   /** Appends one run-log event. Result: it, with `seq` and `at`. Throws `TypeError` for unserializable data. */
   appendEvent(draft: EventDraft): RunEvent {
+    this.flushEvents();
     return this.log.append(draft);
+  }
+
+  /**
+   * Appends one run-log event after the current turn of the event loop (the tool-call audit
+   * records): its time is taken now and its order among this store's events is kept, but the
+   * write (a commit, ~90 µs) happens after the caller's answer went out, and events appended
+   * within one turn share one commit. Written before any other append, read or close of this
+   * store; a process killed within that turn loses them. Throws `TypeError` for unserializable data.
+   */
+  appendEventSoon(draft: EventDraft): void {
+    this.pendingEvents.push(this.log.stamp(draft));
+    this.flushTimer ??= setImmediate(() => {
+      try {
+        this.flushEvents();
+      } catch {
+        // The database is busy or failing: the events stay held, and the next append, read or
+        // close writes them or throws to its caller.
+      }
+    });
+  }
+
+  /** Writes the events `appendEventSoon` holds (nothing when there are none); on failure they stay held. */
+  flushEvents(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pendingEvents.length === 0 || !this.db.open) return;
+    const events = this.pendingEvents;
+    if (events.length === 1) this.log.write(events[0]);
+    else this.log.writeAll(events);
+    events.length = 0;
   }
 
   /** Run-log events matching `filter`, oldest first. */
   events(filter?: EventFilter): RunEvent[] {
+    this.flushEvents();
     return this.log.read(filter);
   }
 
@@ -303,6 +337,10 @@ export class StateStore {
 
   /** Closes the database. Calling it again does nothing. */
   close(): void {
-    if (this.db.open) this.db.close();
+    try {
+      this.flushEvents();
+    } finally {
+      if (this.db.open) this.db.close();
+    }
   }
 }

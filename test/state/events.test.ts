@@ -38,6 +38,46 @@ describe('appendEvent', () => {
   });
 });
 
+describe('appendEventSoon (the tool-call audit records)', () => {
+  it('keeps the order of appends: its time is taken at once, its seq before any later append', () => {
+    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 1 } });
+    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 2 } });
+    store.appendEvent({ type: 'release', conversation: 'c', data: {} });
+    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 3 } });
+    expect(store.events().map((e) => [e.seq, e.at, e.type, e.data.n])).toEqual([
+      [1, 5_000, 'tool_call', 1],
+      [2, 5_010, 'tool_call', 2],
+      [3, 5_020, 'release', undefined],
+      [4, 5_030, 'tool_call', 3],
+    ]);
+  });
+
+  it('is on disk after the current turn of the event loop, and at close, for another connection to read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-events-'));
+    try {
+      const file = join(dir, 'gatefs.db');
+      const s = StateStore.open(file, { clock: new ManualClock() });
+      const reader = new Database(file, { readonly: true });
+      const count = () => reader.prepare("SELECT count(*) FROM events WHERE type = 'tool_call'").pluck().get();
+      for (let i = 0; i < 5; i++) s.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { i } });
+      expect(count()).toBe(0);
+      await new Promise((r) => setImmediate(r));
+      expect(count()).toBe(5);
+      s.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { i: 5 } });
+      s.close();
+      expect(count()).toBe(6);
+      reader.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses data that is not JSON at once, holding nothing', () => {
+    expect(() => store.appendEventSoon({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
+    expect(store.events()).toEqual([]);
+  });
+});
+
 describe('events(filter)', () => {
   beforeEach(() => {
     for (let i = 0; i < 6; i++) {
