@@ -185,9 +185,18 @@ export class HostReadWorkers {
    * bytes.
    */
   read(parts: readonly BatchPart[]): Promise<WorkerBatch> {
+    // A message copies the whole buffer under a view: `find` travels as bytes of its own
+    // (a Buffer's few bytes usually lie in an 8 KiB pool, or in a far larger buffer).
+    const own = new Map<Uint8Array, Uint8Array>();
+    const alone = (b: Uint8Array) => {
+      if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength) return b;
+      let copy = own.get(b);
+      if (!copy) own.set(b, (copy = new Uint8Array(b)));
+      return copy;
+    };
     return new Promise((resolve, reject) => {
       this.queue.push({
-        parts: parts.map((p) => (p.find ? p : { ...p, maxBytes: Math.min(p.maxBytes, MAX_READ_BYTES) })),
+        parts: parts.map((p) => (p.find ? { ...p, find: alone(p.find) } : { ...p, maxBytes: Math.min(p.maxBytes, MAX_READ_BYTES) })),
         resolve,
         reject,
       });
