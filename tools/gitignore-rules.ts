@@ -39,18 +39,22 @@ export class GitignoreRules {
   async enter(ns: Namespace, dir: Resolved, hasFile: boolean, meter: MatchMeter): Promise<GitignoreRules> {
     if (!hasFile) return this;
     const rel = dir.rel === '' ? '.gitignore' : `${dir.rel}/.gitignore`;
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      const bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
-      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      bytes = await ns.readFile({ path: `${dir.path}/.gitignore`, mount: dir.mount, rel }, { maxBytes: MAX_GITIGNORE_BYTES });
     } catch (e) {
       // Out of descriptors (`BUSY`) or a failed read (`INTERNAL`) the rules are unknown: the
       // search must not go on without them. A missing, linked, special or oversized file has none.
       if (isVfsError(e) && e.code !== 'BUSY' && e.code !== 'INTERNAL') return this;
       throw e;
     }
-    const file = await GitignoreFile.parse(text, meter);
-    return file.isEmpty ? this : new GitignoreRules(this, dir.rel, file);
+    return this.with(dir.rel, bytes, meter);
+  }
+
+  /** This chain plus the rules in `bytes` (the `.gitignore` of the folder `base`), when there are any. */
+  private async with(base: string, bytes: Uint8Array, meter: MatchMeter): Promise<GitignoreRules> {
+    const file = await GitignoreFile.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), meter);
+    return file.isEmpty ? this : new GitignoreRules(this, base, file);
   }
 
   /**
@@ -95,15 +99,8 @@ export class GitignoreRules {
       // are read one by one, as the search that follows will meet it.
       if (!isVfsError(e) || e.code === 'BUSY' || e.code === 'INTERNAL') throw e;
       rules = GitignoreRules.none;
-      prefix = '';
-      for (const [i, seg] of segs.entries()) {
-        rules = await rules.enter(
-          ns,
-          { path: prefix === '' ? mountPath : `${mountPath}/${prefix}`, mount: start.mount, rel: prefix },
-          true,
-          meter,
-        );
-        prefix = i === 0 ? seg : `${prefix}/${seg}`;
+      for (const rel of folders.keys()) {
+        rules = await rules.enter(ns, { path: rel === '' ? mountPath : `${mountPath}/${rel}`, mount: start.mount, rel }, true, meter);
       }
     }
     return (await rules.ignores(start.rel, true, meter)) ? GitignoreRules.none : rules;
@@ -119,8 +116,7 @@ export class GitignoreRules {
       if (isVfsError(e) && (e.code === 'BUSY' || e.code === 'INTERNAL')) return this.enter(ns, dir, true, meter);
       return this;
     }
-    const file = await GitignoreFile.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), meter);
-    return file.isEmpty ? this : new GitignoreRules(this, dir.rel, file);
+    return this.with(dir.rel, bytes, meter);
   }
 
   /**
