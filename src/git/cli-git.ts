@@ -2,6 +2,14 @@
  * `CliGit`: the git port on the git program, run through the host-exec port (so every command
  * lands in the run log with its task tag and conversation chain). Production implementation.
  *
+ * Every command runs through `NeutralGitRunner` (./neutral-git-runner.ts): no hooks, no
+ * fsmonitor, no global or system config, every filter, diff and merge driver the config of the
+ * folder it runs in names emptied. A worktree is made empty (`worktree add --no-checkout`) and
+ * filled by `read-tree` in a session read inside it, so a driver that only its git dir or
+ * branch enables (`includeIf`) is emptied too; `worktree remove` also reads the worktree's
+ * drivers (it runs `git status` there). What this changes for a repository that relies on a
+ * filter: files are checked out and compared as stored (an LFS file is its pointer).
+ *
  * Objects for the gate (pinned snapshots) are read by an `IsoObjectReader` over node:fs on the
  * repository's common git dir, which never writes: refs are changed only by git itself, which
  * locks them. Limits: `dirtyFiles` reports what `git status --porcelain` reports (untracked
@@ -13,6 +21,7 @@ import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { IsoObjectReader } from './iso-object-reader.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type WorktreeInfo } from './git-port.js';
+import { NeutralGitRunner, commandFailure, type GitSession } from './neutral-git-runner.js';
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
 import { sparseCheckoutFile } from './sparse-pattern.js';
 
@@ -26,23 +35,22 @@ export interface CliGitOptions {
   timeoutMs?: number;
 }
 
-const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+/** Added to every session: `status` must not take the index lock to refresh it (another git may hold it). */
+const OPTIONAL_LOCKS_OFF = { GIT_OPTIONAL_LOCKS: '0' };
 
 /** The git port on the git program through host exec (see the file comment). */
 export class CliGit implements GitPort {
   private readonly repo: string;
-  private readonly exec: HostExec;
+  private readonly runner: NeutralGitRunner;
   private readonly fs: FsClient;
-  private readonly timeoutMs: number;
   private reader?: IsoObjectReader;
   private dirs?: { common: string; top: string };
   private readonly sparseFiles = new Map<string, string>();
 
   constructor(options: CliGitOptions) {
     this.repo = options.repo;
-    this.exec = options.exec;
+    this.runner = new NeutralGitRunner(options.exec, options.timeoutMs ?? 600_000);
     this.fs = options.fs;
-    this.timeoutMs = options.timeoutMs ?? 600_000;
   }
 
   /** The object reader; available after `open` (or any successful `isRepository`). */
@@ -102,18 +110,20 @@ export class CliGit implements GitPort {
   }
 
   async addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void> {
-    const sparse = options.sparsePaths ? ['--no-checkout'] : [];
     const args = options.existingBranch
-      ? ['worktree', 'add', '--quiet', ...sparse, options.path, options.branch]
-      : ['worktree', 'add', '--quiet', ...sparse, '-b', options.branch, options.path, options.base];
+      ? ['worktree', 'add', '--quiet', '--no-checkout', options.path, options.branch]
+      : ['worktree', 'add', '--quiet', '--no-checkout', '-b', options.branch, options.path, options.base];
     await this.check(args, context, 'worktree add');
-    if (!options.sparsePaths) return;
-    // Patterns go through stdin (no argv limit); read-tree then fills the index and checks
-    // out only what the patterns match, leaving the rest skip-worktree.
-    const input = sparseCheckoutFile(options.sparsePaths);
-    await this.check(['sparse-checkout', 'set', '--no-cone', '--stdin'], context, 'sparse-checkout set', options.path, input);
-    await this.check(['read-tree', '-mu', 'HEAD'], context, 'read-tree', options.path);
-    await this.sparseFileOf(options.path, context);
+    // Filled in a session read inside the new worktree (see the file comment).
+    const s = await this.session(options.path, context, true);
+    if (options.sparsePaths) {
+      // Patterns go through stdin (no argv limit); read-tree then fills the index and checks
+      // out only what the patterns match, leaving the rest skip-worktree.
+      const input = sparseCheckoutFile(options.sparsePaths);
+      await this.runner.check(s, ['sparse-checkout', 'set', '--no-cone', '--stdin'], 'sparse-checkout set', { input });
+    }
+    await this.runner.check(s, ['read-tree', '-mu', 'HEAD'], 'read-tree');
+    if (options.sparsePaths) await this.sparseFileOf(options.path, context);
   }
 
   /**
@@ -148,7 +158,9 @@ export class CliGit implements GitPort {
   }
 
   async removeWorktree(path: string, context: GitContext, options: { force?: boolean } = {}): Promise<void> {
-    await this.check(['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], context, 'worktree remove');
+    // `worktree remove` runs `git status` inside the worktree: its drivers are overridden too.
+    const s = await this.session(this.repo, context, false, [path]);
+    await this.runner.check(s, ['worktree', 'remove', ...(options.force ? ['--force', '--force'] : []), path], 'worktree remove');
   }
 
   async pruneWorktrees(context: GitContext): Promise<void> {
@@ -156,33 +168,23 @@ export class CliGit implements GitPort {
   }
 
   async dirtyFiles(path: string, context: GitContext, options: { includeIgnored?: boolean } = {}): Promise<string[]> {
-    // fsmonitor is off: status must not start a program the repository's config names.
     const ignored = options.includeIgnored ? ['--ignored=matching'] : [];
-    const args = [
-      '-c',
-      'core.fsmonitor=false',
-      'status',
-      '--porcelain=v1',
-      '-z',
-      '--untracked-files=all',
-      ...ignored,
-      '--ignore-submodules=none',
-    ];
-    const r = await this.check(args, context, 'status', path);
+    const args = ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...ignored, '--ignore-submodules=none'];
+    const r = await this.runner.check(await this.session(path, context, true), args, 'status');
     return parseStatusZ(r.stdout);
   }
 
   /**
    * Files git tracks under `path` (a host path inside the work tree), as repository-relative
    * paths, at most `limit`. Used to refuse a state directory that came with the repository.
-   * The path is a literal pathspec (no glob magic); fsmonitor is off.
+   * The path is taken literally (no glob magic). Reads the index only (no file content).
    */
   async trackedUnder(path: string, context: GitContext, limit = 20): Promise<string[]> {
     const top = this.directories.top;
     const rel = path === top ? '' : path.startsWith(`${top}/`) ? path.slice(top.length + 1) : null;
     if (rel === null) return [];
-    const spec = rel === '' ? ':(top)' : `:(literal,top)${rel}`;
-    const r = await this.check(['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--full-name', '--', spec], context, 'ls-files');
+    // Run at the top with a literal pathspec (every session sets GIT_LITERAL_PATHSPECS).
+    const r = await this.check(['ls-files', '-z', '--full-name', '--', rel === '' ? '.' : rel], context, 'ls-files', top);
     return r.stdout.split('\0').filter(Boolean).slice(0, limit);
   }
 
@@ -204,24 +206,26 @@ export class CliGit implements GitPort {
     await this.check(['update-ref', '-d', `refs/heads/${branch}`, expected], context, 'update-ref');
   }
 
-  private git(args: string[], context: GitContext, cwd = this.repo, input?: string): Promise<ExecResult> {
-    return this.exec.run({
-      argv: ['git', ...args],
-      cwd,
-      env: GIT_ENV,
-      timeoutMs: this.timeoutMs,
-      tag: context.tag,
-      chain: context.chain,
-      ...(input === undefined ? {} : { input }),
-    });
+  /**
+   * Runs a command that reads or moves refs, walks history or lists the index (never file
+   * content) in `cwd` (default the repository): no driver list needed (`refSession`).
+   */
+  private git(args: string[], context: GitContext, cwd = this.repo): Promise<ExecResult> {
+    const s = this.runner.refSession(cwd, context, cwd !== this.repo);
+    return this.runner.run({ ...s, env: { ...s.env, ...OPTIONAL_LOCKS_OFF } }, args);
   }
 
-  private async check(args: string[], context: GitContext, operation: string, cwd?: string, input?: string): Promise<ExecResult> {
-    const r = await this.git(args, context, cwd, input);
-    if (r.exitCode !== 0) {
-      throw new GitError('COMMAND_FAILED', operation, r.timedOut ? 'timed out' : firstLines(r.stderr) || `exit ${r.exitCode ?? r.signal}`);
-    }
+  /** `git`, throwing `COMMAND_FAILED` for `operation` on a non-zero exit. */
+  private async check(args: string[], context: GitContext, operation: string, cwd?: string): Promise<ExecResult> {
+    const r = await this.git(args, context, cwd);
+    if (r.exitCode !== 0) throw commandFailure(operation, r);
     return r;
+  }
+
+  /** A session for commands that read or write file content, in `cwd` (see `NeutralGitRunner.session`). */
+  private async session(cwd: string, context: GitContext, isWorktree: boolean, alsoIn: readonly string[] = []): Promise<GitSession> {
+    const s = await this.runner.session(cwd, context, isWorktree, alsoIn);
+    return { ...s, env: { ...s.env, ...OPTIONAL_LOCKS_OFF } };
   }
 }
 

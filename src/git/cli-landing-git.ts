@@ -6,8 +6,10 @@
  * fsmonitor, signing, gc, global and system config off, and every filter, diff and merge driver
  * the repository's config defines emptied (a custom merge driver turns its file into a conflict).
  * The driver list is read fresh for each method call, in the folder the commands run in (one
- * `git config` process; nothing runs). Fetch and push keep the user's global config but never
- * run the repository's hooks.
+ * `git config` process; nothing runs); a new worktree is made empty and filled in a session
+ * read inside it. Fetch and push keep the user's global config but never run the repository's
+ * hooks, and are refused when the repository's own config names a transport program
+ * (`core.sshCommand`, a credential helper, …): a refused push is a failed push.
  *
  * Commands run through `NeutralGitRunner`; in a worktree they cannot reach an enclosing
  * repository (`GIT_CEILING_DIRECTORIES`), and `checkoutDetached` also checks that an existing
@@ -20,7 +22,7 @@ import { copyFile, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostExec } from '../ports/host-exec.js';
-import { GitError, type GitContext } from './git-port.js';
+import { GitError, isGitError, type GitContext } from './git-port.js';
 import type {
   CommitOptions,
   CommitResult,
@@ -34,7 +36,6 @@ import type {
 } from './landing-git.js';
 import { assertFullRef, assertSha, remoteTrackingRef } from './landing-names.js';
 import { capPatch, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
-import { NEUTRAL_ENV } from './neutral-git-config.js';
 import { NeutralGitRunner, commandFailure as failure, failureDetail, type GitSession as Session } from './neutral-git-runner.js';
 import { parseWorktreeListZ } from './porcelain.js';
 
@@ -128,8 +129,11 @@ export class CliLandingGit implements LandingGit {
   async checkoutDetached(path: string, commit: string, context: GitContext): Promise<void> {
     assertSha(commit, 'checkout');
     if (!(await exists(path))) {
-      const s = await this.git.session(this.repo, context, false);
-      await this.git.check(s, ['worktree', 'add', '--detach', '--force', '--quiet', '--', path, commit], 'worktree add');
+      // Made empty, then filled in a session read inside it: config that applies only to the
+      // new worktree (`includeIf "gitdir:…"`) is not in the main checkout's driver list.
+      const r = this.git.refSession(this.repo, context, false);
+      await this.git.check(r, ['worktree', 'add', '--detach', '--force', '--no-checkout', '--quiet', '--', path, commit], 'worktree add');
+      await this.git.check(await this.git.session(path, context, true), ['read-tree', '-m', '-u', 'HEAD'], 'read-tree');
       return;
     }
     const s = await this.git.session(path, context, true);
@@ -267,20 +271,14 @@ export class CliLandingGit implements LandingGit {
   async push(remote: string, sha: string, branch: string, context: GitContext): Promise<PushResult> {
     remoteTrackingRef(remote, branch, 'push');
     assertSha(sha, 'push');
-    const r = await this.git.network(
-      this.repo,
-      [
-        'push',
-        '--no-verify',
-        '--recurse-submodules=no',
-        '--quiet',
-        '--receive-pack=git-receive-pack',
-        '--',
-        remote,
-        `${sha}:refs/heads/${branch}`,
-      ],
-      context,
-    );
+    const args = ['push', '--no-verify', '--recurse-submodules=no', '--quiet', '--receive-pack=git-receive-pack'];
+    // A transport program the repository's config names is refused like a rejected push: the
+    // landing stays local and the push is tried again.
+    const r = await this.git.network(this.repo, [...args, '--', remote, `${sha}:refs/heads/${branch}`], context).catch((e: unknown) => {
+      if (isGitError(e)) return e;
+      throw e;
+    });
+    if (r instanceof GitError) return { ok: false, detail: r.detail };
     if (r.exitCode === 0) return { ok: true };
     return { ok: false, detail: failureDetail(r) };
   }
@@ -288,7 +286,7 @@ export class CliLandingGit implements LandingGit {
   /** Refuses (`NOT_A_GIT_REPOSITORY`) a folder that is not a worktree of this repository. */
   private async assertWorktreeOfRepo(s: Session): Promise<void> {
     const args = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'];
-    const [mine, ours] = await Promise.all([this.git.run(s, args), this.git.run({ ...s, cwd: this.repo, env: { ...NEUTRAL_ENV } }, args)]);
+    const [mine, ours] = await Promise.all([this.git.run(s, args), this.git.run(this.git.refSession(this.repo, s.context, false), args)]);
     const [top, common] = mine.stdout.trim().split('\n');
     const repoCommon = ours.stdout.trim().split('\n')[1];
     if (mine.exitCode !== 0 || ours.exitCode !== 0 || top !== (await realpath(s.cwd)) || common !== repoCommon) {

@@ -14,10 +14,8 @@
  * the caller compares with the tree. FIFOs are made with `mkfifo` and the folder flushed with
  * `sync` (coreutils).
  */
-import { dirname } from 'node:path';
 import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { GitError, type GitContext } from './git-port.js';
-import { NEUTRAL_ENV } from './neutral-git-config.js';
 import { NeutralGitRunner, commandFailure, failureDetail } from './neutral-git-runner.js';
 import type { TreeCheckout, TreeListingEntry } from './tree-checkout.js';
 
@@ -87,7 +85,8 @@ export class CliTreeCheckout implements TreeCheckout {
   async hashFiles(folder: string, paths: readonly string[], context: GitContext, signal: AbortSignal): Promise<string[]> {
     if (paths.length === 0) return [];
     if (paths.some((p) => p.includes('\n'))) throw new GitError('COMMAND_FAILED', 'hash-object', 'a path holds a newline');
-    const s = { cwd: folder, context, env: { ...NEUTRAL_ENV, GIT_CONFIG_COUNT: '0', GIT_CEILING_DIRECTORIES: dirname(folder) } };
+    // Outside any repository: the ceiling is the folder's parent, so no config but the host's is read.
+    const s = this.git.refSession(folder, context, true);
     const r = await this.git.check(s, ['hash-object', '--no-filters', '--stdin-paths'], 'hash-object', {
       input: `${paths.join('\n')}\n`,
       signal,

@@ -31,6 +31,8 @@ export const NEUTRAL_CONFIG_ARGS: readonly string[] = [
   ['commit.gpgSign', 'false'],
   ['tag.gpgSign', 'false'],
   ['merge.verifySignatures', 'false'],
+  // log and show would run gpg.program to verify every signed commit they print.
+  ['log.showSignature', 'false'],
   ['rerere.enabled', 'false'],
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
@@ -61,11 +63,11 @@ export const NEUTRAL_ENV: Readonly<Record<string, string>> = {
 /**
  * `-c` flags of fetch and push: the user's global config stays (credentials, ssh), but the
  * repository's hooks (pre-push, reference-transaction), fsmonitor, automatic gc/maintenance
- * and the `ext::` transport (a URL that is a shell command) are off; fetch and push also pass
- * `--upload-pack`/`--receive-pack` with git's defaults, so `remote.<name>.uploadpack` and
- * `receivepack` (run through a shell for a local remote) are not used. Limits: the remote's
- * URL and transport config (`core.sshCommand`, `credential.helper`, `url.*.insteadOf`) are
- * honoured from every config file, the repository's included: that is where remotes live.
+ * and the `ext::` transport (a URL that is a shell command, also when `url.*.insteadOf`
+ * rewrites to one) are off; fetch and push also pass `--upload-pack`/`--receive-pack` with
+ * git's defaults, so `remote.<name>.uploadpack` and `receivepack` (run through a shell for a
+ * local remote) are not used. The transport programs git would take from the repository's own
+ * config are refused before the command runs (`TRANSPORT_PROGRAM_ARGS`).
  */
 export const NETWORK_CONFIG_ARGS: readonly string[] = [
   ['core.hooksPath', '/dev/null'],
@@ -77,6 +79,36 @@ export const NETWORK_CONFIG_ARGS: readonly string[] = [
 
 /** Environment of fetch and push: no prompt (a missing credential fails), C locale. */
 export const NETWORK_ENV: Readonly<Record<string, string>> = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+
+/**
+ * The `git config` arguments that list, with their scope, the settings that make fetch or push
+ * start a program: `core.sshCommand`, `core.gitProxy`, `core.askPass`, `credential.helper` and
+ * `credential.<url>.helper`, `remote.<name>.vcs` (a remote helper, `git-remote-<vcs>`, whose
+ * name may hold a path). Output: `scope\0name\0` pairs. Run with `NEUTRAL_ENV`, so only the
+ * repository's own files (`local`, `worktree`, with what they include) and the host's
+ * command-line config (`command`) can answer.
+ */
+export const TRANSPORT_PROGRAM_ARGS: readonly string[] = [
+  'config',
+  '-z',
+  '--show-scope',
+  '--name-only',
+  '--get-regexp',
+  '^(core\\.(sshcommand|gitproxy|askpass)|credential\\.(.*\\.)?helper|remote\\..*\\.vcs)$',
+];
+
+/**
+ * The names in `listing` (the output of `TRANSPORT_PROGRAM_ARGS`) that the repository's own
+ * config files set (scope `local` or `worktree`, includes counted where they are included),
+ * sorted and without repeats. The operator's settings (global, system, the environment) are
+ * never in it.
+ */
+export function repositoryTransportPrograms(listing: string): string[] {
+  const parts = listing.split('\0');
+  const names = new Set<string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) if (parts[i] === 'local' || parts[i] === 'worktree') names.add(parts[i + 1]);
+  return [...names].sort();
+}
 
 /**
  * The `git config` arguments that list every filter, diff and merge setting (names only,
