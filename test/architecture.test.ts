@@ -4,13 +4,16 @@
  * and `import('…')` types), checked against the rules below. The rules are data: change them
  * here, in review, never by an exception in the code that checks them.
  *
+ * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
+ * the neutral runner (issue 19).
+ *
  * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
  * (`src/index`, `src/workspace-error`); test/import-graph.ts reads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cyclesOf, packageOf, scanFiles, scanImports, unitOf, type Import } from './import-graph.js';
+import { cyclesOf, packageOf, programLiteralsOf, scanFiles, scanImports, unitOf, type Import } from './import-graph.js';
 
 /**
  * Innermost first. A unit imports its own files and units of earlier tiers only, so nothing
@@ -57,6 +60,30 @@ const BUILTINS_ONLY_IN: Readonly<Record<string, readonly string[]>> = {
 const NAMES_ONLY_IN: readonly { suffix: string; unit: string; why: string }[] = [
   { suffix: '-layer.ts', unit: 'vfs', why: 'a layer lives in vfs/ with the suite that checks it' },
 ];
+
+/**
+ * Programs that only the named files may run (a literal naming the program where a program is
+ * run: `argv: ['git', …]`, `spawn('git')`, `const GIT = 'git'`; test/import-graph.ts
+ * `programLiteralsOf`). Matched against the literal's whole text, paths included (`/usr/bin/git`).
+ */
+const PROGRAMS_ONLY_IN: readonly { program: RegExp; files: readonly string[]; why: string }[] = [
+  {
+    program: /^(?:.*\/)?git$/,
+    files: ['src/git/neutral-git-runner.ts'],
+    why: 'every git command runs through NeutralGitRunner, with what the repository could make git execute neutralised (issue 19)',
+  },
+];
+
+/** Each literal in `files` that runs a program outside the files `PROGRAMS_ONLY_IN` allows, as messages. */
+function programViolationsOf(sources: readonly { file: string; text: string }[]): string[] {
+  return sources.flatMap(({ file, text }) =>
+    PROGRAMS_ONLY_IN.filter((rule) => !rule.files.includes(file)).flatMap((rule) =>
+      programLiteralsOf(file, text, rule.program).map(
+        (p) => `${file}:${p.line} runs '${p.text}': only ${rule.files.join(', ')} may (${rule.why})`,
+      ),
+    ),
+  );
+}
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -139,6 +166,31 @@ describe('architecture: dependencies point inward', () => {
       NAMES_ONLY_IN.filter((n) => f.endsWith(n.suffix) && unitOf(f) !== n.unit).map((n) => `${f}: ${n.why}`),
     );
     expect(misplaced).toEqual([]);
+  });
+
+  it('git runs only through the neutral runner: no argv, spawn or stored program name elsewhere names it', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(programViolationsOf(sources)).toEqual([]);
+    // The runner itself is seen (the rule reads what it should), and allowed.
+    const runner = sources.find((s) => s.file === 'src/git/neutral-git-runner.ts')!;
+    expect(programLiteralsOf(runner.file, runner.text, PROGRAMS_ONLY_IN[0]!.program).length).toBeGreaterThan(0);
+  });
+
+  it('finds git run as an argv, a spawn, a stored name or a path, and not a comparison or a type', () => {
+    const text = [
+      "exec.run({ argv: ['git', 'status'], cwd });",
+      "spawn('/usr/bin/git', ['log']);",
+      'const GIT = `git`;',
+      "const request = { program: 'git' };",
+      "if (dialect === 'git') x();",
+      "type Dialect = 'glob' | 'git';",
+      "run(['gitk']); run(['sh', 'git']);",
+    ].join('\n');
+    expect(programViolationsOf([{ file: 'src/host/f.ts', text }])).toEqual(
+      [1, 2, 3, 4].map((line) =>
+        expect.stringMatching(new RegExp(`^src/host/f\\.ts:${line} runs '(/usr/bin/)?git': only src/git/neutral-git-runner\\.ts may`)),
+      ),
+    );
   });
 
   it('names the file, the import and the rule of each violation, and finds a cycle', () => {

@@ -48,6 +48,31 @@ export function specifiersOf(fileName: string, text: string): { specifier: strin
   return found;
 }
 
+/**
+ * Every string literal of a source text that names a program to run and matches `program`:
+ * the first element of an array (an argv), the first argument of a call (`spawn('git', …)`),
+ * or a value stored for later (a variable's or a property's initial value). A comparison
+ * (`dialect === 'git'`) or a type (`'glob' | 'git'`) names no program and is not reported.
+ */
+export function programLiteralsOf(fileName: string, text: string, program: RegExp): { text: string; line: number }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+  const found: { text: string; line: number }[] = [];
+  const runs = (node: ts.StringLiteralLike): boolean => {
+    const parent = node.parent;
+    if (ts.isArrayLiteralExpression(parent)) return parent.elements[0] === node;
+    if (ts.isCallExpression(parent) || ts.isNewExpression(parent)) return parent.arguments?.[0] === node;
+    if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.initializer === node;
+    return false;
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) && program.test(node.text) && runs(node))
+      found.push({ text: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** Every .ts file under `folders` of `root`, as repository paths. */
 export function scanFiles(root: string, folders: readonly string[]): string[] {
   return folders.flatMap((top) =>
