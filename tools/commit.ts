@@ -57,7 +57,7 @@ export const commitTool = defineTool({
         'QUEUE_REJECTED',
         `the workspace of '${ctx.conversation}' is not a git worktree, so it has no branch to commit to`,
       );
-    const paths = input.paths === undefined ? [] : repositoryPaths(ctx.namespace, ctx.conversation, input.paths, 'commit', true);
+    const paths = input.paths === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, input.paths, 'commit', true);
     return ok<CommitValue>(await work.commit({ message: input.message, ...(paths.length > 0 ? { paths } : {}) }));
   },
 });

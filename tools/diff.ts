@@ -56,7 +56,7 @@ export const diffTool = defineTool({
   async handler(input, ctx) {
     const work = ctx.work;
     if (!work) throw new ToolFailure('QUEUE_REJECTED', `the workspace of '${ctx.conversation}' is not a git worktree, so it has no diff`);
-    const paths = input.path === undefined ? [] : repositoryPaths(ctx.namespace, ctx.conversation, [input.path], 'diff', false);
+    const paths = input.path === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, [input.path], 'diff', false);
     return ok<DiffValue>(
       await work.diff({ base: input.base ?? 'pinned', maxPatchBytes: DIFF_MAX_PATCH_BYTES, ...(paths.length > 0 ? { paths } : {}) }),
     );

@@ -11,16 +11,17 @@ import { ToolFailure } from './result.js';
 /**
  * Repository-relative paths for `paths` (workspace-relative or `/worktrees/<id>/…`), in order,
  * duplicates removed; [] when one of them is the workspace root. `writes`: also refuse protected
- * paths (`.git`, authority files) as a write would (`PROTECTED_PATH`). Throws the path codes
+ * paths (`.git`, authority files, a path in a submodule or a nested repository, which the
+ * workspace's git cannot take) as a write would (`PROTECTED_PATH`). Throws the path codes
  * (`PATH_ESCAPE`, `BAD_NAME`, …) and `OUTSIDE_MOUNTS` for a path in another mount.
  */
-export function repositoryPaths(
+export async function repositoryPaths(
   namespace: Namespace,
   conversation: string,
   paths: readonly string[],
   tool: string,
   writes: boolean,
-): string[] {
+): Promise<string[]> {
   const root = workspaceRoot(conversation);
   const out = new Set<string>();
   for (const path of paths) {
@@ -32,7 +33,10 @@ export function repositoryPaths(
         path,
       );
     }
-    if (writes) namespace.checkWritable(resolved, tool);
+    if (writes) {
+      namespace.checkWritable(resolved, tool);
+      await namespace.checkOwnRepository(resolved, tool);
+    }
     if (resolved.rel === '') return [];
     out.add(resolved.rel);
   }

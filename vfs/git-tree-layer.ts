@@ -79,6 +79,50 @@ export class GitTreeLayer implements LinkReadingLayer {
   }
 
   /**
+   * The layer path of the submodule (a gitlink, mode 160000) that `path` is or lies inside, or
+   * undefined when there is none on the way: a missing name, a file or a link ends the search.
+   * Reads only the trees on the way (cached by the reader). `INTERNAL` / `BUSY` when a tree
+   * cannot be read; `BAD_NAME` / `NAME_TOO_LONG` for a path no layer accepts.
+   */
+  async submoduleOn(path: string): Promise<string | undefined> {
+    checkLayerPath(path, 'stat');
+    if (path === '') return undefined;
+    let node = await this.rootNode('stat');
+    const segs = path.split('/');
+    for (let i = 0; i < segs.length; i++) {
+      if (node.type !== 'directory') return undefined;
+      const entry = this.index(await this.tree(node.oid, segs.slice(0, i).join('/'), 'stat')).get(segs[i]);
+      if (!entry) return undefined;
+      if (entry.mode === '160000') return segs.slice(0, i + 1).join('/');
+      node = { type: typeOf(entry.mode), mode: entry.mode, oid: entry.oid };
+    }
+    return undefined;
+  }
+
+  /**
+   * The layer path of the first submodule strictly inside the folder `path`, or undefined (also
+   * when `path` is not a folder of this tree). Walks the folder's trees: the cost of a folder move.
+   */
+  async submoduleInside(path: string): Promise<string | undefined> {
+    checkLayerPath(path, 'walk');
+    const node = await this.walk(path, 'walk').catch((e: unknown) => {
+      if (e instanceof VfsError && (e.code === 'NOT_FOUND' || e.code === 'NOT_DIRECTORY' || e.code === 'SYMLINK_ESCAPE')) return undefined;
+      throw e;
+    });
+    if (node?.type !== 'directory') return undefined;
+    const pending: { path: string; oid: string }[] = [{ path, oid: node.oid }];
+    while (pending.length > 0) {
+      const dir = pending.pop()!;
+      for (const e of await this.tree(dir.oid, dir.path, 'walk')) {
+        const child = dir.path === '' ? e.name : `${dir.path}/${e.name}`;
+        if (e.mode === '160000') return child;
+        if (typeOf(e.mode) === 'directory') pending.push({ path: child, oid: e.oid });
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * The node at a layer path (checked first: `BAD_NAME`, `NAME_TOO_LONG`), checking that every
    * intermediate component is a folder.
    */

@@ -26,6 +26,7 @@ import { hasDotDotSegment, namespaceSegments, resolveNamespacePath, segmentsOf }
 import { resolveBeneath, type LinkResolutionView } from './link-resolution.js';
 import { isDotGitName } from './dot-git-name.js';
 import { FoldedPath, type FoldedRelation } from './fold-name.js';
+import { RepositoryBoundary } from './repository-boundary.js';
 
 /** The empty, read-only folder standing for a folder that only leads to mount points. */
 const MOUNT_POINT_FOLDER: Layer = {
@@ -55,6 +56,12 @@ export interface NamespaceOptions {
    * `GATEFS.YAML` or `gatefs.yaml.` (one file on macOS or Windows) is refused too.
    */
   authorityFiles?: readonly string[];
+  /**
+   * Where repositories other than the workspace's own begin inside the workspace root
+   * (vfs/repository-boundary.ts): changes at or below a submodule or a nested repository are
+   * `PROTECTED_PATH`. Absent: only nested repositories are looked for.
+   */
+  repositoryBoundary?: RepositoryBoundary;
 }
 
 export interface NamespaceWriteOptions extends WriteOptions {
@@ -72,6 +79,7 @@ export class Namespace {
   readonly table: MountTable;
   private readonly extraProtected?: (resolved: Resolved) => boolean;
   private readonly authorityFiles: readonly FoldedPath[];
+  private readonly boundary: RepositoryBoundary;
   private readonly inside = (path: string) => this.table.isInside(path);
 
   constructor(options: NamespaceOptions) {
@@ -81,6 +89,7 @@ export class Namespace {
       throw new VfsError('OUTSIDE_MOUNTS', 'mount', this.root, 'the workspace root must be a mount');
     }
     this.extraProtected = options.isProtected;
+    this.boundary = options.repositoryBoundary ?? new RepositoryBoundary();
     this.authorityFiles = (options.authorityFiles ?? []).map((p) => new FoldedPath(resolveNamespacePath(p, '/', () => true, 'mount')));
   }
 
@@ -167,6 +176,7 @@ export class Namespace {
   async writeFile(input: string | Resolved, data: Uint8Array, options: NamespaceWriteOptions = {}) {
     const r = this.target(input, 'write');
     const layer = this.writableLayer(r, 'write');
+    await this.checkOwnRepository(r, 'write');
     try {
       if (options.createParents) await makeParents(layer, r.rel);
       return await layer.writeFile(r.rel, data, options);
@@ -179,6 +189,7 @@ export class Namespace {
   async mkdir(input: string | Resolved, options: { parents?: boolean } = {}): Promise<void> {
     const r = this.target(input, 'mkdir');
     const layer = this.writableLayer(r, 'mkdir');
+    await this.checkOwnRepository(r, 'mkdir');
     try {
       if (options.parents) {
         await makeParents(layer, r.rel);
@@ -199,6 +210,7 @@ export class Namespace {
     const r = this.target(input, 'remove');
     const layer = this.writableLayer(r, 'remove');
     this.checkNotAboveAuthority(r, 'remove');
+    await this.checkOwnRepository(r, 'remove');
     try {
       if ((await layer.stat(r.rel)).type === 'directory') {
         const inside = await layer.readdir(r.rel);
@@ -241,11 +253,14 @@ export class Namespace {
     if (this.table.entriesBelow(to.path).length > 0)
       throw new VfsError('IS_DIRECTORY', 'rename', to.path, 'the destination leads to a mount');
     this.checkNotAboveAuthority(from, 'rename');
+    await this.checkOwnRepository(from, 'rename');
+    await this.checkOwnRepository(to, 'rename');
     try {
       if ((await layer.stat(from.rel)).type === 'directory') {
         if (to.path.startsWith(`${from.path}/`))
           throw new VfsError('INVALID_INPUT', 'rename', to.rel, 'a folder cannot be moved inside itself');
         await this.refuseProtectedInside(from);
+        await this.refuseRepositoryInside(from);
       }
       const { createParents, ...renameOptions } = options;
       const made = createParents ? await makeParents(layer, to.rel) : [];
@@ -304,6 +319,23 @@ export class Namespace {
   }
 
   /**
+   * `PROTECTED_PATH` when `r`, in the workspace root's mount, is or lies inside a submodule or
+   * a nested repository (vfs/repository-boundary.ts): the workspace's git never sees a change
+   * there. Every change here checks it; `commit` checks the paths it is given. Other mounts
+   * pass. The layer's `INTERNAL` / `BUSY` when it cannot look.
+   */
+  async checkOwnRepository(r: Resolved, op: string): Promise<void> {
+    if (r.mount.path !== this.root || r.rel === '') return;
+    let inner: Awaited<ReturnType<RepositoryBoundary['around']>>;
+    try {
+      inner = await this.boundary.around(r.mount.layer, r.rel);
+    } catch (e) {
+      throw this.anchor(e, r);
+    }
+    if (inner) throw RepositoryBoundary.refusal(op, r.path, inner, this.display(`${this.root}/${inner.path}`));
+  }
+
+  /**
    * True for paths never shown to or changed by tools: a segment git treats as `.git`
    * (anywhere in the namespace path), or the extra rule.
    */
@@ -357,6 +389,14 @@ export class Namespace {
       isDotGitName(name) || this.isProtected({ path: `${r.mount.path}/${rel}`, mount: r.mount, rel });
     const found = await findProtectedInside(r.mount.layer, r.rel, isProtected);
     if (found !== undefined) throw new VfsError('PROTECTED_PATH', 'rename', r.rel, `the folder holds the protected '${baseName(found)}'`);
+  }
+
+  /** `PROTECTED_PATH` when the folder `r` (in the root's mount) holds a submodule: moving it would carry it off. */
+  private async refuseRepositoryInside(r: Resolved): Promise<void> {
+    if (r.mount.path !== this.root) return;
+    const inner = await this.boundary.inside(r.rel);
+    // Thrown inside rename's try, which anchors the layer path `r.rel` at the mount.
+    if (inner) throw RepositoryBoundary.refusal('rename', r.rel, inner, this.display(`${this.root}/${inner.path}`));
   }
 
   /** `PROTECTED_PATH` when removing `r` would remove an authority file. */

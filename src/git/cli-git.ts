@@ -174,6 +174,17 @@ export class CliGit implements GitPort {
     return parseStatusZ(r.stdout);
   }
 
+  async gitlinks(path: string, context: GitContext): Promise<string[]> {
+    const r = await this.check(['-c', 'core.fsmonitor=false', 'ls-files', '--stage', '-z'], context, 'ls-files', path);
+    const out: string[] = [];
+    for (const line of r.stdout.split('\0')) {
+      if (!line.startsWith('160000 ')) continue;
+      const tab = line.indexOf('\t');
+      if (tab > 0) out.push(line.slice(tab + 1));
+    }
+    return [...new Set(out)].sort();
+  }
+
   /**
    * Files git tracks under `path` (a host path inside the work tree), as repository-relative
    * paths, at most `limit`. Used to refuse a state directory that came with the repository.

@@ -69,6 +69,12 @@ export interface GitPort {
    * named once, as `dir/`): release treats every one of them as work.
    */
   dirtyFiles(path: string, context: GitContext, options?: { includeIgnored?: boolean }): Promise<string[]>;
+  /**
+   * The submodule paths (gitlinks, mode 160000) of the worktree at `path`: its index's
+   * (`git ls-files --stage`), sorted. `git status` says nothing of files inside a submodule
+   * folder that has no `.git` of its own (one never checked out), so release looks there itself.
+   */
+  gitlinks(path: string, context: GitContext): Promise<string[]>;
   /** True when `ancestor` is an ancestor of (or equal to) `commit` (`git merge-base --is-ancestor`). */
   isAncestor(ancestor: string, commit: string, context: GitContext): Promise<boolean>;
   /** The best common ancestor of two commits (`git merge-base`), or null when they share none. */

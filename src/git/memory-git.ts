@@ -141,6 +141,22 @@ export class MemoryGit implements GitPort {
     return sparse ? withoutSkipWorktree(this.volume, this.objects, tree, path, sparse, dirty) : dirty;
   }
 
+  /** The gitlinks of the worktree's HEAD tree (a memory worktree keeps no index of its own). */
+  async gitlinks(path: string, context: GitContext): Promise<string[]> {
+    const head = String(this.volume.readFileSync(`${this.metaOf(path)}/HEAD`, 'utf8')).trim();
+    const commit = head.startsWith('ref: ') ? await this.resolveCommit(head.slice(5), context) : head;
+    const out: string[] = [];
+    const pending: { prefix: string; tree: string }[] = [{ prefix: '', tree: await this.objects.commitTree(commit) }];
+    while (pending.length > 0) {
+      const { prefix, tree } = pending.pop()!;
+      for (const e of await this.objects.readTree(tree)) {
+        if (e.mode === '160000') out.push(prefix + e.name);
+        else if (e.type === 'tree') pending.push({ prefix: `${prefix}${e.name}/`, tree: e.oid });
+      }
+    }
+    return out.sort();
+  }
+
   async addSparsePatterns(path: string, paths: readonly string[], _context: GitContext): Promise<void> {
     const meta = this.metaOf(path);
     if (!readSparsePaths(this.volume, meta))

@@ -24,6 +24,7 @@ import { closeView, registerReady, registrationOf } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
 import { checkoutOf } from './workspace-paths.js';
+import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /** Finishes or undoes the interrupted release recorded in `record` (see the file comment). */
 export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<WorkspaceRecord> {
@@ -76,7 +77,7 @@ async function workThatAppeared(ctx: HostContext, record: WorkspaceRecord, conte
   const path = checkoutOf(ctx.platform, record.conversation, 'worktree');
   if (ctx.platform.folderState(path) !== 'folder') return [];
   if (ctx.platform.folderState(ctx.platform.join(path, '.git')) === 'missing') return [];
-  const dirty = await ctx.platform.git.dirtyFiles(path, context, { includeIgnored: true });
+  const dirty = await worktreeWorkFiles(ctx.platform, path, context);
   return dirty.filter((f) => ctx.platform.folderState(ctx.platform.join(path, f.replace(/\/$/, ''))) !== 'missing');
 }
 

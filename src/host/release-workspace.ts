@@ -47,6 +47,7 @@ import { recoverRelease } from './recover-release.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
 import { workOf } from './workspace-work.js';
+import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
@@ -220,7 +221,7 @@ async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard
     }
     // git looked once more and found work that appeared after the check: name it.
     if (isGitError(e)) {
-      const now = await platform.git.dirtyFiles(path, context, { includeIgnored: true }).catch(() => []);
+      const now = await worktreeWorkFiles(platform, path, context).catch(() => []);
       if (now.length > 0) throw dirty(ctx, record, now);
     }
     throw e;

@@ -24,6 +24,8 @@
  * refused. Wherever a folder holds the state directory — the `shared` checkout, a plain-folder
  * copy or relative mount, an absolute mount of the repository, read-only or writable — it is
  * hidden there (absent from listings, `NOT_FOUND` to reads, `PROTECTED_PATH` to changes).
+ * A submodule of the pinned tree or a nested repository (a folder holding `.git`) inside the
+ * workspace root is readable and `PROTECTED_PATH` to any change (vfs/repository-boundary.ts).
  * The authority files (`gatefs.yaml` at the workspace root in every backend, and the manifest
  * or settings file loaded wherever a mount or the root shows it) are readable and
  * `PROTECTED_PATH` to any change (vfs/namespace.ts `authorityFiles`).
@@ -46,6 +48,7 @@ import { snapshotFolder } from '../../vfs/snapshot-folder-layer.js';
 import { SwitchableLayer } from '../../vfs/switchable-layer.js';
 import { workspaceRoot } from '../../vfs/workspace-root.js';
 import { withPathRules } from '../../vfs/path-rules-layer.js';
+import { RepositoryBoundary } from '../../vfs/repository-boundary.js';
 import type { HostPlatform } from './platform.js';
 import { ViewFolders, identityKey } from './view-folders.js';
 
@@ -108,7 +111,15 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
     };
     const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts)];
     mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
-    const namespace = new Namespace({ root, mounts, authorityFiles: [...folders.authority], isProtected: (r) => folders.isProtected(r) });
+    // Submodules are read from the pinned tree (a worktree shows one it never checked out as an empty folder).
+    const pinned = spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha) : undefined;
+    const namespace = new Namespace({
+      root,
+      mounts,
+      authorityFiles: [...folders.authority],
+      isProtected: (r) => folders.isProtected(r),
+      repositoryBoundary: new RepositoryBoundary(pinned),
+    });
     return { namespace, ...(parts.lower ? { lower: parts.lower } : {}), close: () => folders.close() };
   } catch (e) {
     folders.close();

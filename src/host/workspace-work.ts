@@ -1,7 +1,8 @@
 /**
  * `workOf`: what in a workspace is work that a release must not delete unasked — the check of
  * `releaseWorkspace` (step 2). Changed, untracked and ignored files of a worktree
- * (`git status --ignored`, fsmonitor off), every file of a copy's upper folder (deletions show
+ * (`git status --ignored`, fsmonitor off, and the files inside submodule folders never checked
+ * out, which git does not report: src/host/worktree-work-files.ts), every file of a copy's upper folder (deletions show
  * as `(deleted files)`), nothing for `shared`. The folder is the derived one
  * (`<stateDir>/worktrees/<id>`, `copies/<id>`), looked at without following a link.
  */
@@ -11,6 +12,7 @@ import { OVERLAY_META } from '../../vfs/whiteout-set.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { HostContext } from './host-context.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
+import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /**
  * The files that are work — changed, untracked or ignored — in `record`'s workspace, sorted
@@ -66,7 +68,7 @@ export async function workOf(ctx: HostContext, record: WorkspaceRecord, context:
     );
   }
   try {
-    return await platform.git.dirtyFiles(path, context, { includeIgnored: true });
+    return await worktreeWorkFiles(platform, path, context);
   } catch (e) {
     if (discard) return ['(unknown: the check failed)'];
     throw e;

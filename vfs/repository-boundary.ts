@@ -1,0 +1,90 @@
+/**
+ * `RepositoryBoundary`: where, inside a workspace, another repository begins — a submodule (a
+ * gitlink, mode 160000, in the pinned tree) or a nested repository (a folder below the
+ * workspace root holding a `.git` entry). The workspace's git sees neither one's files: `diff`
+ * shows nothing there, `commit` cannot take them, a release would delete them unseen. So the
+ * namespace refuses every change at or below such a path (`PROTECTED_PATH`, naming it as a
+ * submodule or a nested repository) before anything is written; reads pass.
+ *
+ * Submodules come from the pinned tree (`SubmoduleLookup`, a `GitTreeLayer`): a submodule the
+ * worktree never checked out is an empty folder, indistinguishable on disk from any other.
+ * Nested repositories are looked for in the live layer at every call, one `stat` of `<folder>/.git`
+ * per folder on the way, since a command or the person can make one at any time. Limits: a
+ * layer that hides `.git` (a sparse projection of undisclosed paths) hides a nested repository
+ * from the live check too; only the exact name `.git` marks one (a case-insensitive volume
+ * matches `.GIT` as well).
+ */
+import { VfsError, isVfsError } from './errors.js';
+import { isProbingLayer, type Layer, type Stat } from './layer.js';
+
+/** The part of the pinned tree the boundary needs (implemented by `GitTreeLayer`). */
+export interface SubmoduleLookup {
+  /** The path of the submodule that `path` is or lies inside, or undefined. */
+  submoduleOn(path: string): Promise<string | undefined>;
+  /** The path of the first submodule strictly inside the folder `path`, or undefined. */
+  submoduleInside(path: string): Promise<string | undefined>;
+}
+
+/** A repository inside the workspace: its layer path and what it is. */
+export interface InnerRepository {
+  path: string;
+  kind: 'submodule' | 'nested repository';
+}
+
+/** Finds the repositories inside one workspace (see the file comment). */
+export class RepositoryBoundary {
+  constructor(private readonly submodules?: SubmoduleLookup) {}
+
+  /**
+   * The submodule or nested repository that the layer path `rel` is or lies inside, or
+   * undefined. `live` is the workspace root's layer (for `.git` entries). Throws the layers'
+   * `INTERNAL` / `BUSY`.
+   */
+  async around(live: Layer, rel: string): Promise<InnerRepository | undefined> {
+    if (rel === '') return undefined;
+    const submodule = await this.submodules?.submoduleOn(rel);
+    if (submodule !== undefined) return { path: submodule, kind: 'submodule' };
+    const segs = rel.split('/');
+    for (let i = 1; i < segs.length; i++) {
+      const folder = segs.slice(0, i).join('/');
+      const stat = await statIfPresent(live, `${folder}/.git`);
+      if (stat === null) return undefined;
+      if (stat !== undefined) return { path: folder, kind: 'nested repository' };
+    }
+    return undefined;
+  }
+
+  /**
+   * The first submodule strictly inside the folder `rel` of the pinned tree, or undefined
+   * (nested repositories inside a folder show as its `.git` names, which the namespace finds).
+   */
+  async inside(rel: string): Promise<InnerRepository | undefined> {
+    const submodule = await this.submodules?.submoduleInside(rel);
+    return submodule === undefined ? undefined : { path: submodule, kind: 'submodule' };
+  }
+
+  /** `PROTECTED_PATH` at namespace path `shown` for a change `op` that would reach `inner`. */
+  static refusal(op: string, shown: string, inner: InnerRepository, shownInner: string): VfsError {
+    const what = inner.kind === 'submodule' ? 'a submodule' : 'a nested repository';
+    return new VfsError(
+      'PROTECTED_PATH',
+      op,
+      shown,
+      `'${shownInner}' is ${what}, a repository of its own: this workspace's git never sees its files (no diff, no commit, lost at release), so tools do not change them`,
+    );
+  }
+}
+
+/**
+ * The entry at `path`, undefined when it is absent, null when a part of the way is no folder
+ * (nothing deeper can exist). Other codes are thrown.
+ */
+async function statIfPresent(layer: Layer, path: string): Promise<Stat | undefined | null> {
+  try {
+    return isProbingLayer(layer) ? await layer.statIfPresent(path) : await layer.stat(path);
+  } catch (e) {
+    if (isVfsError(e, 'NOT_FOUND')) return undefined;
+    if (isVfsError(e, 'NOT_DIRECTORY') || isVfsError(e, 'SYMLINK_ESCAPE')) return null;
+    throw e;
+  }
+}
