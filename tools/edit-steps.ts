@@ -10,11 +10,16 @@
  * `newString` likewise), so the file keeps one line-ending style. Nothing else is tolerated:
  * whitespace must match (the `NO_MATCH` refusal names the closest region and how its whitespace
  * differs, tools/near-miss.ts).
+ *
+ * Size: the text's size in UTF-8 bytes is carried from step to step (occurrences times the
+ * growth of each), so a step whose result would pass `MAX_TEXT_FILE_BYTES` (what edit and write
+ * accept) is refused with `TOO_LARGE` before that text is built: a `replaceAll` of a 2,000-character
+ * newString over 100,000 occurrences would otherwise build 200 MB on the main thread.
  */
 import { EditedText } from './edited-text.js';
 import { findNearMiss, nearMissSentence } from './near-miss.js';
 import { ToolFailure } from './result.js';
-import { usesCrlf } from './text-content.js';
+import { MAX_TEXT_FILE_BYTES, usesCrlf } from './text-content.js';
 
 /** One replacement, as in `edits[]`. */
 export interface EditStep {
@@ -46,18 +51,22 @@ export function checkEditSteps(steps: readonly EditStep[], listed: boolean, show
  * Applies `steps` (checked by `checkEditSteps`) to `text` in order. `listed`: they came as
  * `edits[]`, so messages name `edits[i].oldString` and `details.edit` is the failing index.
  * Result: the edited text (with its change regions) and the number of replacements. Throws
- * `NO_MATCH` (with `details.candidate`) or `AMBIGUOUS_MATCH` (with `details.lines`).
+ * `NO_MATCH` (with `details.candidate`), `AMBIGUOUS_MATCH` (with `details.lines`) or
+ * `TOO_LARGE` (the text after a step would pass `maxBytes`, default `MAX_TEXT_FILE_BYTES`;
+ * `details.bytes` is that size).
  */
 export function applyEditSteps(
   text: string,
   steps: readonly EditStep[],
   shown: string,
   listed: boolean,
+  maxBytes: number = MAX_TEXT_FILE_BYTES,
 ): { edited: EditedText; replacements: number } {
   const edited = new EditedText(text);
   const crlf = usesCrlf(text);
   const lfOnly = !text.includes('\r\n');
   let replacements = 0;
+  let bytes = Buffer.byteLength(text, 'utf8');
   steps.forEach((step, i) => {
     const name = listed ? `edits[${i}].oldString` : 'oldString';
     const current = edited.text;
@@ -84,10 +93,24 @@ export function applyEditSteps(
         { ...(listed ? { edit: i } : {}), occurrences: all.length, lines },
       );
     }
+    const after = bytes + starts.length * (Buffer.byteLength(replacement, 'utf8') - Buffer.byteLength(needle, 'utf8'));
+    if (after > maxBytes) throw tooLarge(shown, after, maxBytes, starts.length, listed ? i : undefined);
     edited.replace(starts, needle.length, replacement);
+    bytes = after;
     replacements += starts.length;
   });
   return { edited, replacements };
+}
+
+function tooLarge(shown: string, bytes: number, maxBytes: number, count: number, index: number | undefined): ToolFailure {
+  const step = index !== undefined ? `edits[${index}]` : 'the edit';
+  const times = count === 1 ? 'its replacement' : `its ${count} replacements`;
+  return new ToolFailure(
+    'TOO_LARGE',
+    `${step} would make '${shown}' ${bytes} bytes with ${times}, over the ${maxBytes} bytes a file may hold here; nothing was changed (replace fewer occurrences, or a shorter newString)`,
+    shown,
+    { ...(index !== undefined ? { edit: index } : {}), bytes },
+  );
 }
 
 function noMatch(text: string, oldString: string, shown: string, name: string, index: number | undefined): ToolFailure {

@@ -23,7 +23,8 @@
  *
  * Errors: `NO_MATCH`, `AMBIGUOUS_MATCH` (more than one occurrence without replaceAll; the lines
  * in `details.lines`), `STALE_CONTENT`, `BUSY`, `BINARY_FILE` (NUL in the first 8 KiB, or not valid
- * UTF-8: re-encoding would change bytes the edit did not touch), `TOO_LARGE` (over 10 MiB),
+ * UTF-8: re-encoding would change bytes the edit did not touch), `TOO_LARGE` (the file, or the
+ * text after any step, over 10 MiB: refused before that text is built),
  * `INVALID_INPUT` (empty oldString, newString equal to oldString, both or neither of
  * oldString/edits), the path codes and the gate's write checks. With `edits`, `details.edit` is
  * the index of the step that failed.

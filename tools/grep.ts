@@ -146,7 +146,12 @@ export const grepTool = defineTool({
   writes: false,
   paths: (input) => [input.path ?? '.'],
   async handler(input, ctx) {
-    const compiled = compileMatcher(input.pattern, { literal: input.literal, ignoreCase: input.ignoreCase, multiline: input.multiline });
+    const compiled = compileMatcher(input.pattern, {
+      literal: input.literal,
+      ignoreCase: input.ignoreCase,
+      multiline: input.multiline,
+      owner: ctx.conversation,
+    });
     try {
       return ok(await search(ctx.namespace, ctx.resolved[0], input, compiled));
     } finally {

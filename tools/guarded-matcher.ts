@@ -6,7 +6,8 @@
  * The workers are the process's shared pool (`regex-worker-pool.ts`): a call does not start one
  * of its own. Files are sent in batches (up to `BATCH_FILES` files or `BATCH_BYTES` bytes, or
  * one larger file) and a call has one batch in the pool at a time, so each batch's time is its
- * own (waiting for a worker is not part of it) and calls take turns: past `budgetMs` the worker
+ * own (waiting for a worker is not part of it) and calls take turns (per conversation, `owner`:
+ * round-robin between conversations, see `regex-worker-pool.ts`): past `budgetMs` the worker
  * is terminated and every pending search of the call rejects with `INVALID_INPUT` naming
  * `pattern`; a regex the engine gives up on (its stack overflows on a long line) answers
  * `INVALID_INPUT` too.
@@ -59,7 +60,15 @@ export class GuardedMatcher implements LineMatcher {
   constructor(
     private readonly source: string,
     private readonly flags: string,
-    private readonly options: { budgetMs: number; maxLineChars: number; maxBlockLines: number; multiline: boolean; pool?: RegexWorkerPool },
+    private readonly options: {
+      budgetMs: number;
+      maxLineChars: number;
+      maxBlockLines: number;
+      multiline: boolean;
+      pool?: RegexWorkerPool;
+      /** The conversation the call serves: the pool shares its workers fairly between them. */
+      owner?: string;
+    },
   ) {
     const literal = requiredLiteral(source, flags);
     if (literal) this.required = this.needle = Buffer.from(literal, 'utf8');
@@ -113,6 +122,7 @@ export class GuardedMatcher implements LineMatcher {
         jobs: batch.map((j) => ({ bytes: j.bytes, ...j.request })),
       },
       this.options.budgetMs,
+      this.options.owner,
     );
     this.inFlight = handle;
     handle.done.then(

@@ -109,7 +109,7 @@ export interface CompiledPattern {
  */
 export function compileMatcher(
   pattern: string,
-  options: { literal?: boolean; ignoreCase?: boolean; multiline?: boolean },
+  options: { literal?: boolean; ignoreCase?: boolean; multiline?: boolean; owner?: string },
 ): CompiledPattern {
   const isLiteral = options.literal === true || !/[\\^$.*+?()[\]{}|\r\n]/.test(pattern);
   const asked = options.multiline === true;
@@ -123,7 +123,7 @@ export function compileMatcher(
       .replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
       .replace(/\n/g, '\\n')
       .replace(/\r/g, '\\r');
-    return { matcher: guarded(source, options.ignoreCase ? 'i' : '', shape.multiline), ...shape };
+    return { matcher: guarded(source, options.ignoreCase ? 'i' : '', shape.multiline, options.owner), ...shape };
   }
   const t = translateRegex(pattern, options.ignoreCase === true);
   const multiline = asked || t.hasLineBreak;
@@ -138,15 +138,16 @@ export function compileMatcher(
     );
   }
   return {
-    matcher: guarded(t.source, flags, multiline),
+    matcher: guarded(t.source, flags, multiline, options.owner),
     multiline,
     multilineImplied: multiline && !asked,
     lineBreakConstruct: t.lineBreakConstruct,
   };
 }
 
-function guarded(source: string, flags: string, multiline: boolean): LineMatcher {
+function guarded(source: string, flags: string, multiline: boolean, owner: string | undefined): LineMatcher {
   return new GuardedMatcher(source, flags, {
+    owner,
     budgetMs: GREP_FILE_BUDGET_MS,
     maxLineChars: MAX_LINE_CHARS,
     maxBlockLines: MAX_BLOCK_LINES,

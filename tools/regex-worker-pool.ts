@@ -7,137 +7,31 @@
  * loop for seconds and took 750 MB), and as many threads as calls fought for the cores, so plain
  * patterns ran past their budget. Here at most `size` workers exist, started on demand and kept.
  *
- * A batch (one grep call's next files, see `guarded-matcher.ts`) waits in one FIFO queue until a
- * worker is free; a call has at most one batch queued or running, so concurrent calls take
- * turns. Its budget starts when a running worker takes it (time spent waiting or starting a
+ * Fair sharing: a batch (one grep call's next files, see `guarded-matcher.ts`) is submitted for
+ * an owner (the conversation making the call; calls that name none share one bucket) and waits
+ * in its owner's line (`round-robin-queue.ts`): free workers go to the owners in turns, so 16
+ * calls of one conversation do not queue another conversation's call behind their 16 batches.
+ * An owner holds at most `share` workers at once (`size - 1`, at least 1): one worker stays for
+ * the others, so a conversation whose regexes run to their budget never makes another wait for
+ * that budget. A call has at most one batch queued or running, so calls of one owner take turns.
+ *
+ * Budget: it starts when a running worker takes the batch (time spent waiting or starting a
  * worker is not charged); past it the worker is terminated (a regex cannot be interrupted
- * otherwise), replaced on demand, and the batch rejects with `BatchTimeout`. A worker keeps the
- * last `CACHED_REGEXES` compiled patterns.
+ * otherwise) and the batch rejects with `BatchTimeout`. The slot is free at once: a new worker
+ * may start before the old thread has exited (termination is asynchronous, a few ms). Threads
+ * being terminated are counted apart: a worker starts only while live and exiting threads are
+ * fewer than `2 × size`, so the process never holds more regex threads than that however many
+ * batches time out.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LineHits, LineRequest } from './line-matcher.js';
 import { CodedError } from '../vfs/coded-error.js';
+import { REGEX_WORKER_SOURCE } from './regex-worker-source.js';
+import { RoundRobinQueue } from './round-robin-queue.js';
 
-/** Patterns a worker keeps compiled. */
-const CACHED_REGEXES = 32;
-
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const compiled = new Map();
-function regexes(source, flags, pretest, multiline) {
-  const key = flags + '/' + (pretest ? 1 : 0) + (multiline ? 1 : 0) + '/' + source;
-  let c = compiled.get(key);
-  if (c) { compiled.delete(key); compiled.set(key, c); return c; }
-  c = {
-    re: new RegExp(source, multiline ? flags + 'gm' : flags),
-    whole: pretest ? new RegExp(source, flags + 'm') : undefined,
-  };
-  compiled.set(key, c);
-  if (compiled.size > ${CACHED_REGEXES}) compiled.delete(compiled.keys().next().value);
-  return c;
-}
-const strip = (l) => (l.length > 0 && l.charCodeAt(l.length - 1) === 13 ? l.slice(0, -1) : l);
-function searchLines({ re, whole }, cut, { bytes, limit, texts, before, after }) {
-  const text = decoder.decode(bytes);
-  if (whole) { whole.lastIndex = 0; if (!whole.test(text)) return { count: 0 }; }
-  const lines = text.split('\\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let count = 0;
-  const found = texts ? [] : undefined;
-  for (let i = 0; i < lines.length && count < limit; i++) {
-    const line = strip(lines[i]);
-    re.lastIndex = 0;
-    if (!re.test(line)) continue;
-    count++;
-    if (!found) continue;
-    const m = { line: i + 1, text: cut(line) };
-    if (before > 0) m.before = lines.slice(Math.max(0, i - before), i).map((l) => cut(strip(l)));
-    if (after > 0) m.after = lines.slice(i + 1, i + 1 + after).map((l) => cut(strip(l)));
-    found.push(m);
-  }
-  return found ? { count, lines: found } : { count };
-}
-function countBreaks(text, from, to) {
-  let n = 0;
-  for (let i = text.indexOf('\\n', from); i !== -1 && i < to; i = text.indexOf('\\n', i + 1)) n++;
-  return n;
-}
-/** The line starting at offset p: [text, offset after its line break (or -1 at the end)]. */
-function lineAt(text, p) {
-  const nl = text.indexOf('\\n', p);
-  return nl === -1 ? [text.slice(p), -1] : [text.slice(p, nl), nl + 1];
-}
-/** Multiline: the regex (flags g, m) over the whole text; matches sharing a line are one hit. */
-function searchText({ re }, cut, maxBlockLines, { bytes, limit, texts, before, after }) {
-  const text = decoder.decode(bytes);
-  const hits = [];
-  let pos = 0;
-  let line = 0;
-  let last;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const s = m.index;
-    const e = s + m[0].length;
-    if (e === s) re.lastIndex = s + 1;
-    line += countBreaks(text, pos, s);
-    pos = s;
-    const endLine = line + countBreaks(text, s, e > s && text.charCodeAt(e - 1) === 10 ? e - 1 : e);
-    if (last && line <= last.end) {
-      if (endLine > last.end) last.end = endLine;
-      continue;
-    }
-    if (hits.length >= limit) break;
-    last = { start: line, end: endLine, at: s };
-    hits.push(last);
-  }
-  if (!texts) return { count: hits.length };
-  const found = hits.map((h) => {
-    let p = h.at === 0 ? 0 : text.lastIndexOf('\\n', h.at - 1) + 1;
-    const m = { line: h.start + 1, text: '' };
-    if (h.end > h.start) m.endLine = h.end + 1;
-    if (before > 0) {
-      m.before = [];
-      for (let q = p; m.before.length < before && q > 0; ) {
-        const from = q - 1 === 0 ? 0 : text.lastIndexOf('\\n', q - 2) + 1;
-        m.before.unshift(cut(strip(text.slice(from, q - 1))));
-        q = from;
-      }
-    }
-    const shown = [];
-    for (let n = h.start; n <= h.end && p !== -1; n++) {
-      const [l, next] = lineAt(text, p);
-      if (shown.length < maxBlockLines) shown.push(cut(strip(l)));
-      else if (shown.length === maxBlockLines) shown.push('\\u2026');
-      p = next;
-    }
-    m.text = shown.join('\\n');
-    if (after > 0) {
-      m.after = [];
-      while (m.after.length < after && p !== -1 && p < text.length) {
-        const [l, next] = lineAt(text, p);
-        m.after.push(cut(strip(l)));
-        p = next;
-      }
-    }
-    return m;
-  });
-  return { count: hits.length, lines: found };
-}
-parentPort.on('message', ({ id, source, flags, pretest, multiline, maxLineChars, maxBlockLines, jobs }) => {
-  let results;
-  const cut = (l) => (l.length > maxLineChars ? l.slice(0, maxLineChars) + '\\u2026' : l);
-  try {
-    const c = regexes(source, flags, pretest, multiline);
-    results = jobs.map((job) => (multiline ? searchText(c, cut, maxBlockLines, job) : searchLines(c, cut, job)));
-  } catch (e) {
-    // V8 gives up on some regexes over long lines (a lookahead over 10 MB: its stack overflows).
-    parentPort.postMessage({ id, error: String(e && e.message) });
-    return;
-  }
-  parentPort.postMessage({ id, results });
-});`;
+/** The owner of batches submitted without one (calls that name no conversation share it). */
+export const SHARED_OWNER = '';
 
 /** One batch of files searched with one regex. */
 export interface RegexBatch {
@@ -186,6 +80,7 @@ export interface BatchHandle {
 interface Pending {
   batch: RegexBatch;
   budgetMs: number;
+  owner: string;
   resolve(results: LineHits[]): void;
   reject(e: unknown): void;
   cancelled: boolean;
@@ -197,33 +92,40 @@ interface Slot {
   current?: { id: number; pending: Pending; timer?: ReturnType<typeof setTimeout> };
 }
 
-/** A bounded set of regex workers with one FIFO queue of batches (see the module comment). */
+/** A bounded set of regex workers shared fairly between owners (see the module comment). */
 export class RegexWorkerPool {
+  /** Most workers one owner holds at once: all but one, at least one. */
+  readonly share: number;
   private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly queue = new RoundRobinQueue<Pending>();
+  /** Batches running, by owner. */
+  private readonly running = new Map<string, number>();
+  /** Threads terminated whose exit has not been seen yet. */
+  private terminating = 0;
   private nextId = 0;
 
   /** `size`: most workers alive at once (at least 1). */
-  constructor(readonly size: number) {}
+  constructor(readonly size: number) {
+    this.share = Math.max(1, size - 1);
+  }
 
   /**
-   * Queues `batch`; `done` resolves with one `LineHits` per job, in order, or rejects with
-   * `BatchTimeout` past `budgetMs` of running, `RegexEngineFailure` when the regex engine threw
-   * (the worker stays), or the worker's error.
+   * Queues `batch` in `owner`'s line (default `SHARED_OWNER`); `done` resolves with one
+   * `LineHits` per job, in order, or rejects with `BatchTimeout` past `budgetMs` of running,
+   * `RegexEngineFailure` when the regex engine threw (the worker stays), or the worker's error.
    */
-  submit(batch: RegexBatch, budgetMs: number): BatchHandle {
+  submit(batch: RegexBatch, budgetMs: number, owner: string = SHARED_OWNER): BatchHandle {
     let pending!: Pending;
     const done = new Promise<LineHits[]>((resolve, reject) => {
-      pending = { batch, budgetMs, resolve, reject, cancelled: false };
+      pending = { batch, budgetMs, owner, resolve, reject, cancelled: false };
     });
-    this.queue.push(pending);
+    this.queue.push(owner, pending);
     this.dispatch();
     return {
       done,
       cancel: () => {
         pending.cancelled = true;
-        const at = this.queue.indexOf(pending);
-        if (at >= 0) this.queue.splice(at, 1);
+        this.queue.remove(owner, pending);
       },
     };
   }
@@ -233,19 +135,38 @@ export class RegexWorkerPool {
     return this.slots.length;
   }
 
+  /** Threads being terminated now (for tests and status). */
+  get exiting(): number {
+    return this.terminating;
+  }
+
+  /** Batches of `owner` running now (for tests and status). */
+  runningFor(owner: string = SHARED_OWNER): number {
+    return this.running.get(owner) ?? 0;
+  }
+
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    while (this.queue.size > 0) {
       let slot = this.slots.find((s) => !s.current);
-      if (!slot && this.slots.length < Math.max(1, this.size)) slot = this.spawn();
-      if (!slot) return;
-      this.run(slot, this.queue.shift()!);
+      if (!slot && !this.maySpawn()) return;
+      const next = this.queue.next((owner) => this.runningFor(owner) < this.share);
+      if (!next) return;
+      slot ??= this.spawn();
+      this.run(slot, next.item);
     }
+  }
+
+  /** True when one more worker may start: fewer than `size` alive, fewer than `2 × size` threads with those exiting. */
+  private maySpawn(): boolean {
+    const size = Math.max(1, this.size);
+    return this.slots.length < size && this.slots.length + this.terminating < 2 * size;
   }
 
   private run(slot: Slot, pending: Pending): void {
     const id = ++this.nextId;
     const current: NonNullable<Slot['current']> = { id, pending };
     slot.current = current;
+    this.running.set(pending.owner, this.runningFor(pending.owner) + 1);
     slot.worker.ref(); // a batch in a worker keeps the process alive, an idle worker does not
     if (slot.online) this.arm(slot, current);
     const { batch } = pending;
@@ -264,6 +185,18 @@ export class RegexWorkerPool {
     );
   }
 
+  /** The slot's batch is over: its owner holds one worker less. */
+  private finish(slot: Slot): NonNullable<Slot['current']> | undefined {
+    const current = slot.current;
+    slot.current = undefined;
+    if (!current) return undefined;
+    clearTimeout(current.timer);
+    const left = this.runningFor(current.pending.owner) - 1;
+    if (left > 0) this.running.set(current.pending.owner, left);
+    else this.running.delete(current.pending.owner);
+    return current;
+  }
+
   /** Starts the budget of the batch the slot runs. */
   private arm(slot: Slot, current: NonNullable<Slot['current']>): void {
     current.timer = setTimeout(() => {
@@ -273,17 +206,15 @@ export class RegexWorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = new Worker(REGEX_WORKER_SOURCE, { eval: true });
     const slot: Slot = { worker, online: false };
     worker.once('online', () => {
       slot.online = true;
       if (slot.current && !slot.current.timer) this.arm(slot, slot.current);
     });
     worker.on('message', (msg: { id: number; results?: LineHits[]; error?: string }) => {
-      const current = slot.current;
-      if (!current || msg.id !== current.id) return;
-      clearTimeout(current.timer);
-      slot.current = undefined;
+      if (!slot.current || msg.id !== slot.current.id) return;
+      const current = this.finish(slot)!;
       slot.worker.unref();
       if (!current.pending.cancelled) {
         if (msg.results) current.pending.resolve(msg.results);
@@ -300,18 +231,22 @@ export class RegexWorkerPool {
     return slot;
   }
 
-  /** Ends a slot (timed out or failed): its batch rejects with `e`, the worker is terminated. */
+  /**
+   * Ends a slot (timed out or failed): its batch rejects with `e`, the worker is terminated and
+   * counted as exiting until its thread is gone; the freed place is offered at once.
+   */
   private retire(slot: Slot, e: Error): void {
     const at = this.slots.indexOf(slot);
     if (at < 0) return;
     this.slots.splice(at, 1);
-    const current = slot.current;
-    slot.current = undefined;
-    if (current) {
-      clearTimeout(current.timer);
-      if (!current.pending.cancelled) current.pending.reject(e);
-    }
-    void slot.worker.terminate();
+    const current = this.finish(slot);
+    if (current && !current.pending.cancelled) current.pending.reject(e);
+    this.terminating++;
+    const exited = () => {
+      this.terminating--;
+      this.dispatch();
+    };
+    slot.worker.terminate().then(exited, exited);
     this.dispatch();
   }
 }

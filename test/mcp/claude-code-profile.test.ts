@@ -222,6 +222,29 @@ describe('Write, Edit and MultiEdit', () => {
     expect(onDisk('src/b.js')).toBe('function g() {\n  return 1 +\n    3;\n}\n');
   });
 
+  it('MultiEdit answers TOO_LARGE, writing nothing, when an edit would grow the file past 10 MiB (creating or editing)', async () => {
+    const { call, onDisk } = setup();
+    const before = onDisk('src/b.js');
+    const grown = await call('MultiEdit', {
+      file_path: 'src/b.js',
+      edits: [
+        { old_string: ' ', new_string: 'w'.repeat(30_000), replace_all: true }, // 10 spaces: 300 KB
+        { old_string: 'w', new_string: 'v'.repeat(40), replace_all: true }, // 12 MB
+      ],
+    });
+    expect(grown.structured?.error).toMatchObject({ code: 'TOO_LARGE', details: { edit: 1 } });
+    expect(onDisk('src/b.js')).toBe(before);
+    const created = await call('MultiEdit', {
+      file_path: 'huge.txt',
+      edits: [
+        { old_string: '', new_string: 'a\n'.repeat(10_000) },
+        { old_string: 'a', new_string: 'b'.repeat(2000), replace_all: true },
+      ],
+    });
+    expect(created.structured?.error).toMatchObject({ code: 'TOO_LARGE', details: { edit: 1 } });
+    expect(() => onDisk('huge.txt')).toThrow();
+  });
+
   it('MultiEdit with an empty first old_string creates the file from the edits, in one create-only write', async () => {
     const { call, onDisk, s } = setup();
     const calls = s.log.length;

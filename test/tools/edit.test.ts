@@ -149,6 +149,37 @@ describe('edit: one replacement', () => {
     expect(errorOf(await edit({ path: 'none.ts', oldString: 'a', newString: 'b' })).code).toBe('NOT_FOUND');
   });
 
+  it('TOO_LARGE, nothing written, for a replaceAll whose result would pass 10 MiB (a 100 KB file, a 2,000-character newString)', async () => {
+    const original = 'ab\n'.repeat(34_000); // 102 KB, 34,000 occurrences of 'a'
+    const { edit, content, layer } = setup({ 'big.txt': original });
+    const newString = 'x'.repeat(2000);
+    for (const args of [
+      { path: 'big.txt', oldString: 'a', newString, replaceAll: true },
+      { path: 'big.txt', oldString: 'a', newString, replaceAll: true, dryRun: true },
+    ]) {
+      const e = errorOf(await edit(args));
+      expect(e.code).toBe('TOO_LARGE');
+      expect(e.details).toEqual({ bytes: original.length + 34_000 * 1999 });
+    }
+    // In edits[], the step that would pass the limit is named; earlier steps counted in UTF-8 bytes.
+    const listed = errorOf(
+      await edit({
+        path: 'big.txt',
+        edits: [
+          { oldString: 'b', newString: '\u00e9'.repeat(100), replaceAll: true }, // 34,000 × 199 bytes more: 6.9 MB
+          { oldString: 'a', newString: 'yy'.repeat(60), replaceAll: true }, // 34,000 × 119 more: past 10 MiB
+        ],
+      }),
+    );
+    expect(listed).toMatchObject({ code: 'TOO_LARGE', details: { edit: 1 }, message: expect.stringMatching(/^edits\[1\] would make/) });
+    expect(await content('big.txt')).toBe(original);
+    expect(layer.writes).toBe(0);
+    // Just under the limit still lands, exactly.
+    const fits = Math.floor((10 * 1024 * 1024 - original.length) / 34_000) + 1;
+    expect(valueOf(await edit({ path: 'big.txt', oldString: 'a', newString: 'z'.repeat(fits), replaceAll: true })).replacements).toBe(34_000);
+    expect(await content('big.txt')).toBe(`${'z'.repeat(fits)}b\n`.repeat(34_000));
+  });
+
   it('100 concurrent edits of distinct lines of one file all land', async () => {
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i} = old`);
     const { edit, content } = setup({ 'many.txt': `${lines.join('\n')}\n` });

@@ -494,4 +494,29 @@ describe('grep', () => {
     expect(results.every((r) => r.ok && valueOf(r).counts.length === 20)).toBe(true);
     expect(most).toBeLessThanOrEqual(regexWorkers.size);
   });
+
+  it("answers another conversation's grep while one conversation runs 6 greps whose regex runs to its budget", {
+    timeout: 120_000,
+  }, async () => {
+    const s = setupGate();
+    // A backreference keeps V8 on its backtracking engine: cubic on each 3,000-'a' line.
+    addWorkspace(s, 'hostile', { files: { 'lines.txt': `${`${'a'.repeat(3000)}\n`.repeat(20)}b\n` } });
+    addWorkspace(s, 'quiet', { files: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`f${i}.txt`, `value x${i}y\n`])) });
+    let hostileAnswered = 0;
+    const hostile = Array.from({ length: 6 }, () =>
+      s.gate.call('hostile', 'grep', { pattern: '(a*)\\1*b', path: 'lines.txt' }).then((r) => {
+        hostileAnswered++;
+        return r;
+      }),
+    );
+    // Several batches (64 files each): every one of them goes back to the pool.
+    const quiet = await s.gate.call('quiet', 'grep', { pattern: 'x\\d+y', output: 'count' });
+    const answeredMeanwhile = hostileAnswered;
+    expect(valueOf(quiet).counts).toHaveLength(150);
+    // Served beside the hostile greps, not behind them: at most one of them had an answer (each
+    // holds a worker for its whole budget; one worker always stays for other conversations).
+    expect(answeredMeanwhile).toBeLessThanOrEqual(1);
+    const answers = await Promise.all(hostile);
+    expect(answers.map((r) => errorOf(r).code)).toEqual(Array.from({ length: 6 }, () => 'INVALID_INPUT'));
+  });
 });
