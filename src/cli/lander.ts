@@ -135,11 +135,15 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
   }
   for (const id of report.failed) {
     const s = byId.get(id);
-    lines.push(`failed ${one(id, '')} from ${one(s?.conversation, '?')}: ${one(s?.reason, 'see gatefs messages')} (the submitter has the details)`);
+    lines.push(
+      `failed ${one(id, '')} from ${one(s?.conversation, '?')}: ${one(s?.reason, 'see gatefs messages')} (the submitter has the details)`,
+    );
   }
   for (const id of report.pushPending) {
     const s = byId.get(id);
-    lines.push(`landed ${one(id, '')} locally; the push is pending (${one(s?.pushError?.split('\n')[0], 'rejected')}): the next run tries again`);
+    lines.push(
+      `landed ${one(id, '')} locally; the push is pending (${one(s?.pushError?.split('\n')[0], 'rejected')}): the next run tries again`,
+    );
   }
   for (const b of report.blocked) {
     const files = b.files.map((f) => terminalSafeLine(f)).join(', ');

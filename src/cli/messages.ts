@@ -53,10 +53,7 @@ export function formatMessage(record: MessageRecord): string {
   const lines = [`${head}: ${b.submissionId} was not landed: ${b.message ?? b.reason}`];
   if (Array.isArray(b.conflicts) && b.conflicts.length > 0) lines.push(`  conflicts: ${b.conflicts.join(', ')}`);
   if (typeof b.output === 'string' && b.output !== '') {
-    lines.push(
-      `  output${b.outputTruncated ? ' (last part)' : ''}:`,
-      indented(b.output, '    '),
-    );
+    lines.push(`  output${b.outputTruncated ? ' (last part)' : ''}:`, indented(b.output, '    '));
   }
   return lines.join('\n');
 }
