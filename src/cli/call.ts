@@ -7,7 +7,7 @@ import type { Command } from './command.js';
 import { withHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { safeToolText } from './safe-tool-text.js';
 import { withRemedy } from './remedy.js';
 
 /** The `call` command. */
@@ -41,8 +41,8 @@ export const callCommand: Command = {
     }
     const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
     if (globals.json) out.json(result);
-    else if (result.ok) out.print(toolResultText(tool, result));
-    if (!result.ok) process.stderr.write(`gatefs: ${withRemedy(toolResultText(tool, result), result.error.code)}\n`);
+    else if (result.ok) out.print(safeToolText(tool, result));
+    if (!result.ok) out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code)}`);
     return result.ok ? 0 : 1;
   },
 };

@@ -4,7 +4,7 @@
  * global config neutralised; the author is the conversation). Prints the commit and its files.
  */
 import { COMMIT_MAX_MESSAGE } from '../../tools/commit.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { safeToolText } from './safe-tool-text.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
@@ -35,7 +35,7 @@ export const commitCommand: Command = {
       host.work(conversation).commit({ message, ...(paths.length > 0 ? { paths } : {}) }),
     );
     if (globals.json) out.json(value);
-    else out.print(toolResultText('commit', { ok: true, value }));
+    else out.print(safeToolText('commit', { ok: true, value }));
     return 0;
   },
 };

@@ -5,7 +5,7 @@
  * the unified patch; `--json` prints the tool's value.
  */
 import { DIFF_MAX_PATCH_BYTES } from '../../tools/diff.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { safeToolText } from './safe-tool-text.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
@@ -33,7 +33,7 @@ export const diffCommand: Command = {
       host.work(conversation).diff({ base, maxPatchBytes: DIFF_MAX_PATCH_BYTES, ...(paths.length > 0 ? { paths } : {}) }),
     );
     if (globals.json) out.json(value);
-    else out.print(toolResultText('diff', { ok: true, value }));
+    else out.print(safeToolText('diff', { ok: true, value }));
     return 0;
   },
 };

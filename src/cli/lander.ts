@@ -21,6 +21,7 @@ import { hasNoState } from './state-presence.js';
 import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 import { UsageError } from './usage-error.js';
+import { terminalSafeLine } from '../../tools/terminal-text.js';
 
 /** The `lander` command. */
 export const landerCommand: Command = {
@@ -116,29 +117,39 @@ function hasNews(report: DrainReport): boolean {
   return report.landed.length + report.failed.length + report.pushPending.length + report.blocked.length > 0;
 }
 
+/**
+ * The readable report of one run. Names, reasons and push errors are agent-, repository- or
+ * remote-written: each is shown terminal-safe as one line (tools/terminal-text.ts).
+ */
 function printReport(json: boolean, out: CommandContext['out'], report: DrainReport, queue: SubmissionStatus[]): void {
   if (json) {
     out.json(report);
     return;
   }
   const byId = new Map(queue.map((s) => [s.id, s]));
+  const one = (text: string | null | undefined, fallback: string) => terminalSafeLine(text ?? fallback);
   const lines: string[] = [];
   for (const id of report.landed) {
     const s = byId.get(id);
-    lines.push(`landed ${id} from ${s?.conversation ?? '?'} on ${s?.target ?? '?'} at ${s?.landedSha?.slice(0, 12) ?? '?'}`);
+    lines.push(`landed ${one(id, '')} from ${one(s?.conversation, '?')} on ${one(s?.target, '?')} at ${s?.landedSha?.slice(0, 12) ?? '?'}`);
   }
   for (const id of report.failed) {
     const s = byId.get(id);
-    lines.push(`failed ${id} from ${s?.conversation ?? '?'}: ${s?.reason ?? 'see gatefs messages'} (the submitter has the details)`);
+    lines.push(
+      `failed ${one(id, '')} from ${one(s?.conversation, '?')}: ${one(s?.reason, 'see gatefs messages')} (the submitter has the details)`,
+    );
   }
   for (const id of report.pushPending) {
     const s = byId.get(id);
-    lines.push(`landed ${id} locally; the push is pending (${s?.pushError?.split('\n')[0] ?? 'rejected'}): the next run tries again`);
+    lines.push(
+      `landed ${one(id, '')} locally; the push is pending (${one(s?.pushError?.split('\n')[0], 'rejected')}): the next run tries again`,
+    );
   }
   for (const b of report.blocked) {
-    lines.push(`blocked ${b.submission}: uncommitted changes in the source checkout would be overwritten: ${b.files.join(', ')}`);
+    const files = b.files.map((f) => terminalSafeLine(f)).join(', ');
+    lines.push(`blocked ${one(b.submission, '')}: uncommitted changes in the source checkout would be overwritten: ${files}`);
   }
-  for (const t of report.busy) lines.push(`another lander is working on ${t.replace(/^refs\/heads\//, '')}: left to it`);
+  for (const t of report.busy) lines.push(`another lander is working on ${one(t.replace(/^refs\/heads\//, ''), '')}: left to it`);
   out.print(lines.length > 0 ? lines.join('\n') : 'nothing to land');
 }
 

@@ -107,16 +107,14 @@ function lastSeq(reader: StateReader): number {
 function printer(out: Output, json: boolean): (e: RunEvent) => void {
   if (!json) return (e) => out.print(formatEventLine(e));
   return (e) =>
-    out.print(
-      JSON.stringify({
-        seq: e.seq,
-        at: e.at,
-        time: new Date(e.at).toISOString(),
-        type: e.type,
-        conversation: e.conversation,
-        data: e.data,
-      }),
-    );
+    out.jsonLine({
+      seq: e.seq,
+      at: e.at,
+      time: new Date(e.at).toISOString(),
+      type: e.type,
+      conversation: e.conversation,
+      data: e.data,
+    });
 }
 
 /** SIGINT, SIGTERM or SIGHUP ends `--follow` (exit 0). */

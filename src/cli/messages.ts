@@ -8,6 +8,7 @@ import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
+import { withSafeFields } from '../../tools/terminal-text.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {
@@ -28,8 +29,17 @@ export const messagesCommand: Command = {
   },
 };
 
-/** One message as a readable block: a header line, then what it says. */
-export function formatMessage(m: MessageRecord): string {
+/** The fields of a message body that are text of several lines; every other field is one line. */
+const BLOCK_FIELDS: ReadonlySet<string> = new Set(['summary', 'output']);
+
+/**
+ * One message as a readable block: a header line, then what it says. What the submitter wrote
+ * (the summary, the divergence) and what a check printed are agent- or repository-written: every
+ * one-line field keeps to its line (escaped line breaks), and the summary and check output are
+ * indented line by line, so none of it can pass for a header of its own.
+ */
+export function formatMessage(record: MessageRecord): string {
+  const m = withSafeFields(record, BLOCK_FIELDS);
   const b = m.body;
   const head = `[${m.requestId}] ${m.kind} to ${m.conversation}`;
   if (m.kind === 'report') {
@@ -37,19 +47,22 @@ export function formatMessage(m: MessageRecord): string {
     return `${head}: ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)}${pushed}`;
   }
   if (m.kind === 'note') {
-    const summary = typeof b.summary === 'string' && b.summary !== '' ? `\n  ${b.summary}` : '';
+    const summary = typeof b.summary === 'string' && b.summary.trim() !== '' ? `\n${indented(b.summary, '  ')}` : '';
     return `${head}: ${b.from}'s ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)} (divergence: ${b.divergence})${summary}`;
   }
   const lines = [`${head}: ${b.submissionId} was not landed: ${b.message ?? b.reason}`];
   if (Array.isArray(b.conflicts) && b.conflicts.length > 0) lines.push(`  conflicts: ${b.conflicts.join(', ')}`);
   if (typeof b.output === 'string' && b.output !== '') {
-    lines.push(
-      `  output${b.outputTruncated ? ' (last part)' : ''}:`,
-      ...b.output
-        .trimEnd()
-        .split('\n')
-        .map((l) => `    ${l}`),
-    );
+    lines.push(`  output${b.outputTruncated ? ' (last part)' : ''}:`, indented(b.output, '    '));
   }
   return lines.join('\n');
+}
+
+/** Each line of `text` (trailing blank lines dropped) after `prefix`. */
+function indented(text: string, prefix: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => `${prefix}${l}`)
+    .join('\n');
 }

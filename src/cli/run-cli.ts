@@ -14,6 +14,7 @@ import { describeFailure } from '../mcp/describe-failure.js';
 import { gatefsVersion } from '../mcp/version.js';
 import { COMMANDS } from './commands.js';
 import { codeOf } from '../../vfs/coded-error.js';
+import { terminalSafeLine } from '../../tools/terminal-text.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
@@ -40,22 +41,25 @@ export async function runCli(argv: string[], commands: readonly Command[] = COMM
     const globals = resolveGlobalFlags(line.flags, process.cwd());
     return await line.command.run({ globals, flags: line.flags, args: line.args, out, env: process.env });
   } catch (e) {
-    return reportFailure(e);
+    return reportFailure(e, out);
   }
 }
 
-/** Prints one line for `e` on stderr and returns its exit code. */
-function reportFailure(e: unknown): number {
+/**
+ * Prints one line for `e` on stderr and returns its exit code. The line is terminal-safe as one
+ * line: a message quoting a file name or branch cannot start a line of its own.
+ */
+function reportFailure(e: unknown, out: Output): number {
   const debug = process.env.GATEFS_DEBUG === '1';
   if (e instanceof UsageError) {
-    process.stderr.write(`gatefs: ${e.message}\n`);
-    process.stderr.write(`Run "gatefs ${e.command ? `${e.command} ` : ''}--help" for usage.\n`);
+    out.progress(terminalSafeLine(e.message));
+    out.problem(`Run "gatefs ${e.command ? `${e.command} ` : ''}--help" for usage.`);
     return EXIT.usage;
   }
   const code = codeOf(e);
   const known = e instanceof Error && code !== undefined;
-  process.stderr.write(`gatefs: error: ${withRemedy(describeFailure(e), code, ownHint(e))}\n`);
-  if (debug && e instanceof Error) process.stderr.write(`${e.stack}\n`);
-  else if (!known) process.stderr.write('gatefs: (set GATEFS_DEBUG=1 to see the stack trace)\n');
+  out.progress(`error: ${terminalSafeLine(withRemedy(describeFailure(e), code, ownHint(e)))}`);
+  if (debug && e instanceof Error) out.problem(String(e.stack));
+  else if (!known) out.progress('(set GATEFS_DEBUG=1 to see the stack trace)');
   return EXIT.error;
 }

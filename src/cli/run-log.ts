@@ -5,6 +5,7 @@
 import type { RunEvent } from '../state/event-log.js';
 import { formatTable } from './table.js';
 import { summarizeEvent } from '../state/event-summary.js';
+import { terminalSafeLine } from '../../tools/terminal-text.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */
 export function formatRunLog(events: readonly RunEvent[], limit = Infinity): string {
@@ -19,11 +20,13 @@ export function formatRunLog(events: readonly RunEvent[], limit = Infinity): str
 
 /**
  * One event as one line (`gatefs log`): sequence, time (UTC, to the second), type, conversation
- * and the details `formatRunLog` shows, in fixed-width columns that stay aligned line after line.
+ * and the details `formatRunLog` shows, in fixed-width columns that stay aligned line after line;
+ * terminal-safe as one line (a path or git argv holding a line break shows it escaped).
  */
 export function formatEventLine(e: RunEvent): string {
   const time = Number.isFinite(e.at) && e.at > 0 ? new Date(e.at).toISOString().replace(/\.\d{3}Z$/, 'Z') : String(e.at);
-  return [String(e.seq).padStart(6), time, e.type.padEnd(22), (e.conversation ?? '-').padEnd(24), details(e.data)].join('  ').trimEnd();
+  const columns = [String(e.seq).padStart(6), time, e.type.padEnd(22), (e.conversation ?? '-').padEnd(24), details(e.data)];
+  return terminalSafeLine(columns.join('  ').trimEnd());
 }
 
 /** The details column: the few data fields a person scans for, at most 100 characters. */

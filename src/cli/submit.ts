@@ -6,7 +6,7 @@
  * report will carry.
  */
 import { submitTool } from '../../tools/submit.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { safeToolText } from './safe-tool-text.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
@@ -40,7 +40,7 @@ export const submitCommand: Command = {
     if (!checked.ok) throw new UsageError(`--${checked.message}`, 'submit');
     const value = await withHost(globals, async (host) => host.work(conversation).submit(checked.value));
     if (globals.json) out.json(value);
-    else out.print(toolResultText('submit', { ok: true, value }));
+    else out.print(safeToolText('submit', { ok: true, value }));
     return 0;
   },
 };

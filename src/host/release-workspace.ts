@@ -34,6 +34,7 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
+import { terminalSafeLine } from '../../tools/terminal-text.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
@@ -273,7 +274,8 @@ function setPending(ctx: HostContext, conversation: string, pending: PendingRele
  */
 function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): WorkspaceError {
   const { conversation } = record;
-  const shown = files.slice(0, 20).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
+  // The names are the agent's: each shown as one line (data.files keeps them exact).
+  const shown = files.slice(0, 20).map(terminalSafeLine).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
   ctx.store.appendEvent({
     type: 'release.refused',
     conversation,

@@ -6,12 +6,20 @@
  * the page's script only puts them in place and filters rows. One inline script and one style
  * sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
  */
+import { terminalSafeLine } from '../../tools/terminal-text.js';
 import type { EventRow, StatusSnapshot, SubmissionRow, WorkspaceRow } from './status-snapshot.js';
 
-/** HTML-escapes a value; null, undefined and '' show as an en dash. */
+/**
+ * HTML-escapes a value; null, undefined and '' show as an en dash. Control, bidi and invisible
+ * characters show escaped too (`terminalSafeLine`): agent-written text can neither reorder nor
+ * hide what the page shows.
+ */
 export function esc(value: unknown): string {
   if (value === null || value === undefined || value === '') return '–';
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return terminalSafeLine(String(value)).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 const cells = (values: unknown[]) => values.map((v) => `<td>${esc(v)}</td>`).join('');

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { spawn } from 'node:child_process';
@@ -90,8 +90,14 @@ describe('diff, commit, submit, lander, messages', () => {
   it('refuses usage mistakes with exit 2 and changes nothing', async () => {
     await editedWorkspace('fix', 'fixed.txt');
     const before = git(repo.dir, 'rev-parse', 'gatefs/fix');
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const out = { print: () => undefined, json: () => undefined, progress: () => undefined };
+    let said = '';
+    const out = {
+      print: () => undefined,
+      json: () => undefined,
+      jsonLine: () => undefined,
+      progress: (line: string) => void (said += `gatefs: ${line}\n`),
+      problem: (text: string) => void (said += `${text}\n`),
+    };
     for (const args of [
       ['commit', 'fix'],
       ['commit', 'fix', '-m', '   '],
@@ -109,14 +115,12 @@ describe('diff, commit, submit, lander, messages', () => {
       ['subagent', 'land', 'fix', 'extra'],
       ['messages', '../x'],
     ]) {
-      stderr.mockClear();
+      said = '';
       // In this process (a usage error is refused before any host opens), with --repo for the folder.
       const code = await runCli([...args, '--repo', repo.dir], COMMANDS, out);
-      const said = stderr.mock.calls.map((c) => String(c[0])).join('');
       expect(code, `gatefs ${args.join(' ')}: ${said}`).toBe(2);
       expect(said).toMatch(/^gatefs: .*\nRun "gatefs [a-z]+ --help" for usage\.\n$/);
     }
-    stderr.mockRestore();
     const crash = await run(['lander', 'run'], { GATEFS_LANDER_CRASH_AT: 'nowhere' });
     expect(crash.code).toBe(2);
     expect(crash.stderr).toContain('merging, checking');
