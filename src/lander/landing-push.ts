@@ -103,7 +103,7 @@ export class LandingPush {
       const result = await git.push(remote, sha, branch, context);
       if (result.ok) {
         this.steps.save('push-accepted', current);
-        return this.confirm(current, sha);
+        return this.confirm(current, sha, true);
       }
       const fetched = await fetchRemote(this.options, remote, branch, context, this.remote);
       if (!fetched.reachable) {
@@ -111,7 +111,7 @@ export class LandingPush {
         return { outcome: 'pending' };
       }
       const head = fetched.head;
-      if (head !== null && (await this.holds(head, landed, context))) return this.confirm(current, head);
+      if (head !== null && (await this.holds(head, landed, context))) return this.confirm(current, head, false);
       if (head === null || (await this.holds(sha, head, context))) {
         // The remote is not ahead: it refused for a reason of its own (a lock, a hook).
         current = this.pending(current, `rejected by '${remote}': ${result.detail}`);
@@ -178,13 +178,13 @@ export class LandingPush {
     return { kind: 'candidate', sha: merged.sha, sub: current };
   }
 
-  /** Records `pushed` with the remote commit that holds the landing. */
-  private confirm(sub: SubmissionRecord, remoteSha: string): PushOutcome {
+  /** Records `pushed` with the remote commit that holds the landing (`accepted`: this push put it there). */
+  private confirm(sub: SubmissionRecord, remoteSha: string, accepted: boolean): PushOutcome {
     const pushed = this.steps.record(
       sub,
       { state: 'pushed', pushedSha: remoteSha, pushAttempts: sub.pushAttempts + 1, pushError: null },
       'lander.pushed',
-      { remote: this.options.push, pushedSha: remoteSha },
+      { remote: this.options.push, pushedSha: remoteSha, accepted },
     );
     this.steps.save('pushed', pushed);
     return { outcome: 'pushed' };
