@@ -23,6 +23,8 @@ export interface SubmissionStatus {
   commit: string;
   candidateSha: string | null;
   landedSha: string | null;
+  /** The remote commit that holds the landing: `landedSha`, or its re-merge onto a remote another lander moved; null until pushed. */
+  pushedSha: string | null;
   attempts: number;
   pushAttempts: number;
   pushError: string | null;
@@ -68,6 +70,7 @@ export function landerStatus(ctx: HostContext): SubmissionStatus[] {
     commit: s.commitSha,
     candidateSha: s.candidateSha,
     landedSha: s.landedSha,
+    pushedSha: s.pushedSha,
     attempts: s.attempts,
     pushAttempts: s.pushAttempts,
     pushError: s.pushError,

@@ -25,7 +25,14 @@ export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
     conversation: sub.conversation,
     kind: 'report',
     submission: sub.id,
-    body: { ...landed, outcome: 'landed', pushed: sub.pushAttempts > 0 && sub.pushError === null, ...sub.outcome },
+    // `pushedSha`: the remote commit holding the landing (its re-merge when another lander pushed first); null when not pushed.
+    body: {
+      ...landed,
+      outcome: 'landed',
+      pushed: sub.pushedSha !== null || (sub.pushAttempts > 0 && sub.pushError === null),
+      pushedSha: sub.pushedSha,
+      ...sub.outcome,
+    },
   });
   store.deliverMessage({
     requestId: `${sub.requestId}/note`,

@@ -2,9 +2,10 @@
  * `Lander`: lands submitted work, one FIFO queue per target branch of the source checkout
  * (DESIGN.md "Landing work"). For each submission, first in line first:
  *
- * 1. record `merging`; fetch the target from the remote (with `push`); merge the submitted
- *    commit onto the target's head in the lander's own detached checkout under the state
- *    directory (a fast-forward when the head is its ancestor);
+ * 1. record `merging`; fetch the target from the remote (with `push`; an unreachable remote is
+ *    recorded and the landing goes on locally); merge the submitted commit onto the target's
+ *    head in the lander's own detached checkout under the state directory (a fast-forward when
+ *    the head is its ancestor);
  * 2. record `checking` with the candidate and the head it was made on; run the checks one after
  *    another in that checkout (with their timeouts, the submitter's conversation chain); a
  *    failure (or a merge conflict) delivers an `input` to the submitter with the check's name,
@@ -13,7 +14,9 @@
  *    read it back — a target that moved meanwhile (a person's commit) sends the submission back
  *    to step 1 (re-merged, re-checked, never a lost commit);
  * 4. record `landed.sha` (written once: the store refuses to change it); push with retries
- *    (a failure keeps the local landing; the next run tries again); record `pushed`;
+ *    (landing-push.ts: a failure or an unreachable remote keeps the local landing and the next
+ *    run tries again; a remote another lander moved gets the landing re-merged onto its head,
+ *    re-checked and pushed); record `pushed` with `pushed.sha`, the remote commit holding it;
  * 5. append one line to project memory, then deliver the report (to the submitter) and the note
  *    (to whoever started the branch) keyed by the submission's request id, and record `done`,
  *    in one transaction.
@@ -25,13 +28,17 @@
  */
 import type { GitContext } from '../git/git-port.js';
 import type { GitIdentity, LandingGit } from '../git/landing-git.js';
-import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js';
+import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
 import type { Clock } from '../ports/clock.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { StateStore } from '../state/store.js';
 import type { SubmissionPatch, SubmissionRecord } from '../state/submission-table.js';
+import { runChecks } from './lander-checks.js';
 import { deliverFailure, deliverLanding } from './lander-messages.js';
+import { fetchRemote, type LanderSteps, LandingPush, type RemoteState, short } from './landing-push.js';
 import type { SavePoint, SavePointHook } from './save-points.js';
+
+export { short } from './landing-push.js';
 
 /** Where the lander keeps the line it appends to project memory per landing. */
 export interface ProjectMemory {
@@ -68,9 +75,9 @@ export interface DrainReport {
   /** Submissions that reached `done` in this run, in order. */
   landed: string[];
   failed: string[];
-  /** Submissions whose push is still pending (landed locally). */
+  /** Submissions whose push is still pending (landed locally; why is in the submission's `pushError`). */
   pushPending: string[];
-  /** A target whose move is blocked by uncommitted changes in the checkout that has it checked out. */
+  /** A target whose move (or the move to a landing's re-merge) is blocked by uncommitted changes in the checkout that has it checked out. */
   blocked: { submission: string; files: string[] }[];
   /** Targets another lander holds right now. */
   busy: string[];
@@ -80,6 +87,15 @@ type Step = 'continue' | 'stop';
 
 /** The lander (see the module comment). */
 export class Lander {
+  /** What this drain learned about the remote (an unreachable one is asked once per drain). */
+  private remote: RemoteState = { unreachable: null };
+
+  /** What the push step records and saves through. */
+  private readonly steps: LanderSteps = {
+    record: (sub, patch, event, data) => this.record(sub, patch, event, data),
+    save: (point, sub) => this.save(point, sub),
+  };
+
   constructor(private readonly options: LanderOptions) {}
 
   /**
@@ -90,6 +106,7 @@ export class Lander {
   async drain(target?: string): Promise<DrainReport> {
     const { store } = this.options;
     const report: DrainReport = { landed: [], failed: [], pushPending: [], blocked: [], busy: [] };
+    this.remote = { unreachable: null };
     const targets =
       target !== undefined
         ? [target]
@@ -134,12 +151,18 @@ export class Lander {
         return 'continue';
       case 'checked':
         return this.moveTarget(sub, report);
-      case 'landed':
-        if (!(await this.pushLanding(sub))) {
+      case 'landed': {
+        const pushed = await new LandingPush(this.options, this.steps, this.remote).push(sub);
+        if (pushed.outcome === 'blocked') {
+          report.blocked.push({ submission: sub.id, files: pushed.files });
+          return 'stop';
+        }
+        if (pushed.outcome === 'pending') {
           report.pushPending.push(sub.id);
           skipped.add(sub.id);
         }
         return 'continue';
+      }
       case 'pushed':
         this.reportLanding(sub);
         report.landed.push(sub.id);
@@ -196,19 +219,15 @@ export class Lander {
       fastForward: merged.fastForward,
     });
     this.save('checking', sub);
-    const results: Record<string, unknown>[] = [];
-    for (const check of this.options.checks) {
-      const run = await this.options.runner.run(check, dir, sub.chain);
-      this.save('check-ran', sub);
-      results.push({ name: check.name, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs });
-      if (run.exitCode !== 0 || run.timedOut) {
-        this.fail(sub, checkFailure(check, run), report);
-        return;
-      }
+    const checking = sub;
+    const checked = await runChecks(this.options.runner, this.options.checks, dir, sub.chain, () => this.save('check-ran', checking));
+    if (!checked.ok) {
+      this.fail(sub, checked.failure, report);
+      return;
     }
-    sub = this.record(sub, { state: 'checked', outcome: { checks: results } }, 'lander.checked', {
+    sub = this.record(sub, { state: 'checked', outcome: { checks: checked.results } }, 'lander.checked', {
       candidate: merged.sha,
-      checks: results.length,
+      checks: checked.results.length,
     });
     this.save('checked', sub);
   }
@@ -250,45 +269,6 @@ export class Lander {
     return 'continue';
   }
 
-  /** Step 4: the push, retried; result false when it is still pending after this run's tries. */
-  private async pushLanding(sub: SubmissionRecord): Promise<boolean> {
-    const { git, push } = this.options;
-    if (push === null) {
-      this.record(sub, { state: 'pushed' }, 'lander.local', {});
-      return true;
-    }
-    const context = contextOf(sub);
-    const branch = short(sub.target);
-    const sha = sub.landedSha!;
-    const tries = this.options.pushTries ?? 3;
-    let current = sub;
-    for (let attempt = 1; attempt <= tries; attempt++) {
-      const result = await git.push(push, sha, branch, context);
-      if (result.ok) this.save('push-accepted', current);
-      const there = result.ok || (await this.remoteHas(push, branch, sha, context));
-      if (there) {
-        const pushed = this.record(current, { state: 'pushed', pushAttempts: current.pushAttempts + 1, pushError: null }, 'lander.pushed', {
-          remote: push,
-        });
-        this.save('pushed', pushed);
-        return true;
-      }
-      const detail = result.ok ? '' : result.detail;
-      current = this.record(current, { pushAttempts: current.pushAttempts + 1, pushError: detail }, 'lander.push_failed', {
-        remote: push,
-        detail,
-      });
-      if (attempt < tries) await (this.options.wait ?? realWait)(1000 * attempt);
-    }
-    return false;
-  }
-
-  /** True when the remote's branch already holds `sha` (a later landing pushed it, or our push went through before a crash). */
-  private async remoteHas(remote: string, branch: string, sha: string, context: GitContext): Promise<boolean> {
-    const head = await this.options.git.fetch(remote, branch, context).catch(() => null);
-    return head !== null && (head === sha || (await this.options.git.isAncestor(sha, head, context)));
-  }
-
   /** Step 5: project memory, then report and note and `done` in one transaction. */
   private reportLanding(sub: SubmissionRecord): void {
     const day = new Date(this.options.clock.now()).toISOString().slice(0, 10);
@@ -320,7 +300,20 @@ export class Lander {
     const local = await git.readRef(sub.target, context);
     if (local === null) return null;
     if (push === null) return { base: local, local };
-    const remote = await git.fetch(push, short(sub.target), context);
+    const fetched =
+      this.remote.unreachable === null
+        ? await fetchRemote(this.options, push, short(sub.target), context, this.remote)
+        : ({ reachable: false, detail: this.remote.unreachable } as const);
+    if (!fetched.reachable) {
+      // The remote is someone else's machine: without it the landing stays local, its push pending.
+      this.options.store.appendEvent({
+        type: 'lander.remote_unreachable',
+        conversation: sub.conversation,
+        data: { submission: sub.id, remote: push, detail: fetched.detail },
+      });
+      return { base: local, local };
+    }
+    const remote = fetched.head;
     if (remote !== null && remote !== local && (await git.isAncestor(local, remote, context))) return { base: remote, local };
     return { base: local, local };
   }
@@ -362,30 +355,7 @@ function contextOf(sub: SubmissionRecord): GitContext {
   return { tag: 'lander', chain: sub.chain };
 }
 
-/** `main` for `refs/heads/main`. */
-export function short(target: string): string {
-  return target.startsWith('refs/heads/') ? target.slice('refs/heads/'.length) : target;
-}
-
 function mergeMessage(sub: SubmissionRecord): string {
   const summary = sub.summary ? `\n\n${sub.summary}` : '';
   return `Land ${sub.id} from ${sub.conversation}${summary}\n\nDivergence: ${sub.divergence}`;
-}
-
-function checkFailure(check: CheckSpec, run: CheckRun): Record<string, unknown> {
-  return {
-    reason: run.timedOut ? 'CHECK_TIMED_OUT' : 'CHECK_FAILED',
-    message: run.timedOut
-      ? `check '${check.name}' timed out after ${Math.round(check.timeoutMs / 1000)} s`
-      : `check '${check.name}' failed with exit code ${run.exitCode}`,
-    check: check.name,
-    exitCode: run.exitCode,
-    timedOut: run.timedOut,
-    output: run.output,
-    outputTruncated: run.truncated,
-  };
-}
-
-function realWait(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -19,7 +19,13 @@ export const LANDER_SAVE_POINTS = [
   'fast-forwarded',
   /** `landed.sha` recorded. */
   'landed',
-  /** The remote accepted the push; not recorded yet. */
+  /** The remote moved on (another lander pushed first): a re-merge onto its head recorded, nothing merged yet. */
+  'remerging',
+  /** The re-merged candidate passed the checks and is recorded; the local branch not moved yet. */
+  'rechecked',
+  /** The local branch was moved to the re-merged candidate; not pushed yet. */
+  'remerge-moved',
+  /** The remote accepted the push (of the landing or its re-merge); not recorded yet. */
   'push-accepted',
   /** `pushed` recorded. */
   'pushed',

@@ -141,6 +141,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    description: 'submissions.pushed_sha: the remote commit that holds a landing (its re-merge onto a remote that moved)',
+    sql: `
+      ALTER TABLE submissions ADD COLUMN pushed_sha TEXT;
+      CREATE TRIGGER submissions_pushed_once BEFORE UPDATE OF pushed_sha ON submissions
+        WHEN OLD.pushed_sha IS NOT NULL AND NEW.pushed_sha IS NOT OLD.pushed_sha
+        BEGIN SELECT RAISE(ABORT, 'pushed_sha is recorded once and never changes'); END;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -16,7 +16,7 @@ export type StateErrorCode =
   | 'INVALID_ARGUMENT'
   /** A record the caller named does not exist (a submission id). */
   | 'NOT_FOUND'
-  /** A submission's `landed_sha` would change after it was recorded (it never does). */
+  /** A submission's `landed_sha` or `pushed_sha` would change after it was recorded (neither does). */
   | 'LANDED_SHA_FIXED';
 
 /** An error about the state store, with a stable `code` and structured `data` (see `CodedError`). */

@@ -3,7 +3,9 @@
  * checkout (`refs/heads/main`), ordered by `seq`. Each step of a landing is recorded here before
  * it is acted on (src/lander/lander.ts), so a lander that dies anywhere resumes from the last
  * record. `landed_sha` is written once: a trigger refuses any later change to it, so no code
- * path (a re-merge, a later source commit) can move what was reported as landed.
+ * path (a re-merge, a later source commit) can move what was reported as landed. `pushed_sha`
+ * (the remote's commit that holds the landing, which differs when the landing had to be
+ * re-merged onto a remote that moved) is written once the same way.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
@@ -47,6 +49,13 @@ export interface SubmissionRecord {
   targetSha: string | null;
   candidateSha: string | null;
   landedSha: string | null;
+  /**
+   * The remote's commit that was found to hold the landing when the push was confirmed: the
+   * pushed commit itself — `landedSha`, or its re-merge onto the remote's head when another
+   * lander had pushed first — or a later remote head that contains it. Null until `pushed`, and
+   * for a lander without a remote. Written once, like `landedSha`.
+   */
+  pushedSha: string | null;
   pushAttempts: number;
   pushError: string | null;
   /** Free JSON: check results, the failure, conflicts (sorted keys). */
@@ -65,7 +74,7 @@ export type SubmissionDraft = Pick<
 export type SubmissionPatch = Partial<
   Pick<
     SubmissionRecord,
-    'state' | 'attempts' | 'baseSha' | 'targetSha' | 'candidateSha' | 'landedSha' | 'pushAttempts' | 'pushError' | 'outcome'
+    'state' | 'attempts' | 'baseSha' | 'targetSha' | 'candidateSha' | 'landedSha' | 'pushedSha' | 'pushAttempts' | 'pushError' | 'outcome'
   >
 >;
 
@@ -86,6 +95,7 @@ interface Row {
   target_sha: string | null;
   candidate_sha: string | null;
   landed_sha: string | null;
+  pushed_sha: string | null;
   push_attempts: number;
   push_error: string | null;
   outcome: string;
@@ -100,6 +110,7 @@ const COLUMNS: Readonly<Record<keyof SubmissionPatch, string>> = {
   targetSha: 'target_sha',
   candidateSha: 'candidate_sha',
   landedSha: 'landed_sha',
+  pushedSha: 'pushed_sha',
   pushAttempts: 'push_attempts',
   pushError: 'push_error',
   outcome: 'outcome',
@@ -169,7 +180,7 @@ export class SubmissionTable {
 
   /**
    * Changes some fields of `id`. Throws `StateError` `NOT_FOUND` for an unknown id, and
-   * `LANDED_SHA_FIXED` when `landedSha` would change once recorded (the trigger's refusal).
+   * `LANDED_SHA_FIXED` when `landedSha` or `pushedSha` would change once recorded (the triggers' refusal).
    */
   update(id: string, patch: SubmissionPatch): SubmissionRecord {
     const keys = Object.keys(patch) as (keyof SubmissionPatch)[];
@@ -180,8 +191,13 @@ export class SubmissionTable {
     try {
       changes = this.db.prepare(`UPDATE submissions SET ${[...sets, 'updated_at = @at'].join(', ')} WHERE id = @id`).run(values).changes;
     } catch (e) {
-      if (String((e as Error).message).includes('landed_sha is recorded once')) {
-        throw new StateError('LANDED_SHA_FIXED', `submission ${id} already landed; its landed sha never changes`, { id }, { cause: e });
+      if (/(landed|pushed)_sha is recorded once/.test(String((e as Error).message))) {
+        throw new StateError(
+          'LANDED_SHA_FIXED',
+          `submission ${id} already landed; its landed and pushed shas never change`,
+          { id },
+          { cause: e },
+        );
       }
       throw e;
     }
@@ -208,6 +224,7 @@ function fromRow(row: Row): SubmissionRecord {
     targetSha: row.target_sha,
     candidateSha: row.candidate_sha,
     landedSha: row.landed_sha,
+    pushedSha: row.pushed_sha,
     pushAttempts: row.push_attempts,
     pushError: row.push_error,
     outcome: JSON.parse(row.outcome) as Record<string, unknown>,

@@ -9,6 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { createHost } from '../../src/host/create-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
@@ -144,6 +146,54 @@ describe('the remote', () => {
     expect(host.messages('a').map((m) => m.kind)).toEqual(['report', 'note']);
     expect((await host.lander.run()).landed).toEqual([]);
     expect(host.messages('a')).toHaveLength(2);
+  });
+
+  it('an unreachable remote does not fail the run: both landings stay local, the CLI says so, the next run pushes them', async () => {
+    const { repo, host } = await world({ lander: { checks: ['true'], push: 'origin' } });
+    const later = join(repo.dir, '..', 'later.git');
+    repo.git('remote', 'add', 'origin', later);
+    const ids = [await submitFile(host, 'a', 'a.txt', 'A\n'), await submitFile(host, 'b', 'b.txt', 'B\n')];
+    const first = await host.lander.run();
+    expect(first).toMatchObject({ landed: [], failed: [], pushPending: ids, blocked: [] });
+    const queue = host.lander.status();
+    expect(queue.map((s) => s.state)).toEqual(['landed', 'landed']);
+    for (const s of queue) expect(s.pushError).toMatch(/^remote 'origin' unreachable: .*does not appear to be a git repository/);
+    expect(repo.git('rev-parse', 'main')).toBe(queue[1]!.landedSha);
+    expect(repo.git('show', 'main:a.txt')).toBe('A');
+    expect(host.messages('a')).toEqual([]);
+    // The second landing did not ask the remote again in this run: one fetch when merging, one after the push.
+    const unreachable = host.events().filter((e) => e.type === 'lander.remote_unreachable');
+    expect(unreachable.map((e) => e.data.submission)).toEqual(ids);
+    // What the operator reads: landed locally, the push pending, the remote unreachable.
+    const lines: string[] = [];
+    const out = { print: (t: string) => void lines.push(t), json: () => undefined, progress: () => undefined };
+    const settingsFile = join(repo.dir, '..', 'settings.json');
+    writeFileSync(settingsFile, JSON.stringify({ lander: { checks: ['true'], push: 'origin' } }));
+    const manifestFile = join(repo.dir, '..', 'gatefs.yaml');
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    const flags = ['--repo', repo.dir, '--settings', settingsFile, '--manifest', manifestFile];
+    expect(await runCli(['lander', 'run', ...flags], COMMANDS, out)).toBe(0);
+    expect(lines.join('\n')).toMatch(/^landed sub-[0-9a-f]+ locally; the push is pending \(remote 'origin' unreachable: /);
+    execFileSync('git', ['init', '--quiet', '--bare', later]);
+    const second = await host.lander.run();
+    expect(second).toMatchObject({ landed: ids, pushPending: [] });
+    expect(remoteHead(later)).toBe(queue[1]!.landedSha);
+    expect(host.lander.status().map((s) => [s.state, s.landedSha, s.pushError])).toEqual(queue.map((s) => ['done', s.landedSha, null]));
+    expect(host.messages('a').map((m) => m.kind)).toEqual(['report', 'note']);
+  });
+
+  it('a remote whose fetch fails (a broken transport) lands locally the same way', async () => {
+    const { repo, host } = await world({ lander: { checks: [], push: 'origin' } });
+    const remote = bareRemote(repo);
+    // The remote's repository is there, but its objects cannot be read: every fetch fails.
+    rmSync(join(remote, 'objects'), { recursive: true });
+    const id = await submitFile(host, 'a', 'a.txt', 'A\n');
+    const report = await host.lander.run();
+    expect(report).toMatchObject({ landed: [], failed: [], pushPending: [id] });
+    const [s] = host.lander.status();
+    expect(s).toMatchObject({ state: 'landed', landedSha: repo.git('rev-parse', 'main') });
+    expect(s!.pushError).toMatch(/^remote 'origin' unreachable: /);
+    expect(repo.git('show', 'main:a.txt')).toBe('A');
   });
 
   it('lands on top of commits the remote has and the local branch lacks', async () => {

@@ -1,0 +1,45 @@
+/**
+ * The lander's checks over one candidate: run one after another in the lander's checkout (each
+ * with its timeout and the submitter's conversation chain), stopping at the first failure. Used
+ * for a submission's candidate and again for its re-merge onto a remote that moved.
+ */
+import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js';
+
+/** The checks passed (`results`: one summary per check, in order) or one failed (`failure`: what the submitter is told). */
+export type ChecksOutcome = { ok: true; results: Record<string, unknown>[] } | { ok: false; failure: Record<string, unknown> };
+
+/**
+ * Runs `checks` in `dir` for `chain`, calling `ran` after each one (a save point). A failing or
+ * timed-out check ends the run with its failure (name, exit code, output tail). Throws what the
+ * runner throws (a runner that cannot run at all).
+ */
+export async function runChecks(
+  runner: CheckRunner,
+  checks: readonly CheckSpec[],
+  dir: string,
+  chain: readonly string[],
+  ran: () => void,
+): Promise<ChecksOutcome> {
+  const results: Record<string, unknown>[] = [];
+  for (const check of checks) {
+    const run = await runner.run(check, dir, chain);
+    ran();
+    results.push({ name: check.name, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs });
+    if (run.exitCode !== 0 || run.timedOut) return { ok: false, failure: checkFailure(check, run) };
+  }
+  return { ok: true, results };
+}
+
+function checkFailure(check: CheckSpec, run: CheckRun): Record<string, unknown> {
+  return {
+    reason: run.timedOut ? 'CHECK_TIMED_OUT' : 'CHECK_FAILED',
+    message: run.timedOut
+      ? `check '${check.name}' timed out after ${Math.round(check.timeoutMs / 1000)} s`
+      : `check '${check.name}' failed with exit code ${run.exitCode}`,
+    check: check.name,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    output: run.output,
+    outputTruncated: run.truncated,
+  };
+}
