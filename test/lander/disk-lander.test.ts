@@ -166,7 +166,13 @@ describe('the remote', () => {
     expect(unreachable.map((e) => e.data.submission)).toEqual(ids);
     // What the operator reads: landed locally, the push pending, the remote unreachable.
     const lines: string[] = [];
-    const out = { print: (t: string) => void lines.push(t), json: () => undefined, progress: () => undefined };
+    const out = {
+      print: (t: string) => void lines.push(t),
+      json: () => undefined,
+      jsonLine: () => undefined,
+      progress: () => undefined,
+      problem: () => undefined,
+    };
     const settingsFile = join(repo.dir, '..', 'settings.json');
     writeFileSync(settingsFile, JSON.stringify({ lander: { checks: ['true'], push: 'origin' } }));
     const manifestFile = join(repo.dir, '..', 'gatefs.yaml');

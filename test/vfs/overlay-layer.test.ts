@@ -249,7 +249,7 @@ describe('overlay walk (walkTree over two host layers)', () => {
     expect(walked.map((w) => w.path)).toContain('fresh');
     expect(read['src/a.ts']).toBe('copied up\n');
     expect(read['src/nested/new.ts']).toBe('new in a lower folder\n');
-    expect(read['docs']).toBe('a file where the lower has a folder\n');
+    expect(read.docs).toBe('a file where the lower has a folder\n');
     expect(read['src/b.ts']).toBe('export const b = 2;\n');
   });
 
