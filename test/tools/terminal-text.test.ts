@@ -9,12 +9,29 @@ import { terminalSafe, terminalSafeJson, terminalSafeLine, withSafeFields } from
 import { eventRowsHtml, landerRowsHtml } from '../../src/mcp/status-page.js';
 
 /** Every character these functions must never let through raw (line feed and tab checked apart). */
-const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]|\r(?!\n)|[\ud800-\udfff]/u;
+const UNSAFE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]|\r(?!\n)|[\ud800-\udfff]/u;
 
 /** Strings rich in the characters that matter, mixed with ordinary text. */
 const hostile = fc.string({
   unit: fc.oneof(
-    fc.constantFrom('\x1b', '\x07', '\r', '\n', '\t', '\x7f', '\u009b', '\u0085', '\u202e', '\u2066', '\u200b', '\ufeff', '\u2028', '\ud800', '\u{e0041}'),
+    fc.constantFrom(
+      '\x1b',
+      '\x07',
+      '\r',
+      '\n',
+      '\t',
+      '\x7f',
+      '\u009b',
+      '\u0085',
+      '\u202e',
+      '\u2066',
+      '\u200b',
+      '\ufeff',
+      '\u2028',
+      '\ud800',
+      '\u{e0041}',
+    ),
     fc.constantFrom('a', ']', '5', ';', '[', ' ', 'é', '…', '\\'),
   ),
   maxLength: 40,
@@ -47,11 +64,15 @@ describe('terminalSafe and terminalSafeLine', () => {
 describe('terminalSafeJson', () => {
   it('parses back to exactly the value, and holds no unsafe character', () => {
     fc.assert(
-      fc.property(fc.dictionary(hostile, fc.oneof(hostile, fc.array(hostile, { maxLength: 3 }))), fc.constantFrom(undefined, 2), (value, indent) => {
-        const json = terminalSafeJson(value, indent);
-        expect(JSON.parse(json)).toEqual(value);
-        expect(json).not.toMatch(UNSAFE);
-      }),
+      fc.property(
+        fc.dictionary(hostile, fc.oneof(hostile, fc.array(hostile, { maxLength: 3 }))),
+        fc.constantFrom(undefined, 2),
+        (value, indent) => {
+          const json = terminalSafeJson(value, indent);
+          expect(JSON.parse(json)).toEqual(value);
+          expect(json).not.toMatch(UNSAFE);
+        },
+      ),
     );
     expect(terminalSafeJson({ name: '\u202e\u0085' })).toBe('{"name":"\\u202e\\u0085"}');
   });
@@ -83,9 +104,10 @@ describe('the status page over agent-written rows', () => {
           state: 'failed',
           commit: 'abc',
           landed: null,
+          attempts: 1,
           reason: '<img src=x onerror=alert(1)>\u202eevil\x1b]52;c;eA==\x07',
         },
-      ] as never) + eventRowsHtml([{ seq: 1, at: 0, type: 'tool_call', conversation: 'c1', details: 'paths=<b>\u2066x</b>' }] as never);
+      ]) + eventRowsHtml([{ seq: 1, at: 0, type: 'tool_call', conversation: 'c1', details: 'paths=<b>\u2066x</b>' }]);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;\\u{202e}evil\\x1b]52;c;eA==\\x07');
     expect(html).toContain('paths=&lt;b&gt;\\u{2066}x&lt;/b&gt;');
     expect(html).not.toMatch(/<img|<b>/);
