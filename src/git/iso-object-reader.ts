@@ -3,12 +3,16 @@
  * of any repository (one made by the git CLI included) through the `fs` it is given — node:fs
  * for a real repository, a memfs volume for the memory host — and never writes anything.
  *
+ * Trees are parsed from their raw objects (tree-object.ts), keeping every entry name: a name git
+ * treats as `.git` is the namespace's to hide, not a reason to refuse the whole tree.
+ *
  * Trees are cached by oid (they are immutable), up to `maxCachedTrees`, least recently used
  * dropped first; isomorphic-git's own cache keeps pack indexes loaded between calls.
  */
 import git, { type FsClient } from 'isomorphic-git';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
 import { GitError } from './git-port.js';
+import { parseTreeObject } from './tree-object.js';
 
 export interface IsoObjectReaderOptions {
   /** The filesystem holding the repository (node:fs or a memfs volume). */
@@ -68,9 +72,13 @@ export class IsoObjectReader implements GitObjectReader {
 
   private async loadTree(tree: string): Promise<TreeEntry[]> {
     try {
-      const { tree: entries } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache });
-      return entries.map((e) => ({ name: e.path, mode: e.mode, type: e.type, oid: e.oid }));
+      // The raw object, parsed here: isomorphic-git's own parser refuses a whole tree for one
+      // `.git`-like name (tree-object.ts).
+      const read = await git.readObject({ fs: this.fs, gitdir: this.gitdir, oid: tree, format: 'content', cache: this.cache });
+      if (read.type !== 'tree' || !(read.object instanceof Uint8Array)) throw new Error(`${tree} is a ${read.type}, not a tree`);
+      return parseTreeObject(read.object, tree);
     } catch (e) {
+      if (e instanceof GitError) throw e;
       throw new GitError('OBJECT_MISSING', 'read-tree', `tree ${tree} cannot be read`, { cause: e });
     }
   }

@@ -104,9 +104,10 @@ describe('the status page over agent-written rows', () => {
           state: 'failed',
           commit: 'abc',
           landed: null,
+          attempts: 1,
           reason: '<img src=x onerror=alert(1)>\u202eevil\x1b]52;c;eA==\x07',
         },
-      ] as never) + eventRowsHtml([{ seq: 1, at: 0, type: 'tool_call', conversation: 'c1', details: 'paths=<b>\u2066x</b>' }] as never);
+      ]) + eventRowsHtml([{ seq: 1, at: 0, type: 'tool_call', conversation: 'c1', details: 'paths=<b>\u2066x</b>' }]);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;\\u{202e}evil\\x1b]52;c;eA==\\x07');
     expect(html).toContain('paths=&lt;b&gt;\\u{2066}x&lt;/b&gt;');
     expect(html).not.toMatch(/<img|<b>/);
