@@ -20,7 +20,9 @@ vi.mock('node:fs', async (importOriginal) => {
     syncs.fdatasync++;
     return real.fdatasyncSync(fd);
   };
-  return { ...real, default: { ...real, fsyncSync, fdatasyncSync }, fsyncSync, fdatasyncSync };
+  // isomorphic-git probes `_original_unwrapped_fs` on the fs it is given (the module namespace
+  // here); vitest's mock answers an export it lacks with an error, so the probe gets one.
+  return { ...real, _original_unwrapped_fs: undefined, default: { ...real, fsyncSync, fdatasyncSync }, fsyncSync, fdatasyncSync };
 });
 
 const { openHostLayer } = await import('../../vfs/host-layer.js');
