@@ -50,7 +50,7 @@ function gitThatHangsOn(r: TempRepo, words: [string, string], marker: string): N
   // The wrapper finds the command word after any `-c key=value` options.
   writeFileSync(
     join(bin, 'git'),
-    `#!/bin/sh\nfor a in "$@"; do case "$a" in -c|core.*) continue;; esac; first="$a"; break; done\n` +
+    `#!/bin/sh\nskip=0; for a in "$@"; do if [ $skip = 1 ]; then skip=0; continue; fi; case "$a" in -c) skip=1; continue;; esac; first="$a"; break; done\n` +
       `if [ "$first" = "${words[0]}" ] && { [ "${words[1]}" = "" ] || echo "$*" | grep -q " ${words[1]}"; }; then touch "${marker}"; sleep 60; fi\nexec "${realGit}" "$@"\n`,
   );
   chmodSync(join(bin, 'git'), 0o755);
