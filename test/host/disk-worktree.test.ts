@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/ports/clock.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
+import { gitWords, isGitCommand } from '../git/git-argv.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' };
 const open: { repo: TempRepo; host?: WorkspaceHost }[] = [];
@@ -25,7 +26,7 @@ async function setup(exec = new SwitchableExec()) {
   return { repo, host, exec, worktree: (id: string) => join(repo.dir, '.gatefs/worktrees', id) };
 }
 
-const isAdd = (argv: readonly string[]) => argv[1] === 'worktree' && argv[2] === 'add';
+const isAdd = (argv: readonly string[]) => isGitCommand(argv, 'worktree', 'add');
 
 describe('createHost with the worktree backend', () => {
   it('checks out branch gatefs/<id> at the pinned commit and keeps the state dir out of git status', async () => {
@@ -132,10 +133,19 @@ describe('createHost with the worktree backend', () => {
     const execs = host.events().filter((e) => e.type === 'exec' && e.data.tag === 'prepare');
     expect(execs.length).toBeGreaterThan(0);
     for (const e of execs) {
-      expect(e).toMatchObject({ conversation: 'a', data: { chain: ['lead', 'a'], cwd: '.', exitCode: expect.any(Number) } });
+      expect(e).toMatchObject({
+        conversation: 'a',
+        data: { chain: ['lead', 'a'], cwd: expect.stringMatching(/^\.(gatefs\/worktrees\/a)?$/), exitCode: expect.any(Number) },
+      });
       expect(e.data).not.toHaveProperty('stdout');
     }
-    expect(execs.map((e) => (e.data.argv as string[]).slice(1, 3).join(' '))).toContain('worktree add');
+    expect(
+      execs.map((e) =>
+        gitWords(e.data.argv as string[])
+          .slice(0, 2)
+          .join(' '),
+      ),
+    ).toContain('worktree add');
   });
 
   it('rolls back a failed preparation: no worktree, no branch, no registration, a typed error', async () => {

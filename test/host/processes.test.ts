@@ -8,6 +8,7 @@ import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { childScript, removeChildScript, runChild } from './child-process.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
+import { isGitCommand } from '../git/git-argv.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n' };
 const cleanups: (() => unknown)[] = [];
@@ -63,7 +64,7 @@ describe('several processes over one state directory', () => {
     const exec = new SwitchableExec();
     const host = await createHost({ repo: r.dir, exec });
     cleanups.push(() => host.close());
-    const held = exec.holdNext((argv) => argv[1] === 'worktree' && argv[2] === 'add');
+    const held = exec.holdNext((argv) => isGitCommand(argv, 'worktree', 'add'));
     const mine = host.prepare({ conversation: 'c' });
     await held.reached;
     const child = await runChild({
@@ -77,7 +78,9 @@ describe('several processes over one state directory', () => {
     held.release();
     expect(await mine).toMatchObject({ conversation: 'c', state: 'ready' });
     expect(lines.map((l) => l.error ?? 'ok')).toEqual(['BUSY', 'ok']);
-    const adds = host.events().filter((e) => e.type === 'exec' && e.conversation === 'c' && (e.data.argv as string[])[2] === 'add');
+    const adds = host
+      .events()
+      .filter((e) => e.type === 'exec' && e.conversation === 'c' && isGitCommand(e.data.argv as string[], 'worktree', 'add'));
     expect(adds).toHaveLength(1);
     expect(await host.gate.call('d', 'read', { path: 'src/a.ts' })).toMatchObject({
       ok: true,
@@ -94,7 +97,8 @@ describe('several processes over one state directory', () => {
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
     writeFileSync(
       join(bin, 'git'),
-      `#!/bin/sh\nif [ "$1" = worktree ] && [ "$2" = add ]; then "${realGit}" "$@"; touch "${marker}"; sleep 30; exit 0; fi\nexec "${realGit}" "$@"\n`,
+      // The neutral runner's -c flags come first: the subcommand is found after them.
+      `#!/bin/sh\ncase " $* " in *" worktree add "*) "${realGit}" "$@"; touch "${marker}"; sleep 30; exit 0;; esac\nexec "${realGit}" "$@"\n`,
     );
     chmodSync(join(bin, 'git'), 0o755);
     await childScript();

@@ -33,6 +33,7 @@ import type { ToolResult } from '../../tools/result.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { SwitchableExec } from '../host/switchable-exec.js';
 import { hashTree } from './sandbox.js';
+import { isGitCommand } from '../git/git-argv.js';
 
 const files = { 'README.md': '# demo\n', '.gitignore': 'scratch/\n*.log\n', 'src/a.ts': 'export const a = 1;\n' };
 const cleanups: (() => unknown)[] = [];
@@ -340,7 +341,7 @@ describe('N: live holders and failures', () => {
     const exec = new SwitchableExec();
     const { host, worktree } = await setup(exec);
     await host.prepare({ conversation: 'a', role: 'wt' });
-    exec.failing = { match: (argv) => argv[1] === 'worktree' && argv[2] === 'remove', stderr: 'fatal: simulated failure' };
+    exec.failing = { match: (argv) => isGitCommand(argv, 'worktree', 'remove'), stderr: 'fatal: simulated failure' };
     const error = await host.release('a').catch((e: unknown) => e);
     exec.failing = undefined;
     expect(error).toMatchObject({ name: 'GitError', code: 'COMMAND_FAILED' });
