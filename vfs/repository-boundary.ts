@@ -9,10 +9,11 @@
  * Submodules come from the pinned tree (`SubmoduleLookup`, a `GitTreeLayer`): a submodule the
  * worktree never checked out is an empty folder, indistinguishable on disk from any other.
  * Nested repositories are looked for in the live layer at every call, one `stat` of `<folder>/.git`
- * per folder on the way, since a command or the person can make one at any time. Limits: a
+ * per folder on the way, since a command or the person can make one at any time; a `.git` file
+ * or a `.git` folder holding `HEAD` marks one, as git would take it. Limits: a
  * layer that hides `.git` (a sparse projection of undisclosed paths) hides a nested repository
  * from the live check too; only the exact name `.git` marks one (a case-insensitive volume
- * matches `.GIT` as well).
+ * matches `.GIT` as well); a pinned tree that cannot be read skips the submodule check.
  */
 import { VfsError, isVfsError } from './errors.js';
 import { isProbingLayer, type Layer, type Stat } from './layer.js';
@@ -42,14 +43,14 @@ export class RepositoryBoundary {
    */
   async around(live: Layer, rel: string): Promise<InnerRepository | undefined> {
     if (rel === '') return undefined;
-    const submodule = await this.submodules?.submoduleOn(rel);
+    const submodule = await this.submodules?.submoduleOn(rel).catch(unreadableTree);
     if (submodule !== undefined) return { path: submodule, kind: 'submodule' };
     const segs = rel.split('/');
     for (let i = 1; i < segs.length; i++) {
       const folder = segs.slice(0, i).join('/');
       const stat = await statIfPresent(live, `${folder}/.git`);
       if (stat === null) return undefined;
-      if (stat !== undefined) return { path: folder, kind: 'nested repository' };
+      if (stat !== undefined && (await isRepositoryMark(live, `${folder}/.git`, stat))) return { path: folder, kind: 'nested repository' };
     }
     return undefined;
   }
@@ -59,7 +60,7 @@ export class RepositoryBoundary {
    * (nested repositories inside a folder show as its `.git` names, which the namespace finds).
    */
   async inside(rel: string): Promise<InnerRepository | undefined> {
-    const submodule = await this.submodules?.submoduleInside(rel);
+    const submodule = await this.submodules?.submoduleInside(rel).catch(unreadableTree);
     return submodule === undefined ? undefined : { path: submodule, kind: 'submodule' };
   }
 
@@ -73,6 +74,28 @@ export class RepositoryBoundary {
       `'${shownInner}' is ${what}, a repository of its own: this workspace's git never sees its files (no diff, no commit, lost at release), so tools do not change them`,
     );
   }
+}
+
+/**
+ * True when the `.git` entry at `path` makes its folder a repository to git: a file (a gitdir
+ * pointer, as a checked-out submodule or a linked worktree has) or a folder holding `HEAD`. A
+ * `.git` folder without one is no repository: git tracks the files beside it as its own.
+ */
+async function isRepositoryMark(layer: Layer, path: string, stat: Stat): Promise<boolean> {
+  if (stat.type === 'file') return true;
+  if (stat.type !== 'directory') return false;
+  const head = await statIfPresent(layer, `${path}/HEAD`);
+  return head !== undefined && head !== null;
+}
+
+/**
+ * A pinned tree that cannot be read (`INTERNAL`: a partial clone without its trees, an object
+ * format the reader lacks) is no reason to refuse every write: the submodule check is skipped
+ * (release still counts files in a submodule folder as work). `BUSY` and the rest are thrown.
+ */
+function unreadableTree(e: unknown): undefined {
+  if (isVfsError(e, 'INTERNAL')) return undefined;
+  throw e;
 }
 
 /**
