@@ -65,7 +65,7 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     'The file exists although the call asked to create it only (write with expectedSha256: null), or move found its destination taken (pass overwrite: true to replace a file).',
   READ_ONLY: 'The path is in a read-only mount.',
   PROTECTED_PATH:
-    'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, and the files granting authority (gatefs.yaml, the loaded manifest), which stay readable.',
+    'The path is protected and never changed through tools: .git (and names git treats as .git) at any depth, the gatefs state directory, the files granting authority (gatefs.yaml, the loaded manifest), and everything in a submodule or a nested repository (files the git of the workspace does not see), which stay readable.',
   OCCUPIED: 'Another holder has exclusive write access to this workspace right now.',
   TOO_LARGE: 'The file is larger than the tool handles (edit: 10 MiB; read: 1 GiB, an image 3.75 MiB).',
   BINARY_FILE:

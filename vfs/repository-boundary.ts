@@ -9,13 +9,14 @@
  * Submodules come from the pinned tree (`SubmoduleLookup`, a `GitTreeLayer`): a submodule the
  * worktree never checked out is an empty folder, indistinguishable on disk from any other.
  * Nested repositories are looked for in the live layer at every call, one `stat` of `<folder>/.git`
- * per folder on the way, since a command or the person can make one at any time. Limits: a
+ * per folder on the way, since a command or the person can make one at any time; a `.git` file
+ * or a `.git` folder holding `HEAD` marks one, as git would take it. Limits: a
  * layer that hides `.git` (a sparse projection of undisclosed paths) hides a nested repository
  * from the live check too; only the exact name `.git` marks one (a case-insensitive volume
- * matches `.GIT` as well).
+ * matches `.GIT` as well); a pinned tree that cannot be read skips the submodule check.
  */
 import { VfsError, isVfsError } from './errors.js';
-import { isProbingLayer, type Layer, type Stat } from './layer.js';
+import { isProbingLayer, walkLayer, type EntryType, type Layer, type Stat } from './layer.js';
 
 /** The part of the pinned tree the boundary needs (implemented by `GitTreeLayer`). */
 export interface SubmoduleLookup {
@@ -42,16 +43,9 @@ export class RepositoryBoundary {
    */
   async around(live: Layer, rel: string): Promise<InnerRepository | undefined> {
     if (rel === '') return undefined;
-    const submodule = await this.submodules?.submoduleOn(rel);
+    const submodule = await this.submodules?.submoduleOn(rel).catch(unreadableTree);
     if (submodule !== undefined) return { path: submodule, kind: 'submodule' };
-    const segs = rel.split('/');
-    for (let i = 1; i < segs.length; i++) {
-      const folder = segs.slice(0, i).join('/');
-      const stat = await statIfPresent(live, `${folder}/.git`);
-      if (stat === null) return undefined;
-      if (stat !== undefined) return { path: folder, kind: 'nested repository' };
-    }
-    return undefined;
+    return nestedRepositoryAbove(live, rel);
   }
 
   /**
@@ -59,7 +53,7 @@ export class RepositoryBoundary {
    * (nested repositories inside a folder show as its `.git` names, which the namespace finds).
    */
   async inside(rel: string): Promise<InnerRepository | undefined> {
-    const submodule = await this.submodules?.submoduleInside(rel);
+    const submodule = await this.submodules?.submoduleInside(rel).catch(unreadableTree);
     return submodule === undefined ? undefined : { path: submodule, kind: 'submodule' };
   }
 
@@ -73,6 +67,62 @@ export class RepositoryBoundary {
       `'${shownInner}' is ${what}, a repository of its own: this workspace's git never sees its files (no diff, no commit, lost at release), so tools do not change them`,
     );
   }
+}
+
+/**
+ * The nearest-the-root folder strictly above `rel` (the workspace root left out: its `.git` is
+ * the workspace's own) that git takes for a repository, or undefined. One walk down the folders
+ * on the way, looking only at the next name and `.git` in each (`WalkOptions.only`): a held
+ * folder per step on disk, not a walk from the root per folder.
+ */
+async function nestedRepositoryAbove(live: Layer, rel: string): Promise<InnerRepository | undefined> {
+  const segs = rel.split('/');
+  if (segs.length < 2) return undefined;
+  const folders = new Map<string, number>();
+  // The folders on the way, by their index in `segs`: '' (the root) to the parent of `rel`.
+  for (let i = 0; i < segs.length; i++) folders.set(segs.slice(0, i).join('/'), i);
+  const last = segs.length - 1;
+  const only = (dir: string) => {
+    const i = folders.get(dir);
+    if (i === undefined) return [];
+    return i === 0 ? [segs[0]] : i === last ? ['.git'] : ['.git', segs[i]];
+  };
+  const descend = (path: string) => folders.has(path);
+  try {
+    for await (const folder of walkLayer(live, '', { only, descend })) {
+      const mark = folder.path === '' ? undefined : folder.entries.find((e) => e.name === '.git');
+      if (mark && (await isRepositoryMark(live, `${folder.path}/.git`, mark.type))) {
+        return { path: folder.path, kind: 'nested repository' };
+      }
+    }
+  } catch (e) {
+    // The root itself cannot be a nested repository's inside; a root that cannot be walked is the layer's answer.
+    if (isVfsError(e, 'NOT_FOUND') || isVfsError(e, 'NOT_DIRECTORY')) return undefined;
+    throw e;
+  }
+  return undefined;
+}
+
+/**
+ * True when the `.git` entry at `path` makes its folder a repository to git: a file (a gitdir
+ * pointer, as a checked-out submodule or a linked worktree has) or a folder holding `HEAD`. A
+ * `.git` folder without one is no repository: git tracks the files beside it as its own.
+ */
+async function isRepositoryMark(layer: Layer, path: string, type: EntryType): Promise<boolean> {
+  if (type === 'file') return true;
+  if (type !== 'directory') return false;
+  const head = await statIfPresent(layer, `${path}/HEAD`);
+  return head !== undefined && head !== null;
+}
+
+/**
+ * A pinned tree that cannot be read (`INTERNAL`: a partial clone without its trees, an object
+ * format the reader lacks) is no reason to refuse every write: the submodule check is skipped
+ * (release still counts files in a submodule folder as work). `BUSY` and the rest are thrown.
+ */
+function unreadableTree(e: unknown): undefined {
+  if (isVfsError(e, 'INTERNAL')) return undefined;
+  throw e;
 }
 
 /**
