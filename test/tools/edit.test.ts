@@ -176,7 +176,9 @@ describe('edit: one replacement', () => {
     expect(layer.writes).toBe(0);
     // Just under the limit still lands, exactly.
     const fits = Math.floor((10 * 1024 * 1024 - original.length) / 34_000) + 1;
-    expect(valueOf(await edit({ path: 'big.txt', oldString: 'a', newString: 'z'.repeat(fits), replaceAll: true })).replacements).toBe(34_000);
+    expect(valueOf(await edit({ path: 'big.txt', oldString: 'a', newString: 'z'.repeat(fits), replaceAll: true })).replacements).toBe(
+      34_000,
+    );
     expect(await content('big.txt')).toBe(`${'z'.repeat(fits)}b\n`.repeat(34_000));
   });
 
