@@ -5,7 +5,9 @@
  * Why one pool: a worker per grep call made every call pay for a `new Worker` on the main
  * thread (tens of milliseconds, hundreds on a loaded machine: 100 concurrent greps held the event
  * loop for seconds and took 750 MB), and as many threads as calls fought for the cores, so plain
- * patterns ran past their budget. Here at most `size` workers exist, started on demand and kept.
+ * patterns ran past their budget. Here at most `size` workers exist, started on demand and kept;
+ * when every worker is busy the next one is started ahead (while fewer than `size` exist), so
+ * the worker kept for other conversations is ready when one of them calls.
  *
  * Fair sharing: a batch (one grep call's next files, see `guarded-matcher.ts`) is submitted for
  * an owner (the conversation making the call; calls that name none share one bucket) and waits
@@ -148,12 +150,15 @@ export class RegexWorkerPool {
   private dispatch(): void {
     while (this.queue.size > 0) {
       let slot = this.slots.find((s) => !s.current);
-      if (!slot && !this.maySpawn()) return;
+      if (!slot && !this.maySpawn()) break;
       const next = this.queue.next((owner) => this.runningFor(owner) < this.share);
-      if (!next) return;
+      if (!next) break;
       slot ??= this.spawn();
       this.run(slot, next.item);
     }
+    // Every worker busy: start the next one now, so the batch of another conversation arriving
+    // meanwhile finds it ready instead of paying for a thread start (tens of ms).
+    if (this.slots.length > 0 && this.slots.every((s) => s.current) && this.maySpawn()) this.spawn();
   }
 
   /** True when one more worker may start: fewer than `size` alive, fewer than `2 × size` threads with those exiting. */
