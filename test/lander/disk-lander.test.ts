@@ -3,7 +3,9 @@
  * a bare remote on disk: a failing check and a timed-out one answer the submitter with the
  * output tail and leave main alone; a remote that rejects and then accepts gets exactly the
  * local landing; two conversations submitting at once both land, first come first landed; a
- * person's commit on main during the check is kept and the candidate is checked again.
+ * person's commit on main during the check is kept and the candidate is checked again; an
+ * unreachable remote (a missing folder, a failing fetch) leaves the landings local with their
+ * pushes pending (as the CLI says) and the next run pushes them.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -161,7 +163,7 @@ describe('the remote', () => {
     expect(repo.git('rev-parse', 'main')).toBe(queue[1]!.landedSha);
     expect(repo.git('show', 'main:a.txt')).toBe('A');
     expect(host.messages('a')).toEqual([]);
-    // The second landing did not ask the remote again in this run: one fetch when merging, one after the push.
+    // Each landing went on without the remote (recorded); the second did not wait on it again.
     const unreachable = host.events().filter((e) => e.type === 'lander.remote_unreachable');
     expect(unreachable.map((e) => e.data.submission)).toEqual(ids);
     // What the operator reads: landed locally, the push pending, the remote unreachable.

@@ -1,11 +1,13 @@
 /**
  * The lander on the memory host (isomorphic-git over memfs, scripted checks): an agent's edit
  * goes diff → commit → submit → landed on main, with its report, note, tally and memory line;
- * failing checks, FIFO order, a person's commit mid-check, a rejecting remote, and a
- * byte-identical run log for the same scenario.
+ * failing checks, FIFO order, a person's commit mid-check, a rejecting remote, an unreachable
+ * one, one another lander moved (re-merged, re-checked, pushed), and a byte-identical run log
+ * for the same scenario.
  */
 import git, { type FsClient } from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
+import { createMemoryRemote } from '../../src/git/memory-remote.js';
 import { createMemoryHost, type MemoryHost } from '../../src/host/create-memory-host.js';
 import type { CheckRun, CheckRunner, CheckSpec } from '../../src/ports/check-runner.js';
 
@@ -45,6 +47,21 @@ async function mainFile(h: MemoryHost, path: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** Commits `path` onto the memory remote's main as another host would push it. Result: the new commit. */
+async function pushToRemote(h: MemoryHost, path: string, content: string): Promise<string> {
+  const fs = h.volume as unknown as FsClient;
+  const gitdir = '/remotes/origin.git';
+  const parent = await git.resolveRef({ fs, gitdir, ref: 'refs/heads/main' });
+  const { commit } = await git.readCommit({ fs, gitdir, oid: parent });
+  const { tree: entries } = await git.readTree({ fs, gitdir, oid: commit.tree });
+  const blob = await git.writeBlob({ fs, gitdir, blob: Buffer.from(content) });
+  const tree = await git.writeTree({ fs, gitdir, tree: [...entries, { mode: '100644', path, oid: blob, type: 'blob' }] });
+  const who = { name: 'other', email: 'o@example.invalid', timestamp: 1_800_000_000, timezoneOffset: 0 };
+  const oid = await git.writeCommit({ fs, gitdir, commit: { message: 'theirs\n', tree, parent: [parent], author: who, committer: who } });
+  await git.writeRef({ fs, gitdir, ref: 'refs/heads/main', value: oid, force: true });
+  return oid;
 }
 
 async function work(h: MemoryHost, conversation: string, path: string, content: string) {
@@ -178,6 +195,59 @@ describe('the lander on the memory host', () => {
     expect(await git.resolveRef({ fs, gitdir: '/remotes/origin.git', ref: 'refs/heads/main' })).toBe(sub!.landedSha);
     expect(h.lander.status()[0]!.landedSha).toBe(sub!.landedSha);
     expect(h.messages('a').filter((m) => m.kind === 'report')).toHaveLength(1);
+    await h.close();
+  });
+
+  it('lands locally when the remote cannot be reached, and pushes once it is there', async () => {
+    const h = await host(new Checks(), { lander: { checks: [], push: 'origin' } });
+    await h.prepare({ conversation: 'a' });
+    await work(h, 'a', 'src/c.ts', 'c\n');
+    const first = await h.lander.run();
+    expect(first).toMatchObject({ landed: [], failed: [], pushPending: [expect.any(String)] });
+    const [sub] = h.lander.status();
+    expect(sub).toMatchObject({ state: 'landed', pushedSha: null });
+    expect(sub!.pushError).toMatch(/^remote 'origin' unreachable: /);
+    expect(await mainFile(h, 'src/c.ts')).toBe('c\n');
+    expect(h.events().map((e) => e.type)).toContain('lander.remote_unreachable');
+    await createMemoryRemote(h.volume, 'origin');
+    expect((await h.lander.run()).landed).toEqual([sub!.id]);
+    const fs = h.volume as unknown as FsClient;
+    expect(await git.resolveRef({ fs, gitdir: '/remotes/origin.git', ref: 'refs/heads/main' })).toBe(sub!.landedSha);
+    expect(h.lander.status()[0]).toMatchObject({ state: 'done', pushedSha: sub!.landedSha, pushError: null });
+    await h.close();
+  });
+
+  it('re-merges onto a remote another lander moved, checks the re-merge and pushes it; landed.sha stays', async () => {
+    let h: MemoryHost | undefined;
+    let theirs = '';
+    const checks = new Checks(async (_check, call) => {
+      // While the second submission is checked, another host pushes a commit of its own.
+      if (call === 2) theirs = await pushToRemote(h!, 'THEIRS.md', 'theirs\n');
+      return {};
+    });
+    h = await host(checks, { lander: { checks: ['npm test'], push: 'origin' } }, { remotes: ['origin'] });
+    for (const c of ['a', 'b']) await h.prepare({ conversation: c });
+    await work(h, 'a', 'src/from-a.ts', 'a\n');
+    expect((await h.lander.run()).landed).toHaveLength(1);
+    await work(h, 'b', 'src/from-b.ts', 'b\n');
+    const report = await h.lander.run();
+    expect(report).toMatchObject({ landed: [expect.any(String)], pushPending: [] });
+    expect(checks.calls).toHaveLength(3);
+    const sub = h.lander.status()[1]!;
+    const fs = h.volume as unknown as FsClient;
+    const remoteHead = await git.resolveRef({ fs, gitdir: '/remotes/origin.git', ref: 'refs/heads/main' });
+    expect(sub.pushedSha).toBe(remoteHead);
+    expect(sub.pushedSha).not.toBe(sub.landedSha);
+    const { commit } = await git.readCommit({ fs, dir: '/repo', oid: sub.pushedSha! });
+    expect(commit.parent).toEqual([theirs, sub.landedSha]);
+    expect(await git.resolveRef({ fs, dir: '/repo', ref: 'refs/heads/main' })).toBe(sub.pushedSha);
+    for (const [path, content] of [
+      ['THEIRS.md', 'theirs\n'],
+      ['src/from-a.ts', 'a\n'],
+      ['src/from-b.ts', 'b\n'],
+    ] as const)
+      expect(await mainFile(h, path)).toBe(content);
+    expect(h.messages('b').find((m) => m.kind === 'report')?.body).toMatchObject({ landedSha: sub.landedSha, pushedSha: sub.pushedSha });
     await h.close();
   });
 
