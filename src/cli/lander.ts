@@ -136,7 +136,11 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
     lines.push(`landed ${id} locally; the push is pending (${s?.pushError?.split('\n')[0] ?? 'rejected'}): the next run tries again`);
   }
   for (const b of report.blocked) {
-    lines.push(`blocked ${b.submission}: uncommitted changes in the source checkout would be overwritten: ${b.files.join(', ')}`);
+    const what =
+      b.reason === 'UNTRACKED_FILES'
+        ? 'untracked or ignored files in the source checkout are in the way'
+        : 'uncommitted changes in the source checkout would be overwritten';
+    lines.push(`blocked ${b.submission}: ${what}: ${b.files.join(', ')}`);
   }
   for (const t of report.busy) lines.push(`another lander is working on ${t.replace(/^refs\/heads\//, '')}: left to it`);
   out.print(lines.length > 0 ? lines.join('\n') : 'nothing to land');

@@ -15,7 +15,9 @@ import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const manifest = {
-  roles: [{ name: 'agent', tools: ['read', 'write', 'edit', 'delete', 'move', 'diff', 'commit', 'submit'], workspace: { backend: 'worktree' } }],
+  roles: [
+    { name: 'agent', tools: ['read', 'write', 'edit', 'delete', 'move', 'diff', 'commit', 'submit'], workspace: { backend: 'worktree' } },
+  ],
 };
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -217,7 +219,7 @@ describe("the person's untracked and ignored files", () => {
     expect(existsSync(join(repo.dir, 'new.txt'))).toBe(false);
   });
 
-  it("lands over untracked and ignored files that are out of the way, and replaces a tracked folder by a file", async () => {
+  it('lands over untracked and ignored files that are out of the way, and replaces a tracked folder by a file', async () => {
     const files = { 'README.md': '# r\n', '.gitignore': 'node_modules/\nsrc/gen/\n', 'src/a.ts': 'a\n', 'lib/x.ts': 'x\n' };
     const { repo, host } = await world(files);
     mkdirSync(join(repo.dir, 'node_modules/dep'), { recursive: true });
