@@ -58,7 +58,7 @@ async function submitByHand(host: WorkspaceHost, dir: string, conversation: stri
   return (submitted as { value: { submissionId: string } }).value.submissionId;
 }
 
-/** Every file under `dir` (but `.git`) with its bytes or link target: what a person would notice changing. */
+/** Every file under `dir` (but `.git` and the state directory) with its bytes or link target: what a person would notice changing. */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
@@ -67,7 +67,8 @@ function snapshot(dir: string): Record<string, string> {
     if (st.isSymbolicLink()) out[rel] = `-> ${readlinkSync(abs)}`;
     else if (st.isDirectory()) {
       for (const name of execFileSync('ls', ['-A', abs], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
-        if (rel === '' && name === '.git') continue;
+        // The state directory changes with every record; the state tests look at it themselves.
+        if (rel === '' && (name === '.git' || name === '.gatefs')) continue;
         walk(rel === '' ? name : `${rel}/${name}`);
       }
       if (rel !== '') out[`${rel}/`] = 'dir';
@@ -227,7 +228,14 @@ describe("the person's untracked and ignored files", () => {
     mkdirSync(join(repo.dir, 'src/gen'));
     writeFileSync(join(repo.dir, 'src/gen/out.ts'), 'gen\n');
     writeFileSync(join(repo.dir, 'notes.md'), 'mine\n');
-    const id = await submit(host, 'a', { write: { 'src/a.ts': 'A\n', 'src/b.ts': 'b\n', lib: 'now a file\n' }, remove: ['lib/x.ts'] });
+    await host.prepare({ conversation: 'a' });
+    // A tracked folder becoming a file (no tool removes a folder): made by hand in the worktree.
+    const wt = join(repo.dir, '.gatefs/worktrees/a');
+    rmSync(join(wt, 'lib'), { recursive: true });
+    writeFileSync(join(wt, 'lib'), 'now a file\n');
+    writeFileSync(join(wt, 'src/a.ts'), 'A\n');
+    writeFileSync(join(wt, 'src/b.ts'), 'b\n');
+    const id = await submitByHand(host, wt, 'a');
     expect((await host.lander.run()).landed).toEqual([id]);
     expect(readFileSync(join(repo.dir, 'src/b.ts'), 'utf8')).toBe('b\n');
     expect(readFileSync(join(repo.dir, 'lib'), 'utf8')).toBe('now a file\n');
