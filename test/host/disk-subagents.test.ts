@@ -106,7 +106,10 @@ describe('a subagent', () => {
     git('add', '-f', '.gatefs');
     git('-c', 'user.name=agent', '-c', 'user.email=a@example.invalid', 'commit', '-q', '--no-verify', '-m', 'by hand');
     const before = repo.git('rev-parse', 'gatefs/p');
-    await expect(host.subagents.land('k')).rejects.toMatchObject({ code: 'NOT_CLEAN', data: { reason: 'PROTECTED_PATH', paths: ['.gatefs'] } });
+    await expect(host.subagents.land('k')).rejects.toMatchObject({
+      code: 'NOT_CLEAN',
+      data: { reason: 'PROTECTED_PATH', paths: ['.gatefs'] },
+    });
     expect(repo.git('rev-parse', 'gatefs/p')).toBe(before);
     expect(existsSync(join(worktree('p'), '.gatefs'))).toBe(false);
     expect(lstatSync(join(repo.dir, '.gatefs')).isDirectory()).toBe(true);
