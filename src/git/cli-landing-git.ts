@@ -197,24 +197,28 @@ export class CliLandingGit implements LandingGit {
     const holders = [];
     for (const w of parseWorktreeListZ(list.stdout)) if (w.branch === ref && (await exists(w.path))) holders.push(w);
     // First every check, then every move: a blocked update changes nothing in any checkout.
+    // The tree diff (`--raw`: modes and ids, no content read, no driver) needs no driver list and
+    // overlaps the sessions' start and index refresh (stat data only: no file changes).
     const moving: { path: string; session: Session }[] = [];
-    let changes: TreeChange[] | undefined;
+    let diff: Promise<TreeChange[]> | undefined;
     for (const w of holders) {
       if (w.head === next) continue;
       if (w.head !== expected) return { outcome: 'stale', head: w.head };
+      if (!diff) {
+        diff = this.git
+          .check(s, ['diff-tree', '-r', '-t', '-z', '--raw', '--no-renames', '--no-abbrev', expected, next], 'diff-tree')
+          .then((r) => parseDiffTreeRawZ(r.stdout));
+        diff.catch(() => {}); // awaited below; a session failing first must not leave it unhandled
+      }
       const t = await this.git.session(w.path, context, true);
-      changes ??= parseDiffTreeRawZ(
-        (await this.git.check(t, ['diff-tree', '-r', '-t', '-z', '--raw', '--no-renames', '--no-abbrev', expected, next], 'diff-tree'))
-          .stdout,
-      );
-      const untracked = await unsafeCheckoutPaths(this.git, t, w.path, changes);
+      // read-tree trusts the index's stat data: a file only touched would read as "not uptodate".
+      // The refresh's own exit status (1 when files are modified) is read-tree's to report.
+      await this.git.run(t, ['update-index', '-q', '--refresh']);
+      const untracked = await unsafeCheckoutPaths(this.git, t, w.path, await diff);
       if (untracked.length > 0) return { outcome: 'blocked', reason: 'UNTRACKED_FILES', files: untracked };
       moving.push({ path: w.path, session: t });
     }
     for (const { session: t } of moving) {
-      // read-tree trusts the index's stat data: a file only touched would read as "not uptodate".
-      // The refresh's own exit status (1 when files are modified) is read-tree's to report.
-      await this.git.run(t, ['update-index', '-q', '--refresh']);
       const r = await this.git.run(t, ['read-tree', '-m', '-u', expected, next]);
       if (r.exitCode !== 0) {
         const files = parseReadTreeRefusal(r.stderr);

@@ -185,6 +185,9 @@ export class Lander {
     const dir = this.options.checkoutFor(sub.target);
     // A submission built on the head lands as it is (a fast-forward): its commit is the candidate.
     const fastForward = common === base;
+    // A fast-forward's candidate is known now: its tree is read while the checkout runs.
+    const heldEarly = fastForward ? this.protectedIn(sub.commitSha, context) : undefined;
+    heldEarly?.catch(() => {});
     await git.checkoutDetached(dir, fastForward ? sub.commitSha : base, context);
     const merged = fastForward
       ? ({ ok: true, sha: sub.commitSha, fastForward: true } as const)
@@ -202,7 +205,7 @@ export class Lander {
       );
       return;
     }
-    const held = await this.protectedIn(merged.sha, context);
+    const held = await (heldEarly ?? this.protectedIn(merged.sha, context));
     if (held.length > 0) {
       const names = held.map((p) => `'${p}'`).join(', ');
       const message = `the work holds ${names}, a name of the gatefs state directory: a checkout updated to it would lose its state; remove it from the branch and submit again`;
