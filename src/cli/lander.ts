@@ -146,8 +146,11 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
     );
   }
   for (const b of report.blocked) {
-    const files = b.files.map((f) => terminalSafeLine(f)).join(', ');
-    lines.push(`blocked ${one(b.submission, '')}: uncommitted changes in the source checkout would be overwritten: ${files}`);
+    const what =
+      b.reason === 'UNTRACKED_FILES'
+        ? 'untracked or ignored files in the source checkout are in the way'
+        : 'uncommitted changes in the source checkout would be overwritten';
+    lines.push(`blocked ${one(b.submission, '')}: ${what}: ${b.files.map((f) => terminalSafeLine(f)).join(', ')}`);
   }
   for (const t of report.busy) lines.push(`another lander is working on ${one(t.replace(/^refs\/heads\//, ''), '')}: left to it`);
   out.print(lines.length > 0 ? lines.join('\n') : 'nothing to land');

@@ -35,7 +35,10 @@ import type {
   WorkDiff,
 } from './landing-git.js';
 import { assertFullRef, assertSha, remoteTrackingRef } from './landing-names.js';
-import { capPatch, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
+import type { TreeChange } from './checkout-safety.js';
+import { unsafeCheckoutPaths } from './cli-checkout-safety.js';
+import { findFoldedPaths } from './folded-tree-paths.js';
+import { capPatch, parseDiffTreeRawZ, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
 import { NeutralGitRunner, commandFailure as failure, failureDetail, type GitSession as Session } from './neutral-git-runner.js';
 import { parseWorktreeListZ } from './porcelain.js';
 
@@ -197,17 +200,33 @@ export class CliLandingGit implements LandingGit {
     const list = await this.git.check(s, ['worktree', 'list', '--porcelain', '-z'], 'worktree list');
     const holders = [];
     for (const w of parseWorktreeListZ(list.stdout)) if (w.branch === ref && (await exists(w.path))) holders.push(w);
+    // First every check, then every move: a blocked update changes nothing in any checkout.
+    // The tree diff (`--raw`: modes and ids, no content read, no driver) needs no driver list and
+    // overlaps the sessions' start and index refresh (stat data only: no file changes).
+    const moving: { path: string; session: Session }[] = [];
+    let diff: Promise<TreeChange[]> | undefined;
     for (const w of holders) {
       if (w.head === next) continue;
       if (w.head !== expected) return { outcome: 'stale', head: w.head };
+      if (!diff) {
+        diff = this.git
+          .check(s, ['diff-tree', '-r', '-t', '-z', '--raw', '--no-renames', '--no-abbrev', expected, next], 'diff-tree')
+          .then((r) => parseDiffTreeRawZ(r.stdout));
+        diff.catch(() => {}); // awaited below; a session failing first must not leave it unhandled
+      }
       const t = await this.git.session(w.path, context, true);
       // read-tree trusts the index's stat data: a file only touched would read as "not uptodate".
       // The refresh's own exit status (1 when files are modified) is read-tree's to report.
       await this.git.run(t, ['update-index', '-q', '--refresh']);
+      const untracked = await unsafeCheckoutPaths(this.git, t, w.path, await diff);
+      if (untracked.length > 0) return { outcome: 'blocked', reason: 'UNTRACKED_FILES', files: untracked };
+      moving.push({ path: w.path, session: t });
+    }
+    for (const { session: t } of moving) {
       const r = await this.git.run(t, ['read-tree', '-m', '-u', expected, next]);
       if (r.exitCode !== 0) {
         const files = parseReadTreeRefusal(r.stderr);
-        if (files.length > 0) return { outcome: 'blocked', files };
+        if (files.length > 0) return { outcome: 'blocked', reason: 'UNCOMMITTED_CHANGES', files };
         throw failure('read-tree', r);
       }
     }
@@ -217,11 +236,20 @@ export class CliLandingGit implements LandingGit {
       if (head === expected) throw failure('update-ref', u);
       // Someone moved the branch meanwhile: bring checked-out files back to where the branch's
       // index came from (best effort; their own changes are kept or the step refuses).
-      for (const w of holders) await this.git.run(await this.git.session(w.path, context, true), ['read-tree', '-m', '-u', next, expected]);
+      for (const { session: t } of moving) await this.git.run(t, ['read-tree', '-m', '-u', next, expected]);
       return { outcome: 'stale', head };
     }
     if (head === next || (head !== null && (await this.isAncestorIn(s, next, head)))) return { outcome: 'moved' };
     return { outcome: 'stale', head };
+  }
+
+  async findTreePaths(commit: string, paths: readonly string[], context: GitContext): Promise<string[]> {
+    assertSha(commit, 'ls-tree');
+    const s = this.git.refSession(this.repo, context, false);
+    return findFoldedPaths(paths, async (prefix) => {
+      const r = await this.git.run(s, ['ls-tree', '-z', '--name-only', prefix === '' ? commit : `${commit}:${prefix}`]);
+      return r.exitCode === 0 ? r.stdout.split('\0').filter(Boolean) : null;
+    });
   }
 
   async pinRef(ref: string, commit: string, context: GitContext): Promise<void> {

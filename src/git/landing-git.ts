@@ -87,10 +87,15 @@ export type FastForwardResult =
   /** The branch was not at `expected` (someone moved it): nothing was changed. `head` is where it is. */
   | { outcome: 'stale'; head: string | null }
   /**
-   * The branch is checked out in a worktree whose own changes would be overwritten by the move
-   * (files named): nothing was changed; retry once that worktree is committed or cleaned.
+   * The branch is checked out in a worktree where the move would overwrite something that is not
+   * the old commit's: its uncommitted changes (`UNCOMMITTED_CHANGES`), or files and folders git
+   * does not track there, ignored ones included (`UNTRACKED_FILES`, folders named with a
+   * trailing `/`). Nothing was changed; retry once that worktree is committed, moved or cleaned.
    */
-  | { outcome: 'blocked'; files: string[] };
+  | { outcome: 'blocked'; reason: BlockedReason; files: string[] };
+
+/** Why a fast-forward was blocked (see `FastForwardResult`). */
+export type BlockedReason = 'UNCOMMITTED_CHANGES' | 'UNTRACKED_FILES';
 
 /** The result of a push. A refusal is a value, not a throw. */
 export type PushResult = { ok: true } | { ok: false; detail: string };
@@ -134,10 +139,19 @@ export interface LandingGit {
    * <expected>`) and reads it back. When the branch is checked out in a worktree (the
    * integration checkout, a parent conversation's worktree), that worktree's index and files
    * are brought from `expected` to `next` first (`read-tree -m -u`, which keeps its own
-   * uncommitted changes and refuses — `blocked` — when they would be overwritten).
+   * uncommitted changes and refuses — `blocked` — when they would be overwritten). Before
+   * anything moves, the update is checked never to overwrite, delete or write into a file or
+   * folder that worktree does not track, ignored ones included (src/git/checkout-safety.ts):
+   * such an update is `blocked` (`UNTRACKED_FILES`) with nothing changed.
    * Safe to repeat after a crash at any point.
    */
   fastForward(ref: string, expected: string, next: string, context: GitContext): Promise<FastForwardResult>;
+  /**
+   * The entries of `commit`'s tree that a case-insensitive filesystem would take for one of
+   * `paths` (repository-relative; vfs/fold-name.ts `foldName` per segment), as the tree spells
+   * them, sorted; empty when it holds none. Reads objects only.
+   */
+  findTreePaths(commit: string, paths: readonly string[], context: GitContext): Promise<string[]>;
   /** Creates or moves a ref that keeps a commit reachable (e.g. `refs/gatefs/submissions/<id>`); no compare. */
   pinRef(ref: string, commit: string, context: GitContext): Promise<void>;
   /** The best common ancestor of two commits (`git merge-base`), or null when they share none. */

@@ -1,7 +1,8 @@
 /**
- * Parsers for the git outputs `CliLandingGit` reads: `--name-status -z` lists, a patch cut at a
- * byte cap, and `read-tree -m -u` refusals.
+ * Parsers for the git outputs `CliLandingGit` reads: `--name-status -z` lists, raw `diff-tree`
+ * entries, a patch cut at a byte cap, and `read-tree -m -u` refusals.
  */
+import type { TreeChange } from './checkout-safety.js';
 import type { ChangedFile, ChangeStatus } from './landing-git.js';
 
 const STATUS: Readonly<Record<string, ChangeStatus>> = { A: 'added', M: 'modified', D: 'deleted', T: 'typechange' };
@@ -30,6 +31,27 @@ export function parseDiffTreeZ(out: string): { sha: string; files: ChangedFile[]
   const first = out.indexOf('\0');
   const sha = (first < 0 ? out : out.slice(0, first)).trim();
   return { sha, files: first < 0 ? [] : parseNameStatusZ(out.slice(first + 1)) };
+}
+
+/**
+ * Parses `git diff-tree -z --raw --no-renames` output (`:<old mode> <new mode> <old sha> <new
+ * sha> <letter>\0<path>\0` records) into the modes of each path before and after (`000000`,
+ * absent, is null), in git's order.
+ */
+export function parseDiffTreeRawZ(out: string): TreeChange[] {
+  const parts = out.split('\0');
+  const changes: TreeChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const head = parts[i]!;
+    if (!head.startsWith(':')) break;
+    const [before, after] = head.slice(1).split(' ');
+    changes.push({ path: parts[i + 1]!, before: modeOrNull(before), after: modeOrNull(after) });
+  }
+  return changes;
+}
+
+function modeOrNull(mode: string | undefined): string | null {
+  return mode === undefined || /^0+$/.test(mode) ? null : mode;
 }
 
 /**

@@ -36,13 +36,15 @@ import {
   linkedMeta,
   sparseOf,
 } from './memory-checkouts.js';
-import { type FolderChange, folderChanges } from './memory-changes.js';
+import { type FolderChange, flattenTree, folderChanges } from './memory-changes.js';
+import { memoryUnsafePaths } from './memory-checkout-safety.js';
 import { applyFolderMove, type FolderStep, planFolderMove } from './memory-folder-move.js';
 import { copyObjects, consumeRejection, memoryRemoteDir } from './memory-remote.js';
 import { readRefSync, readText, swapRefSync, writeRefSync } from './memory-refs.js';
 import { checkoutTree } from './memory-worktree.js';
 import { patchOf } from './memory-patch.js';
 import { treeWithChanges } from './tree-with-changes.js';
+import { findFoldedPaths } from './folded-tree-paths.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -188,14 +190,21 @@ export class MemoryLandingGit implements LandingGit {
     if (current !== expected) return { outcome: 'stale', head: current };
     const from = await this.objects.commitTree(expected);
     const to = await this.objects.commitTree(next);
+    const checkouts = checkoutsOfBranch({ volume: this.volume, dir: this.dir, gitdir: this.gitdir }, ref);
+    if (checkouts.length > 0) {
+      const [before, after] = await Promise.all([flattenTree(this.objects, from), flattenTree(this.objects, to)]);
+      const untracked = new Set<string>();
+      for (const checkout of checkouts) for (const f of await memoryUnsafePaths(this.volume, checkout.dir, before, after)) untracked.add(f);
+      if (untracked.size > 0) return { outcome: 'blocked', reason: 'UNTRACKED_FILES', files: [...untracked].sort() };
+    }
     const moves: Array<{ checkout: Checkout; steps: FolderStep[]; settled: FolderStep[] }> = [];
     const blocked = new Set<string>();
-    for (const checkout of checkoutsOfBranch({ volume: this.volume, dir: this.dir, gitdir: this.gitdir }, ref)) {
+    for (const checkout of checkouts) {
       const plan = await planFolderMove(this.volume, this.objects, checkout.dir, from, to, sparseOf(this.volume, checkout));
       if (plan.ok) moves.push({ checkout, steps: plan.steps, settled: plan.settled });
       else for (const f of plan.blocked) blocked.add(f);
     }
-    if (blocked.size > 0) return { outcome: 'blocked', files: [...blocked].sort() };
+    if (blocked.size > 0) return { outcome: 'blocked', reason: 'UNCOMMITTED_CHANGES', files: [...blocked].sort() };
     for (const { checkout, steps, settled } of moves) {
       await applyFolderMove(this.volume, this.objects, checkout.dir, steps);
       if (checkout.main) await this.syncIndex([...steps, ...settled].map((s) => ({ path: s.path, present: s.entry !== null })));
@@ -204,6 +213,18 @@ export class MemoryLandingGit implements LandingGit {
     if (swapped) return { outcome: 'stale', head: swapped.head };
     const readBack = readRefSync(this.volume, this.gitdir, ref);
     return readBack === next ? { outcome: 'moved' } : { outcome: 'stale', head: readBack };
+  }
+
+  async findTreePaths(commit: string, paths: readonly string[], _context: GitContext): Promise<string[]> {
+    const root = await this.objects.commitTree(commit);
+    const trees = new Map<string, string | null>([['', root]]);
+    return findFoldedPaths(paths, async (prefix) => {
+      const tree = trees.get(prefix);
+      if (!tree) return null;
+      const entries = await this.objects.readTree(tree);
+      for (const e of entries) trees.set(prefix === '' ? e.name : `${prefix}/${e.name}`, e.type === 'tree' ? e.oid : null);
+      return entries.map((e) => e.name);
+    });
   }
 
   async pinRef(ref: string, commit: string, _context: GitContext): Promise<void> {

@@ -10,6 +10,7 @@ import type { CheckRunner } from '../ports/check-runner.js';
 import type { SubmissionRecord } from '../state/submission-table.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { HostContext } from './host-context.js';
+import { stateDirNames } from './state-dir-names.js';
 import { GATEFS_COMMITTER } from './work-service.js';
 
 /** One row of `gatefs lander status`. No host paths. */
@@ -53,6 +54,7 @@ export function runLander(ctx: HostContext, options: HostLanderOptions, target?:
     owner: { pid: ctx.pid, start: ctx.liveness.self.start },
     token: ctx.ids.next('lander'),
     committer: GATEFS_COMMITTER,
+    protectedPaths: stateDirNames(ctx.platform),
     ...(options.savePoint ? { savePoint: options.savePoint } : {}),
     ...(options.wait ? { wait: options.wait } : {}),
   });

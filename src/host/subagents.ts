@@ -8,8 +8,11 @@
  * - `land(child)`: the child's checkout must be clean; the parent's branch must be an ancestor
  *   of the child's (else `NOT_CLEAN`, reason `PARENT_MOVED`); the parent's branch is moved to the
  *   child's head by compare-and-swap, the parent's worktree files following (its own
- *   uncommitted changes kept; `DIRTY_WORKTREE` when they would be overwritten); then the child
- *   is released and its branch, now contained in the parent's, deleted.
+ *   uncommitted changes kept; `DIRTY_WORKTREE` when they, or its untracked or ignored files,
+ *   would be overwritten, deleted or written into: data.reason `UNCOMMITTED_CHANGES` or
+ *   `UNTRACKED_FILES`); a child branch holding the state directory's name is `NOT_CLEAN`
+ *   (reason `PROTECTED_PATH`); then the child is released and its branch, now contained in the
+ *   parent's, deleted.
  * - `discard(child)`: removes a clean checkout and keeps its branch.
  * A child whose branch holds commits its parent lacks cannot be released (`NOT_CLEAN`): land or
  * discard it.
@@ -18,6 +21,7 @@ import type { GitContext } from '../git/git-port.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { HostContext } from './host-context.js';
 import type { PrepareOptions, ReleaseResult, WorkspaceStatus } from './types.js';
+import { stateDirNames } from './state-dir-names.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
 
 /** What `subagents.start` takes. */
@@ -107,18 +111,27 @@ export async function landSubagent(ctx: HostContext, host: SubagentHost, child: 
         },
       );
     }
+    const held = await ctx.landing.findTreePaths(childHead, stateDirNames(ctx.platform), context);
+    if (held.length > 0) {
+      throw new WorkspaceError(
+        'NOT_CLEAN',
+        `the branch of '${child}' holds ${held.map((p) => `'${p}'`).join(', ')}, a name of the gatefs state directory: remove it from the branch, then land again`,
+        { conversation: child, parent, reason: 'PROTECTED_PATH', paths: held },
+      );
+    }
     commits = await ctx.landing.countAhead(parentHead, childHead, context);
     ctx.store.appendEvent({ type: 'subagent.land', conversation: child, data: { parent, from: parentHead, to: childHead, commits } });
     const moved = await ctx.landing.fastForward(refOf(parent), parentHead, childHead, context);
     if (moved.outcome === 'blocked') {
-      throw new WorkspaceError(
-        'DIRTY_WORKTREE',
-        `'${parent}' has uncommitted changes the landing would overwrite: ${moved.files.join(', ')}`,
-        {
-          conversation: parent,
-          files: moved.files,
-        },
-      );
+      const what =
+        moved.reason === 'UNTRACKED_FILES'
+          ? 'untracked or ignored files in the way of'
+          : 'uncommitted changes that would be overwritten by';
+      throw new WorkspaceError('DIRTY_WORKTREE', `'${parent}' has ${what} the landing: ${moved.files.join(', ')}`, {
+        conversation: parent,
+        reason: moved.reason,
+        files: moved.files,
+      });
     }
     if (moved.outcome === 'stale')
       throw new WorkspaceError('BUSY', `the branch of '${parent}' moved during the landing; land again`, { conversation: parent });

@@ -7,7 +7,8 @@
  * worktree or copy excepted), exists, and is reached without following a link
  * (`HostPlatform.openFolder`). Every authority file (the manifest, the settings) a folder shows
  * becomes an authority path of the namespace; every folder that holds the state directory
- * records where, so that changes there are `PROTECTED_PATH` even in a read-only mount.
+ * records where, so that changes there are `PROTECTED_PATH` even in a read-only mount; and the
+ * state directory's names are `PROTECTED_PATH` at every workspace root.
  */
 import type { HostGuard, HostIdentity } from '../../vfs/host-layer.js';
 import type { Resolved } from '../../vfs/mount-table.js';
@@ -15,6 +16,7 @@ import { FoldedPath, type FoldedRelation } from '../../vfs/fold-name.js';
 import { isVfsError } from '../../vfs/errors.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { HostPlatform, OpenedFolder } from './platform.js';
+import { stateDirNames } from './state-dir-names.js';
 
 /** The open folders of one view, its authority paths, and where the state directory shows. */
 export class ViewFolders {
@@ -25,6 +27,8 @@ export class ViewFolders {
   private readonly stateFolded: FoldedPath;
   /** Where each mount (by namespace path) holds the state directory, as a mount-relative path. */
   private readonly stateAt = new Map<string, FoldedPath>();
+  /** The state directory's names at the workspace root (src/host/state-dir-names.ts). */
+  private readonly stateNames: readonly FoldedPath[];
 
   /**
    * Starts with the authority paths every view has: `gatefs.yaml` at the workspace root `root`,
@@ -34,8 +38,9 @@ export class ViewFolders {
   constructor(
     private readonly platform: HostPlatform,
     private readonly conversation: string,
-    root: string,
+    private readonly root: string,
   ) {
+    this.stateNames = stateDirNames(platform).map((name) => new FoldedPath(name));
     this.authorityOnHost = platform.authorityFiles ?? [];
     this.authority = new Set<string>([`${root}/gatefs.yaml`]);
     for (const file of this.authorityOnHost) {
@@ -97,8 +102,13 @@ export class ViewFolders {
     return rel;
   }
 
-  /** True when `r` falls on or below the state directory inside its mount (`PROTECTED_PATH`). */
+  /**
+   * True when `r` falls on or below the state directory inside its mount, or on or below one of
+   * the state directory's names at the workspace root, whatever the ignore rules say: a landing
+   * of a tree holding it would replace or write into a state directory (`PROTECTED_PATH`).
+   */
   isProtected(r: Resolved): boolean {
+    if (r.mount.path === this.root && this.stateNames.some((n) => isAtOrBelow(n.relation(r.rel)))) return true;
     return isAtOrBelow(this.stateAt.get(r.mount.path)?.relation(r.rel));
   }
 

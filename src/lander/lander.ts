@@ -5,14 +5,16 @@
  * 1. record `merging`; fetch the target from the remote (with `push`; an unreachable remote is
  *    recorded and the landing goes on locally); merge the submitted commit onto the target's
  *    head in the lander's own detached checkout under the state directory (a fast-forward when
- *    the head is its ancestor);
+ *    the head is its ancestor); a candidate whose tree holds the state directory's name fails
+ *    (`PROTECTED_PATH`) before any check runs;
  * 2. record `checking` with the candidate and the head it was made on; run the checks one after
  *    another in that checkout (with their timeouts, the submitter's conversation chain); a
  *    failure (or a merge conflict) delivers an `input` to the submitter with the check's name,
  *    exit code and output tail, and the submission is `failed`;
  * 3. record `checked`; move the target from that head to the candidate by compare-and-swap and
  *    read it back — a target that moved meanwhile (a person's commit) sends the submission back
- *    to step 1 (re-merged, re-checked, never a lost commit);
+ *    to step 1 (re-merged, re-checked, never a lost commit); a move that would overwrite the
+ *    checked-out checkout's uncommitted, untracked or ignored files is `blocked` (nothing moves);
  * 4. record `landed.sha` (written once: the store refuses to change it); push with retries
  *    (landing-push.ts: a failure or an unreachable remote keeps the local landing and the next
  *    run tries again; a remote another lander moved gets the landing re-merged onto its head,
@@ -27,7 +29,7 @@
  * at a time across processes (the store's lander lock; a dead owner's lock is taken over).
  */
 import type { GitContext } from '../git/git-port.js';
-import type { GitIdentity, LandingGit } from '../git/landing-git.js';
+import type { BlockedReason, GitIdentity, LandingGit } from '../git/landing-git.js';
 import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
 import type { Clock } from '../ports/clock.js';
 import type { LockOwner } from '../state/preparation-lock.js';
@@ -68,6 +70,12 @@ export interface LanderOptions {
   wait?: (ms: number) => Promise<void>;
   /** Push tries per run before the submission waits for the next run (default 3). */
   pushTries?: number;
+  /**
+   * Repository-relative paths a candidate's tree must not hold (the state directory's names,
+   * src/host/state-dir-names.ts; matched as a case-insensitive filesystem would): such a
+   * submission fails with reason `PROTECTED_PATH` before any check runs. Default: none.
+   */
+  protectedPaths?: readonly string[];
 }
 
 /** What one drain did. */
@@ -77,8 +85,12 @@ export interface DrainReport {
   failed: string[];
   /** Submissions whose push is still pending (landed locally; why is in the submission's `pushError`). */
   pushPending: string[];
-  /** A target whose move (or the move to a landing's re-merge) is blocked by uncommitted changes in the checkout that has it checked out. */
-  blocked: { submission: string; files: string[] }[];
+  /**
+   * A target whose move (or the move to a landing's re-merge) is blocked by the checkout that has it checked out: its uncommitted
+   * changes, or its untracked or ignored files in the way (`reason`, src/git/landing-git.ts
+   * `BlockedReason`). The submission stays `checked`; the next run tries again.
+   */
+  blocked: { submission: string; reason: BlockedReason; files: string[] }[];
   /** Targets another lander holds right now. */
   busy: string[];
 }
@@ -154,7 +166,7 @@ export class Lander {
       case 'landed': {
         const pushed = await new LandingPush(this.options, this.steps, this.remote).push(sub);
         if (pushed.outcome === 'blocked') {
-          report.blocked.push({ submission: sub.id, files: pushed.files });
+          report.blocked.push({ submission: sub.id, reason: pushed.reason, files: pushed.files });
           return 'stop';
         }
         if (pushed.outcome === 'pending') {
@@ -196,6 +208,9 @@ export class Lander {
     const dir = this.options.checkoutFor(sub.target);
     // A submission built on the head lands as it is (a fast-forward): its commit is the candidate.
     const fastForward = common === base;
+    // A fast-forward's candidate is known now: its tree is read while the checkout runs.
+    const heldEarly = fastForward ? this.protectedIn(sub.commitSha, context) : undefined;
+    heldEarly?.catch(() => {});
     await git.checkoutDetached(dir, fastForward ? sub.commitSha : base, context);
     const merged = fastForward
       ? ({ ok: true, sha: sub.commitSha, fastForward: true } as const)
@@ -211,6 +226,13 @@ export class Lander {
         { reason: 'MERGE_CONFLICT', message: `merging onto ${short(sub.target)} conflicts`, conflicts: merged.conflicts },
         report,
       );
+      return;
+    }
+    const held = await (heldEarly ?? this.protectedIn(merged.sha, context));
+    if (held.length > 0) {
+      const names = held.map((p) => `'${p}'`).join(', ');
+      const message = `the work holds ${names}, a name of the gatefs state directory: a checkout updated to it would lose its state; remove it from the branch and submit again`;
+      this.fail(sub, { reason: 'PROTECTED_PATH', message, paths: held }, report);
       return;
     }
     sub = this.record(sub, { state: 'checking', baseSha: base, targetSha: local, candidateSha: merged.sha }, 'lander.checking', {
@@ -245,9 +267,9 @@ export class Lander {
       this.options.store.appendEvent({
         type: 'lander.blocked',
         conversation: sub.conversation,
-        data: { submission: sub.id, files: moved.files },
+        data: { submission: sub.id, reason: moved.reason, files: moved.files },
       });
-      report.blocked.push({ submission: sub.id, files: moved.files });
+      report.blocked.push({ submission: sub.id, reason: moved.reason, files: moved.files });
       return 'stop';
     }
     let landedSha = candidate;
@@ -316,6 +338,12 @@ export class Lander {
     const remote = fetched.head;
     if (remote !== null && remote !== local && (await git.isAncestor(local, remote, context))) return { base: remote, local };
     return { base: local, local };
+  }
+
+  /** The protected paths `commit`'s tree holds (see `LanderOptions.protectedPaths`). */
+  private async protectedIn(commit: string, context: GitContext): Promise<string[]> {
+    const paths = this.options.protectedPaths ?? [];
+    return paths.length === 0 ? [] : this.options.git.findTreePaths(commit, paths, context);
   }
 
   private fail(sub: SubmissionRecord, outcome: Record<string, unknown>, report: DrainReport): void {

@@ -21,6 +21,7 @@
  * push of `landedSha` is refused, and the same decision is made from what git holds then.
  */
 import { isGitError, type GitContext } from '../git/git-port.js';
+import type { BlockedReason } from '../git/landing-git.js';
 import type { SubmissionPatch, SubmissionRecord } from '../state/submission-table.js';
 import { runChecks } from './lander-checks.js';
 import type { LanderOptions } from './lander.js';
@@ -33,7 +34,7 @@ export type PushOutcome =
   /** Still pending after this run's tries (the reason in `pushError`); the next run tries again. */
   | { outcome: 'pending' }
   /** The re-merge could not move the local branch: the checkout that has it would lose these files' changes. */
-  | { outcome: 'blocked'; files: string[] };
+  | { outcome: 'blocked'; reason: BlockedReason; files: string[] };
 
 /** What one drain learned about the remote: the reason it is unreachable, once a fetch failed. */
 export interface RemoteState {
@@ -74,7 +75,7 @@ export async function fetchRemote(
 type Remerge =
   | { kind: 'candidate'; sha: string; sub: SubmissionRecord }
   | { kind: 'stale'; sub: SubmissionRecord }
-  | { kind: 'blocked'; files: string[]; sub: SubmissionRecord }
+  | { kind: 'blocked'; reason: BlockedReason; files: string[]; sub: SubmissionRecord }
   | { kind: 'stuck'; sub: SubmissionRecord };
 
 /** The push step of one landed submission (see the module comment). */
@@ -122,7 +123,7 @@ export class LandingPush {
       const re = await this.remerge(current, head, context);
       current = re.sub;
       if (re.kind === 'candidate') sha = re.sha;
-      else if (re.kind === 'blocked') return { outcome: 'blocked', files: re.files };
+      else if (re.kind === 'blocked') return { outcome: 'blocked', reason: re.reason, files: re.files };
       else if (re.kind === 'stuck') return { outcome: 'pending' };
     }
     return { outcome: 'pending' };
@@ -166,8 +167,8 @@ export class LandingPush {
     if (merged.sha !== local) {
       const moved = await git.fastForward(sub.target, local, merged.sha, context);
       if (moved.outcome === 'blocked') {
-        this.steps.record(current, {}, 'lander.blocked', { files: moved.files });
-        return { kind: 'blocked', files: moved.files, sub: current };
+        this.steps.record(current, {}, 'lander.blocked', { reason: moved.reason, files: moved.files });
+        return { kind: 'blocked', reason: moved.reason, files: moved.files, sub: current };
       }
       if (moved.outcome === 'stale') {
         // A person (or another lander of this clone) moved the branch: the next try starts over.

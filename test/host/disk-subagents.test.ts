@@ -4,9 +4,11 @@
  * parent's branch (the parent's files follow, its own uncommitted edits kept) and releases the
  * child; `discard` keeps the child's branch; releasing a child with unlanded commits is
  * refused; a child's submission lands through the lander, counts for the root and notes the
- * parent.
+ * parent. A landing never replaces, deletes or writes into the parent's untracked or ignored
+ * files, and a child branch holding the state directory's name is refused.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
@@ -74,6 +76,43 @@ describe('a subagent', () => {
     expect(repo.git('rev-parse', 'gatefs/p')).toBe(before);
     expect(readFileSync(join(worktree('p'), 'notes.txt'), 'utf8')).toBe('one\nparent-two\n');
     expect(host.status().find((s) => s.conversation === 'k')).toMatchObject({ state: 'ready' });
+  });
+
+  it("refuses to replace the parent's ignored build/ folder by a file, changing nothing (DIRTY_WORKTREE, UNTRACKED_FILES)", async () => {
+    const { repo, host, worktree } = await world();
+    await host.gate.call('p', 'write', { path: '.gitignore', content: 'build/\n' });
+    await host.gate.call('p', 'commit', { message: 'ignore build' });
+    mkdirSync(join(worktree('p'), 'build'));
+    writeFileSync(join(worktree('p'), 'build/out.bin'), 'compiled\n');
+    await host.subagents.start({ parent: 'p', child: 'k' });
+    expect(await host.gate.call('k', 'write', { path: 'build', content: 'a file now\n' })).toMatchObject({ ok: true });
+    await host.gate.call('k', 'commit', { message: 'child build file' });
+    const before = repo.git('rev-parse', 'gatefs/p');
+    await expect(host.subagents.land('k')).rejects.toMatchObject({
+      code: 'DIRTY_WORKTREE',
+      data: { conversation: 'p', reason: 'UNTRACKED_FILES', files: ['build/'] },
+    });
+    expect(repo.git('rev-parse', 'gatefs/p')).toBe(before);
+    expect(readFileSync(join(worktree('p'), 'build/out.bin'), 'utf8')).toBe('compiled\n');
+    expect(host.status().find((s) => s.conversation === 'k')).toMatchObject({ state: 'ready' });
+  });
+
+  it("refuses a child branch holding the state directory's name (NOT_CLEAN, PROTECTED_PATH), changing nothing", async () => {
+    const { repo, host, worktree } = await world();
+    await host.subagents.start({ parent: 'p', child: 'k' });
+    // No tool writes it: the child's commit is made with plain git.
+    writeFileSync(join(worktree('k'), '.gatefs'), 'not a folder\n');
+    const git = (...args: string[]) => execFileSync('git', ['-C', worktree('k'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    git('add', '-f', '.gatefs');
+    git('-c', 'user.name=agent', '-c', 'user.email=a@example.invalid', 'commit', '-q', '--no-verify', '-m', 'by hand');
+    const before = repo.git('rev-parse', 'gatefs/p');
+    await expect(host.subagents.land('k')).rejects.toMatchObject({
+      code: 'NOT_CLEAN',
+      data: { reason: 'PROTECTED_PATH', paths: ['.gatefs'] },
+    });
+    expect(repo.git('rev-parse', 'gatefs/p')).toBe(before);
+    expect(existsSync(join(worktree('p'), '.gatefs'))).toBe(false);
+    expect(lstatSync(join(repo.dir, '.gatefs')).isDirectory()).toBe(true);
   });
 
   it('refuses to land a child whose parent branch moved on (NOT_CLEAN, PARENT_MOVED)', async () => {
