@@ -7,6 +7,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { conflictsOf, planCheckoutSafety, type DiskKind, type TreeChange } from './checkout-safety.js';
 import type { GitSession, NeutralGitRunner } from './neutral-git-runner.js';
 
@@ -37,7 +38,7 @@ async function kindOnDisk(path: string): Promise<DiskKind> {
   try {
     return (await lstat(path)).isDirectory() ? 'folder' : 'other';
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = foreignCodeOf(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'absent';
     throw e;
   }

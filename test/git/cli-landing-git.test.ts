@@ -271,7 +271,11 @@ describe('CliLandingGit.fastForward', () => {
   it('is blocked by an uncommitted edit to a file the move changes, and changes nothing', async () => {
     const { repo, git, expected, next } = checkedOut();
     writeFileSync(join(repo.dir, 'a.txt'), 'mine\n');
-    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({ outcome: 'blocked', files: ['a.txt'] });
+    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({
+      outcome: 'blocked',
+      reason: 'UNCOMMITTED_CHANGES',
+      files: ['a.txt'],
+    });
     expect(repo.git('rev-parse', 'main')).toBe(expected);
     expect(readFileSync(join(repo.dir, 'a.txt'), 'utf8')).toBe('mine\n');
     expect(readFileSync(join(repo.dir, 'src/c.ts'), 'utf8')).toBe('C\n');
@@ -281,7 +285,11 @@ describe('CliLandingGit.fastForward', () => {
     const { repo, git, expected, next } = checkedOut();
     const later = sideCommit(repo, { 'fresh.txt': 'from the branch\n' }, next);
     writeFileSync(join(repo.dir, 'fresh.txt'), 'mine, untracked\n');
-    expect(await git.fastForward('refs/heads/main', expected, later, ctx)).toEqual({ outcome: 'blocked', files: ['fresh.txt'] });
+    expect(await git.fastForward('refs/heads/main', expected, later, ctx)).toEqual({
+      outcome: 'blocked',
+      reason: 'UNTRACKED_FILES',
+      files: ['fresh.txt'],
+    });
     rmSync(join(repo.dir, 'fresh.txt'));
     writeFileSync(join(repo.dir, 'a.txt'), 'A\n'); // same bytes, new mtime: stale stat data in the index
     utimesSync(join(repo.dir, 'a.txt'), new Date(2_000_000_000_000), new Date(2_000_000_000_000));

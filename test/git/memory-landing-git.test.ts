@@ -274,7 +274,11 @@ describe('MemoryLandingGit: fastForward', () => {
     volume.writeFileSync(`${WT}/a.txt`, 'A2\n');
     const next = (await landing.commit(WT, commitOpts('x'), ctx)).sha as string;
     volume.writeFileSync('/repo/src/b.ts', 'mine\n');
-    expect(await landing.fastForward('refs/heads/main', head, next, ctx)).toEqual({ outcome: 'blocked', files: ['src/b.ts'] });
+    expect(await landing.fastForward('refs/heads/main', head, next, ctx)).toEqual({
+      outcome: 'blocked',
+      reason: 'UNCOMMITTED_CHANGES',
+      files: ['src/b.ts'],
+    });
     expect(await landing.readRef('refs/heads/main', ctx)).toBe(head);
     expect(read('/repo/a.txt')).toBe(numbers(12));
   });
