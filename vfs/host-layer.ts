@@ -17,7 +17,7 @@
  * are not detected; a folder moved out of the root by another process while an operation holds
  * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
-import { fstatSync, lstatSync, openSync, closeSync, readdirSync, readlinkSync, constants, type Dirent } from 'node:fs';
+import { fstatSync, lstatSync, openSync, closeSync, readlinkSync, constants } from 'node:fs';
 import { VfsError } from './errors.js';
 import type {
   DirEntry,
@@ -36,8 +36,9 @@ import type {
   WriteOptions,
   WriteResult,
 } from './layer.js';
-import { baseName, compareNames } from './layer.js';
+import { baseName } from './layer.js';
 import { ConfinedWalk, type HeldDir, type HostGuarantee } from './host-walk.js';
+import { listHeldFolder } from './host-folder-listing.js';
 import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-walk.js';
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
@@ -193,7 +194,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     const chain = this.walk.openChain(layerSegments(path, 'readdir'), 'readdir');
     try {
       this.walk.seams.afterCheck?.({ op: 'readdir', path });
-      return this.list(chain[chain.length - 1]);
+      return await this.list(chain[chain.length - 1]);
     } finally {
       this.walk.release(chain);
     }
@@ -367,17 +368,21 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
     }
   }
 
-  private list(dir: HeldDir): DirEntry[] {
-    let dirents: Dirent[];
-    try {
-      dirents = readdirSync(dir.base, { withFileTypes: true });
+  /** The held folder's entries, sorted (a large folder in slices: vfs/host-folder-listing.ts). */
+  private list(dir: HeldDir): DirEntry[] | Promise<DirEntry[]> {
+    const listed = (entries: DirEntry[]) => {
       this.walk.verify(dir);
-    } catch (e) {
+      return entries;
+    };
+    const failed = (e: unknown): never => {
       throw hostError(e, 'readdir', dir.rel);
+    };
+    try {
+      const entries = listHeldFolder(dir.fd, dir.base);
+      return entries instanceof Promise ? entries.then(listed).catch(failed) : listed(entries);
+    } catch (e) {
+      return failed(e);
     }
-    const out: DirEntry[] = new Array(dirents.length);
-    for (let i = 0; i < dirents.length; i++) out[i] = { name: dirents[i].name, type: entryTypeOf(dirents[i]) };
-    return out.sort((a, b) => compareNames(a.name, b.name));
   }
 }
 

@@ -50,7 +50,8 @@ const SCRATCH_BYTES = 256 * 1024;
  * that handle), `lstat` an entry. Errors are `VfsError`s at the layer path given.
  */
 export interface HostFolderOps {
-  list(dir: HeldDir): DirEntry[];
+  /** The folder's entries, sorted; a promise for a folder large enough to be listed in slices. */
+  list(dir: HeldDir): DirEntry[] | Promise<DirEntry[]>;
   read(
     dir: HeldDir,
     name: string,
@@ -109,7 +110,8 @@ export async function* walkHostTree(
       }
       const dir = frame.dir!;
       const only = options.only?.(dir.rel);
-      const entries = only === undefined ? ops.list(dir) : lookUpIn(ops, dir, only);
+      const found = only === undefined ? ops.list(dir) : lookUpIn(ops, dir, only);
+      const entries = found instanceof Promise ? await found : found;
       const files = new HeldFolderAccess(ops, dir, scratch);
       try {
         yield { path: dir.rel, entries, files };
