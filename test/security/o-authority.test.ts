@@ -71,6 +71,9 @@ function treeHash(dir: string): string {
   const walk = (d: string, rel: string) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (e.name.startsWith('gatefs.db')) continue;
+      // A copy workspace's lower folder is built from the pinned commit in the background, on
+      // gatefs's own schedule (a slow machine finishes it while the calls run): not agent-written.
+      if (rel === '.gatefs/' && e.name === 'lowers') continue;
       const p = join(d, e.name);
       h.update(`${rel}${e.name}\0`);
       if (e.isDirectory()) walk(p, `${rel}${e.name}/`);
