@@ -32,6 +32,7 @@ export const TOOL_ERROR_CODES = [
   'TOO_DEEP',
   'DIRTY_WORKTREE',
   'QUEUE_REJECTED',
+  'NOT_A_WORKTREE',
   'CROSS_MOUNT',
   'INTERNAL',
 ] as const;
@@ -79,7 +80,9 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   DIRTY_WORKTREE:
     'submit: the workspace has changes that are not committed (the message names them): commit them (or remove them), then submit again.',
   QUEUE_REJECTED:
-    'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the workspace is not a git worktree); the message says why.',
+    'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the branch of the workspace is gone); the message says why.',
+  NOT_A_WORKTREE:
+    'diff, commit, submit: the workspace is not a git worktree (its backend is shared or copy), so it has no branch of its own to diff, commit to or land.',
   CROSS_MOUNT:
     'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',

@@ -10,7 +10,7 @@
  * fsmonitor, signing and the user's global config neutralised: the agent never writes `.git`
  * and nothing in the repository runs. A writing tool for the gate: the workspace's write door
  * and occupancy apply (`OCCUPIED`). Errors: the path codes, `PROTECTED_PATH`, `OUTSIDE_MOUNTS`,
- * `QUEUE_REJECTED` (not a git worktree).
+ * `NOT_A_WORKTREE` (not a git worktree).
  */
 import { Type } from '@sinclair/typebox';
 import { PathArg } from './path-arg.js';
@@ -54,7 +54,7 @@ export const commitTool = defineTool({
     const work = ctx.work;
     if (!work)
       throw new ToolFailure(
-        'QUEUE_REJECTED',
+        'NOT_A_WORKTREE',
         `the workspace of '${ctx.conversation}' is not a git worktree, so it has no branch to commit to`,
       );
     const paths = input.paths === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, input.paths, 'commit', true);

@@ -8,7 +8,7 @@
  * Value: `base`, `baseSha`, `files: [{path, status}]` (status added|modified|deleted|typechange),
  * `patch` (unified diff, at most 256 KiB) and `truncated`. Git runs host-side (the host's work
  * port); nothing the repository configures runs. Errors: the path codes, `OUTSIDE_MOUNTS` for a
- * path in another mount, `QUEUE_REJECTED` for a workspace that is not a git worktree.
+ * path in another mount, `NOT_A_WORKTREE` for a workspace that is not a git worktree.
  */
 import { Type } from '@sinclair/typebox';
 import { PathArg } from './path-arg.js';
@@ -55,7 +55,7 @@ export const diffTool = defineTool({
   paths: () => [],
   async handler(input, ctx) {
     const work = ctx.work;
-    if (!work) throw new ToolFailure('QUEUE_REJECTED', `the workspace of '${ctx.conversation}' is not a git worktree, so it has no diff`);
+    if (!work) throw new ToolFailure('NOT_A_WORKTREE', `the workspace of '${ctx.conversation}' is not a git worktree, so it has no diff`);
     const paths = input.path === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, [input.path], 'diff', false);
     return ok<DiffValue>(
       await work.diff({ base: input.base ?? 'pinned', maxPatchBytes: DIFF_MAX_PATCH_BYTES, ...(paths.length > 0 ? { paths } : {}) }),

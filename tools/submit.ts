@@ -7,7 +7,7 @@
  * Value: `submissionId`, `requestId` (the landing report arrives under it, exactly once),
  * `queuePosition` (1: next in line), `commit`, `target`.
  * Errors: `DIRTY_WORKTREE` while anything is not committed (commit first), `QUEUE_REJECTED`
- * (nothing to land beyond the target, no target branch, not a git worktree), `OCCUPIED`.
+ * (nothing to land beyond the target, no target branch), `NOT_A_WORKTREE`, `OCCUPIED`.
  */
 import { Type } from '@sinclair/typebox';
 import { ToolFailure, ok } from './result.js';
@@ -51,7 +51,7 @@ export const submitTool = defineTool({
     const work = ctx.work;
     if (!work)
       throw new ToolFailure(
-        'QUEUE_REJECTED',
+        'NOT_A_WORKTREE',
         `the workspace of '${ctx.conversation}' is not a git worktree, so there is no branch to land`,
       );
     return ok<SubmitValue>(await work.submit({ divergence: input.divergence, ...(input.summary ? { summary: input.summary } : {}) }));

@@ -29,7 +29,7 @@ export interface Registration {
    * `request_files` calls it (absent: the tool answers `TOOL_NOT_ALLOWED`).
    */
   readonly disclosure?: DisclosureRequests;
-  /** Diff, commit and submit for the workspace (a `worktree` workspace that is `ready`); absent: those tools answer `QUEUE_REJECTED`. */
+  /** Diff, commit and submit for the workspace (a `worktree` workspace that is `ready`); absent: those tools answer `NOT_A_WORKTREE`. */
   readonly work?: WorkRequests;
 }
 

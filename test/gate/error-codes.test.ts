@@ -23,6 +23,16 @@ const landing = (async () => {
   return host;
 })();
 
+/** A memory host whose copy conversation `c` declares diff, commit and submit, which a copy cannot do. */
+const copying = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'diff', 'commit', 'submit'], workspace: { backend: 'copy' } }] },
+  });
+  await host.prepare({ conversation: 'c' });
+  return host;
+})();
+
 const SHA0 = '0'.repeat(64);
 const temp = mkdtempSync(join(tmpdir(), 'gatefs-codes-'));
 const closers: (() => void)[] = [];
@@ -118,6 +128,7 @@ describe('error codes', () => {
       return result;
     },
     QUEUE_REJECTED: async () => (await landing).gate.call('w', 'submit', { divergence: 'None' }),
+    NOT_A_WORKTREE: async () => (await copying).gate.call('c', 'diff', {}),
     CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
     INTERNAL: () => call('broken', 'list', {}),
   };

@@ -259,6 +259,23 @@ describe('the lander on the memory host', () => {
     await h.close();
   });
 
+  it('answers NOT_A_WORKTREE to diff, commit and submit in a copy workspace, which has no branch of its own', async () => {
+    const tools = ['read', 'write', 'diff', 'commit', 'submit'];
+    const h = await createMemoryHost({ files, manifest: { roles: [{ name: 'agent', tools, workspace: { backend: 'copy' } }] } });
+    await h.prepare({ conversation: 'c' });
+    expect((await h.gate.call('c', 'write', { path: 'new.txt', content: 'n\n' })).ok).toBe(true);
+    for (const [tool, args] of [
+      ['diff', {}],
+      ['commit', { message: 'new' }],
+      ['submit', { divergence: 'None' }],
+    ] as const) {
+      const result = await h.gate.call('c', tool, args);
+      expect(result).toMatchObject({ ok: false, error: { code: 'NOT_A_WORKTREE', message: expect.stringContaining('not a git worktree') } });
+    }
+    expect(h.lander.status()).toEqual([]);
+    await h.close();
+  });
+
   it('gives a byte-identical run log for the same landing scenario', async () => {
     const run = async () => {
       const h = await host(new Checks((_c, call) => (call === 2 ? { exitCode: 2, output: 'boom' } : {})));
