@@ -270,7 +270,10 @@ describe('the lander on the memory host', () => {
       ['submit', { divergence: 'None' }],
     ] as const) {
       const result = await h.gate.call('c', tool, args);
-      expect(result).toMatchObject({ ok: false, error: { code: 'NOT_A_WORKTREE', message: expect.stringContaining('not a git worktree') } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'NOT_A_WORKTREE', message: expect.stringContaining('not a git worktree') },
+      });
     }
     expect(h.lander.status()).toEqual([]);
     await h.close();
