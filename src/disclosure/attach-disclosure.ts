@@ -56,9 +56,9 @@ export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord):
           materializeFiles({ root, snapshot, git: host.git, checkoutPath, context: { tag: 'disclose', chain: [conversation] } }, paths),
         commit: (next, event) =>
           host.store.transaction(() => {
-            const current = host.store.getWorkspace(conversation);
-            if (current) host.store.updateWorkspace(conversation, { data: withDisclosureState(current.data, next) });
-            if (event) host.store.appendEvent(event);
+            const current = host.store.workspaces.get(conversation);
+            if (current) host.store.workspaces.update(conversation, { data: withDisclosureState(current.data, next) });
+            if (event) host.store.runLog.append(event);
           }),
       });
       return withDisclosureHints(projection, service);

@@ -43,7 +43,9 @@ export async function initialDisclosure(
 /** What `startDisclosure` needs of the host. */
 export interface StartDisclosureHost {
   readonly platform: { readonly git: { readonly objects: GitObjectReader } };
-  readonly store: { appendEvent(draft: { type: string; conversation: string | null; data: Record<string, unknown> }): unknown };
+  readonly store: {
+    readonly runLog: { append(draft: { type: string; conversation: string | null; data: Record<string, unknown> }): unknown };
+  };
 }
 
 /**
@@ -57,6 +59,6 @@ export async function startDisclosure(
   policy: DisclosurePolicy,
 ): Promise<DisclosureState> {
   const { state, missing } = await initialDisclosure(host.platform.git.objects, pinnedSha, policy);
-  if (missing.length > 0) host.store.appendEvent({ type: 'disclosure.initial_missing', conversation, data: { missing, pinnedSha } });
+  if (missing.length > 0) host.store.runLog.append({ type: 'disclosure.initial_missing', conversation, data: { missing, pinnedSha } });
   return state;
 }

@@ -55,15 +55,15 @@ export function claimAutoConversation(store: StateStore, liveness: ProcessLivene
   const folderKey = folderKeyOf(request.folder);
   const { window } = request;
   return store.transaction(() => {
-    const claims = store.windowClaimsOf(folderKey);
+    const claims = store.windowClaims.ofFolder(folderKey);
     const own = claims.find((c) => sameProcess(c.window, window));
-    if (own) return { conversation: store.claimWindow(folderKey, own.slot, window).conversation, how: 'reconnected' };
+    if (own) return { conversation: store.windowClaims.claim(folderKey, own.slot, window).conversation, how: 'reconnected' };
     const free = claims.find((c) => !liveness.isAlive(c.window) && !isOccupied(store, liveness, c.conversation));
-    if (free) return { conversation: store.claimWindow(folderKey, free.slot, window).conversation, how: 'reused' };
+    if (free) return { conversation: store.windowClaims.claim(folderKey, free.slot, window).conversation, how: 'reused' };
     const used = new Set(claims.map((c) => c.slot));
     let slot = 1;
     while (used.has(slot) || hasWorkspace(store, `${folderKey}-${slot}`)) slot++;
-    return { conversation: store.claimWindow(folderKey, slot, window).conversation, how: 'new' };
+    return { conversation: store.windowClaims.claim(folderKey, slot, window).conversation, how: 'new' };
   });
 }
 
@@ -73,11 +73,11 @@ function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
 
 /** True while a live session (its process runs) occupies `conversation`. */
 function isOccupied(store: StateStore, liveness: ProcessLiveness, conversation: string): boolean {
-  return store.activeOccupancy(conversation).some((r) => r.process === undefined || liveness.isAlive(r.process));
+  return store.occupancy.activeRecords(conversation).some((r) => r.process === undefined || liveness.isAlive(r.process));
 }
 
 /** True when a workspace of that id exists that no claim accounts for (prepared by hand): its slot is skipped. */
 function hasWorkspace(store: StateStore, conversation: string): boolean {
-  const record = store.getWorkspace(conversation);
+  const record = store.workspaces.get(conversation);
   return record !== null && record.state !== 'failed';
 }

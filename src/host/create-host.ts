@@ -106,7 +106,7 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   try {
     recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
     if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
-    exec.attach(store);
+    exec.attach(store.runLog);
     // The files granting authority, wherever a workspace shows them: the manifest loaded under
     // every name that leads to it (and `<repo>/gatefs.yaml`, which the CLI loads by default).
     const authorityFiles = [

@@ -63,7 +63,7 @@ export function runLander(ctx: HostContext, options: HostLanderOptions, target?:
 
 /** The queue as status rows, oldest first. */
 export function landerStatus(ctx: HostContext): SubmissionStatus[] {
-  return ctx.store.submissions().map((s) => ({
+  return ctx.store.submissions.list().map((s) => ({
     id: s.id,
     requestId: s.requestId,
     conversation: s.conversation,

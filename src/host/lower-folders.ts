@@ -106,7 +106,7 @@ export class LowerFolders {
   upgrade(conversation: string): void {
     const view = this.ctx.views.get(conversation);
     if (!view?.lower || view.lower.servesFolder) return;
-    const record = this.ctx.store.getWorkspace(conversation);
+    const record = this.ctx.store.workspaces.get(conversation);
     const path = record ? this.readyFolder(record) : null;
     if (!path) return;
     try {
@@ -131,7 +131,7 @@ export class LowerFolders {
     }
     const token = this.ctx.ids.next('lower');
     const deadline = this.ctx.clock.now() + waitMs;
-    while (!this.ctx.store.tryLockPreparation(lockKey(conversation), lockOwner(this.ctx, token))) {
+    while (!this.ctx.store.preparationLocks.tryLock(lockKey(conversation), lockOwner(this.ctx, token))) {
       if (this.ctx.clock.now() >= deadline) {
         throw new WorkspaceError('BUSY', `the lower folder of '${conversation}' is still being built by another process`, {
           conversation,
@@ -143,13 +143,13 @@ export class LowerFolders {
     try {
       const removed = this.removeFolder(conversation);
       this.ctx.store.transaction(() => {
-        const record = this.ctx.store.getWorkspace(conversation);
-        if (record && lowerOf(record)) this.ctx.store.updateWorkspace(conversation, { data: withLower(record.data, null) });
+        const record = this.ctx.store.workspaces.get(conversation);
+        if (record && lowerOf(record)) this.ctx.store.workspaces.update(conversation, { data: withLower(record.data, null) });
       });
       if (removed) this.event('lower.removed', conversation, {});
       return removed;
     } finally {
-      this.ctx.store.unlockPreparation(lockKey(conversation), token);
+      this.ctx.store.preparationLocks.unlock(lockKey(conversation), token);
     }
   }
 
@@ -164,12 +164,12 @@ export class LowerFolders {
   private async build(conversation: string, controller: AbortController): Promise<void> {
     const { store } = this.ctx;
     const token = this.ctx.ids.next('lower');
-    if (!store.tryLockPreparation(lockKey(conversation), lockOwner(this.ctx, token))) return;
+    if (!store.preparationLocks.tryLock(lockKey(conversation), lockOwner(this.ctx, token))) return;
     const poll = setInterval(() => {
       if (!this.stillWanted(conversation, token)) controller.abort();
     }, this.pollMs);
     try {
-      const record = store.getWorkspace(conversation);
+      const record = store.workspaces.get(conversation);
       if (!record || !isServing(record) || this.closed) return;
       const last = lowerOf(record);
       if (last?.state === 'unavailable' && last.sha === record.pinnedSha) return;
@@ -187,7 +187,7 @@ export class LowerFolders {
       await this.checkOut(conversation, lower, controller.signal);
     } finally {
       clearInterval(poll);
-      store.unlockPreparation(lockKey(conversation), token);
+      store.preparationLocks.unlock(lockKey(conversation), token);
     }
   }
 
@@ -239,11 +239,11 @@ export class LowerFolders {
   private mark(conversation: string, token: string | null, next: LowerRecord | null): boolean {
     const { store } = this.ctx;
     return store.transaction(() => {
-      const record = store.getWorkspace(conversation);
+      const record = store.workspaces.get(conversation);
       if (!record || !isServing(record)) return false;
       if (next && record.pinnedSha !== next.sha) return false;
       if (token !== null && lowerOf(record)?.token !== token) return false;
-      store.updateWorkspace(conversation, { data: withLower(record.data, next) });
+      store.workspaces.update(conversation, { data: withLower(record.data, next) });
       return true;
     });
   }
@@ -251,7 +251,7 @@ export class LowerFolders {
   /** True while the build `token` should go on: the host is open and the workspace serves, its record that build's. */
   private stillWanted(conversation: string, token: string): boolean {
     if (this.closed) return false;
-    const record = this.ctx.store.getWorkspace(conversation);
+    const record = this.ctx.store.workspaces.get(conversation);
     return record !== null && isServing(record) && lowerOf(record)?.token === token;
   }
 
@@ -268,7 +268,7 @@ export class LowerFolders {
   }
 
   private event(type: string, conversation: string, data: Record<string, unknown>): void {
-    if (!this.closed || type === 'lower.stopped') this.ctx.store.appendEvent({ type, conversation, data });
+    if (!this.closed || type === 'lower.stopped') this.ctx.store.runLog.append({ type, conversation, data });
   }
 }
 

@@ -34,7 +34,7 @@ export class OccupancyGuard {
    */
   acquire(conversation: string, holder: string, mode: OccupancyMode): OccupancyRecord {
     try {
-      const { record, ended } = this.store.occupy(
+      const { record, ended } = this.store.occupancy.acquire(
         { conversation, holder, mode, process: this.liveness.self },
         (r) => this.isGone(r) && !this.isReleaseHolder(r),
       );
@@ -52,14 +52,14 @@ export class OccupancyGuard {
    */
   blockingHolder(conversation: string, holder: string | undefined): string | undefined {
     for (;;) {
-      const blocker = this.store.blockingOccupant(conversation, holder);
+      const blocker = this.store.occupancy.blockingOccupant(conversation, holder);
       if (!blocker) return undefined;
       if (!this.isGone(blocker)) return blocker.holder;
       if (this.isReleaseHolder(blocker)) {
         this.onInterruptedRelease(conversation);
         return blocker.holder;
       }
-      if (this.store.endOccupancy(blocker.id)) this.logGone(blocker, 'write');
+      if (this.store.occupancy.end(blocker.id)) this.logGone(blocker, 'write');
     }
   }
 
@@ -74,18 +74,18 @@ export class OccupancyGuard {
   }
 
   private isReleaseHolder(record: OccupancyRecord): boolean {
-    return pendingReleaseOf(this.store.getWorkspace(record.conversation))?.holder === record.holder;
+    return pendingReleaseOf(this.store.workspaces.get(record.conversation))?.holder === record.holder;
   }
 
   private noticeInterruptedRelease(conversation: string): void {
-    const pending = pendingReleaseOf(this.store.getWorkspace(conversation));
+    const pending = pendingReleaseOf(this.store.workspaces.get(conversation));
     if (!pending) return;
-    const holder = this.store.activeOccupancy(conversation).find((r) => r.holder === pending.holder);
+    const holder = this.store.occupancy.activeRecords(conversation).find((r) => r.holder === pending.holder);
     if (!holder || this.isGone(holder)) this.onInterruptedRelease(conversation);
   }
 
   private logGone(record: ActiveOccupancy, by: 'acquire' | 'write'): void {
-    this.store.appendEvent({
+    this.store.runLog.append({
       type: 'occupancy.holder_gone',
       conversation: record.conversation,
       data: { holder: record.holder, mode: record.mode, pid: record.process?.pid ?? null, by },

@@ -56,11 +56,11 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
   const role = findRole(ctx.manifest, options.role);
   const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
   const token = ctx.ids.next('prepare');
-  if (!ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
+  if (!ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
     throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared by another process`, { conversation });
   }
   try {
-    let existing = ctx.store.getWorkspace(conversation);
+    let existing = ctx.store.workspaces.get(conversation);
     // A release a crash interrupted is finished or undone before anything else (we hold the lock it held).
     if (existing && pendingReleaseOf(existing)) existing = await recoverRelease(ctx, existing, context);
     const intact =
@@ -70,23 +70,23 @@ export async function prepareWorkspace(ctx: HostContext, options: PrepareOptions
     if (existing?.state === 'ready') {
       // The checkout vanished (removed by hand, or a crash during release): materialize it
       // again from the same branch and pin, like a released workspace.
-      ctx.store.appendEvent({ type: 'prepare.checkout_missing', conversation, data: { backend: existing.backend } });
+      ctx.store.runLog.append({ type: 'prepare.checkout_missing', conversation, data: { backend: existing.backend } });
       if (existing.backend === 'worktree') await ctx.platform.git.pruneWorktrees(context);
     }
     if (existing?.state === 'preparing') {
       const report = await rollbackPreparation(ctx, existing, context);
-      ctx.store.deleteWorkspace(conversation);
-      ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report } });
+      ctx.store.workspaces.delete(conversation);
+      ctx.store.runLog.append({ type: 'prepare.rolled_back', conversation, data: { ...report } });
     }
     return await materialize(ctx, role, options, context);
   } catch (e) {
     if (!logged.has(e as object)) {
       const { code, data, message } = asPreparationError(e, conversation);
-      ctx.store.appendEvent({ type: 'prepare.failed', conversation, data: { code, reason: data.reason ?? null, message } });
+      ctx.store.runLog.append({ type: 'prepare.failed', conversation, data: { code, reason: data.reason ?? null, message } });
     }
     throw e;
   } finally {
-    ctx.store.unlockPreparation(conversation, token);
+    ctx.store.preparationLocks.unlock(conversation, token);
   }
 }
 
@@ -125,7 +125,7 @@ async function reuse(
     }
   }
   if (ctx.registry.lookup(record.conversation)?.state !== 'ready') registerReady(ctx, record);
-  ctx.store.appendEvent({ type: 'prepare.reused', conversation: record.conversation, data: { pinnedSha: record.pinnedSha } });
+  ctx.store.runLog.append({ type: 'prepare.reused', conversation: record.conversation, data: { pinnedSha: record.pinnedSha } });
   return record;
 }
 
@@ -193,7 +193,7 @@ async function recordPreparing(
   const backend = role.workspace.backend;
   const checkoutPath = checkoutOf(ctx.platform, conversation, backend);
   const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
-  const record = store.putWorkspace({
+  const record = store.workspaces.put({
     conversation,
     role: role.name,
     backend,
@@ -208,7 +208,7 @@ async function recordPreparing(
     checkoutPath,
     data: { ...data },
   });
-  store.appendEvent({
+  store.runLog.append({
     type: 'prepare.start',
     conversation,
     data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha },
@@ -226,7 +226,7 @@ async function build(ctx: HostContext, role: Role, context: GitContext, draft: D
   const { conversation } = draft.record;
   const backend = role.workspace.backend;
   const save = () => {
-    draft.record = store.updateWorkspace(conversation, { data: { ...draft.data } });
+    draft.record = store.workspaces.update(conversation, { data: { ...draft.data } });
   };
   const markCreated = (created: CreatedByPreparation) => {
     draft.data.created = { ...draft.data.created, ...created };
@@ -245,8 +245,8 @@ async function build(ctx: HostContext, role: Role, context: GitContext, draft: D
   }
   save();
   registerReady(ctx, draft.record);
-  draft.record = store.updateWorkspace(conversation, { state: 'ready' });
-  store.appendEvent({
+  draft.record = store.workspaces.update(conversation, { state: 'ready' });
+  store.runLog.append({
     type: 'prepare.ready',
     conversation,
     data: { backend, pinnedSha: draft.record.pinnedSha, branch: draft.record.branch, reused: draft.data.reused ?? false },
@@ -282,9 +282,9 @@ async function abandon(ctx: HostContext, record: WorkspaceRecord, context: GitCo
   ctx.views.get(conversation)?.close();
   ctx.views.delete(conversation);
   ctx.registry.delete(conversation);
-  store.deleteWorkspace(conversation);
+  store.workspaces.delete(conversation);
   const error = asPreparationError(e, conversation);
-  store.appendEvent({
+  store.runLog.append({
     type: 'prepare.failed',
     conversation,
     data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } },
@@ -317,11 +317,11 @@ async function resumePin(ctx: HostContext, conversation: string, base: string | 
         });
       }
     }
-    ctx.store.appendEvent({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: base, landed: true } });
+    ctx.store.runLog.append({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: base, landed: true } });
     return base;
   }
   const pin = (await ctx.platform.git.mergeBase(head, base, context)) ?? base;
-  ctx.store.appendEvent({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: pin, landed: false } });
+  ctx.store.runLog.append({ type: 'prepare.resumed', conversation, data: { branch, head, pinnedSha: pin, landed: false } });
   return pin;
 }
 

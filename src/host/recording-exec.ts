@@ -10,7 +10,7 @@ import type { ExecRequest, ExecResult, HostExec } from '../ports/host-exec.js';
 
 /** Where exec events go. */
 export interface ExecEventSink {
-  appendEvent(draft: EventDraft): unknown;
+  append(draft: EventDraft): unknown;
 }
 
 /** A host-exec wrapper that writes one `exec` run-log event per command (see the file comment). */
@@ -30,7 +30,7 @@ export class RecordingHostExec implements HostExec {
   /** Starts writing to `sink`, first flushing the events held so far. */
   attach(sink: ExecEventSink): void {
     this.sink = sink;
-    for (const draft of this.held.splice(0)) sink.appendEvent(draft);
+    for (const draft of this.held.splice(0)) sink.append(draft);
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
@@ -62,7 +62,7 @@ export class RecordingHostExec implements HostExec {
   }
 
   private record(draft: EventDraft): void {
-    if (this.sink) this.sink.appendEvent(draft);
+    if (this.sink) this.sink.append(draft);
     else this.held.push(draft);
   }
 }

@@ -52,12 +52,12 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
     return undo(ctx, record, pending, e);
   }
   const released = ctx.store.transaction(() => {
-    const done = ctx.store.updateWorkspace(conversation, { state: 'released', data: withPendingRelease(record.data, null) });
-    ctx.store.releaseOccupancy(conversation, pending.holder);
+    const done = ctx.store.workspaces.update(conversation, { state: 'released', data: withPendingRelease(record.data, null) });
+    ctx.store.occupancy.release(conversation, pending.holder);
     return done;
   });
   ctx.registry.set(registrationOf(released, 'released'));
-  ctx.store.appendEvent({
+  ctx.store.runLog.append({
     type: 'release.finished',
     conversation,
     data: { holder: pending.holder, discard: pending.discard, backend: record.backend },
@@ -84,19 +84,19 @@ async function workThatAppeared(ctx: HostContext, record: WorkspaceRecord, conte
 function undo(ctx: HostContext, record: WorkspaceRecord, pending: PendingRelease, failure: unknown): WorkspaceRecord {
   const { conversation } = record;
   const cleared = ctx.store.transaction(() => {
-    const now = ctx.store.updateWorkspace(conversation, { data: withPendingRelease(record.data, null) });
-    ctx.store.releaseOccupancy(conversation, pending.holder);
+    const now = ctx.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
+    ctx.store.occupancy.release(conversation, pending.holder);
     return now;
   });
   const data: Record<string, unknown> = { holder: pending.holder, step: pending.step };
   if (failure) data.problem = (failure as Error).message ?? String(failure);
-  ctx.store.appendEvent({ type: 'release.undone', conversation, data });
+  ctx.store.runLog.append({ type: 'release.undone', conversation, data });
   if (cleared.state === 'ready') {
     try {
       registerReady(ctx, cleared);
     } catch (e) {
       ctx.registry.delete(conversation);
-      ctx.store.appendEvent({ type: 'recover.unavailable', conversation, data: { message: (e as Error).message } });
+      ctx.store.runLog.append({ type: 'recover.unavailable', conversation, data: { message: (e as Error).message } });
     }
   }
   return cleared;

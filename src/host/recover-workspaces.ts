@@ -17,7 +17,7 @@ import { rollbackPreparation } from './rollback-preparation.js';
 
 /** Registers what the store holds and rolls back interrupted preparations (see the file comment). */
 export async function recoverWorkspaces(ctx: HostContext): Promise<void> {
-  for (const record of ctx.store.listWorkspaces()) {
+  for (const record of ctx.store.workspaces.list()) {
     if (record.state === 'ready' && pendingReleaseOf(record)) await recoverInterruptedRelease(ctx, record.conversation);
     else if (record.state === 'ready') registerOrReport(ctx, record);
     else if (record.state === 'released') ctx.registry.set(registrationOf(record, 'released'));
@@ -29,7 +29,7 @@ function registerOrReport(ctx: HostContext, record: WorkspaceRecord): void {
   try {
     registerReady(ctx, record);
   } catch (e) {
-    ctx.store.appendEvent({ type: 'recover.unavailable', conversation: record.conversation, data: { message: (e as Error).message } });
+    ctx.store.runLog.append({ type: 'recover.unavailable', conversation: record.conversation, data: { message: (e as Error).message } });
   }
 }
 
@@ -40,38 +40,38 @@ function registerOrReport(ctx: HostContext, record: WorkspaceRecord): void {
  */
 export async function recoverInterruptedRelease(ctx: HostContext, conversation: string): Promise<void> {
   const token = ctx.ids.next('recover');
-  if (!ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
-    const record = ctx.store.getWorkspace(conversation);
+  if (!ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
+    const record = ctx.store.workspaces.get(conversation);
     if (record?.state === 'ready' && !ctx.releasing.has(conversation) && !ctx.views.has(conversation)) registerOrReport(ctx, record);
     return;
   }
   try {
-    const record = ctx.store.getWorkspace(conversation);
+    const record = ctx.store.workspaces.get(conversation);
     if (record && pendingReleaseOf(record)) await recoverRelease(ctx, record, { tag: 'recover', chain: [conversation] });
     else if (record?.state === 'ready' && !ctx.views.has(conversation)) registerOrReport(ctx, record);
   } finally {
-    ctx.store.unlockPreparation(conversation, token);
+    ctx.store.preparationLocks.unlock(conversation, token);
   }
 }
 
 async function recoverInterrupted(ctx: HostContext, record: WorkspaceRecord): Promise<void> {
   const { conversation } = record;
   const token = ctx.ids.next('recover');
-  if (!ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
+  if (!ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
     ctx.registry.set(registrationOf(record, 'preparing'));
     return;
   }
   try {
-    const current = ctx.store.getWorkspace(conversation);
+    const current = ctx.store.workspaces.get(conversation);
     if (current?.state !== 'preparing') {
       if (current?.state === 'ready') registerOrReport(ctx, current);
       return;
     }
     const report = await rollbackPreparation(ctx, current, { tag: 'recover', chain: [conversation] });
-    ctx.store.deleteWorkspace(conversation);
+    ctx.store.workspaces.delete(conversation);
     ctx.registry.delete(conversation);
-    ctx.store.appendEvent({ type: 'prepare.rolled_back', conversation, data: { ...report, interrupted: true } });
+    ctx.store.runLog.append({ type: 'prepare.rolled_back', conversation, data: { ...report, interrupted: true } });
   } finally {
-    ctx.store.unlockPreparation(conversation, token);
+    ctx.store.preparationLocks.unlock(conversation, token);
   }
 }

@@ -57,17 +57,17 @@ export async function releaseWorkspace(
   options: ReleaseOptions,
   chain: readonly string[],
 ): Promise<ReleaseResult> {
-  const first = ctx.store.getWorkspace(conversation);
+  const first = ctx.store.workspaces.get(conversation);
   if (!first || first.state === 'failed') {
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
   }
   const token = ctx.ids.next('release');
-  if (first.state === 'preparing' || !ctx.store.tryLockPreparation(conversation, lockOwner(ctx, token))) {
+  if (first.state === 'preparing' || !ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
     throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared or released`, { conversation });
   }
   const context: GitContext = { tag: 'release', chain: [...chain, conversation] };
   try {
-    let record = ctx.store.getWorkspace(conversation) ?? first;
+    let record = ctx.store.workspaces.get(conversation) ?? first;
     if (pendingReleaseOf(record)) record = await recoverRelease(ctx, record, context);
     if (record.state === 'preparing')
       throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
@@ -81,10 +81,10 @@ export async function releaseWorkspace(
       ...(options.discard ? { discarded: taken.discarded } : {}),
       ...(taken.forced.length > 0 ? { forcedHolders: taken.forced } : {}),
     };
-    ctx.store.appendEvent({ type: 'release', conversation, data: { ...result, backend: record.backend } });
+    ctx.store.runLog.append({ type: 'release', conversation, data: { ...result, backend: record.backend } });
     return result;
   } finally {
-    ctx.store.unlockPreparation(conversation, token);
+    ctx.store.preparationLocks.unlock(conversation, token);
   }
 }
 
@@ -110,7 +110,7 @@ async function takeDown(
   let door: ShutDoor | null = null;
   try {
     setPending(ctx, conversation, pending);
-    ctx.store.appendEvent({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
+    ctx.store.runLog.append({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
     await ctx.drain(conversation);
     door = await shutDoor(ctx, conversation);
     const work = await workOf(ctx, record, context, discard);
@@ -120,11 +120,11 @@ async function takeDown(
     closeView(ctx, conversation);
     const removed = await removeCheckout(ctx, record, discard, context);
     const released = ctx.store.transaction(() => {
-      const done = ctx.store.updateWorkspace(conversation, {
+      const done = ctx.store.workspaces.update(conversation, {
         state: 'released',
-        data: withPendingRelease(ctx.store.getWorkspace(conversation)?.data ?? {}, null),
+        data: withPendingRelease(ctx.store.workspaces.get(conversation)?.data ?? {}, null),
       });
-      ctx.store.releaseOccupancy(conversation, holder);
+      ctx.store.occupancy.release(conversation, holder);
       return done;
     });
     ctx.registry.set(registrationOf(released, 'released'));
@@ -171,7 +171,7 @@ function takeOccupancy(ctx: HostContext, conversation: string, holder: string, f
     if (!isWorkspaceError(e, 'OCCUPIED')) throw e;
     const current = String(e.data.holder);
     if (!force) {
-      ctx.store.appendEvent({ type: 'release.refused', conversation, data: { code: 'OCCUPIED', holder: current } });
+      ctx.store.runLog.append({ type: 'release.refused', conversation, data: { code: 'OCCUPIED', holder: current } });
       throw new WorkspaceError(
         'OCCUPIED',
         `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`,
@@ -181,10 +181,10 @@ function takeOccupancy(ctx: HostContext, conversation: string, holder: string, f
         },
       );
     }
-    const others = ctx.store.activeOccupancy(conversation).filter((r) => r.holder !== holder);
+    const others = ctx.store.occupancy.activeRecords(conversation).filter((r) => r.holder !== holder);
     for (const r of others) {
-      if (ctx.store.endOccupancy(r.id))
-        ctx.store.appendEvent({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
+      if (ctx.store.occupancy.end(r.id))
+        ctx.store.runLog.append({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
     }
     ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
     return others.map((r) => r.holder);
@@ -261,8 +261,8 @@ async function branchStep(
 
 function setPending(ctx: HostContext, conversation: string, pending: PendingRelease): void {
   ctx.store.transaction(() => {
-    const current = ctx.store.getWorkspace(conversation);
-    if (current) ctx.store.updateWorkspace(conversation, { data: withPendingRelease(current.data, pending) });
+    const current = ctx.store.workspaces.get(conversation);
+    if (current) ctx.store.workspaces.update(conversation, { data: withPendingRelease(current.data, pending) });
   });
 }
 
@@ -276,7 +276,7 @@ function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): Work
   const { conversation } = record;
   // The names are the agent's: each shown as one line (data.files keeps them exact).
   const shown = files.slice(0, 20).map(terminalSafeLine).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
-  ctx.store.appendEvent({
+  ctx.store.runLog.append({
     type: 'release.refused',
     conversation,
     data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length },
@@ -301,20 +301,20 @@ function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): Work
  */
 function backInService(ctx: HostContext, conversation: string, holder: string, cause: unknown): void {
   try {
-    const record = ctx.store.getWorkspace(conversation);
+    const record = ctx.store.workspaces.get(conversation);
     if (record?.state === 'ready') {
-      const cleared = ctx.store.updateWorkspace(conversation, { data: withPendingRelease(record.data, null) });
+      const cleared = ctx.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
       if (ctx.registry.lookup(conversation)?.state !== 'ready' || !ctx.views.has(conversation)) {
         try {
           registerReady(ctx, cleared);
         } catch (e) {
           ctx.registry.delete(conversation);
-          ctx.store.appendEvent({ type: 'release.restore_failed', conversation, data: { message: (e as Error).message } });
+          ctx.store.runLog.append({ type: 'release.restore_failed', conversation, data: { message: (e as Error).message } });
         }
       }
     }
-    ctx.store.appendEvent({ type: 'release.aborted', conversation, data: { code: codeOf(cause) ?? 'ERROR' } });
+    ctx.store.runLog.append({ type: 'release.aborted', conversation, data: { code: codeOf(cause) ?? 'ERROR' } });
   } finally {
-    ctx.store.releaseOccupancy(conversation, holder);
+    ctx.store.occupancy.release(conversation, holder);
   }
 }

@@ -61,7 +61,7 @@ export async function openStateReader(options: StateReaderOptions): Promise<Stat
     throw e;
   }
   return {
-    events: (filter) => store.events(filter),
+    events: (filter) => store.runLog.read(filter),
     close: () => store.close(),
   };
 }

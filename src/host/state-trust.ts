@@ -262,7 +262,7 @@ export async function waitForOrigin(stateDir: string, now: number, attempts = 20
 export function recordOriginOf(store: StateStore, stateDir: string, uid: number, created: boolean): void {
   const file = created ? currentOrigin(stateDir, uid) : readOriginFile(stateDir);
   if (!file) throw untrusted(stateDir, 'NO_ORIGIN', `${join(stateDir, ORIGIN_FILE)} went missing`, moveAside(stateDir));
-  const recorded = store.origin() ?? store.recordOrigin(file);
+  const recorded = store.origin.get() ?? store.origin.record(file);
   if (!sameOrigin(recorded, file)) {
     throw untrusted(
       stateDir,

@@ -54,26 +54,26 @@ export interface SubagentHost {
 
 /** Starts a subagent (see the module comment). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, `BACKEND_UNAVAILABLE`, what `prepare` throws. */
 export async function startSubagent(ctx: HostContext, host: SubagentHost, options: StartSubagentOptions): Promise<WorkspaceStatus> {
-  const parentRole = ctx.manifest.roles.find((r) => r.name === ctx.store.getWorkspace(options.parent)?.role);
+  const parentRole = ctx.manifest.roles.find((r) => r.name === ctx.store.workspaces.get(options.parent)?.role);
   if ((options.isolate ?? parentRole?.subagents.isolate ?? 'worktree') !== 'worktree') {
     throw new WorkspaceError('BACKEND_UNAVAILABLE', `subagents are isolated in a worktree; '${String(options.isolate)}' is not available`, {
       isolate: String(options.isolate),
     });
   }
   const parent = worktreeOf(ctx, options.parent);
-  const chain = ctx.store.lineageOf(options.parent).chain;
+  const chain = ctx.store.lineage.of(options.parent).chain;
   const context: GitContext = { tag: 'subagent', chain };
   const head = await ctx.landing.readRef(refOf(options.parent), context);
   if (head === null)
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `the branch of '${options.parent}' is gone`, { conversation: options.parent });
-  if (ctx.store.getWorkspace(options.child)) {
+  if (ctx.store.workspaces.get(options.child)) {
     throw new WorkspaceError('PREPARATION_FAILED', `conversation '${options.child}' already exists`, {
       conversation: options.child,
       reason: 'CHILD_EXISTS',
     });
   }
-  ctx.store.recordLineage(options.child, options.parent);
-  ctx.store.appendEvent({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
+  ctx.store.lineage.record(options.child, options.parent);
+  ctx.store.runLog.append({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
   return host.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain });
 }
 
@@ -82,7 +82,7 @@ export async function landSubagent(ctx: HostContext, host: SubagentHost, child: 
   const parent = parentOf(ctx, child);
   worktreeOf(ctx, parent);
   worktreeOf(ctx, child);
-  const chain = ctx.store.lineageOf(child).chain;
+  const chain = ctx.store.lineage.of(child).chain;
   const context: GitContext = { tag: 'subagent', chain };
   const dirty = await ctx.platform.git.dirtyFiles(checkoutOf(ctx.platform, child, 'worktree'), context);
   if (dirty.length > 0) {
@@ -120,7 +120,7 @@ export async function landSubagent(ctx: HostContext, host: SubagentHost, child: 
       );
     }
     commits = await ctx.landing.countAhead(parentHead, childHead, context);
-    ctx.store.appendEvent({ type: 'subagent.land', conversation: child, data: { parent, from: parentHead, to: childHead, commits } });
+    ctx.store.runLog.append({ type: 'subagent.land', conversation: child, data: { parent, from: parentHead, to: childHead, commits } });
     const moved = await ctx.landing.fastForward(refOf(parent), parentHead, childHead, context);
     if (moved.outcome === 'blocked') {
       const what =
@@ -139,15 +139,15 @@ export async function landSubagent(ctx: HostContext, host: SubagentHost, child: 
   const release = await host.releaseChecked(child, { chain });
   // The parent's branch now holds every commit of the child's: its branch goes, compare-and-delete.
   await ctx.platform.git.deleteBranch(branchOf(child, 'worktree')!, childHead, context).catch(() => undefined);
-  ctx.store.appendEvent({ type: 'subagent.landed', conversation: child, data: { parent, head: childHead, commits } });
+  ctx.store.runLog.append({ type: 'subagent.landed', conversation: child, data: { parent, head: childHead, commits } });
   return { child, parent, parentHead: commits > 0 ? childHead : parentHead, commits, release: { ...release, branchDeleted: true } };
 }
 
 /** Removes a subagent's clean checkout, keeping its branch. Throws what `release` throws (`DIRTY_WORKTREE`, …). */
 export async function discardSubagent(ctx: HostContext, host: SubagentHost, child: string): Promise<ReleaseResult> {
   const parent = parentOf(ctx, child);
-  const release = await host.releaseChecked(child, { chain: ctx.store.lineageOf(child).chain });
-  ctx.store.appendEvent({ type: 'subagent.discarded', conversation: child, data: { parent } });
+  const release = await host.releaseChecked(child, { chain: ctx.store.lineage.of(child).chain });
+  ctx.store.runLog.append({ type: 'subagent.discarded', conversation: child, data: { parent } });
   return release;
 }
 
@@ -156,8 +156,8 @@ export async function discardSubagent(ctx: HostContext, host: SubagentHost, chil
  * lacks (release would leave them unlanded); nothing otherwise.
  */
 export async function refuseUnlanded(ctx: HostContext, conversation: string, chain: readonly string[]): Promise<void> {
-  const lineage = ctx.store.lineageOf(conversation);
-  const record = ctx.store.getWorkspace(conversation);
+  const lineage = ctx.store.lineage.of(conversation);
+  const record = ctx.store.workspaces.get(conversation);
   if (lineage.parent === null || record?.backend !== 'worktree' || record.state !== 'ready') return;
   const context: GitContext = { tag: 'release', chain };
   const head = await ctx.landing.readRef(refOf(conversation), context);
@@ -177,14 +177,14 @@ export async function refuseUnlanded(ctx: HostContext, conversation: string, cha
 }
 
 function parentOf(ctx: HostContext, child: string): string {
-  const parent = ctx.store.lineageOf(child).parent;
+  const parent = ctx.store.lineage.of(child).parent;
   if (parent === null)
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `'${child}' is not a subagent (no parent is recorded)`, { conversation: child });
   return parent;
 }
 
 function worktreeOf(ctx: HostContext, conversation: string) {
-  const record = ctx.store.getWorkspace(conversation);
+  const record = ctx.store.workspaces.get(conversation);
   if (record?.state !== 'ready')
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `no ready workspace is recorded for '${conversation}'`, { conversation });
   if (record.backend !== 'worktree') {

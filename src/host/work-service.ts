@@ -54,7 +54,7 @@ export class WorkService implements WorkRequests {
     } catch (e) {
       if (!(e instanceof ToolFailure)) {
         const message = e instanceof Error ? e.message : String(e);
-        this.ctx.store.appendEvent({
+        this.ctx.store.runLog.append({
           type: 'work.failed',
           conversation: this.conversation,
           data: { op, code: codeOf(e) ?? 'ERROR', message },
@@ -91,7 +91,7 @@ export class WorkService implements WorkRequests {
     );
     const sha = made.sha ?? (await this.head(context));
     if (made.sha)
-      this.ctx.store.appendEvent({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
+      this.ctx.store.runLog.append({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
     return { sha, branch: this.branch.slice('refs/heads/'.length), files: made.files };
   }
 
@@ -116,7 +116,7 @@ export class WorkService implements WorkRequests {
   }
 
   private context(tag: string): GitContext {
-    return { tag, chain: this.ctx.store.lineageOf(this.conversation).chain };
+    return { tag, chain: this.ctx.store.lineage.of(this.conversation).chain };
   }
 }
 

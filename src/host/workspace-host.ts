@@ -135,7 +135,7 @@ export class WorkspaceHost implements Host {
     this.calls = new CallTracker(
       new ToolGate({
         registry: this.registry,
-        runLog: { append: (event) => store.appendEventSoon(event) },
+        runLog: { append: (event) => store.runLog.appendSoon(event) },
         clock: options.clock,
         occupancy: { blockingHolder: (conversation, holder) => occupancy.blockingHolder(conversation, holder) },
         tools: GATE_TOOLS,
@@ -150,10 +150,10 @@ export class WorkspaceHost implements Host {
   static async start(options: WorkspaceHostOptions): Promise<WorkspaceHost> {
     const host = new WorkspaceHost(options);
     await recoverWorkspaces(host.ctx);
-    options.store.appendEvent({
+    options.store.runLog.append({
       type: 'host.start',
       conversation: null,
-      data: { confinement: options.platform.confinement, workspaces: options.store.listWorkspaces().length },
+      data: { confinement: options.platform.confinement, workspaces: options.store.workspaces.list().length },
     });
     return host;
   }
@@ -175,16 +175,16 @@ export class WorkspaceHost implements Host {
 
   status(): WorkspaceStatus[] {
     this.checkOpen();
-    const landed = this.ctx.store.landedPerRoot();
-    return this.ctx.store
-      .listWorkspaces()
+    const landed = this.ctx.store.submissions.landedPerRoot();
+    return this.ctx.store.workspaces
+      .list()
       .filter((r) => r.state !== 'failed')
       .map((r) => this.statusRow(r, landed));
   }
 
   events(filter?: EventFilter): RunEvent[] {
     this.checkOpen();
-    return this.ctx.store.events(filter);
+    return this.ctx.store.runLog.read(filter);
   }
 
   /**
@@ -197,7 +197,7 @@ export class WorkspaceHost implements Host {
       return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
     }
     return this.queue.add(async () => {
-      const chain = options.chain ?? this.ctx.store.lineageOf(conversation).chain;
+      const chain = options.chain ?? this.ctx.store.lineage.of(conversation).chain;
       await refuseUnlanded(this.ctx, conversation, chain);
       return releaseWorkspace(this.ctx, conversation, options, chain);
     });
@@ -250,7 +250,7 @@ export class WorkspaceHost implements Host {
   /** The messages port: what the lander delivered to `conversation` (every message when omitted), oldest first. */
   messages(conversation?: string): MessageRecord[] {
     this.checkOpen();
-    return this.ctx.store.messages(conversation);
+    return this.ctx.store.messages.list(conversation);
   }
 
   /** Subagents: start a child from its parent's branch, land it onto the parent, or discard it (src/host/subagents.ts). */
@@ -279,11 +279,11 @@ export class WorkspaceHost implements Host {
    */
   acquire(conversation: string, holder: string, mode: OccupancyMode = 'exclusive-write'): OccupancyRecord {
     this.checkOpen();
-    if (!this.ctx.store.getWorkspace(conversation)) {
+    if (!this.ctx.store.workspaces.get(conversation)) {
       throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
     }
     const record = this.ctx.occupancy.acquire(conversation, holder, mode);
-    this.ctx.store.appendEvent({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
+    this.ctx.store.runLog.append({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
     return record;
   }
 
@@ -295,7 +295,7 @@ export class WorkspaceHost implements Host {
    */
   declaredTools(conversation: string, role?: string): ToolDescriptor[] {
     this.checkOpen();
-    const recorded = this.ctx.store.getWorkspace(conversation);
+    const recorded = this.ctx.store.workspaces.get(conversation);
     const name = recorded && recorded.state !== 'failed' ? recorded.role : role;
     const declared: ReadonlySet<string> = new Set(findRole(this.ctx.manifest, name).tools);
     return GATE_TOOLS.filter((t) => declared.has(t.name)).map((t) => t.descriptor);
@@ -314,8 +314,8 @@ export class WorkspaceHost implements Host {
   /** Ends `holder`'s occupancy. Result: true when it held one. */
   releaseOccupancy(conversation: string, holder: string): boolean {
     this.checkOpen();
-    const released = this.ctx.store.releaseOccupancy(conversation, holder);
-    if (released) this.ctx.store.appendEvent({ type: 'occupancy.release', conversation, data: { holder } });
+    const released = this.ctx.store.occupancy.release(conversation, holder);
+    if (released) this.ctx.store.runLog.append({ type: 'occupancy.release', conversation, data: { holder } });
     return released;
   }
 
@@ -342,16 +342,16 @@ export class WorkspaceHost implements Host {
       .add(() => recoverInterruptedRelease(this.ctx, conversation))
       .catch((e: unknown) => {
         if (!this.closed)
-          this.ctx.store.appendEvent({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
+          this.ctx.store.runLog.append({ type: 'recover.failed', conversation, data: { message: (e as Error)?.message ?? String(e) } });
       })
       .finally(() => this.recovering.delete(conversation));
   }
 
   private statusRow(record: WorkspaceRecord, landed?: Map<string, number>): WorkspaceStatus {
     const row = statusOf(record, this.ctx.store, this.ctx.platform.confinement, (holder) => this.ctx.occupancy.isShown(holder));
-    const lineage = this.ctx.store.lineageOf(record.conversation);
+    const lineage = this.ctx.store.lineage.of(record.conversation);
     if (lineage.parent !== null) return { ...row, parent: lineage.parent };
-    return { ...row, parent: null, landed: (landed ?? this.ctx.store.landedPerRoot()).get(record.conversation) ?? 0 };
+    return { ...row, parent: null, landed: (landed ?? this.ctx.store.submissions.landedPerRoot()).get(record.conversation) ?? 0 };
   }
 
   /**
@@ -362,7 +362,7 @@ export class WorkspaceHost implements Host {
   private refresh(conversation: string, current: Registration | undefined): Registration | undefined {
     if (this.closed || !isConversationId(conversation) || this.inFlight.has(conversation) || this.ctx.releasing.has(conversation))
       return current;
-    const record = this.ctx.store.getWorkspace(conversation);
+    const record = this.ctx.store.workspaces.get(conversation);
     // Another process may have released the workspace and prepared it again in between: a view
     // over the folder it replaced is opened anew.
     if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(this.ctx, record)) {
@@ -382,7 +382,7 @@ export class WorkspaceHost implements Host {
     } catch (e) {
       // No view can open: nothing stays registered over a closed one, and the run log says why.
       this.registry.delete(conversation);
-      this.ctx.store.appendEvent({ type: 'registry.unavailable', conversation, data: failureData(e) });
+      this.ctx.store.runLog.append({ type: 'registry.unavailable', conversation, data: failureData(e) });
       // Only a workspace folder that is gone means "no workspace here". Anything else (a link
       // where the folder was, the role gone from the manifest, no descriptors left) is an error
       // the caller must see (the gate answers INTERNAL or BUSY), not an unknown conversation.

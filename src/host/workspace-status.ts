@@ -18,7 +18,7 @@ export function statusOf(
   confinement?: string,
   isLive: (holder: OccupancyRecord) => boolean = () => true,
 ): WorkspaceStatus {
-  const holders = store.occupancy(record.conversation).filter(isLive);
+  const holders = store.occupancy.current(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
   return {
     conversation: record.conversation,

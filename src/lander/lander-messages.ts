@@ -10,8 +10,11 @@
 import type { StateStore } from '../state/store.js';
 import type { SubmissionRecord } from '../state/submission-table.js';
 
+/** The part of the state store these use: the outbox. */
+export type Outbox = Pick<StateStore, 'messages'>;
+
 /** Delivers the report and the note of a landed submission (each at most once). */
-export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
+export function deliverLanding(store: Outbox, sub: SubmissionRecord): void {
   const starter = sub.chain.length > 1 ? sub.chain[sub.chain.length - 2]! : sub.conversation;
   const landed = {
     submissionId: sub.id,
@@ -20,7 +23,7 @@ export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
     landedSha: sub.landedSha,
     commit: sub.commitSha,
   };
-  store.deliverMessage({
+  store.messages.deliver({
     requestId: sub.requestId,
     conversation: sub.conversation,
     kind: 'report',
@@ -34,7 +37,7 @@ export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
       ...sub.outcome,
     },
   });
-  store.deliverMessage({
+  store.messages.deliver({
     requestId: `${sub.requestId}/note`,
     conversation: starter,
     kind: 'note',
@@ -44,8 +47,8 @@ export function deliverLanding(store: StateStore, sub: SubmissionRecord): void {
 }
 
 /** Delivers the input of a refused submission to its submitter (at most once). */
-export function deliverFailure(store: StateStore, sub: SubmissionRecord, outcome: Record<string, unknown>): void {
-  store.deliverMessage({
+export function deliverFailure(store: Outbox, sub: SubmissionRecord, outcome: Record<string, unknown>): void {
+  store.messages.deliver({
     requestId: sub.requestId,
     conversation: sub.conversation,
     kind: 'input',

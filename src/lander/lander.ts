@@ -48,9 +48,15 @@ export interface ProjectMemory {
   appendOnce(key: string, line: string): boolean;
 }
 
+/**
+ * The part of the state store a lander uses: its queue, its outbox, the run log, its lock per
+ * target, and transactions to record a step with its event.
+ */
+export type LanderStore = Pick<StateStore, 'transaction' | 'submissions' | 'messages' | 'runLog' | 'landerLocks'>;
+
 /** What a lander needs. */
 export interface LanderOptions {
-  store: StateStore;
+  store: LanderStore;
   git: LandingGit;
   checks: readonly CheckSpec[];
   runner: CheckRunner;
@@ -124,21 +130,21 @@ export class Lander {
         ? [target]
         : [
             ...new Set(
-              store
-                .submissions()
+              store.submissions
+                .list()
                 .filter(isPending)
                 .map((s) => s.target),
             ),
           ].sort();
     for (const t of targets) {
-      if (!store.tryLockLander(t, { ...this.options.owner, token: this.options.token })) {
+      if (!store.landerLocks.tryLock(t, { ...this.options.owner, token: this.options.token })) {
         report.busy.push(t);
         continue;
       }
       try {
         await this.drainTarget(t, report);
       } finally {
-        store.unlockLander(t, this.options.token);
+        store.landerLocks.unlock(t, this.options.token);
       }
     }
     return report;
@@ -147,7 +153,7 @@ export class Lander {
   private async drainTarget(target: string, report: DrainReport): Promise<void> {
     const skipped = new Set<string>();
     for (;;) {
-      const next = this.options.store.pendingSubmissions(target).find((s) => !skipped.has(s.id));
+      const next = this.options.store.submissions.pending(target).find((s) => !skipped.has(s.id));
       if (!next) return;
       if ((await this.advance(next, report, skipped)) === 'stop') return;
     }
@@ -264,7 +270,7 @@ export class Lander {
     const candidate = sub.candidateSha!;
     const moved = expected === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, expected, candidate, context);
     if (moved.outcome === 'blocked') {
-      this.options.store.appendEvent({
+      this.options.store.runLog.append({
         type: 'lander.blocked',
         conversation: sub.conversation,
         data: { submission: sub.id, reason: moved.reason, files: moved.files },
@@ -303,8 +309,8 @@ export class Lander {
     const { store } = this.options;
     store.transaction(() => {
       deliverLanding(store, sub);
-      store.updateSubmission(sub.id, { state: 'done' });
-      store.appendEvent({
+      store.submissions.update(sub.id, { state: 'done' });
+      store.runLog.append({
         type: 'lander.reported',
         conversation: sub.conversation,
         data: { submission: sub.id, landedSha: sub.landedSha },
@@ -328,7 +334,7 @@ export class Lander {
         : ({ reachable: false, detail: this.remote.unreachable } as const);
     if (!fetched.reachable) {
       // The remote is someone else's machine: without it the landing stays local, its push pending.
-      this.options.store.appendEvent({
+      this.options.store.runLog.append({
         type: 'lander.remote_unreachable',
         conversation: sub.conversation,
         data: { submission: sub.id, remote: push, detail: fetched.detail },
@@ -350,8 +356,8 @@ export class Lander {
     const { store } = this.options;
     store.transaction(() => {
       deliverFailure(store, sub, outcome);
-      store.updateSubmission(sub.id, { state: 'failed', outcome });
-      store.appendEvent({
+      store.submissions.update(sub.id, { state: 'failed', outcome });
+      store.runLog.append({
         type: 'lander.failed',
         conversation: sub.conversation,
         data: { submission: sub.id, reason: outcome.reason ?? null },
@@ -364,8 +370,8 @@ export class Lander {
   private record(sub: SubmissionRecord, patch: SubmissionPatch, event: string, data: Record<string, unknown>): SubmissionRecord {
     const { store } = this.options;
     return store.transaction(() => {
-      const updated = store.updateSubmission(sub.id, patch);
-      store.appendEvent({ type: event, conversation: sub.conversation, data: { submission: sub.id, ...data } });
+      const updated = store.submissions.update(sub.id, patch);
+      store.runLog.append({ type: event, conversation: sub.conversation, data: { submission: sub.id, ...data } });
       return updated;
     });
   }

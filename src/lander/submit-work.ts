@@ -28,10 +28,13 @@ export interface SubmitRequest {
   uncommitted: readonly string[];
 }
 
+/** The part of the state store a submission uses: the lineage of the submitter, the queue, the run log, transactions. */
+export type SubmitStore = Pick<StateStore, 'transaction' | 'lineage' | 'submissions' | 'runLog'>;
+
 /** Queues the branch's head for the lander (see the module comment). Throws `ToolFailure` `DIRTY_WORKTREE`, `QUEUE_REJECTED`. */
-export async function submitWork(store: StateStore, git: LandingGit, ids: IdSource, request: SubmitRequest): Promise<SubmitValue> {
+export async function submitWork(store: SubmitStore, git: LandingGit, ids: IdSource, request: SubmitRequest): Promise<SubmitValue> {
   const { conversation } = request;
-  const lineage = store.lineageOf(conversation);
+  const lineage = store.lineage.of(conversation);
   const context: GitContext = { tag: 'submit', chain: lineage.chain };
   if (request.uncommitted.length > 0) {
     const shown =
@@ -55,12 +58,12 @@ export async function submitWork(store: StateStore, git: LandingGit, ids: IdSour
       `nothing to land: ${short(request.target)} already has every commit of your branch (commit your changes first)`,
     );
   }
-  const pending = store.pendingSubmissions(request.target);
+  const pending = store.submissions.pending(request.target);
   const again = pending.find((s) => s.conversation === conversation && s.commitSha === head);
   if (again) return valueOf(again.id, again.requestId, pending.indexOf(again) + 1, head, request.target);
   const id = ids.next('sub');
   const record = store.transaction(() => {
-    const inserted = store.insertSubmission({
+    const inserted = store.submissions.insert({
       id,
       requestId: `req-${id}`,
       target: request.target!,
@@ -71,11 +74,11 @@ export async function submitWork(store: StateStore, git: LandingGit, ids: IdSour
       divergence: request.divergence,
       summary: request.summary ?? null,
     });
-    store.appendEvent({ type: 'lander.submitted', conversation, data: { submission: id, commit: head, target: request.target } });
+    store.runLog.append({ type: 'lander.submitted', conversation, data: { submission: id, commit: head, target: request.target } });
     return inserted;
   });
   await git.pinRef(`refs/gatefs/submissions/${id}`, head, context);
-  const position = store.pendingSubmissions(request.target).findIndex((s) => s.id === id) + 1;
+  const position = store.submissions.pending(request.target).findIndex((s) => s.id === id) + 1;
   return valueOf(record.id, record.requestId, position, head, request.target);
 }
 

@@ -105,3 +105,18 @@ export function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
     })
     .immediate();
 }
+
+/** The proof of origin of one open database, to read and to record (`StateStore.origin`). */
+export class OriginRecord {
+  constructor(private readonly db: Db) {}
+
+  /** The origin recorded when the database was created, or null. */
+  get(): StateOrigin | null {
+    return originOf(this.db);
+  }
+
+  /** Records `origin` unless one exists (see `recordOrigin`). Result: the origin now recorded. */
+  record(origin: StateOrigin): StateOrigin {
+    return recordOrigin(this.db, origin);
+  }
+}

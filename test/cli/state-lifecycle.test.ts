@@ -125,7 +125,7 @@ describe('a killed server', () => {
   const holderOf = (conversation: string) => {
     const store = StateStore.open(join(repo.dir, '.gatefs/gatefs.db'), { clock: systemClock });
     try {
-      return store.occupancy(conversation)[0]?.holder ?? null;
+      return store.occupancy.current(conversation)[0]?.holder ?? null;
     } finally {
       store.close();
     }

@@ -75,8 +75,8 @@ describe('claimAutoConversation', () => {
   it('a closed window whose workspace a live session still occupies is not reused', () => {
     const { claim, liveness, store } = world();
     const a = claim(100).conversation;
-    store.putWorkspace({ conversation: a, role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready' });
-    store.acquireOccupancy({ conversation: a, holder: 'mcp-1-ab', mode: 'exclusive-write', process: { pid: 7, start: 's7' } });
+    store.workspaces.put({ conversation: a, role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready' });
+    store.occupancy.acquire({ conversation: a, holder: 'mcp-1-ab', mode: 'exclusive-write', process: { pid: 7, start: 's7' } }).record;
     liveness.kill(100);
     expect(claim(200).conversation).not.toBe(a);
     liveness.kill(7);
@@ -86,7 +86,7 @@ describe('claimAutoConversation', () => {
 
   it('skips a slot whose id was prepared by hand', () => {
     const { claim, store } = world();
-    store.putWorkspace({
+    store.workspaces.put({
       conversation: `${folderKeyOf('/home/me/app')}-1`,
       role: 'agent',
       backend: 'worktree',

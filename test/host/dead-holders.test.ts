@@ -113,15 +113,16 @@ describe('a holder whose process is gone', { timeout: 90_000 }, () => {
     expect(mine).toMatch(/^.+:\d+$/);
     const [boot, ticks] = [mine!.slice(0, mine!.lastIndexOf(':')), Number(mine!.slice(mine!.lastIndexOf(':') + 1))];
     // Same pid as this process, started at another time: a recycled pid.
-    store.acquireOccupancy({
+    store.occupancy.acquire({
       conversation: 'a',
       holder: 'recycled',
       mode: 'exclusive-write',
       process: { pid: process.pid, start: `${boot}:${ticks + 1}` },
-    });
+    }).record;
     expect(await host.gate.call('a', 'write', { path: 'x.txt', content: 'x' })).toMatchObject({ ok: true });
     // The same pid with its real start time is alive and blocks.
-    store.acquireOccupancy({ conversation: 'a', holder: 'alive', mode: 'exclusive-write', process: { pid: process.pid, start: mine } });
+    store.occupancy.acquire({ conversation: 'a', holder: 'alive', mode: 'exclusive-write', process: { pid: process.pid, start: mine } })
+      .record;
     expect(await host.gate.call('a', 'write', { path: 'x.txt', content: 'y' })).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
   });
 });

@@ -39,8 +39,8 @@ describe('recovering a release interrupted while removing', () => {
     await host.close();
     // What a release killed after its check leaves: the record says `removing`.
     const store = StateStore.open(join(repo.dir, '.gatefs/gatefs.db'), { clock: systemClock, liveness: nodeProcessLiveness });
-    const record = store.getWorkspace('a')!;
-    store.updateWorkspace('a', { data: withPendingRelease(record.data, { step: 'removing', holder: 'killed-release', discard: false }) });
+    const record = store.workspaces.get('a')!;
+    store.workspaces.update('a', { data: withPendingRelease(record.data, { step: 'removing', holder: 'killed-release', discard: false }) });
     store.close();
     const written = join(repo.dir, '.gatefs/worktrees/a/editor-wrote.txt');
     writeFileSync(written, 'not gatefs, but work');

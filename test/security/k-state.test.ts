@@ -67,7 +67,7 @@ async function open(dir: string, manifest?: object): Promise<WorkspaceHost> {
 function plantRecords(stateDir: string, records: WorkspaceDraft[]): void {
   const store = StateStore.open(join(stateDir, 'gatefs.db'), { clock: systemClock });
   try {
-    for (const r of records) store.putWorkspace(r);
+    for (const r of records) store.workspaces.put(r);
   } finally {
     store.close();
   }

@@ -13,10 +13,10 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-describe('appendEvent', () => {
+describe('runLog.append', () => {
   it('assigns increasing seq from 1 and the clock time', () => {
-    const a = store.appendEvent({ type: 'tool', conversation: 'c1', data: { tool: 'read' } });
-    const b = store.appendEvent({ type: 'prepare', conversation: null, data: {} });
+    const a = store.runLog.append({ type: 'tool', conversation: 'c1', data: { tool: 'read' } });
+    const b = store.runLog.append({ type: 'prepare', conversation: null, data: {} });
     expect([a, b]).toEqual([
       { seq: 1, at: 5_000, type: 'tool', conversation: 'c1', data: { tool: 'read' } },
       { seq: 2, at: 5_010, type: 'prepare', conversation: null, data: {} },
@@ -24,27 +24,27 @@ describe('appendEvent', () => {
   });
 
   it('returns exactly what events() will later return (undefined dropped, dates as strings)', () => {
-    const e = store.appendEvent({ type: 't', conversation: 'c', data: { gone: undefined, when: new Date(0), list: [undefined, 1] } });
+    const e = store.runLog.append({ type: 't', conversation: 'c', data: { gone: undefined, when: new Date(0), list: [undefined, 1] } });
     expect(e.data).toEqual({ when: '1970-01-01T00:00:00.000Z', list: [null, 1] });
-    expect(store.events()).toEqual([e]);
+    expect(store.runLog.read()).toEqual([e]);
   });
 
   it('refuses data that is not JSON (a bigint, a cycle) and writes nothing', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(() => store.appendEvent({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
-    expect(() => store.appendEvent({ type: 't', conversation: null, data: cyclic })).toThrow(/cycle/);
-    expect(store.events()).toEqual([]);
+    expect(() => store.runLog.append({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
+    expect(() => store.runLog.append({ type: 't', conversation: null, data: cyclic })).toThrow(/cycle/);
+    expect(store.runLog.read()).toEqual([]);
   });
 });
 
-describe('appendEventSoon (the tool-call audit records)', () => {
+describe('runLog.appendSoon (the tool-call audit records)', () => {
   it('keeps the order of appends: its time is taken at once, its seq before any later append', () => {
-    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 1 } });
-    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 2 } });
-    store.appendEvent({ type: 'release', conversation: 'c', data: {} });
-    store.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { n: 3 } });
-    expect(store.events().map((e) => [e.seq, e.at, e.type, e.data.n])).toEqual([
+    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 1 } });
+    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 2 } });
+    store.runLog.append({ type: 'release', conversation: 'c', data: {} });
+    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 3 } });
+    expect(store.runLog.read().map((e) => [e.seq, e.at, e.type, e.data.n])).toEqual([
       [1, 5_000, 'tool_call', 1],
       [2, 5_010, 'tool_call', 2],
       [3, 5_020, 'release', undefined],
@@ -59,11 +59,11 @@ describe('appendEventSoon (the tool-call audit records)', () => {
       const s = StateStore.open(file, { clock: new ManualClock() });
       const reader = new Database(file, { readonly: true });
       const count = () => reader.prepare("SELECT count(*) FROM events WHERE type = 'tool_call'").pluck().get();
-      for (let i = 0; i < 5; i++) s.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { i } });
+      for (let i = 0; i < 5; i++) s.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { i } });
       expect(count()).toBe(0);
       await new Promise((r) => setImmediate(r));
       expect(count()).toBe(5);
-      s.appendEventSoon({ type: 'tool_call', conversation: 'c', data: { i: 5 } });
+      s.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { i: 5 } });
       s.close();
       expect(count()).toBe(6);
       reader.close();
@@ -73,18 +73,18 @@ describe('appendEventSoon (the tool-call audit records)', () => {
   });
 
   it('refuses data that is not JSON at once, holding nothing', () => {
-    expect(() => store.appendEventSoon({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
-    expect(store.events()).toEqual([]);
+    expect(() => store.runLog.appendSoon({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
+    expect(store.runLog.read()).toEqual([]);
   });
 });
 
-describe('events(filter)', () => {
+describe('runLog.read(filter)', () => {
   beforeEach(() => {
     for (let i = 0; i < 6; i++) {
-      store.appendEvent({ type: i % 2 ? 'tool' : 'occupancy', conversation: i < 3 ? 'a' : 'b', data: { i } });
+      store.runLog.append({ type: i % 2 ? 'tool' : 'occupancy', conversation: i < 3 ? 'a' : 'b', data: { i } });
     }
   });
-  const is = (filter: Parameters<StateStore['events']>[0]) => store.events(filter).map((e) => e.data.i);
+  const is = (filter: Parameters<StateStore['runLog']['read']>[0]) => store.runLog.read(filter).map((e) => e.data.i);
 
   it('all, oldest first', () => expect(is(undefined)).toEqual([0, 1, 2, 3, 4, 5]));
   it('by conversation', () => expect(is({ conversation: 'b' })).toEqual([3, 4, 5]));
@@ -107,8 +107,8 @@ describe('deterministic JSON', () => {
     try {
       const file = join(dir, 'gatefs.db');
       const s = StateStore.open(file, { clock: new ManualClock() });
-      s.appendEvent({ type: 't', conversation: null, data: { zeta: 1, alpha: { y: 2, x: 1 } } });
-      s.appendEvent({ type: 't', conversation: null, data: { alpha: { x: 1, y: 2 }, zeta: 1 } });
+      s.runLog.append({ type: 't', conversation: null, data: { zeta: 1, alpha: { y: 2, x: 1 } } });
+      s.runLog.append({ type: 't', conversation: null, data: { alpha: { x: 1, y: 2 }, zeta: 1 } });
       s.close();
       const db = new Database(file, { readonly: true });
       const rows = db.prepare('SELECT data FROM events ORDER BY seq').pluck().all();
@@ -122,11 +122,11 @@ describe('deterministic JSON', () => {
   it('the same scenario on a manual clock gives a byte-identical run log', () => {
     const scenario = () => {
       const s = StateStore.open(':memory:', { clock: new ManualClock(Date.UTC(2026, 0, 1), 7) });
-      s.putWorkspace({ conversation: 'c1', role: 'agent', backend: 'copy', guarantee: 'confined', state: 'ready' });
-      s.appendEvent({ type: 'prepare', conversation: 'c1', data: { backend: 'copy', mounts: [{ writable: false, path: '.campaign' }] } });
-      s.acquireOccupancy({ conversation: 'c1', holder: 'mcp-1', mode: 'exclusive-write' });
-      s.appendEvent({ type: 'tool', conversation: 'c1', data: { tool: 'write', outcome: 'ok', durationMs: 0 } });
-      const log = JSON.stringify(s.events());
+      s.workspaces.put({ conversation: 'c1', role: 'agent', backend: 'copy', guarantee: 'confined', state: 'ready' });
+      s.runLog.append({ type: 'prepare', conversation: 'c1', data: { backend: 'copy', mounts: [{ writable: false, path: '.campaign' }] } });
+      s.occupancy.acquire({ conversation: 'c1', holder: 'mcp-1', mode: 'exclusive-write' }).record;
+      s.runLog.append({ type: 'tool', conversation: 'c1', data: { tool: 'write', outcome: 'ok', durationMs: 0 } });
+      const log = JSON.stringify(s.runLog.read());
       s.close();
       return log;
     };

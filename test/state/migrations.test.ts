@@ -75,14 +75,14 @@ describe('opening', () => {
   it('reopening keeps workspaces, events and occupancy, and does not migrate again', () => {
     const file = freshFile();
     const a = open(file);
-    a.putWorkspace({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready', pinnedSha: 'abc' });
-    a.appendEvent({ type: 'prepare', conversation: 'c1', data: { ok: true } });
-    a.acquireOccupancy({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' });
+    a.workspaces.put({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready', pinnedSha: 'abc' });
+    a.runLog.append({ type: 'prepare', conversation: 'c1', data: { ok: true } });
+    a.occupancy.acquire({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' }).record;
     a.close();
     const b = open(file);
-    expect(b.getWorkspace('c1')).toMatchObject({ state: 'ready', pinnedSha: 'abc' });
-    expect(b.events()).toEqual([{ seq: 1, at: 1001, type: 'prepare', conversation: 'c1', data: { ok: true } }]);
-    expect(b.blockingHolder('c1', 'other')).toBe('h');
+    expect(b.workspaces.get('c1')).toMatchObject({ state: 'ready', pinnedSha: 'abc' });
+    expect(b.runLog.read()).toEqual([{ seq: 1, at: 1001, type: 'prepare', conversation: 'c1', data: { ok: true } }]);
+    expect(b.occupancy.blockingHolder('c1', 'other')).toBe('h');
     expect(migrate((b as unknown as { db: Database.Database }).db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });
 

@@ -17,11 +17,11 @@ const origin: StateOrigin = { stateDir: { dev: 2049, ino: 131 }, database: { dev
 
 describe('the origin in the database', () => {
   it('is absent in a new database, recorded once, and the first record wins', () => {
-    expect(store.origin()).toBeNull();
-    expect(store.recordOrigin(origin)).toEqual(origin);
+    expect(store.origin.get()).toBeNull();
+    expect(store.origin.record(origin)).toEqual(origin);
     const other = { ...origin, database: { dev: 1, ino: 999 } };
-    expect(store.recordOrigin(other)).toEqual(origin);
-    expect(store.origin()).toEqual(origin);
+    expect(store.origin.record(other)).toEqual(origin);
+    expect(store.origin.get()).toEqual(origin);
   });
 
   it('keeps birth times to the nanosecond', () => {
@@ -30,8 +30,8 @@ describe('the origin in the database', () => {
       database: { dev: 2049, ino: 137, born: '1796098860739266999' },
       uid: 1000,
     };
-    expect(store.recordOrigin(born)).toEqual(born);
-    expect(store.origin()).toEqual(born);
+    expect(store.origin.record(born)).toEqual(born);
+    expect(store.origin.get()).toEqual(born);
   });
 });
 

@@ -19,61 +19,61 @@ afterEach(() => store.close());
 
 const me = { pid: process.pid, token: 'attempt-1' };
 
-describe('tryLockPreparation', () => {
+describe('preparationLocks.tryLock', () => {
   it('takes a free lock and records who holds it', () => {
-    expect(store.tryLockPreparation('c1', me)).toBe(true);
-    expect(store.preparationLock('c1')).toEqual({ conversation: 'c1', pid: process.pid, token: 'attempt-1', lockedAt: 10 });
+    expect(store.preparationLocks.tryLock('c1', me)).toBe(true);
+    expect(store.preparationLocks.get('c1')).toEqual({ conversation: 'c1', pid: process.pid, token: 'attempt-1', lockedAt: 10 });
   });
 
   it('is re-entrant for the same token', () => {
-    store.tryLockPreparation('c1', me);
-    expect(store.tryLockPreparation('c1', me)).toBe(true);
+    store.preparationLocks.tryLock('c1', me);
+    expect(store.preparationLocks.tryLock('c1', me)).toBe(true);
   });
 
   it('refuses another token while the holder is alive, even in the same process', () => {
-    store.tryLockPreparation('c1', me);
-    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'attempt-2' })).toBe(false);
-    expect(store.preparationLock('c1')?.token).toBe('attempt-1');
+    store.preparationLocks.tryLock('c1', me);
+    expect(store.preparationLocks.tryLock('c1', { pid: process.pid, token: 'attempt-2' })).toBe(false);
+    expect(store.preparationLocks.get('c1')?.token).toBe('attempt-1');
   });
 
   it('takes over a stale lock whose pid is dead', () => {
-    store.tryLockPreparation('c1', { pid: deadPid(), token: 'crashed' });
-    expect(store.tryLockPreparation('c1', me)).toBe(true);
-    expect(store.preparationLock('c1')).toMatchObject({ pid: process.pid, token: 'attempt-1' });
+    store.preparationLocks.tryLock('c1', { pid: deadPid(), token: 'crashed' });
+    expect(store.preparationLocks.tryLock('c1', me)).toBe(true);
+    expect(store.preparationLocks.get('c1')).toMatchObject({ pid: process.pid, token: 'attempt-1' });
   });
 
   it('locks conversations independently', () => {
-    store.tryLockPreparation('c1', me);
-    expect(store.tryLockPreparation('c2', { pid: process.pid, token: 'other' })).toBe(true);
+    store.preparationLocks.tryLock('c1', me);
+    expect(store.preparationLocks.tryLock('c2', { pid: process.pid, token: 'other' })).toBe(true);
   });
 
   it('refuses a pid that is not a positive integer or an empty token', () => {
     for (const pid of [0, -1, 1.5, Number.NaN]) {
-      expect(() => store.tryLockPreparation('c1', { pid, token: 't' })).toThrow(StateError);
+      expect(() => store.preparationLocks.tryLock('c1', { pid, token: 't' })).toThrow(StateError);
     }
-    expect(() => store.tryLockPreparation('c1', { pid: process.pid, token: '' })).toThrow(/token/);
-    expect(store.preparationLock('c1')).toBeNull();
+    expect(() => store.preparationLocks.tryLock('c1', { pid: process.pid, token: '' })).toThrow(/token/);
+    expect(store.preparationLocks.get('c1')).toBeNull();
   });
 
   it('uses the injected liveness check', () => {
     const s = StateStore.open(':memory:', { clock: new ManualClock(), isProcessAlive: () => false });
     try {
-      s.tryLockPreparation('c1', me);
-      expect(s.tryLockPreparation('c1', { pid: process.pid, token: 'other' })).toBe(true);
+      s.preparationLocks.tryLock('c1', me);
+      expect(s.preparationLocks.tryLock('c1', { pid: process.pid, token: 'other' })).toBe(true);
     } finally {
       s.close();
     }
   });
 });
 
-describe('unlockPreparation', () => {
+describe('preparationLocks.unlock', () => {
   it('releases only with the holding token', () => {
-    store.tryLockPreparation('c1', me);
-    expect(store.unlockPreparation('c1', 'someone-else')).toBe(false);
-    expect(store.preparationLock('c1')).not.toBeNull();
-    expect(store.unlockPreparation('c1', 'attempt-1')).toBe(true);
-    expect(store.preparationLock('c1')).toBeNull();
-    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'attempt-2' })).toBe(true);
+    store.preparationLocks.tryLock('c1', me);
+    expect(store.preparationLocks.unlock('c1', 'someone-else')).toBe(false);
+    expect(store.preparationLocks.get('c1')).not.toBeNull();
+    expect(store.preparationLocks.unlock('c1', 'attempt-1')).toBe(true);
+    expect(store.preparationLocks.get('c1')).toBeNull();
+    expect(store.preparationLocks.tryLock('c1', { pid: process.pid, token: 'attempt-2' })).toBe(true);
   });
 });
 
@@ -85,10 +85,10 @@ describe('locks name their process by pid and start time', () => {
     };
     const s = StateStore.open(':memory:', { clock: new ManualClock(), liveness });
     try {
-      s.tryLockPreparation('c1', { pid: 10, token: 'old', start: 's0' });
-      expect(s.preparationLock('c1')).toMatchObject({ pid: 10, start: 's0' });
-      expect(s.tryLockPreparation('c1', { pid: 10, token: 'new', start: 's1' })).toBe(true);
-      expect(s.tryLockPreparation('c1', { pid: 10, token: 'newer', start: 's1' })).toBe(false);
+      s.preparationLocks.tryLock('c1', { pid: 10, token: 'old', start: 's0' });
+      expect(s.preparationLocks.get('c1')).toMatchObject({ pid: 10, start: 's0' });
+      expect(s.preparationLocks.tryLock('c1', { pid: 10, token: 'new', start: 's1' })).toBe(true);
+      expect(s.preparationLocks.tryLock('c1', { pid: 10, token: 'newer', start: 's1' })).toBe(false);
     } finally {
       s.close();
     }

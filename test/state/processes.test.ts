@@ -132,14 +132,14 @@ describe('several processes on one state database', () => {
     await Promise.all(kids.map((k) => k.waitFor('ready')));
     for (const k of kids) k.send('go');
     for (let i = 0; i < perWriter; i++) {
-      store.appendEvent({ type: 'parent', conversation: 'p', data: { i } });
+      store.runLog.append({ type: 'parent', conversation: 'p', data: { i } });
       if (i % 20 === 0) await new Promise((r) => setImmediate(r));
     }
     expect(await Promise.all(kids.map((k) => k.exited))).toEqual([0, 0]);
 
-    expect(store.events().map((e) => e.seq)).toEqual(range(3 * perWriter).map((i) => i + 1));
+    expect(store.runLog.read().map((e) => e.seq)).toEqual(range(3 * perWriter).map((i) => i + 1));
     for (const who of ['p', 'k1', 'k2']) {
-      expect(store.events({ conversation: who }).map((e) => e.data.i)).toEqual(range(perWriter));
+      expect(store.runLog.read({ conversation: who }).map((e) => e.data.i)).toEqual(range(perWriter));
     }
   });
 
@@ -150,24 +150,24 @@ describe('several processes on one state database', () => {
     await holder.waitFor('locked');
     holder.send('go');
     // Blocks in SQLite's busy handler until the child commits (at most the 5 s busy timeout).
-    const mine = store.appendEvent({ type: 'after', conversation: null, data: {} });
+    const mine = store.runLog.append({ type: 'after', conversation: null, data: {} });
     expect(await holder.exited).toBe(0);
-    expect(store.events().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', '2:after']);
+    expect(store.runLog.read().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', '2:after']);
     expect(mine.seq).toBe(2);
   });
 
   it('a reader in another process sees committed state without waiting for the writer', async () => {
     const file = join(dir, 'reader.db');
     const store = openStore(file);
-    store.putWorkspace({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready' });
+    store.workspaces.put({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready' });
     const holder = startChild(sqlScript, file, 'hold-write', '0');
     await holder.waitFor('locked');
     const status = openStore(file);
-    expect(status.listWorkspaces().map((w) => w.conversation)).toEqual(['c1']);
-    expect(status.events()).toEqual([]); // the child's uncommitted event is invisible
+    expect(status.workspaces.list().map((w) => w.conversation)).toEqual(['c1']);
+    expect(status.runLog.read()).toEqual([]); // the child's uncommitted event is invisible
     holder.send('go');
     expect(await holder.exited).toBe(0);
-    expect(status.events().map((e) => e.type)).toEqual(['held']);
+    expect(status.runLog.read().map((e) => e.type)).toEqual(['held']);
   });
 
   it('a preparation lock held by a live process is refused; after that process is killed it is taken over', async () => {
@@ -175,13 +175,13 @@ describe('several processes on one state database', () => {
     const store = openStore(file);
     const other = startChild(sqlScript, file, 'prepare-lock', 'c1', 'their-token');
     await other.waitFor('locked');
-    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'mine' })).toBe(false);
-    expect(store.preparationLock('c1')).toMatchObject({ pid: other.proc.pid, token: 'their-token' });
+    expect(store.preparationLocks.tryLock('c1', { pid: process.pid, token: 'mine' })).toBe(false);
+    expect(store.preparationLocks.get('c1')).toMatchObject({ pid: other.proc.pid, token: 'their-token' });
 
     other.proc.kill('SIGKILL');
     await other.exited.catch(() => undefined);
-    expect(store.tryLockPreparation('c1', { pid: process.pid, token: 'mine' })).toBe(true);
-    expect(store.preparationLock('c1')).toMatchObject({ pid: process.pid, token: 'mine' });
+    expect(store.preparationLocks.tryLock('c1', { pid: process.pid, token: 'mine' })).toBe(true);
+    expect(store.preparationLocks.get('c1')).toMatchObject({ pid: process.pid, token: 'mine' });
   });
 });
 
@@ -221,15 +221,15 @@ describe('several processes through StateStore', () => {
       process.stdout.write('ready\\n');
       await next();
       const store = StateStore.open(file, { clock: { now: () => Date.now() } });
-      for (let i = 0; i < Number(count); i++) store.appendEvent({ type: 'child', conversation: name, data: { i } });
+      for (let i = 0; i < Number(count); i++) store.runLog.append({ type: 'child', conversation: name, data: { i } });
       let occupancy;
       try {
-        store.acquireOccupancy({ conversation: 'shared', holder: name, mode: 'exclusive-write' });
+        store.occupancy.acquire({ conversation: 'shared', holder: name, mode: 'exclusive-write' }).record;
         occupancy = { won: true };
       } catch (e) {
         occupancy = { won: false, error: e.name, code: e.code, holder: e.data?.holder };
       }
-      const locked = store.tryLockPreparation('shared', { pid: process.pid, token: name });
+      const locked = store.preparationLocks.tryLock('shared', { pid: process.pid, token: name });
       process.stdout.write(JSON.stringify({ name, occupancy, locked }) + '\\n');
       await next(); // stay alive (holding the lock) until every child has tried
       store.close();
@@ -255,18 +255,18 @@ describe('several processes through StateStore', () => {
     await Promise.all(kids.map((k) => k.exited));
 
     const store = openStore(file);
-    expect(store.events().map((e) => e.seq)).toEqual(range(names.length * perWriter).map((i) => i + 1));
-    for (const name of names) expect(store.events({ conversation: name }).map((e) => e.data.i)).toEqual(range(perWriter));
+    expect(store.runLog.read().map((e) => e.seq)).toEqual(range(names.length * perWriter).map((i) => i + 1));
+    for (const name of names) expect(store.runLog.read({ conversation: name }).map((e) => e.data.i)).toEqual(range(perWriter));
 
     const winners = results.filter((r) => r.occupancy.won).map((r) => r.name);
     expect(winners).toHaveLength(1);
     for (const loser of results.filter((r) => !r.occupancy.won)) {
       expect(loser.occupancy).toEqual({ won: false, error: 'WorkspaceError', code: 'OCCUPIED', holder: winners[0] });
     }
-    expect(store.occupancy('shared').map((o) => o.holder)).toEqual(winners);
+    expect(store.occupancy.current('shared').map((o) => o.holder)).toEqual(winners);
 
     expect(results.filter((r) => r.locked)).toHaveLength(1);
     // Every child has exited now, so the lock left behind is stale and can be taken over.
-    expect(store.tryLockPreparation('shared', { pid: process.pid, token: 'parent' })).toBe(true);
+    expect(store.preparationLocks.tryLock('shared', { pid: process.pid, token: 'parent' })).toBe(true);
   });
 });

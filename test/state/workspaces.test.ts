@@ -17,7 +17,7 @@ const draft = (conversation: string) =>
 
 describe('workspace records', () => {
   it('put fills nullable fields with null, data with {}, and both times from the clock', () => {
-    expect(store.putWorkspace(draft('c1'))).toEqual({
+    expect(store.workspaces.put(draft('c1'))).toEqual({
       ...draft('c1'),
       branch: null,
       baseRef: null,
@@ -28,24 +28,24 @@ describe('workspace records', () => {
       createdAt: 1_000,
       updatedAt: 1_000,
     });
-    expect(store.getWorkspace('c1')?.createdAt).toBe(1_000);
+    expect(store.workspaces.get('c1')?.createdAt).toBe(1_000);
   });
 
   it('get of an unknown conversation is null', () => {
-    expect(store.getWorkspace('nobody')).toBeNull();
+    expect(store.workspaces.get('nobody')).toBeNull();
   });
 
   it('put again replaces the fields but keeps createdAt', () => {
-    store.putWorkspace(draft('c1'));
+    store.workspaces.put(draft('c1'));
     clock.advance(500);
-    const again = store.putWorkspace({ ...draft('c1'), state: 'ready', branch: 'gatefs/c1', pinnedSha: 'f00d' });
+    const again = store.workspaces.put({ ...draft('c1'), state: 'ready', branch: 'gatefs/c1', pinnedSha: 'f00d' });
     expect(again).toMatchObject({ state: 'ready', branch: 'gatefs/c1', pinnedSha: 'f00d', createdAt: 1_000, updatedAt: 1_500 });
   });
 
   it('a record read earlier can be spread and put back; its stale times are not trusted', () => {
-    const first = store.putWorkspace(draft('c1'));
+    const first = store.workspaces.put(draft('c1'));
     clock.advance(20);
-    expect(store.putWorkspace({ ...first, state: 'ready', createdAt: 0, updatedAt: 0 })).toMatchObject({
+    expect(store.workspaces.put({ ...first, state: 'ready', createdAt: 0, updatedAt: 0 })).toMatchObject({
       state: 'ready',
       createdAt: 1_000,
       updatedAt: 1_020,
@@ -53,14 +53,14 @@ describe('workspace records', () => {
   });
 
   it('list is sorted by conversation, whatever the insertion order', () => {
-    for (const c of ['m', 'a', 'z', 'b']) store.putWorkspace(draft(c));
-    expect(store.listWorkspaces().map((w) => w.conversation)).toEqual(['a', 'b', 'm', 'z']);
+    for (const c of ['m', 'a', 'z', 'b']) store.workspaces.put(draft(c));
+    expect(store.workspaces.list().map((w) => w.conversation)).toEqual(['a', 'b', 'm', 'z']);
   });
 
   it('update changes only the given fields and bumps updatedAt', () => {
-    store.putWorkspace({ ...draft('c1'), branch: 'gatefs/c1', checkoutPath: '/host/wt/c1', data: { mounts: ['/data/out'] } });
+    store.workspaces.put({ ...draft('c1'), branch: 'gatefs/c1', checkoutPath: '/host/wt/c1', data: { mounts: ['/data/out'] } });
     clock.advance(10);
-    const updated = store.updateWorkspace('c1', { state: 'ready', pinnedSha: 'abc123' });
+    const updated = store.workspaces.update('c1', { state: 'ready', pinnedSha: 'abc123' });
     expect(updated).toMatchObject({
       state: 'ready',
       pinnedSha: 'abc123',
@@ -70,42 +70,42 @@ describe('workspace records', () => {
       createdAt: 1_000,
       updatedAt: 1_010,
     });
-    expect(store.getWorkspace('c1')).toEqual(updated);
+    expect(store.workspaces.get('c1')).toEqual(updated);
   });
 
   it('update replaces data whole and can set a field back to null', () => {
-    store.putWorkspace({ ...draft('c1'), error: 'boom', data: { a: 1, b: 2 } });
-    expect(store.updateWorkspace('c1', { error: null, data: { c: 3 } })).toMatchObject({ error: null, data: { c: 3 } });
+    store.workspaces.put({ ...draft('c1'), error: 'boom', data: { a: 1, b: 2 } });
+    expect(store.workspaces.update('c1', { error: null, data: { c: 3 } })).toMatchObject({ error: null, data: { c: 3 } });
   });
 
   it('update of an unknown conversation is UNKNOWN_CONVERSATION naming it', () => {
     let caught: unknown;
     try {
-      store.updateWorkspace('ghost', { state: 'ready' });
+      store.workspaces.update('ghost', { state: 'ready' });
     } catch (e) {
       caught = e;
     }
     expect(caught).toBeInstanceOf(WorkspaceError);
     expect(caught).toMatchObject({ code: 'UNKNOWN_CONVERSATION', data: { conversation: 'ghost' } });
-    expect(store.getWorkspace('ghost')).toBeNull();
+    expect(store.workspaces.get('ghost')).toBeNull();
   });
 
   it('delete removes the record and says whether there was one', () => {
-    store.putWorkspace(draft('c1'));
-    expect(store.deleteWorkspace('c1')).toBe(true);
-    expect(store.deleteWorkspace('c1')).toBe(false);
-    expect(store.listWorkspaces()).toEqual([]);
+    store.workspaces.put(draft('c1'));
+    expect(store.workspaces.delete('c1')).toBe(true);
+    expect(store.workspaces.delete('c1')).toBe(false);
+    expect(store.workspaces.list()).toEqual([]);
   });
 
   it('the database refuses a state outside the lifecycle', () => {
-    expect(() => store.putWorkspace({ ...draft('c1'), state: 'done' as 'ready' })).toThrow(/CHECK constraint/);
-    expect(store.getWorkspace('c1')).toBeNull();
+    expect(() => store.workspaces.put({ ...draft('c1'), state: 'done' as 'ready' })).toThrow(/CHECK constraint/);
+    expect(store.workspaces.get('c1')).toBeNull();
   });
 
   it('a failed record keeps its reason; a released one is a tombstone that stays listed', () => {
-    store.putWorkspace({ ...draft('a'), state: 'failed', error: 'git worktree add: exit 128' });
-    store.putWorkspace({ ...draft('b'), state: 'released' });
-    expect(store.listWorkspaces().map((w) => [w.conversation, w.state, w.error])).toEqual([
+    store.workspaces.put({ ...draft('a'), state: 'failed', error: 'git worktree add: exit 128' });
+    store.workspaces.put({ ...draft('b'), state: 'released' });
+    expect(store.workspaces.list().map((w) => [w.conversation, w.state, w.error])).toEqual([
       ['a', 'failed', 'git worktree add: exit 128'],
       ['b', 'released', null],
     ]);
