@@ -17,7 +17,7 @@ import { CodedError, type ErrorData } from '../vfs/coded-error.js';
 export type WorkspaceErrorCode =
   /** The manifest asks for a backend this gatefs cannot provide (`container`); never a fallback. */
   | 'BACKEND_UNAVAILABLE'
-  /** Materializing a workspace failed; `data.reason` says why, nothing half-made is left. */
+  /** Materializing a workspace failed; `data.reason` says why (`WORKSPACE_ERROR_REASON_DOCS`), nothing half-made is left. */
   | 'PREPARATION_FAILED'
   /** Release refused: the worktree has uncommitted changes; `data.files` lists them. */
   | 'DIRTY_WORKTREE'
@@ -36,11 +36,78 @@ export type WorkspaceErrorCode =
   /** A subagent's branch holds commits its parent lacks (release refused: land or discard it), or cannot be fast-forwarded onto the parent (`data.reason` `PARENT_MOVED`). */
   | 'NOT_CLEAN';
 
+/**
+ * The finer conditions a `WorkspaceError` names in `data.reason`, under its code. Stable like the
+ * codes: `prepare.failed` and `registry.unavailable` records carry them, and callers branch on them
+ * (a `MISSING_FOLDER` registration is an unknown conversation, any other reason an error).
+ */
+export const WORKSPACE_ERROR_REASON_DOCS = {
+  // PREPARATION_FAILED
+  BAD_CONVERSATION_ID: 'PREPARATION_FAILED: the conversation id is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no folder.',
+  ROLE_MISMATCH: 'PREPARATION_FAILED: the conversation is already prepared with another role (data.role).',
+  BASE_MISMATCH:
+    'PREPARATION_FAILED: the conversation is already prepared from another commit than the base asked for (data.pinnedSha, data.baseSha).',
+  BRANCH_EXISTS: "PREPARATION_FAILED: the conversation's branch from an earlier preparation points elsewhere than the base asked for.",
+  PATH_EXISTS:
+    "PREPARATION_FAILED: the workspace folder's place holds something gatefs did not make (a link, a file, a folder that is no worktree).",
+  WORKTREE_CONFLICT: "PREPARATION_FAILED: the workspace folder's place is a worktree of another branch.",
+  CHILD_EXISTS: 'PREPARATION_FAILED: a subagent was started under a conversation id that already has a workspace.',
+  MISSING_FOLDER:
+    'PREPARATION_FAILED: a mount or workspace folder does not exist (a registration without its folder is an unknown conversation); NOT_A_GIT_REPOSITORY: the repository folder does not exist.',
+  MOUNT_IN_STATE_DIR: 'PREPARATION_FAILED: a mount lies inside the gatefs state directory, which no workspace may show.',
+  FOLDER_THROUGH_LINK:
+    'PREPARATION_FAILED: a mount or workspace folder can be reached only through a symbolic link, which gatefs never follows to one.',
+  FOLDER_UNREADABLE: 'PREPARATION_FAILED: a mount or workspace folder exists but cannot be opened (data.path; the code in the message).',
+  // NOT_A_GIT_REPOSITORY
+  UNREADABLE_FOLDER: 'NOT_A_GIT_REPOSITORY: the repository folder cannot be read.',
+  // STATE_UNTRUSTED
+  LINK_IN_STATE_DIR:
+    'STATE_UNTRUSTED: a folder or file of the state directory is a link or not what gatefs made; nothing is done through it.',
+  BAD_NAME: 'STATE_UNTRUSTED: a workspace folder name that gatefs never makes (not a conversation id) was asked to be removed.',
+  GIT_EXCLUDE_LINK: "STATE_UNTRUSTED: git's info/exclude file is a link or not a regular file; gatefs never writes through it.",
+  OWNER: 'STATE_UNTRUSTED: the state directory or database belongs to another user.',
+  PERMISSIONS: 'STATE_UNTRUSTED: the state directory can be written by other users.',
+  LINK: 'STATE_UNTRUSTED: the state directory, its database, a journal or the origin file is a symbolic link.',
+  STRAY_JOURNAL: 'STATE_UNTRUSTED: a database journal (-wal, -shm) lies in the state directory without its database.',
+  FOREIGN_CONTENT: 'STATE_UNTRUSTED: the state directory holds files gatefs did not write and no database.',
+  TRACKED: 'STATE_UNTRUSTED: git tracks files of the state directory: it came with the repository.',
+  NO_ORIGIN: 'STATE_UNTRUSTED: the database has no proof of origin (the origin file or its record is missing).',
+  COPIED: 'STATE_UNTRUSTED: the proof of origin names other files: the state directory was copied, cloned or extracted.',
+  // BUSY
+  CLOSED: 'BUSY: the host is closed; it serves nothing more.',
+  // NOT_CLEAN
+  PARENT_MOVED: "NOT_CLEAN: the parent's branch moved since the subagent started, so the child cannot be fast-forwarded onto it.",
+  PROTECTED_PATH: "NOT_CLEAN: the subagent's branch holds the state directory's name (data.paths).",
+  UNLANDED_COMMITS: "NOT_CLEAN: the subagent's branch holds commits its parent lacks (data.commits): land or discard it first.",
+  // DIRTY_WORKTREE
+  UNCOMMITTED_CHANGES: "DIRTY_WORKTREE: landing a subagent would overwrite the parent checkout's uncommitted changes (data.files).",
+  UNTRACKED_FILES:
+    "DIRTY_WORKTREE: landing a subagent would overwrite, delete or write into the parent checkout's untracked or ignored files (data.files).",
+} as const satisfies Readonly<Record<string, string>>;
+
+/** One declared reason (see `WORKSPACE_ERROR_REASON_DOCS`). */
+export type WorkspaceErrorReason = keyof typeof WORKSPACE_ERROR_REASON_DOCS;
+
+/**
+ * The reason of a `PREPARATION_FAILED` that wraps an unexpected error: `GIT_<code>` for a git
+ * port error, the error's own code (a system error's `ENOSPC`, …), else `ERROR`. Not a declared
+ * reason and nothing to branch on; made only by `unexpectedReason`.
+ */
+export type UnexpectedReason = string & { readonly unexpectedReason: true };
+
+/** The `UnexpectedReason` of `code` (the caller derives it from the error it wraps). */
+export function unexpectedReason(code: string): UnexpectedReason {
+  return code as UnexpectedReason;
+}
+
+/** The facts of a `WorkspaceError`: any plain values, and a declared `reason` when it has one. */
+export type WorkspaceErrorData = ErrorData & { readonly reason?: WorkspaceErrorReason | UnexpectedReason };
+
 /** An error about a workspace, with a stable `code` and structured `data` (see `CodedError`). */
-export class WorkspaceError extends CodedError<WorkspaceErrorCode> {
+export class WorkspaceError extends CodedError<WorkspaceErrorCode, WorkspaceErrorData> {
   override readonly name = 'WorkspaceError';
 
-  constructor(code: WorkspaceErrorCode, message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
+  constructor(code: WorkspaceErrorCode, message: string, data: WorkspaceErrorData = {}, options?: { cause?: unknown }) {
     super(code, message, data, options);
   }
 }

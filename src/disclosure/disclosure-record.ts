@@ -7,10 +7,10 @@
  * record (so it keeps counting across host restarts). gatefs does not count role visits
  * (`max_visits`) anywhere yet; when it does, the record can carry both.
  */
-import type { ToolErrorCode } from '../../tools/codes.js';
 import { isVfsError } from '../../vfs/errors.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
+import type { EventDraft } from '../state/run-log-events.js';
 
 /**
  * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check
@@ -21,23 +21,8 @@ export interface RecordedProblem extends DisclosureProblem {
   detail?: string;
 }
 
-/** The run-log record of one request. */
-export interface DisclosureRecord {
-  type: 'progressive_disclosure';
-  conversation: string;
-  data: {
-    role: string;
-    visit: number;
-    /** The paths as requested (cut at 300 characters each). */
-    requested: string[];
-    reason: string;
-    outcome: DisclosureOutcome;
-    /** Paths newly disclosed by this request (repository-relative); [] unless approved. */
-    disclosed: string[];
-    /** One per refused path; `detail` says what failed when the code is `INTERNAL` or `BUSY`. */
-    problems: { path: string; code: ToolErrorCode; detail?: string }[];
-  };
-}
+/** The run-log record of one request (its data: the catalogue's `progressive_disclosure`, src/state/run-log-events.ts). */
+export type DisclosureRecord = EventDraft<'progressive_disclosure'> & { conversation: string };
 
 /** Builds the record of one request. */
 export function disclosureRecord(fields: {

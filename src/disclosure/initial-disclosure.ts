@@ -9,6 +9,7 @@
  */
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import type { DisclosurePolicy } from '../manifest/types.js';
+import type { EventDraft } from '../state/run-log-events.js';
 import type { DisclosureState } from './disclosure-state.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 
@@ -43,9 +44,7 @@ export async function initialDisclosure(
 /** What `startDisclosure` needs of the host. */
 export interface StartDisclosureHost {
   readonly platform: { readonly git: { readonly objects: GitObjectReader } };
-  readonly store: {
-    readonly runLog: { append(draft: { type: string; conversation: string | null; data: Record<string, unknown> }): unknown };
-  };
+  readonly store: { readonly runLog: { append(draft: EventDraft<'disclosure.initial_missing'>): unknown } };
 }
 
 /**

@@ -7,10 +7,10 @@ import type { ToolErrorCode } from '../../tools/codes.js';
 
 /** Where the gate appends records (the state store's run log, or an array in tests). */
 export interface RunLogSink {
-  append(event: { type: string; conversation: string | null; data: Record<string, unknown> }): void;
+  append(event: ToolCallRecord): void;
 }
 
-/** The run-log record of one tool call. */
+/** The run-log record of one tool call (its data is the catalogue's `tool_call`, src/state/run-log-events.ts). */
 export interface ToolCallRecord {
   type: 'tool_call';
   /** The conversation id, or null when the caller passed something that is not a valid id. */

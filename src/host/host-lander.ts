@@ -7,7 +7,7 @@
 import { Lander, type DrainReport } from '../lander/lander.js';
 import type { SavePointHook } from '../lander/save-points.js';
 import type { CheckRunner } from '../ports/check-runner.js';
-import type { SubmissionRecord } from '../state/submission-table.js';
+import type { SubmissionRecord } from '../state/submission-record.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { HostContext } from './host-context.js';
 import { stateDirNames } from './state-dir-names.js';
@@ -76,7 +76,7 @@ export function landerStatus(ctx: HostContext): SubmissionStatus[] {
     attempts: s.attempts,
     pushAttempts: s.pushAttempts,
     pushError: s.pushError,
-    reason: typeof s.outcome.reason === 'string' ? s.outcome.reason : null,
+    reason: s.state === 'failed' ? s.outcome.reason : null,
   }));
 }
 

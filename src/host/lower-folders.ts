@@ -27,6 +27,7 @@ import { mkdirSync } from 'node:fs';
 import { isCodedError } from '../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { TreeCheckout } from '../git/tree-checkout.js';
+import type { RunEventBody, RunEventType } from '../state/run-log-events.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { lockOwner, type HostContext } from './host-context.js';
@@ -82,7 +83,8 @@ export class LowerFolders {
     const done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.build(conversation, controller))
       .catch((e: unknown) => {
-        if (!this.closed) this.event('lower.failed', conversation, { code: isCodedError(e) ? e.code : 'ERROR', message: messageOf(e) });
+        if (!this.closed)
+          this.event(conversation, { type: 'lower.failed', data: { code: isCodedError(e) ? e.code : 'ERROR', message: messageOf(e) } });
       })
       .finally(() => this.running.delete(conversation));
     this.running.set(conversation, { controller, done });
@@ -112,7 +114,7 @@ export class LowerFolders {
     try {
       view.lower.serveFolder(path);
     } catch (e) {
-      this.event('lower.unusable', conversation, { message: messageOf(e) });
+      this.event(conversation, { type: 'lower.unusable', data: { message: messageOf(e) } });
     }
   }
 
@@ -146,7 +148,7 @@ export class LowerFolders {
         const record = this.ctx.store.workspaces.get(conversation);
         if (record && lowerOf(record)) this.ctx.store.workspaces.update(conversation, { data: withLower(record.data, null) });
       });
-      if (removed) this.event('lower.removed', conversation, {});
+      if (removed) this.event(conversation, { type: 'lower.removed', data: {} });
       return removed;
     } finally {
       this.ctx.store.preparationLocks.unlock(lockKey(conversation), token);
@@ -178,7 +180,7 @@ export class LowerFolders {
       if (last?.state === 'building' && last.sha === lower.sha && this.renamedIntoPlace(conversation)) {
         // A build that got as far as its rename (so verified and flushed) but not its record: finished.
         if (this.mark(conversation, last.token, { ...lower, state: 'ready' })) {
-          this.event('lower.ready', conversation, { pinnedSha: lower.sha, finished: true });
+          this.event(conversation, { type: 'lower.ready', data: { pinnedSha: lower.sha, finished: true } });
           this.upgrade(conversation);
         }
         return;
@@ -197,7 +199,7 @@ export class LowerFolders {
     const paths = lowerPathsOf(platform, conversation);
     const context: GitContext = { tag: 'lower-folder', chain: [conversation] };
     const started = this.ctx.clock.now();
-    this.event('lower.building', conversation, { pinnedSha: lower.sha });
+    this.event(conversation, { type: 'lower.building', data: { pinnedSha: lower.sha } });
     try {
       this.removeFolder(conversation);
       mkdirSync(paths.area, { recursive: true, mode: 0o700 });
@@ -212,12 +214,15 @@ export class LowerFolders {
         this.removeFolder(conversation);
         return;
       }
-      this.event('lower.ready', conversation, { pinnedSha: lower.sha, ...report, durationMs: this.ctx.clock.now() - started });
+      this.event(conversation, {
+        type: 'lower.ready',
+        data: { pinnedSha: lower.sha, ...report, durationMs: this.ctx.clock.now() - started },
+      });
       this.upgrade(conversation);
     } catch (e) {
       if (signal.aborted || this.closed) {
         // Left as it is (record `building`): the next build, the release or the next preparation removes it.
-        this.event('lower.stopped', conversation, { pinnedSha: lower.sha });
+        this.event(conversation, { type: 'lower.stopped', data: { pinnedSha: lower.sha } });
         return;
       }
       this.removeFolder(conversation);
@@ -227,7 +232,7 @@ export class LowerFolders {
       this.mark(conversation, lower.token, reason ? { ...lower, state: 'unavailable', reason } : null);
       if (!reason) throw e;
       const detail = e instanceof LowerMismatch ? { path: e.path } : { message: messageOf(e) };
-      this.event('lower.unavailable', conversation, { pinnedSha: lower.sha, reason, ...detail });
+      this.event(conversation, { type: 'lower.unavailable', data: { pinnedSha: lower.sha, reason, ...detail } });
     }
   }
 
@@ -267,10 +272,14 @@ export class LowerFolders {
     return platform.removeWorkspaceFolder(LOWERS_AREA, conversation);
   }
 
-  private event(type: string, conversation: string, data: Record<string, unknown>): void {
-    if (!this.closed || type === 'lower.stopped') this.ctx.store.runLog.append({ type, conversation, data });
+  /** Appends a lower-folder event, unless the host is closing (then only `lower.stopped`, which says so). */
+  private event(conversation: string, body: RunEventBody<LowerEventType>): void {
+    if (!this.closed || body.type === 'lower.stopped') this.ctx.store.runLog.append({ ...body, conversation });
   }
 }
+
+/** The run-log events of lower folders. */
+type LowerEventType = Extract<RunEventType, `lower.${string}`>;
 
 /** The lock row of `conversation`'s lower folder (not an id, so it never meets a conversation's own lock). */
 function lockKey(conversation: string): string {

@@ -23,7 +23,7 @@ import { findRole } from '../manifest/find-role.js';
 import type { Backend, Role } from '../manifest/types.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { isConversationId } from '../../vfs/workspace-root.js';
-import { WorkspaceError, isWorkspaceError } from '../workspace-error.js';
+import { WorkspaceError, isWorkspaceError, unexpectedReason, type WorkspaceErrorReason } from '../workspace-error.js';
 import type { PrepareOptions } from './types.js';
 import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
@@ -392,13 +392,13 @@ async function resolveBase(ctx: HostContext, ref: string, context: GitContext, c
   }
 }
 
-function failure(conversation: string, reason: string, message: string): WorkspaceError {
+function failure(conversation: string, reason: WorkspaceErrorReason, message: string): WorkspaceError {
   return new WorkspaceError('PREPARATION_FAILED', message, { conversation, reason });
 }
 
 function asPreparationError(e: unknown, conversation: string): WorkspaceError {
   if (isWorkspaceError(e)) return e;
-  const reason = isGitError(e) ? `GIT_${e.code}` : (codeOf(e) ?? 'ERROR');
+  const reason = unexpectedReason(isGitError(e) ? `GIT_${e.code}` : (codeOf(e) ?? 'ERROR'));
   return new WorkspaceError(
     'PREPARATION_FAILED',
     `preparing '${conversation}' failed: ${(e as Error)?.message ?? String(e)}`,

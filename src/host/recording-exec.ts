@@ -5,7 +5,7 @@
  * run log exists (start-up probes) are held and written when `attach` is called.
  */
 import { codeOf } from '../../vfs/coded-error.js';
-import type { EventDraft } from '../state/event-log.js';
+import type { EventDraft } from '../state/run-log-events.js';
 import type { ExecRequest, ExecResult, HostExec } from '../ports/host-exec.js';
 
 /** Where exec events go. */
@@ -16,7 +16,7 @@ export interface ExecEventSink {
 /** A host-exec wrapper that writes one `exec` run-log event per command (see the file comment). */
 export class RecordingHostExec implements HostExec {
   private sink?: ExecEventSink;
-  private readonly held: EventDraft[] = [];
+  private readonly held: EventDraft<'exec'>[] = [];
 
   /**
    * @param inner the port that really runs commands
@@ -61,7 +61,7 @@ export class RecordingHostExec implements HostExec {
     }
   }
 
-  private record(draft: EventDraft): void {
+  private record(draft: EventDraft<'exec'>): void {
     if (this.sink) this.sink.append(draft);
     else this.held.push(draft);
   }

@@ -88,9 +88,8 @@ function undo(ctx: HostContext, record: WorkspaceRecord, pending: PendingRelease
     ctx.store.occupancy.release(conversation, pending.holder);
     return now;
   });
-  const data: Record<string, unknown> = { holder: pending.holder, step: pending.step };
-  if (failure) data.problem = (failure as Error).message ?? String(failure);
-  ctx.store.runLog.append({ type: 'release.undone', conversation, data });
+  const problem = failure ? { problem: (failure as Error).message ?? String(failure) } : {};
+  ctx.store.runLog.append({ type: 'release.undone', conversation, data: { holder: pending.holder, step: pending.step, ...problem } });
   if (cleared.state === 'ready') {
     try {
       registerReady(ctx, cleared);

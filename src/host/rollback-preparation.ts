@@ -15,18 +15,14 @@
  * `<stateDir>/lowers/<id>` (src/host/lower-folders.ts) with it. Each step that fails is
  * reported in the result, never thrown, so the rest still runs.
  */
+import type { PreparationRollback } from '../state/run-log-events.js';
 import type { GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
 import { workspaceData, type HostContext } from './host-context.js';
 import { branchOf, checkoutOf } from './workspace-paths.js';
 
-/** What the rollback did, for the run log. */
-export interface RollbackReport {
-  removedWorktree: boolean;
-  deletedBranch: boolean;
-  removedFolder: boolean;
-  problems: string[];
-}
+/** What the rollback did, for the run log (the catalogue's `PreparationRollback`). */
+export type RollbackReport = PreparationRollback;
 
 /** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
 export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {

@@ -50,7 +50,7 @@ import {
 import { join } from 'node:path';
 import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../state/state-origin.js';
 import type { StateStore } from '../state/store.js';
-import { WorkspaceError } from '../workspace-error.js';
+import { WorkspaceError, type WorkspaceErrorReason } from '../workspace-error.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** The database file inside the state directory. */
@@ -316,7 +316,13 @@ function moveAside(stateDir: string): string {
   return `move it aside (mv '${stateDir}' '${stateDir}.old'), run 'git worktree prune', and run gatefs again: it creates a fresh state directory; prepare conversations again (their branches, with every commit, are kept; files in the old worktrees stay in '${stateDir}.old')`;
 }
 
-function untrusted(stateDir: string, reason: string, found: string, hint: string, extra: Record<string, unknown> = {}): WorkspaceError {
+function untrusted(
+  stateDir: string,
+  reason: WorkspaceErrorReason,
+  found: string,
+  hint: string,
+  extra: Record<string, unknown> = {},
+): WorkspaceError {
   return new WorkspaceError('STATE_UNTRUSTED', `${found}. To go on: ${hint}`, { stateDir, reason, found, hint, ...extra });
 }
 

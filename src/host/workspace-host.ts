@@ -52,6 +52,7 @@ import { codeOf, isCodedError } from '../../vfs/coded-error.js';
 import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './types.js';
 import type { ToolGateApi } from '../gate/tool-gate-api.js';
 import type { EventFilter, RunEvent } from '../state/event-log.js';
+import type { RunEventData } from '../state/run-log-events.js';
 import type { HostContext } from './host-context.js';
 import type { HostPlatform } from './platform.js';
 import type { TreeCheckout } from '../git/tree-checkout.js';
@@ -402,7 +403,7 @@ export class WorkspaceHost implements Host {
 }
 
 /** What the run log keeps of a failure: its code, `data.reason` when it has one, its message. */
-function failureData(e: unknown): Record<string, unknown> {
+function failureData(e: unknown): RunEventData['registry.unavailable'] {
   const reason = isCodedError(e) ? e.data.reason : undefined;
   return {
     code: codeOf(e) ?? 'ERROR',

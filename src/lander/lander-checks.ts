@@ -4,9 +4,10 @@
  * for a submission's candidate and again for its re-merge onto a remote that moved.
  */
 import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js';
+import type { CheckSummary, LanderFailure } from '../state/submission-record.js';
 
 /** The checks passed (`results`: one summary per check, in order) or one failed (`failure`: what the submitter is told). */
-export type ChecksOutcome = { ok: true; results: Record<string, unknown>[] } | { ok: false; failure: Record<string, unknown> };
+export type ChecksOutcome = { ok: true; results: CheckSummary[] } | { ok: false; failure: Extract<LanderFailure, { check: string }> };
 
 /**
  * Runs `checks` in `dir` for `chain`, calling `ran` after each one (a save point). A failing or
@@ -20,7 +21,7 @@ export async function runChecks(
   chain: readonly string[],
   ran: () => void,
 ): Promise<ChecksOutcome> {
-  const results: Record<string, unknown>[] = [];
+  const results: CheckSummary[] = [];
   for (const check of checks) {
     const run = await runner.run(check, dir, chain);
     ran();
@@ -30,7 +31,7 @@ export async function runChecks(
   return { ok: true, results };
 }
 
-function checkFailure(check: CheckSpec, run: CheckRun): Record<string, unknown> {
+function checkFailure(check: CheckSpec, run: CheckRun): Extract<LanderFailure, { check: string }> {
   return {
     reason: run.timedOut ? 'CHECK_TIMED_OUT' : 'CHECK_FAILED',
     message: run.timedOut

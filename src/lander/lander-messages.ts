@@ -8,13 +8,13 @@
  * changes nothing. Callers run these inside the transaction that records the step.
  */
 import type { StateStore } from '../state/store.js';
-import type { SubmissionRecord } from '../state/submission-table.js';
+import type { LanderFailure, PushedSubmission, SubmissionRecord } from '../state/submission-record.js';
 
 /** The part of the state store these use: the outbox. */
 export type Outbox = Pick<StateStore, 'messages'>;
 
 /** Delivers the report and the note of a landed submission (each at most once). */
-export function deliverLanding(store: Outbox, sub: SubmissionRecord): void {
+export function deliverLanding(store: Outbox, sub: PushedSubmission): void {
   const starter = sub.chain.length > 1 ? sub.chain[sub.chain.length - 2]! : sub.conversation;
   const landed = {
     submissionId: sub.id,
@@ -47,12 +47,12 @@ export function deliverLanding(store: Outbox, sub: SubmissionRecord): void {
 }
 
 /** Delivers the input of a refused submission to its submitter (at most once). */
-export function deliverFailure(store: Outbox, sub: SubmissionRecord, outcome: Record<string, unknown>): void {
+export function deliverFailure(store: Outbox, sub: SubmissionRecord, failure: LanderFailure): void {
   store.messages.deliver({
     requestId: sub.requestId,
     conversation: sub.conversation,
     kind: 'input',
     submission: sub.id,
-    body: { submissionId: sub.id, requestId: sub.requestId, outcome: 'failed', commit: sub.commitSha, ...outcome },
+    body: { submissionId: sub.id, requestId: sub.requestId, outcome: 'failed', commit: sub.commitSha, ...failure },
   });
 }

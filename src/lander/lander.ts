@@ -34,7 +34,20 @@ import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
 import type { Clock } from '../ports/clock.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { StateStore } from '../state/store.js';
-import type { SubmissionPatch, SubmissionRecord } from '../state/submission-table.js';
+import type { RunEventBody, RunEventType } from '../state/run-log-events.js';
+import {
+  submissionIn,
+  type CheckedSubmission,
+  type CheckingSubmission,
+  type LanderFailure,
+  type MergingSubmission,
+  type PushedSubmission,
+  type QueuedSubmission,
+  type SubmissionIn,
+  type SubmissionRecord,
+  type SubmissionState,
+} from '../state/submission-record.js';
+import type { SubmissionPatch } from '../state/submission-table.js';
 import { runChecks } from './lander-checks.js';
 import { deliverFailure, deliverLanding } from './lander-messages.js';
 import { fetchRemote, type LanderSteps, LandingPush, type RemoteState, short } from './landing-push.js';
@@ -103,6 +116,9 @@ export interface DrainReport {
 
 type Step = 'continue' | 'stop';
 
+/** The run-log events of the lander (each names its submission). */
+export type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
+
 /** The lander (see the module comment). */
 export class Lander {
   /** What this drain learned about the remote (an unreachable one is asked once per drain). */
@@ -110,7 +126,8 @@ export class Lander {
 
   /** What the push step records and saves through. */
   private readonly steps: LanderSteps = {
-    record: (sub, patch, event, data) => this.record(sub, patch, event, data),
+    record: (sub, patch, event) => this.record(sub, patch, event),
+    note: (sub, patch, event) => submissionIn(this.write(sub, patch, event), 'landed'),
     save: (point, sub) => this.save(point, sub),
   };
 
@@ -192,10 +209,15 @@ export class Lander {
   }
 
   /** Steps 1–2: a fresh attempt (an interrupted merge or check is started again). */
-  private async mergeAndCheck(first: SubmissionRecord, report: DrainReport): Promise<void> {
+  private async mergeAndCheck(first: QueuedSubmission | MergingSubmission | CheckingSubmission, report: DrainReport): Promise<void> {
     const { git } = this.options;
     const context = contextOf(first);
-    let sub = this.record(first, { state: 'merging', attempts: first.attempts + 1 }, 'lander.merging', { attempt: first.attempts + 1 });
+    const attempt = first.attempts + 1;
+    const sub = this.record(
+      first,
+      { state: 'merging', attempts: attempt },
+      { type: 'lander.merging', data: { submission: first.id, attempt } },
+    );
     this.save('merging', sub);
     const heads = await this.headsOf(sub, context);
     if (heads === null) {
@@ -207,8 +229,11 @@ export class Lander {
     if (common === sub.commitSha) {
       // Already on the target (submitted twice, or landed by hand): landed as it is, nothing merged.
       const patch = { state: 'checked', baseSha: base, targetSha: local, candidateSha: base, outcome: { alreadyLanded: true } } as const;
-      sub = this.record(sub, patch, 'lander.checked', { candidate: base, alreadyLanded: true });
-      this.save('checked', sub);
+      const checked = this.record(sub, patch, {
+        type: 'lander.checked',
+        data: { submission: sub.id, candidate: base, alreadyLanded: true },
+      });
+      this.save('checked', checked);
       return;
     }
     const dir = this.options.checkoutFor(sub.target);
@@ -241,33 +266,33 @@ export class Lander {
       this.fail(sub, { reason: 'PROTECTED_PATH', message, paths: held }, report);
       return;
     }
-    sub = this.record(sub, { state: 'checking', baseSha: base, targetSha: local, candidateSha: merged.sha }, 'lander.checking', {
-      base,
-      candidate: merged.sha,
-      fastForward: merged.fastForward,
-    });
-    this.save('checking', sub);
-    const checking = sub;
+    const checking = this.record(
+      sub,
+      { state: 'checking', baseSha: base, targetSha: local, candidateSha: merged.sha },
+      { type: 'lander.checking', data: { submission: sub.id, base, candidate: merged.sha, fastForward: merged.fastForward } },
+    );
+    this.save('checking', checking);
     const checked = await runChecks(this.options.runner, this.options.checks, dir, sub.chain, () => this.save('check-ran', checking));
     if (!checked.ok) {
-      this.fail(sub, checked.failure, report);
+      this.fail(checking, checked.failure, report);
       return;
     }
-    sub = this.record(sub, { state: 'checked', outcome: { checks: checked.results } }, 'lander.checked', {
-      candidate: merged.sha,
-      checks: checked.results.length,
-    });
-    this.save('checked', sub);
+    const passed = this.record(
+      checking,
+      { state: 'checked', outcome: { checks: checked.results } },
+      { type: 'lander.checked', data: { submission: sub.id, candidate: merged.sha, checks: checked.results.length } },
+    );
+    this.save('checked', passed);
   }
 
   /** Step 3: the compare-and-swap move of the target, or back to step 1 when it moved. */
-  private async moveTarget(sub: SubmissionRecord, report: DrainReport): Promise<Step> {
+  private async moveTarget(sub: CheckedSubmission, report: DrainReport): Promise<Step> {
     const { git } = this.options;
     const context = contextOf(sub);
     // The move compares with the target's head the candidate was made from (it descends from it,
-    // through the remote's head when that was ahead).
-    const expected = sub.targetSha ?? sub.baseSha!;
-    const candidate = sub.candidateSha!;
+    // through the remote's head when that was ahead; records older than `targetSha` have only that base).
+    const expected = sub.targetSha ?? sub.baseSha;
+    const candidate = sub.candidateSha;
     const moved = expected === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, expected, candidate, context);
     if (moved.outcome === 'blocked') {
       this.options.store.runLog.append({
@@ -284,7 +309,7 @@ export class Lander {
       const contains = head !== null && (head === candidate || (await git.isAncestor(candidate, head, context)));
       if (!contains) {
         // Someone moved the target after the candidate was checked: merge and check again.
-        this.record(sub, { state: 'queued' }, 'lander.target_moved', { expected, head });
+        this.record(sub, { state: 'queued' }, { type: 'lander.target_moved', data: { submission: sub.id, expected, head } });
         return 'continue';
       }
       // Moved by an earlier run of this lander that died before recording it (and maybe built on since).
@@ -292,29 +317,28 @@ export class Lander {
     } else {
       this.save('fast-forwarded', sub);
     }
-    const landed = this.record(sub, { state: 'landed', landedSha }, 'lander.landed', { landedSha, target: sub.target });
+    const landed = this.record(
+      sub,
+      { state: 'landed', landedSha },
+      { type: 'lander.landed', data: { submission: sub.id, landedSha, target: sub.target } },
+    );
     this.save('landed', landed);
     return 'continue';
   }
 
   /** Step 5: project memory, then report and note and `done` in one transaction. */
-  private reportLanding(sub: SubmissionRecord): void {
+  private reportLanding(sub: PushedSubmission): void {
     const day = new Date(this.options.clock.now()).toISOString().slice(0, 10);
     const summary = (sub.summary ?? sub.divergence).replace(/\s+/g, ' ').slice(0, 200);
     this.options.memory.appendOnce(
       `[${sub.id}]`,
-      `- ${day} [${sub.id}] ${sub.conversation} landed ${sub.landedSha!.slice(0, 12)} on ${short(sub.target)}: ${summary}`,
+      `- ${day} [${sub.id}] ${sub.conversation} landed ${sub.landedSha.slice(0, 12)} on ${short(sub.target)}: ${summary}`,
     );
     this.save('memory-appended', sub);
     const { store } = this.options;
     store.transaction(() => {
       deliverLanding(store, sub);
-      store.submissions.update(sub.id, { state: 'done' });
-      store.runLog.append({
-        type: 'lander.reported',
-        conversation: sub.conversation,
-        data: { submission: sub.id, landedSha: sub.landedSha },
-      });
+      this.record(sub, { state: 'done' }, { type: 'lander.reported', data: { submission: sub.id, landedSha: sub.landedSha } });
     });
     this.save('reported', sub);
   }
@@ -352,26 +376,38 @@ export class Lander {
     return paths.length === 0 ? [] : this.options.git.findTreePaths(commit, paths, context);
   }
 
-  private fail(sub: SubmissionRecord, outcome: Record<string, unknown>, report: DrainReport): void {
+  /** Refuses `sub`: the submitter's input, `failed` with the failure, and its event, in one transaction. */
+  private fail(sub: SubmissionRecord, failure: LanderFailure, report: DrainReport): void {
     const { store } = this.options;
     store.transaction(() => {
-      deliverFailure(store, sub, outcome);
-      store.submissions.update(sub.id, { state: 'failed', outcome });
-      store.runLog.append({
-        type: 'lander.failed',
-        conversation: sub.conversation,
-        data: { submission: sub.id, reason: outcome.reason ?? null },
-      });
+      deliverFailure(store, sub, failure);
+      this.record(
+        sub,
+        { state: 'failed', outcome: failure },
+        { type: 'lander.failed', data: { submission: sub.id, reason: failure.reason } },
+      );
     });
     report.failed.push(sub.id);
   }
 
-  /** Records a step and its run-log event in one transaction. Result: the record as stored. */
-  private record(sub: SubmissionRecord, patch: SubmissionPatch, event: string, data: Record<string, unknown>): SubmissionRecord {
+  /**
+   * Records a step that moves `sub` to `patch.state`, and its run-log event, in one transaction.
+   * Result: the record as stored, in that state (`StateError` `CORRUPT_RECORD` otherwise).
+   */
+  private record<S extends SubmissionState>(
+    sub: SubmissionRecord,
+    patch: SubmissionPatch & { state: S },
+    event: LanderEvent,
+  ): SubmissionIn<S> {
+    return submissionIn(this.write(sub, patch, event), patch.state);
+  }
+
+  /** Writes `patch` and `event` (for `sub`'s conversation) in one transaction. Result: the record as stored. */
+  private write(sub: SubmissionRecord, patch: SubmissionPatch, event: LanderEvent): SubmissionRecord {
     const { store } = this.options;
     return store.transaction(() => {
       const updated = store.submissions.update(sub.id, patch);
-      store.runLog.append({ type: event, conversation: sub.conversation, data: { submission: sub.id, ...data } });
+      store.runLog.append({ ...event, conversation: sub.conversation });
       return updated;
     });
   }

@@ -22,9 +22,11 @@
  */
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { BlockedReason } from '../git/landing-git.js';
-import type { SubmissionPatch, SubmissionRecord } from '../state/submission-table.js';
+import type { LandedSubmission, SubmissionIn, SubmissionRecord, SubmissionState } from '../state/submission-record.js';
+import type { RunEventData } from '../state/run-log-events.js';
+import type { SubmissionPatch } from '../state/submission-table.js';
 import { runChecks } from './lander-checks.js';
-import type { LanderOptions } from './lander.js';
+import type { LanderEvent, LanderOptions } from './lander.js';
 import type { SavePoint } from './save-points.js';
 
 /** What a push step ended with. */
@@ -43,7 +45,10 @@ export interface RemoteState {
 
 /** What the push step needs from the lander that runs it. */
 export interface LanderSteps {
-  record(sub: SubmissionRecord, patch: SubmissionPatch, event: string, data: Record<string, unknown>): SubmissionRecord;
+  /** Records a step that moves `sub` to `patch.state`, with its event. Result: the record as stored. */
+  record<S extends SubmissionState>(sub: SubmissionRecord, patch: SubmissionPatch & { state: S }, event: LanderEvent): SubmissionIn<S>;
+  /** Records a step of a landed submission that keeps it `landed` (a push try, a re-merge), with its event. */
+  note(sub: LandedSubmission, patch: Omit<SubmissionPatch, 'state'>, event: LanderEvent): LandedSubmission;
   save(point: SavePoint, sub: SubmissionRecord): void;
 }
 
@@ -73,10 +78,13 @@ export async function fetchRemote(
 }
 
 type Remerge =
-  | { kind: 'candidate'; sha: string; sub: SubmissionRecord }
-  | { kind: 'stale'; sub: SubmissionRecord }
-  | { kind: 'blocked'; reason: BlockedReason; files: string[]; sub: SubmissionRecord }
-  | { kind: 'stuck'; sub: SubmissionRecord };
+  | { kind: 'candidate'; sha: string; sub: LandedSubmission }
+  | { kind: 'stale'; sub: LandedSubmission }
+  | { kind: 'blocked'; reason: BlockedReason; files: string[]; sub: LandedSubmission }
+  | { kind: 'stuck'; sub: LandedSubmission };
+
+/** What a failed push try adds to its event: the re-merge's conflicts, or the check that failed on it. */
+type PushFailureDetail = Pick<RunEventData['lander.push_failed'], 'conflicts' | 'check' | 'exitCode'>;
 
 /** The push step of one landed submission (see the module comment). */
 export class LandingPush {
@@ -87,15 +95,15 @@ export class LandingPush {
   ) {}
 
   /** Pushes `sub`'s landing (a `landed` record) with retries. Throws what the git port throws unexpectedly. */
-  async push(sub: SubmissionRecord): Promise<PushOutcome> {
+  async push(sub: LandedSubmission): Promise<PushOutcome> {
     const { git, push: remote } = this.options;
     if (remote === null) {
-      this.steps.record(sub, { state: 'pushed' }, 'lander.local', {});
+      this.steps.record(sub, { state: 'pushed' }, { type: 'lander.local', data: { submission: sub.id } });
       return { outcome: 'pushed' };
     }
     const context: GitContext = { tag: 'lander', chain: sub.chain };
     const branch = short(sub.target);
-    const landed = sub.landedSha!;
+    const landed = sub.landedSha;
     // An unreachable remote ends this run's tries at once; once found so, one try each for the rest.
     const tries = this.remote.unreachable !== null ? 1 : (this.options.pushTries ?? 3);
     let sha = landed;
@@ -133,16 +141,16 @@ export class LandingPush {
    * Merges the local branch's head onto `remoteHead` in the lander's checkout, runs the checks
    * on the result and moves the local branch to it (compare-and-swap from the head merged).
    */
-  private async remerge(sub: SubmissionRecord, remoteHead: string, context: GitContext): Promise<Remerge> {
+  private async remerge(sub: LandedSubmission, remoteHead: string, context: GitContext): Promise<Remerge> {
     const { git, push: remote } = this.options;
     const branch = short(sub.target);
-    const landed = sub.landedSha!;
+    const landed = sub.landedSha;
     const local = await git.readRef(sub.target, context);
     if (local === null || !(await this.holds(local, landed, context))) {
       const why = `${branch} no longer holds the landing ${landed.slice(0, 12)} and '${remote}' has moved on: merge by hand`;
       return { kind: 'stuck', sub: this.pending(sub, why) };
     }
-    let current = this.steps.record(sub, {}, 'lander.remerging', { remote: remoteHead, local });
+    let current = this.steps.note(sub, {}, { type: 'lander.remerging', data: { submission: sub.id, remote: remoteHead, local } });
     this.steps.save('remerging', current);
     const dir = this.options.checkoutFor(sub.target);
     await git.checkoutDetached(dir, remoteHead, context);
@@ -158,21 +166,25 @@ export class LandingPush {
       const why = `on the merge with '${remote}' ${branch}, ${String(failure.message)}: fix ${branch} by hand`;
       return { kind: 'stuck', sub: this.pending(current, why, { check: failure.check, exitCode: failure.exitCode }) };
     }
-    current = this.steps.record(current, {}, 'lander.rechecked', {
-      candidate: merged.sha,
-      expected: local,
-      checks: checked.results.length,
-    });
+    current = this.steps.note(
+      current,
+      {},
+      {
+        type: 'lander.rechecked',
+        data: { submission: sub.id, candidate: merged.sha, expected: local, checks: checked.results.length },
+      },
+    );
     this.steps.save('rechecked', current);
     if (merged.sha !== local) {
       const moved = await git.fastForward(sub.target, local, merged.sha, context);
       if (moved.outcome === 'blocked') {
-        this.steps.record(current, {}, 'lander.blocked', { reason: moved.reason, files: moved.files });
+        this.steps.note(current, {}, { type: 'lander.blocked', data: { submission: sub.id, reason: moved.reason, files: moved.files } });
         return { kind: 'blocked', reason: moved.reason, files: moved.files, sub: current };
       }
       if (moved.outcome === 'stale') {
         // A person (or another lander of this clone) moved the branch: the next try starts over.
-        return { kind: 'stale', sub: this.steps.record(current, {}, 'lander.target_moved', { expected: local, head: moved.head }) };
+        const event = { type: 'lander.target_moved', data: { submission: sub.id, expected: local, head: moved.head } } as const;
+        return { kind: 'stale', sub: this.steps.note(current, {}, event) };
       }
       this.steps.save('remerge-moved', current);
     }
@@ -180,24 +192,23 @@ export class LandingPush {
   }
 
   /** Records `pushed` with the remote commit that holds the landing (`accepted`: this push put it there). */
-  private confirm(sub: SubmissionRecord, remoteSha: string, accepted: boolean): PushOutcome {
+  private confirm(sub: LandedSubmission, remoteSha: string, accepted: boolean): PushOutcome {
     const pushed = this.steps.record(
       sub,
       { state: 'pushed', pushedSha: remoteSha, pushAttempts: sub.pushAttempts + 1, pushError: null },
-      'lander.pushed',
-      { remote: this.options.push, pushedSha: remoteSha, accepted },
+      { type: 'lander.pushed', data: { submission: sub.id, remote: this.options.push, pushedSha: remoteSha, accepted } },
     );
     this.steps.save('pushed', pushed);
     return { outcome: 'pushed' };
   }
 
   /** Records a failed try and why (`pushError`, shown by `gatefs lander run|status`). */
-  private pending(sub: SubmissionRecord, detail: string, data: Record<string, unknown> = {}): SubmissionRecord {
-    return this.steps.record(sub, { pushAttempts: sub.pushAttempts + 1, pushError: detail }, 'lander.push_failed', {
-      remote: this.options.push,
-      detail,
-      ...data,
-    });
+  private pending(sub: LandedSubmission, detail: string, data: PushFailureDetail = {}): LandedSubmission {
+    return this.steps.note(
+      sub,
+      { pushAttempts: sub.pushAttempts + 1, pushError: detail },
+      { type: 'lander.push_failed', data: { submission: sub.id, remote: this.options.push, detail, ...data } },
+    );
   }
 
   /** True when `commit` holds `ancestor` (equal, or descends from it). */

@@ -41,32 +41,33 @@ export async function submitWork(store: SubmitStore, git: LandingGit, ids: IdSou
       request.uncommitted.slice(0, 20).join(', ') + (request.uncommitted.length > 20 ? `, … (${request.uncommitted.length} in all)` : '');
     throw new ToolFailure('DIRTY_WORKTREE', `commit your changes before submitting; not committed: ${shown}`);
   }
-  if (request.target === null) {
+  const { target } = request;
+  if (target === null) {
     throw new ToolFailure(
       'QUEUE_REJECTED',
       'there is no target branch to land on (the source checkout has no branch checked out and no lander branch is set)',
     );
   }
   const head = await git.readRef(request.branch, context);
-  const targetHead = await git.readRef(request.target, context);
+  const targetHead = await git.readRef(target, context);
   if (head === null || targetHead === null) {
-    throw new ToolFailure('QUEUE_REJECTED', `the branch ${short(head === null ? request.branch : request.target)} does not exist`);
+    throw new ToolFailure('QUEUE_REJECTED', `the branch ${short(head === null ? request.branch : target)} does not exist`);
   }
   if (await git.isAncestor(head, targetHead, context)) {
     throw new ToolFailure(
       'QUEUE_REJECTED',
-      `nothing to land: ${short(request.target)} already has every commit of your branch (commit your changes first)`,
+      `nothing to land: ${short(target)} already has every commit of your branch (commit your changes first)`,
     );
   }
-  const pending = store.submissions.pending(request.target);
+  const pending = store.submissions.pending(target);
   const again = pending.find((s) => s.conversation === conversation && s.commitSha === head);
-  if (again) return valueOf(again.id, again.requestId, pending.indexOf(again) + 1, head, request.target);
+  if (again) return valueOf(again.id, again.requestId, pending.indexOf(again) + 1, head, target);
   const id = ids.next('sub');
   const record = store.transaction(() => {
     const inserted = store.submissions.insert({
       id,
       requestId: `req-${id}`,
-      target: request.target!,
+      target,
       conversation,
       root: lineage.root,
       chain: lineage.chain,
@@ -74,12 +75,12 @@ export async function submitWork(store: SubmitStore, git: LandingGit, ids: IdSou
       divergence: request.divergence,
       summary: request.summary ?? null,
     });
-    store.runLog.append({ type: 'lander.submitted', conversation, data: { submission: id, commit: head, target: request.target } });
+    store.runLog.append({ type: 'lander.submitted', conversation, data: { submission: id, commit: head, target } });
     return inserted;
   });
   await git.pinRef(`refs/gatefs/submissions/${id}`, head, context);
-  const position = store.submissions.pending(request.target).findIndex((s) => s.id === id) + 1;
-  return valueOf(record.id, record.requestId, position, head, request.target);
+  const position = store.submissions.pending(target).findIndex((s) => s.id === id) + 1;
+  return valueOf(record.id, record.requestId, position, head, target);
 }
 
 function valueOf(submissionId: string, requestId: string, queuePosition: number, commit: string, target: string): SubmitValue {

@@ -1,23 +1,21 @@
 /**
  * The run log: append-only events in the `events` table. `seq` is assigned by SQLite
  * (AUTOINCREMENT: strictly increasing, never reused, shared by every process on the database);
- * `at` comes from the clock; `data` is stored as deterministic JSON.
+ * `at` comes from the clock; `data` is stored as deterministic JSON. What may be appended is the
+ * catalogue's (`EventDraft`, src/state/run-log-events.ts).
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
+import type { EventDraft } from './run-log-events.js';
 import { stableStringify } from './stable-json.js';
 
-/** One run-log record, oldest first, as plain data. */
+/**
+ * One run-log record, oldest first, as plain data, read back as it was written: its `type` is
+ * one of the catalogue's (src/state/run-log-events.ts) unless an older gatefs wrote it.
+ */
 export interface RunEvent {
   seq: number;
   at: number;
-  type: string;
-  conversation: string | null;
-  data: Record<string, unknown>;
-}
-
-/** What a caller appends; `seq` and `at` are filled in by the log. */
-export interface EventDraft {
   type: string;
   conversation: string | null;
   data: Record<string, unknown>;

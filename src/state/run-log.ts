@@ -3,7 +3,8 @@
  * the event loop (the tool-call audit records), flush, read. Writes go through `EventLog`; the
  * events `appendSoon` holds are written before any other append, read or close of the store.
  */
-import type { EventDraft, EventFilter, EventLog, RunEvent, StampedEvent } from './event-log.js';
+import type { EventFilter, EventLog, RunEvent, StampedEvent } from './event-log.js';
+import type { EventDraft } from './run-log-events.js';
 
 /** The run log of one `StateStore` (see the file comment). */
 export class RunLog {
@@ -19,7 +20,7 @@ export class RunLog {
     private readonly isOpen: () => boolean,
   ) {}
 
-  /** Appends one run-log event. Result: it, with `seq` and `at`. Throws `TypeError` for unserializable data. */
+  /** Appends one run-log event (a type of the catalogue, src/state/run-log-events.ts, with its data). Result: it, with `seq` and `at`. Throws `TypeError` for unserializable data. */
   append(draft: EventDraft): RunEvent {
     this.flush();
     return this.log.append(draft);

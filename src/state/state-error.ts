@@ -17,7 +17,9 @@ export type StateErrorCode =
   /** A record the caller named does not exist (a submission id). */
   | 'NOT_FOUND'
   /** A submission's `landed_sha` or `pushed_sha` would change after it was recorded (neither does). */
-  | 'LANDED_SHA_FIXED';
+  | 'LANDED_SHA_FIXED'
+  /** A stored record lacks what its state needs, or is not in the state just recorded (written by hand, or by a broken gatefs); `data.id` names it. */
+  | 'CORRUPT_RECORD';
 
 /** An error about the state store, with a stable `code` and structured `data` (see `CodedError`). */
 export class StateError extends CodedError<StateErrorCode> {

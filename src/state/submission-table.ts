@@ -5,64 +5,24 @@
  * record. `landed_sha` is written once: a trigger refuses any later change to it, so no code
  * path (a re-merge, a later source commit) can move what was reported as landed. `pushed_sha`
  * (the remote's commit that holds the landing, which differs when the landing had to be
- * re-merged onto a remote that moved) is written once the same way.
+ * re-merged onto a remote that moved) is written once the same way. Rows are read through
+ * `parseSubmission` (submission-record.ts): one type per state, a malformed row a typed error.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
 import { StateError } from './state-error.js';
 import { stableStringify } from './stable-json.js';
-
-/**
- * Where a submission is: `queued` (waiting), `merging` (an attempt started: merge onto the
- * target's head), `checking` (candidate made, checks running), `checked` (checks passed; the
- * candidate and the head it was made on recorded), `landed` (the target points at
- * `landedSha`), `pushed` (the remote has it), `done` (reported), `failed` (a check or the merge
- * failed; the submitter has an input).
- */
-export type SubmissionState = 'queued' | 'merging' | 'checking' | 'checked' | 'landed' | 'pushed' | 'done' | 'failed';
-
-/** The states a submission is still in the queue in. */
-export const PENDING_STATES: readonly SubmissionState[] = ['queued', 'merging', 'checking', 'checked', 'landed', 'pushed'];
-
-/** One submission as stored. */
-export interface SubmissionRecord {
-  seq: number;
-  id: string;
-  /** The submission-scoped request id its report is delivered under. */
-  requestId: string;
-  /** Full ref of the branch it lands on. */
-  target: string;
-  conversation: string;
-  /** The root of the conversation's lineage (itself for a root conversation). */
-  root: string;
-  /** The conversation chain, parents first, ending with `conversation`. */
-  chain: string[];
-  commitSha: string;
-  divergence: string;
-  summary: string | null;
-  state: SubmissionState;
-  /** Merge attempts started (a moved target costs one more). */
-  attempts: number;
-  /** The commit the candidate was merged onto: the target's head, or the remote's when it was ahead. */
-  baseSha: string | null;
-  /** The target's local head when the candidate was made: what the compare-and-swap move expects. */
-  targetSha: string | null;
-  candidateSha: string | null;
-  landedSha: string | null;
-  /**
-   * The remote's commit that was found to hold the landing when the push was confirmed: the
-   * pushed commit itself — `landedSha`, or its re-merge onto the remote's head when another
-   * lander had pushed first — or a later remote head that contains it. Null until `pushed`, and
-   * for a lander without a remote. Written once, like `landedSha`.
-   */
-  pushedSha: string | null;
-  pushAttempts: number;
-  pushError: string | null;
-  /** Free JSON: check results, the failure, conflicts (sorted keys). */
-  outcome: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-}
+import {
+  PENDING_STATES,
+  parseSubmission,
+  submissionIn,
+  type QueuedSubmission,
+  type LanderFailure,
+  type LandingOutcome,
+  type SubmissionRecord,
+  type SubmissionRow,
+  type SubmissionState,
+} from './submission-record.js';
 
 /** What `insert` takes. */
 export type SubmissionDraft = Pick<
@@ -70,38 +30,23 @@ export type SubmissionDraft = Pick<
   'id' | 'requestId' | 'target' | 'conversation' | 'root' | 'chain' | 'commitSha' | 'divergence' | 'summary'
 >;
 
-/** What `update` may change. */
-export type SubmissionPatch = Partial<
-  Pick<
-    SubmissionRecord,
-    'state' | 'attempts' | 'baseSha' | 'targetSha' | 'candidateSha' | 'landedSha' | 'pushedSha' | 'pushAttempts' | 'pushError' | 'outcome'
-  >
->;
-
-interface Row {
-  seq: number;
-  id: string;
-  request_id: string;
-  target: string;
-  conversation: string;
-  root: string;
-  chain: string;
-  commit_sha: string;
-  divergence: string;
-  summary: string | null;
+/**
+ * What `update` may change. The record read back must parse into its (new) state's shape, or
+ * the update throws `CORRUPT_RECORD` and, inside a transaction, is undone with it.
+ */
+export type SubmissionPatch = Partial<{
   state: SubmissionState;
   attempts: number;
-  base_sha: string | null;
-  target_sha: string | null;
-  candidate_sha: string | null;
-  landed_sha: string | null;
-  pushed_sha: string | null;
-  push_attempts: number;
-  push_error: string | null;
-  outcome: string;
-  created_at: number;
-  updated_at: number;
-}
+  baseSha: string | null;
+  targetSha: string | null;
+  candidateSha: string | null;
+  landedSha: string;
+  pushedSha: string;
+  pushAttempts: number;
+  pushError: string | null;
+  /** The checks' results (or `alreadyLanded`), or the failure of a `failed` submission. */
+  outcome: LandingOutcome | LanderFailure;
+}>;
 
 const COLUMNS: Readonly<Record<keyof SubmissionPatch, string>> = {
   state: 'state',
@@ -141,7 +86,7 @@ export class SubmissionTable {
   }
 
   /** Appends a submission at the end of its target's queue (`queued`). Result: the stored record. */
-  insert(draft: SubmissionDraft): SubmissionRecord {
+  insert(draft: SubmissionDraft): QueuedSubmission {
     this.insertRow.run({
       id: draft.id,
       request_id: draft.requestId,
@@ -154,23 +99,23 @@ export class SubmissionTable {
       summary: draft.summary,
       at: this.clock.now(),
     });
-    return this.get(draft.id)!;
+    return submissionIn(this.stored(draft.id), 'queued');
   }
 
   /** The submission `id`, or null. */
   get(id: string): SubmissionRecord | null {
-    const row = this.byId.get(id) as Row | undefined;
-    return row ? fromRow(row) : null;
+    const row = this.byId.get(id) as SubmissionRow | undefined;
+    return row ? parseSubmission(row) : null;
   }
 
   /** The submissions still queued on `target`, first in line first. */
   pending(target: string): SubmissionRecord[] {
-    return (this.pendingOf.all(target) as Row[]).map(fromRow);
+    return (this.pendingOf.all(target) as SubmissionRow[]).map(parseSubmission);
   }
 
   /** Every submission, oldest first. */
   list(): SubmissionRecord[] {
-    return (this.all.all() as Row[]).map(fromRow);
+    return (this.all.all() as SubmissionRow[]).map(parseSubmission);
   }
 
   /** Landed submissions per lineage root. */
@@ -179,7 +124,8 @@ export class SubmissionTable {
   }
 
   /**
-   * Changes some fields of `id`. Throws `StateError` `NOT_FOUND` for an unknown id, and
+   * Changes some fields of `id`. Result: the record as stored. Throws `StateError` `NOT_FOUND` for
+   * an unknown id, `CORRUPT_RECORD` when the result lacks what its state needs, and
    * `LANDED_SHA_FIXED` when `landedSha` or `pushedSha` would change once recorded (the triggers' refusal).
    */
   update(id: string, patch: SubmissionPatch): SubmissionRecord {
@@ -202,33 +148,12 @@ export class SubmissionTable {
       throw e;
     }
     if (changes === 0) throw new StateError('NOT_FOUND', `no submission '${id}'`, { id });
-    return this.get(id)!;
+    return this.stored(id);
   }
-}
 
-function fromRow(row: Row): SubmissionRecord {
-  return {
-    seq: row.seq,
-    id: row.id,
-    requestId: row.request_id,
-    target: row.target,
-    conversation: row.conversation,
-    root: row.root,
-    chain: JSON.parse(row.chain) as string[],
-    commitSha: row.commit_sha,
-    divergence: row.divergence,
-    summary: row.summary,
-    state: row.state,
-    attempts: row.attempts,
-    baseSha: row.base_sha,
-    targetSha: row.target_sha,
-    candidateSha: row.candidate_sha,
-    landedSha: row.landed_sha,
-    pushedSha: row.pushed_sha,
-    pushAttempts: row.push_attempts,
-    pushError: row.push_error,
-    outcome: JSON.parse(row.outcome) as Record<string, unknown>,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+  private stored(id: string): SubmissionRecord {
+    const record = this.get(id);
+    if (!record) throw new StateError('NOT_FOUND', `no submission '${id}'`, { id });
+    return record;
+  }
 }

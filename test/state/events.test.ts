@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock.js';
-import { stableStringify, StateStore } from '../../src/state/index.js';
+import { stableStringify, StateStore, type EventDraft } from '../../src/state/index.js';
 
 let store: StateStore;
 beforeEach(() => {
@@ -13,18 +13,28 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
+/** A draft as a JavaScript caller (or JSON from elsewhere) may pass it: the type system does not check its data, the store must. */
+const untyped = (data: unknown) => ({ type: 'recover.failed', conversation: 'c', data }) as EventDraft;
+
+/** A tool-call record whose duration is `n`, to tell records apart. */
+const toolCall = (n: number): EventDraft => ({
+  type: 'tool_call',
+  conversation: 'c',
+  data: { tool: 'read', outcome: 'ok', durationMs: n },
+});
+
 describe('runLog.append', () => {
   it('assigns increasing seq from 1 and the clock time', () => {
-    const a = store.runLog.append({ type: 'tool', conversation: 'c1', data: { tool: 'read' } });
-    const b = store.runLog.append({ type: 'prepare', conversation: null, data: {} });
+    const a = store.runLog.append({ type: 'work.commit', conversation: 'c1', data: { sha: 'abc', files: 2 } });
+    const b = store.runLog.append({ type: 'host.start', conversation: null, data: { confinement: 'memory', workspaces: 0 } });
     expect([a, b]).toEqual([
-      { seq: 1, at: 5_000, type: 'tool', conversation: 'c1', data: { tool: 'read' } },
-      { seq: 2, at: 5_010, type: 'prepare', conversation: null, data: {} },
+      { seq: 1, at: 5_000, type: 'work.commit', conversation: 'c1', data: { sha: 'abc', files: 2 } },
+      { seq: 2, at: 5_010, type: 'host.start', conversation: null, data: { confinement: 'memory', workspaces: 0 } },
     ]);
   });
 
   it('returns exactly what events() will later return (undefined dropped, dates as strings)', () => {
-    const e = store.runLog.append({ type: 't', conversation: 'c', data: { gone: undefined, when: new Date(0), list: [undefined, 1] } });
+    const e = store.runLog.append(untyped({ gone: undefined, when: new Date(0), list: [undefined, 1] }));
     expect(e.data).toEqual({ when: '1970-01-01T00:00:00.000Z', list: [null, 1] });
     expect(store.runLog.read()).toEqual([e]);
   });
@@ -32,22 +42,22 @@ describe('runLog.append', () => {
   it('refuses data that is not JSON (a bigint, a cycle) and writes nothing', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(() => store.runLog.append({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
-    expect(() => store.runLog.append({ type: 't', conversation: null, data: cyclic })).toThrow(/cycle/);
+    expect(() => store.runLog.append(untyped({ n: 1n }))).toThrow(TypeError);
+    expect(() => store.runLog.append(untyped(cyclic))).toThrow(/cycle/);
     expect(store.runLog.read()).toEqual([]);
   });
 });
 
 describe('runLog.appendSoon (the tool-call audit records)', () => {
   it('keeps the order of appends: its time is taken at once, its seq before any later append', () => {
-    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 1 } });
-    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 2 } });
-    store.runLog.append({ type: 'release', conversation: 'c', data: {} });
-    store.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { n: 3 } });
-    expect(store.runLog.read().map((e) => [e.seq, e.at, e.type, e.data.n])).toEqual([
+    store.runLog.appendSoon(toolCall(1));
+    store.runLog.appendSoon(toolCall(2));
+    store.runLog.append({ type: 'occupancy.release', conversation: 'c', data: { holder: 'h' } });
+    store.runLog.appendSoon(toolCall(3));
+    expect(store.runLog.read().map((e) => [e.seq, e.at, e.type, e.data.durationMs])).toEqual([
       [1, 5_000, 'tool_call', 1],
       [2, 5_010, 'tool_call', 2],
-      [3, 5_020, 'release', undefined],
+      [3, 5_020, 'occupancy.release', undefined],
       [4, 5_030, 'tool_call', 3],
     ]);
   });
@@ -59,11 +69,11 @@ describe('runLog.appendSoon (the tool-call audit records)', () => {
       const s = StateStore.open(file, { clock: new ManualClock() });
       const reader = new Database(file, { readonly: true });
       const count = () => reader.prepare("SELECT count(*) FROM events WHERE type = 'tool_call'").pluck().get();
-      for (let i = 0; i < 5; i++) s.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { i } });
+      for (let i = 0; i < 5; i++) s.runLog.appendSoon(toolCall(i));
       expect(count()).toBe(0);
       await new Promise((r) => setImmediate(r));
       expect(count()).toBe(5);
-      s.runLog.appendSoon({ type: 'tool_call', conversation: 'c', data: { i: 5 } });
+      s.runLog.appendSoon(toolCall(5));
       s.close();
       expect(count()).toBe(6);
       reader.close();
@@ -73,7 +83,7 @@ describe('runLog.appendSoon (the tool-call audit records)', () => {
   });
 
   it('refuses data that is not JSON at once, holding nothing', () => {
-    expect(() => store.runLog.appendSoon({ type: 't', conversation: null, data: { n: 1n } })).toThrow(TypeError);
+    expect(() => store.runLog.appendSoon(untyped({ n: 1n }))).toThrow(TypeError);
     expect(store.runLog.read()).toEqual([]);
   });
 });
@@ -81,16 +91,18 @@ describe('runLog.appendSoon (the tool-call audit records)', () => {
 describe('runLog.read(filter)', () => {
   beforeEach(() => {
     for (let i = 0; i < 6; i++) {
-      store.runLog.append({ type: i % 2 ? 'tool' : 'occupancy', conversation: i < 3 ? 'a' : 'b', data: { i } });
+      const conversation = i < 3 ? 'a' : 'b';
+      if (i % 2) store.runLog.append({ type: 'subagent.land', conversation, data: { parent: 'p', from: 'f', to: 't', commits: i } });
+      else store.runLog.append({ type: 'subagent.landed', conversation, data: { parent: 'p', head: 'h', commits: i } });
     }
   });
-  const is = (filter: Parameters<StateStore['runLog']['read']>[0]) => store.runLog.read(filter).map((e) => e.data.i);
+  const is = (filter: Parameters<StateStore['runLog']['read']>[0]) => store.runLog.read(filter).map((e) => e.data.commits);
 
   it('all, oldest first', () => expect(is(undefined)).toEqual([0, 1, 2, 3, 4, 5]));
   it('by conversation', () => expect(is({ conversation: 'b' })).toEqual([3, 4, 5]));
-  it('by type', () => expect(is({ type: 'tool' })).toEqual([1, 3, 5]));
+  it('by type', () => expect(is({ type: 'subagent.land' })).toEqual([1, 3, 5]));
   it('after a seq (tailing)', () => expect(is({ afterSeq: 4 })).toEqual([4, 5]));
-  it('combined', () => expect(is({ conversation: 'a', type: 'occupancy', afterSeq: 1 })).toEqual([2]));
+  it('combined', () => expect(is({ conversation: 'a', type: 'subagent.landed', afterSeq: 1 })).toEqual([2]));
   it('limited to the oldest n', () => expect(is({ limit: 2, afterSeq: 2 })).toEqual([2, 3]));
   it('no match is empty', () => expect(is({ conversation: 'zzz' })).toEqual([]));
 });
@@ -107,8 +119,8 @@ describe('deterministic JSON', () => {
     try {
       const file = join(dir, 'gatefs.db');
       const s = StateStore.open(file, { clock: new ManualClock() });
-      s.runLog.append({ type: 't', conversation: null, data: { zeta: 1, alpha: { y: 2, x: 1 } } });
-      s.runLog.append({ type: 't', conversation: null, data: { alpha: { x: 1, y: 2 }, zeta: 1 } });
+      s.runLog.append(untyped({ zeta: 1, alpha: { y: 2, x: 1 } }));
+      s.runLog.append(untyped({ alpha: { x: 1, y: 2 }, zeta: 1 }));
       s.close();
       const db = new Database(file, { readonly: true });
       const rows = db.prepare('SELECT data FROM events ORDER BY seq').pluck().all();
@@ -123,9 +135,13 @@ describe('deterministic JSON', () => {
     const scenario = () => {
       const s = StateStore.open(':memory:', { clock: new ManualClock(Date.UTC(2026, 0, 1), 7) });
       s.workspaces.put({ conversation: 'c1', role: 'agent', backend: 'copy', guarantee: 'confined', state: 'ready' });
-      s.runLog.append({ type: 'prepare', conversation: 'c1', data: { backend: 'copy', mounts: [{ writable: false, path: '.campaign' }] } });
+      s.runLog.append({
+        type: 'prepare.start',
+        conversation: 'c1',
+        data: { backend: 'copy', role: 'agent', baseRef: null, pinnedSha: 'abc' },
+      });
       s.occupancy.acquire({ conversation: 'c1', holder: 'mcp-1', mode: 'exclusive-write' }).record;
-      s.runLog.append({ type: 'tool', conversation: 'c1', data: { tool: 'write', outcome: 'ok', durationMs: 0 } });
+      s.runLog.append({ type: 'tool_call', conversation: 'c1', data: { tool: 'write', outcome: 'ok', durationMs: 0 } });
       const log = JSON.stringify(s.runLog.read());
       s.close();
       return log;

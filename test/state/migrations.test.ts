@@ -76,12 +76,12 @@ describe('opening', () => {
     const file = freshFile();
     const a = open(file);
     a.workspaces.put({ conversation: 'c1', role: 'agent', backend: 'worktree', guarantee: 'confined', state: 'ready', pinnedSha: 'abc' });
-    a.runLog.append({ type: 'prepare', conversation: 'c1', data: { ok: true } });
+    a.runLog.append({ type: 'prepare.reused', conversation: 'c1', data: { pinnedSha: 'abc' } });
     a.occupancy.acquire({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' }).record;
     a.close();
     const b = open(file);
     expect(b.workspaces.get('c1')).toMatchObject({ state: 'ready', pinnedSha: 'abc' });
-    expect(b.runLog.read()).toEqual([{ seq: 1, at: 1001, type: 'prepare', conversation: 'c1', data: { ok: true } }]);
+    expect(b.runLog.read()).toEqual([{ seq: 1, at: 1001, type: 'prepare.reused', conversation: 'c1', data: { pinnedSha: 'abc' } }]);
     expect(b.occupancy.blockingHolder('c1', 'other')).toBe('h');
     expect(migrate((b as unknown as { db: Database.Database }).db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });

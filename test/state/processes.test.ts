@@ -132,14 +132,15 @@ describe('several processes on one state database', () => {
     await Promise.all(kids.map((k) => k.waitFor('ready')));
     for (const k of kids) k.send('go');
     for (let i = 0; i < perWriter; i++) {
-      store.runLog.append({ type: 'parent', conversation: 'p', data: { i } });
+      store.runLog.append({ type: 'subagent.landed', conversation: 'p', data: { parent: 'root', head: 'h', commits: i } });
       if (i % 20 === 0) await new Promise((r) => setImmediate(r));
     }
     expect(await Promise.all(kids.map((k) => k.exited))).toEqual([0, 0]);
 
     expect(store.runLog.read().map((e) => e.seq)).toEqual(range(3 * perWriter).map((i) => i + 1));
     for (const who of ['p', 'k1', 'k2']) {
-      expect(store.runLog.read({ conversation: who }).map((e) => e.data.i)).toEqual(range(perWriter));
+      // The children's events are plain SQL rows with data { i }; the parent's are catalogued ones counting in `commits`.
+      expect(store.runLog.read({ conversation: who }).map((e) => (who === 'p' ? e.data.commits : e.data.i))).toEqual(range(perWriter));
     }
   });
 
@@ -150,9 +151,9 @@ describe('several processes on one state database', () => {
     await holder.waitFor('locked');
     holder.send('go');
     // Blocks in SQLite's busy handler until the child commits (at most the 5 s busy timeout).
-    const mine = store.runLog.append({ type: 'after', conversation: null, data: {} });
+    const mine = store.runLog.append({ type: 'recover.failed', conversation: null, data: { message: 'after' } });
     expect(await holder.exited).toBe(0);
-    expect(store.runLog.read().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', '2:after']);
+    expect(store.runLog.read().map((e) => `${e.seq}:${e.type}`)).toEqual(['1:held', '2:recover.failed']);
     expect(mine.seq).toBe(2);
   });
 

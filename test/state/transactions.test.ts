@@ -16,7 +16,7 @@ describe('transaction', () => {
     const seq = store.transaction(() => {
       store.workspaces.put(draft);
       store.occupancy.acquire({ conversation: 'c1', holder: 'h', mode: 'shared-read' }).record;
-      return store.runLog.append({ type: 'prepare', conversation: 'c1', data: {} }).seq;
+      return store.runLog.append({ type: 'prepare.reused', conversation: 'c1', data: { pinnedSha: null } }).seq;
     });
     expect(seq).toBe(1);
     expect(store.workspaces.get('c1')).not.toBeNull();
@@ -30,7 +30,7 @@ describe('transaction', () => {
       store.transaction(() => {
         store.workspaces.update('c1', { state: 'ready', pinnedSha: 'abc' });
         store.workspaces.put({ ...draft, conversation: 'c2' });
-        store.runLog.append({ type: 'prepare', conversation: 'c1', data: {} });
+        store.runLog.append({ type: 'prepare.reused', conversation: 'c1', data: { pinnedSha: null } });
         store.occupancy.acquire({ conversation: 'c1', holder: 'h', mode: 'exclusive-write' }).record;
         store.preparationLocks.tryLock('c1', { pid: process.pid, token: 't' });
         throw boom;
@@ -45,23 +45,23 @@ describe('transaction', () => {
 
   it('a nested transaction that throws rolls back only itself when the outer one catches', () => {
     store.transaction(() => {
-      store.runLog.append({ type: 'outer', conversation: null, data: {} });
+      store.runLog.append({ type: 'recover.failed', conversation: null, data: { message: 'outer' } });
       try {
         store.transaction(() => {
-          store.runLog.append({ type: 'inner', conversation: null, data: {} });
+          store.runLog.append({ type: 'recover.failed', conversation: null, data: { message: 'inner' } });
           throw new Error('inner fails');
         });
       } catch {
         /* the outer transaction goes on */
       }
     });
-    expect(store.runLog.read().map((e) => e.type)).toEqual(['outer']);
+    expect(store.runLog.read().map((e) => e.data.message)).toEqual(['outer']);
   });
 
   it('refuses an async function instead of committing half of it', () => {
     expect(() =>
       store.transaction((async () => {
-        store.runLog.append({ type: 'x', conversation: null, data: {} });
+        store.runLog.append({ type: 'recover.failed', conversation: null, data: { message: 'x' } });
       }) as unknown as () => void),
     ).toThrow(TypeError);
     expect(store.runLog.read()).toEqual([]);
