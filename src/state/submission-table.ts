@@ -124,11 +124,16 @@ export class SubmissionTable {
   }
 
   /**
-   * Changes some fields of `id`. Result: the record as stored. Throws `StateError` `NOT_FOUND` for
-   * an unknown id, `CORRUPT_RECORD` when the result lacks what its state needs, and
-   * `LANDED_SHA_FIXED` when `landedSha` or `pushedSha` would change once recorded (the triggers' refusal).
+   * Changes some fields of `id`, in one transaction (a savepoint inside the caller's). Result: the
+   * record as stored. Throws `StateError` `NOT_FOUND` for an unknown id, `CORRUPT_RECORD` when the
+   * result lacks what its state needs (nothing is changed then), and `LANDED_SHA_FIXED` when
+   * `landedSha` or `pushedSha` would change once recorded (the triggers' refusal).
    */
   update(id: string, patch: SubmissionPatch): SubmissionRecord {
+    return this.db.transaction(() => this.write(id, patch)).immediate();
+  }
+
+  private write(id: string, patch: SubmissionPatch): SubmissionRecord {
     const keys = Object.keys(patch) as (keyof SubmissionPatch)[];
     const sets = keys.map((k) => `${COLUMNS[k]} = @${k}`);
     const values: Record<string, unknown> = { id, at: this.clock.now() };
