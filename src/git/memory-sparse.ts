@@ -69,32 +69,3 @@ export async function entryAt(objects: GitObjectReader, tree: string, path: stri
   }
   return found;
 }
-
-/**
- * Drops from a dirty list the skip-worktree paths git would not report: tracked (in `tree`),
- * outside `sparse`, and absent from the working folder `dir`.
- */
-export async function withoutSkipWorktree(
-  volume: Vol,
-  objects: GitObjectReader,
-  tree: string,
-  dir: string,
-  sparse: ReadonlySet<string>,
-  dirty: string[],
-): Promise<string[]> {
-  const kept: string[] = [];
-  for (const path of dirty) {
-    const skipped = !sparse.has(path) && !exists(volume, `${dir}/${path}`) && (await entryAt(objects, tree, path)) !== null;
-    if (!skipped) kept.push(path);
-  }
-  return kept;
-}
-
-function exists(volume: Vol, path: string): boolean {
-  try {
-    volume.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
