@@ -84,7 +84,8 @@ export class MemoryLandingGit implements LandingGit {
     const tree = await this.treeOf(commit, 'checkout');
     const linked = this.repo.linkedAt(path);
     if (linked) this.repo.volume.writeFileSync(`${linked.meta}/HEAD`, `${commit}\n`);
-    else if (this.repo.exists(path)) throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', 'the folder is not a worktree of this repository');
+    else if (this.repo.exists(path))
+      throw new GitError('NOT_A_GIT_REPOSITORY', 'rev-parse', 'the folder is not a worktree of this repository');
     else this.repo.link(path, commit);
     await this.repo.refill(path, tree);
   }

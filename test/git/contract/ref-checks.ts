@@ -42,7 +42,15 @@ export function refChecks(open: OpenWorld): void {
     it('refuses refs, SHAs and remote names git could read as something else (BAD_REF)', async () => {
       const w = await open();
       const head = await mainHead(w);
-      for (const ref of ['main', 'refs/heads/a..b', 'refs/heads/x.lock', 'refs/heads/@{-1}', 'refs/heads/a b', '--output=x', 'refs/heads/']) {
+      for (const ref of [
+        'main',
+        'refs/heads/a..b',
+        'refs/heads/x.lock',
+        'refs/heads/@{-1}',
+        'refs/heads/a b',
+        '--output=x',
+        'refs/heads/',
+      ]) {
         await expect(w.landing.readRef(ref, CTX)).rejects.toMatchObject({ code: 'BAD_REF' });
         await expect(w.landing.pinRef(ref, head, CTX)).rejects.toMatchObject({ code: 'BAD_REF' });
         await expect(w.landing.fastForward(ref, head, head, CTX)).rejects.toMatchObject({ code: 'BAD_REF' });
