@@ -19,7 +19,7 @@ import { IsoObjectReader } from './iso-object-reader.js';
 import { type FolderChange, folderChanges } from './memory-changes.js';
 import { readRefSync, readText } from './memory-refs.js';
 import { readSparsePaths } from './memory-sparse.js';
-import { checkoutTree } from './memory-worktree.js';
+import { checkoutTree, removeEntry } from './memory-worktree.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -145,7 +145,7 @@ export class MemoryCheckouts {
 
   /** Empties the folder `dir` but its top-level `.git`, and fills it from `tree`. */
   async refill(dir: string, tree: string): Promise<void> {
-    for (const name of this.list(dir)) if (name !== '.git') this.volume.rmSync(`${dir}/${name}`, { recursive: true, force: true });
+    for (const name of this.list(dir)) if (name !== '.git') removeEntry(this.volume, `${dir}/${name}`);
     await checkoutTree(this.volume, this.objects, tree, dir);
   }
 

@@ -13,6 +13,7 @@ import type { Volume } from 'memfs';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
 import { isMissingPath } from '../ports/missing-path.js';
 import { diskState, flattenTree } from './memory-changes.js';
+import { removeEntry } from './memory-worktree.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -78,14 +79,14 @@ export async function applyFolderMove(volume: Vol, objects: GitObjectReader, dir
   for (const step of steps) {
     if (step.entry) continue;
     const path = `${dir}/${step.path}`;
-    if (exists(volume, path)) volume.rmSync(path, { force: true });
+    removeEntry(volume, path);
     removeEmptyParents(volume, dir, step.path);
   }
   for (const step of steps) {
     if (!step.entry) continue;
     const path = `${dir}/${step.path}`;
     volume.mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
-    if (exists(volume, path)) volume.rmSync(path, { recursive: true, force: true });
+    removeEntry(volume, path);
     const bytes = await objects.readBlob(step.entry.oid);
     if (step.entry.mode === '120000') volume.symlinkSync(Buffer.from(bytes).toString('utf8'), path);
     else volume.writeFileSync(path, bytes, { mode: step.entry.mode === '100755' ? 0o755 : 0o644 });

@@ -16,7 +16,7 @@ import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type 
 import { MemoryCheckouts } from './memory-checkouts.js';
 import { readRefSync, swapRefSync, writeRefSync } from './memory-refs.js';
 import { checkoutPaths, writeSparsePaths } from './memory-sparse.js';
-import { checkoutTree } from './memory-worktree.js';
+import { checkoutTree, removeEntry } from './memory-worktree.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -92,13 +92,13 @@ export class MemoryGit implements GitPort {
     if (checkout.main) throw new GitError('COMMAND_FAILED', 'worktree remove', `'${path}' is a main working tree`);
     const dirty = options.force ? [] : await this.dirtyFiles(path, context);
     if (dirty.length > 0) throw new GitError('COMMAND_FAILED', 'worktree remove', `'${path}' contains modified or untracked files`);
-    this.repo.volume.rmSync(path, { recursive: true, force: true });
-    this.repo.volume.rmSync(checkout.meta, { recursive: true, force: true });
+    removeEntry(this.repo.volume, path);
+    removeEntry(this.repo.volume, checkout.meta);
   }
 
   async pruneWorktrees(_context: GitContext): Promise<void> {
     for (const checkout of this.repo.all()) {
-      if (!checkout.main && !this.repo.exists(checkout.dir)) this.repo.volume.rmSync(checkout.meta, { recursive: true, force: true });
+      if (!checkout.main && !this.repo.exists(checkout.dir)) removeEntry(this.repo.volume, checkout.meta);
     }
   }
 

@@ -7,6 +7,7 @@
  */
 import type { Volume } from 'memfs';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { removeEntry } from './memory-worktree.js';
 import { pathOfSparsePattern, sparseCheckoutFile } from './sparse-pattern.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -51,7 +52,7 @@ export async function checkoutPaths(
     const abs = `${dir}/${path}`;
     volume.mkdirSync(abs.slice(0, abs.lastIndexOf('/')), { recursive: true });
     const bytes = await objects.readBlob(entry.oid);
-    if (volume.existsSync(abs)) volume.rmSync(abs);
+    removeEntry(volume, abs);
     if (entry.mode === '120000') volume.symlinkSync(Buffer.from(bytes).toString('utf8'), abs);
     else volume.writeFileSync(abs, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
   }

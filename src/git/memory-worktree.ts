@@ -1,9 +1,10 @@
 /**
  * `checkoutTree`: fills a working folder of a memfs volume from a git tree, as a checkout
- * writes it (exec bit kept, links as links, a submodule as an empty folder). Comparing a
- * folder with a tree is memory-changes.ts's.
+ * writes it (exec bit kept, links as links, a submodule as an empty folder); `removeEntry`
+ * takes one entry out of a folder. Comparing a folder with a tree is memory-changes.ts's.
  */
 import type { Volume } from 'memfs';
+import { isMissingPath } from '../ports/missing-path.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -23,4 +24,21 @@ export async function checkoutTree(volume: Vol, objects: GitObjectReader, tree: 
       volume.writeFileSync(path, await objects.readBlob(entry.oid), { mode: entry.mode === '100755' ? 0o755 : 0o644 });
     }
   }
+}
+
+/**
+ * Removes what is at `path` — a file, a link (never what it points at: memfs's `rmSync` on a
+ * link removes its target), or a folder with everything in it. Nothing there is fine.
+ */
+export function removeEntry(volume: Vol, path: string): void {
+  let folder: boolean;
+  try {
+    folder = volume.lstatSync(path).isDirectory();
+  } catch (e) {
+    if (isMissingPath(e)) return;
+    throw e;
+  }
+  if (!folder) return volume.unlinkSync(path);
+  for (const name of (volume.readdirSync(path) as unknown[]).map(String)) removeEntry(volume, `${path}/${name}`);
+  volume.rmdirSync(path);
 }

@@ -9,6 +9,7 @@ import { MemoryGit } from '../../../src/git/memory-git.js';
 import { MemoryLandingGit } from '../../../src/git/memory-landing-git.js';
 import { readRefSync } from '../../../src/git/memory-refs.js';
 import { createMemoryRemote, memoryRemoteDir, rejectNextPushes } from '../../../src/git/memory-remote.js';
+import { removeEntry } from '../../../src/git/memory-worktree.js';
 import { seedMemoryRepository } from '../../../src/host/memory-repository.js';
 import { ManualClock } from '../../../src/ports/clock.js';
 import { T0, type Files, type GitWorld, type WorldFiles } from './world.js';
@@ -29,12 +30,12 @@ function volumeFiles(volume: Vol): WorldFiles {
   return {
     write(path, content) {
       volume.mkdirSync(parent(path), { recursive: true });
-      if (exists(path)) volume.rmSync(path);
+      removeEntry(volume, path);
       volume.writeFileSync(path, content);
     },
     read: (path) => String(volume.readFileSync(path, 'utf8')),
     exists,
-    remove: (path) => volume.rmSync(path, { recursive: true, force: true }),
+    remove: (path) => removeEntry(volume, path),
     mkdir: (path) => volume.mkdirSync(path, { recursive: true }),
     symlink: (target, path) => volume.symlinkSync(target, path),
     chmod: (path, mode) => volume.chmodSync(path, mode),
