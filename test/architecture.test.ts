@@ -28,7 +28,8 @@ const TIERS: readonly (readonly string[])[] = [
   ['src/lander'], // the lander: submissions in the state store, git's landing port, checks; implements submit for the tools' port
   ['src/host'], // assembles everything into a Host
   ['src/mcp'], // serves a Host over MCP
-  ['src/index'], // the package entry point
+  ['src/testing'], // the package's `gatefs/testing` entry: the memory host and its test ports
+  ['src/index'], // the package entry point (its createMemoryHost loads src/testing when called)
   ['src/cli'], // the binary
 ];
 
