@@ -1,9 +1,13 @@
 /**
- * The gatefs package root: the two host factories, the public types, and the error classes a
- * caller may need to branch on (`import { createHost, createMemoryHost } from 'gatefs'`).
+ * The gatefs package root: the host factories, the public types, and the error classes a
+ * caller may need to branch on (`import { createHost } from 'gatefs'`). The memory host and
+ * what tests use with it are `gatefs/testing` (src/testing.ts); `createMemoryHost` is also here,
+ * loading that entry (and memfs with it) only when called.
  */
+import type { CreateMemoryHostOptions, MemoryHost } from './host/create-memory-host.js';
+
 export { createHost, type CreateHostOptions } from './host/create-host.js';
-export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/create-memory-host.js';
+export type { CreateMemoryHostOptions, MemoryHost } from './host/create-memory-host.js';
 export { WorkspaceHost } from './host/workspace-host.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/types.js';
 export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';
@@ -32,3 +36,12 @@ export { NodeHostExec } from './ports/node-host-exec.js';
 export { ScriptedHostExec } from './ports/scripted-host-exec.js';
 export { ManualClock, systemClock, type Clock } from './ports/clock.js';
 export { SequentialIds, randomIds, type IdSource } from './ports/ids.js';
+
+/**
+ * Builds a memory host: `createMemoryHost` of `gatefs/testing`, imported on the first call so a
+ * program that only opens disk hosts never loads memfs. Throws what that one throws.
+ */
+export async function createMemoryHost(options: CreateMemoryHostOptions): Promise<MemoryHost> {
+  const testing = await import('./testing.js');
+  return testing.createMemoryHost(options);
+}

@@ -28,7 +28,8 @@ const TIERS: readonly (readonly string[])[] = [
   ['src/lander'], // the lander: submissions in the state store, git's landing port, checks; implements submit for the tools' port
   ['src/host'], // assembles everything into a Host
   ['src/mcp'], // serves a Host over MCP
-  ['src/index'], // the package entry point
+  ['src/testing'], // the package's `gatefs/testing` entry: the memory host and its test ports
+  ['src/index'], // the package entry point (its createMemoryHost loads src/testing when called)
   ['src/cli'], // the binary
 ];
 
@@ -49,6 +50,16 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'src/state': ['better-sqlite3'],
   'src/host': ['isomorphic-git', 'memfs', 'p-queue'],
   'src/mcp': ['@modelcontextprotocol/sdk', '@sinclair/typebox'], // typebox: the tool profiles' own schemas (src/mcp/profiles/)
+};
+
+/**
+ * Runtime dependencies the source never names in an import, each with why it ships. Every other
+ * runtime dependency must be imported by vfs/, tools/ or src/: a package only tests and
+ * benchmarks use (the reference matchers `picomatch` and `ignore`) is a dev dependency.
+ */
+const SHIPPED_WITHOUT_IMPORT: Readonly<Record<string, string>> = {
+  zod: "the MCP SDK's peer dependency: its server validates with it",
+  'tree-sitter-json': "only its .wasm grammar is read (tools/syntax-grammars.ts resolves the file's path)",
 };
 
 /** Builtins that reach past the process: only the host ports' implementations use them (STYLE.md "Effects are ports"). */
@@ -159,6 +170,13 @@ describe('architecture: dependencies point inward', () => {
 
   it('vfs imports only vfs; tools only vfs and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
     expect(violationsOf(imports, DEPENDENCIES)).toEqual([]);
+  });
+
+  it('every runtime dependency is imported by the shipped source (or says why it ships); test-only packages are dev dependencies', () => {
+    const imported = new Set(imports.filter((i) => i.to === null).map((i) => packageOf(i.specifier)));
+    const unused = [...DEPENDENCIES].filter((d) => !imported.has(d) && !(d in SHIPPED_WITHOUT_IMPORT)).sort();
+    expect(unused).toEqual([]);
+    expect(Object.keys(SHIPPED_WITHOUT_IMPORT).filter((d) => !DEPENDENCIES.has(d) || imported.has(d))).toEqual([]);
   });
 
   it('every layer file lives in vfs/', () => {

@@ -21,7 +21,7 @@ import type { ExecResult, HostExec } from '../ports/host-exec.js';
 import { IsoObjectReader } from './iso-object-reader.js';
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type WorktreeInfo } from './git-port.js';
-import { NeutralGitRunner, commandFailure, type GitSession } from './neutral-git-runner.js';
+import { NeutralGitRunner, commandFailure, refReadFailure, type GitSession } from './neutral-git-runner.js';
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
 import { sparseCheckoutFile } from './sparse-pattern.js';
 
@@ -106,7 +106,9 @@ export class CliGit implements GitPort {
 
   async branchHead(branch: string, context: GitContext): Promise<string | null> {
     const r = await this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], context);
-    return r.exitCode === 0 ? r.stdout.trim() : null;
+    if (r.exitCode === 0) return r.stdout.trim();
+    if (r.exitCode === 1) return null;
+    throw refReadFailure('rev-parse', r);
   }
 
   async addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void> {

@@ -34,12 +34,18 @@ import type {
   PushResult,
   WorkDiff,
 } from './landing-git.js';
-import { assertFullRef, assertSha, remoteTrackingRef } from './landing-names.js';
+import { assertFullRef, assertSha, assertSignature, remoteTrackingRef } from './landing-names.js';
 import type { TreeChange } from './checkout-safety.js';
 import { unsafeCheckoutPaths } from './cli-checkout-safety.js';
 import { findFoldedPaths } from './folded-tree-paths.js';
 import { capPatch, parseDiffTreeRawZ, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
-import { NeutralGitRunner, commandFailure as failure, failureDetail, type GitSession as Session } from './neutral-git-runner.js';
+import {
+  NeutralGitRunner,
+  commandFailure as failure,
+  failureDetail,
+  refReadFailure,
+  type GitSession as Session,
+} from './neutral-git-runner.js';
 import { parseWorktreeListZ } from './porcelain.js';
 
 /** How a `CliLandingGit` is made: the repository, the host-exec port, and a per-command timeout. */
@@ -326,7 +332,7 @@ export class CliLandingGit implements LandingGit {
     const r = await this.git.run(s, ['show-ref', '--verify', '--hash', ref]);
     if (r.exitCode === 0) return r.stdout.trim();
     if (r.exitCode === 1 || /not a valid ref/.test(r.stderr)) return null;
-    throw failure('show-ref', r);
+    throw refReadFailure('show-ref', r);
   }
 
   private async mergeBaseIn(s: Session, a: string, b: string): Promise<string | null> {
@@ -346,11 +352,7 @@ export class CliLandingGit implements LandingGit {
 
 /** `GIT_<ROLE>_NAME/EMAIL/DATE` for an identity; refuses names git would rewrite or reject. */
 function identityEnv(role: 'AUTHOR' | 'COMMITTER', who: GitIdentity, timeMs: number): Record<string, string> {
-  for (const part of [who.name, who.email]) {
-    if (part.trim() === '' || /[\0\n<>]/.test(part))
-      throw new GitError('COMMAND_FAILED', 'commit', `'${part.slice(0, 80)}' is not a usable ${role.toLowerCase()} name or email`);
-  }
-  if (!Number.isFinite(timeMs)) throw new GitError('COMMAND_FAILED', 'commit', 'the commit time is not a number');
+  assertSignature(who, role === 'AUTHOR' ? 'author' : 'committer', timeMs);
   return { [`GIT_${role}_NAME`]: who.name, [`GIT_${role}_EMAIL`]: who.email, [`GIT_${role}_DATE`]: `@${Math.floor(timeMs / 1000)} +0000` };
 }
 

@@ -50,7 +50,10 @@ export interface GitPort {
   isRepository(context: GitContext): Promise<boolean>;
   /** The full SHA of the commit a ref names (`HEAD`, a branch, a tag, a SHA). `BAD_REF`. */
   resolveCommit(ref: string, context: GitContext): Promise<string>;
-  /** The commit a local branch points at, or null when there is no such branch. */
+  /**
+   * The commit a local branch points at, or null when there is no such branch. A repository
+   * that cannot be read (its git dir has no `HEAD`) is `NOT_A_GIT_REPOSITORY`, never null.
+   */
   branchHead(branch: string, context: GitContext): Promise<string | null>;
   /** `git worktree add -b <branch> <path> <base>`. */
   addWorktree(options: AddWorktreeOptions, context: GitContext): Promise<void>;

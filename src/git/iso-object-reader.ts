@@ -8,11 +8,22 @@
  *
  * Trees are cached by oid (they are immutable), up to `maxCachedTrees`, least recently used
  * dropped first; isomorphic-git's own cache keeps pack indexes loaded between calls.
+ * isomorphic-git itself is loaded on the first read (`isomorphicGit`): a disk host that never
+ * reads a pinned snapshot never loads it.
  */
-import git, { type FsClient } from 'isomorphic-git';
+import type { FsClient } from 'isomorphic-git';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
 import { GitError } from './git-port.js';
 import { parseTreeObject } from './tree-object.js';
+
+type IsomorphicGit = typeof import('isomorphic-git').default;
+let loading: Promise<IsomorphicGit> | undefined;
+
+/** isomorphic-git, imported once, on first use. */
+function isomorphicGit(): Promise<IsomorphicGit> {
+  loading ??= import('isomorphic-git').then((m) => m.default);
+  return loading;
+}
 
 export interface IsoObjectReaderOptions {
   /** The filesystem holding the repository (node:fs or a memfs volume). */
@@ -38,6 +49,7 @@ export class IsoObjectReader implements GitObjectReader {
   }
 
   async commitTree(commit: string): Promise<string> {
+    const git = await isomorphicGit();
     try {
       const { oid, commit: object } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
       if (oid === commit) return object.tree;
@@ -62,6 +74,7 @@ export class IsoObjectReader implements GitObjectReader {
   }
 
   async readBlob(blob: string): Promise<Uint8Array> {
+    const git = await isomorphicGit();
     try {
       const { blob: bytes } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: blob, cache: this.cache });
       return bytes;
@@ -71,6 +84,7 @@ export class IsoObjectReader implements GitObjectReader {
   }
 
   private async loadTree(tree: string): Promise<TreeEntry[]> {
+    const git = await isomorphicGit();
     try {
       // The raw object, parsed here: isomorphic-git's own parser refuses a whole tree for one
       // `.git`-like name (tree-object.ts).

@@ -102,7 +102,10 @@ export type PushResult = { ok: true } | { ok: false; detail: string };
 
 /** Git operations of the landing side (see the file comment). */
 export interface LandingGit {
-  /** The commit a full ref names, or null when there is no such ref. */
+  /**
+   * The commit a full ref names, or null when there is no such ref (or the ref file is broken,
+   * as git reads it). A repository that cannot be read is `NOT_A_GIT_REPOSITORY`, never null.
+   */
   readRef(ref: string, context: GitContext): Promise<string | null>;
   /** The branch (full ref) the worktree at `path` has checked out, or null when HEAD is detached. */
   checkedOutBranch(path: string, context: GitContext): Promise<string | null>;

@@ -4,6 +4,7 @@
  * can be read by git as an option or as a revision expression (`main~1`, `@{-1}`, `:/text`).
  */
 import { GitError } from './git-port.js';
+import type { GitIdentity } from './landing-git.js';
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 // check-ref-format: no control characters, space, ~ ^ : ? * [ \ and no DEL.
@@ -41,4 +42,17 @@ export function remoteTrackingRef(remote: string, branch: string, operation: str
     throw new GitError('BAD_REF', operation, `'${remote.slice(0, 80)}' '${branch.slice(0, 80)}' is not a remote name and a branch name`);
   }
   return tracking;
+}
+
+/**
+ * Throws `COMMAND_FAILED` (operation `commit`) for an identity git would rewrite or refuse — a
+ * name or email that is blank or holds NUL, a newline, `<` or `>` — or a time that is not a
+ * number. `role` names which one in the message.
+ */
+export function assertSignature(who: GitIdentity, role: 'author' | 'committer', timeMs: number): void {
+  for (const part of [who.name, who.email]) {
+    if (part.trim() === '' || /[\0\n<>]/.test(part))
+      throw new GitError('COMMAND_FAILED', 'commit', `'${part.slice(0, 80)}' is not a usable ${role} name or email`);
+  }
+  if (!Number.isFinite(timeMs)) throw new GitError('COMMAND_FAILED', 'commit', 'the commit time is not a number');
 }

@@ -11,6 +11,7 @@
 import git from 'isomorphic-git';
 import type { Volume } from 'memfs';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import type { ChangeStatus } from './landing-git.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -50,8 +51,9 @@ export async function diskState(volume: Vol, path: string): Promise<FileState | 
   let st: { isSymbolicLink(): boolean; isFile(): boolean; mode: number | bigint };
   try {
     st = volume.lstatSync(path);
-  } catch {
-    return null;
+  } catch (e) {
+    if (isMissingPath(e)) return null;
+    throw e;
   }
   if (st.isSymbolicLink()) {
     const { oid } = await git.hashBlob({ object: Buffer.from(String(volume.readlinkSync(path))) });
@@ -124,8 +126,9 @@ function isLink(state: FileState): boolean {
 function isFolder(volume: Vol, path: string): boolean {
   try {
     return volume.lstatSync(path).isDirectory();
-  } catch {
-    return false;
+  } catch (e) {
+    if (isMissingPath(e)) return false;
+    throw e;
   }
 }
 
@@ -139,4 +142,12 @@ export async function flattenTree(objects: GitObjectReader, tree: string | null,
     else if (entry.type === 'blob') out.set(rel, entry);
   }
   return out;
+}
+
+/** The changes at or under one of `paths` (literal, repository-relative); all of them when absent. */
+export function changesUnder(changes: FolderChange[], paths: readonly string[] | undefined): FolderChange[] {
+  if (!paths) return changes;
+  const roots = paths.map((p) => p.replace(/^\.\/|\/+$/g, ''));
+  if (roots.some((r) => r === '' || r === '.')) return changes;
+  return changes.filter((c) => roots.some((r) => c.path === r || c.path.startsWith(`${r}/`)));
 }

@@ -8,6 +8,7 @@
  */
 import type { Volume } from 'memfs';
 import type { TreeEntry } from '../../vfs/git-object-reader.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import { conflictsOf, planCheckoutSafety, type DiskKind, type TreeChange } from './checkout-safety.js';
 import { diskState } from './memory-changes.js';
 
@@ -33,6 +34,9 @@ export async function memoryUnsafePaths(
   };
   const listed: string[] = [];
   const list = async (path: string): Promise<void> => {
+    // git lists nothing under a path its index holds as a file (`ls-files --others --directory`):
+    // a tracked file replaced by a folder is the person's own change, which read-tree refuses.
+    if (before.has(path)) return;
     if (kindOf(volume, `${dir}/${path}`) !== 'folder') {
       if (await lost(path)) listed.push(path);
       return;
@@ -89,7 +93,8 @@ function foldersOf(paths: Iterable<string>): Set<string> {
 function kindOf(volume: Vol, path: string): DiskKind {
   try {
     return volume.lstatSync(path).isDirectory() ? 'folder' : 'other';
-  } catch {
-    return 'absent';
+  } catch (e) {
+    if (isMissingPath(e)) return 'absent';
+    throw e;
   }
 }

@@ -11,7 +11,9 @@
  */
 import type { Volume } from 'memfs';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { isMissingPath } from '../ports/missing-path.js';
 import { diskState, flattenTree } from './memory-changes.js';
+import { removeEntry } from './memory-worktree.js';
 
 type Vol = InstanceType<typeof Volume>;
 
@@ -50,16 +52,14 @@ export async function planFolderMove(
     const next = after.get(path) ?? null;
     if (same(old, next)) continue;
     const disk = await diskState(volume, `${dir}/${path}`);
-    if (same(disk, next)) {
-      settled.push({ path, entry: next });
-      continue;
-    }
-    if (disk === null && sparse && !sparse.has(path) && !exists(volume, `${dir}/${path}`)) continue;
-    if (!same(disk, old) || (disk === null && exists(volume, `${dir}/${path}`))) {
-      blocked.push(path);
-      continue;
-    }
-    steps.push({ path, entry: next });
+    const kind = disk ? 'file' : kindAt(volume, `${dir}/${path}`);
+    // Nothing, or a folder: as the old tree (no file there, or its tracked folder) or the new one has it.
+    const asTree = (tree: ReadonlyMap<string, TreeEntry>, entry: TreeEntry | null) =>
+      disk ? same(disk, entry) : entry === null && (kind === 'absent' || (kind === 'folder' && hasUnder(tree, path)));
+    if (asTree(after, next)) settled.push({ path, entry: next });
+    else if (kind === 'absent' && sparse && !sparse.has(path)) continue;
+    else if (asTree(before, old)) steps.push({ path, entry: next });
+    else blocked.push(path);
   }
   for (const step of steps) {
     if (!step.entry) continue;
@@ -79,14 +79,14 @@ export async function applyFolderMove(volume: Vol, objects: GitObjectReader, dir
   for (const step of steps) {
     if (step.entry) continue;
     const path = `${dir}/${step.path}`;
-    if (exists(volume, path)) volume.rmSync(path, { force: true });
+    removeEntry(volume, path);
     removeEmptyParents(volume, dir, step.path);
   }
   for (const step of steps) {
     if (!step.entry) continue;
     const path = `${dir}/${step.path}`;
     volume.mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
-    if (exists(volume, path)) volume.rmSync(path, { recursive: true, force: true });
+    removeEntry(volume, path);
     const bytes = await objects.readBlob(step.entry.oid);
     if (step.entry.mode === '120000') volume.symlinkSync(Buffer.from(bytes).toString('utf8'), path);
     else volume.writeFileSync(path, bytes, { mode: step.entry.mode === '100755' ? 0o755 : 0o644 });
@@ -108,18 +108,24 @@ function same(a: { mode: string; oid: string } | null, b: { mode: string; oid: s
 }
 
 function exists(volume: Vol, path: string): boolean {
-  try {
-    volume.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return kindAt(volume, path) !== 'absent';
 }
 
 function isFolder(volume: Vol, path: string): boolean {
+  return kindAt(volume, path) === 'folder';
+}
+
+/** True when the flattened tree holds something under the folder `path`. */
+function hasUnder(tree: ReadonlyMap<string, TreeEntry>, path: string): boolean {
+  for (const p of tree.keys()) if (p.startsWith(`${path}/`)) return true;
+  return false;
+}
+
+function kindAt(volume: Vol, path: string): 'absent' | 'folder' | 'other' {
   try {
-    return volume.lstatSync(path).isDirectory();
-  } catch {
-    return false;
+    return volume.lstatSync(path).isDirectory() ? 'folder' : 'other';
+  } catch (e) {
+    if (isMissingPath(e)) return 'absent';
+    throw e;
   }
 }

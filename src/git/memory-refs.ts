@@ -2,10 +2,12 @@
  * Refs of a memfs repository read and swapped synchronously, so a compare-and-swap is atomic
  * with respect to every other async task sharing the volume (JavaScript runs one synchronous
  * stretch at a time). Layout as git's: a loose ref is the file `<gitdir>/<ref>` holding the SHA
- * and a newline; `packed-refs` is read as a fallback (isomorphic-git writes loose refs only).
- * A symbolic ref (`ref: refs/heads/x`) is followed up to five levels.
+ * and a newline (isomorphic-git writes loose refs only, and nothing in the memory host packs
+ * them). A symbolic ref (`ref: refs/heads/x`) is followed up to five levels; a ref file that
+ * holds neither is read as absent, as git reads a broken ref (with a warning).
  */
 import type { Volume } from 'memfs';
+import { isMissingPath } from '../ports/missing-path.js';
 import { GitError } from './git-port.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -14,29 +16,31 @@ const SHA = /^[0-9a-f]{40}$/;
 
 /** The SHA a ref (or a HEAD file's ref) names in the repository at `gitdir`, or null when absent. */
 export function readRefSync(volume: Vol, gitdir: string, ref: string, depth = 0): string | null {
-  const loose = readText(volume, `${gitdir}/${ref}`);
-  const value = loose ?? packedRef(volume, gitdir, ref);
+  // A folder at the ref's name holds other refs (`refs/heads/gatefs/` of `gatefs/x`): no ref here.
+  if (isFolder(volume, `${gitdir}/${ref}`)) return null;
+  const value = readText(volume, `${gitdir}/${ref}`);
   if (value === null) return null;
   if (value.startsWith('ref: ')) return depth >= 5 ? null : readRefSync(volume, gitdir, value.slice(5), depth + 1);
   return SHA.test(value) ? value : null;
 }
 
 /**
- * Moves `ref` from `expected` (null: the ref must not exist) to `next`, or changes nothing and
- * returns where the ref is. Result: null on success, else `{ head }`, the SHA the ref names now
- * (null when absent). The read and the write happen in one synchronous stretch. `COMMAND_FAILED`
- * as `writeRefSync`.
+ * Moves `ref` from `expected` (null: the ref must not exist) to `next` (null: delete it), or
+ * changes nothing and returns where the ref is. Result: null on success, else `{ head }`, the
+ * SHA the ref names now (null when absent). The read and the write happen in one synchronous
+ * stretch. `COMMAND_FAILED` as `writeRefSync`.
  */
 export function swapRefSync(
   volume: Vol,
   gitdir: string,
   ref: string,
   expected: string | null,
-  next: string,
+  next: string | null,
 ): { head: string | null } | null {
   const current = readRefSync(volume, gitdir, ref);
   if (current !== expected) return { head: current };
-  writeRefSync(volume, gitdir, ref, next);
+  if (next === null) volume.unlinkSync(`${gitdir}/${ref}`);
+  else writeRefSync(volume, gitdir, ref, next);
   return null;
 }
 
@@ -53,21 +57,24 @@ export function writeRefSync(volume: Vol, gitdir: string, ref: string, sha: stri
   volume.writeFileSync(path, `${sha}\n`);
 }
 
-/** The trimmed content of a small text file, or null when it does not exist. */
+/**
+ * The trimmed content of a small text file, or null when nothing is there (`isMissingPath`).
+ * Any other failure to read (a folder at the path, …) throws: it is not an absent file.
+ */
 export function readText(volume: Vol, path: string): string | null {
   try {
     return String(volume.readFileSync(path, 'utf8')).trim();
-  } catch {
-    return null;
+  } catch (e) {
+    if (isMissingPath(e)) return null;
+    throw e;
   }
 }
 
-function packedRef(volume: Vol, gitdir: string, ref: string): string | null {
-  const packed = readText(volume, `${gitdir}/packed-refs`);
-  if (packed === null) return null;
-  for (const line of packed.split('\n')) {
-    const [sha, name] = line.split(' ');
-    if (name === ref && sha && SHA.test(sha)) return sha;
+function isFolder(volume: Vol, path: string): boolean {
+  try {
+    return volume.lstatSync(path).isDirectory();
+  } catch (e) {
+    if (isMissingPath(e)) return false;
+    throw e;
   }
-  return null;
 }

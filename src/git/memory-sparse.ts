@@ -7,6 +7,7 @@
  */
 import type { Volume } from 'memfs';
 import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import { removeEntry } from './memory-worktree.js';
 import { pathOfSparsePattern, sparseCheckoutFile } from './sparse-pattern.js';
 
 type Vol = InstanceType<typeof Volume>;
@@ -51,7 +52,7 @@ export async function checkoutPaths(
     const abs = `${dir}/${path}`;
     volume.mkdirSync(abs.slice(0, abs.lastIndexOf('/')), { recursive: true });
     const bytes = await objects.readBlob(entry.oid);
-    if (volume.existsSync(abs)) volume.rmSync(abs);
+    removeEntry(volume, abs);
     if (entry.mode === '120000') volume.symlinkSync(Buffer.from(bytes).toString('utf8'), abs);
     else volume.writeFileSync(abs, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
   }
@@ -68,33 +69,4 @@ export async function entryAt(objects: GitObjectReader, tree: string, path: stri
     oid = found.oid;
   }
   return found;
-}
-
-/**
- * Drops from a dirty list the skip-worktree paths git would not report: tracked (in `tree`),
- * outside `sparse`, and absent from the working folder `dir`.
- */
-export async function withoutSkipWorktree(
-  volume: Vol,
-  objects: GitObjectReader,
-  tree: string,
-  dir: string,
-  sparse: ReadonlySet<string>,
-  dirty: string[],
-): Promise<string[]> {
-  const kept: string[] = [];
-  for (const path of dirty) {
-    const skipped = !sparse.has(path) && !exists(volume, `${dir}/${path}`) && (await entryAt(objects, tree, path)) !== null;
-    if (!skipped) kept.push(path);
-  }
-  return kept;
-}
-
-function exists(volume: Vol, path: string): boolean {
-  try {
-    volume.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

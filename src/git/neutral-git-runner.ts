@@ -136,3 +136,13 @@ export function failureDetail(r: ExecResult): string {
 export function commandFailure(operation: string, r: ExecResult): GitError {
   return new GitError('COMMAND_FAILED', operation, failureDetail(r));
 }
+
+/**
+ * The failure of a command that reads refs: `NOT_A_GIT_REPOSITORY` when git found no
+ * repository where it ran (a git dir without `HEAD`, a removed `.git`; every session runs with
+ * `LC_ALL=C`, so the message is git's own), else `commandFailure`.
+ */
+export function refReadFailure(operation: string, r: ExecResult): GitError {
+  if (/not a git repository/.test(r.stderr)) return new GitError('NOT_A_GIT_REPOSITORY', operation, failureDetail(r));
+  return commandFailure(operation, r);
+}

@@ -1,8 +1,9 @@
 /**
  * The package as a user gets it: `npm pack`, then `npm install -g ./gatefs-*.tgz` in a clean
  * folder (dependencies from the npm registry), then the `gatefs` that install puts on PATH:
- * `--version`, the demo, a read-only command in a folder that is not a repository, and the
- * README's Claude Code MCP snippet run from another folder over stdio.
+ * `--version`, the demo, a read-only command in a folder that is not a repository, the
+ * README's Claude Code MCP snippet run from another folder over stdio, and the library entries
+ * (`gatefs`, `gatefs/testing`) imported by a script beside the installed package.
  *
  * Speed: better-sqlite3 would compile from source here (no prebuilt binary can be fetched:
  * minutes on 2 cores). Its installer, prebuild-install, first looks for a local prebuild
@@ -19,6 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT, sampleRepo } from './run-gatefs.js';
 import { readmeMcpConfig } from './readme-snippets.js';
+import { runLoggingPackages } from './loaded-packages.js';
 
 let work: string;
 let prefix: string;
@@ -126,5 +128,32 @@ describe('npm install -g of the tarball', () => {
     } finally {
       repo.cleanup();
     }
+  }, 120_000);
+
+  it('gatefs/testing builds a memory host from the installed package, and importing gatefs alone loads no memfs', () => {
+    // A script beside the global node_modules resolves 'gatefs' as an installed dependency would.
+    const lib = join(prefix, 'lib');
+    const testing = runLoggingPackages(
+      `import { createMemoryHost, ManualClock } from 'gatefs/testing';
+const host = await createMemoryHost({ files: { 'README.md': '# hi\\n' }, clock: new ManualClock() });
+await host.prepare({ conversation: 'c1' });
+const wrote = await host.gate.call('c1', 'write', { path: 'notes.md', content: 'hello\\n' });
+console.log(JSON.stringify({ ok: wrote.ok, events: host.events().length > 0 }));
+await host.close();
+`,
+      [],
+      lib,
+    );
+    expect(JSON.parse(testing.stdout)).toEqual({ ok: true, events: true });
+    expect(testing.packages).toContain('memfs');
+    const root = runLoggingPackages(
+      `import { createHost, GitError } from 'gatefs';\nconsole.log(typeof createHost, typeof GitError);\n`,
+      [],
+      lib,
+    );
+    expect(root.stdout.trim()).toBe('function function');
+    expect(root.packages).toContain('gatefs');
+    expect(root.packages).not.toContain('memfs');
+    expect(root.packages).not.toContain('isomorphic-git');
   }, 120_000);
 });

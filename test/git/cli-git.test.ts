@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliGit } from '../../src/git/cli-git.js';
@@ -32,42 +32,6 @@ describe('CliGit', () => {
     await expect(git.resolveCommit('no-such-branch', ctx)).rejects.toMatchObject({ code: 'BAD_REF' });
     await expect(git.resolveCommit('--output=/tmp/x', ctx)).rejects.toMatchObject({ code: 'BAD_REF' });
     expect(seen.every((r) => r.argv[0] === 'git' && r.tag === 'test' && r.chain[0] === 'c1')).toBe(true);
-  });
-
-  it('adds, lists, reports dirty files of, and removes a worktree', async () => {
-    const { repo, git } = setup();
-    const head = await git.resolveCommit('HEAD', ctx);
-    const path = join(repo.dir, '..', 'wt');
-    await git.addWorktree({ path, branch: 'gatefs/x', base: head }, ctx);
-    expect(fs.readFileSync(join(path, 'src/b.ts'), 'utf8')).toBe('B\n');
-    const list = await git.listWorktrees(ctx);
-    expect(list.map((w) => w.branch)).toEqual(['refs/heads/main', 'refs/heads/gatefs/x']);
-    expect(list[1]).toMatchObject({ path, head });
-    expect(await git.branchHead('gatefs/x', ctx)).toBe(head);
-    expect(await git.dirtyFiles(path, ctx)).toEqual([]);
-    writeFileSync(join(path, 'a.txt'), 'changed');
-    writeFileSync(join(path, 'new file.txt'), 'n');
-    expect(await git.dirtyFiles(path, ctx)).toEqual(['a.txt', 'new file.txt']);
-    await expect(git.removeWorktree(path, ctx)).rejects.toMatchObject({ code: 'COMMAND_FAILED' });
-    expect(existsSync(path)).toBe(true);
-    fs.rmSync(join(path, 'new file.txt'));
-    writeFileSync(join(path, 'a.txt'), 'A\n');
-    await git.removeWorktree(path, ctx);
-    expect(existsSync(path)).toBe(false);
-  });
-
-  it('proves ancestry with merge-base and deletes a branch only at the expected commit', async () => {
-    const { repo, git } = setup();
-    const base = repo.git('rev-parse', 'HEAD');
-    repo.git('branch', 'side');
-    repo.write({ 'c.txt': 'C' });
-    const next = repo.commit('second');
-    expect(await git.isAncestor(base, next, ctx)).toBe(true);
-    expect(await git.isAncestor(next, base, ctx)).toBe(false);
-    await expect(git.deleteBranch('side', next, ctx)).rejects.toMatchObject({ code: 'COMMAND_FAILED' });
-    expect(await git.branchHead('side', ctx)).toBe(base);
-    await git.deleteBranch('side', base, ctx);
-    expect(await git.branchHead('side', ctx)).toBeNull();
   });
 
   it('reads packed objects of a CLI-made repository through the object reader', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliLandingGit } from '../../src/git/cli-landing-git.js';
@@ -83,38 +83,6 @@ describe('CliLandingGit.diff', () => {
     expect(readFileSync(join(repo.dir, '.git/index'))).toEqual(index);
     expect(status(repo.dir)).toEqual([' M a.txt', ' D b.txt', ' T t.txt', '?? bin.dat', '?? new.txt']);
   });
-
-  it('keeps to the paths asked for (files or folders, literal) and cuts a big patch at a line end', async () => {
-    const { repo, git } = setup({ 'a.txt': 'A\n', 'src/c.ts': 'C\n', '*.txt': 'star\n' });
-    const base = repo.git('rev-parse', 'HEAD');
-    writeFileSync(join(repo.dir, 'a.txt'), `${Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n')}\n`);
-    writeFileSync(join(repo.dir, 'src/c.ts'), 'C2\n');
-    writeFileSync(join(repo.dir, 'src/d.ts'), 'D\n');
-    writeFileSync(join(repo.dir, '*.txt'), 'star2\n');
-    const some = await git.diff(repo.dir, { base, paths: ['src', '*.txt'], maxPatchBytes: 100_000 }, ctx);
-    expect(some.files).toEqual([
-      { path: '*.txt', status: 'modified' },
-      { path: 'src/c.ts', status: 'modified' },
-      { path: 'src/d.ts', status: 'added' },
-    ]);
-    expect(some.patch).not.toContain('a.txt');
-    const cut = await git.diff(repo.dir, { base, maxPatchBytes: 1000 }, ctx);
-    expect(cut.truncated).toBe(true);
-    expect(Buffer.byteLength(cut.patch)).toBeLessThanOrEqual(1000);
-    expect(Buffer.byteLength(cut.patch)).toBeGreaterThan(900);
-    expect(cut.patch.endsWith('\n')).toBe(true);
-    expect(cut.files.map((f) => f.path)).toEqual(['*.txt', 'a.txt', 'src/c.ts', 'src/d.ts']);
-  });
-
-  it('does not count the absent files of a sparse worktree as deleted', async () => {
-    const { repo, git } = setup({ 'a.txt': 'A\n', 'hidden/h.txt': 'H\n' });
-    const base = repo.git('rev-parse', 'HEAD');
-    repo.git('sparse-checkout', 'set', '--no-cone', '/a.txt');
-    expect(existsSync(join(repo.dir, 'hidden/h.txt'))).toBe(false);
-    writeFileSync(join(repo.dir, 'a.txt'), 'A2\n');
-    const d = await git.diff(repo.dir, { base, maxPatchBytes: 10_000 }, ctx);
-    expect(d.files).toEqual([{ path: 'a.txt', status: 'modified' }]);
-  });
 });
 
 describe('CliLandingGit.commit', () => {
@@ -161,78 +129,6 @@ describe('CliLandingGit.commit', () => {
     const none = await git.commit(repo.dir, { message: 'x', paths: ['src'], author: who, committer: who, timeMs: 0 }, ctx);
     expect(none).toEqual({ sha: null, files: [] });
   });
-
-  it('makes the first commit of an empty repository', async () => {
-    const { repo, git } = setup({});
-    writeFileSync(join(repo.dir, 'first.txt'), 'F\n');
-    const r = await git.commit(repo.dir, { message: 'first', author: who, committer: who, timeMs: 0 }, ctx);
-    expect(r.files).toEqual([{ path: 'first.txt', status: 'added' }]);
-    expect(repo.git('rev-parse', 'HEAD')).toBe(r.sha);
-  });
-});
-
-describe('CliLandingGit checkouts and merges', () => {
-  it('makes and then resets a detached checkout, removing untracked and ignored files', async () => {
-    const { repo, git } = setup({ 'a.txt': 'A\n', '.gitignore': '*.log\n' });
-    const first = repo.git('rev-parse', 'HEAD');
-    repo.write({ 'a.txt': 'A2\n' });
-    const second = repo.commit('second');
-    const path = join(repo.dir, '..', 'lander', 'merge');
-    await git.checkoutDetached(path, first, ctx);
-    expect(readFileSync(join(path, 'a.txt'), 'utf8')).toBe('A\n');
-    expect(await git.checkedOutBranch(path, ctx)).toBeNull();
-    writeFileSync(join(path, 'a.txt'), 'dirty');
-    writeFileSync(join(path, 'junk.txt'), 'junk');
-    writeFileSync(join(path, 'x.log'), 'ignored');
-    await git.checkoutDetached(path, second, ctx);
-    expect(readFileSync(join(path, 'a.txt'), 'utf8')).toBe('A2\n');
-    expect(existsSync(join(path, 'junk.txt'))).toBe(false);
-    expect(existsSync(join(path, 'x.log'))).toBe(false);
-    expect(gitIn(path, 'rev-parse', 'HEAD')).toBe(second);
-    expect(await git.checkedOutBranch(repo.dir, ctx)).toBe('refs/heads/main');
-  });
-
-  it('refuses a folder that is not a worktree instead of cleaning the repository around it', async () => {
-    const { repo, git } = setup();
-    const path = join(repo.dir, '.gatefs', 'lander');
-    mkdirSync(path, { recursive: true });
-    writeFileSync(join(repo.dir, 'a.txt'), 'user edit');
-    writeFileSync(join(path, 'precious.txt'), 'user work');
-    await expect(git.checkoutDetached(path, repo.git('rev-parse', 'HEAD'), ctx)).rejects.toMatchObject({ code: 'NOT_A_GIT_REPOSITORY' });
-    expect(readFileSync(join(repo.dir, 'a.txt'), 'utf8')).toBe('user edit');
-    expect(readFileSync(join(path, 'precious.txt'), 'utf8')).toBe('user work');
-    expect(await git.checkedOutBranch(repo.dir, ctx)).toBe('refs/heads/main');
-  });
-
-  it('fast-forwards, makes a merge commit, and knows an already contained commit', async () => {
-    const { repo, git } = setup();
-    const base = repo.git('rev-parse', 'HEAD');
-    const ahead = sideCommit(repo, { 'a.txt': 'A2\n' });
-    const other = sideCommit(repo, { 'b.txt': 'B2\n' });
-    const path = join(repo.dir, '..', 'merge');
-    await git.checkoutDetached(path, base, ctx);
-    const opts = { message: 'land it', committer: gatefs, timeMs: 1_700_000_000_000 };
-    expect(await git.merge(path, ahead, opts, ctx)).toEqual({ ok: true, sha: ahead, fastForward: true });
-    const m = await git.merge(path, other, opts, ctx);
-    expect(m).toMatchObject({ ok: true, fastForward: false });
-    if (!m.ok) throw new Error('unreachable');
-    expect(gitIn(path, 'rev-parse', 'HEAD^1', 'HEAD^2')).toBe(`${ahead}\n${other}`);
-    expect(gitIn(path, 'log', '-1', '--format=%cn|%ct|%s')).toBe('gatefs|1700000000|land it');
-    expect(readFileSync(join(path, 'a.txt'), 'utf8') + readFileSync(join(path, 'b.txt'), 'utf8')).toBe('A2\nB2\n');
-    expect(await git.merge(path, other, opts, ctx)).toEqual({ ok: true, sha: m.sha, fastForward: false });
-  });
-
-  it('reports a conflict and leaves the checkout clean at its old HEAD', async () => {
-    const { repo, git } = setup();
-    const one = sideCommit(repo, { 'a.txt': 'one\n' });
-    const two = sideCommit(repo, { 'a.txt': 'two\n', 'b.txt': 'B2\n' });
-    const path = join(repo.dir, '..', 'merge');
-    await git.checkoutDetached(path, one, ctx);
-    const r = await git.merge(path, two, { message: 'm', committer: gatefs, timeMs: 0 }, ctx);
-    expect(r).toEqual({ ok: false, conflicts: ['a.txt'] });
-    expect(gitIn(path, 'rev-parse', 'HEAD')).toBe(one);
-    expect(gitIn(path, 'status', '--porcelain', '--untracked-files=all')).toBe('');
-  });
 });
 
 describe('CliLandingGit.fastForward', () => {
@@ -242,44 +138,6 @@ describe('CliLandingGit.fastForward', () => {
     const next = sideCommit(s.repo, { 'a.txt': 'A2\n', 'src/c.ts': 'C2\n' });
     return { ...s, expected, next };
   }
-
-  it('moves a checked-out branch and its files, keeping an unrelated local edit', async () => {
-    const { repo, git, expected, next } = checkedOut();
-    writeFileSync(join(repo.dir, 'b.txt'), 'local edit\n');
-    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({ outcome: 'moved' });
-    expect(repo.git('rev-parse', 'main')).toBe(next);
-    expect(readFileSync(join(repo.dir, 'a.txt'), 'utf8')).toBe('A2\n');
-    expect(readFileSync(join(repo.dir, 'b.txt'), 'utf8')).toBe('local edit\n');
-    expect(status(repo.dir)).toEqual([' M b.txt']);
-    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({ outcome: 'moved' });
-  });
-
-  it('is stale when the branch moved meanwhile, and changes nothing', async () => {
-    const { repo, git, expected, next } = checkedOut();
-    repo.write({ 'b.txt': 'person\n' });
-    const person = repo.commit('a person commits mid-check');
-    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({ outcome: 'stale', head: person });
-    expect(repo.git('rev-parse', 'main')).toBe(person);
-    expect(readFileSync(join(repo.dir, 'a.txt'), 'utf8')).toBe('A\n');
-    expect(repo.git('status', '--porcelain')).toBe('');
-    repo.git('branch', 'elsewhere', expected);
-    repo.git('branch', '-f', 'elsewhere', person);
-    expect(await git.fastForward('refs/heads/elsewhere', expected, next, ctx)).toEqual({ outcome: 'stale', head: person });
-    expect(await git.fastForward('refs/heads/nobody', expected, next, ctx)).toEqual({ outcome: 'stale', head: null });
-  });
-
-  it('is blocked by an uncommitted edit to a file the move changes, and changes nothing', async () => {
-    const { repo, git, expected, next } = checkedOut();
-    writeFileSync(join(repo.dir, 'a.txt'), 'mine\n');
-    expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({
-      outcome: 'blocked',
-      reason: 'UNCOMMITTED_CHANGES',
-      files: ['a.txt'],
-    });
-    expect(repo.git('rev-parse', 'main')).toBe(expected);
-    expect(readFileSync(join(repo.dir, 'a.txt'), 'utf8')).toBe('mine\n');
-    expect(readFileSync(join(repo.dir, 'src/c.ts'), 'utf8')).toBe('C\n');
-  });
 
   it('is blocked by an untracked file the move would overwrite, and not by a file only touched', async () => {
     const { repo, git, expected, next } = checkedOut();
@@ -322,20 +180,6 @@ describe('CliLandingGit.fastForward', () => {
     expect(await git.fastForward('refs/heads/main', expected, next, ctx)).toEqual({ outcome: 'moved' });
     expect(repo.git('rev-parse', 'main')).toBe(next);
     expect(repo.git('status', '--porcelain')).toBe('');
-  });
-
-  it('moves a branch no worktree has checked out, and pins refs', async () => {
-    const { repo, git, expected, next } = checkedOut();
-    repo.git('branch', 'target', expected);
-    expect(await git.fastForward('refs/heads/target', expected, next, ctx)).toEqual({ outcome: 'moved' });
-    expect(await git.readRef('refs/heads/target', ctx)).toBe(next);
-    await git.pinRef('refs/gatefs/submissions/s1', next, ctx);
-    expect(await git.readRef('refs/gatefs/submissions/s1', ctx)).toBe(next);
-    expect(await git.readRef('refs/heads/none', ctx)).toBeNull();
-    expect(await git.isAncestor(expected, next, ctx)).toBe(true);
-    expect(await git.isAncestor(next, expected, ctx)).toBe(false);
-    expect(await git.countAhead(expected, next, ctx)).toBe(1);
-    expect(await git.countAhead(next, expected, ctx)).toBe(0);
   });
 });
 
