@@ -21,6 +21,7 @@
 import { BINARY_SNIFF_BYTES, looksBinary } from './text-content.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import type { KeptFileReader, TreeEntry } from './tree-walk.js';
+import { ShardedMap } from './sharded-map.js';
 
 /**
  * What is known about a candidate before the results are assembled: the number of hits the
@@ -45,8 +46,8 @@ const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 /** The probe of files read inside the walk (see the file comment). */
 export class EarlySearch implements KeptFileReader {
   readonly maxBytes = MAX_EARLY_BYTES;
-  /** The verdicts found so far, by candidate. */
-  readonly verdicts = new Map<TreeEntry, Verdict>();
+  /** The verdicts found so far, by candidate (in shards: one per file of a folder of 300,000 files). */
+  readonly verdicts = new ShardedMap<TreeEntry, Verdict>();
   #failure: { err: unknown } | undefined;
   readonly #queued: { bytes: number; done: Promise<unknown> }[] = [];
   #queuedBytes = 0;

@@ -54,6 +54,7 @@ import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from 
 import { compileGlob } from './glob-matcher.js';
 import { compileMatcher, type CompiledPattern } from './line-matcher.js';
 import { GrepResults, type GrepMode, type GrepValue } from './grep-results.js';
+import { sliceEnds } from './sliced-work.js';
 
 export type { GrepMatch, GrepSkipped, GrepValue } from './grep-results.js';
 
@@ -262,7 +263,8 @@ async function filesToSearch(ns: Namespace, start: Resolved, glob: string | unde
 /**
  * Calls `each` with every file's verdict, in order, keeping up to `AHEAD` verdicts started
  * ahead of it, until `each` answers false. Yields to the event loop every `AHEAD` pending
- * verdicts: reads and searches settle in microtasks on memory layers.
+ * verdicts (reads and searches settle in microtasks on memory layers), and every
+ * `SLICE_ENTRIES` files (300,000 verdicts the walk already found take a while to go through).
  */
 async function inTreeOrder(
   files: readonly TreeEntry[],
@@ -280,6 +282,7 @@ async function inTreeOrder(
     }
     const goOn = each(files[i], n);
     if (!(goOn instanceof Promise ? await goOn : goOn)) return;
+    if (sliceEnds(i + 1)) await yieldToLoop();
   }
 }
 

@@ -42,6 +42,8 @@ import { walkTree, type TreeEntry } from './tree-walk.js';
 import { compileGlob } from './glob-matcher.js';
 import { ResultCollector } from './result-collector.js';
 import { TreeFilter } from './tree-filter.js';
+import { ShardedMap } from './sharded-map.js';
+import { allSliced, runSliced, sliceEnds, sortSliced, type SlicedWork } from './sliced-work.js';
 
 /** Default `maxResults` of list. */
 export const LIST_DEFAULT_MAX_RESULTS = 1000;
@@ -130,7 +132,7 @@ export const listTool = defineTool({
     // the layer has one): for the first entries kept up to the page's end, or all for mtime.
     // By name, folders and special files need no stat (their size is 0).
     const needsStat = (e: TreeEntry) => byMtime || e.type === 'file' || e.type === 'symlink';
-    const stats = new Map<TreeEntry, Promise<Stat | undefined>>();
+    const stats: Stats = new ShardedMap();
     const statEarly = (e: TreeEntry) => {
       if (needsStat(e) && (byMtime || stats.size < out.offset + out.max)) stats.set(e, statOf(e));
     };
@@ -145,8 +147,8 @@ export const listTool = defineTool({
     const walked = await walkTree(ns, ctx.resolved[0], { select: filter.select, only: filter.only });
     out.markTruncated(walked.truncated);
     const ordered = byMtime ? await newestFirst(walked.entries, stats) : walked.entries;
-    for (const e of ordered) if (!out.add(e)) break;
-    const shown = await Promise.all(out.items.map((e) => (needsStat(e) ? (stats.get(e) ?? statOf(e)) : undefined)));
+    for (let i = 0; i < ordered.length && out.add(ordered[i]); i++) if (sliceEnds(i + 1)) await yieldToLoop();
+    const shown = await allSliced(out.items, (e) => (needsStat(e) ? (stats.get(e) ?? statOf(e)) : undefined));
     const entries: ListEntry[] = [];
     for (const [i, e] of out.items.entries()) {
       if (i > 0 && i % YIELD_EVERY_ENTRIES === 0) await yieldToLoop(); // 100,000 entries take a while to shape
@@ -167,13 +169,33 @@ export const listTool = defineTool({
   },
 });
 
-/** The entries newest first (ties in tree order), those removed while listing left out. */
-async function newestFirst(entries: readonly TreeEntry[], stats: Map<TreeEntry, Promise<Stat | undefined>>): Promise<TreeEntry[]> {
-  const known = await Promise.all(entries.map((e) => stats.get(e) ?? statOf(e)));
+/** The stats asked for while the walk was in each folder (in shards: one per entry for `sort: mtime`). */
+type Stats = ShardedMap<TreeEntry, Promise<Stat | undefined>>;
+
+/**
+ * The entries newest first (ties in tree order), those removed while listing left out; sorted in
+ * slices (tools/sliced-work.ts: sorting 300,000 entries at once held the loop for a few hundred ms).
+ */
+async function newestFirst(entries: readonly TreeEntry[], stats: Stats): Promise<TreeEntry[]> {
+  const known = await allSliced(entries, (e) => stats.get(e) ?? statOf(e));
+  const sorted = runSliced(byAge(entries, known));
+  return sorted instanceof Promise ? await sorted : sorted;
+}
+
+/** `entries` with a stat (`known`, in the same order), newest first, ties in their order. */
+function* byAge(entries: readonly TreeEntry[], known: readonly (Stat | undefined)[]): SlicedWork<TreeEntry[]> {
   const order: number[] = [];
-  for (let i = 0; i < entries.length; i++) if (known[i] !== undefined) order.push(i);
-  order.sort((a, b) => known[b]!.mtimeMs - known[a]!.mtimeMs || a - b);
-  return order.map((i) => entries[i]);
+  for (let i = 0; i < entries.length; i++) {
+    if (known[i] !== undefined) order.push(i);
+    if (sliceEnds(i + 1)) yield;
+  }
+  const sorted = yield* sortSliced(order, (a, b) => known[b]!.mtimeMs - known[a]!.mtimeMs || a - b);
+  const out: TreeEntry[] = new Array(sorted.length);
+  for (let k = 0; k < sorted.length; k++) {
+    out[k] = entries[sorted[k]];
+    if (sliceEnds(k + 1)) yield;
+  }
+  return out;
 }
 
 /** The metadata of `e` (a link's own, never its target's), undefined when it was removed while listing (not reported). */

@@ -1,41 +1,46 @@
 /**
  * The tree-sitter grammars the syntax check knows, by file name, and their loading: the
  * tree-sitter runtime and the grammars are WebAssembly files shipped inside npm packages
- * (`@vscode/tree-sitter-wasm`: the runtime and most grammars; `tree-sitter-json`: JSON), read
- * from `node_modules` on first use and kept for the life of the process. Nothing is downloaded,
- * nothing is spawned, no native addon is built.
+ * (`@vscode/tree-sitter-wasm`: the runtime and most grammars; `tree-sitter-json`: JSON). Both
+ * are optional dependencies: nothing of them loads until the first syntax check of a process
+ * (a dynamic `import()` of the runtime, then each grammar's wasm on its first use, kept for the
+ * life of the process), and where npm left them out (`--omit=optional`) the check answers that
+ * it is unavailable (`SyntaxCheckUnavailable`) instead of failing the edit. Nothing is
+ * downloaded, nothing is spawned, no native addon is built.
  *
  * Limits: C has no grammar here (the C++ one would misread C), nor YAML, TOML or Markdown.
  */
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 const require = createRequire(import.meta.url);
 
-/** A grammar: its name (as reported to the agent) and the wasm file it loads from. */
+/** The package of the tree-sitter runtime (and of most grammars). */
+export const RUNTIME_PACKAGE = '@vscode/tree-sitter-wasm';
+
+/** A grammar: the package that ships it and its wasm file there. */
 interface Grammar {
-  name: string;
-  wasm: () => string;
+  package: string;
+  file: string;
 }
 
-const vscodeWasm = (file: string) => () => join(dirname(require.resolve('@vscode/tree-sitter-wasm')), file);
+const vscode = (file: string): Grammar => ({ package: RUNTIME_PACKAGE, file: `wasm/${file}` });
 
 const GRAMMARS: Readonly<Record<string, Grammar>> = {
-  typescript: { name: 'typescript', wasm: vscodeWasm('tree-sitter-typescript.wasm') },
-  tsx: { name: 'tsx', wasm: vscodeWasm('tree-sitter-tsx.wasm') },
-  javascript: { name: 'javascript', wasm: vscodeWasm('tree-sitter-javascript.wasm') },
-  json: { name: 'json', wasm: () => require.resolve('tree-sitter-json/tree-sitter-json.wasm') },
-  python: { name: 'python', wasm: vscodeWasm('tree-sitter-python.wasm') },
-  go: { name: 'go', wasm: vscodeWasm('tree-sitter-go.wasm') },
-  rust: { name: 'rust', wasm: vscodeWasm('tree-sitter-rust.wasm') },
-  java: { name: 'java', wasm: vscodeWasm('tree-sitter-java.wasm') },
-  cpp: { name: 'cpp', wasm: vscodeWasm('tree-sitter-cpp.wasm') },
-  csharp: { name: 'csharp', wasm: vscodeWasm('tree-sitter-c-sharp.wasm') },
-  bash: { name: 'bash', wasm: vscodeWasm('tree-sitter-bash.wasm') },
-  css: { name: 'css', wasm: vscodeWasm('tree-sitter-css.wasm') },
-  php: { name: 'php', wasm: vscodeWasm('tree-sitter-php.wasm') },
-  ruby: { name: 'ruby', wasm: vscodeWasm('tree-sitter-ruby.wasm') },
+  typescript: vscode('tree-sitter-typescript.wasm'),
+  tsx: vscode('tree-sitter-tsx.wasm'),
+  javascript: vscode('tree-sitter-javascript.wasm'),
+  json: { package: 'tree-sitter-json', file: 'tree-sitter-json.wasm' },
+  python: vscode('tree-sitter-python.wasm'),
+  go: vscode('tree-sitter-go.wasm'),
+  rust: vscode('tree-sitter-rust.wasm'),
+  java: vscode('tree-sitter-java.wasm'),
+  cpp: vscode('tree-sitter-cpp.wasm'),
+  csharp: vscode('tree-sitter-c-sharp.wasm'),
+  bash: vscode('tree-sitter-bash.wasm'),
+  css: vscode('tree-sitter-css.wasm'),
+  php: vscode('tree-sitter-php.wasm'),
+  ruby: vscode('tree-sitter-ruby.wasm'),
 };
 
 const BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -77,34 +82,97 @@ export function languageOf(path: string): string | undefined {
 }
 
 type Runtime = typeof TreeSitter;
-let runtime: Promise<Runtime> | undefined;
-const languages = new Map<string, Promise<TreeSitter.Language>>();
 
-/** The tree-sitter runtime, initialised once. */
-function loadRuntime(): Promise<Runtime> {
-  runtime ??= (async () => {
-    const module = require('@vscode/tree-sitter-wasm') as Runtime;
-    await module.Parser.init();
-    return module;
-  })();
-  return runtime;
+/**
+ * The syntax check cannot run here: a package it needs is not installed (both are optional
+ * dependencies). `message` is the reason the syntax report gives.
+ */
+export class SyntaxCheckUnavailable extends Error {
+  override readonly name = 'SyntaxCheckUnavailable';
+}
+
+/** Where a `Grammars` finds tree-sitter; the defaults are the installed packages. */
+export interface TreeSitterSource {
+  /** The module specifier of the runtime (default `RUNTIME_PACKAGE`), loaded with `import()`. */
+  runtimeModule?: string;
+  /** The file of a grammar's wasm from `package/file` (default: `require.resolve` from here). */
+  resolveWasm?(specifier: string): string;
+}
+
+/** True for the error Node gives when a package or a file in it is not installed. */
+function isNotInstalled(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 /**
- * A parser set to the grammar `name` (from `languageOf`), loaded on first use. The caller
- * deletes the parser when done. Rejects when the wasm file cannot be loaded (a broken install).
+ * The tree-sitter runtime and grammars of one source, each loaded on first use and kept (see
+ * the file comment). The process shares `installedGrammars`; a test makes one over a source
+ * whose packages are absent.
  */
-export async function parserFor(name: string): Promise<TreeSitter.Parser> {
-  const ts = await loadRuntime();
-  let language = languages.get(name);
-  if (!language) {
+export class Grammars {
+  #runtime: Promise<Runtime> | undefined;
+  readonly #languages = new Map<string, Promise<TreeSitter.Language>>();
+  readonly #runtimeModule: string;
+  readonly #resolveWasm: (specifier: string) => string;
+
+  constructor(source: TreeSitterSource = {}) {
+    this.#runtimeModule = source.runtimeModule ?? RUNTIME_PACKAGE;
+    this.#resolveWasm = source.resolveWasm ?? ((specifier) => require.resolve(specifier));
+  }
+
+  /**
+   * A parser set to the grammar `name` (from `languageOf`), loaded on first use; the caller
+   * deletes it when done. Rejects with `SyntaxCheckUnavailable` when the runtime or the
+   * grammar's package is not installed, with the load error when a wasm file will not load (a
+   * broken install).
+   */
+  async parserFor(name: string): Promise<TreeSitter.Parser> {
+    const ts = await this.#loadRuntime();
+    let language = this.#languages.get(name);
+    if (!language) {
+      language = this.#loadLanguage(ts, name);
+      language.catch(() => this.#languages.delete(name));
+      this.#languages.set(name, language);
+    }
+    const parser = new ts.Parser();
+    parser.setLanguage(await language);
+    return parser;
+  }
+
+  /** The runtime, imported and initialised once (a failure is kept too: the packages do not appear mid-process). */
+  #loadRuntime(): Promise<Runtime> {
+    this.#runtime ??= (async () => {
+      let loaded: { default?: Runtime } & Partial<Runtime>;
+      try {
+        loaded = (await import(this.#runtimeModule)) as { default?: Runtime } & Partial<Runtime>;
+      } catch (e) {
+        if (!isNotInstalled(e)) throw e;
+        throw new SyntaxCheckUnavailable(
+          `the syntax check is unavailable: tree-sitter is not installed here (${RUNTIME_PACKAGE}, an optional dependency)`,
+        );
+      }
+      // A CommonJS (UMD) module: import() gives its exports as the default export.
+      const runtime = (loaded.default ?? loaded) as Runtime;
+      await runtime.Parser.init();
+      return runtime;
+    })();
+    return this.#runtime;
+  }
+
+  async #loadLanguage(ts: Runtime, name: string): Promise<TreeSitter.Language> {
     const grammar = GRAMMARS[name];
     if (!grammar) throw new Error(`no grammar named ${name}`);
-    language = ts.Language.load(grammar.wasm());
-    language.catch(() => languages.delete(name));
-    languages.set(name, language);
+    let file: string;
+    try {
+      file = this.#resolveWasm(`${grammar.package}/${grammar.file}`);
+    } catch (e) {
+      if (!isNotInstalled(e)) throw e;
+      throw new SyntaxCheckUnavailable(`the ${name} grammar is not installed here (${grammar.package}, an optional dependency)`);
+    }
+    return ts.Language.load(file);
   }
-  const parser = new ts.Parser();
-  parser.setLanguage(await language);
-  return parser;
 }
+
+/** The grammars of the installed packages, shared by the process. */
+export const installedGrammars = new Grammars();

@@ -16,7 +16,11 @@
  * entries sorted by name, depth-first), the order ripgrep's `--sort path` gives.
  *
  * Fairness: the walk yields to the event loop every 512 entries, so a huge tree over a
- * synchronous layer never holds the loop for other conversations. A sub-folder that vanishes
+ * synchronous layer never holds the loop for other conversations, and every pass over one
+ * folder's entries (hiding `.git` names, merging mount points, making the entries, choosing what
+ * to enter, assembling the result) runs in slices of `SLICE_ENTRIES` with a yield between them
+ * (tools/sliced-work.ts), so one folder of 300,000 entries does not hold it either; a folder of
+ * fewer entries is handled without a pause, as before. A sub-folder that vanishes
  * or turns into a link mid-walk is skipped. Limits: `maxEntries` entries seen (default
  * 500,000), past it the walk stops with `truncated`; a folder with entries deeper than any path
  * can name (vfs/path.ts `MAX_PATH_SEGMENTS` segments, `MAX_PATH_BYTES` bytes) ends it with
@@ -30,17 +34,24 @@ import { compareNames, walkLayer } from '../vfs/layer.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { WalkFolder, type KeptFileReader, type ReadPace, type TreeEntry } from './walk-folder.js';
+import { filterSliced, mergeSliced, runSliced, sliceEnds, someSliced, type SlicedWork } from './sliced-work.js';
 
 export type { KeptFileReader, TreeEntry } from './walk-folder.js';
 
 const YIELD_EVERY_ENTRIES = 512;
 
+/** Some of a folder's entries: a `Set`, or a `ShardedSet` for a folder with very many (tools/sharded-map.ts). */
+export interface EntrySet {
+  has(e: TreeEntry): boolean;
+  [Symbol.iterator](): Iterator<TreeEntry>;
+}
+
 /** What `select` decides for one folder's entries. */
 export interface Selection {
   /** Entries to report (reported in the folder's order). */
-  keep: ReadonlySet<TreeEntry> | 'all' | 'none';
+  keep: EntrySet | 'all' | 'none';
   /** Sub-folders to enter (entries of type `directory`). */
-  enter: ReadonlySet<TreeEntry> | 'all' | 'none';
+  enter: EntrySet | 'all' | 'none';
 }
 
 /** How `walkTree` chooses what to report and where to go. */
@@ -141,12 +152,12 @@ class TreeWalk {
       if (e.code === 'NOT_FOUND' && this.ns.table.entriesBelow(at.path).length > 0) {
         // A folder that exists only because a mount lies below it: its entries are the mounts.
         const only = await this.visit(part, at.rel, []);
-        return assemble(only, part.folders, await otherMounts([only]));
+        return runSliced(assemble(only, part.folders, await otherMounts([only])));
       }
       if (!isStart && SKIPPED_CODES.has(e.code)) return [];
       throw e.withPath(e.path === '' ? at.mount.path : `${at.mount.path}/${e.path}`);
     }
-    return first ? assemble(first, part.folders, await otherMounts(part.folders.values())) : [];
+    return first ? runSliced(assemble(first, part.folders, await otherMounts(part.folders.values()))) : [];
   }
 
   /** Builds one folder's entries (mount points merged in), asks `select` about them, enters the chosen. */
@@ -156,13 +167,15 @@ class TreeWalk {
     const nsPath = layerPath === at.rel ? at.path : `${at.mount.path}/${layerPath}`;
     checkNameable(nsPath, listed, at.rel);
     const mounted = this.ns.mountPointsIn(nsPath);
-    const shown = this.admit(withMounts(this.ns, listed, mounted));
+    const merged = runSliced(withMounts(this.ns, listed, mounted));
+    const shown = this.admit(merged instanceof Promise ? await merged : merged);
     if (this.sinceYield >= YIELD_EVERY_ENTRIES) {
       this.sinceYield = 0;
       await yieldToLoop();
     }
     const folder = new WalkFolder(this.ns, nsPath, at.mount, layerPath, access);
-    const entries = folder.entries(shown, rel, mounted);
+    const made = runSliced(folder.entries(shown, rel, mounted));
+    const entries = made instanceof Promise ? await made : made;
     let selection: Selection;
     try {
       const selected = this.options.select(self, entries);
@@ -173,7 +186,8 @@ class TreeWalk {
     } finally {
       folder.leave();
     }
-    const result: Folder = { entries, keep: selection.keep, entered: this.enter(part, entries, selection.enter) };
+    const entered = runSliced(this.enter(part, entries, selection.enter));
+    const result: Folder = { entries, keep: selection.keep, entered: entered instanceof Promise ? await entered : entered };
     part.folders.set(layerPath, result);
     return result;
   }
@@ -193,10 +207,12 @@ class TreeWalk {
    * Enters the chosen sub-folders: one of the same layer is walked by the layer's walk of this
    * mount (`part.toEnter`), one that leads to another mount by a walk of its own, started now.
    */
-  private enter(part: MountPart, entries: readonly TreeEntry[], chosen: Selection['enter']): Folder['entered'] {
+  private *enter(part: MountPart, entries: readonly TreeEntry[], chosen: Selection['enter']): SlicedWork<Folder['entered']> {
     const entered: Folder['entered'] = new Map();
     if (chosen === 'none') return entered;
-    for (const e of entries) {
+    for (let i = 0; i < entries.length; i++) {
+      if (sliceEnds(i)) yield;
+      const e = entries[i];
       if (e.type !== 'directory' || (chosen !== 'all' && !chosen.has(e))) continue;
       const leavesLayer = e.resolved.mount !== part.at.mount || this.ns.table.entriesBelow(e.resolved.path).length > 0;
       if (leavesLayer) {
@@ -217,14 +233,20 @@ const SKIPPED_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'NOT_DIRECTORY'
 
 /**
  * The listing as `Namespace.readdir` shows it: names git treats as `.git` left out (never shown
- * nor entered, vfs/namespace.ts), the mount points in the folder merged in, sorted by name.
+ * nor entered, vfs/namespace.ts), the mount points in the folder merged in (in place of an entry
+ * of the same name), sorted by name. `listed` is sorted (vfs/layer.ts `DirEntry`), so merging the
+ * few mount points in gives what sorting the whole gave.
  */
-function withMounts(ns: Namespace, listed: DirEntry[], mounted: readonly DirEntry[]): DirEntry[] {
-  if (listed.some((e) => ns.isHiddenName(e.name))) listed = listed.filter((e) => !ns.isHiddenName(e.name));
+function* withMounts(ns: Namespace, listed: DirEntry[], mounted: readonly DirEntry[]): SlicedWork<DirEntry[]> {
+  const hidden = (e: DirEntry) => ns.isHiddenName(e.name);
+  if (yield* someSliced(listed, hidden)) listed = yield* filterSliced(listed, (e) => !hidden(e));
   if (mounted.length === 0) return listed;
   const names = new Set(mounted.map((m) => m.name));
-  return [...listed.filter((e) => !names.has(e.name)), ...mounted].sort((a, b) => compareNames(a.name, b.name));
+  const own = yield* filterSliced(listed, (e) => !names.has(e.name));
+  return yield* mergeSliced(own, [...mounted].sort(byName), byName);
 }
+
+const byName = (a: DirEntry, b: DirEntry) => compareNames(a.name, b.name);
 
 /**
  * `TOO_DEEP` (at `startRel`, the layer path the caller anchors) when the folder `nsPath` has
@@ -240,23 +262,39 @@ function checkNameable(nsPath: string, listed: readonly DirEntry[], startRel: st
   );
 }
 
-/** The folder's reported entries in tree order, sub-folders' entries after their folder. */
-function assemble(
-  folder: Folder,
+/**
+ * The folder's reported entries in tree order, sub-folders' entries after their folder (depth
+ * first, with a stack of its own: a chain of folders as deep as a path can name is no deeper a
+ * call stack), pausing every `SLICE_ENTRIES` entries looked at.
+ */
+function* assemble(
+  first: Folder,
   folders: ReadonlyMap<string, Folder>,
   other: ReadonlyMap<TreeEntry, TreeEntry[]>,
-  out: TreeEntry[] = [],
-): TreeEntry[] {
-  const keep = folder.keep;
-  for (const e of folder.entries) {
+): SlicedWork<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  const stack: { folder: Folder; next: number }[] = [{ folder: first, next: 0 }];
+  let seen = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    const { entries, keep, entered } = top.folder;
+    if (top.next >= entries.length) {
+      stack.pop();
+      continue;
+    }
+    const e = entries[top.next++];
+    if (sliceEnds(++seen)) yield;
     if (keep === 'all' || (keep !== 'none' && keep.has(e))) out.push(e);
-    const below = folder.entered.get(e);
+    const below = entered.get(e);
     if (below === undefined) continue;
     if (typeof below === 'string') {
       const sub = folders.get(below);
-      if (sub) assemble(sub, folders, other, out);
+      if (sub) stack.push({ folder: sub, next: 0 });
     } else {
-      for (const b of other.get(e) ?? []) out.push(b);
+      for (const b of other.get(e) ?? []) {
+        out.push(b);
+        if (sliceEnds(++seen)) yield;
+      }
     }
   }
   return out;

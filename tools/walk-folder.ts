@@ -18,6 +18,7 @@ import type { DirEntry, EntryType, FolderAccess, ReadOptions, Stat } from '../vf
 import { childPath } from '../vfs/layer.js';
 import type { Mount, Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
+import { SLICE_ENTRIES, sliceEnds, type SlicedWork } from './sliced-work.js';
 
 /** One entry met by the walk. `rel` is relative to the start folder ('a/b.ts'). */
 export interface TreeEntry {
@@ -77,8 +78,11 @@ export interface KeptFileReader {
 const YIELD_EVERY_FILES = 32;
 const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
 
-/** Folders already left whose kept files are still being read in other threads, before the walk waits. */
-const MAX_PENDING_FOLDERS = 32;
+/**
+ * Reads still under way in other threads (one per folder, or per slice of `SLICE_ENTRIES` files
+ * of a large folder), before the walk waits for the oldest.
+ */
+const MAX_PENDING_READS = 32;
 
 /**
  * Counts the synchronous reads of one walk between yields (shared by its folders), and the reads
@@ -116,11 +120,13 @@ export class WalkFolder {
   /**
    * The `TreeEntry`s of the listing `listed` (`rel`: the folder's path below the start).
    * `mounted` are the mount points (and folders leading to mounts) merged into it: those
-   * resolve through the namespace and are never reached through the held folder.
+   * resolve through the namespace and are never reached through the held folder. Made in slices
+   * (tools/sliced-work.ts: run it with `runSliced`).
    */
-  entries(listed: readonly DirEntry[], rel: string, mounted: readonly DirEntry[]): TreeEntry[] {
+  *entries(listed: readonly DirEntry[], rel: string, mounted: readonly DirEntry[]): SlicedWork<TreeEntry[]> {
     const out: TreeEntry[] = new Array(listed.length);
     for (let i = 0; i < listed.length; i++) {
+      if (sliceEnds(i)) yield;
       const d = listed[i];
       const entryRel = rel === '' ? d.name : `${rel}/${d.name}`;
       if (mounted.length === 0) {
@@ -178,8 +184,10 @@ export class WalkFolder {
    * `readKept` where the layer reads in other threads (`FolderAccess.readFiles`): the reads start
    * now and the walk goes on; their bytes reach `reader` as they arrive, a file too large
    * goes to `reader.large`, any other refusal is left to the caller's own read, `BUSY` or a
-   * failed read ends the walk (when `walkTree` settles the pending reads). At most
-   * `MAX_PENDING_FOLDERS` folders are under way: past that the walk waits for the oldest.
+   * failed read ends the walk (when `walkTree` settles the pending reads). A large folder's files
+   * are asked for in slices of `SLICE_ENTRIES`, yielding between them (sending 300,000 names in
+   * one message held the loop ~130 ms). At most `MAX_PENDING_READS` reads are under way: past
+   * that the walk waits for the oldest.
    */
   async #readKeptBeside(
     readFiles: NonNullable<FolderAccess['readFiles']>,
@@ -188,22 +196,30 @@ export class WalkFolder {
     pace: ReadPace,
   ): Promise<void> {
     const files: WalkEntry[] = [];
-    for (const e of kept) if (e.type === 'file' && e instanceof WalkEntry && e.folder === this && e.own) files.push(e);
-    if (files.length === 0) return;
-    const done = readFiles(
-      files.map((e) => e.name),
-      { maxBytes: reader.find?.maxBytes ?? reader.maxBytes, ...(reader.find ? { find: reader.find } : {}) },
-      (i, r) => {
-        if (r instanceof Uint8Array) return reader.take(files[i], r);
-        if (r === undefined) return;
-        if ('holds' in r) return reader.scanned?.(files[i], r.holds, r.nul);
-        if (r.code === 'TOO_LARGE') reader.large?.(files[i]);
-        else if (r.code === 'BUSY') throw this.#anchor(r);
-      },
-    );
-    done.catch(() => undefined); // settled (and thrown) by walkTree
-    pace.pending.push(done);
-    while (pace.pending.length > MAX_PENDING_FOLDERS) await pace.pending.shift();
+    let looked = 0;
+    for (const e of kept) {
+      if (e.type === 'file' && e instanceof WalkEntry && e.folder === this && e.own) files.push(e);
+      if (sliceEnds(++looked)) await yieldToLoop();
+    }
+    const options = { maxBytes: reader.find?.maxBytes ?? reader.maxBytes, ...(reader.find ? { find: reader.find } : {}) };
+    for (let from = 0; from < files.length; from += SLICE_ENTRIES) {
+      if (from > 0) await yieldToLoop();
+      const slice = files.length <= SLICE_ENTRIES ? files : files.slice(from, from + SLICE_ENTRIES);
+      const done = readFiles(
+        slice.map((e) => e.name),
+        options,
+        (i, r) => {
+          if (r instanceof Uint8Array) return reader.take(slice[i], r);
+          if (r === undefined) return;
+          if ('holds' in r) return reader.scanned?.(slice[i], r.holds, r.nul);
+          if (r.code === 'TOO_LARGE') reader.large?.(slice[i]);
+          else if (r.code === 'BUSY') throw this.#anchor(r);
+        },
+      );
+      done.catch(() => undefined); // settled (and thrown) by walkTree
+      pace.pending.push(done);
+      while (pace.pending.length > MAX_PENDING_READS) await pace.pending.shift();
+    }
   }
 
   /** `TreeEntry.stat` of an entry of this folder (see there for the route). */

@@ -10,8 +10,8 @@
  * open whatever the depth (vfs/held-folder-stack.ts: at most 33, plus the folders whose files
  * reads in other threads still use, `readFiles`); an ancestor closed meanwhile
  * is reopened and checked by `(dev, ino)`, and skipped with everything below it if it changed.
- * The walk yields to the event loop every 64 folders. Breaking out of the loop closes every
- * handle.
+ * The walk yields to the event loop every 64 folders, and every `SLICE_ENTRIES` entries while it
+ * picks the sub-folders of one large folder. Breaking out of the loop closes every handle.
  *
  * The entries of the folder being visited can be read and stat'ed through its handle (one
  * `open` or `lstat` by name, no walk from the root), with the layer's own checks: the layer
@@ -40,6 +40,8 @@ import { MAX_PATH_SEGMENTS } from './path.js';
 
 /** How often a recursive walk yields to the event loop (in folders listed). */
 const WALK_SLICE_DIRS = 64;
+/** How often it yields while it picks the sub-folders of one folder (in entries looked at). */
+const SLICE_ENTRIES = 2048;
 
 /** The buffer one walk reuses for `transient` reads (files up to this size, minus one byte). */
 const SCRATCH_BYTES = 256 * 1024;
@@ -119,8 +121,10 @@ export async function* walkHostTree(
         files.end();
       }
       if (++listed % WALK_SLICE_DIRS === 0) await yieldToLoop();
-      for (const e of entries) {
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i];
         if (e.type === 'directory' && (options.descend?.(childPath(dir.rel, e.name)) ?? true)) frame.names.push(e.name);
+        if (i % SLICE_ENTRIES === SLICE_ENTRIES - 1) await yieldToLoop();
       }
     }
   } finally {

@@ -162,3 +162,50 @@ describe('grep reads through the walk', () => {
     expect(valueOf(await s.gate.call('gone', 'grep', { pattern: 'needle' })).files).toEqual(['a.txt', 'c.txt']);
   });
 });
+
+describe('one folder of more entries than a slice of the walk (tools/sliced-work.ts)', () => {
+  /** 7,000 files (a few hold the needle, some ignored), `.GIT` and a sub-folder; the same over memory. */
+  function bigFiles(): Record<string, string> {
+    const files: Record<string, string> = { 'big/.gitignore': '*.log\n', 'big/.GIT/config': 'needle\n', 'big/sub/inner.txt': 'needle\n' };
+    for (let i = 0; i < 7000; i++) {
+      const name = `f${String((i * 7919) % 7000).padStart(4, '0')}`;
+      files[`big/${name}${i % 10 === 0 ? '.log' : '.txt'}`] = i % 1000 === 1 ? 'a needle here\n' : 'x\n';
+    }
+    return files;
+  }
+
+  it('lists and greps exactly as the plain passes would: sorted, .GIT hidden, ignored files left out, the mount point merged in', async () => {
+    const files = bigFiles();
+    const host = hostTree(files);
+    const s = setupGate();
+    const mounted = () => [{ path: '', layer: new MemoryLayer({ files: { 'inside.txt': 'needle\n' } }), writable: false }];
+    addWorkspace(s, 'host', { layer: host.layer, mounts: mounted().map((m) => ({ ...m, path: '/worktrees/host/big/m-mount' })) });
+    addWorkspace(s, 'mem', { files, mounts: mounted().map((m) => ({ ...m, path: '/worktrees/mem/big/m-mount' })) });
+    const shown = Object.keys(files)
+      .filter((p) => !p.endsWith('.log') && !p.includes('.GIT'))
+      .map((p) => p.slice('big/'.length).split('/')[0]);
+    const names = [...new Set([...shown, 'm-mount'])].sort();
+    for (const id of ['host', 'mem']) {
+      const listed = valueOf(await s.gate.call(id, 'list', { path: 'big', maxResults: 100_000 }));
+      expect(listed.entries.map((e: { path: string }) => e.path)).toEqual(names.map((n) => `big/${n}`));
+      expect(listed.ignored).toBe(700);
+      const all = valueOf(await s.gate.call(id, 'list', { path: 'big', pattern: '**', maxResults: 100_000 }));
+      const expected = names.flatMap((n) =>
+        n === 'sub' ? ['sub', 'sub/inner.txt'] : n === 'm-mount' ? ['m-mount', 'm-mount/inside.txt'] : [n],
+      );
+      expect(all.entries.map((e: { path: string }) => e.path)).toEqual(expected.map((n) => `big/${n}`));
+      const needles = ['0919', '1919', '2919', '3919', '4919', '5919', '6919'].map((n) => `big/f${n}.txt`);
+      const hits = Object.keys(files)
+        .filter((p) => p.endsWith('.txt') && files[p].includes('needle') && !p.includes('/sub/'))
+        .sort();
+      expect(hits).toEqual(needles);
+      const wanted = [...needles, 'big/m-mount/inside.txt', 'big/sub/inner.txt'].sort();
+      for (const pattern of ['needle', 'ne+dle']) {
+        const found = valueOf(await s.gate.call(id, 'grep', { pattern, path: 'big' }));
+        expect({ id, pattern, files: found.files, searched: found.filesSearched }).toEqual({ id, pattern, files: wanted, searched: 6303 }); // the .txt files and .gitignore
+      }
+      const newest = valueOf(await s.gate.call(id, 'list', { path: 'big', sort: 'mtime', maxResults: 100_000 }));
+      expect(newest.entries.map((e: { path: string }) => e.path).sort()).toEqual(names.map((n) => `big/${n}`));
+    }
+  });
+});
