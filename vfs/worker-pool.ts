@@ -223,7 +223,15 @@ export class WorkerPool {
     slot.worker.ref(); // a task in a worker keeps the process alive, an idle worker does not
     if (slot.ready) this.arm(slot, current);
     const message: PoolTaskMessage = { id: current.id, program: pending.task.program.href, input: pending.task.input, slab };
-    slot.worker.postMessage(message, pending.task.transfer ?? []);
+    try {
+      slot.worker.postMessage(message, pending.task.transfer ?? []);
+    } catch (e) {
+      // The input cannot be posted (a value structured clone refuses): the task fails, the worker is free.
+      this.finish(slot);
+      slot.worker.unref();
+      if (slab !== undefined) this.freeSlabs.push(slab);
+      pending.reject(e);
+    }
   }
 
   /** (Re)starts the budget of the task the slot runs, if it has one. */

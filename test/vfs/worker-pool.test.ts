@@ -108,6 +108,19 @@ describe('a read batch in a worker', () => {
   });
 });
 
+describe('a task the pool cannot post', () => {
+  it('fails alone: its worker takes the next task', async () => {
+    const pool = new WorkerPool(1);
+    const program = new URL('../../vfs/host-read-program.js', import.meta.url);
+    const unposted = pool.submit({ program, input: { parts: [], callback: () => undefined }, slab: true });
+    await expect(unposted.done).rejects.toThrow(/could not be cloned/);
+    const batch = await readBatch([part(['a.txt'])], pool);
+    expect(texts(batch)).toEqual(['alpha\n']);
+    batch.release();
+    expect(pool.workers).toBe(1);
+  });
+});
+
 describe('reads and regexes share the workers', () => {
   it('a read waits for a free slab while a regex, which needs none, runs meanwhile', async () => {
     const pool = new WorkerPool(2, 1);
