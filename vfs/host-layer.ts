@@ -302,8 +302,8 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
 
   /**
    * The bytes of the handle opened by `openFileIn`, after checking on the handle that it is a
-   * regular file (vfs/host-entry.ts `regularFileSize`); closes it. Synchronous up to 1 MiB (vfs/host-file-io.ts `readHandle`);
-   * with `onChunk`, streamed slice by slice (`streamHandle`).
+   * regular file (vfs/host-entry.ts `regularFileSize`); closes it. Synchronous up to 1 MiB
+   * (vfs/host-file-io.ts `readHandle`); with `onChunk`, streamed slice by slice (`streamHandle`).
    */
   private readOpened(
     fd: number,

@@ -1,10 +1,10 @@
 /**
  * `readInWorkers`: the host layer's `FolderAccess.readFiles` — several files of a held folder
- * read by the worker pool (vfs/host-read-workers.ts `readBatch`), each answered as the layer's own read
- * through that folder answers it: the bytes, or the same `VfsError` (`SYMLINK_ESCAPE` for a
- * link, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `TOO_LARGE`, `BUSY` out of descriptors,
- * …) at the entry's layer path; `undefined` for a file that grew while read (the caller reads it
- * on its own). The caller holds the folder's handle until the promise settles
+ * read by the worker pool (vfs/host-read-workers.ts `readBatch`), each answered as the layer's
+ * own read through that folder answers it: the bytes, or the same `VfsError` (`SYMLINK_ESCAPE`
+ * for a link, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `TOO_LARGE`, `BAD_NAME`, `BUSY` out
+ * of descriptors, …) at the entry's layer path; `undefined` for a file that grew while read (the
+ * caller reads it on its own). The caller holds the folder's handle until the promise settles
  * (vfs/host-tree-walk.ts).
  *
  * Batching: a message to a worker costs tens of microseconds, about what reading a small file
