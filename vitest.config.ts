@@ -1,4 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Node module hooks that run the TypeScript sources without a build (scripts/typescript-hooks.mjs).
+ * Vitest runs the test files through Vite; a worker thread the code starts by URL (the worker
+ * pool, vfs/worker-pool.ts) runs in plain Node, which inherits these `execArgv` and so runs the
+ * same sources.
+ */
+const RUN_TYPESCRIPT = ['--import', fileURLToPath(new URL('./scripts/run-typescript.mjs', import.meta.url))];
 
 export default defineConfig({
   test: {
@@ -8,6 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    execArgv: RUN_TYPESCRIPT,
     // Both cores: most files wait on child processes, git and the disk, not the CPU.
     maxWorkers: 2,
     // Builds dist/ once (only when stale) before the CLI and MCP tests spawn the real binary.

@@ -1,7 +1,8 @@
 /**
  * Dependencies point inward (issue 10): the import graph of vfs/, tools/ and src/, read with the
- * TypeScript parser (static `import … from`, `import type`, `export … from`, `import()` calls
- * and `import('…')` types), checked against the rules below. The rules are data: change them
+ * TypeScript parser (static `import … from`, `import type`, `export … from`, `import()` calls,
+ * `import('…')` types, and `new URL('./x.js', import.meta.url)`: a module started by URL, a worker
+ * pool's program), checked against the rules below. The rules are data: change them
  * here, in review, never by an exception in the code that checks them.
  *
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
@@ -13,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cyclesOf, packageOf, programLiteralsOf, scanFiles, scanImports, unitOf, type Import } from './import-graph.js';
+import { cyclesOf, packageOf, programLiteralsOf, scanFiles, scanImports, specifiersOf, unitOf, type Import } from './import-graph.js';
 
 /**
  * Innermost first. A unit imports its own files and units of earlier tiers only, so nothing
@@ -150,7 +151,7 @@ describe('architecture: dependencies point inward', () => {
   const files = scanFiles(ROOT, ['vfs', 'tools', 'src']);
   const imports = scanImports(ROOT, files);
 
-  it('reads every kind of import: static, type-only, re-export, dynamic, import types', () => {
+  it('reads every kind of import: static, type-only, re-export, dynamic, import types, modules named by URL', () => {
     const seen = (file: string, specifier: string) => imports.some((i) => i.file === file && i.specifier === specifier);
     expect(files.length).toBeGreaterThan(150);
     expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(150);
@@ -158,6 +159,13 @@ describe('architecture: dependencies point inward', () => {
     expect(seen('src/index.ts', './host/create-host.js')).toBe(true); // export { … } from
     expect(seen('src/cli/open-host.ts', '../index.js')).toBe(true); // typeof import('…')
     expect(seen('vfs/memory-layer.ts', 'memfs')).toBe(true);
+    expect(seen('vfs/worker-pool.ts', './pool-worker.js')).toBe(true); // new URL('…', import.meta.url)
+    expect(seen('tools/regex-worker-pool.ts', './regex-search-program.js')).toBe(true);
+    const named = specifiersOf(
+      'vfs/x.ts',
+      "new URL('../tools/p.js', import.meta.url); new URL(rel, import.meta.url); new URL('./a.json', import.meta.url); new URL('./b.js', base);",
+    );
+    expect(named.map((n) => n.specifier)).toEqual(['../tools/p.js']); // a module by URL; not a variable, data or another base
     expect(seen('src/index.ts', 'gatefs')).toBe(false); // a comment is not an import
   });
 

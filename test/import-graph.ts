@@ -29,7 +29,28 @@ export function unitOf(path: string): string | null {
   return parts.length === 2 ? `src/${parts[1].replace(/\.ts$/, '')}` : `src/${parts[1]}`;
 }
 
-/** Every module specifier of a source text, with its line: what the compiled module loads or names. */
+/**
+ * True for `new URL('<x>.js', import.meta.url)`: a module of this package named by URL, to be
+ * started as a worker or loaded by one (vfs/worker-pool.ts and its programs): an import too.
+ */
+function isModuleUrl(node: ts.Node): node is ts.NewExpression {
+  if (!ts.isNewExpression(node) || !ts.isIdentifier(node.expression) || node.expression.text !== 'URL') return false;
+  const [specifier, base] = node.arguments ?? [];
+  return (
+    specifier !== undefined &&
+    ts.isStringLiteralLike(specifier) &&
+    specifier.text.endsWith('.js') &&
+    base !== undefined &&
+    ts.isPropertyAccessExpression(base) &&
+    ts.isMetaProperty(base.expression) &&
+    base.name.text === 'url'
+  );
+}
+
+/**
+ * Every module specifier of a source text, with its line: what the compiled module loads or
+ * names, including the modules it names by URL (`isModuleUrl`).
+ */
 export function specifiersOf(fileName: string, text: string): { specifier: string; line: number }[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
   const found: { specifier: string; line: number }[] = [];
@@ -42,6 +63,7 @@ export function specifiersOf(fileName: string, text: string): { specifier: strin
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+    else if (isModuleUrl(node)) add(node.arguments![0]);
     ts.forEachChild(node, visit);
   };
   visit(source);

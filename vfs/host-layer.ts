@@ -17,7 +17,7 @@
  * are not detected; a folder moved out of the root by another process while an operation holds
  * it receives that one operation. Without procfs the walk is weaker (`guarantee`).
  */
-import { fstatSync, lstatSync, openSync, closeSync, readlinkSync, constants } from 'node:fs';
+import { fstatSync, lstatSync, closeSync, readlinkSync } from 'node:fs';
 import { VfsError } from './errors.js';
 import type {
   DirEntry,
@@ -43,6 +43,7 @@ import { walkHostTree, type HostFolderOps, type WalkHandles } from './host-tree-
 import type { HostGuard, HostIdentity, HostSeams } from './host-hooks.js';
 import { hostError, layerSegments, parentSegmentsOf } from './host-names.js';
 import { readHandle, streamHandle } from './host-file-io.js';
+import { openEntryForReading, regularFileSize } from './host-entry.js';
 import { readInWorkers } from './host-read-many.js';
 import { entryTypeOf, toStat } from './node-stat.js';
 import { hostMkdir, hostRemove, hostWriteFile } from './host-write.js';
@@ -53,8 +54,6 @@ import type { LockKey, LockableLayer } from './lock-key.js';
 
 export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-hooks.js';
 export type { HostGuarantee } from './host-walk.js';
-
-const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 export interface HostLayerOptions {
   /**
@@ -280,13 +279,15 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
   }
 
   /**
-   * Opens the entry `name` of the held folder `parent` for reading: `O_NOFOLLOW` (a link fails
-   * the open) and `O_NONBLOCK` (a FIFO never blocks). The caller owns the returned handle.
+   * Opens the entry `name` of the held folder `parent` for reading (vfs/host-entry.ts
+   * `openEntryForReading`: `O_NOFOLLOW`, a link fails the open; `O_NONBLOCK`, a FIFO never
+   * blocks; `BAD_NAME` unless `name` is one entry name). The caller owns the returned handle.
    */
   private openFileIn(parent: HeldDir, name: string, path: string): number {
     try {
       this.walk.seams.beforeStep?.({ op: 'read', path });
-      const fd = openSync(this.walk.at(parent, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      this.walk.verify(parent);
+      const fd = openEntryForReading(parent, name);
       try {
         this.walk.verify(parent);
       } catch (e) {
@@ -301,8 +302,8 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
 
   /**
    * The bytes of the handle opened by `openFileIn`, after checking on the handle that it is a
-   * regular file; closes it. Synchronous up to 1 MiB (vfs/host-file-io.ts `readHandle`);
-   * with `onChunk`, streamed slice by slice (`streamHandle`).
+   * regular file (vfs/host-entry.ts `regularFileSize`); closes it. Synchronous up to 1 MiB
+   * (vfs/host-file-io.ts `readHandle`); with `onChunk`, streamed slice by slice (`streamHandle`).
    */
   private readOpened(
     fd: number,
@@ -313,11 +314,9 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
   ): Uint8Array | Promise<Uint8Array> {
     let bytes: Uint8Array | Promise<Uint8Array>;
     try {
-      const st = fstatSync(fd);
-      if (st.isDirectory()) throw new VfsError('IS_DIRECTORY', 'read', path);
-      if (!st.isFile()) throw new VfsError('NOT_REGULAR_FILE', 'read', path);
+      const size = regularFileSize(fd, path);
       this.walk.seams.afterCheck?.({ op: 'read', path });
-      bytes = onChunk ? streamHandle(fd, st.size, path, maxBytes ?? Infinity, onChunk) : readHandle(fd, st.size, path, maxBytes, scratch);
+      bytes = onChunk ? streamHandle(fd, size, path, maxBytes ?? Infinity, onChunk) : readHandle(fd, size, path, maxBytes, scratch);
     } catch (e) {
       closeSync(fd);
       throw hostError(e, 'read', path);

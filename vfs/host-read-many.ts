@@ -1,16 +1,16 @@
 /**
  * `readInWorkers`: the host layer's `FolderAccess.readFiles` — several files of a held folder
- * read by the read workers (vfs/host-read-workers.ts), each answered as the layer's own read
- * through that folder answers it: the bytes, or the same `VfsError` (`SYMLINK_ESCAPE` for a
- * link, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `TOO_LARGE`, `BUSY` out of descriptors,
- * …) at the entry's layer path; `undefined` for a file that grew while read (the caller reads it
- * on its own). The caller holds the folder's handle until the promise settles
+ * read by the worker pool (vfs/host-read-workers.ts `readBatch`), each answered as the layer's
+ * own read through that folder answers it: the bytes, or the same `VfsError` (`SYMLINK_ESCAPE`
+ * for a link, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_REGULAR_FILE`, `TOO_LARGE`, `BAD_NAME`, `BUSY` out
+ * of descriptors, …) at the entry's layer path; `undefined` for a file that grew while read (the
+ * caller reads it on its own). The caller holds the folder's handle until the promise settles
  * (vfs/host-tree-walk.ts).
  *
  * Batching: a message to a worker costs tens of microseconds, about what reading a small file
  * does, so the folders asked for within one turn of the event loop (a walk lists dozens between
  * two yields) travel in one batch, sent once it holds `BATCH_FILES` files or at the next turn.
- * Memory: the workers' slabs; the bytes handed to `each` are a view into one, valid until `each`
+ * Memory: the pool's slabs; the bytes handed to `each` are a view into one, valid until `each`
  * returns (or its promise settles). A batch's slab is given back once every folder in it has
  * used its bytes.
  */
@@ -19,7 +19,7 @@ import { VfsError } from './errors.js';
 import type { HeldDir } from './host-walk.js';
 import type { FileScanned, FolderReadManyOptions } from './layer.js';
 import { hostError } from './host-names.js';
-import { MAX_READ_BYTES, hostReadWorkers, type WorkerRead } from './host-read-workers.js';
+import { MAX_READ_BYTES, readBatch, type WorkerRead } from './host-read-workers.js';
 
 /** Files that make a batch go at once. */
 const BATCH_FILES = 128;
@@ -89,7 +89,7 @@ function flush(): void {
     maxBytes: p.maxBytes,
     ...(p.find ? { find: p.find.bytes, sniff: p.find.sniffBytes, handOver: p.find.handOver } : {}),
   }));
-  hostReadWorkers.read(sent).then(
+  readBatch(sent).then(
     async (batch) => {
       // Guard: a batch that read nothing (impossible: the slab holds maxBytes + 1) must not be resent forever.
       const stuck = batch.results.every((rs) => rs.every((r) => 'again' in r));

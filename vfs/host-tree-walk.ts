@@ -36,6 +36,7 @@ import { childPath, lookupNames } from './layer.js';
 import { holdDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { CHECKPOINT_EVERY, HeldFolderStack, WINDOW, type Frame } from './held-folder-stack.js';
 import { layerSegments } from './host-names.js';
+import { isEntryName } from './host-entry.js';
 import { MAX_PATH_SEGMENTS } from './path.js';
 
 /** How often a recursive walk yields to the event loop (in folders listed). */
@@ -231,7 +232,7 @@ class HeldFolderAccess implements FolderAccess {
   #entry(name: string, op: string): string {
     const path = childPath(this.#dir.rel, name);
     if (!this.#live) throw new VfsError('INTERNAL', op, path, 'the walk has moved past this folder');
-    if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+    if (!isEntryName(name)) {
       throw new VfsError('BAD_NAME', op, this.#dir.rel, 'not the name of an entry of the folder');
     }
     return path;

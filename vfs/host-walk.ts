@@ -28,6 +28,7 @@ import { childPath } from './layer.js';
 import { identityOf, sameIdentity, type HostGuard, type HostIdentity, type HostSeams } from './host-hooks.js';
 import { hostError } from './host-names.js';
 import { foreignCodeOf } from './coded-error.js';
+import { entryPath } from './host-entry.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const PROC_SUPER_MAGIC = 0x9fa0;
@@ -191,13 +192,14 @@ export class ConfinedWalk {
   }
 
   /**
-   * The host path that names `name` inside `dir` (never shown to anyone). In the fallback, the
-   * folder's host path is first re-checked against its handle's identity (`SYMLINK_ESCAPE` when
-   * it no longer lands there), which narrows, but cannot close, the race window.
+   * The host path that names `name` inside `dir` (never shown to anyone; vfs/host-entry.ts
+   * `entryPath`: `BAD_NAME` unless `name` is one entry name). In the fallback, the folder's host
+   * path is first re-checked against its handle's identity (`SYMLINK_ESCAPE` when it no longer
+   * lands there), which narrows, but cannot close, the race window.
    */
   at(dir: HeldDir, name: string): string {
     if (this.guarantee === 'lstat-fallback') this.recheck(dir);
-    return `${dir.base}/${name}`;
+    return entryPath(dir, name);
   }
 
   /**
@@ -205,7 +207,7 @@ export class ConfinedWalk {
    * file this layer created under a unique name, when the operation already failed.
    */
   uncheckedAt(dir: HeldDir, name: string): string {
-    return `${dir.base}/${name}`;
+    return entryPath(dir, name);
   }
 
   /** Throws `INTERNAL` once the layer is closed. */

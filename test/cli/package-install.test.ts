@@ -2,8 +2,9 @@
  * The package as a user gets it: `npm pack`, then `npm install -g ./gatefs-*.tgz` in a clean
  * folder (dependencies from the npm registry), then the `gatefs` that install puts on PATH:
  * `--version`, the demo, a read-only command in a folder that is not a repository, the
- * README's Claude Code MCP snippet run from another folder over stdio, and the library entries
- * (`gatefs`, `gatefs/testing`) imported by a script beside the installed package.
+ * README's Claude Code MCP snippet run from another folder over stdio (a read, and a regex grep
+ * run by the installed worker modules), and the library entries (`gatefs`, `gatefs/testing`)
+ * imported by a script beside the installed package.
  *
  * Speed: better-sqlite3 would compile from source here (no prebuilt binary can be fetched:
  * minutes on 2 cores). Its installer, prebuild-install, first looks for a local prebuild
@@ -69,6 +70,10 @@ describe('the packed files', () => {
       expect.arrayContaining(['package.json', 'README.md', 'SECURITY.md', 'dist/src/cli/main.js', 'dist/src/index.js']),
     );
     expect(packed).toContain('fixtures/sample-repo/gatefs.yaml');
+    // The worker pool's modules, started by URL beside the code that starts them.
+    expect(packed).toEqual(
+      expect.arrayContaining(['dist/vfs/pool-worker.js', 'dist/vfs/host-read-program.js', 'dist/tools/regex-search-program.js']),
+    );
     expect(packed.filter((f) => /^dist\/(test|bench)\//.test(f))).toEqual([]);
     expect(packed.filter((f) => !/^(dist\/(src|tools|vfs)\/|fixtures\/sample-repo\/)/.test(f)).sort()).toEqual([
       'README.md',
@@ -121,6 +126,12 @@ describe('npm install -g of the tarball', () => {
         const r = await client.callTool({ name: 'read', arguments: { path: 'README.md' } });
         expect(r.isError).toBeFalsy();
         expect((r.structuredContent as { content: string }).content).toBe(readFileSync(join(repo.dir, 'README.md'), 'utf8'));
+        // A regex grep: the files are read and the regex runs in the installed package's worker threads.
+        const g = await client.callTool({ name: 'grep', arguments: { pattern: 'greet\\w+\\(' } });
+        expect(g.isError).toBeFalsy();
+        expect((g.structuredContent as { files: string[] }).files).toEqual(
+          expect.arrayContaining([expect.stringMatching(/docs\/usage\.md$/), expect.stringMatching(/src\/greeting\.js$/)]),
+        );
       } finally {
         await client.close();
       }

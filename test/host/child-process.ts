@@ -1,33 +1,15 @@
 /**
- * Test support: bundles `host-child.ts` once (rolldown, dependencies left external) into
- * node_modules/.cache, and runs it in a real child process.
+ * Test support: runs `host-child.ts` in a real child process, from its TypeScript source
+ * (test/run-typescript.ts: the child and its worker threads run the sources under test).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'rolldown';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const out = join(root, 'node_modules/.cache/gatefs-test', `host-child-${process.pid}.mjs`);
-let built: Promise<string> | undefined;
-
-/** The bundled child script (built on first use). */
-export function childScript(): Promise<string> {
-  built ??= (async () => {
-    mkdirSync(dirname(out), { recursive: true });
-    await build({
-      input: join(here, 'host-child.ts'),
-      platform: 'node',
-      external: (id) => !id.startsWith('.') && !id.startsWith('/'),
-      output: { file: out, format: 'esm' },
-      logLevel: 'silent',
-    });
-    return out;
-  })();
-  return built;
-}
+const script = join(here, 'host-child.ts');
 
 export interface ChildRun {
   child: ChildProcess;
@@ -39,8 +21,7 @@ export interface ChildRun {
 
 /** Starts the child host in its own process group (so a test can kill the group). */
 export async function runChild(input: object, env: NodeJS.ProcessEnv = process.env): Promise<ChildRun> {
-  const script = await childScript();
-  const child = spawn(process.execPath, [script, JSON.stringify(input)], {
+  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, script, JSON.stringify(input)], {
     cwd: root,
     env,
     detached: true,
@@ -73,9 +54,4 @@ export async function runChild(input: object, env: NodeJS.ProcessEnv = process.e
       child.once('close', () => (seen(op) ? resolve() : reject(new Error(`the child ended before ${op}: ${stderr}`))));
     });
   return { child, done, reached };
-}
-
-/** Removes the bundled child script. */
-export function removeChildScript(): void {
-  rmSync(out, { force: true });
 }

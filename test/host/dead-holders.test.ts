@@ -9,13 +9,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
 import { processStart } from '../../src/ports/node-process-liveness.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { StateStore } from '../../src/state/index.js';
-import { removeChildScript, runChild, type ChildRun } from './child-process.js';
+import { runChild, type ChildRun } from './child-process.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n' };
@@ -23,7 +23,6 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-afterAll(() => removeChildScript());
 
 function repo(): TempRepo {
   const r = makeTempRepo(files);

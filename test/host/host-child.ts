@@ -1,5 +1,5 @@
 /**
- * Test support: a host in a child process. The test bundles this file (rolldown) and runs it
+ * Test support: a host in a child process. The test runs this file (test/host/child-process.ts)
  * with one JSON argument: `{ repo, stateDir?, manifest?, steps }`. Each step's outcome is
  * printed as one JSON line; a thrown error prints `{ error: code }` and goes on. `acquire`
  * occupies a conversation as this process; `hang` prints its line and then waits forever (for

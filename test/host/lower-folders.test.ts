@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CliTreeCheckout } from '../../src/git/cli-tree-checkout.js';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
 import { checkOutLower } from '../../src/host/check-out-lower.js';
@@ -25,7 +25,7 @@ import { isLinkReadingLayer, walkLayer, type Layer } from '../../vfs/layer.js';
 import { snapshotFolder } from '../../vfs/snapshot-folder-layer.js';
 import * as fs from 'node:fs';
 import type { FsClient } from 'isomorphic-git';
-import { removeChildScript, runChild } from './child-process.js';
+import { runChild } from './child-process.js';
 import { SwitchableExec } from './switchable-exec.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
@@ -225,7 +225,6 @@ describe('a copy workspace and its lower folder', () => {
 });
 
 describe('a lower folder build killed with its process', () => {
-  afterAll(() => removeChildScript());
   for (const step of ['checkout-index', 'hash-object']) {
     it(`killed in the middle of ${step}: the next host finishes it, and no half-made folder is ever served`, async () => {
       const repo = trickyRepo();

@@ -2,10 +2,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
 import type { WorkspaceHost } from '../../src/host/workspace-host.js';
-import { childScript, removeChildScript, runChild } from './child-process.js';
+import { runChild } from './child-process.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
 import { isGitCommand } from './git-words.js';
@@ -15,7 +15,6 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-afterAll(() => removeChildScript());
 
 function repo(): TempRepo {
   const r = makeTempRepo(files);
@@ -101,7 +100,6 @@ describe('several processes over one state directory', () => {
         `case " $* " in *" worktree add "*) add=1;; esac\nif [ "$first" = worktree ] && [ -n "$add" ]; then "${realGit}" "$@"; touch "${marker}"; sleep 30; exit 0; fi\nexec "${realGit}" "$@"\n`,
     );
     chmodSync(join(bin, 'git'), 0o755);
-    await childScript();
     const run = await runChild(
       { repo: r.dir, steps: [{ op: 'prepare', conversation: 'k' }] },
       { ...process.env, PATH: `${bin}:${process.env.PATH}` },

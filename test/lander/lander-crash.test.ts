@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
 import { LANDER_SAVE_POINTS, type SavePoint } from '../../src/lander/save-points.js';
-import { removeChildScript, runChild } from '../host/child-process.js';
+import { runChild } from '../host/child-process.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const REMERGE_POINTS: readonly SavePoint[] = ['remerging', 'rechecked', 'remerge-moved'];
@@ -41,7 +41,6 @@ interface World {
 
 afterAll(() => {
   for (const r of repos) r.cleanup();
-  removeChildScript();
 });
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Test support for class L: pathological globs, `.gitignore` rules and regexes run through the
  * real gate over real host folders, in a process of their own (nothing else runs in it), one
- * call at a time. The test bundles this file (rolldown) and runs it with one JSON argument,
+ * call at a time. The test runs this file from its source (test/run-typescript.ts) with one JSON argument,
  * `{ base, only? }`: it builds the folders under `base` (`buildScenarioFolders`), then prints
  * one JSON line per scenario: the outcome (`ok` or the error code and message), the wall and CPU time of the
  * call, the worst event-loop delay measured during it (`perf_hooks.monitorEventLoopDelay`,

@@ -18,30 +18,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'rolldown';
 import { L_SCENARIOS, type ScenarioOutcome } from './l-matching-scenarios.js';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gatefs-l-'));
-// Inside the project, so the bundle's imports of dependencies resolve.
-const script = path.join(root, 'node_modules/.cache/gatefs-test', `l-matching-child-${process.pid}.mjs`);
-afterAll(() => {
-  fs.rmSync(base, { recursive: true, force: true });
-  fs.rmSync(script, { force: true });
-});
+/** The child, run from its source (test/run-typescript.ts). */
+const script = path.join(here, 'l-matching-child.ts');
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
-/** Bundles and runs the child; resolves with one outcome per scenario. */
+/** Runs the child; resolves with one outcome per scenario. */
 async function runScenarios(): Promise<ScenarioOutcome[]> {
-  await build({
-    input: path.join(here, 'l-matching-child.ts'),
-    platform: 'node',
-    external: (id) => !id.startsWith('.') && !id.startsWith('/'),
-    output: { file: script, format: 'esm' },
-    logLevel: 'silent',
-  });
   const folders = fs.mkdtempSync(path.join(base, 'folders-')); // a retry builds afresh
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', script, JSON.stringify({ base: folders })], {
+  const child = spawn(process.execPath, ['--max-old-space-size=1024', ...RUN_TYPESCRIPT, script, JSON.stringify({ base: folders })], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

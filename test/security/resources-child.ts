@@ -1,7 +1,7 @@
 /**
  * Test support: a real host in a child process, for the descriptor tests (the test starts it
- * under `prlimit --nofile=N`, or lets it use up its descriptors itself). Bundled by
- * resources.test.ts with rolldown and run with one JSON argument:
+ * under `prlimit --nofile=N`, or lets it use up its descriptors itself). Run from its source by
+ * resources.test.ts (test/run-typescript.ts) with one JSON argument:
  * `{ repo, manifest, steps }`. Each step prints one JSON line `{ op, out }` or `{ op, error }`.
  *
  * Steps: `prepare` (conversation), `chain` (makes a deep chain in the conversation's worktree:

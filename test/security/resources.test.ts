@@ -9,11 +9,10 @@
  * `prlimit --nofile=N`, and a child that opens /dev/null until the kernel says EMFILE.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'rolldown';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/create-host.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { walkLayer } from '../../vfs/layer.js';
@@ -21,18 +20,19 @@ import { makeTempRepo } from '../host/temp-repo.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from './deep-chain.js';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
 const DEPTH = 2030;
 const SIDE_EVERY = 100;
 const MANIFEST = { roles: [{ name: 'r', tools: ['read', 'grep', 'list', 'edit', 'write'], workspace: { backend: 'worktree' } }] };
 const here = dirname(fileURLToPath(import.meta.url));
-const childOut = resolve(here, '../../node_modules/.cache/gatefs-test', `resources-child-${process.pid}.mjs`);
+/** The child host, run from its source (test/run-typescript.ts). */
+const childScript = join(here, 'resources-child.ts');
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-afterAll(() => rmSync(childOut, { force: true }));
 
 /** The repository with one README; removed (deep chains and all) after the test. */
 function repo() {
@@ -53,28 +53,11 @@ const CHAIN = { depth: DEPTH, sideEvery: SIDE_EVERY, bottom: { 'needle.txt': 'ne
 const LIST = { tool: 'list', args: { pattern: '**/*.txt', maxResults: 100 } };
 const GREP = { tool: 'grep', args: { pattern: 'needle|side ', maxResults: 100 } };
 
-let built: Promise<string> | undefined;
-function childScript(): Promise<string> {
-  built ??= (async () => {
-    mkdirSync(dirname(childOut), { recursive: true });
-    await build({
-      input: join(here, 'resources-child.ts'),
-      platform: 'node',
-      external: (id) => !id.startsWith('.') && !id.startsWith('/'),
-      output: { file: childOut, format: 'esm' },
-      logLevel: 'silent',
-    });
-    return childOut;
-  })();
-  return built;
-}
-
 type Line = { op: string; out?: any; error?: string };
 
 /** Runs the child host with `steps`, under `prlimit --nofile=<limit>` when given. */
 async function runChild(input: object, limit?: number): Promise<{ lines: Line[]; code: number | null; stderr: string }> {
-  const script = await childScript();
-  const argv = [process.execPath, script, JSON.stringify(input)];
+  const argv = [process.execPath, ...RUN_TYPESCRIPT, childScript, JSON.stringify(input)];
   const [cmd, ...args] = limit ? ['prlimit', `--nofile=${limit}:${limit}`, ...argv] : argv;
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -22,6 +22,7 @@ import { InsecureBindError } from '../../src/mcp/http-server.js';
 import { CreationRefusal } from '../../src/mcp/creation-budget.js';
 import { ToolFailure } from '../../tools/result.js';
 import { BatchTimeout, RegexEngineFailure } from '../../tools/regex-worker-pool.js';
+import { TaskFailure } from '../../vfs/worker-pool.js';
 import { toToolError } from '../../src/gate/tool-error.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -48,6 +49,7 @@ describe('CodedError', () => {
     ['ToolFailure', new ToolFailure('NO_MATCH', 'not found', 'a.txt'), 'NO_MATCH'],
     ['BatchTimeout', new BatchTimeout(250), 'BATCH_TIMEOUT'],
     ['RegexEngineFailure', new RegexEngineFailure('stack overflow'), 'REGEX_ENGINE_FAILURE'],
+    ['TaskFailure', new TaskFailure('a program threw'), 'TASK_FAILED'],
   ];
 
   it.each(samples)('%s is a CodedError with its own name and a stable code', (name, e, code) => {
