@@ -14,10 +14,10 @@ import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
 import { serveOverStdio } from './serve-stdio.js';
-import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
-import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
-import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
-import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/profile-name.js';
+import { ListenAddressError, parseListenAddress } from '../mcp/http/listen-address.js';
+import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/http/session-table.js';
+import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/http/creation-budget.js';
+import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/initialize/profile-name.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -123,7 +123,7 @@ async function serveOverHttp(
   const stop = watchStopSignals(out.progress);
   try {
     const [{ serveHttp }, { profileNamed }] = await Promise.all([
-      import('../mcp/http-server.js'),
+      import('../mcp/http/http-server.js'),
       import('../mcp/profiles/profile-named.js'),
     ]);
     const profile = profileNamed(profileName);

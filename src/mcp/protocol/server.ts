@@ -1,0 +1,76 @@
+/**
+ * The MCP server for one conversation: the SDK's low-level `Server` with `tools/list` and
+ * `tools/call` handlers over a `Host`'s tool gate, under a `ToolProfile`'s names. The TypeBox
+ * JSON Schemas go to clients as they are (no zod conversion).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Host } from '../../host/types.js';
+import { gatefsVersion } from '../initialize/version.js';
+import { SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/instructions.js';
+import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/tool-profile.js';
+
+export { errorEnvelopeSchema, toCallToolResult, toMcpTool } from '../profiles/tool-result.js';
+
+/** Options of `createMcpServer`. */
+export interface McpServerOptions {
+  /** The conversation every call of this server is made for (it must already be prepared). */
+  conversation: string;
+  /** The occupancy holder passed to the gate with every call (e.g. the MCP session id). */
+  holder?: string;
+  /** The names and shapes the tools are offered under (default: `GATEFS_PROFILE`). */
+  profile?: ToolProfile;
+}
+
+const pendingCalls = new WeakMap<Server, Set<Promise<unknown>>>();
+
+/** Counts `call` as a tool call of `server` until it settles (`callsSettled` waits for it). Result: `call`. */
+export function trackCall<T>(server: Server, call: Promise<T>): Promise<T> {
+  let pending = pendingCalls.get(server);
+  if (!pending) pendingCalls.set(server, (pending = new Set()));
+  const calls = pending;
+  calls.add(call);
+  void call.then(
+    () => calls.delete(call),
+    () => calls.delete(call),
+  );
+  return call;
+}
+
+/**
+ * Resolves once every tool call this server has started has finished, so a caller can close
+ * the host without cutting a write short (a client that hung up mid-call still gets its
+ * write completed, or not started: never half done).
+ */
+export async function callsSettled(server: Server): Promise<void> {
+  const pending = pendingCalls.get(server);
+  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
+}
+
+/**
+ * Creates an MCP server bound to one conversation of `host`. Connect it to a transport with
+ * `server.connect(transport)`. Every tool call goes through `host.gate.call` (under the names and
+ * shapes of `options.profile`), so a tool the role lacks answers `TOOL_NOT_ALLOWED` and bad
+ * arguments answer `INVALID_INPUT`, as results with `isError: true`, never as protocol errors.
+ * The server itself never throws on a bad call.
+ */
+export function createMcpServer(host: Host, options: McpServerOptions): Server {
+  const { conversation, holder } = options;
+  const profile = options.profile ?? GATEFS_PROFILE;
+  const server = new Server(
+    { name: 'gatefs', version: gatefsVersion() },
+    {
+      capabilities: { ...SERVER_CAPABILITIES },
+      instructions: workspaceInstructions(conversation, profile.name),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: profile.tools(host.gate.tools(conversation), conversation),
+  }));
+  const gate = gateOf(host, conversation, holder);
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args } = request.params;
+    return trackCall(server, profile.call(name, args ?? {}, gate));
+  });
+  return server;
+}
