@@ -13,16 +13,19 @@ import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { takeEarlyServe } from './early-serve.js';
 import { remedyFor } from './remedy.js';
-import { answerInitializeEarly } from '../mcp/initialize/early-initialize.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/initialize/instructions.js';
-import { gatefsVersion } from '../mcp/initialize/version.js';
+import {
+  answerInitializeEarly,
+  SERVER_CAPABILITIES,
+  workspaceInstructions,
+  gatefsVersion,
+  type ProfileName,
+} from '../mcp/initialize/index.js';
 import { clientWindow } from '../ports/client-window.js';
 import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/types.js';
 import type { WorkspaceHost } from '../host/workspace-host.js';
-import type { ProfileName } from '../mcp/initialize/profile-name.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
@@ -52,11 +55,10 @@ export async function serveOverStdio(
     });
   const stop = taken?.stop ?? watchStopSignals(out.progress);
   try {
-    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
-      import('../mcp/stdio/stdio.js'),
-      import('../mcp/stdio/workspace-readiness.js'),
-      import('../mcp/protocol/session.js'),
-      import('../mcp/profiles/profile-named.js'),
+    const [{ serveStdio, WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
+      import('../mcp/stdio/index.js'),
+      import('../mcp/protocol/index.js'),
+      import('../mcp/profiles/index.js'),
     ]);
     const holder = newHolderId();
     const names = profileName === 'gatefs' ? '' : ` (${profileName} tool names)`;

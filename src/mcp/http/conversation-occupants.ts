@@ -6,7 +6,7 @@
  * session closes.
  */
 import type { Host } from '../../host/types.js';
-import { newHolderId, openSession, type Session } from '../protocol/session.js';
+import { newHolderId, openSession, type Session } from '../protocol/index.js';
 
 interface Occupant {
   session: Session;

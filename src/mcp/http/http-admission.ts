@@ -10,9 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isConversationId } from '../../../vfs/workspace-root.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody, type BodyLimits } from './read-body.js';
-import { checkAuthorization, checkOrigin, type GuardPolicy } from '../guard/request-guard.js';
-import { NOT_UTF8_MESSAGE } from '../message-limits/strict-utf8.js';
-import { OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from '../message-limits/message-limit.js';
+import { checkAuthorization, checkOrigin, type GuardPolicy } from '../guard/index.js';
+import { NOT_UTF8_MESSAGE, OVERSIZED_MESSAGE_CODE, tooComplexMessage, tooLargeMessage } from '../message-limits/index.js';
 import { reply, sendJson } from './http-reply.js';
 
 /** What the guard chain enforces. */

@@ -14,8 +14,7 @@ import type { Host, WorkspaceStatus } from '../../host/types.js';
 import type { ToolDescriptor } from '../../../tools/result.js';
 import { codeOf } from '../../../vfs/coded-error.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import type { Session } from '../protocol/session.js';
-import type { Readiness, ReadinessSource } from '../stdio/workspace-readiness.js';
+import type { Session, Readiness, ReadinessSource } from '../protocol/index.js';
 
 /** The host's `declaredTools`, when it has it (a `WorkspaceHost` does). */
 interface ListingHost extends Host {

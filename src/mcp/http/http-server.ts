@@ -16,18 +16,18 @@ import type { Host } from '../../host/types.js';
 import { CodedError } from '../../../vfs/coded-error.js';
 import { systemClock, type Clock } from '../../ports/clock.js';
 import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
-import { tokenHowTo } from '../guard/request-guard.js';
+import { tokenHowTo } from '../guard/index.js';
 import { BodySlots, DEFAULT_LARGE_BODY_SLOTS } from './body-slots.js';
-import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS } from '../message-limits/message-limit.js';
+import { MAX_MESSAGE_BYTES, MAX_MESSAGE_TOKENS } from '../message-limits/index.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-table.js';
 import { DEFAULT_CREATION_LIMITS, type CreationLimits } from './creation-budget.js';
-import { describeFailure } from '../text/describe-failure.js';
+import { describeFailure } from '../text/index.js';
 import { reply } from './http-reply.js';
 import { admitRequest, type AdmissionPolicy } from './http-admission.js';
 import { HttpSessions } from './http-sessions.js';
-import type { ToolProfile } from '../profiles/tool-profile.js';
-import { isStatusPath, StatusRoutes } from '../status-page/status-routes.js';
-import { gatefsVersion } from '../initialize/version.js';
+import type { ToolProfile } from '../profiles/index.js';
+import { isStatusPath, StatusRoutes } from '../status-page/index.js';
+import { gatefsVersion } from '../initialize/index.js';
 
 /** Options of `serveHttp`. */
 export interface HttpServeOptions {

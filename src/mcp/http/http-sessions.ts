@@ -21,16 +21,13 @@ import type { Host } from '../../host/types.js';
 import type { Clock } from '../../ports/clock.js';
 import { randomIds } from '../../ports/ids.js';
 import { codeOf } from '../../../vfs/coded-error.js';
-import { callsSettled, createMcpServer } from '../protocol/server.js';
-import { createWaitingMcpServer } from '../protocol/waiting-server.js';
-import type { ToolProfile } from '../profiles/tool-profile.js';
+import { createMcpServer, callsSettled, createWaitingMcpServer, ensureWorkspace, type Session } from '../protocol/index.js';
+import type { ToolProfile } from '../profiles/index.js';
 import { HttpReadiness } from './http-readiness.js';
-import { ensureWorkspace } from '../protocol/ensure-workspace.js';
-import type { Session } from '../protocol/session.js';
 import { ConversationOccupants } from './conversation-occupants.js';
 import { SessionTable, type SessionLimits, type SessionRefusal, type SessionSlot } from './session-table.js';
 import { CreationBudget, CreationRefusal, type CreationLimits } from './creation-budget.js';
-import { describeFailure } from '../text/describe-failure.js';
+import { describeFailure } from '../text/index.js';
 import { reply, sessionCapMessage, SERVER_ERROR } from './http-reply.js';
 import type { AdmittedRequest } from './http-admission.js';
 
@@ -155,12 +152,7 @@ export class HttpSessions {
     preparation.catch((e: unknown) => {
       if (e !== refusal) log(`preparing ${conversation} failed: ${describeFailure(e)}`);
     });
-    if (refusal instanceof CreationRefusal) {
-      log(`session on ${conversation} refused: ${refusal.message}`);
-      if (refusal.code === 'CONCURRENT_LIMIT') res.setHeader('Retry-After', '1');
-      reply(res, refusal.code === 'NOT_ALLOWED' ? 404 : refusal.code === 'TOTAL_LIMIT' ? 403 : 429, refusal.message, SERVER_ERROR, rpcId);
-      return false;
-    }
+    if (refusal instanceof CreationRefusal) return this.refuseCreation(res, conversation, refusal, rpcId);
     let id = '';
     const readiness = new HttpReadiness(
       this.host,
@@ -198,17 +190,20 @@ export class HttpSessions {
       });
       return true;
     } catch (e) {
-      if (e instanceof CreationRefusal) {
-        log(`session on ${conversation} refused: ${e.message}`);
-        if (e.code === 'CONCURRENT_LIMIT') res.setHeader('Retry-After', '1');
-        reply(res, e.code === 'NOT_ALLOWED' ? 404 : e.code === 'TOTAL_LIMIT' ? 403 : 429, e.message, SERVER_ERROR, rpcId);
-        return false;
-      }
+      if (e instanceof CreationRefusal) return this.refuseCreation(res, conversation, e, rpcId);
       // The full line may name host paths: it goes to the operator's log, the client gets the code.
       log(`preparing ${conversation} failed: ${describeFailure(e)}`);
       reply(res, 500, `could not prepare the workspace${withCode(e)}; the server log says why`, SERVER_ERROR, rpcId);
       return false;
     }
+  }
+
+  /** Answers an initialize the creation budget refused (404 not allowed, 403 total, 429 concurrent with `Retry-After`); false. */
+  private refuseCreation(res: ServerResponse, conversation: string, refusal: CreationRefusal, rpcId: string | number | null): false {
+    this.options.log(`session on ${conversation} refused: ${refusal.message}`);
+    if (refusal.code === 'CONCURRENT_LIMIT') res.setHeader('Retry-After', '1');
+    reply(res, refusal.code === 'NOT_ALLOWED' ? 404 : refusal.code === 'TOTAL_LIMIT' ? 403 : 429, refusal.message, SERVER_ERROR, rpcId);
+    return false;
   }
 
   /** Occupies the workspace, commits the slot and starts the transport; false when occupancy is refused (409). */

@@ -8,9 +8,7 @@
  * paused until one is free) and gives it back once it is parsed, dropped or aborted.
  */
 import type { IncomingMessage } from 'node:http';
-import { JsonIdScanner, type ScannedId } from '../message-limits/json-id-scanner.js';
-import { JsonTokenMeter } from '../message-limits/json-token-meter.js';
-import { decodeStrictUtf8 } from '../message-limits/strict-utf8.js';
+import { JsonIdScanner, type ScannedId, JsonTokenMeter, decodeStrictUtf8 } from '../message-limits/index.js';
 import { LARGE_BODY_BYTES, type BodySlots } from './body-slots.js';
 
 /** The limits `readJsonBody` applies: bytes, structural tokens (`JsonTokenMeter`), and the slots large bodies share. */

@@ -15,7 +15,7 @@ import { CodedError } from '../../../vfs/coded-error.js';
 import { FILE_TOOLS } from '../../../tools/file-tools.js';
 import { requestFilesTool } from '../../../tools/request-files.js';
 import { plainJsonSchema } from '../../../tools/tool.js';
-import { CLAUDE_CODE_INPUTS } from '../profiles/claude-code-schemas.js';
+import { CLAUDE_CODE_INPUTS } from '../profiles/index.js';
 import { maxJsonBytes, maxJsonStringBytes } from './json-size-bound.js';
 import { maxJsonTokens } from './json-token-bound.js';
 

@@ -16,7 +16,7 @@ import type { WriteValue } from '../../../tools/write.js';
 import type { EditValue } from '../../../tools/edit.js';
 import type { ListValue } from '../../../tools/list.js';
 import { numberLines } from '../../../tools/numbered-lines.js';
-import { syntaxLines, type Row } from '../text/tool-text.js';
+import { syntaxLines, type Row } from '../text/index.js';
 import type { PathView } from './profile-paths.js';
 
 /** A successful result: `text` as content, `structured` as `structuredContent`. */

@@ -40,7 +40,7 @@ import type { GrepValue } from '../../../tools/grep-results.js';
 import { applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/edit-steps.js';
 import { GATEFS_PROFILE, type ProfileGate, type ToolProfile } from './tool-profile.js';
 import { errorEnvelopeSchema } from './tool-result.js';
-import { toolResultText } from '../text/tool-text.js';
+import { toolResultText } from '../text/index.js';
 import { EditInput, GlobInput, GrepInput, LsInput, MultiEditInput, ReadInput, WriteInput } from './claude-code-schemas.js';
 import { EditOutput, GlobOutput, GrepOutput, LsOutput, WriteOutput } from './claude-code-schemas.js';
 import { createdAnswer, editAnswer, globAnswer, readAnswer, writeAnswer } from './claude-code-results.js';

@@ -1,7 +1,7 @@
 /**
  * `ToolProfile`: the names and shapes under which an MCP server offers the gate's tools. The
  * default profile, `gatefs`, offers them as they are (DESIGN.md "Tool contract"); another
- * (`serve --profile claude-code`, `profiles/claude-code.ts`) maps another client's tool names,
+ * (`serve --profile claude-code`, `claude-code.ts`) maps another client's tool names,
  * argument names and result shapes onto the same tools. Whatever the profile, every file access
  * is a `host.gate.call`: a profile translates arguments and results, it never checks or opens a
  * path itself.
@@ -10,9 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDescriptor, ToolError, ToolResult } from '../../../tools/result.js';
 import type { Host } from '../../host/types.js';
 import { toCallToolResult, toMcpTool } from './tool-result.js';
-import type { ProfileName } from '../initialize/profile-name.js';
-
-export { PROFILE_NAMES, isProfileName, type ProfileName } from '../initialize/profile-name.js';
+import type { ProfileName } from '../initialize/index.js';
 
 /** The gate as a profile's call sees it: one conversation, one holder, every call gated. */
 export interface ProfileGate {

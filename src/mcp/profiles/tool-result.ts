@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDescriptor, ToolResult } from '../../../tools/result.js';
 import { TOOL_ERROR_CODES } from '../../../tools/codes.js';
-import { toolResultText } from '../text/tool-text.js';
+import { toolResultText } from '../text/index.js';
 
 /** The `{ error }` shape a failed call carries in `structuredContent`. */
 export const errorEnvelopeSchema = {

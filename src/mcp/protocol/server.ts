@@ -6,11 +6,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Host } from '../../host/types.js';
-import { gatefsVersion } from '../initialize/version.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/instructions.js';
-import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/tool-profile.js';
-
-export { errorEnvelopeSchema, toCallToolResult, toMcpTool } from '../profiles/tool-result.js';
+import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/index.js';
+import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
+import { trackCall } from './calls-in-flight.js';
 
 /** Options of `createMcpServer`. */
 export interface McpServerOptions {
@@ -20,31 +18,6 @@ export interface McpServerOptions {
   holder?: string;
   /** The names and shapes the tools are offered under (default: `GATEFS_PROFILE`). */
   profile?: ToolProfile;
-}
-
-const pendingCalls = new WeakMap<Server, Set<Promise<unknown>>>();
-
-/** Counts `call` as a tool call of `server` until it settles (`callsSettled` waits for it). Result: `call`. */
-export function trackCall<T>(server: Server, call: Promise<T>): Promise<T> {
-  let pending = pendingCalls.get(server);
-  if (!pending) pendingCalls.set(server, (pending = new Set()));
-  const calls = pending;
-  calls.add(call);
-  void call.then(
-    () => calls.delete(call),
-    () => calls.delete(call),
-  );
-  return call;
-}
-
-/**
- * Resolves once every tool call this server has started has finished, so a caller can close
- * the host without cutting a write short (a client that hung up mid-call still gets its
- * write completed, or not started: never half done).
- */
-export async function callsSettled(server: Server): Promise<void> {
-  const pending = pendingCalls.get(server);
-  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
 }
 
 /**

@@ -18,11 +18,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { trackCall } from './server.js';
-import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/tool-profile.js';
-import { gatefsVersion } from '../initialize/version.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/instructions.js';
-import type { ReadinessSource } from '../stdio/workspace-readiness.js';
+import { trackCall } from './calls-in-flight.js';
+import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
+import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/index.js';
+import type { ReadinessSource } from './readiness.js';
 
 /** How often a waiting call is sent a progress notification, in ms. */
 export const PROGRESS_EVERY_MS = 1000;

@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { checkAuthorization } from '../guard/request-guard.js';
+import { checkAuthorization } from '../guard/index.js';
 
 /** The cookie's name. */
 export const STATUS_COOKIE = 'gatefs_status';

@@ -4,7 +4,7 @@
  * database, so workspaces prepared by another gatefs process show up too) and sends each
  * listener only what changed: `workspaces` and `summary` (the table's rows and the counts),
  * `lander` (the queue), `log` (run-log events after the last one sent). Each event's data is
- * one JSON string of ready HTML (`status-page.ts`). A comment every 15 s keeps proxies from
+ * one JSON string of ready HTML (`status-rows.ts`). A comment every 15 s keeps proxies from
  * closing an idle stream. With no listener nothing runs.
  *
  * At most `maxListeners` streams at once (a further one gets 503): each holds a socket.
@@ -12,7 +12,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Host } from '../../host/types.js';
 import { eventRows, landerRows, workspaceRows } from './status-snapshot.js';
-import { eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-page.js';
+import { eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
 
 /** Options of `StatusFeed`. */
 export interface StatusFeedOptions {

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Host } from '../../host/types.js';
-import { checkOrigin } from '../guard/request-guard.js';
+import { checkOrigin } from '../guard/index.js';
 import { isTheToken, mayViewStatus, statusCookieHeader } from './status-auth.js';
 import { StatusFeed } from './status-feed.js';
 import { signInPageHtml, statusPageHtml } from './status-page.js';

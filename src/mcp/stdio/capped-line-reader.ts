@@ -5,8 +5,7 @@
  * `JsonIdScanner` on their way out and the reader reports it with its id when the line ends,
  * then goes on with the next line. Memory stays bounded by the cap whatever arrives.
  */
-import { JsonIdScanner, type ScannedId } from '../message-limits/json-id-scanner.js';
-import { JsonTokenMeter } from '../message-limits/json-token-meter.js';
+import { JsonIdScanner, type ScannedId, JsonTokenMeter } from '../message-limits/index.js';
 
 /** Where the reader delivers lines. */
 export interface LineSink {

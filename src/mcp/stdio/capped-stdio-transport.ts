@@ -28,18 +28,20 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CappedLineReader } from './capped-line-reader.js';
-import { JsonIdScanner, type ScannedId } from '../message-limits/json-id-scanner.js';
-import { decodeStrictUtf8, NOT_UTF8_MESSAGE } from '../message-limits/strict-utf8.js';
 import {
+  decodeStrictUtf8,
+  JsonIdScanner,
   MAX_MESSAGE_BYTES,
   MAX_MESSAGE_TOKENS,
+  NOT_UTF8_MESSAGE,
   OVERSIZED_MESSAGE_CODE,
   tooComplexMessage,
   tooLargeMessage,
-} from '../message-limits/message-limit.js';
+  type ScannedId,
+} from '../message-limits/index.js';
 import { foreignCodeOf } from '../../../vfs/coded-error.js';
 import { stableStringify } from '../../state/stable-json.js';
-import type { EarlyAnswer } from '../initialize/early-initialize.js';
+import type { EarlyAnswer } from '../initialize/index.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {

@@ -5,12 +5,11 @@
  * runs (logs go to stderr).
  */
 import type { Readable } from 'node:stream';
-import { callsSettled } from '../protocol/server.js';
-import { createWaitingMcpServer } from '../protocol/waiting-server.js';
-import type { ToolProfile } from '../profiles/tool-profile.js';
+import { callsSettled, createWaitingMcpServer, type Readiness } from '../protocol/index.js';
+import type { ToolProfile } from '../profiles/index.js';
 import { CappedStdioTransport } from './capped-stdio-transport.js';
-import type { EarlyAnswer } from '../initialize/early-initialize.js';
-import type { Readiness, WorkspaceReadiness } from './workspace-readiness.js';
+import type { EarlyAnswer } from '../initialize/index.js';
+import type { WorkspaceReadiness } from './workspace-readiness.js';
 
 /** Options of `serveStdio`. */
 export interface StdioServeOptions {

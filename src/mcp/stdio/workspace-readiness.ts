@@ -15,9 +15,8 @@ import type { Host, WorkspaceStatus } from '../../host/types.js';
 import type { ToolDescriptor, ToolError } from '../../../tools/result.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { codeOf } from '../../../vfs/coded-error.js';
-import { ensureWorkspace } from '../protocol/ensure-workspace.js';
-import { openSession, type Session } from '../protocol/session.js';
-import { describeFailure } from '../text/describe-failure.js';
+import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
+import { describeFailure } from '../text/index.js';
 
 /** The host methods readiness uses beyond `Host` (a `WorkspaceHost` has them). */
 interface ListingHost extends Host {
@@ -48,30 +47,11 @@ export interface Opened {
   conversation: string;
 }
 
-/** A ready workspace held by this session (`holder` makes its calls), or why not. */
-export type Readiness =
-  | { ok: true; host: Host; conversation: string; status: WorkspaceStatus; holder: string }
-  | { ok: false; error: ToolError; cause: unknown; stopped?: true };
-
 const STOPPING = new Error('the server is stopping');
 
 /** The outcome of a step not started because the server stops. */
 function stopping(): Readiness {
   return { ok: false, error: { code: 'WORKSPACE_NOT_READY', message: 'the gatefs server is stopping' }, cause: STOPPING, stopped: true };
-}
-
-/** What an MCP server that answers before its workspace is ready waits on (`createWaitingMcpServer`). */
-export interface ReadinessSource {
-  /** True once the workspace is prepared and held. */
-  readonly isReady: boolean;
-  /** What it waits for now, for progress messages. */
-  readonly phase: string;
-  /** Resolves once the workspace is ready and held, or to why not. */
-  ready(): Promise<Readiness>;
-  /** The tools to list: the role's, ready or not. Rejects when the host cannot say. */
-  tools(): Promise<ToolDescriptor[]>;
-  /** The conversation, once known (after `tools()` resolves, always). */
-  readonly conversationId: string | undefined;
 }
 
 /** The background work of one stdio session (see the file comment). */
