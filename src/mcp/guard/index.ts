@@ -4,4 +4,4 @@
  * (DNS rebinding, a page of another site: 403) and the bearer token (401, with a sentence
  * saying how to send it: `tokenHowTo`). Takes headers, returns a verdict.
  */
-export { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy, type GuardRefusal } from './request-guard.js';
+export { checkAuthorization, checkOrigin, tokenHowTo, type GuardPolicy } from './request-guard.js';

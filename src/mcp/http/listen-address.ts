@@ -43,7 +43,7 @@ export function parseListenAddress(text: string): ListenAddress {
 }
 
 /** True when `host` (an IP literal or `localhost`) only reaches this machine. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

@@ -28,7 +28,7 @@ import { CodedError, foreignCodeOf } from '../../../vfs/coded-error.js';
 export const SERVE_TOKEN_FILE = 'serve-token';
 
 /** Shortest token accepted from the operator (characters). */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 const MAX_TOKEN_LENGTH = 1024;
 /** RFC 6750 `b64token`: what may follow `Bearer ` in an Authorization header. */
 const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;

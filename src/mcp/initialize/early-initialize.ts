@@ -20,7 +20,7 @@ import { Readable, type Writable } from 'node:stream';
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 
 /** A first line longer than this is left to the transport (its limits apply there). */
-export const EARLY_LINE_LIMIT = 1024 * 1024;
+const EARLY_LINE_LIMIT = 1024 * 1024;
 
 /** What the server says about itself in its initialize result. */
 export interface ServerIdentity {

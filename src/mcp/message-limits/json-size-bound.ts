@@ -11,7 +11,7 @@
  */
 
 /** Longest JavaScript `String(number)` form of a finite double. */
-export const MAX_JSON_NUMBER_BYTES = 24;
+const MAX_JSON_NUMBER_BYTES = 24;
 
 /** Bytes of a JSON string literal of `units` UTF-16 code units, every one escaped. */
 export function maxJsonStringBytes(units: number): number {

@@ -64,7 +64,7 @@ export function messageLimitFor(tools: readonly SizedTool[]): number {
 }
 
 /** Every tool a gatefs server can offer: the file tools and `request_files`, and the tools of the `claude-code` profile. */
-export const SERVED_TOOLS: readonly SizedTool[] = [
+const SERVED_TOOLS: readonly SizedTool[] = [
   ...[...FILE_TOOLS, requestFilesTool].map((t) => t.descriptor),
   ...Object.entries(CLAUDE_CODE_INPUTS).map(([name, schema]) => ({ name, inputSchema: plainJsonSchema(schema) })),
 ];

@@ -22,7 +22,7 @@ import type { PathView } from './profile-paths.js';
 type Input = Static<typeof GrepInput>;
 
 /** Claude Code's default `head_limit`. */
-export const GREP_DEFAULT_HEAD_LIMIT = 250;
+const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** The most results one grep returns (the gate's `maxResults` bound). */
 const GREP_MOST = 10_000;
 /** The most context lines grep shows on each side. */

@@ -130,7 +130,7 @@ export function createdAnswer(value: WriteValue, text: string, replacements: num
 const SNIPPET_MAX_CHARS = 16 * 1024;
 
 /** Most paths Glob returns, as Claude Code's Glob. */
-export const GLOB_MAX_FILES = 100;
+const GLOB_MAX_FILES = 100;
 
 /**
  * Glob: the files of a list sorted newest first, absolute, at most `GLOB_MAX_FILES`; "No files

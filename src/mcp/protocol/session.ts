@@ -37,7 +37,7 @@ export function newHolderId(): string {
  * signal 0). A reused pid makes this answer false, which only means the workspace stays
  * occupied: the safe side.
  */
-export function isOrphanedHolder(holder: string): boolean {
+function isOrphanedHolder(holder: string): boolean {
   const m = /^mcp-(\d+)-[0-9a-f]+$/.exec(holder);
   if (!m) return false;
   const pid = Number(m[1]);

@@ -24,7 +24,7 @@ import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../in
 import type { ReadinessSource } from './readiness.js';
 
 /** How often a waiting call is sent a progress notification, in ms. */
-export const PROGRESS_EVERY_MS = 1000;
+const PROGRESS_EVERY_MS = 1000;
 
 /** Options of `createWaitingMcpServer`. */
 export interface WaitingServerOptions {

@@ -12,10 +12,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { checkAuthorization } from '../guard/index.js';
 
 /** The cookie's name. */
-export const STATUS_COOKIE = 'gatefs_status';
+const STATUS_COOKIE = 'gatefs_status';
 
 /** The cookie value the token makes. */
-export function statusCookieValue(token: string): string {
+function statusCookieValue(token: string): string {
   return createHmac('sha256', token).update('gatefs status page, read-only').digest('hex');
 }
 

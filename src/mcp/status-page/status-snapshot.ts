@@ -10,7 +10,7 @@ import type { RunEvent } from '../../state/event-log.js';
 import { summarizeEvent } from '../../state/event-summary.js';
 
 /** Run-log events the page shows at most. */
-export const LOG_TAIL = 200;
+const LOG_TAIL = 200;
 
 /** One workspace row. */
 export interface WorkspaceRow {

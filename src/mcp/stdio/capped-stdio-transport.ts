@@ -64,11 +64,11 @@ export interface CappedStdioOptions {
  * Requests handed on whose answers are not written yet, at most (more wait in the pipe): bounds
  * the calls one client runs at once and the answers buffered when it does not read them.
  */
-export const MAX_REQUESTS_IN_PROGRESS = 32;
+const MAX_REQUESTS_IN_PROGRESS = 32;
 
 /** JSON-RPC error codes this transport answers with. */
-export const JSONRPC_PARSE_ERROR = -32700;
-export const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_PARSE_ERROR = -32700;
+const JSONRPC_INVALID_REQUEST = -32600;
 
 /** Newline-delimited JSON-RPC over stdin/stdout with message limits and flow control (see the module comment). */
 export class CappedStdioTransport implements Transport {
