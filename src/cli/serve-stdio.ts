@@ -1,6 +1,6 @@
 /**
  * `gatefs serve` over stdio (`serve.ts` checks the flags and comes here): answer `initialize`
- * before anything heavy loads (`early-serve.ts`, `early-initialize.ts`), then open the host,
+ * before anything heavy loads (`early-serve.ts`, `mcp/initialize/early-initialize.ts`), then open the host,
  * choose the conversation (a fixed id, a new one, or `--conversation auto`'s choice for this
  * client window), and prepare and occupy its workspace in the background while serving
  * (`WorkspaceReadiness`).

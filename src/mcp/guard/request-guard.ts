@@ -79,7 +79,7 @@ export function tokenHowTo(hint = "the server's stderr (gatefs serve prints it a
  * deliberately no `resource_metadata`: that parameter is what sends MCP clients into OAuth
  * discovery. The SDK's client starts OAuth on any 401 when it was given an auth provider, header
  * or not; for those clients the discovery URLs answer at once that gatefs has no OAuth
- * (`auth-probe.ts`), so the flow ends with this same instruction instead of a browser prompt.
+ * (`http/auth-probe.ts`), so the flow ends with this same instruction instead of a browser prompt.
  */
 function checkBearer(authorization: string | undefined, token: string, how: string): GuardRefusal | null {
   if (authorization === undefined || authorization.trim() === '') {

@@ -1,7 +1,7 @@
 /**
  * `gatefs serve --http`: MCP over Streamable HTTP on node:http, one MCP session per client,
  * the conversation in the URL (`/mcp/<conversation>`, or `/c/<conversation>/mcp`), many
- * conversations at once, and the read-only status page at `/` (`status-routes.ts`, same token). Each request
+ * conversations at once, and the read-only status page at `/` (`status-page/status-routes.ts`, same token). Each request
  * passes, in order: the Host/Origin guard (403), the OAuth probe answers (gatefs has none), the
  * bearer token (401), the route, and the body limits (413, `MAX_MESSAGE_BYTES` and
  * `MAX_MESSAGE_TOKENS`, the same limits as stdio; at most a few bodies over 1 MiB are kept at once,

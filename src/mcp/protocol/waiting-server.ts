@@ -4,7 +4,7 @@
  * stdio `WorkspaceReadiness`, over HTTP `HttpReadiness` for a conversation `--allow-new` prepares).
  *
  * - `initialize` needs nothing (it is often answered before this server even exists:
- *   `early-initialize.ts`).
+ *   `initialize/early-initialize.ts`).
  * - `tools/list` waits for the host to open and the conversation to be chosen (well under a
  *   second), then lists the role's tools, prepared or not. When the host cannot open (a broken
  *   `gatefs.yaml`, an untrusted state directory) it answers a JSON-RPC error saying why.
