@@ -14,7 +14,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cyclesOf, packageOf, programLiteralsOf, scanFiles, scanImports, specifiersOf, unitOf, type Import } from './import-graph.js';
+import {
+  cyclesOf,
+  packageOf,
+  programLiteralsOf,
+  scanFiles,
+  scanImports,
+  specifiersOf,
+  staticClosure,
+  unitOf,
+  type Import,
+} from './import-graph.js';
 
 /**
  * Innermost first. A unit imports its own files and units of earlier tiers only, so nothing
@@ -86,6 +96,75 @@ const PROGRAMS_ONLY_IN: readonly { program: RegExp; files: readonly string[]; wh
   },
 ];
 
+/**
+ * Units split into rooms (issue 20): a room is a folder of its unit with one front door, its
+ * `index.ts`. A file outside a room imports it only through that door; a room imports its own
+ * files and the doors of rooms of earlier tiers only (innermost first); every file of the unit
+ * lies in a room named here.
+ */
+const ROOMS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  'src/mcp': [
+    // what initialize says (the CLI loads it first); result and failure text (the CLI's too); the HTTP request checks
+    ['initialize', 'text', 'guard'],
+    // the tools' names and shapes per profile; the status page behind the guard
+    ['profiles', 'status-page'],
+    // MCP servers over the gate, sessions and readiness; the message limits, derived from the profiles' schemas
+    ['protocol', 'message-limits'],
+    // the two transports
+    ['stdio', 'http'],
+  ],
+};
+
+/**
+ * What must not load when the CLI starts (before it serves): a package the CLI's entry files
+ * reach by static imports only. The MCP SDK takes about 0.2 s to load; `gatefs serve` loads it
+ * through `import()` (or the HTTP door's `serveHttp`) once it serves.
+ */
+const NOT_AT_START: readonly { entries: readonly string[]; packages: readonly string[]; why: string }[] = [
+  {
+    entries: ['src/cli/main.ts', 'src/cli/run-cli.ts'],
+    packages: ['@modelcontextprotocol/sdk'],
+    why: 'every gatefs command would load the MCP SDK; import a light door, or load the server with import()',
+  },
+];
+
+/** The room of a repository path: `unit/room` for a file in a room of a unit with rooms, '' for a loose file there, null elsewhere. */
+function roomOf(path: string): string | null {
+  const unit = Object.keys(ROOMS).find((u) => path.startsWith(`${u}/`));
+  if (unit === undefined) return null;
+  const rest = path.slice(unit.length + 1).split('/');
+  return rest.length > 1 ? `${unit}/${rest[0]}` : '';
+}
+
+/** Every room rule broken by `imports` of `files`, as messages (see `say`). */
+function roomViolationsOf(files: readonly string[], imports: readonly Import[]): string[] {
+  const tierOf = new Map<string, number>(
+    Object.entries(ROOMS).flatMap(([unit, tiers]) => tiers.flatMap((rooms, tier) => rooms.map((r) => [`${unit}/${r}`, tier] as const))),
+  );
+  const found = files.filter((f) => roomOf(f) !== null && !tierOf.has(roomOf(f)!)).map((f) => `${f}: in no room of ROOMS`);
+  for (const i of imports) {
+    const to = i.target === undefined ? null : roomOf(i.target);
+    const from = roomOf(i.file);
+    if (!to || to === from) continue;
+    if (i.target !== `${to}/index.ts`) found.push(say(i, `${to} is entered through ${to}/index.ts only`));
+    const [mine, theirs] = [tierOf.get(from ?? ''), tierOf.get(to)];
+    if (mine !== undefined && theirs !== undefined && theirs >= mine)
+      found.push(say(i, `${from} (room tier ${mine}) imports only rooms of earlier tiers, and ${to} is tier ${theirs}`));
+  }
+  return found;
+}
+
+/** Each package of `NOT_AT_START` that the CLI's start loads, as messages naming the file that imports it. */
+function startViolationsOf(imports: readonly Import[]): string[] {
+  return NOT_AT_START.flatMap((rule) => {
+    const loaded = staticClosure(imports, rule.entries);
+    return imports
+      .filter((i) => i.to === null && (i.form ?? 'static') === 'static' && loaded.has(i.file))
+      .filter((i) => rule.packages.includes(packageOf(i.specifier)))
+      .map((i) => say(i, `loaded when the CLI starts (from ${rule.entries.join(', ')}): ${rule.why}`));
+  });
+}
+
 /** Each literal in `files` that runs a program outside the files `PROGRAMS_ONLY_IN` allows, as messages. */
 function programViolationsOf(sources: readonly { file: string; text: string }[]): string[] {
   return sources.flatMap(({ file, text }) =>
@@ -155,7 +234,7 @@ describe('architecture: dependencies point inward', () => {
     const seen = (file: string, specifier: string) => imports.some((i) => i.file === file && i.specifier === specifier);
     expect(files.length).toBeGreaterThan(150);
     expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(150);
-    expect(seen('src/cli/serve.ts', '../mcp/http-server.js')).toBe(true); // await import('…')
+    expect(seen('src/cli/serve-stdio.ts', '../mcp/stdio/index.js')).toBe(true); // await import('…')
     expect(seen('src/index.ts', './host/create-host.js')).toBe(true); // export { … } from
     expect(seen('src/cli/open-host.ts', '../index.js')).toBe(true); // typeof import('…')
     expect(seen('vfs/memory-layer.ts', 'memfs')).toBe(true);
@@ -221,6 +300,47 @@ describe('architecture: dependencies point inward', () => {
         expect.stringMatching(new RegExp(`^src/host/f\\.ts:${line} runs '(/usr/bin/)?git': only src/git/neutral-git-runner\\.ts may`)),
       ),
     );
+  });
+
+  it("src/mcp is entered through its rooms' front doors, and its rooms import only rooms of earlier tiers", () => {
+    expect(roomViolationsOf(files, imports)).toEqual([]);
+    const rooms = Object.entries(ROOMS).flatMap(([unit, tiers]) => tiers.flat().map((r) => `${unit}/${r}`));
+    expect(rooms.filter((r) => !files.includes(`${r}/index.ts`))).toEqual([]);
+  });
+
+  it('names a door bypassed, a room importing an outer one, and a file in no room', () => {
+    const at = (file: string, specifier: string): Import => {
+      const target = join(file, '..', specifier).replace(/\.js$/, '.ts');
+      return { file, line: 1, specifier, from: unitOf(file)!, to: unitOf(target), target };
+    };
+    const found = roomViolationsOf(
+      ['src/mcp/loose.ts', 'src/mcp/attic/old.ts', 'src/mcp/http/index.ts'],
+      [
+        at('src/cli/serve.ts', '../mcp/http/serve-token.js'),
+        at('src/mcp/guard/request-guard.ts', '../http/index.js'),
+        at('src/mcp/stdio/stdio.ts', '../http/index.js'),
+        at('src/mcp/http/http-server.ts', './http-sessions.js'),
+        at('src/mcp/http/http-server.ts', '../status-page/index.js'),
+      ],
+    );
+    expect(found).toEqual([
+      'src/mcp/loose.ts: in no room of ROOMS',
+      'src/mcp/attic/old.ts: in no room of ROOMS',
+      "src/cli/serve.ts:1 imports '../mcp/http/serve-token.js' (src/mcp): src/mcp/http is entered through src/mcp/http/index.ts only",
+      "src/mcp/guard/request-guard.ts:1 imports '../http/index.js' (src/mcp): src/mcp/guard (room tier 0) imports only rooms of earlier tiers, and src/mcp/http is tier 3",
+      "src/mcp/stdio/stdio.ts:1 imports '../http/index.js' (src/mcp): src/mcp/stdio (room tier 3) imports only rooms of earlier tiers, and src/mcp/http is tier 3",
+    ]);
+  });
+
+  it('the CLI starts without the MCP SDK, which is reached once it serves', () => {
+    expect(startViolationsOf(imports)).toEqual([]);
+    // The rule sees the SDK where it loads: the HTTP server, reached from the CLI only through the door's import().
+    const server = staticClosure(imports, ['src/mcp/http/http-server.ts']);
+    expect(imports.some((i) => server.has(i.file) && i.form === 'static' && packageOf(i.specifier) === '@modelcontextprotocol/sdk')).toBe(
+      true,
+    );
+    expect(staticClosure(imports, NOT_AT_START[0]!.entries).has('src/mcp/http/index.ts')).toBe(true);
+    expect(staticClosure(imports, NOT_AT_START[0]!.entries).has('src/mcp/http/http-server.ts')).toBe(false);
   });
 
   it('names the file, the import and the rule of each violation, and finds a cycle', () => {

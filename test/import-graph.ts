@@ -19,7 +19,12 @@ export interface Import {
   to: string | null;
   /** The repository path a relative specifier resolves to. */
   target?: string;
+  /** How it loads: `static` at load time, `dynamic` when an `import()` runs, `type` never (erased). Unset: static. */
+  form?: ImportForm;
 }
+
+/** How an import loads its module (see `Import.form`). */
+export type ImportForm = 'static' | 'dynamic' | 'type';
 
 /** The unit of a repository path (see the file comment); null outside the scanned folders. */
 export function unitOf(path: string): string | null {
@@ -49,25 +54,46 @@ function isModuleUrl(node: ts.Node): node is ts.NewExpression {
 
 /**
  * Every module specifier of a source text, with its line: what the compiled module loads or
- * names, including the modules it names by URL (`isModuleUrl`).
+ * names, including the modules it names by URL (`isModuleUrl`, loaded at run time: `dynamic`), with its form.
  */
-export function specifiersOf(fileName: string, text: string): { specifier: string; line: number }[] {
+export function specifiersOf(fileName: string, text: string): { specifier: string; line: number; form: ImportForm }[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
-  const found: { specifier: string; line: number }[] = [];
-  const add = (node: ts.Node | undefined) => {
+  const found: { specifier: string; line: number; form: ImportForm }[] = [];
+  const add = (node: ts.Node | undefined, form: ImportForm) => {
     if (node && ts.isStringLiteralLike(node))
-      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, form });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
-    else if (isModuleUrl(node)) add(node.arguments![0]);
+    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, isTypeOnlyImport(node) ? 'type' : 'static');
+    else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static');
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node.moduleReference.expression, node.isTypeOnly ? 'type' : 'static');
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0], 'dynamic');
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, 'type');
+    else if (isModuleUrl(node)) add(node.arguments![0], 'dynamic');
     ts.forEachChild(node, visit);
   };
   visit(source);
   return found;
+}
+
+/**
+ * True for `import type …` and for `import { type A, type B } from …` (every name a type, no
+ * default): TypeScript erases both. An import of names used only as types but not marked so is
+ * taken as loading its module, the safe side for a rule about what loads.
+ */
+function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const named = clause.namedBindings;
+  return (
+    !clause.name &&
+    named !== undefined &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 /**
@@ -109,16 +135,16 @@ export function scanImports(root: string, files: readonly string[]): Import[] {
   const imports: Import[] = [];
   for (const file of files) {
     const from = unitOf(file)!;
-    for (const { specifier, line } of specifiersOf(file, readFileSync(join(root, file), 'utf8'))) {
+    for (const { specifier, line, form } of specifiersOf(file, readFileSync(join(root, file), 'utf8'))) {
       if (!specifier.startsWith('.')) {
-        imports.push({ file, line, specifier, from, to: null });
+        imports.push({ file, line, specifier, from, to: null, form });
         continue;
       }
       const target = relative(root, resolve(root, dirname(file), specifier))
         .split('\\')
         .join('/')
         .replace(/\.js$/, '.ts');
-      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target });
+      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target, form });
     }
   }
   return imports;
@@ -189,4 +215,18 @@ function pathThrough(start: string, group: string[], edges: Map<string, Set<stri
     }
   }
   return group;
+}
+
+/** The files `entries` load at once: the entries and every file reached from them by static imports (not `import()`, not types). */
+export function staticClosure(imports: readonly Import[], entries: readonly string[]): Set<string> {
+  const reached = new Set(entries);
+  const queue = [...entries];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const i of imports) {
+      if (i.file !== file || i.target === undefined || (i.form ?? 'static') !== 'static' || reached.has(i.target)) continue;
+      reached.add(i.target);
+      queue.push(i.target);
+    }
+  }
+  return reached;
 }

@@ -45,7 +45,7 @@ const MAX_STRING_CHARS = MAX_TEXT_FILE_BYTES;
 export const EDIT_MAX_STEPS = 50;
 /**
  * Longest oldString/newString inside `edits`, in characters. The MCP message cap is derived
- * from the schemas (src/mcp/message-limit.ts), so the list is bounded to about a third of the
+ * from the schemas (src/mcp/message-limits/message-limit.ts), so the list is bounded to about a third of the
  * single form's size; a bigger replacement goes through oldString/newString or write.
  */
 export const EDIT_STEP_MAX_CHARS = 32 * 1024;

@@ -18,7 +18,7 @@
  * Images (PNG, JPEG, GIF, WebP, by their first bytes; up to 3.75 MiB): the value is `path`,
  * `kind: 'image'`, `mimeType`, `bytes`, `width`/`height` when the header has them, `sha256`, and
  * `data` (base64). Over MCP the image travels as image content and `structuredContent` keeps
- * everything but `data` (src/mcp/server.ts), so the payload is never sent twice.
+ * everything but `data` (src/mcp/profiles/tool-result.ts), so the payload is never sent twice.
  *
  * Large files: over 10 MiB (up to 1 GiB) the window is found by streaming the file once
  * (tools/read-large.ts), never holding it whole.

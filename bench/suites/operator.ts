@@ -17,8 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHost } from '../../src/host/create-host.js';
 import { openStateReader } from '../../src/host/state-reader.js';
-import { serveHttp } from '../../src/mcp/http-server.js';
-import { parseListenAddress } from '../../src/mcp/listen-address.js';
+import { serveHttp, parseListenAddress } from '../../src/mcp/http/index.js';
 import { median, type Report } from '../harness.js';
 import { generatedRepository } from './workspaces.js';
 

@@ -16,7 +16,7 @@ import { loadCreateHost } from './open-host.js';
 import { buildSampleRepo } from './demo-repo.js';
 import { formatStatusTable } from './status-table.js';
 import { formatRunLog } from './run-log.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { toolResultText } from '../mcp/text/index.js';
 
 /** The `demo` command. */
 export const demoCommand: Command = {

@@ -6,10 +6,15 @@
  * command line (another command, `--help`, `--http`, a flag this does not know) is left to the
  * CLI untouched. Imports nothing heavy: node:stream, the instructions, the profile names and the version.
  */
-import { answerInitializeEarly, type EarlyInitialize } from '../mcp/early-initialize.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/instructions.js';
-import { gatefsVersion } from '../mcp/version.js';
-import { isProfileName, type ProfileName } from '../mcp/profile-name.js';
+import {
+  answerInitializeEarly,
+  type EarlyInitialize,
+  SERVER_CAPABILITIES,
+  workspaceInstructions,
+  gatefsVersion,
+  isProfileName,
+  type ProfileName,
+} from '../mcp/initialize/index.js';
 import { watchStopSignals, type StopWatch } from './stop-signals.js';
 
 /** Flags of a stdio `serve` taking a value, and those that do not. */

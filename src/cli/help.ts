@@ -4,7 +4,7 @@
  */
 import type { Command } from './command.js';
 import { GLOBAL_HELP } from './global-flags.js';
-import { gatefsVersion } from '../mcp/version.js';
+import { gatefsVersion } from '../mcp/initialize/index.js';
 
 function rows(pairs: [string, string][]): string {
   const width = Math.max(...pairs.map(([k]) => k.length));

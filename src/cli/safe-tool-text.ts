@@ -7,7 +7,7 @@
  */
 import type { ToolResult } from '../../tools/result.js';
 import { withSafeFields } from '../../tools/terminal-text.js';
-import { toolResultText } from '../mcp/tool-text.js';
+import { toolResultText } from '../mcp/text/index.js';
 
 /** The keys of a tool result whose strings are text of several lines. */
 const BLOCK_FIELDS: ReadonlySet<string> = new Set(['content', 'patch', 'snippet', 'diff', 'text']);

@@ -9,8 +9,15 @@ import { join } from 'node:path';
 import type { FlagValues } from './command.js';
 import type { GlobalFlags } from './global-flags.js';
 import { UsageError } from './usage-error.js';
-import type { ListenAddress } from '../mcp/listen-address.js';
-import { SERVE_TOKEN_FILE, TokenError, checkToken, generateToken, readTokenFile, writeServeToken } from '../mcp/serve-token.js';
+import {
+  type ListenAddress,
+  SERVE_TOKEN_FILE,
+  TokenError,
+  checkToken,
+  generateToken,
+  readTokenFile,
+  writeServeToken,
+} from '../mcp/http/index.js';
 
 /** Why `--token T` is refused, and what to use instead. */
 export const TOKEN_ON_COMMAND_LINE =

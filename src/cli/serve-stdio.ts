@@ -1,6 +1,6 @@
 /**
  * `gatefs serve` over stdio (`serve.ts` checks the flags and comes here): answer `initialize`
- * before anything heavy loads (`early-serve.ts`, `early-initialize.ts`), then open the host,
+ * before anything heavy loads (`early-serve.ts`, `mcp/initialize/early-initialize.ts`), then open the host,
  * choose the conversation (a fixed id, a new one, or `--conversation auto`'s choice for this
  * client window), and prepare and occupy its workspace in the background while serving
  * (`WorkspaceReadiness`).
@@ -13,16 +13,19 @@ import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { takeEarlyServe } from './early-serve.js';
 import { remedyFor } from './remedy.js';
-import { answerInitializeEarly } from '../mcp/early-initialize.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../mcp/instructions.js';
-import { gatefsVersion } from '../mcp/version.js';
+import {
+  answerInitializeEarly,
+  SERVER_CAPABILITIES,
+  workspaceInstructions,
+  gatefsVersion,
+  type ProfileName,
+} from '../mcp/initialize/index.js';
 import { clientWindow } from '../ports/client-window.js';
 import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/types.js';
 import type { WorkspaceHost } from '../host/workspace-host.js';
-import type { ProfileName } from '../mcp/profile-name.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
@@ -52,11 +55,10 @@ export async function serveOverStdio(
     });
   const stop = taken?.stop ?? watchStopSignals(out.progress);
   try {
-    const [{ serveStdio }, { WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
-      import('../mcp/stdio.js'),
-      import('../mcp/workspace-readiness.js'),
-      import('../mcp/session.js'),
-      import('../mcp/profiles/profile-named.js'),
+    const [{ serveStdio, WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
+      import('../mcp/stdio/index.js'),
+      import('../mcp/protocol/index.js'),
+      import('../mcp/profiles/index.js'),
     ]);
     const holder = newHolderId();
     const names = profileName === 'gatefs' ? '' : ` (${profileName} tool names)`;

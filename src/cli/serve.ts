@@ -14,10 +14,14 @@ import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
 import { serveOverStdio } from './serve-stdio.js';
-import { ListenAddressError, parseListenAddress } from '../mcp/listen-address.js';
-import { DEFAULT_SESSION_LIMITS as SESSIONS } from '../mcp/session-table.js';
-import { DEFAULT_CREATION_LIMITS as CREATION } from '../mcp/creation-budget.js';
-import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/profile-name.js';
+import {
+  DEFAULT_CREATION_LIMITS as CREATION,
+  DEFAULT_SESSION_LIMITS as SESSIONS,
+  ListenAddressError,
+  parseListenAddress,
+  serveHttp,
+} from '../mcp/http/index.js';
+import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/initialize/index.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -122,10 +126,7 @@ async function serveOverHttp(
   const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
   const stop = watchStopSignals(out.progress);
   try {
-    const [{ serveHttp }, { profileNamed }] = await Promise.all([
-      import('../mcp/http-server.js'),
-      import('../mcp/profiles/profile-named.js'),
-    ]);
+    const { profileNamed } = await import('../mcp/profiles/index.js');
     const profile = profileNamed(profileName);
     const host = await openHost(globals);
     try {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { CLAUDE_CODE_PROFILE } from '../../src/mcp/profiles/claude-code.js';
-import { gateOf } from '../../src/mcp/tool-profile.js';
+import { gateOf } from '../../src/mcp/profiles/tool-profile.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 
 const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS as SDK_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { answerInitializeEarly, initializeResult, SUPPORTED_PROTOCOL_VERSIONS } from '../../src/mcp/early-initialize.js';
-import { SERVER_CAPABILITIES, workspaceInstructions } from '../../src/mcp/instructions.js';
+import { answerInitializeEarly, initializeResult, SUPPORTED_PROTOCOL_VERSIONS } from '../../src/mcp/initialize/early-initialize.js';
+import { SERVER_CAPABILITIES, workspaceInstructions } from '../../src/mcp/initialize/instructions.js';
 
 const identity = (conversation?: string) => ({
   name: 'gatefs',

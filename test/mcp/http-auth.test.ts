@@ -10,8 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createMemoryHost, type Host } from '../../src/index.js';
-import { InsecureBindError, serveHttp, type RunningHttpServer } from '../../src/mcp/http-server.js';
-import { parseListenAddress } from '../../src/mcp/listen-address.js';
+import { InsecureBindError, serveHttp, type RunningHttpServer } from '../../src/mcp/http/http-server.js';
+import { parseListenAddress } from '../../src/mcp/http/listen-address.js';
 
 const TOKEN = 'auth-test-token-0123456789abcdef';
 const HINT = 'the file serve-token in the .gatefs folder of the repository it serves';

@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryHost, type Host } from '../../src/index.js';
-import { serveHttp, type RunningHttpServer } from '../../src/mcp/http-server.js';
-import { parseListenAddress } from '../../src/mcp/listen-address.js';
+import { serveHttp, type RunningHttpServer } from '../../src/mcp/http/http-server.js';
+import { parseListenAddress } from '../../src/mcp/http/listen-address.js';
 
 const TOKEN = 'body-memory-test-token-0123456789';
 let host: Host;

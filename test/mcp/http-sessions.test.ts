@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createMemoryHost, ManualClock, type Host } from '../../src/index.js';
-import { serveHttp, type HttpServeOptions, type RunningHttpServer } from '../../src/mcp/http-server.js';
-import { parseListenAddress } from '../../src/mcp/listen-address.js';
+import { serveHttp, type HttpServeOptions, type RunningHttpServer } from '../../src/mcp/http/http-server.js';
+import { parseListenAddress } from '../../src/mcp/http/listen-address.js';
 
 const TOKEN = 'sessions-test-token-0123456789';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

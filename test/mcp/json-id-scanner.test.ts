@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { JsonIdScanner } from '../../src/mcp/json-id-scanner.js';
-import { CappedLineReader } from '../../src/mcp/capped-line-reader.js';
+import { JsonIdScanner } from '../../src/mcp/message-limits/json-id-scanner.js';
+import { CappedLineReader } from '../../src/mcp/stdio/capped-line-reader.js';
 
 function scan(text: string, splits: number[] = []): string | number | null {
   const bytes = Buffer.from(text);

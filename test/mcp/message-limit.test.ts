@@ -18,10 +18,10 @@ import {
   UnboundedSchemaError,
   messageLimitFor,
   messageTokenLimitFor,
-} from '../../src/mcp/message-limit.js';
-import { maxJsonTokens } from '../../src/mcp/json-token-bound.js';
-import { JsonTokenMeter } from '../../src/mcp/json-token-meter.js';
-import { maxJsonBytes, maxJsonStringBytes } from '../../src/mcp/json-size-bound.js';
+} from '../../src/mcp/message-limits/message-limit.js';
+import { maxJsonTokens } from '../../src/mcp/message-limits/json-token-bound.js';
+import { JsonTokenMeter } from '../../src/mcp/message-limits/json-token-meter.js';
+import { maxJsonBytes, maxJsonStringBytes } from '../../src/mcp/message-limits/json-size-bound.js';
 
 type Schema = Record<string, any>;
 

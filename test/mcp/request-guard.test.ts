@@ -4,8 +4,8 @@
  * end to end against a running server in http.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { checkRequest } from '../../src/mcp/request-guard.js';
-import { allowedHostHeaders, parseListenAddress, ListenAddressError } from '../../src/mcp/listen-address.js';
+import { checkRequest } from '../../src/mcp/guard/request-guard.js';
+import { allowedHostHeaders, parseListenAddress, ListenAddressError } from '../../src/mcp/http/listen-address.js';
 
 const loopback = allowedHostHeaders(parseListenAddress('127.0.0.1:8808'), 8808);
 

@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkToken, generateToken, readTokenFile, TokenError, writeServeToken } from '../../src/mcp/serve-token.js';
+import { checkToken, generateToken, readTokenFile, TokenError, writeServeToken } from '../../src/mcp/http/serve-token.js';
 
 let dir: string;
 beforeEach(() => {

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock.js';
-import { SessionTable, type SessionSlot, type SessionRefusal } from '../../src/mcp/session-table.js';
-import { CreationBudget, CreationRefusal } from '../../src/mcp/creation-budget.js';
+import { SessionTable, type SessionSlot, type SessionRefusal } from '../../src/mcp/http/session-table.js';
+import { CreationBudget, CreationRefusal } from '../../src/mcp/http/creation-budget.js';
 
 const limits = { perConversation: 2, total: 3, idleMs: 1000, detachedMs: 100 };
 const isSlot = (s: SessionSlot<string> | SessionRefusal): s is SessionSlot<string> => 'commit' in s;

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BIN, gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limit.js';
+import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limits/message-limit.js';
 import { callTool, stdioClient } from './mcp-client.js';
 
 let repo: ReturnType<typeof sampleRepo>;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
-import { toCallToolResult } from '../../src/mcp/server.js';
+import { toCallToolResult } from '../../src/mcp/profiles/tool-result.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 
 function setup() {

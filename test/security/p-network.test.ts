@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
 import { callTool, httpClient, startHttpServer, type HttpServer } from '../mcp/mcp-client.js';
-import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limit.js';
+import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limits/message-limit.js';
 
 let repo: ReturnType<typeof sampleRepo>;
 let server: HttpServer;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
-import { toolResultText } from '../../src/mcp/tool-text.js';
+import { toolResultText } from '../../src/mcp/text/tool-text.js';
 import { hashLayer } from '../conformance/fixture.js';
 import { addWorkspace, errorOf, setupGate, text, valueOf } from './workspace-fixture.js';
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalSafe, terminalSafeJson, terminalSafeLine, withSafeFields } from '../../tools/terminal-text.js';
-import { eventRowsHtml, landerRowsHtml } from '../../src/mcp/status-page.js';
+import { eventRowsHtml, landerRowsHtml } from '../../src/mcp/status-page/status-rows.js';
 
 /** Every character these functions must never let through raw (line feed and tab checked apart). */
 const UNSAFE =

@@ -13,7 +13,7 @@ import type { Static } from '@sinclair/typebox';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GrepValue } from '../../../tools/grep-results.js';
 import { ToolFailure } from '../../../tools/result.js';
-import { contentLines, searchedNote, type Row } from '../tool-text.js';
+import { contentLines, searchedNote, type Row } from '../text/index.js';
 import type { GrepInput } from './claude-code-schemas.js';
 import { ripgrepTypeGlob } from './ripgrep-types.js';
 import { answer } from './claude-code-results.js';
@@ -22,7 +22,7 @@ import type { PathView } from './profile-paths.js';
 type Input = Static<typeof GrepInput>;
 
 /** Claude Code's default `head_limit`. */
-export const GREP_DEFAULT_HEAD_LIMIT = 250;
+const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** The most results one grep returns (the gate's `maxResults` bound). */
 const GREP_MOST = 10_000;
 /** The most context lines grep shows on each side. */

@@ -16,7 +16,7 @@ import type { WriteValue } from '../../../tools/write.js';
 import type { EditValue } from '../../../tools/edit.js';
 import type { ListValue } from '../../../tools/list.js';
 import { numberLines } from '../../../tools/numbered-lines.js';
-import { syntaxLines, type Row } from '../tool-text.js';
+import { syntaxLines, type Row } from '../text/index.js';
 import type { PathView } from './profile-paths.js';
 
 /** A successful result: `text` as content, `structured` as `structuredContent`. */
@@ -130,7 +130,7 @@ export function createdAnswer(value: WriteValue, text: string, replacements: num
 const SNIPPET_MAX_CHARS = 16 * 1024;
 
 /** Most paths Glob returns, as Claude Code's Glob. */
-export const GLOB_MAX_FILES = 100;
+const GLOB_MAX_FILES = 100;
 
 /**
  * Glob: the files of a list sorted newest first, absolute, at most `GLOB_MAX_FILES`; "No files

@@ -4,7 +4,7 @@
  * tool list defines them), with the bounds of the gate tools they map onto, so that a call the
  * profile accepts is never refused by the gate's own validation for its size. TypeBox is the one
  * source: the JSON Schemas clients see, the compiled validators, the message cap
- * (`message-limit.ts`).
+ * (`message-limits/message-limit.ts`).
  *
  * Descriptions say `/worktrees/<conversation>`; `tools/list` puts the conversation's id there
  * once it is known.

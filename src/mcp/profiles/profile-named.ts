@@ -1,5 +1,6 @@
 /** `profileNamed`: the `ToolProfile` of a `serve --profile` name. */
-import { GATEFS_PROFILE, type ProfileName, type ToolProfile } from '../tool-profile.js';
+import type { ProfileName } from '../initialize/index.js';
+import { GATEFS_PROFILE, type ToolProfile } from './tool-profile.js';
 import { CLAUDE_CODE_PROFILE } from './claude-code.js';
 
 /** The profile called `name` (`gatefs`: the gate's own names; `claude-code`: Claude Code's). */

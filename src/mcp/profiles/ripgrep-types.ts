@@ -59,7 +59,7 @@ const TYPES: Readonly<Record<string, { ext: readonly string[]; names?: readonly 
 };
 
 /** The names `ripgrepTypeGlob` knows. */
-export const RIPGREP_TYPES: readonly string[] = Object.keys(TYPES);
+const RIPGREP_TYPES: readonly string[] = Object.keys(TYPES);
 
 /**
  * The glob of the ripgrep type `type` (`js` → `*.{js,jsx,vue,cjs,mjs}`), without '/': grep matches

@@ -1,0 +1,91 @@
+/**
+ * An MCP session as an occupancy holder. When the host offers occupancy (`acquire` /
+ * `releaseOccupancy`, as `WorkspaceHost` does), a session occupies its conversation's workspace
+ * for exclusive write on open and frees it on close; every tool call carries the same holder in
+ * its `CallContext`, so the gate answers `OCCUPIED` to anyone else who writes meanwhile (for
+ * example `gatefs call`). Hosts without occupancy get a session that only names the holder.
+ *
+ * Holder ids are `mcp-<pid>-<random>`, so a holder left behind by a server process that died
+ * (killed, crashed) can be recognised and taken over instead of locking the workspace forever.
+ */
+import type { Host } from '../../host/types.js';
+import { randomIds } from '../../ports/ids.js';
+import { isWorkspaceError } from '../../workspace-error.js';
+import { foreignCodeOf } from '../../../vfs/coded-error.js';
+
+/** The optional occupancy methods a host may offer. */
+interface OccupancyHost {
+  acquire(conversation: string, holder: string): unknown;
+  releaseOccupancy(conversation: string, holder: string): unknown;
+}
+
+/** An open session; `close` is idempotent and never throws. */
+export interface Session {
+  readonly holder: string;
+  /** True when the host recorded this session as the workspace's occupant. */
+  readonly holdsOccupancy: boolean;
+  close(): Promise<void>;
+}
+
+/** A new holder id for a session of this process: `mcp-<pid>-<16 hex>`. */
+export function newHolderId(): string {
+  return randomIds.next(`mcp-${process.pid}`);
+}
+
+/**
+ * True when `holder` is a gatefs MCP holder whose server process no longer runs (checked with
+ * signal 0). A reused pid makes this answer false, which only means the workspace stays
+ * occupied: the safe side.
+ */
+function isOrphanedHolder(holder: string): boolean {
+  const m = /^mcp-(\d+)-[0-9a-f]+$/.exec(holder);
+  if (!m) return false;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return foreignCodeOf(e) === 'ESRCH';
+  }
+}
+
+function hasOccupancy(host: Host): host is Host & OccupancyHost {
+  const h = host as Partial<OccupancyHost>;
+  return typeof h.acquire === 'function' && typeof h.releaseOccupancy === 'function';
+}
+
+function occupant(e: unknown): string | undefined {
+  return isWorkspaceError(e, 'OCCUPIED') && typeof e.data.holder === 'string' ? e.data.holder : undefined;
+}
+
+/**
+ * Opens a session for `holder` on `conversation`. When an orphaned holder (its server process
+ * died) occupies the workspace, that occupancy is ended and acquired anew. Otherwise throws
+ * what the host's `acquire` throws (a `WorkspaceError` `OCCUPIED` naming the live holder).
+ */
+export async function openSession(host: Host, conversation: string, holder: string): Promise<Session> {
+  if (!hasOccupancy(host)) return { holder, holdsOccupancy: false, close: async () => undefined };
+  try {
+    await host.acquire(conversation, holder);
+  } catch (e) {
+    const current = occupant(e);
+    if (!current || !isOrphanedHolder(current)) throw e;
+    await host.releaseOccupancy(conversation, current);
+    await host.acquire(conversation, holder);
+  }
+  let open = true;
+  return {
+    holder,
+    holdsOccupancy: true,
+    async close() {
+      if (!open) return;
+      open = false;
+      try {
+        await host.releaseOccupancy(conversation, holder);
+      } catch {
+        // the host may be closed or the workspace released already: nothing left to free
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The HTML of the status page of `gatefs serve --http`: the page itself (workspaces with their
+ * occupancy and sessions, the lander queue when there is one, the run log's tail) and the
+ * sign-in page a browser without the token gets. Every piece is rendered on the server, with
+ * every value HTML-escaped (`status-rows.ts`); the live updates (`status-feed.ts`) send the same
+ * fragments, so the page's script only puts them in place and filters rows. One inline script
+ * and one style sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
+ */
+import type { StatusSnapshot } from './status-snapshot.js';
+import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
+header{position:sticky;top:0;z-index:2;background:#24292f;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+header h1{font-size:16px;margin:0}#live{font-size:12px;padding:2px 8px;border-radius:9px;background:#57606a}#live.on{background:#1a7f37}
+main{padding:8px 16px}section{margin:12px 0}h2{font-size:15px;margin:8px 0}
+table{border-collapse:collapse;width:100%;background:#fff;font-size:13px}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #d8dee4;white-space:nowrap}
+th{position:sticky;top:0;background:#eaeef2;z-index:1}tbody tr{content-visibility:auto;contain-intrinsic-size:auto 22px}
+td.id{font-family:ui-monospace,monospace}.badge{padding:0 6px;border-radius:8px;background:#ddf4ff}.st-released .badge{background:#eaeef2}
+.st-preparing .badge{background:#fff8c5}.st-failed td{color:#cf222e}.empty{color:#57606a}input,select{font:inherit;padding:3px 6px}
+.scroll{max-height:70vh;overflow:auto}#log td:last-child{white-space:normal;font-family:ui-monospace,monospace;font-size:12px}`;
+
+const SCRIPT = `
+const $ = (id) => document.getElementById(id);
+const q = $('q'), st = $('state');
+function filter() {
+  const text = q.value.trim().toLowerCase(), state = st.value;
+  let shown = 0;
+  for (const tr of $('ws').rows) {
+    const ok = (!text || tr.dataset.s.includes(text)) && (!state || tr.classList.contains('st-' + state));
+    tr.hidden = !ok; if (ok) shown++;
+  }
+  $('shown').textContent = shown + ' shown';
+}
+q.addEventListener('input', filter); st.addEventListener('change', filter); filter();
+const feed = new EventSource('events?after=' + document.body.dataset.after);
+feed.onopen = () => { $('live').textContent = 'live'; $('live').className = 'on'; };
+feed.onerror = () => { $('live').textContent = 'reconnecting…'; $('live').className = ''; };
+feed.addEventListener('workspaces', (e) => { $('ws').innerHTML = JSON.parse(e.data); filter(); });
+feed.addEventListener('summary', (e) => { $('summary').innerHTML = JSON.parse(e.data); });
+feed.addEventListener('lander', (e) => { $('lander').hidden = false; $('queue').innerHTML = JSON.parse(e.data); });
+feed.addEventListener('log', (e) => {
+  const log = $('log'); log.insertAdjacentHTML('afterbegin', JSON.parse(e.data));
+  while (log.rows.length > ${500}) log.deleteRow(log.rows.length - 1);
+});`;
+
+function head(title: string, nonce: string): string {
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>${esc(title)}</title><style nonce="${nonce}">${STYLE}</style></head>`
+  );
+}
+
+/** The whole page for `snapshot`. */
+export function statusPageHtml(snapshot: StatusSnapshot, options: { nonce: string; version: string }): string {
+  const { nonce } = options;
+  const th = (names: string[]) => `<thead><tr>${names.map((n) => `<th>${n}</th>`).join('')}</tr></thead>`;
+  return (
+    head('gatefs status', nonce) +
+    `<body data-after="${snapshot.events.at(-1)?.seq ?? 0}"><header><h1>gatefs ${esc(options.version)}</h1><span id="summary">${summaryHtml(snapshot)}</span>` +
+    '<span id="live">connecting…</span></header><main>' +
+    '<section><h2>Workspaces</h2><p><input id="q" type="search" placeholder="filter: conversation, role, branch, holder…" size="40"> ' +
+    '<select id="state"><option value="">every state</option><option>ready</option><option>preparing</option><option>released</option></select> ' +
+    '<span id="shown"></span></p><div class="scroll"><table>' +
+    th(['Conversation', 'Role', 'Backend', 'Guarantee', 'State', 'Branch', 'Pinned', 'Holder', 'Sessions', 'Parent', 'Landed']) +
+    `<tbody id="ws">${workspaceRowsHtml(snapshot.workspaces)}</tbody></table></div></section>` +
+    `<section id="lander"${snapshot.lander === null ? ' hidden' : ''}><h2>Lander queue</h2><table>` +
+    th(['Submission', 'Conversation', 'Target', 'State', 'Commit', 'Landed', 'Reason']) +
+    `<tbody id="queue">${landerRowsHtml(snapshot.lander ?? [])}</tbody></table></section>` +
+    '<section><h2>Run log (newest first)</h2><div class="scroll"><table id="logtable">' +
+    th(['Seq', 'Time (UTC)', 'Type', 'Conversation', 'Details']) +
+    `<tbody id="log">${eventRowsHtml(snapshot.events)}</tbody></table></div></section>` +
+    `</main><script nonce="${nonce}">${SCRIPT}</script></body></html>`
+  );
+}
+
+/**
+ * The page a browser without the token gets (with the 401): a form for the token, which a
+ * `#token=` fragment in the URL fills and sends by itself (then removed from the address bar).
+ */
+export function signInPageHtml(options: { nonce: string; wrong: boolean }): string {
+  const { nonce } = options;
+  return (
+    head('gatefs status: sign in', nonce) +
+    '<body><main><h1>gatefs status</h1>' +
+    (options.wrong ? '<p><b>That is not this server’s token.</b></p>' : '') +
+    '<p>This page needs the server’s bearer token: the one <code>gatefs serve --http</code> printed at start, ' +
+    'or the first line of its <code>serve-token</code> file or <code>--token-file</code>.</p>' +
+    '<form id="f" method="post" action="login"><input id="t" name="token" type="password" size="48" autocomplete="off" autofocus> ' +
+    '<button>Open</button></form></main>' +
+    `<script nonce="${nonce}">const m = /[#&]token=([^&]+)/.exec(location.hash); ` +
+    "if (m) { history.replaceState(null, '', location.pathname); document.getElementById('t').value = decodeURIComponent(m[1]); " +
+    "document.getElementById('f').submit(); }</script></body></html>"
+  );
+}

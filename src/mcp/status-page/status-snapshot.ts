@@ -1,0 +1,127 @@
+/**
+ * What the status page of `gatefs serve --http` shows, as plain data: every workspace (with its
+ * occupancy holder and its open MCP sessions), the lander queue when the host has a lander, and
+ * the run log's tail as one-line summaries. No host paths: workspace rows never hold one, and
+ * events are shown through `summarizeEvent` (tool, outcome code, git argv, …), never file
+ * contents.
+ */
+import type { Host, WorkspaceStatus } from '../../host/types.js';
+import type { RunEvent } from '../../state/event-log.js';
+import { summarizeEvent } from '../../state/event-summary.js';
+
+/** Run-log events the page shows at most. */
+const LOG_TAIL = 200;
+
+/** One workspace row. */
+export interface WorkspaceRow {
+  conversation: string;
+  role: string;
+  backend: string;
+  guarantee: string;
+  state: string;
+  branch: string | null;
+  pinned: string | null;
+  holder: string | null;
+  /** Open MCP sessions of this server on it. */
+  sessions: number;
+  parent: string | null;
+  landed: number | null;
+}
+
+/** One lander submission row. */
+export interface SubmissionRow {
+  id: string;
+  conversation: string;
+  target: string;
+  state: string;
+  commit: string;
+  landed: string | null;
+  attempts: number;
+  reason: string | null;
+}
+
+/** One run-log line. */
+export interface EventRow {
+  seq: number;
+  at: number;
+  type: string;
+  conversation: string | null;
+  details: string;
+}
+
+/** The whole page's data. */
+export interface StatusSnapshot {
+  workspaces: WorkspaceRow[];
+  /** Null when the host has no lander. */
+  lander: SubmissionRow[] | null;
+  /** The newest `LOG_TAIL` events, oldest first. */
+  events: EventRow[];
+}
+
+/** The lander a host may have (a `WorkspaceHost` does). */
+interface LanderHost {
+  lander?: { status(): readonly LanderStatusRow[] };
+}
+
+interface LanderStatusRow {
+  id: string;
+  conversation: string;
+  target: string;
+  state: string;
+  commit: string;
+  landedSha: string | null;
+  attempts: number;
+  reason: string | null;
+}
+
+/** The workspace rows of `host`, with `sessions` open MCP sessions per conversation. */
+export function workspaceRows(host: Host, sessions: ReadonlyMap<string, number>): WorkspaceRow[] {
+  return host.status().map((w) => workspaceRow(w, sessions.get(w.conversation) ?? 0));
+}
+
+function workspaceRow(w: WorkspaceStatus, sessions: number): WorkspaceRow {
+  return {
+    conversation: w.conversation,
+    role: w.role,
+    backend: w.backend,
+    guarantee: w.guarantee,
+    state: w.state,
+    branch: w.branch,
+    pinned: w.pinnedSha ? w.pinnedSha.slice(0, 12) : null,
+    holder: w.holder,
+    sessions,
+    parent: w.parent ?? null,
+    landed: w.landed ?? null,
+  };
+}
+
+/** The lander queue rows, oldest first, or null when the host has no lander. */
+export function landerRows(host: Host): SubmissionRow[] | null {
+  const lander = (host as Host & LanderHost).lander;
+  if (!lander || typeof lander.status !== 'function') return null;
+  return lander.status().map((s) => ({
+    id: s.id,
+    conversation: s.conversation,
+    target: s.target,
+    state: s.state,
+    commit: s.commit.slice(0, 12),
+    landed: s.landedSha ? s.landedSha.slice(0, 12) : null,
+    attempts: s.attempts,
+    reason: s.reason,
+  }));
+}
+
+/** Run-log lines: the newest `LOG_TAIL`, or those after `afterSeq` (at most `LOG_TAIL`). */
+export function eventRows(host: Host, afterSeq?: number): EventRow[] {
+  const events = afterSeq === undefined ? host.events({ last: LOG_TAIL }) : host.events({ afterSeq, limit: LOG_TAIL });
+  return events.map(eventRow);
+}
+
+function eventRow(e: RunEvent): EventRow {
+  return { seq: e.seq, at: e.at, type: e.type, conversation: e.conversation, details: summarizeEvent(e.data, 160) };
+}
+
+/** Everything the page shows now. */
+export function statusSnapshot(host: Host, sessions: ReadonlyMap<string, number>): StatusSnapshot {
+  return { workspaces: workspaceRows(host, sessions), lander: landerRows(host), events: eventRows(host) };
+}
