@@ -2,15 +2,15 @@
  * The gatefs package root: the two host factories, the public types, and the error classes a
  * caller may need to branch on (`import { createHost, createMemoryHost } from 'gatefs'`).
  */
-export { createHost, type CreateHostOptions } from './host/create-host.js';
-export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/create-memory-host.js';
-export { WorkspaceHost } from './host/workspace-host.js';
-export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/types.js';
+export { createHost, type CreateHostOptions } from './host/composition/create-host.js';
+export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/composition/create-memory-host.js';
+export { WorkspaceHost } from './host/composition/workspace-host.js';
+export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/host.js';
 export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';
 export type { DrainReport } from './lander/lander.js';
 export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/save-points.js';
-export type { SubmissionStatus } from './host/host-lander.js';
-export type { LandSubagentResult, StartSubagentOptions } from './host/subagents.js';
+export type { SubmissionStatus } from './host/work/host-lander.js';
+export type { LandSubagentResult, StartSubagentOptions } from './host/subagents/subagents.js';
 export type { MessageKind, MessageRecord } from './state/message-table.js';
 export type { CheckRun, CheckRunner, CheckSpec } from './ports/check-runner.js';
 export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../tools/work-requests.js';

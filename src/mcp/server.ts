@@ -5,7 +5,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Host } from '../host/types.js';
+import type { Host } from '../host/composition/host.js';
 import { gatefsVersion } from './version.js';
 import { SERVER_CAPABILITIES, workspaceInstructions } from './instructions.js';
 import { GATEFS_PROFILE, gateOf, type ToolProfile } from './tool-profile.js';

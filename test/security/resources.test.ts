@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { walkLayer } from '../../vfs/layer.js';
 import { makeTempRepo } from '../host/temp-repo.js';
