@@ -235,7 +235,7 @@ describe('architecture: dependencies point inward', () => {
     expect(files.length).toBeGreaterThan(150);
     expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(150);
     expect(seen('src/cli/serve-stdio.ts', '../mcp/stdio/index.js')).toBe(true); // await import('…')
-    expect(seen('src/index.ts', './host/create-host.js')).toBe(true); // export { … } from
+    expect(seen('src/index.ts', './host/composition/create-host.js')).toBe(true); // export { … } from
     expect(seen('src/cli/open-host.ts', '../index.js')).toBe(true); // typeof import('…')
     expect(seen('vfs/memory-layer.ts', 'memfs')).toBe(true);
     expect(seen('vfs/worker-pool.ts', './pool-worker.js')).toBe(true); // new URL('…', import.meta.url)

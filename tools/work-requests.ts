@@ -1,7 +1,7 @@
 /**
  * `WorkRequests`: the port `diff`, `commit` and `submit` call to bring an agent's work home.
  * Declared here, by the tools that need it, so tools/ depends on nothing outside vfs/; the host
- * implements it (src/host/work-service.ts) with git run host-side through the host's process port —
+ * implements it (src/host/work/work-service.ts) with git run host-side through the host's process port —
  * the tools and the gate never spawn and never touch `.git`. A registration whose workspace can
  * carry work (a `worktree` workspace) has one (`Registration.work`, handed to the tools as
  * `ToolContext.work`).

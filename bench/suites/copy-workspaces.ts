@@ -4,7 +4,7 @@
  * (files up to 256 KiB, links kept), committed once and cached under the OS temp folder.
  *
  * A copy is served at once from git objects; on its first read the host checks the commit out
- * into the copy's lower folder in the background (src/host/lower-folders.ts) and switches to
+ * into the copy's lower folder in the background (src/host/lower/lower-folders.ts) and switches to
  * it. Rows, each copy (lower folder ready) vs worktree, target ≤ 1.5×:
  * - grep for a literal found in one file (`output: files`);
  * - `list **\/*.js` (every match);
@@ -18,8 +18,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'copy-workspaces';

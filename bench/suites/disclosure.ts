@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { median, type Report } from '../harness.js';
 import { generatedRepository } from './workspaces.js';
 

@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { measurePair, type Report } from '../harness.js';
 import { monorepoFixture } from '../monorepo-fixture.js';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 
 const SUITE = 'mcp';
 const root = fileURLToPath(new URL('../../../', import.meta.url));

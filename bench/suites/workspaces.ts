@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { measurePair, median, type Report } from '../harness.js';
 
 const SUITE = 'workspaces';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from './command.js';
 import type { Output } from './output.js';
-import type { Host } from '../host/types.js';
+import type { Host } from '../host/composition/host.js';
 import type { ToolResult } from '../../tools/result.js';
 import { loadCreateHost } from './open-host.js';
 import { buildSampleRepo } from './demo-repo.js';

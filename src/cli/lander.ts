@@ -14,7 +14,7 @@
  */
 import { isSavePoint, LANDER_SAVE_POINTS, type SavePointHook } from '../lander/save-points.js';
 import type { DrainReport } from '../lander/lander.js';
-import type { SubmissionStatus } from '../host/host-lander.js';
+import type { SubmissionStatus } from '../host/work/host-lander.js';
 import type { Command, CommandContext } from './command.js';
 import { withHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';

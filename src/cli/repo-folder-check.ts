@@ -17,7 +17,7 @@ import { existsSync, lstatSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from './usage-error.js';
 
-/** The file every gatefs state directory holds (see `host/state-trust.ts`). */
+/** The file every gatefs state directory holds (see `src/host/state-trust/state-trust.ts`). */
 const ORIGIN_FILE = 'gatefs.origin';
 
 /** Where the chosen repository folder sits. */

@@ -24,8 +24,8 @@ import { clientWindow } from '../ports/client-window.js';
 import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
-import type { Host } from '../host/types.js';
-import type { WorkspaceHost } from '../host/workspace-host.js';
+import type { Host } from '../host/composition/host.js';
+import type { WorkspaceHost } from '../host/composition/workspace-host.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,

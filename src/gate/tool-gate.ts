@@ -151,7 +151,7 @@ export class ToolGate implements ToolGateApi {
     if (pass === 'unavailable') throw refuse('BUSY', 'out of file descriptors; nothing was changed: retry the call');
     try {
       // Occupancy is asked at the moment of the call too: a release that takes the workspace
-      // after it has begun waits for it (src/host/call-tracker.ts).
+      // after it has begun waits for it (src/host/occupancy/call-tracker.ts).
       const blocker = this.options.occupancy?.blockingHolder(conversation, context.holder);
       if (blocker !== undefined)
         throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);

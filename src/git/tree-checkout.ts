@@ -1,6 +1,6 @@
 /**
  * The tree-checkout port: what the host needs to check a pinned commit out into a private
- * folder (a `copy` workspace's lower folder, src/host/lower-folders.ts) and to prove the result
+ * folder (a `copy` workspace's lower folder, src/host/lower/lower-folders.ts) and to prove the result
  * holds the commit's bytes. Host side only, never the gate. One implementation,
  * `CliTreeCheckout` (the git program through host exec, neutralised); the memory host has none
  * (it serves its lowers from git objects).

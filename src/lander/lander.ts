@@ -91,7 +91,7 @@ export interface LanderOptions {
   pushTries?: number;
   /**
    * Repository-relative paths a candidate's tree must not hold (the state directory's names,
-   * src/host/state-dir-names.ts; matched as a case-insensitive filesystem would): such a
+   * src/host/state-trust/state-dir-names.ts; matched as a case-insensitive filesystem would): such a
    * submission fails with reason `PROTECTED_PATH` before any check runs. Default: none.
    */
   protectedPaths?: readonly string[];

@@ -10,7 +10,7 @@
  * no archive or copy tool can set it.
  *
  * It is kept twice: in the database's `meta` table (here) and in the plain file
- * `<stateDir>/gatefs.origin` (`src/host/state-trust.ts`), which is read before SQLite ever
+ * `<stateDir>/gatefs.origin` (`src/host/state-trust/state-trust.ts`), which is read before SQLite ever
  * opens the database — so an untrusted database is never opened, not even read-only (SQLite
  * would create `-wal`/`-shm` files next to it) — and compared with the table once it is.
  */

@@ -1,16 +1,16 @@
 /**
  * The stacks the backends serve, each built by the factory every backend goes through
- * (src/host/workspace-view.ts `openWorkspaceView`, with the disclosure attach for a sparse
+ * (src/host/views/workspace-view.ts `openWorkspaceView`, with the disclosure attach for a sparse
  * worktree) and taken out of the namespace it built: the root mount's layer, or a mount's.
  * So the conformance suite runs on exactly what an agent's tools run on, not a lookalike.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliTreeCheckout } from '../../src/git/cli-tree-checkout.js';
-import { checkOutLower } from '../../src/host/check-out-lower.js';
-import { lowerPathsOf } from '../../src/host/lower-record.js';
+import { checkOutLower } from '../../src/host/lower/check-out-lower.js';
+import { lowerPathsOf } from '../../src/host/lower/lower-record.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
-import { openWorkspaceView, type WorkspaceView, type WorkspaceViewSpec } from '../../src/host/workspace-view.js';
+import { openWorkspaceView, type WorkspaceView, type WorkspaceViewSpec } from '../../src/host/views/workspace-view.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { ManualLiveness } from '../../src/ports/process-liveness.js';
 import { StateStore } from '../../src/state/store.js';
@@ -40,7 +40,7 @@ const NO_EMPTY_FOLDERS = 'a git tree holds no empty folder';
 
 /**
  * Makes the lower folder of `conversation` for the fixture commit the way the disk host makes it
- * (src/host/check-out-lower.ts: git checkout, verification, rename) and returns its `tree` path.
+ * (src/host/lower/check-out-lower.ts: git checkout, verification, rename) and returns its `tree` path.
  */
 async function lowerFolderOf(world: ServedWorld, commits: PinnedCommits, conversation: string): Promise<string> {
   if (!commits.dir) throw new Error('a lower folder needs the commits on disk');

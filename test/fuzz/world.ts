@@ -15,8 +15,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 
 /** Conversations and their roles. */
 export const CONVERSATIONS = { c1: 'wt', c2: 'wt', c3: 'cp' } as const;

@@ -5,7 +5,7 @@
  * readable ids; and the launcher rule that finds the window behind `npx` or `sh -c`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimAutoConversation, folderKeyOf } from '../../src/host/auto-conversation.js';
+import { claimAutoConversation, folderKeyOf } from '../../src/host/occupancy/auto-conversation.js';
 import { isLauncherCommand } from '../../src/ports/client-window.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { ManualLiveness } from '../../src/ports/process-liveness.js';

@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_HELD, removeBeneath } from '../../src/host/confined-removal.js';
+import { MAX_HELD, removeBeneath } from '../../src/host/platform/confined-removal.js';
 import { hashTree } from '../security/sandbox.js';
 
 const cleanups: (() => unknown)[] = [];

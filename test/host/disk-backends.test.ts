@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { makeTempRepo } from './temp-repo.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', '.campaign/plan.md': 'pinned plan\n' };

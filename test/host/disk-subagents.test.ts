@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { makeTempRepo } from './temp-repo.js';
 
 const manifest = {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { ManualClock } from '../../src/ports/clock.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
 import { gitWords, isGitCommand } from './git-words.js';

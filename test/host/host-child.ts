@@ -9,7 +9,7 @@
  * argv holds that word prints `{ op: 'exec-held' }` and never ends (for the test to kill the
  * process in the middle of it).
  */
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import type { ExecRequest, ExecResult, HostExec } from '../../src/ports/host-exec.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 

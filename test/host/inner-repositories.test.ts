@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
 const TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'];

@@ -1,5 +1,5 @@
 /**
- * The lower folder of a `copy` workspace (src/host/lower-folders.ts), on real git and disk: a
+ * The lower folder of a `copy` workspace (src/host/lower/lower-folders.ts), on real git and disk: a
  * copy is served at once from git objects, its first read checks the commit out into
  * `<stateDir>/lowers/<id>/tree` in the background, and the tools then read it from there with
  * exactly the answers they gave before — the commit's bytes whatever `.gitattributes` says, its
@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliTreeCheckout } from '../../src/git/cli-tree-checkout.js';
 import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
-import { checkOutLower } from '../../src/host/check-out-lower.js';
-import { createHost } from '../../src/host/create-host.js';
-import { lowerPathsOf } from '../../src/host/lower-record.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { checkOutLower } from '../../src/host/lower/check-out-lower.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import { lowerPathsOf } from '../../src/host/lower/lower-record.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 import type { RunEvent } from '../../src/state/event-log.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { makeTempRepo } from './temp-repo.js';
 
 const cleanups: (() => unknown)[] = [];

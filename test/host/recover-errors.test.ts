@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
-import { withPendingRelease } from '../../src/host/release-record.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import { withPendingRelease } from '../../src/host/lifecycle/release-record.js';
 import { systemClock } from '../../src/ports/clock.js';
 import type { ExecRequest, ExecResult, HostExec } from '../../src/ports/host-exec.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';

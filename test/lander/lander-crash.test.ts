@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { LANDER_SAVE_POINTS, type SavePoint } from '../../src/lander/save-points.js';
 import { runChild } from '../host/child-process.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';

@@ -14,8 +14,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 
 const manifest = {
   roles: [{ name: 'agent', tools: ['read', 'write', 'commit', 'submit'], workspace: { backend: 'worktree' } }],

@@ -27,9 +27,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
-import { createMemoryHost } from '../../src/host/create-memory-host.js';
-import type { WorkspaceHost } from '../../src/host/workspace-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
+import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'];

@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { makeChain, type ChainOptions } from './deep-chain.js';
 
 interface Step extends Partial<ChainOptions> {

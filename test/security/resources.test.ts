@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/host/composition/create-host.js';
 import { openHostLayer } from '../../vfs/host-layer.js';
 import { walkLayer } from '../../vfs/layer.js';
 import { makeTempRepo } from '../host/temp-repo.js';

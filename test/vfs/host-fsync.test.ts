@@ -26,7 +26,7 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const { openHostLayer } = await import('../../vfs/host-layer.js');
-const { createHost } = await import('../../src/host/create-host.js');
+const { createHost } = await import('../../src/host/composition/create-host.js');
 const { makeTempRepo } = await import('../host/temp-repo.js');
 
 const bytes = (s: string) => new TextEncoder().encode(s);

@@ -7,7 +7,7 @@
  * without end. Conversations prepared with `gatefs prepare` never count.
  */
 import { CodedError } from '../../../vfs/coded-error.js';
-import type { WorkspaceState } from '../../host/types.js';
+import type { WorkspaceState } from '../../host/composition/host.js';
 
 /** Limits of `CreationBudget`. */
 export interface CreationLimits {

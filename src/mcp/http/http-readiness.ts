@@ -10,7 +10,7 @@
  * `OCCUPIED` and tried again on the next call. Messages name no host path (the server log has the
  * whole line).
  */
-import type { Host, WorkspaceStatus } from '../../host/types.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
 import type { ToolDescriptor } from '../../../tools/result.js';
 import { codeOf } from '../../../vfs/coded-error.js';
 import { isWorkspaceError } from '../../workspace-error.js';

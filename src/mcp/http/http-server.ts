@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Host } from '../../host/types.js';
+import type { Host } from '../../host/composition/host.js';
 import { CodedError } from '../../../vfs/coded-error.js';
 import { systemClock, type Clock } from '../../ports/clock.js';
 import { allowedHostHeaders, type ListenAddress } from './listen-address.js';

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Host } from '../../host/types.js';
+import type { Host } from '../../host/composition/host.js';
 import type { Clock } from '../../ports/clock.js';
 import { randomIds } from '../../ports/ids.js';
 import { codeOf } from '../../../vfs/coded-error.js';

@@ -8,7 +8,7 @@
  * Holder ids are `mcp-<pid>-<random>`, so a holder left behind by a server process that died
  * (killed, crashed) can be recognised and taken over instead of locking the workspace forever.
  */
-import type { Host } from '../../host/types.js';
+import type { Host } from '../../host/composition/host.js';
 import { randomIds } from '../../ports/ids.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { foreignCodeOf } from '../../../vfs/coded-error.js';

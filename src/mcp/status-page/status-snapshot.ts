@@ -5,7 +5,7 @@
  * events are shown through `summarizeEvent` (tool, outcome code, git argv, …), never file
  * contents.
  */
-import type { Host, WorkspaceStatus } from '../../host/types.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
 import type { RunEvent } from '../../state/event-log.js';
 import { summarizeEvent } from '../../state/event-summary.js';
 

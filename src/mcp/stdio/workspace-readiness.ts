@@ -11,7 +11,7 @@
  * host path (the operator's stderr gets the full line): `OCCUPIED` when another live session
  * holds the workspace, else `WORKSPACE_NOT_READY`.
  */
-import type { Host, WorkspaceStatus } from '../../host/types.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
 import type { ToolDescriptor, ToolError } from '../../../tools/result.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { codeOf } from '../../../vfs/coded-error.js';

@@ -1,0 +1,199 @@
+/**
+ * `createHost`: the production host over a real repository (DESIGN.md "Host, ports and state").
+ *
+ * Order matters: the manifest is loaded and checked first (a `container` backend throws
+ * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository
+ * folder is checked, then the state directory's proof of origin (`state-trust.ts`: a state
+ * directory or database that came with the repository throws `STATE_UNTRUSTED` before
+ * anything in it is opened, rolled back or removed), then the state directory is created if
+ * missing (default `<repo>/.gatefs`, private, excluded from git), the SQLite database
+ * `<stateDir>/gatefs.db` opened (its origin recorded when it is new), and what the store
+ * already holds recovered.
+ *
+ * This is the composition root for the real ports: node:fs, `NodeHostExec`, the system clock,
+ * random ids, this process's uid and its liveness (pid + start time) come in here and nowhere
+ * else in the host.
+ */
+import * as fs from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CliGit } from '../../git/cli-git.js';
+import { CliLandingGit } from '../../git/cli-landing-git.js';
+import { CliTreeCheckout } from '../../git/cli-tree-checkout.js';
+import { chooseLanderSettings } from '../../manifest/settings.js';
+import { ExecCheckRunner, type CheckRunner } from '../../ports/check-runner.js';
+import type { SavePointHook } from '../../lander/save-points.js';
+import { loadManifest } from '../../manifest/load.js';
+import { systemClock, type Clock } from '../../ports/clock.js';
+import type { HostExec } from '../../ports/host-exec.js';
+import { randomIds, type IdSource } from '../../ports/ids.js';
+import { NodeHostExec } from '../../ports/node-host-exec.js';
+import { openLockFileDir } from '../../ports/lock-file-dir.js';
+import { openWriteDoors } from '../../ports/write-door-dir.js';
+import { StateStore } from '../../state/store.js';
+import { hasProcFd } from '../../../vfs/host-walk.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import { isMissingPath } from '../../ports/missing-path.js';
+import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { DiskPlatform } from '../platform/disk-platform.js';
+import { RecordingHostExec } from './recording-exec.js';
+import { createStateDir, excludeStateDir } from '../state-trust/state-dir.js';
+import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from '../state-trust/state-trust.js';
+import { nodeProcessLiveness } from '../../ports/node-process-liveness.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import { WorkspaceHost } from './workspace-host.js';
+
+export interface CreateHostOptions {
+  /** The integration checkout: a git work tree (any backend) or a plain folder (`copy`, `shared`). */
+  repo: string;
+  /** Where gatefs keeps its database, worktrees and copies (default `<repo>/.gatefs`). */
+  stateDir?: string;
+  /** A `gatefs.yaml` path or an already parsed manifest object (default: the default role). */
+  manifest?: string | object;
+  /** The host-exec port (default: real processes). */
+  exec?: HostExec;
+  clock?: Clock;
+  ids?: IdSource;
+  /** The process-liveness port (default: this machine's, pid + start time). */
+  liveness?: ProcessLiveness;
+  /**
+   * Lander settings: a JSON file path or an already parsed object (`{ lander: { checks, push,
+   * branch } }`); default the manifest's `lander:` key. A settings file grants authority like
+   * the manifest: agents can read it but never change it.
+   */
+  settings?: string | object;
+  /** The lander's check runner (default: the checks' argv through the host-exec port). */
+  checks?: CheckRunner;
+  /** Called at each lander save point (the crash test kills the process there). */
+  savePoint?: SavePointHook;
+}
+
+/**
+ * Opens a host over `options.repo`. Throws `WorkspaceError` `BACKEND_UNAVAILABLE` (container
+ * role), `ManifestError` (any other manifest mistake), `WorkspaceError` `NOT_A_GIT_REPOSITORY`
+ * with data.reason `MISSING_FOLDER` when the repository folder does not exist
+ * (`UNREADABLE_FOLDER` when it cannot be looked at),
+ * `WorkspaceError` `STATE_UNTRUSTED` (data.reason, data.hint) when the state directory or its
+ * database did not come from gatefs on this machine, `StateError` `OPEN_FAILED` when the
+ * database cannot be opened.
+ */
+export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
+  const manifest = loadManifest(options.manifest);
+  const settings = chooseLanderSettings(options.settings, manifest);
+  const given = resolve(options.repo);
+  checkRepositoryFolder(given);
+  // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
+  const repo = fs.realpathSync(given);
+  const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
+  const clock = options.clock ?? systemClock;
+  const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
+  const git = new CliGit({ repo, exec, fs });
+  const isRepository = await git.isRepository({ tag: 'start', chain: [] });
+  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  const found = inspectStateDir(wantedStateDir, uid);
+  if (found.exists && isRepository) {
+    const real = fs.realpathSync(wantedStateDir);
+    refuseTracked(real, relativeToRepo(repo, real), await git.trackedUnder(real, { tag: 'start', chain: [] }));
+  }
+  if (found.hasDatabase) {
+    await waitForOrigin(wantedStateDir, clock.now());
+    checkOrigin(wantedStateDir, uid);
+  }
+  createStateDir(wantedStateDir);
+  const stateDir = fs.realpathSync(wantedStateDir);
+  const liveness = options.liveness ?? nodeProcessLiveness;
+  const store = StateStore.open(join(stateDir, DATABASE_FILE), { clock, liveness });
+  let locks: ReturnType<typeof openLockFileDir> | undefined;
+  try {
+    recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
+    if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
+    exec.attach(store.runLog);
+    // The files granting authority, wherever a workspace shows them: the manifest loaded under
+    // every name that leads to it (and `<repo>/gatefs.yaml`, which the CLI loads by default).
+    const authorityFiles = [
+      join(repo, 'gatefs.yaml'),
+      ...(typeof options.manifest === 'string' ? namesOnTheWay(options.manifest) : []),
+      ...(typeof options.settings === 'string' ? namesOnTheWay(options.settings) : []),
+    ];
+    const landing = new CliLandingGit({ repo, exec });
+    const writes = { fsync: manifest.writes?.fsync ?? false };
+    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles, writes);
+    const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
+    const opened = (locks = openLockFileDir(stateDir));
+    const doors = openWriteDoors(stateDir);
+    const onClose = () => (opened.close(), doors.close());
+    return await WorkspaceHost.start({
+      platform,
+      store,
+      manifest,
+      clock,
+      ids: options.ids ?? randomIds,
+      liveness,
+      crossProcessLocks: opened,
+      writeDoors: doors,
+      onClose,
+      ...(treeCheckout ? { treeCheckout } : {}),
+      settings,
+      checks: options.checks ?? new ExecCheckRunner(exec),
+      ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+    });
+  } catch (e) {
+    locks?.close();
+    store.close();
+    throw e;
+  }
+}
+
+/**
+ * Every host path that names the file `path` on the way to it: the path as given (absolute),
+ * each symbolic link it runs through at its last component, and the file itself, each also
+ * under its folder's real path (the repository is compared by its real path). Replacing any of
+ * those links would change what the next start loads, so each is an authority file. At most
+ * 40 links are followed (the kernel's own limit); a name that cannot be read ends the list.
+ */
+function namesOnTheWay(path: string): string[] {
+  const names = new Set<string>();
+  let current = resolve(path);
+  for (let hops = 0; hops <= 40; hops++) {
+    names.add(current);
+    let here: string;
+    let target: string;
+    try {
+      here = join(fs.realpathSync(dirname(current)), basename(current));
+      names.add(here);
+      if (!fs.lstatSync(here).isSymbolicLink()) break;
+      target = fs.readlinkSync(here);
+    } catch {
+      break;
+    }
+    current = resolve(dirname(here), target);
+  }
+  return [...names];
+}
+
+/**
+ * `NOT_A_GIT_REPOSITORY` unless `path` is a folder: data.reason `MISSING_FOLDER` when nothing
+ * (or no folder) is there, `UNREADABLE_FOLDER` (the error kept as cause) when it cannot be
+ * looked at: a failure to look is not reported as a missing folder.
+ */
+function checkRepositoryFolder(path: string): void {
+  let folder: boolean;
+  try {
+    folder = fs.statSync(path).isDirectory();
+  } catch (e) {
+    if (!isMissingPath(e)) {
+      const code = foreignCodeOf(e) ?? 'an error';
+      const why = `the repository folder '${path}' cannot be read (${code})`;
+      throw new WorkspaceError('NOT_A_GIT_REPOSITORY', why, { repo: path, reason: 'UNREADABLE_FOLDER' }, { cause: e });
+    }
+    folder = false;
+  }
+  if (!folder) {
+    const why = `the repository folder '${path}' does not exist`;
+    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', why, { repo: path, reason: 'MISSING_FOLDER' });
+  }
+}
+
+function relativeToRepo(repo: string, cwd: string): string {
+  const rel = cwd === repo ? '.' : cwd.startsWith(`${repo}/`) ? cwd.slice(repo.length + 1) : cwd;
+  return rel;
+}

@@ -1,0 +1,100 @@
+/**
+ * Turning workspace records into Registry entries: `preparing` and `released` entries carry no
+ * namespace; `ready` ones get a freshly opened workspace view. Used by preparation, release,
+ * recovery on start, and the lazy refresh that lets one process see workspaces another
+ * process prepared.
+ *
+ * A record supplies no host path and no authority: the checkout is derived from the state
+ * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
+ * the record's role now (the manifest is the authority; what the record kept is history).
+ */
+import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { Registration } from '../../gate/registry.js';
+import { workspaceData, type HostContext } from './host-context.js';
+import { openWorkspaceView, type WorkspaceView } from '../views/workspace-view.js';
+import { attachDisclosure } from '../../disclosure/attach-disclosure.js';
+import { findRole } from '../../manifest/find-role.js';
+import { checkoutOf } from '../platform/workspace-paths.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import { sameIdentity, type HostIdentity } from '../../../vfs/host-hooks.js';
+import { WorkService } from '../work/work-service.js';
+
+/** The identity of the workspace folder each open view was opened over (null: the platform has none). */
+const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
+
+/** The registry entry for a record in a state without a namespace. */
+export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
+  return { conversation: record.conversation, state, role: record.role, tools: new Set(workspaceData(record).tools) };
+}
+
+/**
+ * Opens the record's view and registers it `ready` (closing any view it replaces). Throws what
+ * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder), `PREPARATION_FAILED`
+ * (reason `BAD_CONVERSATION_ID`) for a record whose id is not one, and `ManifestError`
+ * `UNKNOWN_ROLE` when the manifest no longer has the record's role; nothing is registered then.
+ */
+export function registerReady(ctx: HostContext, record: WorkspaceRecord): Registration {
+  const role = findRole(ctx.manifest, record.role);
+  const checkoutPath = checkoutOf(ctx.platform, record.conversation, record.backend);
+  if (record.backend !== 'shared' && ctx.platform.folderState(checkoutPath) === 'link') {
+    throw new WorkspaceError(
+      'STATE_UNTRUSTED',
+      `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
+      {
+        conversation: record.conversation,
+        reason: 'LINK_IN_STATE_DIR',
+        hint: 'remove the link after checking what it points to, then prepare the conversation again',
+      },
+    );
+  }
+  const objects = record.pinnedSha ? ctx.platform.git.objects : null;
+  const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, { ...record, checkoutPath });
+  const lowers = record.backend === 'copy' ? ctx.lowers : undefined;
+  const lowerFolder = lowers?.readyFolder(record) ?? null;
+  const view = openWorkspaceView(ctx.platform, objects, {
+    ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
+    ...(lowers && !lowerFolder ? { onLowerUse: () => lowers.request(record.conversation) } : {}),
+    conversation: record.conversation,
+    backend: record.backend,
+    checkoutPath,
+    pinnedSha: record.pinnedSha,
+    mounts: role.workspace.mounts,
+  });
+  viewFolders.set(view, record.backend === 'shared' ? null : ctx.platform.identityOf(checkoutPath));
+  ctx.views.get(record.conversation)?.close();
+  ctx.views.set(record.conversation, view);
+  if (lowerFolder) lowers?.upgrade(record.conversation);
+  const service = disclosure?.service();
+  const registration: Registration = {
+    conversation: record.conversation,
+    state: 'ready',
+    role: record.role,
+    tools: new Set(role.tools),
+    namespace: view.namespace,
+    ...(service ? { disclosure: service } : {}),
+    ...(record.backend === 'worktree' && record.pinnedSha ? { work: new WorkService(ctx, record.conversation, record.pinnedSha) } : {}),
+  };
+  ctx.registry.set(registration);
+  return registration;
+}
+
+/**
+ * True when this process's open view of `record` is over the workspace folder that is at its
+ * derived path now: false when another process released the workspace and prepared it again
+ * (a new folder; the view still holds the removed one) or removed it. Always true for `shared`
+ * and on a platform without folder identities (the memory host is one process).
+ */
+export function viewIsCurrent(ctx: HostContext, record: WorkspaceRecord): boolean {
+  const view = ctx.views.get(record.conversation);
+  if (!view) return false;
+  const then = viewFolders.get(view) ?? null;
+  if (then === null) return true;
+  const now = ctx.platform.identityOf(checkoutOf(ctx.platform, record.conversation, record.backend));
+  return now !== null && sameIdentity(now, then);
+}
+
+/** Closes the conversation's view, if one is open. */
+export function closeView(ctx: HostContext, conversation: string): void {
+  ctx.views.get(conversation)?.close();
+  ctx.views.delete(conversation);
+}

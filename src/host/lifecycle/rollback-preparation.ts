@@ -1,0 +1,81 @@
+/**
+ * `rollbackPreparation`: undoes what an unfinished preparation created — and only that, as
+ * recorded in `data.created` before each step ran. Used when a preparation fails and, on
+ * start, for a preparation a crash interrupted.
+ *
+ * Paths come from the state directory and the id, never from the record: a worktree gatefs
+ * created is `<stateDir>/worktrees/<id>`, removed by the confined removal (no link followed,
+ * nothing outside that folder touched), then git forgets it (`worktree prune`, and
+ * `worktree remove --force --force` on the now missing path for a lock a killed `worktree add` left).
+ * While the record is `preparing` the gate answers `WORKSPACE_NOT_READY`, so no agent can have
+ * written there, and a checkout killed half-way looks dirty (missing files) without holding
+ * anyone's work. The branch — `gatefs/<id>`, never a name from the record — is deleted only
+ * while it still points at the pinned commit; a copy
+ * folder `<stateDir>/copies/<id>` is removed the same confined way, and any lower folder
+ * `<stateDir>/lowers/<id>` (src/host/lower/lower-folders.ts) with it. Each step that fails is
+ * reported in the result, never thrown, so the rest still runs.
+ */
+import type { PreparationRollback } from '../../state/run-log-events.js';
+import type { GitContext } from '../../git/git-port.js';
+import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { workspaceData, type HostContext } from './host-context.js';
+import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+
+/** What the rollback did, for the run log (the catalogue's `PreparationRollback`). */
+export type RollbackReport = PreparationRollback;
+
+/** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
+export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {
+  const { platform } = ctx;
+  const { created } = workspaceData(record);
+  const report: RollbackReport = { removedWorktree: false, deletedBranch: false, removedFolder: false, problems: [] };
+  if (created.worktree && record.backend === 'worktree') {
+    try {
+      await removeWorktreeOf(ctx, record.conversation, context);
+      report.removedWorktree = true;
+    } catch (e) {
+      report.problems.push(`worktree: ${(e as Error).message}`);
+    }
+  }
+  if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
+    try {
+      const branch = branchOf(record.conversation, 'worktree')!;
+      const head = await platform.git.branchHead(branch, context);
+      if (head === record.pinnedSha) {
+        await platform.git.deleteBranch(branch, head, context);
+        report.deletedBranch = true;
+      } else if (head !== null) {
+        report.problems.push(`branch ${branch} moved to ${head}: kept`);
+      }
+    } catch (e) {
+      report.problems.push(`branch: ${(e as Error).message}`);
+    }
+  }
+  if (created.folder && record.backend === 'copy') {
+    try {
+      platform.removeWorkspaceFolder('copies', record.conversation);
+      report.removedFolder = true;
+    } catch (e) {
+      report.problems.push(`folder: ${(e as Error).message}`);
+    }
+  }
+  if (record.backend === 'copy') {
+    // A lower folder left by an earlier workspace of this id (a crash before its release ended).
+    await ctx.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
+  }
+  return report;
+}
+
+/**
+ * Removes `<stateDir>/worktrees/<conversation>` with everything in it (confined), then makes git
+ * forget the worktree. Throws what the removal or git throws (`STATE_UNTRUSTED` for a link).
+ */
+export async function removeWorktreeOf(ctx: HostContext, conversation: string, context: GitContext): Promise<void> {
+  const { platform } = ctx;
+  const path = checkoutOf(platform, conversation, 'worktree');
+  platform.removeWorkspaceFolder('worktrees', conversation);
+  await platform.git.pruneWorktrees(context);
+  // A lock left by a killed `worktree add` survives prune; remove --force twice drops it.
+  const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
+  if (known) await platform.git.removeWorktree(path, context, { force: true });
+}

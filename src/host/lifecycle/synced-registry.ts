@@ -1,0 +1,55 @@
+/**
+ * `SyncedRegistry`: the Registry the gate reads, kept in step with the state store so that a
+ * workspace prepared, released, or still being prepared by another process sharing the state
+ * directory is seen here too. A lookup that misses, or finds a `preparing` entry, asks the
+ * store (one indexed SQLite read, no process, no git) and registers what it finds. A `ready`
+ * or `released` entry is answered from memory and re-checked against the store at most once
+ * per `recheckMs` of the host clock, so a release by another process turns into
+ * `WORKSPACE_RELEASED` here within that time, and a workspace another process released and
+ * prepared again is served again (over its new folder) within that time too.
+ *
+ * Limit: between a release elsewhere and the next re-check, tools may answer `NOT_FOUND`
+ * (the folder is gone) instead of `WORKSPACE_RELEASED`. With a manual clock that never moves,
+ * ready entries are never re-checked (the memory host is one process anyway).
+ */
+import type { Clock } from '../../ports/clock.js';
+import { Registry, type Registration } from '../../gate/registry.js';
+
+/** Reads a conversation from the store, registers what it finds, and returns it. */
+export type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;
+
+/** A Registry that consults the state store (see the file comment). */
+export class SyncedRegistry extends Registry {
+  private refresh?: RegistryRefresh;
+  private readonly checkedAt = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly recheckMs = 1000,
+  ) {
+    super();
+  }
+
+  /** Sets the function that reads a conversation from the store and registers it. */
+  syncWith(refresh: RegistryRefresh): void {
+    this.refresh = refresh;
+  }
+
+  override lookup(conversation: string): Registration | undefined {
+    const hit = super.lookup(conversation);
+    if (!this.refresh) return hit;
+    if (hit?.state === 'ready' || hit?.state === 'released') {
+      const now = this.clock.now();
+      const last = this.checkedAt.get(conversation);
+      if (last === undefined) this.checkedAt.set(conversation, now);
+      if (last === undefined || now - last < this.recheckMs) return hit;
+      this.checkedAt.set(conversation, now);
+    }
+    return this.refresh(conversation, hit) ?? super.lookup(conversation);
+  }
+
+  override delete(conversation: string): void {
+    this.checkedAt.delete(conversation);
+    super.delete(conversation);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `workOf`: what in a workspace is work that a release must not delete unasked — the check of
+ * `releaseWorkspace` (step 2). Changed, untracked and ignored files of a worktree
+ * (`git status --ignored`, fsmonitor off, and the files inside submodule folders never checked
+ * out, which git does not report: src/host/lifecycle/worktree-work-files.ts), every file of a copy's upper folder (deletions show
+ * as `(deleted files)`), nothing for `shared`. The folder is the derived one
+ * (`<stateDir>/worktrees/<id>`, `copies/<id>`), looked at without following a link.
+ */
+import type { GitContext, WorktreeInfo } from '../../git/git-port.js';
+import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { OVERLAY_META } from '../../../vfs/whiteout-set.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import type { HostContext } from './host-context.js';
+import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import { worktreeWorkFiles } from './worktree-work-files.js';
+
+/**
+ * The files that are work — changed, untracked or ignored — in `record`'s workspace, sorted
+ * ([] when its folder is missing). A worktree folder git does not know as its worktree has
+ * every file counted. With `discard` a failing check counts as work instead of stopping the
+ * release. Throws `WorkspaceError` `STATE_UNTRUSTED` when the folder is a link or not a
+ * folder, `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (even with `discard`:
+ * its commits would be left unreachable), and what git throws (without `discard`).
+ */
+export async function workOf(ctx: HostContext, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
+  const { platform } = ctx;
+  if (record.backend === 'shared') return [];
+  const path = checkoutOf(platform, record.conversation, record.backend);
+  const found = platform.folderState(path);
+  if (found === 'missing') return [];
+  if (found !== 'folder') {
+    throw new WorkspaceError(
+      'STATE_UNTRUSTED',
+      `the workspace folder '${path}' is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: gatefs did not make it and removes nothing through it`,
+      {
+        conversation: record.conversation,
+        reason: 'LINK_IN_STATE_DIR',
+        hint: 'remove it by hand after checking what it points to',
+      },
+    );
+  }
+  if (record.backend === 'copy') {
+    return platform
+      .listFiles(path)
+      .map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f))
+      .filter((f, i, all) => all.indexOf(f) === i);
+  }
+  let here: WorktreeInfo | undefined;
+  try {
+    here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
+    if (!here) return platform.listFiles(path).filter((f) => f !== '.git');
+  } catch (e) {
+    if (discard) return ['(unknown: the check failed)'];
+    throw e;
+  }
+  // Commits made on a detached HEAD or another branch would be left unreachable: never removed, even with discard.
+  const branch = branchOf(record.conversation, 'worktree')!;
+  if (here.branch !== `refs/heads/${branch}`) {
+    const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
+    throw new WorkspaceError(
+      'DIRTY_WORKTREE',
+      `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`,
+      {
+        conversation: record.conversation,
+        files: [`(HEAD ${at})`],
+        hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
+      },
+    );
+  }
+  try {
+    return await worktreeWorkFiles(platform, path, context);
+  } catch (e) {
+    if (discard) return ['(unknown: the check failed)'];
+    throw e;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * `checkOutLower`: makes one lower folder (src/host/lower/lower-record.ts): checks the commit out into
+ * `<root>/building` through the tree-checkout port, proves and repairs it against the commit's
+ * listing (src/host/lower/lower-verify.ts), flushes it to disk, and only then renames it to
+ * `<root>/tree`, so `tree/` exists only complete. The records, locks and events around it are
+ * `LowerFolders`'; this is the folder work alone (the conformance suite builds its stack with it).
+ *
+ * `<root>` must not exist yet, or be empty; its parent must exist. Throws `LowerMismatch` (the
+ * commit cannot be served from a folder here), what the port throws (`GitError`), and the file
+ * system's errors; a throw leaves `<root>` as it was made so far (the caller removes it).
+ */
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
+import type { LinkReadingLayer, WritableLayer } from '../../../vfs/layer.js';
+import type { GitContext } from '../../git/git-port.js';
+import type { TreeCheckout } from '../../git/tree-checkout.js';
+import type { LowerPaths } from './lower-record.js';
+import type { OpenedFolder } from '../platform/platform.js';
+import { verifyCheckout, type VerifyReport } from './lower-verify.js';
+
+/** What `checkOutLower` uses. */
+export interface CheckOutLowerPorts {
+  checkout: TreeCheckout;
+  objects: GitObjectReader;
+  /** Opens a host folder as a confined layer (`HostPlatform.openFolder`). */
+  openFolder(path: string): OpenedFolder;
+  context: GitContext;
+  signal: AbortSignal;
+}
+
+/** Makes the lower folder of `sha` at `paths` (see the file comment). Result: what the verification found. */
+export async function checkOutLower(paths: LowerPaths, sha: string, ports: CheckOutLowerPorts): Promise<VerifyReport> {
+  const { checkout, context, signal } = ports;
+  mkdirSync(paths.root, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.building, { mode: 0o700 });
+  const listing = await checkout.listTree(sha, context, signal);
+  await checkout.checkout(sha, paths.building, paths.index, context, signal);
+  const opened = ports.openFolder(paths.building);
+  let report: VerifyReport;
+  try {
+    const layer = opened.layer as WritableLayer & LinkReadingLayer;
+    report = await verifyCheckout(paths.building, layer, listing, { checkout, objects: ports.objects, context, signal });
+  } finally {
+    opened.close();
+  }
+  rmSync(paths.index, { force: true });
+  await checkout.flush(paths.root, context, signal);
+  signal.throwIfAborted();
+  renameSync(paths.building, paths.tree);
+  return report;
+}

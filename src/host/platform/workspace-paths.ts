@@ -1,0 +1,60 @@
+/**
+ * Where a workspace lives on the host, derived — never read from a record (DESIGN.md "Trust
+ * boundary": no host path is taken from a record). A `worktree` workspace is
+ * `<stateDir>/worktrees/<id>` on branch `gatefs/<id>`, a `copy` workspace's upper folder
+ * `<stateDir>/copies/<id>`, and a `shared` workspace the repository itself. The id is
+ * validated before it becomes a path part or a branch name, so a record can neither name a
+ * folder to open or remove nor a branch (say `main`) to delete.
+ */
+import { conversationBranch } from '../../git/git-port.js';
+import { isConversationId } from '../../../vfs/workspace-root.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import type { Backend } from '../../manifest/types.js';
+
+/** The state-directory folders that hold workspaces, one per backend that has its own folder. */
+export type WorkspaceArea = 'worktrees' | 'copies' | 'lowers';
+
+/** What deriving a path needs from the platform. */
+export interface PathBase {
+  readonly repo: string;
+  readonly stateDir: string;
+  join(path: string, tail: string): string;
+}
+
+/** The area of a backend's workspaces, or null for `shared` (the repository itself). */
+export function areaOf(backend: Backend): WorkspaceArea | null {
+  return backend === 'worktree' ? 'worktrees' : backend === 'copy' ? 'copies' : null;
+}
+
+/**
+ * The host folder of `conversation`'s workspace for `backend` (see the file comment). Throws
+ * `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_CONVERSATION_ID`) for an id outside
+ * the conversation grammar, so a forged record can never name a path.
+ */
+export function checkoutOf(base: PathBase, conversation: string, backend: Backend): string {
+  validId(conversation);
+  const area = areaOf(backend);
+  return area ? base.join(base.stateDir, `${area}/${conversation}`) : base.repo;
+}
+
+/**
+ * The branch gatefs made for a `worktree` workspace (`gatefs/<id>`), or null for the other
+ * backends. Throws like `checkoutOf` for an id outside the grammar.
+ */
+export function branchOf(conversation: string, backend: Backend): string | null {
+  validId(conversation);
+  return backend === 'worktree' ? conversationBranch(conversation) : null;
+}
+
+function validId(conversation: string): void {
+  if (!isConversationId(conversation)) {
+    throw new WorkspaceError(
+      'PREPARATION_FAILED',
+      `'${String(conversation).slice(0, 80)}' is not a valid conversation id (^[a-z0-9][a-z0-9_-]{0,62}$)`,
+      {
+        conversation: String(conversation).slice(0, 80),
+        reason: 'BAD_CONVERSATION_ID',
+      },
+    );
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * `openWorkspaceView`: builds a conversation's namespace from its recorded workspace — the
+ * root layer for its backend plus its mounts — and holds the folder handles until `close()`.
+ *
+ * - `worktree`: the worktree folder, writable.
+ * - `shared`: the integration checkout, writable.
+ * - `copy`: an overlay whose upper is the durable copy folder and whose lower is the pinned
+ *   commit's tree: served from git objects at first (a git-tree layer: O(1)), switched to the
+ *   commit checked out into its lower folder once the host has made it (`WorkspaceView.lower`,
+ *   src/host/lower/lower-folders.ts); or, for a folder that is not a git repository, the folder
+ *   itself read-only.
+ * - relative mounts (`.campaign`): read-only, from the pinned commit (or the plain folder).
+ *   A relative mount declared writable is still served read-only: the snapshot is immutable.
+ * - absolute mounts: host folders with their write flag. A read-only one is wrapped in
+ *   `readOnly()` and its identity is given to every writable layer's guard, so the same tree
+ *   reached through a writable root stays read-only; the state directory's identity is
+ *   guarded the same way (`PROTECTED_PATH`). A read-only mount whose folder lies inside a
+ *   writable folder (by path) is also refused by name (`withPathRules`), which covers memory
+ *   layers, which have no identity.
+ *
+ * Every host folder is a root like any other (DESIGN.md § Trust boundary): it is reached from
+ * the state directory, the repository or `/` without following a link (`HostPlatform.openFolder`),
+ * and a mount whose folder lies inside the state directory (another conversation's worktree) is
+ * refused. Wherever a folder holds the state directory — the `shared` checkout, a plain-folder
+ * copy or relative mount, an absolute mount of the repository, read-only or writable — it is
+ * hidden there (absent from listings, `NOT_FOUND` to reads, `PROTECTED_PATH` to changes).
+ * A submodule of the pinned tree or a nested repository (a folder holding `.git`) inside the
+ * workspace root is readable and `PROTECTED_PATH` to any change (vfs/repository-boundary.ts).
+ * The authority files (`gatefs.yaml` at the workspace root in every backend, and the manifest
+ * or settings file loaded wherever a mount or the root shows it) are readable and
+ * `PROTECTED_PATH` to any change (vfs/namespace.ts `authorityFiles`).
+ *
+ * Throws `WorkspaceError` `PREPARATION_FAILED` when a folder it needs is missing
+ * (data.reason `MISSING_FOLDER`), cannot be reached without following a link
+ * (`FOLDER_THROUGH_LINK`), or is a mount inside the state directory (`MOUNT_IN_STATE_DIR`).
+ */
+import type { MountSpec } from '../../manifest/types.js';
+import type { Backend } from '../../manifest/types.js';
+import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
+import { gitTreeLayer } from '../../../vfs/git-tree-layer.js';
+import type { HostGuard } from '../../../vfs/host-layer.js';
+import type { Layer, WritableLayer } from '../../../vfs/layer.js';
+import type { Mount } from '../../../vfs/mount-table.js';
+import { Namespace } from '../../../vfs/namespace.js';
+import { overlay } from '../../../vfs/overlay-layer.js';
+import { readOnly } from '../../../vfs/read-only-layer.js';
+import { snapshotFolder } from '../../../vfs/snapshot-folder-layer.js';
+import { SwitchableLayer } from '../../../vfs/switchable-layer.js';
+import { workspaceRoot } from '../../../vfs/workspace-root.js';
+import { withPathRules } from '../../../vfs/path-rules-layer.js';
+import { RepositoryBoundary } from '../../../vfs/repository-boundary.js';
+import type { HostPlatform } from '../platform/platform.js';
+import { ViewFolders, identityKey } from './view-folders.js';
+
+/** What a view is built from (the fields of a workspace record that matter). */
+export interface WorkspaceViewSpec {
+  conversation: string;
+  backend: Backend;
+  /** Worktree folder (`worktree`), the checkout (`shared`) or the copy's upper folder (`copy`). */
+  checkoutPath: string;
+  /** The pinned commit, or null for a folder that is not a git repository. */
+  pinnedSha: string | null;
+  mounts: readonly MountSpec[];
+  /** Wraps a `worktree` root layer (progressive disclosure's projection); absent: served as is. */
+  wrapRoot?: (root: WritableLayer) => WritableLayer;
+  /** `copy` of a commit: called once, on the first read that reaches the pinned tree. */
+  onLowerUse?: () => void;
+}
+
+/** The pinned tree under a `copy` workspace, and the switch to its lower folder. */
+export interface CopyLower {
+  /** True once the lower folder is served (false: git objects). */
+  readonly servesFolder: boolean;
+  /**
+   * Opens the finished lower folder at host path `path` (inside the state directory, reached
+   * without following a link) and serves the pinned tree from it from the next call on; calls
+   * under way finish on git objects, which show the same tree (vfs/snapshot-folder-layer.ts).
+   * The view closes it with its other handles. Throws `WorkspaceError` `PREPARATION_FAILED` as
+   * opening any folder does; the view then keeps serving git objects.
+   */
+  serveFolder(path: string): void;
+}
+
+/** A conversation's namespace and the handles behind it. */
+export interface WorkspaceView {
+  readonly namespace: Namespace;
+  /** `copy` of a commit: its pinned tree (absent for other backends and for plain folders). */
+  readonly lower?: CopyLower;
+  /** Closes every folder handle (idempotent). */
+  close(): void;
+}
+
+/**
+ * Builds the namespace of one recorded workspace (see the file comment) and opens the folder
+ * handles behind it. Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason
+ * `MISSING_FOLDER`, `FOLDER_THROUGH_LINK`, `MOUNT_IN_STATE_DIR`); nothing stays open then.
+ */
+export function openWorkspaceView(platform: HostPlatform, objects: GitObjectReader | null, spec: WorkspaceViewSpec): WorkspaceView {
+  const root = workspaceRoot(spec.conversation);
+  const folders = new ViewFolders(platform, spec.conversation, root);
+  try {
+    // Read-only host mounts first: their identities make the guard every writable folder gets.
+    const readOnlyMounts = openReadOnlyMounts(platform, spec, folders);
+    const parts: ViewParts = {
+      platform,
+      spec,
+      root,
+      folders,
+      guard: readOnlyMounts.guard,
+      snapshot: (sub) => (spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha, sub) : null),
+    };
+    const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts)];
+    mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
+    // Submodules are read from the pinned tree (a worktree shows one it never checked out as an empty folder).
+    const pinned = spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha) : undefined;
+    const namespace = new Namespace({
+      root,
+      mounts,
+      authorityFiles: [...folders.authority],
+      isProtected: (r) => folders.isProtected(r),
+      repositoryBoundary: new RepositoryBoundary(pinned),
+    });
+    return { namespace, ...(parts.lower ? { lower: parts.lower } : {}), close: () => folders.close() };
+  } catch (e) {
+    folders.close();
+    throw e;
+  }
+}
+
+/** What the pieces of one view share while it is being built. */
+interface ViewParts {
+  platform: HostPlatform;
+  spec: WorkspaceViewSpec;
+  /** The workspace root's namespace path. */
+  root: string;
+  folders: ViewFolders;
+  /** Refuses writes into the read-only mounts and the state directory by identity; undefined when none has one. */
+  guard: HostGuard | undefined;
+  /** The pinned commit's tree at `sub`, or null for a folder that is not a git repository. */
+  snapshot: (sub: string) => Layer | null;
+  /** Set by `rootLayer` for a `copy` of a commit. */
+  lower?: CopyLower;
+}
+
+function isAbsoluteMount(m: MountSpec): boolean {
+  return m.path.startsWith('/');
+}
+
+/**
+ * The absolute read-only mounts, each wrapped in `readOnly()`, and the guard that refuses writes
+ * by identity into them (`READ_ONLY`) and into the state directory (`PROTECTED_PATH`) from any
+ * writable layer, so the same tree reached through a writable root stays read-only.
+ */
+function openReadOnlyMounts(
+  platform: HostPlatform,
+  spec: WorkspaceViewSpec,
+  folders: ViewFolders,
+): { mounts: Mount[]; guard: HostGuard | undefined } {
+  const guarded = new Map<string, 'READ_ONLY' | 'PROTECTED_PATH'>();
+  const stateId = platform.identityOf(platform.stateDir);
+  if (stateId) guarded.set(identityKey(stateId), 'PROTECTED_PATH');
+  const mounts: Mount[] = [];
+  for (const m of spec.mounts.filter((m) => isAbsoluteMount(m) && !m.writable)) {
+    const folder = folders.open(m.path, 'read-only mount', m.path);
+    if (folder.identity) guarded.set(identityKey(folder.identity), 'READ_ONLY');
+    mounts.push({
+      path: m.path,
+      layer: readOnly(withPathRules(folder.layer, { hidden: folders.stateIn(m.path, m.path) })),
+      writable: false,
+    });
+  }
+  const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(identityKey(id)) : undefined;
+  return { mounts, guard };
+}
+
+/**
+ * A writable host folder as a layer: guarded by identity, and, where read-only mounts lie inside
+ * it (by path), refusing writes there by name too (`withPathRules`, which covers memory layers,
+ * which have no identity); the state directory inside it is hidden.
+ */
+function writableFolder(parts: ViewParts, path: string, what: string, at: string, ownState = false): WritableLayer {
+  const { platform, spec, folders } = parts;
+  const readOnlyFolders = spec.mounts.filter((m) => isAbsoluteMount(m) && !m.writable).map((m) => m.path);
+  const inside = readOnlyFolders.map((ro) => platform.relativeInside(path, ro)).filter((rel): rel is string => rel !== null);
+  return withPathRules(folders.open(path, what, at, parts.guard, ownState).layer, { readOnly: inside, hidden: folders.stateIn(path, at) });
+}
+
+/** The absolute writable mounts. */
+function writableMounts(parts: ViewParts): Mount[] {
+  return parts.spec.mounts
+    .filter((m) => isAbsoluteMount(m) && m.writable)
+    .map((m) => ({ path: m.path, layer: writableFolder(parts, m.path, 'writable mount', m.path), writable: true }));
+}
+
+/** The relative mounts (`.campaign`): read-only, from the pinned commit, or the plain folder without a commit. */
+function relativeMounts(parts: ViewParts): Mount[] {
+  const { platform, spec, root, folders } = parts;
+  return spec.mounts
+    .filter((m) => !isAbsoluteMount(m))
+    .map((m) => {
+      const at = `${root}/${m.path}`;
+      const folder = platform.join(platform.repo, m.path);
+      const layer =
+        parts.snapshot(m.path) ??
+        withPathRules(readOnly(folders.open(folder, 'mounted folder', at).layer), { hidden: folders.stateIn(folder, at) });
+      return { path: at, layer: readOnly(layer), writable: false };
+    });
+}
+
+/** The switchable lower of a `copy` of a commit, starting on git objects (`tree`); sets `parts.lower`. */
+function copyLower(parts: ViewParts, tree: Layer): SwitchableLayer {
+  const { spec, root, folders } = parts;
+  const lower = new SwitchableLayer(tree, spec.onLowerUse);
+  let servesFolder = false;
+  parts.lower = {
+    get servesFolder() {
+      return servesFolder;
+    },
+    serveFolder(path: string) {
+      if (servesFolder) return;
+      lower.switchTo(snapshotFolder(folders.open(path, 'lower folder', root, undefined, true).layer));
+      servesFolder = true;
+    },
+  };
+  return lower;
+}
+
+/** The workspace root's layer for its backend (see the file comment). */
+function rootLayer(parts: ViewParts): WritableLayer {
+  const { platform, spec, root, folders } = parts;
+  switch (spec.backend) {
+    case 'worktree': {
+      const layer = writableFolder(parts, spec.checkoutPath, 'worktree', root, true);
+      return spec.wrapRoot ? spec.wrapRoot(layer) : layer;
+    }
+    case 'shared':
+      return writableFolder(parts, spec.checkoutPath, 'checkout', root);
+    case 'copy': {
+      const upper = folders.open(spec.checkoutPath, 'copy folder', root, parts.guard, true).layer;
+      const tree = parts.snapshot('');
+      if (tree) return overlay(upper, copyLower(parts, tree));
+      const lower = withPathRules(readOnly(folders.open(platform.repo, 'folder', root).layer), {
+        hidden: folders.stateIn(platform.repo, root),
+      });
+      return overlay(upper, lower);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The host's lander: builds a `Lander` (src/lander/lander.ts) over the host's store, landing
+ * port, settings and check runner, with its checkout derived from the state directory
+ * (`<stateDir>/lander/<target>`: a real folder gatefs made, never a link), and lists the queue
+ * for `gatefs lander status`.
+ */
+import { Lander, type DrainReport } from '../../lander/lander.js';
+import type { SavePointHook } from '../../lander/save-points.js';
+import type { CheckRunner } from '../../ports/check-runner.js';
+import type { SubmissionRecord } from '../../state/submission-record.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import type { HostContext } from '../lifecycle/host-context.js';
+import { stateDirNames } from '../state-trust/state-dir-names.js';
+import { GATEFS_COMMITTER } from './work-service.js';
+
+/** One row of `gatefs lander status`. No host paths. */
+export interface SubmissionStatus {
+  id: string;
+  requestId: string;
+  conversation: string;
+  /** The branch it lands on (`main`). */
+  target: string;
+  state: SubmissionRecord['state'];
+  commit: string;
+  candidateSha: string | null;
+  landedSha: string | null;
+  /** The remote commit that holds the landing: `landedSha`, or its re-merge onto a remote another lander moved; null until pushed. */
+  pushedSha: string | null;
+  attempts: number;
+  pushAttempts: number;
+  pushError: string | null;
+  /** Why it failed, when it did. */
+  reason: string | null;
+}
+
+/** What the host's lander needs beyond the host context. */
+export interface HostLanderOptions {
+  checks: CheckRunner;
+  savePoint?: SavePointHook;
+  wait?: (ms: number) => Promise<void>;
+}
+
+/** Drains the queue of `target` (every target when omitted) once; see `Lander.drain`. */
+export function runLander(ctx: HostContext, options: HostLanderOptions, target?: string): Promise<DrainReport> {
+  const lander = new Lander({
+    store: ctx.store,
+    git: ctx.landing,
+    checks: ctx.settings.checks,
+    runner: options.checks,
+    push: ctx.settings.push,
+    checkoutFor: (t) => landerCheckout(ctx, t),
+    memory: { appendOnce: (key, line) => ctx.platform.appendProjectMemory(key, line) },
+    clock: ctx.clock,
+    owner: { pid: ctx.pid, start: ctx.liveness.self.start },
+    token: ctx.ids.next('lander'),
+    committer: GATEFS_COMMITTER,
+    protectedPaths: stateDirNames(ctx.platform),
+    ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+    ...(options.wait ? { wait: options.wait } : {}),
+  });
+  return lander.drain(target === undefined ? undefined : target.startsWith('refs/') ? target : `refs/heads/${target}`);
+}
+
+/** The queue as status rows, oldest first. */
+export function landerStatus(ctx: HostContext): SubmissionStatus[] {
+  return ctx.store.submissions.list().map((s) => ({
+    id: s.id,
+    requestId: s.requestId,
+    conversation: s.conversation,
+    target: s.target.replace(/^refs\/heads\//, ''),
+    state: s.state,
+    commit: s.commitSha,
+    candidateSha: s.candidateSha,
+    landedSha: s.landedSha,
+    pushedSha: s.pushedSha,
+    attempts: s.attempts,
+    pushAttempts: s.pushAttempts,
+    pushError: s.pushError,
+    reason: s.state === 'failed' ? s.outcome.reason : null,
+  }));
+}
+
+/**
+ * `<stateDir>/lander/<name>`, the name derived from the target ref (`refs/heads/a/b` → `a%2Fb`).
+ * Creates `<stateDir>/lander` when missing; throws `WorkspaceError` `STATE_UNTRUSTED` when it
+ * or the checkout is a link or not a folder.
+ */
+export function landerCheckout(ctx: HostContext, target: string): string {
+  const { platform } = ctx;
+  const area = platform.join(platform.stateDir, 'lander');
+  const areaState = platform.folderState(area);
+  if (areaState === 'missing') platform.makeFolder(area);
+  else if (areaState !== 'folder') throw untrusted(area);
+  const name = target
+    .replace(/^refs\/heads\//, '')
+    .replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  const path = platform.join(area, name.startsWith('.') ? `%2E${name.slice(1)}` : name);
+  const state = platform.folderState(path);
+  if (state !== 'missing' && state !== 'folder') throw untrusted(path);
+  return path;
+}
+
+function untrusted(path: string): WorkspaceError {
+  return new WorkspaceError('STATE_UNTRUSTED', `'${path}' is not a folder gatefs made: the lander never works through it`, {
+    reason: 'LINK_IN_STATE_DIR',
+  });
+}

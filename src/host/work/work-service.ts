@@ -1,0 +1,130 @@
+/**
+ * `WorkService`: the host's side of `diff`, `commit` and `submit` for one `worktree` workspace
+ * (implements the tools' `WorkRequests` port). Git runs through the landing port (host exec,
+ * everything the repository could make git run neutralised); the checkout path is derived from
+ * the state directory and the conversation id, never read from a record. The author of a
+ * commit is the conversation (`<id> <id@gatefs.invalid>`), the committer gatefs, the time the
+ * clock port's.
+ */
+import type { GitContext } from '../../git/git-port.js';
+import type { GitIdentity } from '../../git/landing-git.js';
+import { submitWork } from '../../lander/submit-work.js';
+import type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../../../tools/work-requests.js';
+import type { HostContext } from '../lifecycle/host-context.js';
+import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import { ToolFailure } from '../../../tools/result.js';
+import { codeOf } from '../../../vfs/coded-error.js';
+
+/** The committer of every commit gatefs makes (merges, agents' commits). */
+export const GATEFS_COMMITTER: GitIdentity = { name: 'gatefs', email: 'gatefs@gatefs.invalid' };
+
+/** The way home for `conversation`'s worktree (see the module comment). */
+export class WorkService implements WorkRequests {
+  private readonly path: string;
+  private readonly branch: string;
+
+  constructor(
+    private readonly ctx: HostContext,
+    private readonly conversation: string,
+    private readonly pinnedSha: string,
+  ) {
+    this.path = checkoutOf(ctx.platform, conversation, 'worktree');
+    this.branch = `refs/heads/${branchOf(conversation, 'worktree')!}`;
+  }
+
+  diff(request: { base: 'pinned' | 'head'; paths?: readonly string[]; maxPatchBytes: number }): Promise<DiffValue> {
+    return this.logged('diff', () => this.diffNow(request));
+  }
+
+  commit(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {
+    return this.logged('commit', () => this.commitNow(request));
+  }
+
+  submit(request: { divergence: string; summary?: string }): Promise<SubmitValue> {
+    return this.logged('submit', () => this.submitNow(request));
+  }
+
+  /**
+   * Runs one request; a failure that is not a refusal for the agent (a git failure, which the
+   * gate shows the agent only as INTERNAL) is kept in the run log with its message for the operator.
+   */
+  private async logged<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof ToolFailure)) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.ctx.store.runLog.append({
+          type: 'work.failed',
+          conversation: this.conversation,
+          data: { op, code: codeOf(e) ?? 'ERROR', message },
+        });
+      }
+      throw e;
+    }
+  }
+
+  private async diffNow(request: { base: 'pinned' | 'head'; paths?: readonly string[]; maxPatchBytes: number }): Promise<DiffValue> {
+    const context = this.context('diff');
+    const baseSha = request.base === 'pinned' ? this.pinnedSha : await this.head(context);
+    const found = await this.ctx.landing.diff(
+      this.path,
+      { base: baseSha, maxPatchBytes: request.maxPatchBytes, ...(request.paths ? { paths: request.paths } : {}) },
+      context,
+    );
+    return { base: request.base, baseSha, files: found.files, patch: found.patch, truncated: found.truncated };
+  }
+
+  private async commitNow(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {
+    const context = this.context('commit');
+    const author = { name: this.conversation, email: `${this.conversation}@gatefs.invalid` };
+    const made = await this.ctx.landing.commit(
+      this.path,
+      {
+        message: request.message,
+        author,
+        committer: GATEFS_COMMITTER,
+        timeMs: this.ctx.clock.now(),
+        ...(request.paths ? { paths: request.paths } : {}),
+      },
+      context,
+    );
+    const sha = made.sha ?? (await this.head(context));
+    if (made.sha)
+      this.ctx.store.runLog.append({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
+    return { sha, branch: this.branch.slice('refs/heads/'.length), files: made.files };
+  }
+
+  private async submitNow(request: { divergence: string; summary?: string }): Promise<SubmitValue> {
+    const context = this.context('submit');
+    const uncommitted = await this.ctx.platform.git.dirtyFiles(this.path, context);
+    const target = await landingTarget(this.ctx, context);
+    return submitWork(this.ctx.store, this.ctx.landing, this.ctx.ids, {
+      conversation: this.conversation,
+      branch: this.branch,
+      target,
+      divergence: request.divergence,
+      uncommitted,
+      ...(request.summary ? { summary: request.summary } : {}),
+    });
+  }
+
+  private async head(context: GitContext): Promise<string> {
+    const head = await this.ctx.landing.readRef(this.branch, context);
+    if (head === null) throw new ToolFailure('QUEUE_REJECTED', `the branch ${this.branch.slice(11)} of this workspace is gone`);
+    return head;
+  }
+
+  private context(tag: string): GitContext {
+    return { tag, chain: this.ctx.store.lineage.of(this.conversation).chain };
+  }
+}
+
+/**
+ * The branch work lands on (full ref): the settings' `lander.branch`, else the branch the
+ * source checkout has checked out; null when neither names one (a detached source checkout).
+ */
+export async function landingTarget(ctx: HostContext, context: GitContext): Promise<string | null> {
+  if (ctx.settings.branch) return `refs/heads/${ctx.settings.branch}`;
+  return ctx.landing.checkedOutBranch(ctx.platform.repo, context);
+}
