@@ -17,11 +17,6 @@ import { isWorkspaceError } from '../workspace-error.js';
 import type { Session } from './session.js';
 import type { Readiness, ReadinessSource } from './workspace-readiness.js';
 
-/** The host's `declaredTools`, when it has it (a `WorkspaceHost` does). */
-interface ListingHost extends Host {
-  declaredTools?(conversation: string, role?: string): ToolDescriptor[];
-}
-
 /** One session's wait for a workspace being prepared (see the file comment). */
 export class HttpReadiness implements ReadinessSource {
   private session?: Session;
@@ -56,7 +51,7 @@ export class HttpReadiness implements ReadinessSource {
 
   async tools(): Promise<ToolDescriptor[]> {
     if (this.isReady) return this.host.gate.tools(this.conversation);
-    return (this.host as ListingHost).declaredTools?.(this.conversation, this.role) ?? [];
+    return this.host.declaredTools(this.conversation, this.role);
   }
 
   ready(): Promise<Readiness> {

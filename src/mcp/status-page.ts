@@ -1,6 +1,6 @@
 /**
  * The HTML of the status page of `gatefs serve --http`: the page itself (workspaces with their
- * occupancy and sessions, the lander queue when there is one, the run log's tail) and the
+ * occupancy and sessions, the lander queue, the run log's tail) and the
  * sign-in page a browser without the token gets. Every piece is rendered here, on the server,
  * with every value HTML-escaped; the live updates (`status-feed.ts`) send the same fragments, so
  * the page's script only puts them in place and filters rows. One inline script and one style
@@ -64,10 +64,10 @@ export function summaryHtml(snapshot: Pick<StatusSnapshot, 'workspaces' | 'lande
   const states = [...by].map(([s, n]) => `${n} ${esc(s)}`).join(', ');
   const held = snapshot.workspaces.filter((w) => w.holder !== null).length;
   const sessions = snapshot.workspaces.reduce((n, w) => n + w.sessions, 0);
-  const pending = snapshot.lander?.filter((s) => !['done', 'failed'].includes(s.state)).length;
+  const pending = snapshot.lander.filter((s) => !['done', 'failed'].includes(s.state)).length;
   return (
     `<b>${snapshot.workspaces.length}</b> workspaces${states ? ` (${states})` : ''} · <b>${held}</b> occupied · ` +
-    `<b>${sessions}</b> MCP sessions${pending === undefined ? '' : ` · <b>${pending}</b> in the lander queue`}`
+    `<b>${sessions}</b> MCP sessions · <b>${pending}</b> in the lander queue`
   );
 }
 
@@ -100,7 +100,7 @@ feed.onopen = () => { $('live').textContent = 'live'; $('live').className = 'on'
 feed.onerror = () => { $('live').textContent = 'reconnecting…'; $('live').className = ''; };
 feed.addEventListener('workspaces', (e) => { $('ws').innerHTML = JSON.parse(e.data); filter(); });
 feed.addEventListener('summary', (e) => { $('summary').innerHTML = JSON.parse(e.data); });
-feed.addEventListener('lander', (e) => { $('lander').hidden = false; $('queue').innerHTML = JSON.parse(e.data); });
+feed.addEventListener('lander', (e) => { $('queue').innerHTML = JSON.parse(e.data); });
 feed.addEventListener('log', (e) => {
   const log = $('log'); log.insertAdjacentHTML('afterbegin', JSON.parse(e.data));
   while (log.rows.length > ${500}) log.deleteRow(log.rows.length - 1);
@@ -126,9 +126,9 @@ export function statusPageHtml(snapshot: StatusSnapshot, options: { nonce: strin
     '<span id="shown"></span></p><div class="scroll"><table>' +
     th(['Conversation', 'Role', 'Backend', 'Guarantee', 'State', 'Branch', 'Pinned', 'Holder', 'Sessions', 'Parent', 'Landed']) +
     `<tbody id="ws">${workspaceRowsHtml(snapshot.workspaces)}</tbody></table></div></section>` +
-    `<section id="lander"${snapshot.lander === null ? ' hidden' : ''}><h2>Lander queue</h2><table>` +
+    '<section id="lander"><h2>Lander queue</h2><table>' +
     th(['Submission', 'Conversation', 'Target', 'State', 'Commit', 'Landed', 'Reason']) +
-    `<tbody id="queue">${landerRowsHtml(snapshot.lander ?? [])}</tbody></table></section>` +
+    `<tbody id="queue">${landerRowsHtml(snapshot.lander)}</tbody></table></section>` +
     '<section><h2>Run log (newest first)</h2><div class="scroll"><table id="logtable">' +
     th(['Seq', 'Time (UTC)', 'Type', 'Conversation', 'Details']) +
     `<tbody id="log">${eventRowsHtml(snapshot.events)}</tbody></table></div></section>` +

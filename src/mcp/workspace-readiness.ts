@@ -19,11 +19,6 @@ import { ensureWorkspace } from './ensure-workspace.js';
 import { openSession, type Session } from './session.js';
 import { describeFailure } from './describe-failure.js';
 
-/** The host methods readiness uses beyond `Host` (a `WorkspaceHost` has them). */
-interface ListingHost extends Host {
-  declaredTools?(conversation: string, role?: string): ToolDescriptor[];
-}
-
 /** The conversation to serve: an id, or how to choose one once the host is open. */
 export type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
 
@@ -44,7 +39,7 @@ export interface ReadinessOptions {
 
 /** The host is open and the conversation known. */
 export interface Opened {
-  host: ListingHost;
+  host: Host;
   conversation: string;
 }
 
@@ -76,7 +71,7 @@ export interface ReadinessSource {
 
 /** The background work of one stdio session (see the file comment). */
 export class WorkspaceReadiness implements ReadinessSource {
-  private host?: ListingHost;
+  private host?: Host;
   private conversation?: string;
   private status?: WorkspaceStatus;
   private session?: Session;
@@ -115,7 +110,7 @@ export class WorkspaceReadiness implements ReadinessSource {
   async tools(): Promise<ToolDescriptor[]> {
     const { host, conversation } = await this.opened();
     if (this.isReady) return host.gate.tools(conversation);
-    return host.declaredTools?.(conversation, this.options.role) ?? host.gate.tools(conversation);
+    return host.declaredTools(conversation, this.options.role);
   }
 
   /** Starts the work in the background (idempotent); its outcome is logged. */
@@ -161,7 +156,7 @@ export class WorkspaceReadiness implements ReadinessSource {
 
   private async open(): Promise<Opened> {
     this.phase = 'opening the state directory';
-    this.host ??= (await this.options.openHost()) as ListingHost;
+    this.host ??= await this.options.openHost();
     if (!this.conversation) {
       const choice = this.options.conversation;
       if (typeof choice === 'string') this.conversation = choice;

@@ -40,6 +40,7 @@ import { createStateDir, excludeStateDir } from '../state-trust/state-dir.js';
 import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from '../state-trust/state-trust.js';
 import { nodeProcessLiveness } from '../../ports/node-process-liveness.js';
 import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import type { Host } from './host.js';
 import { WorkspaceHost } from './workspace-host.js';
 
 export interface CreateHostOptions {
@@ -76,7 +77,7 @@ export interface CreateHostOptions {
  * database did not come from gatefs on this machine, `StateError` `OPEN_FAILED` when the
  * database cannot be opened.
  */
-export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
+export async function createHost(options: CreateHostOptions): Promise<Host> {
   const manifest = loadManifest(options.manifest);
   const settings = chooseLanderSettings(options.settings, manifest);
   const given = resolve(options.repo);

@@ -22,6 +22,7 @@ import { ManualLiveness, type ProcessLiveness } from '../../ports/process-livene
 import { StateStore } from '../../state/store.js';
 import { MemoryPlatform } from '../platform/memory-platform.js';
 import { seedMemoryRepository, writeFiles } from './memory-repository.js';
+import type { Host } from './host.js';
 import { WorkspaceHost } from './workspace-host.js';
 
 export interface CreateMemoryHostOptions {
@@ -50,7 +51,7 @@ export interface CreateMemoryHostOptions {
 }
 
 /** The memory host, with its volume exposed so tests can look at the "disk". */
-export type MemoryHost = WorkspaceHost & { readonly volume: InstanceType<typeof Volume> };
+export type MemoryHost = Host & { readonly volume: InstanceType<typeof Volume> };
 
 /**
  * Builds a memory host. Throws what `loadManifest` throws (`BACKEND_UNAVAILABLE` for a

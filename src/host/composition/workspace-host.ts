@@ -49,7 +49,7 @@ import type { Registration } from '../../gate/registry.js';
 import { isConversationId } from '../../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../../workspace-error.js';
 import { codeOf, isCodedError } from '../../../vfs/coded-error.js';
-import type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
+import type { Host, HostLander, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
 import type { ToolGateApi } from '../../gate/tool-gate-api.js';
 import type { EventFilter, RunEvent } from '../../state/event-log.js';
 import type { HostContext } from '../lifecycle/host-context.js';
@@ -97,7 +97,7 @@ export interface WorkspaceHostOptions {
   treeCheckout?: TreeCheckout;
 }
 
-/** The `Host` of both factories, plus occupancy (`acquire` / `releaseOccupancy`). */
+/** The `Host` both factories return (see `Host`). */
 export class WorkspaceHost implements Host {
   readonly gate: ToolGateApi;
   private readonly ctx: HostContext;
@@ -207,7 +207,7 @@ export class WorkspaceHost implements Host {
    * The lander: `run({ target? })` lands every pending submission (of one target branch, or
    * all) and returns what it did; `status()` lists every submission, oldest first.
    */
-  readonly lander = {
+  readonly lander: HostLander = {
     run: (options: { target?: string } = {}): Promise<DrainReport> => {
       this.checkOpen();
       const hooks = {
@@ -254,7 +254,7 @@ export class WorkspaceHost implements Host {
   }
 
   /** Subagents: start a child from its parent's branch, land it onto the parent, or discard it (src/host/subagents/subagents.ts). */
-  readonly subagents = {
+  readonly subagents: HostSubagents = {
     start: (options: StartSubagentOptions): Promise<WorkspaceStatus> => startSubagent(this.ctx, this.subagentHost, options),
     land: (child: string): Promise<LandSubagentResult> => landSubagent(this.ctx, this.subagentHost, child),
     discard: (child: string): Promise<ReleaseResult> => discardSubagent(this.ctx, this.subagentHost, child),
