@@ -3,7 +3,7 @@
  * caller may need to branch on (`import { createHost, createMemoryHost } from 'gatefs'`).
  */
 export { createHost, type CreateHostOptions } from './host/composition/create-host.js';
-export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/composition/create-memory-host.js';
+export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/memory/create-memory-host.js';
 export { WorkspaceHost } from './host/composition/workspace-host.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/host.js';
 export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';

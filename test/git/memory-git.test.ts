@@ -2,7 +2,7 @@ import git, { type FsClient } from 'isomorphic-git';
 import { Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import { MemoryGit } from '../../src/git/memory-git.js';
-import { seedMemoryRepository } from '../../src/host/composition/memory-repository.js';
+import { seedMemoryRepository } from '../../src/host/memory/memory-repository.js';
 import { ManualClock } from '../../src/ports/clock.js';
 
 const ctx = { tag: 't', chain: [] };
