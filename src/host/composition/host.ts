@@ -1,78 +1,23 @@
 /**
  * The public host interface (DESIGN.md "Host, ports and state"): what `createHost` and
- * `createMemoryHost` return, and what the CLI and the MCP server drive.
+ * `createMemoryHost` return, and what the CLI and the MCP server drive, with the types its
+ * operations take and give (those of the lifecycle are declared in src/host/lifecycle/).
  */
 import type { ToolDescriptor } from '../../../tools/result.js';
 import type { WorkRequests } from '../../../tools/work-requests.js';
 import type { ToolGateApi } from '../../gate/tool-gate-api.js';
 import type { DrainReport } from '../../lander/lander.js';
-import type { Backend, Guarantee } from '../../manifest/types.js';
 import type { EventFilter, RunEvent } from '../../state/event-log.js';
 import type { MessageRecord } from '../../state/message-table.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/occupancy-table.js';
 import type { AutoConversation, AutoConversationRequest } from '../occupancy/auto-conversation.js';
 import type { LandSubagentResult, StartSubagentOptions } from '../subagents/subagents.js';
 import type { SubmissionStatus } from '../work/host-lander.js';
+import type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
+import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
 
-export type WorkspaceState = 'preparing' | 'ready' | 'released';
-
-export interface PrepareOptions {
-  conversation: string;
-  /** Role name from the manifest (default: the first role). */
-  role?: string;
-  /** Base ref to pin (default: the integration checkout's HEAD). */
-  baseRef?: string;
-  /** The caller's conversation chain (parent conversations first), for the run log. */
-  chain?: readonly string[];
-}
-
-/** One row of `gatefs status` / `host.status()`. Never contains host paths. */
-export interface WorkspaceStatus {
-  conversation: string;
-  role: string;
-  backend: Backend;
-  guarantee: Guarantee;
-  state: WorkspaceState;
-  branch: string | null;
-  pinnedSha: string | null;
-  /** Holder of the current occupancy, if any. */
-  holder: string | null;
-  /**
-   * How folder access is confined on this host: `procfs` (handle walk through /proc/self/fd),
-   * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
-   */
-  confinement?: string;
-  /** The conversation that started this one (a subagent), or null for a root conversation. */
-  parent?: string | null;
-  /** For a root conversation: how many submissions of its lineage (itself and its subagents) have landed. */
-  landed?: number;
-}
-
-export interface ReleaseOptions {
-  /** Also delete the branch, only when git proves it is merged into the base. */
-  deleteBranch?: boolean;
-  /**
-   * Remove the workspace even though it holds work (changed, untracked or ignored files): they
-   * are deleted. The branch and its commits are kept (only `deleteBranch` may delete a merged branch).
-   */
-  discard?: boolean;
-  /** Release even while another live session occupies the workspace (its occupancy is ended). */
-  force?: boolean;
-  /** The caller's conversation chain (parent conversations first), for the run log. */
-  chain?: readonly string[];
-}
-
-export interface ReleaseResult {
-  conversation: string;
-  removed: boolean;
-  branchDeleted: boolean;
-  /** Why the branch was kept, when it was. */
-  branchKeptReason?: string;
-  /** With `discard`: true when files that were work were deleted. */
-  discarded?: boolean;
-  /** With `force`: the live holders whose occupancy was ended. */
-  forcedHolders?: string[];
-}
+export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
+export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/workspace-status.js';
 
 /** The lander of a host: lands pending submissions and lists the queue (src/host/work/host-lander.ts). */
 export interface HostLander {

@@ -24,7 +24,7 @@ import type { Backend, Role } from '../../manifest/types.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { isConversationId } from '../../../vfs/workspace-root.js';
 import { WorkspaceError, isWorkspaceError } from '../../workspace-error.js';
-import type { PrepareOptions } from '../composition/host.js';
+import type { PrepareOptions } from './workspace-types.js';
 import { lockOwner, type CreatedByPreparation, type HostContext, type WorkspaceData } from './host-context.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 import { pendingReleaseOf } from './release-record.js';

@@ -39,7 +39,7 @@ import { codeOf } from '../../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { WorkspaceError, isWorkspaceError } from '../../workspace-error.js';
-import type { ReleaseOptions, ReleaseResult } from '../composition/host.js';
+import type { ReleaseOptions, ReleaseResult } from './workspace-types.js';
 import type { ShutDoor } from '../../ports/write-door.js';
 import { lockOwner, type HostContext } from './host-context.js';
 import { closeView, registerReady, registrationOf } from './registration.js';

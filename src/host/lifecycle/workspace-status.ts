@@ -6,7 +6,32 @@
 import type { OccupancyRecord } from '../../state/occupancy-table.js';
 import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { WorkspaceStatus } from '../composition/host.js';
+import type { Backend, Guarantee } from '../../manifest/types.js';
+
+/** A workspace's state as `host.status()` shows it (a failed record shows as `released`). */
+export type WorkspaceState = 'preparing' | 'ready' | 'released';
+
+/** One row of `gatefs status` / `host.status()`. Never contains host paths. */
+export interface WorkspaceStatus {
+  conversation: string;
+  role: string;
+  backend: Backend;
+  guarantee: Guarantee;
+  state: WorkspaceState;
+  branch: string | null;
+  pinnedSha: string | null;
+  /** Holder of the current occupancy, if any. */
+  holder: string | null;
+  /**
+   * How folder access is confined on this host: `procfs` (handle walk through /proc/self/fd),
+   * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
+   */
+  confinement?: string;
+  /** The conversation that started this one (a subagent), or null for a root conversation. */
+  parent?: string | null;
+  /** For a root conversation: how many submissions of its lineage (itself and its subagents) have landed. */
+  landed?: number;
+}
 
 /**
  * The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`);

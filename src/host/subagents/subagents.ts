@@ -20,7 +20,8 @@
 import type { GitContext } from '../../git/git-port.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import type { HostContext } from '../lifecycle/host-context.js';
-import type { PrepareOptions, ReleaseResult, WorkspaceStatus } from '../composition/host.js';
+import type { PrepareOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
+import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
 import { stateDirNames } from '../state-trust/state-dir-names.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 
