@@ -17,8 +17,10 @@
  */
 import type { GitContext } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { workspaceData, type HostContext } from './host-context.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import type { RegistrationParts } from './registration.js';
+import { workspaceData } from './workspace-data.js';
 
 /** What the rollback did, for the run log. */
 export interface RollbackReport {
@@ -29,13 +31,17 @@ export interface RollbackReport {
 }
 
 /** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
-export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {
-  const { platform } = ctx;
+export async function rollbackPreparation(
+  parts: Pick<RegistrationParts, 'platform' | 'lowers'>,
+  record: WorkspaceRecord,
+  context: GitContext,
+): Promise<RollbackReport> {
+  const { platform } = parts;
   const { created } = workspaceData(record);
   const report: RollbackReport = { removedWorktree: false, deletedBranch: false, removedFolder: false, problems: [] };
   if (created.worktree && record.backend === 'worktree') {
     try {
-      await removeWorktreeOf(ctx, record.conversation, context);
+      await removeWorktreeOf(platform, record.conversation, context);
       report.removedWorktree = true;
     } catch (e) {
       report.problems.push(`worktree: ${(e as Error).message}`);
@@ -65,7 +71,7 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
   }
   if (record.backend === 'copy') {
     // A lower folder left by an earlier workspace of this id (a crash before its release ended).
-    await ctx.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
+    await parts.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
   }
   return report;
 }
@@ -74,8 +80,7 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
  * Removes `<stateDir>/worktrees/<conversation>` with everything in it (confined), then makes git
  * forget the worktree. Throws what the removal or git throws (`STATE_UNTRUSTED` for a link).
  */
-export async function removeWorktreeOf(ctx: HostContext, conversation: string, context: GitContext): Promise<void> {
-  const { platform } = ctx;
+export async function removeWorktreeOf(platform: HostPlatform, conversation: string, context: GitContext): Promise<void> {
   const path = checkoutOf(platform, conversation, 'worktree');
   platform.removeWorkspaceFolder('worktrees', conversation);
   await platform.git.pruneWorktrees(context);

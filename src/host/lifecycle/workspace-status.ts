@@ -1,9 +1,12 @@
 /**
- * `statusOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
- * guarantee, state, branch, pinned SHA and the current occupancy holder. No host paths. A
+ * `statusRowOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
+ * guarantee, state, branch, pinned SHA, the current occupancy holder, the platform's
+ * confinement, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
  */
 import type { OccupancyRecord } from '../../state/occupancy-table.js';
+import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import type { HostPlatform } from '../platform/platform.js';
 import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import type { Backend, Guarantee } from '../../manifest/types.js';
@@ -33,15 +36,30 @@ export interface WorkspaceStatus {
   landed?: number;
 }
 
+/** What a status row uses of the host: the store, the platform's confinement, and which holders are shown. */
+export interface StatusParts {
+  readonly store: StateStore;
+  readonly platform: Pick<HostPlatform, 'confinement'>;
+  readonly occupancy: Pick<OccupancyGuard, 'isShown'>;
+}
+
 /**
- * The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`);
- * `isLive` filters the holders shown (default: all).
+ * The status row of `record` (see the file comment). `landed`: the landed counts per root
+ * (`StateStore.landedPerRoot`), when the caller has read them already for many rows.
  */
-export function statusOf(
+export function statusRowOf(parts: StatusParts, record: WorkspaceRecord, landed?: Map<string, number>): WorkspaceStatus {
+  const row = statusOf(record, parts.store, parts.platform.confinement, (holder) => parts.occupancy.isShown(holder));
+  const lineage = parts.store.lineageOf(record.conversation);
+  if (lineage.parent !== null) return { ...row, parent: lineage.parent };
+  return { ...row, parent: null, landed: (landed ?? parts.store.landedPerRoot()).get(record.conversation) ?? 0 };
+}
+
+/** The row without its lineage; `isLive` filters the holders shown. */
+function statusOf(
   record: WorkspaceRecord,
   store: StateStore,
-  confinement?: string,
-  isLive: (holder: OccupancyRecord) => boolean = () => true,
+  confinement: string,
+  isLive: (holder: OccupancyRecord) => boolean,
 ): WorkspaceStatus {
   const holders = store.occupancy(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];

@@ -10,7 +10,7 @@ import type { GitContext, WorktreeInfo } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { OVERLAY_META } from '../../../vfs/whiteout-set.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostContext } from './host-context.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
@@ -22,8 +22,7 @@ import { worktreeWorkFiles } from './worktree-work-files.js';
  * folder, `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (even with `discard`:
  * its commits would be left unreachable), and what git throws (without `discard`).
  */
-export async function workOf(ctx: HostContext, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
-  const { platform } = ctx;
+export async function workOf(platform: HostPlatform, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
   if (record.backend === 'shared') return [];
   const path = checkoutOf(platform, record.conversation, record.backend);
   const found = platform.folderState(path);
