@@ -59,17 +59,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
   const { platform, views, lowers: hostLowers } = parts;
   const role = findRole(parts.manifest, record.role);
   const checkoutPath = checkoutOf(platform, record.conversation, record.backend);
-  if (record.backend !== 'shared' && platform.folderState(checkoutPath) === 'link') {
-    throw new WorkspaceError(
-      'STATE_UNTRUSTED',
-      `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
-      {
-        conversation: record.conversation,
-        reason: 'LINK_IN_STATE_DIR',
-        hint: 'remove the link after checking what it points to, then prepare the conversation again',
-      },
-    );
-  }
+  if (record.backend !== 'shared') refuseLinkedFolder(platform, record.conversation, checkoutPath);
   const objects = record.pinnedSha ? platform.git.objects : null;
   const disclosure = attachDisclosure({ store: parts.store, git: platform.git }, { ...record, checkoutPath });
   const lowers = record.backend === 'copy' ? hostLowers : undefined;
@@ -99,6 +89,20 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
   };
   parts.registry.set(registration);
   return registration;
+}
+
+/** `STATE_UNTRUSTED` (data.reason `LINK_IN_STATE_DIR`) when the workspace folder at `checkoutPath` is a symbolic link. */
+function refuseLinkedFolder(platform: HostPlatform, conversation: string, checkoutPath: string): void {
+  if (platform.folderState(checkoutPath) !== 'link') return;
+  throw new WorkspaceError(
+    'STATE_UNTRUSTED',
+    `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
+    {
+      conversation,
+      reason: 'LINK_IN_STATE_DIR',
+      hint: 'remove the link after checking what it points to, then prepare the conversation again',
+    },
+  );
 }
 
 /**

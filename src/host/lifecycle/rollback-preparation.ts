@@ -48,18 +48,7 @@ export async function rollbackPreparation(
     }
   }
   if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
-    try {
-      const branch = branchOf(record.conversation, 'worktree')!;
-      const head = await platform.git.branchHead(branch, context);
-      if (head === record.pinnedSha) {
-        await platform.git.deleteBranch(branch, head, context);
-        report.deletedBranch = true;
-      } else if (head !== null) {
-        report.problems.push(`branch ${branch} moved to ${head}: kept`);
-      }
-    } catch (e) {
-      report.problems.push(`branch: ${(e as Error).message}`);
-    }
+    await deleteCreatedBranch(platform, record.conversation, record.pinnedSha, context, report);
   }
   if (created.folder && record.backend === 'copy') {
     try {
@@ -87,4 +76,29 @@ export async function removeWorktreeOf(platform: HostPlatform, conversation: str
   // A lock left by a killed `worktree add` survives prune; remove --force twice drops it.
   const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
   if (known) await platform.git.removeWorktree(path, context, { force: true });
+}
+
+/**
+ * Deletes `gatefs/<conversation>` while it still points at `pinnedSha` (compare-and-delete),
+ * recording in `report` whether it did, or why not.
+ */
+async function deleteCreatedBranch(
+  platform: HostPlatform,
+  conversation: string,
+  pinnedSha: string,
+  context: GitContext,
+  report: RollbackReport,
+): Promise<void> {
+  try {
+    const branch = branchOf(conversation, 'worktree')!;
+    const head = await platform.git.branchHead(branch, context);
+    if (head === pinnedSha) {
+      await platform.git.deleteBranch(branch, head, context);
+      report.deletedBranch = true;
+    } else if (head !== null) {
+      report.problems.push(`branch ${branch} moved to ${head}: kept`);
+    }
+  } catch (e) {
+    report.problems.push(`branch: ${(e as Error).message}`);
+  }
 }
