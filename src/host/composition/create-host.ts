@@ -3,7 +3,7 @@
  *
  * Order matters: the manifest is loaded and checked first (a `container` backend throws
  * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository
- * folder is checked, then the state directory's proof of origin (`state-trust.ts`: a state
+ * folder is checked, then the state directory's proof of origin (src/host/state-trust/: a state
  * directory or database that came with the repository throws `STATE_UNTRUSTED` before
  * anything in it is opened, rolled back or removed), then the state directory is created if
  * missing (default `<repo>/.gatefs`, private, excluded from git), the SQLite database

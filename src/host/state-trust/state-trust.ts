@@ -32,7 +32,7 @@
  * and on a file system without birth times a forger who can predict the inodes a fresh
  * extraction gets (a deterministic container image) and ships an untracked archive passes
  * check 3 — which is why no record ever supplies a host path or a branch name
- * (`workspace-paths.ts`, `confined-removal.ts`), and mounts and tools come from the manifest.
+ * (src/host/platform/workspace-paths.ts, src/host/platform/confined-removal.ts), and mounts and tools come from the manifest.
  * Where birth times exist (nanoseconds, set by the kernel at creation, by no archive or copy
  * tool), predicting the inodes is not enough.
  */
