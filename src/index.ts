@@ -4,17 +4,17 @@
  * what tests use with it are `gatefs/testing` (src/testing.ts); `createMemoryHost` is also here,
  * loading that entry (and memfs with it) only when called.
  */
-import type { CreateMemoryHostOptions, MemoryHost } from './host/composition/create-memory-host.js';
+import type { CreateMemoryHostOptions, MemoryHost } from './host/memory/create-memory-host.js';
 
 export { createHost, type CreateHostOptions } from './host/composition/create-host.js';
-export type { CreateMemoryHostOptions, MemoryHost } from './host/composition/create-memory-host.js';
 export { WorkspaceHost } from './host/composition/workspace-host.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/host.js';
 export type { CallContext, ToolGateApi } from './gate/tool-gate-api.js';
 export type { DrainReport } from './lander/lander.js';
 export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/save-points.js';
 export type { SubmissionStatus } from './host/work/host-lander.js';
-export type { LandSubagentResult, StartSubagentOptions } from './host/subagents/subagents.js';
+export type { LandSubagentResult } from './host/subagents/land-subagent.js';
+export type { StartSubagentOptions } from './host/subagents/start-subagent.js';
 export type { MessageKind, MessageRecord } from './state/message-table.js';
 export type { CheckRun, CheckRunner, CheckSpec } from './ports/check-runner.js';
 export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../tools/work-requests.js';

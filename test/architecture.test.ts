@@ -8,8 +8,9 @@
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
  * the neutral runner (issue 19).
  *
- * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
- * (`src/index`, `src/workspace-error`); test/import-graph.ts reads the graph.
+ * A unit is `vfs`, `tools`, a folder of src/ (`src/git`, …), a file directly in src/
+ * (`src/index`, `src/workspace-error`), or a room of a folder split into rooms (`src/host/…`,
+ * test/import-graph.ts `ROOMED`); test/import-graph.ts reads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +38,18 @@ const TIERS: readonly (readonly string[])[] = [
   ['src/state'], // the state store (records roles' backends from the manifest)
   ['src/disclosure'], // progressive disclosure: manifest policy, state, git, implements the tools' port
   ['src/lander'], // the lander: submissions in the state store, git's landing port, checks; implements submit for the tools' port
-  ['src/host'], // assembles everything into a Host
+  // src/host, room by room: what differs between disk and memory, and who holds a workspace, first;
+  // the trust of the state directory; the views and the way home for work built on them; the
+  // lower folders of copies; the lifecycle using all of those; subagents on top of the lifecycle;
+  // the composition into a Host; the memory host, a composition of its own.
+  ['src/host/platform', 'src/host/occupancy'], // the HostPlatform port and the disk platform; occupancy, calls in flight, window claims
+  ['src/host/state-trust'], // the state directory's proof of origin, its names, its read-only opening
+  ['src/host/views', 'src/host/work'], // a workspace's namespace over its folders; diff, commit, submit and the host's lander
+  ['src/host/lower'], // the lower folders of copy workspaces
+  ['src/host/lifecycle'], // prepare, release, recover, rollback, registration
+  ['src/host/subagents'], // child conversations landing onto their parent's branch
+  ['src/host/composition'], // assembles the rooms into a Host; the disk host's factory
+  ['src/host/memory'], // the memory host: memfs, isomorphic-git, the same composition
   ['src/mcp'], // serves a Host over MCP
   ['src/testing'], // the package's `gatefs/testing` entry: the memory host and its test ports
   ['src/index'], // the package entry point (its createMemoryHost loads src/testing when called)
@@ -59,7 +71,8 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'src/git': ['isomorphic-git', 'memfs'],
   'src/manifest': ['@sinclair/typebox', 'yaml'],
   'src/state': ['better-sqlite3'],
-  'src/host': ['isomorphic-git', 'memfs', 'p-queue'],
+  'src/host/composition': ['p-queue'],
+  'src/host/memory': ['isomorphic-git', 'memfs'],
   'src/mcp': ['@modelcontextprotocol/sdk', '@sinclair/typebox'], // typebox: the tool profiles' own schemas (src/mcp/profiles/)
 };
 
@@ -246,6 +259,19 @@ describe('architecture: dependencies point inward', () => {
     );
     expect(named.map((n) => n.specifier)).toEqual(['../tools/p.js']); // a module by URL; not a variable, data or another base
     expect(seen('src/index.ts', 'gatefs')).toBe(false); // a comment is not an import
+  });
+
+  it('each room of src/host is a unit; any other folder of src/ is one unit, its sub-folders included', () => {
+    expect(unitOf('src/host/lifecycle/prepare-workspace.ts')).toBe('src/host/lifecycle');
+    expect(unitOf('src/host/index.ts')).toBe('src/host');
+    expect(unitOf('src/mcp/profiles/claude-code.ts')).toBe('src/mcp');
+    expect(unitOf('src/index.ts')).toBe('src/index');
+    const rooms = new Set(files.filter((f) => f.startsWith('src/host/')).map((f) => unitOf(f)));
+    expect([...rooms].sort()).toEqual(
+      TIERS.flat()
+        .filter((u) => u.startsWith('src/host/'))
+        .sort(),
+    );
   });
 
   it('every unit, rule and package named in the rules exists', () => {

@@ -3,8 +3,9 @@
  * of every file, read with the TypeScript parser (so comments and strings are never taken for
  * imports), resolved to a unit, and the folder cycles of the graph.
  *
- * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
- * (`src/index`, `src/workspace-error`).
+ * A unit is `vfs`, `tools`, a folder of src/ (`src/git`, …) or a file directly in src/
+ * (`src/index`, `src/workspace-error`); in a folder split into rooms (`ROOMED`: `src/host`),
+ * each room is a unit (`src/host/lifecycle`, …).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,6 +24,12 @@ export interface Import {
   form?: ImportForm;
 }
 
+/**
+ * Folders of src/ split into rooms: each folder inside is a unit of its own (a file directly in
+ * the folder belongs to the folder's unit).
+ */
+export const ROOMED: readonly string[] = ['src/host'];
+
 /** How an import loads its module (see `Import.form`). */
 export type ImportForm = 'static' | 'dynamic' | 'type';
 
@@ -31,7 +38,9 @@ export function unitOf(path: string): string | null {
   const parts = path.split('/');
   if (parts[0] === 'vfs' || parts[0] === 'tools') return parts[0];
   if (parts[0] !== 'src' || parts.length < 2) return null;
-  return parts.length === 2 ? `src/${parts[1].replace(/\.ts$/, '')}` : `src/${parts[1]}`;
+  if (parts.length === 2) return `src/${parts[1].replace(/\.ts$/, '')}`;
+  const unit = `src/${parts[1]}`;
+  return ROOMED.includes(unit) && parts.length > 3 ? `${unit}/${parts[2]}` : unit;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../src/host/memory/create-memory-host.js';
 import { WORKSPACE_ERROR_REASON_DOCS, isWorkspaceError, type WorkspaceErrorReason } from '../src/workspace-error.js';
 import { scanFiles } from './import-graph.js';
 

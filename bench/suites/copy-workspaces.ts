@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'copy-workspaces';
@@ -44,7 +44,7 @@ export async function run(report: Report): Promise<void> {
   const repo = nodeModulesRepository(modules);
   const files = Number(execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length - 1);
   const scratch = mkdtempSync(join(tmpdir(), 'gatefs-bench-copies-'));
-  let host: WorkspaceHost | undefined;
+  let host: Host | undefined;
   try {
     host = await createHost({ repo, stateDir: join(scratch, 'state'), manifest });
     const h = host;
@@ -126,7 +126,7 @@ async function timeOnce(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Waits until the run log says the copy's lower folder is served (`lower.ready`); returns performance.now() then. */
-async function untilLowerServed(host: WorkspaceHost, conversation: string, timeoutMs: number): Promise<number> {
+async function untilLowerServed(host: Host, conversation: string, timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const events = host.events({ conversation });

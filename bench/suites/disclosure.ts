@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { median, type Report } from '../harness.js';
 import { generatedRepository } from './workspaces.js';
 
@@ -41,7 +41,7 @@ export async function run(report: Report): Promise<void> {
   const repo = generatedRepository();
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   const scratch = mkdtempSync(join(tmpdir(), 'gatefs-bench-disclosure-'));
-  const hosts: WorkspaceHost[] = [];
+  const hosts: Host[] = [];
   try {
     const host = await createHost({ repo, stateDir: join(scratch, 'state'), manifest });
     hosts.push(host);

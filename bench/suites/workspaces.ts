@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { measurePair, median, type Report } from '../harness.js';
 
 const SUITE = 'workspaces';
@@ -35,7 +35,7 @@ export async function run(report: Report): Promise<void> {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   const scratch = mkdtempSync(join(tmpdir(), 'gatefs-bench-ws-'));
   const sha = git('rev-parse', 'HEAD');
-  const hosts: WorkspaceHost[] = [];
+  const hosts: Host[] = [];
   const open = async (name: string) => {
     const host = await createHost({ repo, stateDir: join(scratch, name), manifest });
     hosts.push(host);
@@ -163,7 +163,7 @@ export async function run(report: Report): Promise<void> {
     );
 
     const path = 'd100/f50.txt';
-    const read = (host: WorkspaceHost, id: string) => async () => {
+    const read = (host: Host, id: string) => async () => {
       const r = await host.gate.call(id, 'read', { path });
       if (!r.ok) throw new Error(`read failed: ${r.error.code}`);
     };

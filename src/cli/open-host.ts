@@ -3,7 +3,7 @@
  * when the command is done, whatever happens.
  */
 import type { CreateHostOptions } from '../host/composition/create-host.js';
-import type { WorkspaceHost } from '../host/composition/workspace-host.js';
+import type { Host } from '../host/composition/host.js';
 import type { GlobalFlags } from './global-flags.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 
@@ -20,7 +20,7 @@ export async function loadCreateHost(): Promise<typeof import('../index.js').cre
  * second state directory (`checkRepoFolder`), and the host's typed errors (ManifestError,
  * WorkspaceError).
  */
-export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint'> = {}): Promise<WorkspaceHost> {
+export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint'> = {}): Promise<Host> {
   checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
   const createHost = await loadCreateHost();
   return createHost({
@@ -35,7 +35,7 @@ export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptio
 /** Runs `fn` with an open host and closes the host afterwards. */
 export async function withHost<T>(
   globals: GlobalFlags,
-  fn: (host: WorkspaceHost) => Promise<T>,
+  fn: (host: Host) => Promise<T>,
   extra: Pick<CreateHostOptions, 'savePoint'> = {},
 ): Promise<T> {
   const host = await openHost(globals, extra);

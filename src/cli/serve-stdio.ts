@@ -9,7 +9,6 @@ import type { CommandContext, FlagValues } from './command.js';
 import type { GlobalFlags } from './global-flags.js';
 import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
-import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { takeEarlyServe } from './early-serve.js';
 import { remedyFor } from './remedy.js';
@@ -25,7 +24,6 @@ import { randomIds } from '../ports/ids.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/composition/host.js';
-import type { WorkspaceHost } from '../host/composition/workspace-host.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
@@ -117,12 +115,10 @@ function conversationFlag(value: FlagValues[string]): string {
  * its home folder with `--repo`); the window is the process that started this server.
  */
 function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string } {
-  const auto = host as Host & Partial<Pick<WorkspaceHost, 'autoConversation'>>;
-  if (!auto.autoConversation) throw new UsageError('--conversation auto needs the disk host', 'serve');
   const cwd = process.cwd();
   const folder = cwd === globals.repo || cwd.startsWith(`${globals.repo}/`) ? cwd : globals.repo;
   const window = clientWindow(env);
-  const { conversation, how } = auto.autoConversation({ folder, window });
+  const { conversation, how } = host.autoConversation({ folder, window });
   const why = { reconnected: 'this window reconnected', reused: "a closed window's workspace, continued", new: 'a new workspace' }[how];
   return { conversation, note: `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}` };
 }

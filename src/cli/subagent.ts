@@ -1,7 +1,7 @@
 /**
  * `gatefs subagent start <parent> <child> [--role R]`, `gatefs subagent land <child>` and
  * `gatefs subagent discard <child>`: a child conversation in its own worktree made from its
- * parent's branch head (src/host/subagents/subagents.ts). `land` fast-forwards the parent's branch to the
+ * parent's branch head (src/host/subagents/). `land` fast-forwards the parent's branch to the
  * child's work and releases the child; `discard` removes a clean child checkout and keeps its
  * branch.
  */

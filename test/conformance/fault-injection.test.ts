@@ -9,7 +9,7 @@ import { Volume } from 'memfs';
 import { beforeAll } from 'vitest';
 import { withPathRules } from '../../vfs/path-rules-layer.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
-import { seedMemoryRepository } from '../../src/host/composition/memory-repository.js';
+import { seedMemoryRepository } from '../../src/host/memory/memory-repository.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { ManualLiveness } from '../../src/ports/process-liveness.js';
 import { StateStore } from '../../src/state/store.js';

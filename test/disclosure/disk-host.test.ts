@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { SwitchableExec } from '../host/switchable-exec.js';
 import { disclosureRecords, files, manifest } from './fixture.js';
 
-const open: { repo: TempRepo; hosts: WorkspaceHost[] }[] = [];
+const open: { repo: TempRepo; hosts: Host[] }[] = [];
 afterEach(async () => {
   for (const o of open.splice(0)) {
     for (const h of o.hosts) await h.close();
@@ -23,7 +23,7 @@ async function setup(role = 'implementer') {
   symlinkSync('../secret.ts', join(repo.dir, 'src/schema/link.ts'));
   writeFileSync(join(repo.dir, 'src/schema/run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
   repo.commit('a link');
-  const entry = { repo, hosts: [] as WorkspaceHost[] };
+  const entry = { repo, hosts: [] as Host[] };
   open.push(entry);
   const exec = new SwitchableExec();
   const start = async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { disclosureRecords, files, manifest } from './fixture.js';
 
 async function prepared(role = 'implementer', id = 'a') {

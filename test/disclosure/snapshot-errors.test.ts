@@ -7,7 +7,7 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { disclosureRecords, files, manifest } from './fixture.js';
 
 async function withTreeGone(folder: string) {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 
 const files = {
   'README.md': '# m\nalpha\n',

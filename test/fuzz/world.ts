@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 
 /** Conversations and their roles. */
 export const CONVERSATIONS = { c1: 'wt', c2: 'wt', c3: 'cp' } as const;
@@ -46,7 +46,7 @@ export interface World {
   /** Bytes present in every outside file: must never come back from a tool. */
   marker: string;
   manifest: object;
-  host: WorkspaceHost;
+  host: Host;
   /** The host folder of a conversation's root layer (worktree, or the copy's upper). */
   checkout(conversation: Conversation): string;
   /** sha256 over a folder tree (names, types, link targets, bytes); '.git' and '.gatefs' skipped. */

@@ -11,7 +11,7 @@ import { TOOL_ERROR_CODES, TOOL_ERROR_DOCS, type ToolErrorCode } from '../../too
 import type { ToolResult } from '../../tools/result.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from '../security/deep-chain.js';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 
 /** A memory host whose worktree conversation `w` may diff, commit and submit. */
 const landing = (async () => {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryGit } from '../../src/git/memory-git.js';
 import { MemoryLandingGit } from '../../src/git/memory-landing-git.js';
 import { createMemoryRemote, rejectNextPushes } from '../../src/git/memory-remote.js';
-import { seedMemoryRepository } from '../../src/host/composition/memory-repository.js';
+import { seedMemoryRepository } from '../../src/host/memory/memory-repository.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { makeTempRepo } from '../host/temp-repo.js';
 

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { processStart } from '../../src/ports/node-process-liveness.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { StateStore } from '../../src/state/index.js';
@@ -30,7 +30,7 @@ function repo(): TempRepo {
   return r;
 }
 
-async function open(dir: string): Promise<WorkspaceHost> {
+async function open(dir: string): Promise<Host> {
   const host = await createHost({ repo: dir });
   cleanups.push(() => host.close());
   return host;

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import { ManualClock } from '../../src/ports/clock.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
 import { gitWords, isGitCommand } from './git-words.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' };
-const open: { repo: TempRepo; host?: WorkspaceHost }[] = [];
+const open: { repo: TempRepo; host?: Host }[] = [];
 afterEach(async () => {
   for (const o of open.splice(0)) {
     await o.host?.close();
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function setup(exec = new SwitchableExec()) {
   const repo = makeTempRepo(files);
-  const entry: { repo: TempRepo; host?: WorkspaceHost } = { repo };
+  const entry: { repo: TempRepo; host?: Host } = { repo };
   open.push(entry);
   const host = await createHost({ repo: repo.dir, exec });
   entry.host = host;

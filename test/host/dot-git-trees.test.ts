@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import type { RunEvent } from '../../src/state/event-log.js';
 import { isDotGitName } from '../../vfs/dot-git-name.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
@@ -71,14 +71,14 @@ function gitIn(repo: TempRepo, args: string[], input: string): string {
   return execFileSync('git', args, { cwd: repo.dir, input, encoding: 'utf8' }).replace(/\n$/, '');
 }
 
-async function copyHost(repo: TempRepo): Promise<WorkspaceHost> {
+async function copyHost(repo: TempRepo): Promise<Host> {
   const host = await createHost({ repo: repo.dir, manifest });
   cleanups.push(() => host.close());
   return host;
 }
 
 /** The first `lower.*` event that ends a build of `conversation`. */
-async function lowerOutcome(host: WorkspaceHost, conversation: string): Promise<RunEvent> {
+async function lowerOutcome(host: Host, conversation: string): Promise<RunEvent> {
   for (let i = 0; i < 3000; i++) {
     const done = host
       .events({ conversation })
@@ -105,7 +105,7 @@ function dotGitNamesOnDisk(dir: string): string[] {
 }
 
 /** What the agent sees: a listing of everything, a grep for the needle, reads of the normal files. */
-async function agentView(host: WorkspaceHost): Promise<unknown[]> {
+async function agentView(host: Host): Promise<unknown[]> {
   return [
     await host.gate.call('c', 'list', { pattern: '**', includeIgnored: true, maxResults: 1000 }),
     await host.gate.call('c', 'list', { path: 'src', includeIgnored: true }),

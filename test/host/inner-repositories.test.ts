@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
 const TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'];
@@ -47,7 +47,7 @@ function nestedRepositoryIn(dir: string): void {
   writeFileSync(join(dir, 'tool/x.txt'), 'nested work\n');
 }
 
-async function hostFor(repo: string, backend: string, tools = TOOLS): Promise<WorkspaceHost> {
+async function hostFor(repo: string, backend: string, tools = TOOLS): Promise<Host> {
   const manifest = { roles: [{ name: 'r', tools, workspace: { backend } }] };
   const host = await createHost({ repo, manifest });
   cleanups.push(() => host.close());

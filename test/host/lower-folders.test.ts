@@ -16,7 +16,7 @@ import { IsoObjectReader } from '../../src/git/iso-object-reader.js';
 import { checkOutLower } from '../../src/host/lower/check-out-lower.js';
 import { createHost } from '../../src/host/composition/create-host.js';
 import { lowerPathsOf } from '../../src/host/lower/lower-record.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 import type { RunEvent } from '../../src/state/event-log.js';
 import { gitTreeLayer } from '../../vfs/git-tree-layer.js';
@@ -73,14 +73,14 @@ function trickyRepo(): TempRepo {
   return repo;
 }
 
-async function copyHost(repo: TempRepo, exec?: SwitchableExec): Promise<WorkspaceHost> {
+async function copyHost(repo: TempRepo, exec?: SwitchableExec): Promise<Host> {
   const host = await createHost({ repo: repo.dir, manifest, ...(exec ? { exec } : {}) });
   cleanups.push(() => host.close());
   return host;
 }
 
 /** Waits for the first `lower.*` event of `conversation` that ends a build, and returns it. */
-async function lowerOutcome(host: WorkspaceHost, conversation: string, after = 0): Promise<RunEvent> {
+async function lowerOutcome(host: Host, conversation: string, after = 0): Promise<RunEvent> {
   for (let i = 0; i < 1500; i++) {
     const done = host
       .events({ conversation })
@@ -93,7 +93,7 @@ async function lowerOutcome(host: WorkspaceHost, conversation: string, after = 0
 }
 
 /** What an agent sees of the workspace: listings with sizes, every file's text and sha256, links followed or refused, a grep. */
-async function agentView(host: WorkspaceHost, id: string): Promise<unknown[]> {
+async function agentView(host: Host, id: string): Promise<unknown[]> {
   const calls: [string, Record<string, unknown>][] = [
     ['list', { pattern: '**', includeIgnored: true, maxResults: 1000 }],
     ['read', { path: 'README.md' }],

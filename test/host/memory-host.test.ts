@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { createMemoryHost as fromRoot, createHost } from '../../src/index.js';
 
 const files = {

@@ -6,7 +6,7 @@
  * byte-identical for the same scenario.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { ManualLiveness } from '../../src/ports/process-liveness.js';
 
 const files = { 'README.md': '# demo\n', '.gitignore': 'scratch/\n', 'src/a.ts': 'export const a = 1;\n' };

@@ -14,7 +14,7 @@ import { createHost } from '../../src/host/composition/create-host.js';
 import { DiskPlatform } from '../../src/host/platform/disk-platform.js';
 import { MemoryLandingGit } from '../../src/git/memory-landing-git.js';
 import { MemoryGit } from '../../src/git/memory-git.js';
-import { MemoryPlatform } from '../../src/host/platform/memory-platform.js';
+import { MemoryPlatform } from '../../src/host/memory/memory-platform.js';
 import type { HostPlatform } from '../../src/host/platform/platform.js';
 import { ScriptedHostExec } from '../../src/ports/scripted-host-exec.js';
 import { CliLandingGit } from '../../src/git/cli-landing-git.js';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { runChild } from './child-process.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 import { SwitchableExec } from './switchable-exec.js';
@@ -22,7 +22,7 @@ function repo(): TempRepo {
   return r;
 }
 
-async function open(dir: string): Promise<WorkspaceHost> {
+async function open(dir: string): Promise<Host> {
   const host = await createHost({ repo: dir });
   cleanups.push(() => host.close());
   return host;

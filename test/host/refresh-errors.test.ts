@@ -8,7 +8,7 @@ import { renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -25,13 +25,13 @@ async function preparedThenClosed(): Promise<TempRepo> {
   return repo;
 }
 
-async function open(repo: TempRepo): Promise<WorkspaceHost> {
+async function open(repo: TempRepo): Promise<Host> {
   const host = await createHost({ repo: repo.dir });
   cleanups.push(() => host.close());
   return host;
 }
 
-const registryEvents = (host: WorkspaceHost) => host.events().filter((e) => e.type === 'registry.unavailable');
+const registryEvents = (host: Host) => host.events().filter((e) => e.type === 'registry.unavailable');
 
 describe('a workspace whose view cannot open', () => {
   it('answers INTERNAL, not UNKNOWN_CONVERSATION, when a link stands where its folder was', async () => {

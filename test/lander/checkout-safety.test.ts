@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, s
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const manifest = {
@@ -36,7 +36,7 @@ async function world(files: Record<string, string> = { 'README.md': '# r\n' }) {
 type Change = { write: Record<string, string>; remove?: string[] };
 
 /** Removes, then writes, `change` in `conversation`'s workspace through its tools, commits and submits; result: the submission id. */
-async function submit(host: WorkspaceHost, conversation: string, change: Change): Promise<string> {
+async function submit(host: Host, conversation: string, change: Change): Promise<string> {
   if (!host.status().some((s) => s.conversation === conversation)) await host.prepare({ conversation });
   for (const path of change.remove ?? []) expect(await host.gate.call(conversation, 'delete', { path })).toMatchObject({ ok: true });
   for (const [path, content] of Object.entries(change.write)) {
@@ -49,7 +49,7 @@ async function submit(host: WorkspaceHost, conversation: string, change: Change)
 }
 
 /** Commits the worktree's current files with plain git (what no tool lets an agent do), then submits. */
-async function submitByHand(host: WorkspaceHost, dir: string, conversation: string): Promise<string> {
+async function submitByHand(host: Host, dir: string, conversation: string): Promise<string> {
   const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   git('add', '-A', '-f');
   git('-c', 'user.name=agent', '-c', 'user.email=a@example.invalid', 'commit', '-q', '--no-verify', '-m', 'by hand');
@@ -79,7 +79,7 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 /** Runs the lander and expects `id` blocked on exactly `files`, with main and every byte of the checkout unchanged. */
-async function expectBlocked(repo: TempRepo, host: WorkspaceHost, id: string, files: string[]): Promise<void> {
+async function expectBlocked(repo: TempRepo, host: Host, id: string, files: string[]): Promise<void> {
   const head = repo.git('rev-parse', 'main');
   const before = snapshot(repo.dir);
   const report = await host.lander.run();

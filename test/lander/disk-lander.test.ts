@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const manifest = {
@@ -34,7 +34,7 @@ async function world(settings: object, files: Record<string, string> = { 'README
 }
 
 /** Writes, commits and submits one file as `conversation`; result: the submission id. */
-async function submitFile(host: WorkspaceHost, conversation: string, path: string, content: string): Promise<string> {
+async function submitFile(host: Host, conversation: string, path: string, content: string): Promise<string> {
   await host.prepare({ conversation });
   expect((await host.gate.call(conversation, 'write', { path, content })).ok).toBe(true);
   expect((await host.gate.call(conversation, 'commit', { message: `add ${path}` })).ok).toBe(true);

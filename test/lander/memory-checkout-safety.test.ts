@@ -6,7 +6,7 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
-import { createMemoryHost, type MemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost, type MemoryHost } from '../../src/host/memory/create-memory-host.js';
 
 const manifest = {
   roles: [{ name: 'agent', tools: ['read', 'write', 'delete', 'commit', 'submit'], workspace: { backend: 'worktree' } }],

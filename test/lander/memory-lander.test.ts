@@ -8,7 +8,7 @@
 import git, { type FsClient } from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
 import { createMemoryRemote } from '../../src/git/memory-remote.js';
-import { createMemoryHost, type MemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost, type MemoryHost } from '../../src/host/memory/create-memory-host.js';
 import type { CheckRun, CheckRunner, CheckSpec } from '../../src/ports/check-runner.js';
 
 const files = { 'README.md': '# demo\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' };

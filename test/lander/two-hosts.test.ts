@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 
 const manifest = {
   roles: [{ name: 'agent', tools: ['read', 'write', 'commit', 'submit'], workspace: { backend: 'worktree' } }],
@@ -33,7 +33,7 @@ interface Side {
   name: string;
   dir: string;
   seen: string;
-  host: WorkspaceHost;
+  host: Host;
 }
 
 /** A bare remote holding one commit on main, and two clones of it, each with a host whose check records the commit it checks. */
@@ -68,7 +68,7 @@ function identity(dir: string): void {
 }
 
 /** Writes, commits and submits one file as `conversation`; result: the submission id. */
-async function submitFile(host: WorkspaceHost, conversation: string, path: string): Promise<string> {
+async function submitFile(host: Host, conversation: string, path: string): Promise<string> {
   await host.prepare({ conversation });
   expect((await host.gate.call(conversation, 'write', { path, content: `${path} by ${conversation}\n` })).ok).toBe(true);
   expect((await host.gate.call(conversation, 'commit', { message: `add ${path}` })).ok).toBe(true);

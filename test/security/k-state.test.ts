@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { MIGRATIONS, migrate, StateStore } from '../../src/state/index.js';
 import type { WorkspaceDraft } from '../../src/state/workspace-table.js';
@@ -57,7 +57,7 @@ function outsideFolder(): string {
   return dir;
 }
 
-async function open(dir: string, manifest?: object): Promise<WorkspaceHost> {
+async function open(dir: string, manifest?: object): Promise<Host> {
   const host = await createHost({ repo: dir, ...(manifest ? { manifest } : {}) });
   cleanups.push(() => host.close());
   return host;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import type { ToolResult } from '../../tools/result.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';

@@ -28,7 +28,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import buildOnce from '../build-once.js';
 import { gatefs } from '../cli/run-gatefs.js';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import type { ToolResult } from '../../tools/result.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { SwitchableExec } from '../host/switchable-exec.js';
@@ -48,9 +48,7 @@ const roles = {
   ],
 };
 
-async function setup(
-  exec?: SwitchableExec,
-): Promise<{ repo: TempRepo; host: WorkspaceHost; worktree: (id: string) => string; outside: string }> {
+async function setup(exec?: SwitchableExec): Promise<{ repo: TempRepo; host: Host; worktree: (id: string) => string; outside: string }> {
   const repo = makeTempRepo(files);
   cleanups.push(() => repo.cleanup());
   const outside = mkdtempSync(join(tmpdir(), 'gatefs-outside-'));
@@ -61,7 +59,7 @@ async function setup(
   return { repo, host, outside, worktree: (id) => join(repo.dir, '.gatefs/worktrees', id) };
 }
 
-const write = (host: WorkspaceHost, id: string, path: string, content: string) => host.gate.call(id, 'write', { path, content });
+const write = (host: Host, id: string, path: string, content: string) => host.gate.call(id, 'write', { path, content });
 
 describe('N: release keeps work', () => {
   it('an ignored file (the repository ignores scratch/) is work: DIRTY_WORKTREE names it, the file stays, the workspace serves', async () => {

@@ -28,8 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import { createMemoryHost } from '../../src/host/composition/create-memory-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
 const TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move'];
@@ -85,7 +85,7 @@ function treeHash(dir: string): string {
 }
 
 /** Every call an agent could make to see or change `path`, with the codes it must get. */
-async function expectInvisible(host: WorkspaceHost, conversation: string, path: string, secrets: string[]) {
+async function expectInvisible(host: Host, conversation: string, path: string, secrets: string[]) {
   const calls: [string, object, string][] = [
     ['read', { path }, 'NOT_FOUND'],
     ['list', { path }, 'NOT_FOUND'],
@@ -102,7 +102,7 @@ async function expectInvisible(host: WorkspaceHost, conversation: string, path: 
 }
 
 /** The paths a whole-tree list and grep show, which must hold none of `names` and none of `secrets`. */
-async function expectNowhere(host: WorkspaceHost, conversation: string, where: string, names: RegExp, secrets: string[]) {
+async function expectNowhere(host: Host, conversation: string, where: string, names: RegExp, secrets: string[]) {
   const listed = (await host.gate.call(conversation, 'list', { path: where, pattern: '**', maxResults: 100_000 })) as Result;
   expect(listed.ok).toBe(true);
   const paths: string[] = listed.value.entries.map((e: { path: string }) => e.path);

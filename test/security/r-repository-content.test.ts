@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { WorkspaceHost } from '../../src/host/composition/workspace-host.js';
+import type { Host } from '../../src/host/composition/host.js';
 import type { HostExec } from '../../src/ports/host-exec.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 import type { RunEvent } from '../../src/state/index.js';
@@ -196,7 +196,7 @@ function trapWorld() {
 }
 
 /** Waits for the lower folder build of `conversation` to end (ready, unavailable, failed or stopped), and returns its event. */
-async function lowerOutcome(host: WorkspaceHost, conversation: string): Promise<RunEvent> {
+async function lowerOutcome(host: Host, conversation: string): Promise<RunEvent> {
   const ends = ['lower.ready', 'lower.unavailable', 'lower.failed', 'lower.stopped'];
   for (let i = 0; i < 3000; i++) {
     const done = host.events({ conversation }).find((e) => ends.includes(e.type));
@@ -207,12 +207,7 @@ async function lowerOutcome(host: WorkspaceHost, conversation: string): Promise<
 }
 
 /** Calls a tool and returns its value, failing the test on an error answer. */
-async function ok(
-  host: WorkspaceHost,
-  conversation: string,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
+async function ok(host: Host, conversation: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await host.gate.call(conversation, tool, args);
   if (!r.ok) throw new Error(`${tool} in ${conversation}: ${JSON.stringify(r.error)}`);
   return r.value as Record<string, unknown>;

@@ -3,7 +3,7 @@
  *
  * Order matters: the manifest is loaded and checked first (a `container` backend throws
  * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository
- * folder is checked, then the state directory's proof of origin (`state-trust.ts`: a state
+ * folder is checked, then the state directory's proof of origin (src/host/state-trust/: a state
  * directory or database that came with the repository throws `STATE_UNTRUSTED` before
  * anything in it is opened, rolled back or removed), then the state directory is created if
  * missing (default `<repo>/.gatefs`, private, excluded from git), the SQLite database
@@ -15,7 +15,7 @@
  * else in the host.
  */
 import * as fs from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CliGit } from '../../git/cli-git.js';
 import { CliLandingGit } from '../../git/cli-landing-git.js';
 import { CliTreeCheckout } from '../../git/cli-tree-checkout.js';
@@ -31,15 +31,18 @@ import { openLockFileDir } from '../../ports/lock-file-dir.js';
 import { openWriteDoors } from '../../ports/write-door-dir.js';
 import { StateStore } from '../../state/store.js';
 import { hasProcFd } from '../../../vfs/host-walk.js';
-import { WorkspaceError } from '../../workspace-error.js';
-import { isMissingPath } from '../../ports/missing-path.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
 import { DiskPlatform } from '../platform/disk-platform.js';
+import { authorityFilesOf } from './authority-files.js';
 import { RecordingHostExec } from './recording-exec.js';
+import { checkRepositoryFolder, relativeToRepo } from './repository-folder.js';
 import { createStateDir, excludeStateDir } from '../state-trust/state-dir.js';
-import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from '../state-trust/state-trust.js';
+import { checkOrigin, recordOriginOf, waitForOrigin } from '../state-trust/state-origin-check.js';
+import { inspectStateDir } from '../state-trust/state-trust.js';
+import { refuseTracked } from '../state-trust/tracked-state.js';
+import { DATABASE_FILE } from '../state-trust/untrusted-state.js';
 import { nodeProcessLiveness } from '../../ports/node-process-liveness.js';
 import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import type { Host } from './host.js';
 import { WorkspaceHost } from './workspace-host.js';
 
 export interface CreateHostOptions {
@@ -76,45 +79,29 @@ export interface CreateHostOptions {
  * database did not come from gatefs on this machine, `StateError` `OPEN_FAILED` when the
  * database cannot be opened.
  */
-export async function createHost(options: CreateHostOptions): Promise<WorkspaceHost> {
+export async function createHost(options: CreateHostOptions): Promise<Host> {
   const manifest = loadManifest(options.manifest);
   const settings = chooseLanderSettings(options.settings, manifest);
   const given = resolve(options.repo);
   checkRepositoryFolder(given);
   // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
   const repo = fs.realpathSync(given);
-  const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
   const clock = options.clock ?? systemClock;
   const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
   const git = new CliGit({ repo, exec, fs });
   const isRepository = await git.isRepository({ tag: 'start', chain: [] });
   const uid = typeof process.getuid === 'function' ? process.getuid() : null;
-  const found = inspectStateDir(wantedStateDir, uid);
-  if (found.exists && isRepository) {
-    const real = fs.realpathSync(wantedStateDir);
-    refuseTracked(real, relativeToRepo(repo, real), await git.trackedUnder(real, { tag: 'start', chain: [] }));
-  }
-  if (found.hasDatabase) {
-    await waitForOrigin(wantedStateDir, clock.now());
-    checkOrigin(wantedStateDir, uid);
-  }
-  createStateDir(wantedStateDir);
-  const stateDir = fs.realpathSync(wantedStateDir);
+  const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
+  const { stateDir, hadDatabase } = await trustedStateDir(wantedStateDir, { repo, git: isRepository ? git : null, uid, clock });
   const liveness = options.liveness ?? nodeProcessLiveness;
   const store = StateStore.open(join(stateDir, DATABASE_FILE), { clock, liveness });
   let locks: ReturnType<typeof openLockFileDir> | undefined;
   try {
-    recordOriginOf(store, stateDir, uid ?? 0, !found.hasDatabase);
+    recordOriginOf(store, stateDir, uid ?? 0, !hadDatabase);
     if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
     exec.attach(store.runLog);
-    // The files granting authority, wherever a workspace shows them: the manifest loaded under
-    // every name that leads to it (and `<repo>/gatefs.yaml`, which the CLI loads by default).
-    const authorityFiles = [
-      join(repo, 'gatefs.yaml'),
-      ...(typeof options.manifest === 'string' ? namesOnTheWay(options.manifest) : []),
-      ...(typeof options.settings === 'string' ? namesOnTheWay(options.settings) : []),
-    ];
     const landing = new CliLandingGit({ repo, exec });
+    const authorityFiles = authorityFilesOf(repo, options.manifest, options.settings);
     const writes = { fsync: manifest.writes?.fsync ?? false };
     const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles, writes);
     const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
@@ -143,57 +130,30 @@ export async function createHost(options: CreateHostOptions): Promise<WorkspaceH
   }
 }
 
-/**
- * Every host path that names the file `path` on the way to it: the path as given (absolute),
- * each symbolic link it runs through at its last component, and the file itself, each also
- * under its folder's real path (the repository is compared by its real path). Replacing any of
- * those links would change what the next start loads, so each is an authority file. At most
- * 40 links are followed (the kernel's own limit); a name that cannot be read ends the list.
- */
-function namesOnTheWay(path: string): string[] {
-  const names = new Set<string>();
-  let current = resolve(path);
-  for (let hops = 0; hops <= 40; hops++) {
-    names.add(current);
-    let here: string;
-    let target: string;
-    try {
-      here = join(fs.realpathSync(dirname(current)), basename(current));
-      names.add(here);
-      if (!fs.lstatSync(here).isSymbolicLink()) break;
-      target = fs.readlinkSync(here);
-    } catch {
-      break;
-    }
-    current = resolve(dirname(here), target);
-  }
-  return [...names];
+/** Where the trust checks look, for `trustedStateDir`. */
+interface TrustContext {
+  repo: string;
+  /** The repository's git, or null when the repository folder is not a git work tree (check 2 is skipped). */
+  git: CliGit | null;
+  uid: number | null;
+  clock: Clock;
 }
 
 /**
- * `NOT_A_GIT_REPOSITORY` unless `path` is a folder: data.reason `MISSING_FOLDER` when nothing
- * (or no folder) is there, `UNREADABLE_FOLDER` (the error kept as cause) when it cannot be
- * looked at: a failure to look is not reported as a missing folder.
+ * Runs the state directory's trust checks (src/host/state-trust/state-trust.ts) on `wanted`
+ * before anything in it is opened, then creates what is missing. Result: its real path, and
+ * whether a database was there before. Throws `WorkspaceError` `STATE_UNTRUSTED`.
  */
-function checkRepositoryFolder(path: string): void {
-  let folder: boolean;
-  try {
-    folder = fs.statSync(path).isDirectory();
-  } catch (e) {
-    if (!isMissingPath(e)) {
-      const code = foreignCodeOf(e) ?? 'an error';
-      const why = `the repository folder '${path}' cannot be read (${code})`;
-      throw new WorkspaceError('NOT_A_GIT_REPOSITORY', why, { repo: path, reason: 'UNREADABLE_FOLDER' }, { cause: e });
-    }
-    folder = false;
+async function trustedStateDir(wanted: string, trust: TrustContext): Promise<{ stateDir: string; hadDatabase: boolean }> {
+  const found = inspectStateDir(wanted, trust.uid);
+  if (found.exists && trust.git) {
+    const real = fs.realpathSync(wanted);
+    refuseTracked(real, relativeToRepo(trust.repo, real), await trust.git.trackedUnder(real, { tag: 'start', chain: [] }));
   }
-  if (!folder) {
-    const why = `the repository folder '${path}' does not exist`;
-    throw new WorkspaceError('NOT_A_GIT_REPOSITORY', why, { repo: path, reason: 'MISSING_FOLDER' });
+  if (found.hasDatabase) {
+    await waitForOrigin(wanted, trust.clock.now());
+    checkOrigin(wanted, trust.uid);
   }
-}
-
-function relativeToRepo(repo: string, cwd: string): string {
-  const rel = cwd === repo ? '.' : cwd.startsWith(`${repo}/`) ? cwd.slice(repo.length + 1) : cwd;
-  return rel;
+  createStateDir(wanted);
+  return { stateDir: fs.realpathSync(wanted), hadDatabase: found.hasDatabase };
 }

@@ -19,45 +19,45 @@
  */
 import type { GitContext } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { HostContext } from './host-context.js';
-import { closeView, registerReady, registrationOf } from './registration.js';
+import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { checkoutOf } from '../platform/workspace-paths.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /** Finishes or undoes the interrupted release recorded in `record` (see the file comment). */
-export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<WorkspaceRecord> {
+export async function recoverRelease(parts: RegistrationParts, record: WorkspaceRecord, context: GitContext): Promise<WorkspaceRecord> {
   const pending = pendingReleaseOf(record);
   if (!pending) return record;
-  if (record.state !== 'ready' || pending.step === 'checking') return undo(ctx, record, pending, null);
+  if (record.state !== 'ready' || pending.step === 'checking') return undo(parts, record, pending, null);
   const { conversation } = record;
   let appeared: string[];
   try {
-    appeared = pending.discard ? [] : await workThatAppeared(ctx, record, context);
+    appeared = pending.discard ? [] : await workThatAppeared(parts.platform, record, context);
   } catch (e) {
-    return undo(ctx, record, pending, e);
+    return undo(parts, record, pending, e);
   }
   if (appeared.length > 0)
-    return undo(ctx, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
-  ctx.registry.set(registrationOf(record, 'preparing'));
-  closeView(ctx, conversation);
+    return undo(parts, record, pending, new Error(`work appeared after the check: ${appeared.slice(0, 5).join(', ')}`));
+  parts.registry.set(registrationOf(record, 'preparing'));
+  closeView(parts.views, conversation);
   try {
-    if (record.backend === 'worktree') await removeWorktreeOf(ctx, conversation, context);
+    if (record.backend === 'worktree') await removeWorktreeOf(parts.platform, conversation, context);
     else if (record.backend === 'copy') {
-      await ctx.lowers?.remove(conversation);
-      ctx.platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !pending.discard });
+      await parts.lowers?.remove(conversation);
+      parts.platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !pending.discard });
     }
   } catch (e) {
-    return undo(ctx, record, pending, e);
+    return undo(parts, record, pending, e);
   }
-  const released = ctx.store.transaction(() => {
-    const done = ctx.store.workspaces.update(conversation, { state: 'released', data: withPendingRelease(record.data, null) });
-    ctx.store.occupancy.release(conversation, pending.holder);
+  const released = parts.store.transaction(() => {
+    const done = parts.store.workspaces.update(conversation, { state: 'released', data: withPendingRelease(record.data, null) });
+    parts.store.occupancy.release(conversation, pending.holder);
     return done;
   });
-  ctx.registry.set(registrationOf(released, 'released'));
-  ctx.store.runLog.append({
+  parts.registry.set(registrationOf(released, 'released'));
+  parts.store.runLog.append({
     type: 'release.finished',
     conversation,
     data: { holder: pending.holder, discard: pending.discard, backend: record.backend },
@@ -72,30 +72,30 @@ export async function recoverRelease(ctx: HostContext, record: WorkspaceRecord, 
  * none. Any other failure of the check is thrown (the caller undoes the release): a git that
  * could not answer has not said the folder holds no work.
  */
-async function workThatAppeared(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<string[]> {
+async function workThatAppeared(platform: HostPlatform, record: WorkspaceRecord, context: GitContext): Promise<string[]> {
   if (record.backend !== 'worktree') return [];
-  const path = checkoutOf(ctx.platform, record.conversation, 'worktree');
-  if (ctx.platform.folderState(path) !== 'folder') return [];
-  if (ctx.platform.folderState(ctx.platform.join(path, '.git')) === 'missing') return [];
-  const dirty = await worktreeWorkFiles(ctx.platform, path, context);
-  return dirty.filter((f) => ctx.platform.folderState(ctx.platform.join(path, f.replace(/\/$/, ''))) !== 'missing');
+  const path = checkoutOf(platform, record.conversation, 'worktree');
+  if (platform.folderState(path) !== 'folder') return [];
+  if (platform.folderState(platform.join(path, '.git')) === 'missing') return [];
+  const dirty = await worktreeWorkFiles(platform, path, context);
+  return dirty.filter((f) => platform.folderState(platform.join(path, f.replace(/\/$/, ''))) !== 'missing');
 }
 
-function undo(ctx: HostContext, record: WorkspaceRecord, pending: PendingRelease, failure: unknown): WorkspaceRecord {
+function undo(parts: RegistrationParts, record: WorkspaceRecord, pending: PendingRelease, failure: unknown): WorkspaceRecord {
   const { conversation } = record;
-  const cleared = ctx.store.transaction(() => {
-    const now = ctx.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
-    ctx.store.occupancy.release(conversation, pending.holder);
+  const cleared = parts.store.transaction(() => {
+    const now = parts.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
+    parts.store.occupancy.release(conversation, pending.holder);
     return now;
   });
   const problem = failure ? { problem: (failure as Error).message ?? String(failure) } : {};
-  ctx.store.runLog.append({ type: 'release.undone', conversation, data: { holder: pending.holder, step: pending.step, ...problem } });
+  parts.store.runLog.append({ type: 'release.undone', conversation, data: { holder: pending.holder, step: pending.step, ...problem } });
   if (cleared.state === 'ready') {
     try {
-      registerReady(ctx, cleared);
+      registerReady(parts, cleared);
     } catch (e) {
-      ctx.registry.delete(conversation);
-      ctx.store.runLog.append({ type: 'recover.unavailable', conversation, data: { message: (e as Error).message } });
+      parts.registry.delete(conversation);
+      parts.store.runLog.append({ type: 'recover.unavailable', conversation, data: { message: (e as Error).message } });
     }
   }
   return cleared;

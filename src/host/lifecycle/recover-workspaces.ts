@@ -8,28 +8,38 @@
  * (`recoverRelease`). A preparation or release still running in another live process is left
  * alone.
  */
+import type { IdSource } from '../../ports/ids.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { lockOwner, type HostContext } from './host-context.js';
-import { registerReady, registrationOf } from './registration.js';
+import { registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf } from './release-record.js';
 import { recoverRelease } from './recover-release.js';
 import { rollbackPreparation } from './rollback-preparation.js';
 
+/** What recovery uses of the host: what registering uses, ids and this process for the preparation lock, and the releases running here. */
+export interface RecoveryParts extends RegistrationParts {
+  readonly ids: IdSource;
+  /** This process (pid + start time), the owner of the preparation lock. */
+  readonly liveness: Pick<ProcessLiveness, 'self'>;
+  /** Conversations a release of this process is taking down (left alone here). */
+  readonly releasing: ReadonlySet<string>;
+}
+
 /** Registers what the store holds and rolls back interrupted preparations (see the file comment). */
-export async function recoverWorkspaces(ctx: HostContext): Promise<void> {
-  for (const record of ctx.store.workspaces.list()) {
-    if (record.state === 'ready' && pendingReleaseOf(record)) await recoverInterruptedRelease(ctx, record.conversation);
-    else if (record.state === 'ready') registerOrReport(ctx, record);
-    else if (record.state === 'released') ctx.registry.set(registrationOf(record, 'released'));
-    else if (record.state === 'preparing') await recoverInterrupted(ctx, record);
+export async function recoverWorkspaces(parts: RecoveryParts): Promise<void> {
+  for (const record of parts.store.workspaces.list()) {
+    if (record.state === 'ready' && pendingReleaseOf(record)) await recoverInterruptedRelease(parts, record.conversation);
+    else if (record.state === 'ready') registerOrReport(parts, record);
+    else if (record.state === 'released') parts.registry.set(registrationOf(record, 'released'));
+    else if (record.state === 'preparing') await recoverInterrupted(parts, record);
   }
 }
 
-function registerOrReport(ctx: HostContext, record: WorkspaceRecord): void {
+function registerOrReport(parts: RegistrationParts, record: WorkspaceRecord): void {
   try {
-    registerReady(ctx, record);
+    registerReady(parts, record);
   } catch (e) {
-    ctx.store.runLog.append({ type: 'recover.unavailable', conversation: record.conversation, data: { message: (e as Error).message } });
+    parts.store.runLog.append({ type: 'recover.unavailable', conversation: record.conversation, data: { message: (e as Error).message } });
   }
 }
 
@@ -38,40 +48,40 @@ function registerOrReport(ctx: HostContext, record: WorkspaceRecord): void {
  * when a live process holds the lock (its release is running), the workspace is registered as
  * the store has it. Never throws for a removal problem (see `recoverRelease`).
  */
-export async function recoverInterruptedRelease(ctx: HostContext, conversation: string): Promise<void> {
-  const token = ctx.ids.next('recover');
-  if (!ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
-    const record = ctx.store.workspaces.get(conversation);
-    if (record?.state === 'ready' && !ctx.releasing.has(conversation) && !ctx.views.has(conversation)) registerOrReport(ctx, record);
+export async function recoverInterruptedRelease(parts: RecoveryParts, conversation: string): Promise<void> {
+  const token = parts.ids.next('recover');
+  if (!parts.store.preparationLocks.tryLock(conversation, { ...parts.liveness.self, token })) {
+    const record = parts.store.workspaces.get(conversation);
+    if (record?.state === 'ready' && !parts.releasing.has(conversation) && !parts.views.has(conversation)) registerOrReport(parts, record);
     return;
   }
   try {
-    const record = ctx.store.workspaces.get(conversation);
-    if (record && pendingReleaseOf(record)) await recoverRelease(ctx, record, { tag: 'recover', chain: [conversation] });
-    else if (record?.state === 'ready' && !ctx.views.has(conversation)) registerOrReport(ctx, record);
+    const record = parts.store.workspaces.get(conversation);
+    if (record && pendingReleaseOf(record)) await recoverRelease(parts, record, { tag: 'recover', chain: [conversation] });
+    else if (record?.state === 'ready' && !parts.views.has(conversation)) registerOrReport(parts, record);
   } finally {
-    ctx.store.preparationLocks.unlock(conversation, token);
+    parts.store.preparationLocks.unlock(conversation, token);
   }
 }
 
-async function recoverInterrupted(ctx: HostContext, record: WorkspaceRecord): Promise<void> {
+async function recoverInterrupted(parts: RecoveryParts, record: WorkspaceRecord): Promise<void> {
   const { conversation } = record;
-  const token = ctx.ids.next('recover');
-  if (!ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
-    ctx.registry.set(registrationOf(record, 'preparing'));
+  const token = parts.ids.next('recover');
+  if (!parts.store.preparationLocks.tryLock(conversation, { ...parts.liveness.self, token })) {
+    parts.registry.set(registrationOf(record, 'preparing'));
     return;
   }
   try {
-    const current = ctx.store.workspaces.get(conversation);
+    const current = parts.store.workspaces.get(conversation);
     if (current?.state !== 'preparing') {
-      if (current?.state === 'ready') registerOrReport(ctx, current);
+      if (current?.state === 'ready') registerOrReport(parts, current);
       return;
     }
-    const report = await rollbackPreparation(ctx, current, { tag: 'recover', chain: [conversation] });
-    ctx.store.workspaces.delete(conversation);
-    ctx.registry.delete(conversation);
-    ctx.store.runLog.append({ type: 'prepare.rolled_back', conversation, data: { ...report, interrupted: true } });
+    const report = await rollbackPreparation(parts, current, { tag: 'recover', chain: [conversation] });
+    parts.store.workspaces.delete(conversation);
+    parts.registry.delete(conversation);
+    parts.store.runLog.append({ type: 'prepare.rolled_back', conversation, data: { ...report, interrupted: true } });
   } finally {
-    ctx.store.preparationLocks.unlock(conversation, token);
+    parts.store.preparationLocks.unlock(conversation, token);
   }
 }

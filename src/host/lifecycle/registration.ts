@@ -8,16 +8,38 @@
  * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
+import type { WorkRequests } from '../../../tools/work-requests.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { Registration } from '../../gate/registry.js';
-import { workspaceData, type HostContext } from './host-context.js';
+import type { StateStore } from '../../state/store.js';
+import type { Registration, Registry } from '../../gate/registry.js';
+import type { Manifest } from '../../manifest/types.js';
+import { workspaceData } from './workspace-data.js';
 import { openWorkspaceView, type WorkspaceView } from '../views/workspace-view.js';
 import { attachDisclosure } from '../../disclosure/attach-disclosure.js';
 import { findRole } from '../../manifest/find-role.js';
+import type { LowerFolders } from '../lower/lower-folders.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { checkoutOf } from '../platform/workspace-paths.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { sameIdentity, type HostIdentity } from '../../../vfs/host-hooks.js';
-import { WorkService } from '../work/work-service.js';
+
+/** The open workspace views of this process, by conversation; closed on release and on host close. */
+export type OpenViews = Map<string, WorkspaceView>;
+
+/** What registering a workspace uses of the host (and what every lifecycle task that registers one passes on). */
+export interface RegistrationParts {
+  /** The authority for a record's tools and mounts. */
+  readonly manifest: Manifest;
+  readonly platform: HostPlatform;
+  readonly store: StateStore;
+  /** What the gate reads. */
+  readonly registry: Registry;
+  readonly views: OpenViews;
+  /** The lower folders of `copy` workspaces (disk host over a git repository); absent: served from git objects. */
+  readonly lowers?: LowerFolders;
+  /** The diff, commit and submit service of the `worktree` workspace of `conversation` pinned at `pinnedSha` (src/host/work/work-service.ts). */
+  workFor(conversation: string, pinnedSha: string): WorkRequests;
+}
 
 /** The identity of the workspace folder each open view was opened over (null: the platform has none). */
 const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
@@ -33,25 +55,16 @@ export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 're
  * (reason `BAD_CONVERSATION_ID`) for a record whose id is not one, and `ManifestError`
  * `UNKNOWN_ROLE` when the manifest no longer has the record's role; nothing is registered then.
  */
-export function registerReady(ctx: HostContext, record: WorkspaceRecord): Registration {
-  const role = findRole(ctx.manifest, record.role);
-  const checkoutPath = checkoutOf(ctx.platform, record.conversation, record.backend);
-  if (record.backend !== 'shared' && ctx.platform.folderState(checkoutPath) === 'link') {
-    throw new WorkspaceError(
-      'STATE_UNTRUSTED',
-      `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
-      {
-        conversation: record.conversation,
-        reason: 'LINK_IN_STATE_DIR',
-        hint: 'remove the link after checking what it points to, then prepare the conversation again',
-      },
-    );
-  }
-  const objects = record.pinnedSha ? ctx.platform.git.objects : null;
-  const disclosure = attachDisclosure({ store: ctx.store, git: ctx.platform.git }, { ...record, checkoutPath });
-  const lowers = record.backend === 'copy' ? ctx.lowers : undefined;
+export function registerReady(parts: RegistrationParts, record: WorkspaceRecord): Registration {
+  const { platform, views, lowers: hostLowers } = parts;
+  const role = findRole(parts.manifest, record.role);
+  const checkoutPath = checkoutOf(platform, record.conversation, record.backend);
+  if (record.backend !== 'shared') refuseLinkedFolder(platform, record.conversation, checkoutPath);
+  const objects = record.pinnedSha ? platform.git.objects : null;
+  const disclosure = attachDisclosure({ store: parts.store, git: platform.git }, { ...record, checkoutPath });
+  const lowers = record.backend === 'copy' ? hostLowers : undefined;
   const lowerFolder = lowers?.readyFolder(record) ?? null;
-  const view = openWorkspaceView(ctx.platform, objects, {
+  const view = openWorkspaceView(platform, objects, {
     ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
     ...(lowers && !lowerFolder ? { onLowerUse: () => lowers.request(record.conversation) } : {}),
     conversation: record.conversation,
@@ -60,9 +73,9 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
   });
-  viewFolders.set(view, record.backend === 'shared' ? null : ctx.platform.identityOf(checkoutPath));
-  ctx.views.get(record.conversation)?.close();
-  ctx.views.set(record.conversation, view);
+  viewFolders.set(view, record.backend === 'shared' ? null : platform.identityOf(checkoutPath));
+  views.get(record.conversation)?.close();
+  views.set(record.conversation, view);
   if (lowerFolder) lowers?.upgrade(record.conversation);
   const service = disclosure?.service();
   const registration: Registration = {
@@ -72,10 +85,24 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
     tools: new Set(role.tools),
     namespace: view.namespace,
     ...(service ? { disclosure: service } : {}),
-    ...(record.backend === 'worktree' && record.pinnedSha ? { work: new WorkService(ctx, record.conversation, record.pinnedSha) } : {}),
+    ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
   };
-  ctx.registry.set(registration);
+  parts.registry.set(registration);
   return registration;
+}
+
+/** `STATE_UNTRUSTED` (data.reason `LINK_IN_STATE_DIR`) when the workspace folder at `checkoutPath` is a symbolic link. */
+function refuseLinkedFolder(platform: HostPlatform, conversation: string, checkoutPath: string): void {
+  if (platform.folderState(checkoutPath) !== 'link') return;
+  throw new WorkspaceError(
+    'STATE_UNTRUSTED',
+    `the workspace folder '${checkoutPath}' is a symbolic link: gatefs did not make it, and never serves through it`,
+    {
+      conversation,
+      reason: 'LINK_IN_STATE_DIR',
+      hint: 'remove the link after checking what it points to, then prepare the conversation again',
+    },
+  );
 }
 
 /**
@@ -84,17 +111,17 @@ export function registerReady(ctx: HostContext, record: WorkspaceRecord): Regist
  * (a new folder; the view still holds the removed one) or removed it. Always true for `shared`
  * and on a platform without folder identities (the memory host is one process).
  */
-export function viewIsCurrent(ctx: HostContext, record: WorkspaceRecord): boolean {
-  const view = ctx.views.get(record.conversation);
+export function viewIsCurrent(parts: Pick<RegistrationParts, 'views' | 'platform'>, record: WorkspaceRecord): boolean {
+  const view = parts.views.get(record.conversation);
   if (!view) return false;
   const then = viewFolders.get(view) ?? null;
   if (then === null) return true;
-  const now = ctx.platform.identityOf(checkoutOf(ctx.platform, record.conversation, record.backend));
+  const now = parts.platform.identityOf(checkoutOf(parts.platform, record.conversation, record.backend));
   return now !== null && sameIdentity(now, then);
 }
 
 /** Closes the conversation's view, if one is open. */
-export function closeView(ctx: HostContext, conversation: string): void {
-  ctx.views.get(conversation)?.close();
-  ctx.views.delete(conversation);
+export function closeView(views: OpenViews, conversation: string): void {
+  views.get(conversation)?.close();
+  views.delete(conversation);
 }

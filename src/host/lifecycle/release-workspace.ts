@@ -34,46 +34,64 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
-import { terminalSafeLine } from '../../../tools/terminal-text.js';
 import { codeOf } from '../../../vfs/coded-error.js';
-import { isGitError, type GitContext } from '../../git/git-port.js';
+import type { GitContext } from '../../git/git-port.js';
+import type { IdSource } from '../../ports/ids.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import type { ShutDoor, WriteDoors } from '../../ports/write-door.js';
+import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { WorkspaceError, isWorkspaceError } from '../../workspace-error.js';
-import type { ReleaseOptions, ReleaseResult } from '../composition/host.js';
-import type { ShutDoor } from '../../ports/write-door.js';
-import { lockOwner, type HostContext } from './host-context.js';
-import { closeView, registerReady, registrationOf } from './registration.js';
-import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import { branchStep } from './branch-step.js';
+import { dirtyRefusal } from './dirty-refusal.js';
+import { shutDoor, takeOccupancy } from './out-of-service.js';
 import { recoverRelease } from './recover-release.js';
-import { removeWorktreeOf } from './rollback-preparation.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
+import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
+import { removeCheckout } from './remove-checkout.js';
 import { workOf } from './workspace-work.js';
-import { worktreeWorkFiles } from './worktree-work-files.js';
+import type { ReleaseOptions, ReleaseResult } from './workspace-types.js';
+
+/** What a release uses of the host: what registering uses, and the parts that take a workspace out of service. */
+export interface ReleaseParts extends RegistrationParts {
+  readonly ids: IdSource;
+  /** This process (pid + start time), the owner of the preparation lock. */
+  readonly liveness: Pick<ProcessLiveness, 'self'>;
+  /** Occupancy with gone holders ended (src/host/occupancy/occupancy-guard.ts). */
+  readonly occupancy: Pick<OccupancyGuard, 'acquire'>;
+  /** Conversations a release of this process is taking down (the registry refresh leaves them alone). */
+  readonly releasing: Set<string>;
+  /** Resolves once no tool call of the conversation is in flight in this process. */
+  drain(conversation: string): Promise<void>;
+  /** The write doors every process's gated writes pass (disk host); absent: this process's calls only. */
+  readonly doors?: WriteDoors;
+}
 
 /** Releases one workspace (see the file comment). Result: what was removed and why a branch was kept. */
 export async function releaseWorkspace(
-  ctx: HostContext,
+  parts: ReleaseParts,
   conversation: string,
   options: ReleaseOptions,
   chain: readonly string[],
 ): Promise<ReleaseResult> {
-  const first = ctx.store.workspaces.get(conversation);
+  const first = parts.store.workspaces.get(conversation);
   if (!first || first.state === 'failed') {
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
   }
-  const token = ctx.ids.next('release');
-  if (first.state === 'preparing' || !ctx.store.preparationLocks.tryLock(conversation, lockOwner(ctx, token))) {
+  const token = parts.ids.next('release');
+  if (first.state === 'preparing' || !parts.store.preparationLocks.tryLock(conversation, { ...parts.liveness.self, token })) {
     throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared or released`, { conversation });
   }
   const context: GitContext = { tag: 'release', chain: [...chain, conversation] };
   try {
-    let record = ctx.store.workspaces.get(conversation) ?? first;
-    if (pendingReleaseOf(record)) record = await recoverRelease(ctx, record, context);
+    let record = parts.store.workspaces.get(conversation) ?? first;
+    if (pendingReleaseOf(record)) record = await recoverRelease(parts, record, context);
     if (record.state === 'preparing')
       throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
     const taken =
-      record.state === 'ready' ? await takeDown(ctx, record, token, options, context) : { removed: false, discarded: false, forced: [] };
-    const branch = await branchStep(ctx, record, options, context);
+      record.state === 'ready' ? await takeDown(parts, record, token, options, context) : { removed: false, discarded: false, forced: [] };
+    const branch = await branchStep(parts.platform.git, record, options, context);
     const result: ReleaseResult = {
       conversation,
       removed: taken.removed,
@@ -81,10 +99,10 @@ export async function releaseWorkspace(
       ...(options.discard ? { discarded: taken.discarded } : {}),
       ...(taken.forced.length > 0 ? { forcedHolders: taken.forced } : {}),
     };
-    ctx.store.runLog.append({ type: 'release', conversation, data: { ...result, backend: record.backend } });
+    parts.store.runLog.append({ type: 'release', conversation, data: { ...result, backend: record.backend } });
     return result;
   } finally {
-    ctx.store.preparationLocks.unlock(conversation, token);
+    parts.store.preparationLocks.unlock(conversation, token);
   }
 }
 
@@ -96,7 +114,7 @@ interface TakenDown {
 
 /** Steps 1–4 for a `ready` workspace; on any failure the workspace is put back in service. */
 async function takeDown(
-  ctx: HostContext,
+  parts: ReleaseParts,
   record: WorkspaceRecord,
   holder: string,
   options: ReleaseOptions,
@@ -104,191 +122,46 @@ async function takeDown(
 ): Promise<TakenDown> {
   const { conversation } = record;
   const discard = options.discard === true;
-  const forced = takeOccupancy(ctx, conversation, holder, options.force === true);
-  ctx.releasing.add(conversation);
+  const forced = takeOccupancy(parts, conversation, holder, options.force === true);
+  parts.releasing.add(conversation);
   const pending: PendingRelease = { step: 'checking', holder, discard };
   let door: ShutDoor | null = null;
   try {
-    setPending(ctx, conversation, pending);
-    ctx.store.runLog.append({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
-    await ctx.drain(conversation);
-    door = await shutDoor(ctx, conversation);
-    const work = await workOf(ctx, record, context, discard);
-    if (work.length > 0 && !discard) throw dirty(ctx, record, work);
-    setPending(ctx, conversation, { ...pending, step: 'removing' });
-    ctx.registry.set(registrationOf(record, 'preparing'));
-    closeView(ctx, conversation);
-    const removed = await removeCheckout(ctx, record, discard, context);
-    const released = ctx.store.transaction(() => {
-      const done = ctx.store.workspaces.update(conversation, {
+    setPending(parts.store, conversation, pending);
+    parts.store.runLog.append({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
+    await parts.drain(conversation);
+    door = await shutDoor(parts.doors, conversation);
+    const work = await workOf(parts.platform, record, context, discard);
+    if (work.length > 0 && !discard) throw dirtyRefusal(parts, record, work);
+    setPending(parts.store, conversation, { ...pending, step: 'removing' });
+    parts.registry.set(registrationOf(record, 'preparing'));
+    closeView(parts.views, conversation);
+    const removed = await removeCheckout(parts, record, discard, context);
+    const released = parts.store.transaction(() => {
+      const done = parts.store.workspaces.update(conversation, {
         state: 'released',
-        data: withPendingRelease(ctx.store.workspaces.get(conversation)?.data ?? {}, null),
+        data: withPendingRelease(parts.store.workspaces.get(conversation)?.data ?? {}, null),
       });
-      ctx.store.occupancy.release(conversation, holder);
+      parts.store.occupancy.release(conversation, holder);
       return done;
     });
-    ctx.registry.set(registrationOf(released, 'released'));
+    parts.registry.set(registrationOf(released, 'released'));
     return { removed, discarded: discard && work.length > 0, forced };
   } catch (e) {
-    backInService(ctx, conversation, holder, e);
+    backInService(parts, conversation, holder, e);
     throw e;
   } finally {
     door?.open();
-    ctx.releasing.delete(conversation);
+    parts.releasing.delete(conversation);
   }
 }
 
-/**
- * Step 1, across processes: shuts the workspace's write door (src/ports/write-door.ts), waiting
- * for writes another process started before the release took the workspace. Result: the shut
- * door (null on a host without doors). Throws `BUSY` when writers stay inside past the bound.
- */
-async function shutDoor(ctx: HostContext, conversation: string): Promise<ShutDoor | null> {
-  if (!ctx.doors) return null;
-  const door = await ctx.doors.shut(conversation);
-  if (door) return door;
-  const seconds = Math.round(ctx.doors.shutWaitMs / 100) / 10;
-  throw new WorkspaceError(
-    'BUSY',
-    `writes to '${conversation}' were still running after ${seconds} s (another process, maybe stopped): it was not released`,
-    {
-      conversation,
-      hint: 'retry the release once those writes are done',
-    },
-  );
-}
-
-/**
- * Step 1: exclusive occupancy for the release's holder. Result: the live holders ended by
- * `force`. Throws `OCCUPIED` (data.holder, data.hint) while a live holder has it and `force`
- * is not given.
- */
-function takeOccupancy(ctx: HostContext, conversation: string, holder: string, force: boolean): string[] {
-  try {
-    ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
-    return [];
-  } catch (e) {
-    if (!isWorkspaceError(e, 'OCCUPIED')) throw e;
-    const current = String(e.data.holder);
-    if (!force) {
-      ctx.store.runLog.append({ type: 'release.refused', conversation, data: { code: 'OCCUPIED', holder: current } });
-      throw new WorkspaceError(
-        'OCCUPIED',
-        `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`,
-        {
-          ...e.data,
-          hint: 'stop that session first, or release with force (gatefs release --force) to end its occupancy',
-        },
-      );
-    }
-    const others = ctx.store.occupancy.activeRecords(conversation).filter((r) => r.holder !== holder);
-    for (const r of others) {
-      if (ctx.store.occupancy.end(r.id))
-        ctx.store.runLog.append({ type: 'occupancy.forced_end', conversation, data: { holder: r.holder, mode: r.mode, by: holder } });
-    }
-    ctx.occupancy.acquire(conversation, holder, 'exclusive-write');
-    return others.map((r) => r.holder);
-  }
-}
-
-/** Step 3 (see the file comment). Result: true when a folder was removed. */
-async function removeCheckout(ctx: HostContext, record: WorkspaceRecord, discard: boolean, context: GitContext): Promise<boolean> {
-  const { platform } = ctx;
-  const { conversation } = record;
-  if (record.backend === 'shared') return false;
-  if (record.backend === 'copy') {
-    // The lower folder holds no work (the pinned commit, checked out): it goes first, always.
-    await ctx.lowers?.remove(conversation);
-    return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
-  }
-  const path = checkoutOf(platform, conversation, 'worktree');
-  if (platform.folderState(path) === 'missing') {
-    await platform.git.pruneWorktrees(context);
-    return false;
-  }
-  if (discard) {
-    await removeWorktreeOf(ctx, conversation, context);
-    return true;
-  }
-  const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
-  if (!known) return platform.removeWorkspaceFolder('worktrees', conversation, { onlyIfEmpty: true });
-  try {
-    await platform.git.removeWorktree(path, context);
-  } catch (e) {
-    if (platform.folderState(path) === 'missing') {
-      // The folder went and only git's bookkeeping failed: the release is done; git forgets it.
-      await platform.git.pruneWorktrees(context).catch(() => undefined);
-      return true;
-    }
-    // git looked once more and found work that appeared after the check: name it.
-    if (isGitError(e)) {
-      const now = await worktreeWorkFiles(platform, path, context).catch(() => []);
-      if (now.length > 0) throw dirty(ctx, record, now);
-    }
-    throw e;
-  }
-  return true;
-}
-
-async function branchStep(
-  ctx: HostContext,
-  record: WorkspaceRecord,
-  options: ReleaseOptions,
-  context: GitContext,
-): Promise<Pick<ReleaseResult, 'branchDeleted' | 'branchKeptReason'>> {
-  const branch = branchOf(record.conversation, record.backend);
-  if (!branch) return { branchDeleted: false };
-  if (!options.deleteBranch) return { branchDeleted: false, branchKeptReason: 'deleteBranch was not asked for' };
-  const { git } = ctx.platform;
-  const head = await git.branchHead(branch, context);
-  if (head === null) return { branchDeleted: false, branchKeptReason: `branch ${branch} does not exist` };
-  const baseRef = record.baseRef ?? 'HEAD';
-  let base: string;
-  try {
-    base = await git.resolveCommit(baseRef, context);
-  } catch {
-    return { branchDeleted: false, branchKeptReason: `the base ref '${baseRef}' no longer names a commit` };
-  }
-  if (!(await git.isAncestor(head, base, context))) {
-    return {
-      branchDeleted: false,
-      branchKeptReason: `branch ${branch} (${head.slice(0, 12)}) is not merged into ${baseRef} (${base.slice(0, 12)})`,
-    };
-  }
-  await git.deleteBranch(branch, head, context);
-  return { branchDeleted: true };
-}
-
-function setPending(ctx: HostContext, conversation: string, pending: PendingRelease): void {
-  ctx.store.transaction(() => {
-    const current = ctx.store.workspaces.get(conversation);
-    if (current) ctx.store.workspaces.update(conversation, { data: withPendingRelease(current.data, pending) });
+/** Records `pending` as `data.release` of the workspace, in one transaction. */
+function setPending(store: StateStore, conversation: string, pending: PendingRelease): void {
+  store.transaction(() => {
+    const current = store.workspaces.get(conversation);
+    if (current) store.workspaces.update(conversation, { data: withPendingRelease(current.data, pending) });
   });
-}
-
-/**
- * The DIRTY_WORKTREE refusal for `record`, naming the files and, in its hint, the folder holding
- * them and what can be done there: a worktree's work can be committed on its branch (ignored
- * files cannot: they are deleted or discarded); a copy's changed and new files live only in its
- * folder. The hint is for the operator (the CLI), never shown to an agent.
- */
-function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): WorkspaceError {
-  const { conversation } = record;
-  // The names are the agent's: each shown as one line (data.files keeps them exact).
-  const shown = files.slice(0, 20).map(terminalSafeLine).join(', ') + (files.length > 20 ? `, … (${files.length} in all)` : '');
-  ctx.store.runLog.append({
-    type: 'release.refused',
-    conversation,
-    data: { code: 'DIRTY_WORKTREE', files: files.slice(0, 1000), count: files.length },
-  });
-  const folder = checkoutOf(ctx.platform, conversation, record.backend);
-  const hint =
-    record.backend === 'copy'
-      ? `these files exist only in the copy's folder ${folder}: copy out what you want to keep, then release with discard (gatefs release --discard) to delete them`
-      : `commit the work on its branch in ${folder} (ignored files cannot be committed: move them out or delete them), ` +
-        'or release with discard (gatefs release --discard) to delete it; the branch and its commits are kept either way';
-  const what = record.backend === 'copy' ? 'changed or new files' : 'work that is not committed (changed, untracked or ignored files)';
-  return new WorkspaceError('DIRTY_WORKTREE', `conversation '${conversation}' has ${what}: ${shown}`, { conversation, files, hint });
 }
 
 /**
@@ -299,22 +172,22 @@ function dirty(ctx: HostContext, record: WorkspaceRecord, files: string[]): Work
  * original error is what the caller reports); a view that cannot open is a
  * `release.restore_failed` event.
  */
-function backInService(ctx: HostContext, conversation: string, holder: string, cause: unknown): void {
+function backInService(parts: RegistrationParts, conversation: string, holder: string, cause: unknown): void {
   try {
-    const record = ctx.store.workspaces.get(conversation);
+    const record = parts.store.workspaces.get(conversation);
     if (record?.state === 'ready') {
-      const cleared = ctx.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
-      if (ctx.registry.lookup(conversation)?.state !== 'ready' || !ctx.views.has(conversation)) {
+      const cleared = parts.store.workspaces.update(conversation, { data: withPendingRelease(record.data, null) });
+      if (parts.registry.lookup(conversation)?.state !== 'ready' || !parts.views.has(conversation)) {
         try {
-          registerReady(ctx, cleared);
+          registerReady(parts, cleared);
         } catch (e) {
-          ctx.registry.delete(conversation);
-          ctx.store.runLog.append({ type: 'release.restore_failed', conversation, data: { message: (e as Error).message } });
+          parts.registry.delete(conversation);
+          parts.store.runLog.append({ type: 'release.restore_failed', conversation, data: { message: (e as Error).message } });
         }
       }
     }
-    ctx.store.runLog.append({ type: 'release.aborted', conversation, data: { code: codeOf(cause) ?? 'ERROR' } });
+    parts.store.runLog.append({ type: 'release.aborted', conversation, data: { code: codeOf(cause) ?? 'ERROR' } });
   } finally {
-    ctx.store.occupancy.release(conversation, holder);
+    parts.store.occupancy.release(conversation, holder);
   }
 }

@@ -18,38 +18,33 @@
 import type { PreparationRollback } from '../../state/run-log-events.js';
 import type { GitContext } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { workspaceData, type HostContext } from './host-context.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import type { RegistrationParts } from './registration.js';
+import { workspaceData } from './workspace-data.js';
 
 /** What the rollback did, for the run log (the catalogue's `PreparationRollback`). */
 export type RollbackReport = PreparationRollback;
 
 /** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
-export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRecord, context: GitContext): Promise<RollbackReport> {
-  const { platform } = ctx;
+export async function rollbackPreparation(
+  parts: Pick<RegistrationParts, 'platform' | 'lowers'>,
+  record: WorkspaceRecord,
+  context: GitContext,
+): Promise<RollbackReport> {
+  const { platform } = parts;
   const { created } = workspaceData(record);
   const report: RollbackReport = { removedWorktree: false, deletedBranch: false, removedFolder: false, problems: [] };
   if (created.worktree && record.backend === 'worktree') {
     try {
-      await removeWorktreeOf(ctx, record.conversation, context);
+      await removeWorktreeOf(platform, record.conversation, context);
       report.removedWorktree = true;
     } catch (e) {
       report.problems.push(`worktree: ${(e as Error).message}`);
     }
   }
   if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
-    try {
-      const branch = branchOf(record.conversation, 'worktree')!;
-      const head = await platform.git.branchHead(branch, context);
-      if (head === record.pinnedSha) {
-        await platform.git.deleteBranch(branch, head, context);
-        report.deletedBranch = true;
-      } else if (head !== null) {
-        report.problems.push(`branch ${branch} moved to ${head}: kept`);
-      }
-    } catch (e) {
-      report.problems.push(`branch: ${(e as Error).message}`);
-    }
+    await deleteCreatedBranch(platform, record.conversation, record.pinnedSha, context, report);
   }
   if (created.folder && record.backend === 'copy') {
     try {
@@ -61,7 +56,7 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
   }
   if (record.backend === 'copy') {
     // A lower folder left by an earlier workspace of this id (a crash before its release ended).
-    await ctx.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
+    await parts.lowers?.remove(record.conversation).catch((e: unknown) => report.problems.push(`lower folder: ${(e as Error).message}`));
   }
   return report;
 }
@@ -70,12 +65,36 @@ export async function rollbackPreparation(ctx: HostContext, record: WorkspaceRec
  * Removes `<stateDir>/worktrees/<conversation>` with everything in it (confined), then makes git
  * forget the worktree. Throws what the removal or git throws (`STATE_UNTRUSTED` for a link).
  */
-export async function removeWorktreeOf(ctx: HostContext, conversation: string, context: GitContext): Promise<void> {
-  const { platform } = ctx;
+export async function removeWorktreeOf(platform: HostPlatform, conversation: string, context: GitContext): Promise<void> {
   const path = checkoutOf(platform, conversation, 'worktree');
   platform.removeWorkspaceFolder('worktrees', conversation);
   await platform.git.pruneWorktrees(context);
   // A lock left by a killed `worktree add` survives prune; remove --force twice drops it.
   const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
   if (known) await platform.git.removeWorktree(path, context, { force: true });
+}
+
+/**
+ * Deletes `gatefs/<conversation>` while it still points at `pinnedSha` (compare-and-delete),
+ * recording in `report` whether it did, or why not.
+ */
+async function deleteCreatedBranch(
+  platform: HostPlatform,
+  conversation: string,
+  pinnedSha: string,
+  context: GitContext,
+  report: RollbackReport,
+): Promise<void> {
+  try {
+    const branch = branchOf(conversation, 'worktree')!;
+    const head = await platform.git.branchHead(branch, context);
+    if (head === pinnedSha) {
+      await platform.git.deleteBranch(branch, head, context);
+      report.deletedBranch = true;
+    } else if (head !== null) {
+      report.problems.push(`branch ${branch} moved to ${head}: kept`);
+    }
+  } catch (e) {
+    report.problems.push(`branch: ${(e as Error).message}`);
+  }
 }

@@ -1,22 +1,65 @@
 /**
- * `statusOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
- * guarantee, state, branch, pinned SHA and the current occupancy holder. No host paths. A
+ * `statusRowOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
+ * guarantee, state, branch, pinned SHA, the current occupancy holder, the platform's
+ * confinement, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
  */
 import type { OccupancyRecord } from '../../state/occupancy-table.js';
+import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import type { HostPlatform } from '../platform/platform.js';
 import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { WorkspaceStatus } from '../composition/host.js';
+import type { Backend, Guarantee } from '../../manifest/types.js';
+
+/** A workspace's state as `host.status()` shows it (a failed record shows as `released`). */
+export type WorkspaceState = 'preparing' | 'ready' | 'released';
+
+/** One row of `gatefs status` / `host.status()`. Never contains host paths. */
+export interface WorkspaceStatus {
+  conversation: string;
+  role: string;
+  backend: Backend;
+  guarantee: Guarantee;
+  state: WorkspaceState;
+  branch: string | null;
+  pinnedSha: string | null;
+  /** Holder of the current occupancy, if any. */
+  holder: string | null;
+  /**
+   * How folder access is confined on this host: `procfs` (handle walk through /proc/self/fd),
+   * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
+   */
+  confinement?: string;
+  /** The conversation that started this one (a subagent), or null for a root conversation. */
+  parent?: string | null;
+  /** For a root conversation: how many submissions of its lineage (itself and its subagents) have landed. */
+  landed?: number;
+}
+
+/** What a status row uses of the host: the store, the platform's confinement, and which holders are shown. */
+export interface StatusParts {
+  readonly store: StateStore;
+  readonly platform: Pick<HostPlatform, 'confinement'>;
+  readonly occupancy: Pick<OccupancyGuard, 'isShown'>;
+}
 
 /**
- * The status row of `record`; `confinement` is the platform's (see `WorkspaceStatus`);
- * `isLive` filters the holders shown (default: all).
+ * The status row of `record` (see the file comment). `landed`: the landed counts per root
+ * (`StateStore.landedPerRoot`), when the caller has read them already for many rows.
  */
-export function statusOf(
+export function statusRowOf(parts: StatusParts, record: WorkspaceRecord, landed?: Map<string, number>): WorkspaceStatus {
+  const row = statusOf(record, parts.store, parts.platform.confinement, (holder) => parts.occupancy.isShown(holder));
+  const lineage = parts.store.lineage.of(record.conversation);
+  if (lineage.parent !== null) return { ...row, parent: lineage.parent };
+  return { ...row, parent: null, landed: (landed ?? parts.store.submissions.landedPerRoot()).get(record.conversation) ?? 0 };
+}
+
+/** The row without its lineage; `isLive` filters the holders shown. */
+function statusOf(
   record: WorkspaceRecord,
   store: StateStore,
-  confinement?: string,
-  isLive: (holder: OccupancyRecord) => boolean = () => true,
+  confinement: string,
+  isLive: (holder: OccupancyRecord) => boolean,
 ): WorkspaceStatus {
   const holders = store.occupancy.current(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];

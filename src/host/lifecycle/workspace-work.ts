@@ -10,7 +10,7 @@ import type { GitContext, WorktreeInfo } from '../../git/git-port.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { OVERLAY_META } from '../../../vfs/whiteout-set.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostContext } from './host-context.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
@@ -22,8 +22,7 @@ import { worktreeWorkFiles } from './worktree-work-files.js';
  * folder, `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (even with `discard`:
  * its commits would be left unreachable), and what git throws (without `discard`).
  */
-export async function workOf(ctx: HostContext, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
-  const { platform } = ctx;
+export async function workOf(platform: HostPlatform, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
   if (record.backend === 'shared') return [];
   const path = checkoutOf(platform, record.conversation, record.backend);
   const found = platform.folderState(path);
@@ -39,12 +38,26 @@ export async function workOf(ctx: HostContext, record: WorkspaceRecord, context:
       },
     );
   }
-  if (record.backend === 'copy') {
-    return platform
-      .listFiles(path)
-      .map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f))
-      .filter((f, i, all) => all.indexOf(f) === i);
-  }
+  if (record.backend === 'copy') return copyWork(platform, path);
+  return worktreeWork(platform, record.conversation, path, context, discard);
+}
+
+/** Every file of a copy's upper folder (deletions shown once, as `(deleted files)`). */
+function copyWork(platform: HostPlatform, path: string): string[] {
+  return platform
+    .listFiles(path)
+    .map((f) => (f.startsWith(`${OVERLAY_META}/`) ? '(deleted files)' : f))
+    .filter((f, i, all) => all.indexOf(f) === i);
+}
+
+/** The work of the worktree at `path` (see `workOf`). */
+async function worktreeWork(
+  platform: HostPlatform,
+  conversation: string,
+  path: string,
+  context: GitContext,
+  discard: boolean,
+): Promise<string[]> {
   let here: WorktreeInfo | undefined;
   try {
     here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
@@ -53,24 +66,30 @@ export async function workOf(ctx: HostContext, record: WorkspaceRecord, context:
     if (discard) return ['(unknown: the check failed)'];
     throw e;
   }
-  // Commits made on a detached HEAD or another branch would be left unreachable: never removed, even with discard.
-  const branch = branchOf(record.conversation, 'worktree')!;
-  if (here.branch !== `refs/heads/${branch}`) {
-    const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
-    throw new WorkspaceError(
-      'DIRTY_WORKTREE',
-      `conversation '${record.conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`,
-      {
-        conversation: record.conversation,
-        files: [`(HEAD ${at})`],
-        hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
-      },
-    );
-  }
+  refuseHeadElsewhere(conversation, here);
   try {
     return await worktreeWorkFiles(platform, path, context);
   } catch (e) {
     if (discard) return ['(unknown: the check failed)'];
     throw e;
   }
+}
+
+/**
+ * `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (detached, another branch):
+ * commits made there would be left unreachable, so it is never removed, even with discard.
+ */
+function refuseHeadElsewhere(conversation: string, here: WorktreeInfo): void {
+  const branch = branchOf(conversation, 'worktree')!;
+  if (here.branch === `refs/heads/${branch}`) return;
+  const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
+  throw new WorkspaceError(
+    'DIRTY_WORKTREE',
+    `conversation '${conversation}' has its HEAD ${at}, not on ${branch}: its commits could be lost`,
+    {
+      conversation,
+      files: [`(HEAD ${at})`],
+      hint: `check out ${branch} in the worktree again, or put those commits on a branch first; discard does not remove commits`,
+    },
+  );
 }

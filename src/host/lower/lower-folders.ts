@@ -27,14 +27,34 @@ import { mkdirSync } from 'node:fs';
 import { isCodedError } from '../../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../../git/git-port.js';
 import type { TreeCheckout } from '../../git/tree-checkout.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdSource } from '../../ports/ids.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
 import type { RunEventBody, RunEventType } from '../../state/run-log-events.js';
+import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { lockOwner, type HostContext } from '../lifecycle/host-context.js';
+import type { HostPlatform } from '../platform/platform.js';
+import type { CopyLower } from '../views/workspace-view.js';
 import { LOWERS_AREA, isLowerReady, lowerOf, lowerPathsOf, withLower, type LowerRecord } from './lower-record.js';
 import { LowerMismatch } from './lower-verify.js';
 import { checkOutLower } from './check-out-lower.js';
-import { pendingReleaseOf } from '../lifecycle/release-record.js';
+
+/** What `LowerFolders` uses of the host. */
+export interface LowerFolderParts {
+  readonly platform: HostPlatform;
+  readonly store: StateStore;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  /** This process (pid + start time), the owner of the lower lock. */
+  readonly liveness: Pick<ProcessLiveness, 'self'>;
+  /** Checks pinned commits out (git, neutralised). */
+  readonly checkout: TreeCheckout;
+  /** The pinned tree of `conversation`'s open view, when one is open over a copy of a commit. */
+  viewLower(conversation: string): CopyLower | undefined;
+  /** True when a release of `record`'s workspace is recorded (src/host/lifecycle/release-record.ts): no build is wanted then. */
+  isReleasing(record: WorkspaceRecord): boolean;
+}
 
 /** How `LowerFolders` waits and polls. */
 export interface LowerFoldersOptions {
@@ -57,8 +77,7 @@ export class LowerFolders {
   private readonly wait: (ms: number) => Promise<void>;
 
   constructor(
-    private readonly ctx: HostContext,
-    private readonly checkout: TreeCheckout,
+    private readonly parts: LowerFolderParts,
     options: LowerFoldersOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 500;
@@ -68,8 +87,8 @@ export class LowerFolders {
   /** The finished lower folder of `record` (its host path) when the record says so and it is there; else null. */
   readyFolder(record: WorkspaceRecord): string | null {
     if (record.backend !== 'copy' || !record.pinnedSha || !isLowerReady(record)) return null;
-    const { tree } = lowerPathsOf(this.ctx.platform, record.conversation);
-    return this.ctx.platform.folderState(tree) === 'folder' ? tree : null;
+    const { tree } = lowerPathsOf(this.parts.platform, record.conversation);
+    return this.parts.platform.folderState(tree) === 'folder' ? tree : null;
   }
 
   /**
@@ -106,13 +125,13 @@ export class LowerFolders {
    * that cannot be opened is a `lower.unusable` event; the view stays on git objects.
    */
   upgrade(conversation: string): void {
-    const view = this.ctx.views.get(conversation);
-    if (!view?.lower || view.lower.servesFolder) return;
-    const record = this.ctx.store.workspaces.get(conversation);
+    const lower = this.parts.viewLower(conversation);
+    if (!lower || lower.servesFolder) return;
+    const record = this.parts.store.workspaces.get(conversation);
     const path = record ? this.readyFolder(record) : null;
     if (!path) return;
     try {
-      view.lower.serveFolder(path);
+      lower.serveFolder(path);
     } catch (e) {
       this.event(conversation, { type: 'lower.unusable', data: { message: messageOf(e) } });
     }
@@ -131,10 +150,10 @@ export class LowerFolders {
       mine.controller.abort();
       await mine.done;
     }
-    const token = this.ctx.ids.next('lower');
-    const deadline = this.ctx.clock.now() + waitMs;
-    while (!this.ctx.store.preparationLocks.tryLock(lockKey(conversation), lockOwner(this.ctx, token))) {
-      if (this.ctx.clock.now() >= deadline) {
+    const token = this.parts.ids.next('lower');
+    const deadline = this.parts.clock.now() + waitMs;
+    while (!this.parts.store.preparationLocks.tryLock(lockKey(conversation), { ...this.parts.liveness.self, token })) {
+      if (this.parts.clock.now() >= deadline) {
         throw new WorkspaceError('BUSY', `the lower folder of '${conversation}' is still being built by another process`, {
           conversation,
           hint: 'retry in a moment: the build stops once it sees the release',
@@ -144,14 +163,14 @@ export class LowerFolders {
     }
     try {
       const removed = this.removeFolder(conversation);
-      this.ctx.store.transaction(() => {
-        const record = this.ctx.store.workspaces.get(conversation);
-        if (record && lowerOf(record)) this.ctx.store.workspaces.update(conversation, { data: withLower(record.data, null) });
+      this.parts.store.transaction(() => {
+        const record = this.parts.store.workspaces.get(conversation);
+        if (record && lowerOf(record)) this.parts.store.workspaces.update(conversation, { data: withLower(record.data, null) });
       });
       if (removed) this.event(conversation, { type: 'lower.removed', data: {} });
       return removed;
     } finally {
-      this.ctx.store.preparationLocks.unlock(lockKey(conversation), token);
+      this.parts.store.preparationLocks.unlock(lockKey(conversation), token);
     }
   }
 
@@ -164,15 +183,15 @@ export class LowerFolders {
 
   /** One build, under the lower lock (see the file comment). */
   private async build(conversation: string, controller: AbortController): Promise<void> {
-    const { store } = this.ctx;
-    const token = this.ctx.ids.next('lower');
-    if (!store.preparationLocks.tryLock(lockKey(conversation), lockOwner(this.ctx, token))) return;
+    const { store } = this.parts;
+    const token = this.parts.ids.next('lower');
+    if (!store.preparationLocks.tryLock(lockKey(conversation), { ...this.parts.liveness.self, token })) return;
     const poll = setInterval(() => {
       if (!this.stillWanted(conversation, token)) controller.abort();
     }, this.pollMs);
     try {
       const record = store.workspaces.get(conversation);
-      if (!record || !isServing(record) || this.closed) return;
+      if (!record || !this.isServing(record) || this.closed) return;
       const last = lowerOf(record);
       if (last?.state === 'unavailable' && last.sha === record.pinnedSha) return;
       if (this.readyFolder(record)) return this.upgrade(conversation);
@@ -195,16 +214,16 @@ export class LowerFolders {
 
   /** The steps after the `building` record: check out, verify, flush, rename, record `ready`. */
   private async checkOut(conversation: string, lower: LowerRecord, signal: AbortSignal): Promise<void> {
-    const { platform } = this.ctx;
+    const { platform } = this.parts;
     const paths = lowerPathsOf(platform, conversation);
     const context: GitContext = { tag: 'lower-folder', chain: [conversation] };
-    const started = this.ctx.clock.now();
+    const started = this.parts.clock.now();
     this.event(conversation, { type: 'lower.building', data: { pinnedSha: lower.sha } });
     try {
       this.removeFolder(conversation);
       mkdirSync(paths.area, { recursive: true, mode: 0o700 });
       const report = await checkOutLower(paths, lower.sha, {
-        checkout: this.checkout,
+        checkout: this.parts.checkout,
         objects: platform.git.objects,
         openFolder: (path) => platform.openFolder(path),
         context,
@@ -216,7 +235,7 @@ export class LowerFolders {
       }
       this.event(conversation, {
         type: 'lower.ready',
-        data: { pinnedSha: lower.sha, ...report, durationMs: this.ctx.clock.now() - started },
+        data: { pinnedSha: lower.sha, ...report, durationMs: this.parts.clock.now() - started },
       });
       this.upgrade(conversation);
     } catch (e) {
@@ -242,10 +261,10 @@ export class LowerFolders {
    * Result: true when written.
    */
   private mark(conversation: string, token: string | null, next: LowerRecord | null): boolean {
-    const { store } = this.ctx;
+    const { store } = this.parts;
     return store.transaction(() => {
       const record = store.workspaces.get(conversation);
-      if (!record || !isServing(record)) return false;
+      if (!record || !this.isServing(record)) return false;
       if (next && record.pinnedSha !== next.sha) return false;
       if (token !== null && lowerOf(record)?.token !== token) return false;
       store.workspaces.update(conversation, { data: withLower(record.data, next) });
@@ -256,25 +275,30 @@ export class LowerFolders {
   /** True while the build `token` should go on: the host is open and the workspace serves, its record that build's. */
   private stillWanted(conversation: string, token: string): boolean {
     if (this.closed) return false;
-    const record = this.ctx.store.workspaces.get(conversation);
-    return record !== null && isServing(record) && lowerOf(record)?.token === token;
+    const record = this.parts.store.workspaces.get(conversation);
+    return record !== null && this.isServing(record) && lowerOf(record)?.token === token;
+  }
+
+  /** True for a `ready` copy of a commit with no release recorded. */
+  private isServing(record: WorkspaceRecord): boolean {
+    return record.state === 'ready' && record.backend === 'copy' && record.pinnedSha !== null && !this.parts.isReleasing(record);
   }
 
   /** True when `tree/` is there: only a verified, flushed checkout is ever renamed to it. */
   private renamedIntoPlace(conversation: string): boolean {
-    return this.ctx.platform.folderState(lowerPathsOf(this.ctx.platform, conversation).tree) === 'folder';
+    return this.parts.platform.folderState(lowerPathsOf(this.parts.platform, conversation).tree) === 'folder';
   }
 
   /** Removes `<stateDir>/lowers/<id>` (confined), when the area exists. Result: true when something was removed. */
   private removeFolder(conversation: string): boolean {
-    const { platform } = this.ctx;
+    const { platform } = this.parts;
     if (platform.folderState(lowerPathsOf(platform, conversation).area) === 'missing') return false;
     return platform.removeWorkspaceFolder(LOWERS_AREA, conversation);
   }
 
   /** Appends a lower-folder event, unless the host is closing (then only `lower.stopped`, which says so). */
   private event(conversation: string, body: RunEventBody<LowerEventType>): void {
-    if (!this.closed || body.type === 'lower.stopped') this.ctx.store.runLog.append({ ...body, conversation });
+    if (!this.closed || body.type === 'lower.stopped') this.parts.store.runLog.append({ ...body, conversation });
   }
 }
 
@@ -284,11 +308,6 @@ type LowerEventType = Extract<RunEventType, `lower.${string}`>;
 /** The lock row of `conversation`'s lower folder (not an id, so it never meets a conversation's own lock). */
 function lockKey(conversation: string): string {
   return `lower:${conversation}`;
-}
-
-/** True for a `ready` copy of a commit with no release recorded. */
-function isServing(record: WorkspaceRecord): boolean {
-  return record.state === 'ready' && record.backend === 'copy' && record.pinnedSha !== null && !pendingReleaseOf(record);
 }
 
 function messageOf(e: unknown): string {

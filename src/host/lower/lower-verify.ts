@@ -96,48 +96,93 @@ export async function verifyCheckout(
   listing: readonly TreeListingEntry[],
   ports: VerifyPorts,
 ): Promise<VerifyReport> {
-  const expected = new Map<string, { kind: Kind; oid: string }>();
+  const expected = expectedEntries(listing);
+  const found = await walkCheckout(layer, expected, ports.signal);
+  const missingSubmodules = missingSubmodulesOf(expected, found.seen);
+  await findChangedFiles(folder, layer, found, ports);
+  await checkLinkTargets(layer, found.links);
+  await rewriteFiles(layer, found, ports);
+  await removeEmptySubmodules(layer, found.emptySubmodules);
+  await ports.checkout.makeFifos(folder, [...found.emptySubmodules, ...missingSubmodules], ports.context, ports.signal);
+  return {
+    files: found.files.length,
+    links: found.links.length,
+    submodules: found.emptySubmodules.length + missingSubmodules.length,
+    rewritten: found.rewrite.size,
+  };
+}
+
+/** What the commit's listing says is at each path. */
+type Expected = Map<string, { kind: Kind; oid: string }>;
+
+/** What the walk of the checkout found, and the files to write again. */
+interface Found {
+  seen: Set<string>;
+  files: { path: string; oid: string; executable: boolean }[];
+  links: { path: string; oid: string }[];
+  emptySubmodules: string[];
+  rewrite: Set<string>;
+}
+
+/** The listing by path. Throws `LowerMismatch` `WRONG_TYPE` for a mode no folder can hold. */
+function expectedEntries(listing: readonly TreeListingEntry[]): Expected {
+  const expected: Expected = new Map();
   for (const e of listing) {
     const kind = kindOf(e.mode);
     if (kind === null) throw new LowerMismatch('WRONG_TYPE', e.path);
     expected.set(e.path, { kind, oid: e.oid });
   }
-  const seen = new Set<string>();
-  const files: { path: string; oid: string; executable: boolean }[] = [];
-  const links: { path: string; oid: string }[] = [];
-  const emptySubmodules: string[] = [];
-  const rewrite = new Set<string>();
+  return expected;
+}
+
+/**
+ * Walks the checkout (descending only into folders the listing has), matching every entry
+ * with its expected type; a file whose executable bit differs is marked for rewriting. Throws
+ * `LowerMismatch` `EXTRA_ENTRY` or `WRONG_TYPE`.
+ */
+async function walkCheckout(layer: WritableLayer, expected: Expected, signal: AbortSignal): Promise<Found> {
+  const found: Found = { seen: new Set(), files: [], links: [], emptySubmodules: [], rewrite: new Set() };
   const enter = (p: string) => expected.get(p)?.kind === 'directory';
   for await (const w of walkLayer(layer, '', { descend: enter })) {
-    ports.signal.throwIfAborted();
+    signal.throwIfAborted();
     for (const entry of w.entries) {
       const path = childPath(w.path, entry.name);
       const want = expected.get(path);
       if (!want) throw new LowerMismatch('EXTRA_ENTRY', path);
-      seen.add(path);
+      found.seen.add(path);
       if (want.kind === 'submodule') {
-        if (entry.type === 'directory') emptySubmodules.push(path);
+        if (entry.type === 'directory') found.emptySubmodules.push(path);
         else if (entry.type !== 'other') throw new LowerMismatch('WRONG_TYPE', path);
         continue;
       }
       const type = want.kind === 'executable' ? 'file' : want.kind;
       if (entry.type !== type) throw new LowerMismatch('WRONG_TYPE', path);
-      if (type === 'symlink') links.push({ path, oid: want.oid });
+      if (type === 'symlink') found.links.push({ path, oid: want.oid });
       if (type !== 'file') continue;
       const executable = want.kind === 'executable';
-      files.push({ path, oid: want.oid, executable });
+      found.files.push({ path, oid: want.oid, executable });
       const mode = w.files ? w.files.stat(entry.name).mode : (await layer.stat(path)).mode;
-      if (Boolean(mode & 0o100) !== executable) rewrite.add(path);
+      if (Boolean(mode & 0o100) !== executable) found.rewrite.add(path);
     }
   }
-  const missingSubmodules: string[] = [];
+  return found;
+}
+
+/** The submodules git did not check out at all. Throws `LowerMismatch` `MISSING_ENTRY` for anything else missing. */
+function missingSubmodulesOf(expected: Expected, seen: ReadonlySet<string>): string[] {
+  const missing: string[] = [];
   for (const [path, want] of expected) {
     if (seen.has(path)) continue;
     if (want.kind !== 'submodule') throw new LowerMismatch('MISSING_ENTRY', path);
-    missingSubmodules.push(path);
+    missing.push(path);
   }
+  return missing;
+}
+
+/** Marks for rewriting every file whose blob id differs from the listing's (git hashes them; a name holding a newline is hashed here). */
+async function findChangedFiles(folder: string, layer: WritableLayer, found: Found, ports: VerifyPorts): Promise<void> {
   // git reads one name a line: the rare name holding a newline is hashed here instead.
-  const byGit = files.filter((f) => !f.path.includes('\n'));
+  const byGit = found.files.filter((f) => !f.path.includes('\n'));
   const oids = await ports.checkout.hashFiles(
     folder,
     byGit.map((f) => f.path),
@@ -145,11 +190,15 @@ export async function verifyCheckout(
     ports.signal,
   );
   byGit.forEach((f, i) => {
-    if (oids[i] !== f.oid) rewrite.add(f.path);
+    if (oids[i] !== f.oid) found.rewrite.add(f.path);
   });
-  for (const f of files) {
-    if (f.path.includes('\n') && blobId(await layer.readFile(f.path), f.oid) !== f.oid) rewrite.add(f.path);
+  for (const f of found.files) {
+    if (f.path.includes('\n') && blobId(await layer.readFile(f.path), f.oid) !== f.oid) found.rewrite.add(f.path);
   }
+}
+
+/** Throws `LowerMismatch` `LINK_TARGET` for a link whose target text is not the listing's blob. */
+async function checkLinkTargets(layer: LinkReadingLayer, links: Found['links']): Promise<void> {
   for (const link of links) {
     // A target that is not UTF-8 text is refused by readLink (SYMLINK_ESCAPE), as by the git-tree layer.
     const target = await layer.readLink(link.path).catch((e: unknown) => (isVfsError(e, 'SYMLINK_ESCAPE') ? null : Promise.reject(e)));
@@ -157,14 +206,22 @@ export async function verifyCheckout(
       throw new LowerMismatch('LINK_TARGET', link.path);
     }
   }
-  for (const f of files) {
-    if (!rewrite.has(f.path)) continue;
+}
+
+/** Writes every file marked for rewriting again from its blob, with the listing's executable bit. */
+async function rewriteFiles(layer: WritableLayer, found: Found, ports: VerifyPorts): Promise<void> {
+  for (const f of found.files) {
+    if (!found.rewrite.has(f.path)) continue;
     ports.signal.throwIfAborted();
     const bytes = await ports.objects.readBlob(f.oid);
     await layer.remove(f.path);
     await layer.writeFile(f.path, bytes, { exclusive: true, mode: f.executable ? 0o755 : 0o644, durable: false });
   }
-  for (const path of emptySubmodules) {
+}
+
+/** Removes the empty folders git made for submodules. Throws `LowerMismatch` `EXTRA_ENTRY` for one that is not empty. */
+async function removeEmptySubmodules(layer: WritableLayer, paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
     try {
       await layer.remove(path);
     } catch (e) {
@@ -172,13 +229,6 @@ export async function verifyCheckout(
       throw e;
     }
   }
-  await ports.checkout.makeFifos(folder, [...emptySubmodules, ...missingSubmodules], ports.context, ports.signal);
-  return {
-    files: files.length,
-    links: links.length,
-    submodules: emptySubmodules.length + missingSubmodules.length,
-    rewritten: rewrite.size,
-  };
 }
 
 /** The git blob id of `bytes`, with the hash `like` (40 hex digits: SHA-1, 64: SHA-256) uses. */

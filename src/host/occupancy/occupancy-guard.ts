@@ -7,7 +7,8 @@
  *
  * One holder is never ended this way: the holder of a release in progress (`data.release`).
  * Its workspace may be half removed, so the interrupted release is finished or undone first
- * (`onInterruptedRelease`, which the host runs through its task queue); until then writers
+ * (`onInterruptedRelease`, which the host runs through its task queue; the guard learns of
+ * releases through `releaseHolderOf`); until then writers
  * keep getting `OCCUPIED`.
  *
  * Cost: with nobody holding the workspace, the write check is one indexed SQLite read; the
@@ -17,16 +18,27 @@ import type { ProcessLiveness } from '../../ports/process-liveness.js';
 import type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from '../../state/occupancy-table.js';
 import type { StateStore } from '../../state/store.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { pendingReleaseOf } from '../lifecycle/release-record.js';
+
+/** What the guard uses: the store's occupancy records, the liveness port, and the releases recorded. */
+export interface OccupancyGuardParts {
+  readonly store: StateStore;
+  /** Who this process is, and whether a recorded process still runs. */
+  readonly liveness: ProcessLiveness;
+  /** The holder of the release recorded in progress for `conversation` (`data.release`), or null. */
+  releaseHolderOf(conversation: string): string | null;
+  /** Called when a dead process's release holds `conversation` (finish or undo it). */
+  onInterruptedRelease(conversation: string): void;
+}
 
 /** Holders of a workspace whose process is gone, or a release that was interrupted. */
 export class OccupancyGuard {
-  constructor(
-    private readonly store: StateStore,
-    private readonly liveness: ProcessLiveness,
-    /** Called when a dead process's release holds `conversation` (finish or undo it). */
-    private readonly onInterruptedRelease: (conversation: string) => void,
-  ) {}
+  private readonly store: StateStore;
+  private readonly liveness: ProcessLiveness;
+
+  constructor(private readonly parts: OccupancyGuardParts) {
+    this.store = parts.store;
+    this.liveness = parts.liveness;
+  }
 
   /**
    * Occupies `conversation` for `holder` in `mode` as this process, ending gone holders
@@ -56,7 +68,7 @@ export class OccupancyGuard {
       if (!blocker) return undefined;
       if (!this.isGone(blocker)) return blocker.holder;
       if (this.isReleaseHolder(blocker)) {
-        this.onInterruptedRelease(conversation);
+        this.parts.onInterruptedRelease(conversation);
         return blocker.holder;
       }
       if (this.store.occupancy.end(blocker.id)) this.logGone(blocker, 'write');
@@ -74,14 +86,14 @@ export class OccupancyGuard {
   }
 
   private isReleaseHolder(record: OccupancyRecord): boolean {
-    return pendingReleaseOf(this.store.workspaces.get(record.conversation))?.holder === record.holder;
+    return this.parts.releaseHolderOf(record.conversation) === record.holder;
   }
 
   private noticeInterruptedRelease(conversation: string): void {
-    const pending = pendingReleaseOf(this.store.workspaces.get(conversation));
-    if (!pending) return;
-    const holder = this.store.occupancy.activeRecords(conversation).find((r) => r.holder === pending.holder);
-    if (!holder || this.isGone(holder)) this.onInterruptedRelease(conversation);
+    const releaseHolder = this.parts.releaseHolderOf(conversation);
+    if (releaseHolder === null) return;
+    const holder = this.store.occupancy.activeRecords(conversation).find((r) => r.holder === releaseHolder);
+    if (!holder || this.isGone(holder)) this.parts.onInterruptedRelease(conversation);
   }
 
   private logGone(record: ActiveOccupancy, by: 'acquire' | 'write'): void {

@@ -32,7 +32,7 @@ export function areaOf(backend: Backend): WorkspaceArea | null {
  * the conversation grammar, so a forged record can never name a path.
  */
 export function checkoutOf(base: PathBase, conversation: string, backend: Backend): string {
-  validId(conversation);
+  checkConversationId(conversation);
   const area = areaOf(backend);
   return area ? base.join(base.stateDir, `${area}/${conversation}`) : base.repo;
 }
@@ -42,11 +42,15 @@ export function checkoutOf(base: PathBase, conversation: string, backend: Backen
  * backends. Throws like `checkoutOf` for an id outside the grammar.
  */
 export function branchOf(conversation: string, backend: Backend): string | null {
-  validId(conversation);
+  checkConversationId(conversation);
   return backend === 'worktree' ? conversationBranch(conversation) : null;
 }
 
-function validId(conversation: string): void {
+/**
+ * Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_CONVERSATION_ID`) unless
+ * `conversation` is in the conversation grammar (DESIGN.md "Vocabulary").
+ */
+export function checkConversationId(conversation: string): void {
   if (!isConversationId(conversation)) {
     throw new WorkspaceError(
       'PREPARATION_FAILED',

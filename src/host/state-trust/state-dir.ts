@@ -3,9 +3,10 @@
  * inside the repository's work tree it is added to `<git common dir>/info/exclude`, so git
  * never shows it as untracked (idempotent: the line is added once).
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { WorkspaceError } from '../../workspace-error.js';
+import { lstatOrNull } from './untrusted-state.js';
 import { foreignCodeOf } from '../../../vfs/coded-error.js';
 
 const { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -64,13 +65,4 @@ function notFollowed(path: string, what: string): WorkspaceError {
       hint: `check where it points, replace it with a regular file (rm '${path}'), or pass --state-dir a folder outside the repository`,
     },
   );
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if (foreignCodeOf(e) === 'ENOENT') return null;
-    throw e;
-  }
 }

@@ -15,7 +15,10 @@ import { systemClock } from '../../ports/clock.js';
 import { NodeHostExec } from '../../ports/node-host-exec.js';
 import type { EventFilter, RunEvent } from '../../state/event-log.js';
 import { StateStore } from '../../state/store.js';
-import { checkOrigin, DATABASE_FILE, inspectStateDir, recordOriginOf, refuseTracked, waitForOrigin } from './state-trust.js';
+import { checkOrigin, recordOriginOf, waitForOrigin } from './state-origin-check.js';
+import { inspectStateDir } from './state-trust.js';
+import { refuseTracked } from './tracked-state.js';
+import { DATABASE_FILE } from './untrusted-state.js';
 
 /** What `openStateReader` gives: the run log, and `close`. */
 export interface StateReader {

@@ -9,7 +9,12 @@ import type { SavePointHook } from '../../lander/save-points.js';
 import type { CheckRunner } from '../../ports/check-runner.js';
 import type { SubmissionRecord } from '../../state/submission-record.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostContext } from '../lifecycle/host-context.js';
+import type { LanderSettings } from '../../manifest/settings.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdSource } from '../../ports/ids.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import type { StateStore } from '../../state/store.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { stateDirNames } from '../state-trust/state-dir-names.js';
 import { GATEFS_COMMITTER } from './work-service.js';
 
@@ -33,7 +38,18 @@ export interface SubmissionStatus {
   reason: string | null;
 }
 
-/** What the host's lander needs beyond the host context. */
+/** What the host's lander uses of the host: the store, git and folders through the platform, the settings, the clock, ids, this process. */
+export interface LanderParts {
+  readonly platform: HostPlatform;
+  readonly store: StateStore;
+  readonly settings: LanderSettings;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** This process (pid + start time), the owner of the lander lock. */
+  readonly liveness: Pick<ProcessLiveness, 'self'>;
+}
+
+/** The host's lander hooks (the check runner, the crash test's save points, the wait between push tries). */
 export interface HostLanderOptions {
   checks: CheckRunner;
   savePoint?: SavePointHook;
@@ -41,20 +57,22 @@ export interface HostLanderOptions {
 }
 
 /** Drains the queue of `target` (every target when omitted) once; see `Lander.drain`. */
-export function runLander(ctx: HostContext, options: HostLanderOptions, target?: string): Promise<DrainReport> {
+export function runLander(parts: LanderParts, options: HostLanderOptions, target?: string): Promise<DrainReport> {
+  const { platform } = parts;
+  const { pid, start } = parts.liveness.self;
   const lander = new Lander({
-    store: ctx.store,
-    git: ctx.landing,
-    checks: ctx.settings.checks,
+    store: parts.store,
+    git: platform.landing,
+    checks: parts.settings.checks,
     runner: options.checks,
-    push: ctx.settings.push,
-    checkoutFor: (t) => landerCheckout(ctx, t),
-    memory: { appendOnce: (key, line) => ctx.platform.appendProjectMemory(key, line) },
-    clock: ctx.clock,
-    owner: { pid: ctx.pid, start: ctx.liveness.self.start },
-    token: ctx.ids.next('lander'),
+    push: parts.settings.push,
+    checkoutFor: (t) => landerCheckout(platform, t),
+    memory: { appendOnce: (key, line) => platform.appendProjectMemory(key, line) },
+    clock: parts.clock,
+    owner: { pid, start },
+    token: parts.ids.next('lander'),
     committer: GATEFS_COMMITTER,
-    protectedPaths: stateDirNames(ctx.platform),
+    protectedPaths: stateDirNames(platform),
     ...(options.savePoint ? { savePoint: options.savePoint } : {}),
     ...(options.wait ? { wait: options.wait } : {}),
   });
@@ -62,8 +80,8 @@ export function runLander(ctx: HostContext, options: HostLanderOptions, target?:
 }
 
 /** The queue as status rows, oldest first. */
-export function landerStatus(ctx: HostContext): SubmissionStatus[] {
-  return ctx.store.submissions.list().map((s) => ({
+export function landerStatus(store: Pick<StateStore, 'submissions'>): SubmissionStatus[] {
+  return store.submissions.list().map((s) => ({
     id: s.id,
     requestId: s.requestId,
     conversation: s.conversation,
@@ -85,8 +103,7 @@ export function landerStatus(ctx: HostContext): SubmissionStatus[] {
  * Creates `<stateDir>/lander` when missing; throws `WorkspaceError` `STATE_UNTRUSTED` when it
  * or the checkout is a link or not a folder.
  */
-export function landerCheckout(ctx: HostContext, target: string): string {
-  const { platform } = ctx;
+export function landerCheckout(platform: Pick<HostPlatform, 'stateDir' | 'join' | 'folderState' | 'makeFolder'>, target: string): string {
   const area = platform.join(platform.stateDir, 'lander');
   const areaState = platform.folderState(area);
   if (areaState === 'missing') platform.makeFolder(area);

@@ -10,7 +10,11 @@ import type { GitContext } from '../../git/git-port.js';
 import type { GitIdentity } from '../../git/landing-git.js';
 import { submitWork } from '../../lander/submit-work.js';
 import type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../../../tools/work-requests.js';
-import type { HostContext } from '../lifecycle/host-context.js';
+import type { LanderSettings } from '../../manifest/settings.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdSource } from '../../ports/ids.js';
+import type { StateStore } from '../../state/store.js';
+import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 import { ToolFailure } from '../../../tools/result.js';
 import { codeOf } from '../../../vfs/coded-error.js';
@@ -18,17 +22,26 @@ import { codeOf } from '../../../vfs/coded-error.js';
 /** The committer of every commit gatefs makes (merges, agents' commits). */
 export const GATEFS_COMMITTER: GitIdentity = { name: 'gatefs', email: 'gatefs@gatefs.invalid' };
 
+/** What `WorkService` uses of the host: git through the platform (the landing port), the store, ids, the clock, the target branch. */
+export interface WorkParts {
+  readonly platform: HostPlatform;
+  readonly store: StateStore;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly settings: Pick<LanderSettings, 'branch'>;
+}
+
 /** The way home for `conversation`'s worktree (see the module comment). */
 export class WorkService implements WorkRequests {
   private readonly path: string;
   private readonly branch: string;
 
   constructor(
-    private readonly ctx: HostContext,
+    private readonly parts: WorkParts,
     private readonly conversation: string,
     private readonly pinnedSha: string,
   ) {
-    this.path = checkoutOf(ctx.platform, conversation, 'worktree');
+    this.path = checkoutOf(parts.platform, conversation, 'worktree');
     this.branch = `refs/heads/${branchOf(conversation, 'worktree')!}`;
   }
 
@@ -54,7 +67,7 @@ export class WorkService implements WorkRequests {
     } catch (e) {
       if (!(e instanceof ToolFailure)) {
         const message = e instanceof Error ? e.message : String(e);
-        this.ctx.store.runLog.append({
+        this.parts.store.runLog.append({
           type: 'work.failed',
           conversation: this.conversation,
           data: { op, code: codeOf(e) ?? 'ERROR', message },
@@ -67,7 +80,7 @@ export class WorkService implements WorkRequests {
   private async diffNow(request: { base: 'pinned' | 'head'; paths?: readonly string[]; maxPatchBytes: number }): Promise<DiffValue> {
     const context = this.context('diff');
     const baseSha = request.base === 'pinned' ? this.pinnedSha : await this.head(context);
-    const found = await this.ctx.landing.diff(
+    const found = await this.parts.platform.landing.diff(
       this.path,
       { base: baseSha, maxPatchBytes: request.maxPatchBytes, ...(request.paths ? { paths: request.paths } : {}) },
       context,
@@ -78,28 +91,28 @@ export class WorkService implements WorkRequests {
   private async commitNow(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {
     const context = this.context('commit');
     const author = { name: this.conversation, email: `${this.conversation}@gatefs.invalid` };
-    const made = await this.ctx.landing.commit(
+    const made = await this.parts.platform.landing.commit(
       this.path,
       {
         message: request.message,
         author,
         committer: GATEFS_COMMITTER,
-        timeMs: this.ctx.clock.now(),
+        timeMs: this.parts.clock.now(),
         ...(request.paths ? { paths: request.paths } : {}),
       },
       context,
     );
     const sha = made.sha ?? (await this.head(context));
     if (made.sha)
-      this.ctx.store.runLog.append({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
+      this.parts.store.runLog.append({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
     return { sha, branch: this.branch.slice('refs/heads/'.length), files: made.files };
   }
 
   private async submitNow(request: { divergence: string; summary?: string }): Promise<SubmitValue> {
     const context = this.context('submit');
-    const uncommitted = await this.ctx.platform.git.dirtyFiles(this.path, context);
-    const target = await landingTarget(this.ctx, context);
-    return submitWork(this.ctx.store, this.ctx.landing, this.ctx.ids, {
+    const uncommitted = await this.parts.platform.git.dirtyFiles(this.path, context);
+    const target = await landingTarget(this.parts, context);
+    return submitWork(this.parts.store, this.parts.platform.landing, this.parts.ids, {
       conversation: this.conversation,
       branch: this.branch,
       target,
@@ -110,13 +123,13 @@ export class WorkService implements WorkRequests {
   }
 
   private async head(context: GitContext): Promise<string> {
-    const head = await this.ctx.landing.readRef(this.branch, context);
+    const head = await this.parts.platform.landing.readRef(this.branch, context);
     if (head === null) throw new ToolFailure('QUEUE_REJECTED', `the branch ${this.branch.slice(11)} of this workspace is gone`);
     return head;
   }
 
   private context(tag: string): GitContext {
-    return { tag, chain: this.ctx.store.lineage.of(this.conversation).chain };
+    return { tag, chain: this.parts.store.lineage.of(this.conversation).chain };
   }
 }
 
@@ -124,7 +137,7 @@ export class WorkService implements WorkRequests {
  * The branch work lands on (full ref): the settings' `lander.branch`, else the branch the
  * source checkout has checked out; null when neither names one (a detached source checkout).
  */
-export async function landingTarget(ctx: HostContext, context: GitContext): Promise<string | null> {
-  if (ctx.settings.branch) return `refs/heads/${ctx.settings.branch}`;
-  return ctx.landing.checkedOutBranch(ctx.platform.repo, context);
+export async function landingTarget(parts: Pick<WorkParts, 'platform' | 'settings'>, context: GitContext): Promise<string | null> {
+  if (parts.settings.branch) return `refs/heads/${parts.settings.branch}`;
+  return parts.platform.landing.checkedOutBranch(parts.platform.repo, context);
 }

@@ -16,11 +16,6 @@ import { codeOf } from '../../../vfs/coded-error.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import type { Session, Readiness, ReadinessSource } from '../protocol/index.js';
 
-/** The host's `declaredTools`, when it has it (a `WorkspaceHost` does). */
-interface ListingHost extends Host {
-  declaredTools?(conversation: string, role?: string): ToolDescriptor[];
-}
-
 /** One session's wait for a workspace being prepared (see the file comment). */
 export class HttpReadiness implements ReadinessSource {
   private session?: Session;
@@ -55,7 +50,7 @@ export class HttpReadiness implements ReadinessSource {
 
   async tools(): Promise<ToolDescriptor[]> {
     if (this.isReady) return this.host.gate.tools(this.conversation);
-    return (this.host as ListingHost).declaredTools?.(this.conversation, this.role) ?? [];
+    return this.host.declaredTools(this.conversation, this.role);
   }
 
   ready(): Promise<Readiness> {

@@ -1,9 +1,8 @@
 /**
- * An MCP session as an occupancy holder. When the host offers occupancy (`acquire` /
- * `releaseOccupancy`, as `WorkspaceHost` does), a session occupies its conversation's workspace
- * for exclusive write on open and frees it on close; every tool call carries the same holder in
- * its `CallContext`, so the gate answers `OCCUPIED` to anyone else who writes meanwhile (for
- * example `gatefs call`). Hosts without occupancy get a session that only names the holder.
+ * An MCP session as an occupancy holder: a session occupies its conversation's workspace for
+ * exclusive write on open (`Host.acquire`) and frees it on close; every tool call carries the
+ * same holder in its `CallContext`, so the gate answers `OCCUPIED` to anyone else who writes
+ * meanwhile (for example `gatefs call`).
  *
  * Holder ids are `mcp-<pid>-<random>`, so a holder left behind by a server process that died
  * (killed, crashed) can be recognised and taken over instead of locking the workspace forever.
@@ -12,12 +11,6 @@ import type { Host } from '../../host/composition/host.js';
 import { randomIds } from '../../ports/ids.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { foreignCodeOf } from '../../../vfs/coded-error.js';
-
-/** The optional occupancy methods a host may offer. */
-interface OccupancyHost {
-  acquire(conversation: string, holder: string): unknown;
-  releaseOccupancy(conversation: string, holder: string): unknown;
-}
 
 /** An open session; `close` is idempotent and never throws. */
 export interface Session {
@@ -50,11 +43,6 @@ function isOrphanedHolder(holder: string): boolean {
   }
 }
 
-function hasOccupancy(host: Host): host is Host & OccupancyHost {
-  const h = host as Partial<OccupancyHost>;
-  return typeof h.acquire === 'function' && typeof h.releaseOccupancy === 'function';
-}
-
 function occupant(e: unknown): string | undefined {
   return isWorkspaceError(e, 'OCCUPIED') && typeof e.data.holder === 'string' ? e.data.holder : undefined;
 }
@@ -65,7 +53,6 @@ function occupant(e: unknown): string | undefined {
  * what the host's `acquire` throws (a `WorkspaceError` `OCCUPIED` naming the live holder).
  */
 export async function openSession(host: Host, conversation: string, holder: string): Promise<Session> {
-  if (!hasOccupancy(host)) return { holder, holdsOccupancy: false, close: async () => undefined };
   try {
     await host.acquire(conversation, holder);
   } catch (e) {

@@ -95,7 +95,7 @@ export class StatusFeed {
       const workspaces = workspaceRows(this.host, this.options.sessions());
       const lander = landerRows(this.host);
       const rowsHtml = workspaceRowsHtml(workspaces);
-      const landerHtml = lander === null ? undefined : landerRowsHtml(lander);
+      const landerHtml = landerRowsHtml(lander);
       const summary = summaryHtml({ workspaces, lander });
       const oldest = Math.min(...listeners.map((l) => l.sent.seq));
       const events = eventRows(this.host, oldest);
@@ -105,7 +105,7 @@ export class StatusFeed {
           send(l.res, 'summary', summary);
           l.sent.workspaces = rowsHtml;
         }
-        if (landerHtml !== undefined && l.sent.lander !== landerHtml) {
+        if (l.sent.lander !== landerHtml) {
           send(l.res, 'lander', landerHtml);
           l.sent.lander = landerHtml;
         }

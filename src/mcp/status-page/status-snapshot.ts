@@ -1,6 +1,6 @@
 /**
  * What the status page of `gatefs serve --http` shows, as plain data: every workspace (with its
- * occupancy holder and its open MCP sessions), the lander queue when the host has a lander, and
+ * occupancy holder and its open MCP sessions), the lander queue, and
  * the run log's tail as one-line summaries. No host paths: workspace rows never hold one, and
  * events are shown through `summarizeEvent` (tool, outcome code, git argv, …), never file
  * contents.
@@ -52,26 +52,10 @@ export interface EventRow {
 /** The whole page's data. */
 export interface StatusSnapshot {
   workspaces: WorkspaceRow[];
-  /** Null when the host has no lander. */
-  lander: SubmissionRow[] | null;
+  /** The lander queue, oldest first. */
+  lander: SubmissionRow[];
   /** The newest `LOG_TAIL` events, oldest first. */
   events: EventRow[];
-}
-
-/** The lander a host may have (a `WorkspaceHost` does). */
-interface LanderHost {
-  lander?: { status(): readonly LanderStatusRow[] };
-}
-
-interface LanderStatusRow {
-  id: string;
-  conversation: string;
-  target: string;
-  state: string;
-  commit: string;
-  landedSha: string | null;
-  attempts: number;
-  reason: string | null;
 }
 
 /** The workspace rows of `host`, with `sessions` open MCP sessions per conversation. */
@@ -95,11 +79,9 @@ function workspaceRow(w: WorkspaceStatus, sessions: number): WorkspaceRow {
   };
 }
 
-/** The lander queue rows, oldest first, or null when the host has no lander. */
-export function landerRows(host: Host): SubmissionRow[] | null {
-  const lander = (host as Host & LanderHost).lander;
-  if (!lander || typeof lander.status !== 'function') return null;
-  return lander.status().map((s) => ({
+/** The lander queue rows, oldest first. */
+export function landerRows(host: Host): SubmissionRow[] {
+  return host.lander.status().map((s) => ({
     id: s.id,
     conversation: s.conversation,
     target: s.target,

@@ -18,11 +18,6 @@ import { codeOf } from '../../../vfs/coded-error.js';
 import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
 import { describeFailure } from '../text/index.js';
 
-/** The host methods readiness uses beyond `Host` (a `WorkspaceHost` has them). */
-interface ListingHost extends Host {
-  declaredTools?(conversation: string, role?: string): ToolDescriptor[];
-}
-
 /** The conversation to serve: an id, or how to choose one once the host is open. */
 export type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
 
@@ -43,7 +38,7 @@ export interface ReadinessOptions {
 
 /** The host is open and the conversation known. */
 export interface Opened {
-  host: ListingHost;
+  host: Host;
   conversation: string;
 }
 
@@ -56,7 +51,7 @@ function stopping(): Readiness {
 
 /** The background work of one stdio session (see the file comment). */
 export class WorkspaceReadiness implements ReadinessSource {
-  private host?: ListingHost;
+  private host?: Host;
   private conversation?: string;
   private status?: WorkspaceStatus;
   private session?: Session;
@@ -95,7 +90,7 @@ export class WorkspaceReadiness implements ReadinessSource {
   async tools(): Promise<ToolDescriptor[]> {
     const { host, conversation } = await this.opened();
     if (this.isReady) return host.gate.tools(conversation);
-    return host.declaredTools?.(conversation, this.options.role) ?? host.gate.tools(conversation);
+    return host.declaredTools(conversation, this.options.role);
   }
 
   /** Starts the work in the background (idempotent); its outcome is logged. */
@@ -141,7 +136,7 @@ export class WorkspaceReadiness implements ReadinessSource {
 
   private async open(): Promise<Opened> {
     this.phase = 'opening the state directory';
-    this.host ??= (await this.options.openHost()) as ListingHost;
+    this.host ??= await this.options.openHost();
     if (!this.conversation) {
       const choice = this.options.conversation;
       if (typeof choice === 'string') this.conversation = choice;

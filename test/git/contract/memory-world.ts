@@ -10,7 +10,7 @@ import { MemoryLandingGit } from '../../../src/git/memory-landing-git.js';
 import { readRefSync } from '../../../src/git/memory-refs.js';
 import { createMemoryRemote, memoryRemoteDir, rejectNextPushes } from '../../../src/git/memory-remote.js';
 import { removeEntry } from '../../../src/git/memory-worktree.js';
-import { seedMemoryRepository } from '../../../src/host/composition/memory-repository.js';
+import { seedMemoryRepository } from '../../../src/host/memory/memory-repository.js';
 import { ManualClock } from '../../../src/ports/clock.js';
 import { T0, type Files, type GitWorld, type WorldFiles } from './world.js';
 

@@ -20,9 +20,10 @@ import { ManualClock, type Clock } from '../../ports/clock.js';
 import { SequentialIds, type IdSource } from '../../ports/ids.js';
 import { ManualLiveness, type ProcessLiveness } from '../../ports/process-liveness.js';
 import { StateStore } from '../../state/store.js';
-import { MemoryPlatform } from '../platform/memory-platform.js';
+import { MemoryPlatform } from './memory-platform.js';
 import { seedMemoryRepository, writeFiles } from './memory-repository.js';
-import { WorkspaceHost } from './workspace-host.js';
+import type { Host } from '../composition/host.js';
+import { WorkspaceHost } from '../composition/workspace-host.js';
 
 export interface CreateMemoryHostOptions {
   /** The repository's files: path → content. */
@@ -50,7 +51,7 @@ export interface CreateMemoryHostOptions {
 }
 
 /** The memory host, with its volume exposed so tests can look at the "disk". */
-export type MemoryHost = WorkspaceHost & { readonly volume: InstanceType<typeof Volume> };
+export type MemoryHost = Host & { readonly volume: InstanceType<typeof Volume> };
 
 /**
  * Builds a memory host. Throws what `loadManifest` throws (`BACKEND_UNAVAILABLE` for a

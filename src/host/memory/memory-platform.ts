@@ -12,8 +12,8 @@ import { MemoryLayer } from '../../../vfs/memory-layer.js';
 import { isConversationId } from '../../../vfs/workspace-root.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { isMissingPath } from '../../ports/missing-path.js';
-import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
-import type { WorkspaceArea } from './workspace-paths.js';
+import type { FolderState, HostPlatform, OpenedFolder } from '../platform/platform.js';
+import type { WorkspaceArea } from '../platform/workspace-paths.js';
 
 type Vol = InstanceType<typeof Volume>;
 

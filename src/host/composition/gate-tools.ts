@@ -1,0 +1,30 @@
+/**
+ * The tools a host's gate runs, and the tools a conversation will offer before its workspace is
+ * ready (`serve` lists them while it prepares in the background).
+ */
+import { FILE_TOOLS } from '../../../tools/file-tools.js';
+import { requestFilesTool } from '../../../tools/request-files.js';
+import type { ToolDescriptor } from '../../../tools/result.js';
+import { WORK_TOOLS } from '../../../tools/work-tools.js';
+import { findRole } from '../../manifest/find-role.js';
+import type { Manifest } from '../../manifest/types.js';
+import type { StateStore } from '../../state/store.js';
+
+/** Every tool the gate runs, in the order clients list them. */
+export const GATE_TOOLS = [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS];
+
+/**
+ * The descriptors of the tools `conversation` will offer, as `gate.tools` lists them: its
+ * recorded role's (a workspace exists), else `role`'s, else the manifest's first role's. Throws
+ * `ManifestError` `UNKNOWN_ROLE`.
+ */
+export function declaredToolsOf(
+  parts: { readonly manifest: Manifest; readonly store: Pick<StateStore, 'workspaces'> },
+  conversation: string,
+  role?: string,
+): ToolDescriptor[] {
+  const recorded = parts.store.workspaces.get(conversation);
+  const name = recorded && recorded.state !== 'failed' ? recorded.role : role;
+  const declared: ReadonlySet<string> = new Set(findRole(parts.manifest, name).tools);
+  return GATE_TOOLS.filter((t) => declared.has(t.name)).map((t) => t.descriptor);
+}

@@ -1,0 +1,120 @@
+/**
+ * `assembleParts`: the parts of one host, built once from its options — the platform, the
+ * store, the registry the gate reads, the open views, occupancy, the lower folders — and the
+ * options themselves (`WorkspaceHostOptions`). Each task takes only the parts it declares
+ * (`PreparationParts`, `ReleaseParts`, `RecoveryParts`, `WorkParts`, `LanderParts`,
+ * `StatusParts`, …); only the composition holds them all, as `HostParts`.
+ */
+import type { TreeCheckout } from '../../git/tree-checkout.js';
+import type { SavePointHook } from '../../lander/save-points.js';
+import type { LanderSettings } from '../../manifest/settings.js';
+import type { Manifest } from '../../manifest/types.js';
+import type { CheckRunner } from '../../ports/check-runner.js';
+import type { Clock } from '../../ports/clock.js';
+import type { CrossProcessLocks } from '../../ports/cross-process-locks.js';
+import type { IdSource } from '../../ports/ids.js';
+import type { ProcessLiveness } from '../../ports/process-liveness.js';
+import type { WriteDoors } from '../../ports/write-door.js';
+import type { StateStore } from '../../state/store.js';
+import type { PreparationParts } from '../lifecycle/prepare-workspace.js';
+import type { RecoveryParts } from '../lifecycle/recover-workspaces.js';
+import type { OpenViews } from '../lifecycle/registration.js';
+import { pendingReleaseOf } from '../lifecycle/release-record.js';
+import type { ReleaseParts } from '../lifecycle/release-workspace.js';
+import type { SyncedRegistry } from '../lifecycle/synced-registry.js';
+import type { StatusParts } from '../lifecycle/workspace-status.js';
+import { LowerFolders } from '../lower/lower-folders.js';
+import { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import type { HostPlatform } from '../platform/platform.js';
+import type { LanderParts } from '../work/host-lander.js';
+import { WorkService, type WorkParts } from '../work/work-service.js';
+
+/** What a `WorkspaceHost` is built from (the factories fill it in for the disk and the memory host). */
+export interface WorkspaceHostOptions {
+  platform: HostPlatform;
+  store: StateStore;
+  manifest: Manifest;
+  clock: Clock;
+  ids: IdSource;
+  /** Who this process is and whether recorded processes still run (locks, occupancy). */
+  liveness: ProcessLiveness;
+  /** Preparations run at once in this process (default 2). */
+  concurrency?: number;
+  /** Called once by `close()` after the store is closed (e.g. to drop a temp folder). */
+  onClose?: () => void;
+  /** Cross-process locks for the gate's compare-and-swap calls (disk host); absent: in-process only. */
+  crossProcessLocks?: CrossProcessLocks;
+  /** The workspaces' write doors across processes (disk host); absent: a release drains this process's calls only. */
+  writeDoors?: WriteDoors;
+  /** The lander's settings: checks, push remote, target branch. */
+  settings: LanderSettings;
+  /** Runs the lander's checks (host exec on disk; scripted in memory). */
+  checks: CheckRunner;
+  /** Called at each lander save point (the crash test kills the process there). */
+  savePoint?: SavePointHook;
+  /** Waits between push tries (default: a real timer). */
+  wait?: (ms: number) => Promise<void>;
+  /**
+   * Checks pinned commits out into the lower folders of `copy` workspaces (src/host/lower/lower-folders.ts);
+   * absent (the memory host): a copy's pinned tree is always served from git objects.
+   */
+  treeCheckout?: TreeCheckout;
+}
+
+/** Every part of one host: what each of its tasks takes a piece of, and the whole guard and liveness port the host itself uses. */
+export type HostParts = PreparationParts &
+  ReleaseParts &
+  RecoveryParts &
+  WorkParts &
+  LanderParts &
+  StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness };
+
+/** What the parts call back into: the host's own call tracker and task queue. */
+export interface HostCallbacks {
+  /** Resolves once no tool call of `conversation` is in flight in this process. */
+  drain(conversation: string): Promise<void>;
+  /** Finishes or undoes, through the task queue, a release whose process died while it held `conversation`. */
+  recoverLater(conversation: string): void;
+}
+
+/** Builds the parts of a host over `registry` (see the file comment). */
+export function assembleParts(options: WorkspaceHostOptions, registry: SyncedRegistry, callbacks: HostCallbacks): HostParts {
+  const { platform, store, liveness, ids, clock } = options;
+  const views: OpenViews = new Map();
+  const occupancy = new OccupancyGuard({
+    store,
+    liveness,
+    releaseHolderOf: (conversation) => pendingReleaseOf(store.workspaces.get(conversation))?.holder ?? null,
+    onInterruptedRelease: (conversation) => callbacks.recoverLater(conversation),
+  });
+  const lowers = options.treeCheckout
+    ? new LowerFolders({
+        platform,
+        store,
+        ids,
+        clock,
+        liveness,
+        checkout: options.treeCheckout,
+        viewLower: (conversation) => views.get(conversation)?.lower,
+        isReleasing: (record) => pendingReleaseOf(record) !== null,
+      })
+    : undefined;
+  const parts: HostParts = {
+    platform,
+    store,
+    registry,
+    manifest: options.manifest,
+    ids,
+    clock,
+    settings: options.settings,
+    liveness,
+    occupancy,
+    views,
+    releasing: new Set(),
+    drain: (conversation) => callbacks.drain(conversation),
+    workFor: (conversation, pinnedSha) => new WorkService(parts, conversation, pinnedSha),
+    ...(options.writeDoors ? { doors: options.writeDoors } : {}),
+    ...(lowers ? { lowers } : {}),
+  };
+  return parts;
+}

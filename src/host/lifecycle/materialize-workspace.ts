@@ -1,0 +1,184 @@
+/**
+ * `materialize`: the preparation of a workspace that is not ready (new, released, or whose
+ * checkout vanished): the base is chosen (choose-base.ts), the workspace recorded `preparing`
+ * before anything is created and registered so (the gate answers `WORKSPACE_NOT_READY`), then
+ * what its backend needs is created — the disclosure state and the worktree, or the copy's
+ * upper folder — each recorded in `data.created` before it is created, and the workspace
+ * registered `ready` only once its checkout exists. On failure exactly what was created is
+ * removed (`rollbackPreparation`) and the record forgotten.
+ */
+import { sparseCheckoutOf } from '../../disclosure/disclosure-state.js';
+import { startDisclosure } from '../../disclosure/initial-disclosure.js';
+import { conversationBranch, type GitContext } from '../../git/git-port.js';
+import type { Role } from '../../manifest/types.js';
+import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { WorkspaceError } from '../../workspace-error.js';
+import type { HostPlatform } from '../platform/platform.js';
+import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import { chooseBase, resumePin } from './choose-base.js';
+import { asPreparationError, failure, markLogged } from './preparation-error.js';
+import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
+import { rollbackPreparation } from './rollback-preparation.js';
+import type { CreatedByPreparation, WorkspaceData } from './workspace-data.js';
+import type { PrepareOptions } from './workspace-types.js';
+
+/** A workspace being prepared: its latest stored record and the data being written into it. */
+interface Draft {
+  record: WorkspaceRecord;
+  readonly data: WorkspaceData;
+}
+
+/**
+ * Materializes a workspace that is not ready: chooses the base, records the workspace
+ * `preparing`, then creates what its backend needs; on failure undoes exactly what it created.
+ */
+export async function materialize(
+  parts: RegistrationParts,
+  role: Role,
+  options: PrepareOptions,
+  context: GitContext,
+): Promise<WorkspaceRecord> {
+  const base = await chooseBase(parts.platform, role.workspace.backend, options, context);
+  const draft = await recordPreparing(parts, role, options, context, base);
+  try {
+    return await build(parts, role, context, draft);
+  } catch (e) {
+    throw await abandon(parts, draft.record, context, e);
+  }
+}
+
+/** Stores the workspace `preparing`, before anything is created, and registers it so. */
+async function recordPreparing(
+  parts: RegistrationParts,
+  role: Role,
+  options: PrepareOptions,
+  context: GitContext,
+  base: { baseRef: string | null; pinnedSha: string | null },
+): Promise<Draft> {
+  const { store } = parts;
+  const { conversation } = options;
+  const backend = role.workspace.backend;
+  const checkoutPath = checkoutOf(parts.platform, conversation, backend);
+  const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
+  const record = store.workspaces.put({
+    conversation,
+    role: role.name,
+    backend,
+    guarantee: backend === 'shared' ? 'none' : 'confined',
+    state: 'preparing',
+    branch: backend === 'worktree' ? conversationBranch(conversation) : null,
+    baseRef: base.baseRef,
+    pinnedSha:
+      backend === 'worktree' && options.baseRef === undefined
+        ? await resumePin(parts, conversation, base.pinnedSha, context)
+        : base.pinnedSha,
+    checkoutPath,
+    data: { ...data },
+  });
+  store.runLog.append({
+    type: 'prepare.start',
+    conversation,
+    data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha },
+  });
+  parts.registry.set(registrationOf(record, 'preparing'));
+  return { record, data };
+}
+
+/**
+ * Creates what the backend needs (the disclosure state and the worktree, or the copy folder),
+ * recording each thing in the draft before creating it, then registers the workspace `ready`.
+ */
+async function build(parts: RegistrationParts, role: Role, context: GitContext, draft: Draft): Promise<WorkspaceRecord> {
+  const { store } = parts;
+  const { conversation } = draft.record;
+  const backend = role.workspace.backend;
+  const save = () => {
+    draft.record = store.workspaces.update(conversation, { data: { ...draft.data } });
+  };
+  const markCreated = (created: CreatedByPreparation) => {
+    draft.data.created = { ...draft.data.created, ...created };
+    save();
+  };
+  const policy = role.workspace.progressiveDisclosure;
+  if (backend === 'worktree' && policy && draft.record.pinnedSha) {
+    draft.data.disclosure = await startDisclosure(parts, conversation, draft.record.pinnedSha, policy);
+    save();
+  }
+  if (backend === 'worktree') draft.data.reused = await checkOutWorktree(parts.platform, draft.record, context, markCreated);
+  if (backend === 'copy') {
+    makeCopyFolder(parts.platform, conversation, markCreated);
+    // A lower folder an earlier workspace of this id left (it may hold another commit).
+    await parts.lowers?.remove(conversation);
+  }
+  save();
+  registerReady(parts, draft.record);
+  draft.record = store.workspaces.update(conversation, { state: 'ready' });
+  store.runLog.append({
+    type: 'prepare.ready',
+    conversation,
+    data: { backend, pinnedSha: draft.record.pinnedSha, branch: draft.record.branch, reused: draft.data.reused ?? false },
+  });
+  return draft.record;
+}
+
+/** Creates the copy's upper folder when missing (recorded first); an existing folder is kept, anything else refused (`PATH_EXISTS`). */
+function makeCopyFolder(platform: HostPlatform, conversation: string, markCreated: (created: CreatedByPreparation) => void): void {
+  const checkoutPath = checkoutOf(platform, conversation, 'copy');
+  const found = platform.folderState(checkoutPath);
+  if (found === 'missing') {
+    markCreated({ folder: true });
+    platform.makeFolder(checkoutPath);
+  } else if (found !== 'folder') {
+    throw failure(
+      conversation,
+      'PATH_EXISTS',
+      `'${checkoutPath}' exists and is ${found === 'link' ? 'a symbolic link' : 'not a folder'}: it is left untouched`,
+    );
+  }
+}
+
+/**
+ * After a failed preparation: removes exactly what `record` says was created, forgets the
+ * workspace, logs `prepare.failed` once, and returns the error to throw (a `WorkspaceError`).
+ */
+async function abandon(parts: RegistrationParts, record: WorkspaceRecord, context: GitContext, e: unknown): Promise<WorkspaceError> {
+  const { store } = parts;
+  const { conversation } = record;
+  const report = await rollbackPreparation(parts, record, context);
+  closeView(parts.views, conversation);
+  parts.registry.delete(conversation);
+  store.workspaces.delete(conversation);
+  const error = asPreparationError(e, conversation);
+  store.runLog.append({
+    type: 'prepare.failed',
+    conversation,
+    data: { code: error.code, reason: error.data.reason ?? null, message: error.message, rollback: { ...report } },
+  });
+  markLogged(error);
+  return error;
+}
+
+/** Creates (or safely reuses) the worktree. Result: true when an existing worktree was reused. */
+async function checkOutWorktree(
+  platform: HostPlatform,
+  record: WorkspaceRecord,
+  context: GitContext,
+  markCreated: (created: CreatedByPreparation) => void,
+): Promise<boolean> {
+  const path = checkoutOf(platform, record.conversation, 'worktree');
+  const branch = branchOf(record.conversation, 'worktree')!;
+  if (platform.exists(path)) {
+    const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
+    if (here?.branch === `refs/heads/${branch}`) return true;
+    const what = here ? `a worktree of ${here.branch ?? 'a detached HEAD'}` : 'not a worktree';
+    throw failure(
+      record.conversation,
+      here ? 'WORKTREE_CONFLICT' : 'PATH_EXISTS',
+      `'${path}' exists and is ${what}, not of ${branch}: it is left untouched`,
+    );
+  }
+  const existingBranch = (await platform.git.branchHead(branch, context)) !== null;
+  markCreated(existingBranch ? { worktree: true } : { worktree: true, branch: true });
+  await platform.git.addWorktree({ path, branch, base: record.pinnedSha!, existingBranch, ...sparseCheckoutOf(record.data) }, context);
+  return false;
+}

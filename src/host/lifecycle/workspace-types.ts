@@ -1,0 +1,43 @@
+/**
+ * What the host's lifecycle operations take and give (DESIGN.md "Host, ports and state"):
+ * `host.prepare`'s options, `host.release`'s options and result. Public through `Host`.
+ */
+
+/** What `host.prepare` takes. */
+export interface PrepareOptions {
+  conversation: string;
+  /** Role name from the manifest (default: the first role). */
+  role?: string;
+  /** Base ref to pin (default: the integration checkout's HEAD). */
+  baseRef?: string;
+  /** The caller's conversation chain (parent conversations first), for the run log. */
+  chain?: readonly string[];
+}
+
+/** What `host.release` takes. */
+export interface ReleaseOptions {
+  /** Also delete the branch, only when git proves it is merged into the base. */
+  deleteBranch?: boolean;
+  /**
+   * Remove the workspace even though it holds work (changed, untracked or ignored files): they
+   * are deleted. The branch and its commits are kept (only `deleteBranch` may delete a merged branch).
+   */
+  discard?: boolean;
+  /** Release even while another live session occupies the workspace (its occupancy is ended). */
+  force?: boolean;
+  /** The caller's conversation chain (parent conversations first), for the run log. */
+  chain?: readonly string[];
+}
+
+/** What `host.release` did. */
+export interface ReleaseResult {
+  conversation: string;
+  removed: boolean;
+  branchDeleted: boolean;
+  /** Why the branch was kept, when it was. */
+  branchKeptReason?: string;
+  /** With `discard`: true when files that were work were deleted. */
+  discarded?: boolean;
+  /** With `force`: the live holders whose occupancy was ended. */
+  forcedHolders?: string[];
+}

@@ -1,0 +1,44 @@
+/**
+ * `startSubagent` (see subagent-parts.ts): records the lineage (the child's chain is its
+ * parent's chain plus itself), then prepares the child's worktree from the head of its parent's
+ * branch, with the given role or the parent's.
+ */
+import type { GitContext } from '../../git/git-port.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
+import { refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
+
+/** What `subagents.start` takes. */
+export interface StartSubagentOptions {
+  parent: string;
+  child: string;
+  /** How the child is isolated; only `worktree` exists (default). */
+  isolate?: 'worktree';
+  /** The child's role (default: the parent's). */
+  role?: string;
+}
+
+/** Starts a subagent (see the file comment). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, `BACKEND_UNAVAILABLE`, what `prepare` throws. */
+export async function startSubagent(parts: SubagentParts, options: StartSubagentOptions): Promise<WorkspaceStatus> {
+  const parentRole = parts.manifest.roles.find((r) => r.name === parts.store.workspaces.get(options.parent)?.role);
+  if ((options.isolate ?? parentRole?.subagents.isolate ?? 'worktree') !== 'worktree') {
+    throw new WorkspaceError('BACKEND_UNAVAILABLE', `subagents are isolated in a worktree; '${String(options.isolate)}' is not available`, {
+      isolate: String(options.isolate),
+    });
+  }
+  const parent = worktreeOf(parts.store, options.parent);
+  const chain = parts.store.lineage.of(options.parent).chain;
+  const context: GitContext = { tag: 'subagent', chain };
+  const head = await parts.platform.landing.readRef(refOf(options.parent), context);
+  if (head === null)
+    throw new WorkspaceError('UNKNOWN_CONVERSATION', `the branch of '${options.parent}' is gone`, { conversation: options.parent });
+  if (parts.store.workspaces.get(options.child)) {
+    throw new WorkspaceError('PREPARATION_FAILED', `conversation '${options.child}' already exists`, {
+      conversation: options.child,
+      reason: 'CHILD_EXISTS',
+    });
+  }
+  parts.store.lineage.record(options.child, options.parent);
+  parts.store.runLog.append({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
+  return parts.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain });
+}
