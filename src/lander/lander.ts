@@ -34,24 +34,20 @@ import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
 import type { Clock } from '../ports/clock.js';
 import type { LockOwner } from '../state/preparation-lock.js';
 import type { StateStore } from '../state/store.js';
-import type { RunEventBody, RunEventType } from '../state/run-log-events.js';
-import {
-  submissionIn,
-  type CheckedSubmission,
-  type CheckingSubmission,
-  type LanderFailure,
-  type MergingSubmission,
-  type PushedSubmission,
-  type QueuedSubmission,
-  type SubmissionIn,
-  type SubmissionRecord,
-  type SubmissionState,
+import type {
+  CheckedSubmission,
+  CheckingSubmission,
+  LanderFailure,
+  MergingSubmission,
+  PushedSubmission,
+  QueuedSubmission,
+  SubmissionRecord,
 } from '../state/submission-record.js';
-import type { SubmissionPatch } from '../state/submission-table.js';
 import { runChecks } from './lander-checks.js';
 import { deliverFailure, deliverLanding } from './lander-messages.js';
-import { fetchRemote, type LanderSteps, LandingPush, type RemoteState, short } from './landing-push.js';
-import type { SavePoint, SavePointHook } from './save-points.js';
+import { LanderSteps } from './lander-steps.js';
+import { fetchRemote, LandingPush, type RemoteState, short } from './landing-push.js';
+import type { SavePointHook } from './save-points.js';
 
 export { short } from './landing-push.js';
 
@@ -116,22 +112,17 @@ export interface DrainReport {
 
 type Step = 'continue' | 'stop';
 
-/** The run-log events of the lander (each names its submission). */
-export type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
-
 /** The lander (see the module comment). */
 export class Lander {
   /** What this drain learned about the remote (an unreachable one is asked once per drain). */
   private remote: RemoteState = { unreachable: null };
 
-  /** What the push step records and saves through. */
-  private readonly steps: LanderSteps = {
-    record: (sub, patch, event) => this.record(sub, patch, event),
-    note: (sub, patch, event) => submissionIn(this.write(sub, patch, event), 'landed'),
-    save: (point, sub) => this.save(point, sub),
-  };
+  /** How each step is recorded and saved (the push step records through it too). */
+  private readonly steps: LanderSteps;
 
-  constructor(private readonly options: LanderOptions) {}
+  constructor(private readonly options: LanderOptions) {
+    this.steps = new LanderSteps(options.store, options.savePoint);
+  }
 
   /**
    * Lands every pending submission of `target` (every target with pending submissions when
@@ -213,12 +204,12 @@ export class Lander {
     const { git } = this.options;
     const context = contextOf(first);
     const attempt = first.attempts + 1;
-    const sub = this.record(
+    const sub = this.steps.record(
       first,
       { state: 'merging', attempts: attempt },
       { type: 'lander.merging', data: { submission: first.id, attempt } },
     );
-    this.save('merging', sub);
+    this.steps.save('merging', sub);
     const heads = await this.headsOf(sub, context);
     if (heads === null) {
       this.fail(sub, { reason: 'NO_TARGET', message: `the target branch ${short(sub.target)} does not exist` }, report);
@@ -229,11 +220,11 @@ export class Lander {
     if (common === sub.commitSha) {
       // Already on the target (submitted twice, or landed by hand): landed as it is, nothing merged.
       const patch = { state: 'checked', baseSha: base, targetSha: local, candidateSha: base, outcome: { alreadyLanded: true } } as const;
-      const checked = this.record(sub, patch, {
+      const checked = this.steps.record(sub, patch, {
         type: 'lander.checked',
         data: { submission: sub.id, candidate: base, alreadyLanded: true },
       });
-      this.save('checked', checked);
+      this.steps.save('checked', checked);
       return;
     }
     const dir = this.options.checkoutFor(sub.target);
@@ -266,23 +257,23 @@ export class Lander {
       this.fail(sub, { reason: 'PROTECTED_PATH', message, paths: held }, report);
       return;
     }
-    const checking = this.record(
+    const checking = this.steps.record(
       sub,
       { state: 'checking', baseSha: base, targetSha: local, candidateSha: merged.sha },
       { type: 'lander.checking', data: { submission: sub.id, base, candidate: merged.sha, fastForward: merged.fastForward } },
     );
-    this.save('checking', checking);
-    const checked = await runChecks(this.options.runner, this.options.checks, dir, sub.chain, () => this.save('check-ran', checking));
+    this.steps.save('checking', checking);
+    const checked = await runChecks(this.options.runner, this.options.checks, dir, sub.chain, () => this.steps.save('check-ran', checking));
     if (!checked.ok) {
       this.fail(checking, checked.failure, report);
       return;
     }
-    const passed = this.record(
+    const passed = this.steps.record(
       checking,
       { state: 'checked', outcome: { checks: checked.results } },
       { type: 'lander.checked', data: { submission: sub.id, candidate: merged.sha, checks: checked.results.length } },
     );
-    this.save('checked', passed);
+    this.steps.save('checked', passed);
   }
 
   /** Step 3: the compare-and-swap move of the target, or back to step 1 when it moved. */
@@ -309,20 +300,20 @@ export class Lander {
       const contains = head !== null && (head === candidate || (await git.isAncestor(candidate, head, context)));
       if (!contains) {
         // Someone moved the target after the candidate was checked: merge and check again.
-        this.record(sub, { state: 'queued' }, { type: 'lander.target_moved', data: { submission: sub.id, expected, head } });
+        this.steps.record(sub, { state: 'queued' }, { type: 'lander.target_moved', data: { submission: sub.id, expected, head } });
         return 'continue';
       }
       // Moved by an earlier run of this lander that died before recording it (and maybe built on since).
       landedSha = candidate;
     } else {
-      this.save('fast-forwarded', sub);
+      this.steps.save('fast-forwarded', sub);
     }
-    const landed = this.record(
+    const landed = this.steps.record(
       sub,
       { state: 'landed', landedSha },
       { type: 'lander.landed', data: { submission: sub.id, landedSha, target: sub.target } },
     );
-    this.save('landed', landed);
+    this.steps.save('landed', landed);
     return 'continue';
   }
 
@@ -334,13 +325,13 @@ export class Lander {
       `[${sub.id}]`,
       `- ${day} [${sub.id}] ${sub.conversation} landed ${sub.landedSha.slice(0, 12)} on ${short(sub.target)}: ${summary}`,
     );
-    this.save('memory-appended', sub);
+    this.steps.save('memory-appended', sub);
     const { store } = this.options;
     store.transaction(() => {
       deliverLanding(store, sub);
-      this.record(sub, { state: 'done' }, { type: 'lander.reported', data: { submission: sub.id, landedSha: sub.landedSha } });
+      this.steps.record(sub, { state: 'done' }, { type: 'lander.reported', data: { submission: sub.id, landedSha: sub.landedSha } });
     });
-    this.save('reported', sub);
+    this.steps.save('reported', sub);
   }
 
   /**
@@ -381,39 +372,13 @@ export class Lander {
     const { store } = this.options;
     store.transaction(() => {
       deliverFailure(store, sub, failure);
-      this.record(
+      this.steps.record(
         sub,
         { state: 'failed', outcome: failure },
         { type: 'lander.failed', data: { submission: sub.id, reason: failure.reason } },
       );
     });
     report.failed.push(sub.id);
-  }
-
-  /**
-   * Records a step that moves `sub` to `patch.state`, and its run-log event, in one transaction.
-   * Result: the record as stored, in that state (`StateError` `CORRUPT_RECORD` otherwise).
-   */
-  private record<S extends SubmissionState>(
-    sub: SubmissionRecord,
-    patch: SubmissionPatch & { state: S },
-    event: LanderEvent,
-  ): SubmissionIn<S> {
-    return submissionIn(this.write(sub, patch, event), patch.state);
-  }
-
-  /** Writes `patch` and `event` (for `sub`'s conversation) in one transaction. Result: the record as stored. */
-  private write(sub: SubmissionRecord, patch: SubmissionPatch, event: LanderEvent): SubmissionRecord {
-    const { store } = this.options;
-    return store.transaction(() => {
-      const updated = store.submissions.update(sub.id, patch);
-      store.runLog.append({ ...event, conversation: sub.conversation });
-      return updated;
-    });
-  }
-
-  private save(point: SavePoint, sub: SubmissionRecord): void {
-    this.options.savePoint?.(point, sub.id);
   }
 }
 

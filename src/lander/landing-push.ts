@@ -22,12 +22,11 @@
  */
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { BlockedReason } from '../git/landing-git.js';
-import type { LandedSubmission, SubmissionIn, SubmissionRecord, SubmissionState } from '../state/submission-record.js';
+import type { LandedSubmission } from '../state/submission-record.js';
 import type { RunEventData } from '../state/run-log-events.js';
-import type { SubmissionPatch } from '../state/submission-table.js';
 import { runChecks } from './lander-checks.js';
-import type { LanderEvent, LanderOptions } from './lander.js';
-import type { SavePoint } from './save-points.js';
+import type { LanderOptions } from './lander.js';
+import type { LanderSteps } from './lander-steps.js';
 
 /** What a push step ended with. */
 export type PushOutcome =
@@ -41,15 +40,6 @@ export type PushOutcome =
 /** What one drain learned about the remote: the reason it is unreachable, once a fetch failed. */
 export interface RemoteState {
   unreachable: string | null;
-}
-
-/** What the push step needs from the lander that runs it. */
-export interface LanderSteps {
-  /** Records a step that moves `sub` to `patch.state`, with its event. Result: the record as stored. */
-  record<S extends SubmissionState>(sub: SubmissionRecord, patch: SubmissionPatch & { state: S }, event: LanderEvent): SubmissionIn<S>;
-  /** Records a step of a landed submission that keeps it `landed` (a push try, a re-merge), with its event. */
-  note(sub: LandedSubmission, patch: Omit<SubmissionPatch, 'state'>, event: LanderEvent): LandedSubmission;
-  save(point: SavePoint, sub: SubmissionRecord): void;
 }
 
 /** The remote's head of `branch` (null when it has none), or why it cannot be reached. */
