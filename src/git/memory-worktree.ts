@@ -38,7 +38,8 @@ export function removeEntry(volume: Vol, path: string): void {
     if (isMissingPath(e)) return;
     throw e;
   }
-  if (!folder) return volume.unlinkSync(path);
-  for (const name of (volume.readdirSync(path) as unknown[]).map(String)) removeEntry(volume, `${path}/${name}`);
-  volume.rmdirSync(path);
+  // A folder goes whole: its own links are unlinked, and memfs's rmdirSync can refuse a folder a
+  // rename replaced an entry of (ENOTEMPTY, nothing listed).
+  if (folder) volume.rmSync(path, { recursive: true, force: true });
+  else volume.unlinkSync(path);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { createMemoryHost as fromRoot, createHost } from '../../src/index.js';
+import { createMemoryHost as fromTesting } from '../../src/testing.js';
 
 const files = {
   'README.md': '# demo\n',
@@ -51,9 +52,13 @@ async function scenario() {
 }
 
 describe('createMemoryHost', () => {
-  it('is exported from the package root with createHost', () => {
-    expect(fromRoot).toBe(createMemoryHost);
+  it('is exported from the package root with createHost (loading gatefs/testing when called), and from gatefs/testing', async () => {
+    expect(fromTesting).toBe(createMemoryHost);
     expect(typeof createHost).toBe('function');
+    const host = await fromRoot({ files });
+    expect(await host.prepare({ conversation: 'a' })).toMatchObject({ conversation: 'a' });
+    expect(String(host.volume.readFileSync('/state/worktrees/a/README.md', 'utf8'))).toBe(files['README.md']);
+    await host.close();
   });
 
   it('gives a byte-identical run log for the same scenario', async () => {

@@ -24,10 +24,15 @@ const SEED_ENV = {
 
 /** `git <args>` in `cwd`, its trimmed output. */
 function run(cwd: string, ...args: string[]): string {
+  return runWith(cwd, {}, ...args);
+}
+
+/** `git <args>` in `cwd` with `env` added, its trimmed output. */
+function runWith(cwd: string, env: Record<string, string>, ...args: string[]): string {
   return execFileSync('git', ['-c', 'commit.gpgsign=false', '-c', 'gc.auto=0', ...args], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...SEED_ENV },
+    env: { ...process.env, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...SEED_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();
 }
@@ -83,6 +88,12 @@ export async function cliWorld(files: Files | null): Promise<GitWorld> {
     files: diskFiles,
     place: (name) => join(root, 'places', name),
     breakRepository: () => fs.rmSync(join(repo, '.git/HEAD')),
+    async commitGitlink(name, target) {
+      const index = { GIT_INDEX_FILE: join(root, 'gitlink-index') };
+      runWith(repo, index, 'read-tree', 'HEAD');
+      runWith(repo, index, 'update-index', '--add', '--cacheinfo', `160000,${target},${name}`);
+      return run(repo, 'commit-tree', runWith(repo, index, 'write-tree'), '-p', 'HEAD', '-m', 'gitlink');
+    },
     commitText: async (sha) => `${run(repo, 'cat-file', 'commit', sha)}\n`,
     async createRemote(name) {
       fs.mkdirSync(remoteDir(name), { recursive: true });

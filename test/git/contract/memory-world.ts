@@ -75,6 +75,15 @@ export async function memoryWorld(files: Files | null): Promise<GitWorld> {
     files: volumeFiles(volume),
     place: (name) => `/places/${name}`,
     breakRepository: () => volume.unlinkSync(`${repo}/.git/HEAD`),
+    async commitGitlink(name, target) {
+      const gitdir = `${repo}/.git`;
+      const head = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+      const { commit } = await git.readCommit({ fs, gitdir, oid: head });
+      const { tree } = await git.readTree({ fs, gitdir, oid: commit.tree });
+      const withLink = await git.writeTree({ fs, gitdir, tree: [...tree, { mode: '160000', path: name, oid: target, type: 'commit' }] });
+      const author = { name: 'gatefs', email: 'gatefs@memory.invalid', timestamp: T0 / 1000, timezoneOffset: 0 };
+      return git.writeCommit({ fs, gitdir, commit: { message: 'gitlink\n', tree: withLink, parent: [head], author, committer: author } });
+    },
     async commitText(sha) {
       const { object } = await git.readObject({ fs, gitdir: `${repo}/.git`, oid: sha, format: 'content' });
       return Buffer.from(object as Uint8Array).toString('utf8');

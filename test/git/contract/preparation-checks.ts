@@ -163,6 +163,19 @@ export function preparationChecks(open: OpenWorld): void {
     });
   });
 
+  describe('submodules', () => {
+    it('lists the submodule paths (gitlinks) of a worktree; an empty submodule folder is no change', async () => {
+      const w = await open();
+      const head = await mainHead(w);
+      const linked = await w.commitGitlink('vendor', head);
+      const path = w.place('wt');
+      await w.git.addWorktree({ path, branch: 'gatefs/x', base: linked }, CTX);
+      expect(await w.git.gitlinks(path, CTX)).toEqual(['vendor']);
+      expect(await w.git.gitlinks(w.repo, CTX)).toEqual([]);
+      expect(await w.git.dirtyFiles(path, CTX)).toEqual([]);
+    });
+  });
+
   describe('history', () => {
     it('proves ancestry, finds merge bases, and deletes a branch only while it is at the expected commit', async () => {
       const w = await open();

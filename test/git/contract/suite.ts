@@ -7,7 +7,7 @@
  *
  * Covered: refs and commits resolved, `branchHead` of a missing branch (null) and in a broken
  * repository (a `GitError`, never null); worktrees added, listed, reported dirty, removed and
- * pruned, sparse ones included; the object reader; diff and commit; detached checkouts and
+ * pruned, sparse ones included; submodule paths; the object reader; diff and commit; detached checkouts and
  * merges; fast-forwards, with checkout safety's blocked results and their reasons; refs, names,
  * case-folded tree lookups, and remotes. What only one implementation has (the CLI's processes
  * and stat data, the memory remote's seam, determinism) stays in that implementation's tests.

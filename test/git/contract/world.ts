@@ -47,6 +47,11 @@ export interface GitWorld {
   place(name: string): string;
   /** Makes the repository unreadable as one: its git dir loses `HEAD`, as a half-deleted `.git` would. */
   breakRepository(): void;
+  /**
+   * A commit on top of main's head whose tree also holds a submodule entry (a gitlink, mode
+   * 160000) `name` at the top, pointing at `target`; no branch moves. Result: its SHA.
+   */
+  commitGitlink(name: string, target: string): Promise<string>;
   /** The raw text of a commit object (`git cat-file commit`). */
   commitText(sha: string): Promise<string>;
   /** Creates `name` as an empty bare remote the repository can fetch from and push to. */
