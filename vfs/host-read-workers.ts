@@ -20,7 +20,7 @@
  * whether a NUL came in its first `sniff` bytes) and never handed over, one with them `found`
  * unless `handOver`, and a file too large for a slab is scanned in 1 MiB slices: a literal
  * search's bytes stay in the worker. Messages cost tens of microseconds each, so small folders
- * travel together. Batches wait in the pool's own line, FIFO, for a free worker and a free slab.
+ * travel together. Batches wait in the pool's common line, FIFO, for a free worker and a free slab.
  */
 import type { ReadBatchInput } from './host-read-program.js';
 import { SLAB_BYTES, workerPool, type WorkerPool } from './worker-pool.js';

@@ -14,9 +14,17 @@
  * Fair sharing: a task submitted for an owner (a conversation) waits in its owner's line
  * (vfs/round-robin-queue.ts): free workers go to the lines in turns, so 16 calls of one
  * conversation do not queue another conversation's call behind their 16 tasks, and an owner
- * holds at most `share` workers at once (`size - 1`, at least 1), so one worker stays for the
- * others. A task without an owner (the host layer's reads: short, bounded by a slab) waits in
- * the pool's own line, FIFO, which takes its turn like an owner's and is held to no share.
+ * holds at most `share` workers at once (default `size - 1`, at least 1), so a worker stays for
+ * the others. A task without an owner (the host layer's reads: short, bounded by a slab) waits
+ * in the pool's common line, FIFO, which takes its turn like an owner's and holds at most
+ * `commonShare` workers (default all): reads in flight never take the worker a regex waits for.
+ *
+ * The process's pool (`workerPool`) has as many threads as the read workers and the regex
+ * workers had together before they became one pool (one per core, 1 to 4, for reads; one per
+ * core, 2 to 4, for regexes), and the same limits: reads hold at most one per core, an owner one
+ * fewer than the regexes had (at least one). Measured on 2 cores, 2 threads for both made a
+ * regex grep 20 % slower (its batches waited behind reads); 4 threads with reads capped at 2 made
+ * it as fast as before or faster.
  *
  * Slabs: `slabs` shared buffers of `SLAB_BYTES`, handed to every worker once at its start. A
  * task asking for one (`PoolTask.slab`) waits until one is free, fills it in the worker, and its
@@ -80,7 +88,7 @@ export interface PoolTask {
 
 /** How a task waits and runs (see the module comment). */
 export interface TaskOptions {
-  /** The conversation the task serves; absent: the pool's own line (no share). */
+  /** The conversation the task serves; absent: the pool's common line (`commonShare`). */
   readonly owner?: string;
   /** Most milliseconds of running, else `BatchTimeout`; absent: no limit. */
   readonly budgetMs?: number;
@@ -101,8 +109,18 @@ export interface TaskHandle<R> {
 }
 
 /** The line of tasks without an owner. */
-const UNOWNED = Symbol('unowned');
-type Line = string | typeof UNOWNED;
+const COMMON = Symbol('common');
+type Line = string | typeof COMMON;
+
+/** Limits of a pool besides its size (see the module comment). */
+export interface WorkerPoolOptions {
+  /** Most workers one owner holds at once (default `size - 1`, at least 1). */
+  readonly share?: number;
+  /** Most workers the tasks without an owner hold at once (default `size`). */
+  readonly commonShare?: number;
+  /** Slabs the tasks share (default 3 a worker). */
+  readonly slabs?: number;
+}
 
 interface Pending {
   readonly task: PoolTask;
@@ -128,12 +146,14 @@ interface Slot {
 
 /** A bounded set of worker threads shared fairly between owners (see the module comment). */
 export class WorkerPool {
-  /** Most workers one owner holds at once: all but one, at least one. */
+  /** Most workers one owner holds at once. */
   readonly share: number;
+  /** Most workers the tasks without an owner hold at once. */
+  readonly commonShare: number;
   private readonly slots: Slot[] = [];
   private readonly queue = new RoundRobinQueue<Pending, Line>();
-  /** Tasks running, by owner. */
-  private readonly running = new Map<string, number>();
+  /** Tasks running, by line. */
+  private readonly running = new Map<Line, number>();
   /** Programs every worker started from now on loads before it says ready. */
   private readonly programs = new Set<string>();
   private slabs?: SharedArrayBuffer[];
@@ -142,23 +162,25 @@ export class WorkerPool {
   private terminating = 0;
   private nextId = 0;
 
-  /** `size`: most workers alive at once (at least 1); `slabs`: slabs shared by the tasks (default 3 a worker). */
+  /** `size`: most workers alive at once (at least 1); `options`: the shares and slabs (see `WorkerPoolOptions`). */
   constructor(
     readonly size: number,
-    slabs = SLABS_PER_WORKER * Math.max(1, size),
+    options: WorkerPoolOptions = {},
   ) {
-    this.share = Math.max(1, size - 1);
+    this.share = Math.max(1, options.share ?? size - 1);
+    this.commonShare = Math.max(1, options.commonShare ?? size);
+    const slabs = options.slabs ?? SLABS_PER_WORKER * Math.max(1, size);
     this.freeSlabs = Array.from({ length: Math.max(1, slabs) }, (_, i) => i);
   }
 
   /**
-   * Queues `task` in its owner's line (see `TaskOptions`); `done` resolves with the program's
+   * Queues `task` in its owner's line, or the common line without one (see `TaskOptions`); `done` resolves with the program's
    * result, or rejects with `BatchTimeout` past `budgetMs` of running, `TaskFailure` when the
    * program threw (the worker stays), or the worker's error when its thread failed.
    */
   submit<R>(task: PoolTask, options: TaskOptions = {}): TaskHandle<R> {
     this.programs.add(task.program.href);
-    const line: Line = options.owner ?? UNOWNED;
+    const line: Line = options.owner ?? COMMON;
     let pending!: Pending;
     const done = new Promise<TaskResult<R>>((resolve, reject) => {
       pending = { task, options, line, resolve: resolve as Pending['resolve'], reject, cancelled: false };
@@ -186,7 +208,16 @@ export class WorkerPool {
 
   /** Tasks of `owner` running now (for tests and status). */
   runningFor(owner: string): number {
-    return this.running.get(owner) ?? 0;
+    return this.runningIn(owner);
+  }
+
+  /** Tasks without an owner running now (for tests and status). */
+  get commonRunning(): number {
+    return this.runningIn(COMMON);
+  }
+
+  private runningIn(line: Line): number {
+    return this.running.get(line) ?? 0;
   }
 
   private dispatch(): void {
@@ -203,10 +234,10 @@ export class WorkerPool {
     if (this.slots.length > 0 && this.slots.every((s) => s.current) && this.maySpawn()) this.spawn();
   }
 
-  /** True when the first task of `line` may run now: its owner below its share, a slab free if it needs one. */
+  /** True when the first task of `line` may run now: its line below its share, a slab free if it needs one. */
   private mayRun(line: Line, first: Pending): boolean {
     if (first.task.slab && this.freeSlabs.length === 0) return false;
-    return line === UNOWNED || this.runningFor(line) < this.share;
+    return this.runningIn(line) < (line === COMMON ? this.commonShare : this.share);
   }
 
   /** True when one more worker may start: fewer than `size` alive, fewer than `2 × size` threads with those exiting. */
@@ -219,7 +250,7 @@ export class WorkerPool {
     const slab = pending.task.slab ? this.freeSlabs.pop() : undefined;
     const current: Running = { id: ++this.nextId, pending, slab };
     slot.current = current;
-    if (pending.line !== UNOWNED) this.running.set(pending.line, this.runningFor(pending.line) + 1);
+    this.running.set(pending.line, this.runningIn(pending.line) + 1);
     slot.worker.ref(); // a task in a worker keeps the process alive, an idle worker does not
     if (slot.ready) this.arm(slot, current);
     const message: PoolTaskMessage = { id: current.id, program: pending.task.program.href, input: pending.task.input, slab };
@@ -244,18 +275,16 @@ export class WorkerPool {
     }, budgetMs);
   }
 
-  /** The slot's task is over: its owner holds one worker less. */
+  /** The slot's task is over: its line holds one worker less. */
   private finish(slot: Slot): Running | undefined {
     const current = slot.current;
     slot.current = undefined;
     if (!current) return undefined;
     clearTimeout(current.timer);
     const { line } = current.pending;
-    if (line !== UNOWNED) {
-      const left = this.runningFor(line) - 1;
-      if (left > 0) this.running.set(line, left);
-      else this.running.delete(line);
-    }
+    const left = this.runningIn(line) - 1;
+    if (left > 0) this.running.set(line, left);
+    else this.running.delete(line);
     return current;
   }
 
@@ -333,5 +362,14 @@ export class WorkerPool {
   }
 }
 
-/** The process's pool: as many workers as cores, between 2 and 4. */
-export const workerPool = new WorkerPool(Math.max(2, Math.min(4, availableParallelism())));
+/** Cores the process's pool plans for (1 to 4). */
+const CORES = Math.max(1, Math.min(4, availableParallelism()));
+/** Workers of the process's pool for regexes: one per core, at least 2. */
+const SEARCHERS = Math.max(2, CORES);
+
+/**
+ * The process's pool (see the module comment): one worker per core for reads and one per core
+ * (at least 2) for regexes, 3 to 8 threads; reads hold at most one per core, with 3 slabs each;
+ * an owner holds at most `SEARCHERS - 1` workers.
+ */
+export const workerPool = new WorkerPool(CORES + SEARCHERS, { share: SEARCHERS - 1, commonShare: CORES, slabs: 3 * CORES });

@@ -3,7 +3,7 @@
  * in the same few threads. A read is the host layer's own confined read, done by a worker
  * (vfs/host-read-program.ts): the bytes of the held folder's files, never a file reached by a
  * joined name or a link, and nothing below a prefix that is not a procfs handle. Reads wait for a
- * free slab, regexes do not; reads are held to no owner's share.
+ * free slab, regexes do not; reads take turns with the owners of regexes, within a share of their own.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -123,7 +123,7 @@ describe('a task the pool cannot post', () => {
 
 describe('reads and regexes share the workers', () => {
   it('a read waits for a free slab while a regex, which needs none, runs meanwhile', async () => {
-    const pool = new WorkerPool(2, 1);
+    const pool = new WorkerPool(2, { slabs: 1 });
     const regexes = new RegexWorkerPool(pool);
     const first = await readBatch([part(['a.txt'])], pool);
     let second: WorkerBatch | undefined;
@@ -150,7 +150,32 @@ describe('reads and regexes share the workers', () => {
     expect(pool.workers).toBeLessThanOrEqual(2);
   });
 
-  it('a read takes its own turn, held to no share: an owner at its share of slow regexes does not hold it up', async () => {
+  it('reads hold at most their share of the workers: a regex finds one while reads wait', async () => {
+    const pool = new WorkerPool(2, { commonShare: 1 });
+    const regexes = new RegexWorkerPool(pool);
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, pool.commonRunning)), 1);
+    const reads = Array.from({ length: 8 }, () => readBatch([part(['a.txt', 'b.txt'])], pool).then((b) => b.release()));
+    most = Math.max(most, pool.commonRunning);
+    const hits = await regexes.submit(
+      {
+        source: 'et',
+        flags: '',
+        pretest: false,
+        multiline: false,
+        maxLineChars: 2000,
+        maxBlockLines: 100,
+        jobs: [{ bytes: new Uint8Array(Buffer.from('beta\n')), limit: Infinity, texts: false, before: 0, after: 0 }],
+      },
+      60_000,
+    ).done;
+    await Promise.all(reads);
+    clearInterval(watch);
+    expect(hits).toEqual([{ count: 1 }]);
+    expect(most).toBe(1);
+  });
+
+  it('a read takes its own turn: an owner at its share of slow regexes does not hold it up', async () => {
     const pool = new WorkerPool(2);
     const regexes = new RegexWorkerPool(pool);
     expect(pool.share).toBe(1);
