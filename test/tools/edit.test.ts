@@ -334,6 +334,32 @@ describe('edit: NO_MATCH names the closest region', () => {
     expect(none.details).toEqual({ candidate: null });
     expect(none.message).toContain('no region resembles it');
   });
+
+  it('in a file of 100,000 lines and one line of 1.5 million characters: the same region, found in slices, and the file unchanged', async () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `\tconst v${i} = f(a${i % 97}, b);`);
+    lines[60_000] = `${'x '.repeat(750_000)}end`;
+    const big = `${lines.join('\n')}\n`;
+    const { edit, content, layer } = setup({ 'big.ts': big });
+    const err = errorOf(
+      await edit({ path: 'big.ts', oldString: '    const v99998 = f(a88, b);\n    const v99999 = f(a89, b);', newString: 'x' }),
+    );
+    expect(err.message).toContain('lines 99999-100000 match it except for whitespace');
+    expect(err.details?.candidate).toMatchObject({ line: 99_999, endLine: 100_000, whitespaceOnly: true, matchingLines: 2 });
+    // A later step of edits[] is searched for in the text the earlier ones left.
+    const later = errorOf(
+      await edit({
+        path: 'big.ts',
+        edits: [
+          { oldString: 'const v5 =', newString: 'let v5 =' },
+          { oldString: 'x  x end', newString: 'y' },
+        ],
+      }),
+    );
+    expect(later.message).toContain('edits[1].oldString does not occur');
+    expect(later.details).toMatchObject({ edit: 1, candidate: { line: 60_001, endLine: 60_001, whitespaceOnly: true } });
+    expect(await content('big.ts')).toBe(big);
+    expect(layer.writes).toBe(0);
+  });
 });
 
 describe('edit: syntax errors the change introduced', () => {

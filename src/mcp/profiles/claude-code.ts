@@ -37,10 +37,11 @@ import type { WriteValue } from '../../../tools/write.js';
 import type { EditValue } from '../../../tools/edit.js';
 import type { ListValue } from '../../../tools/list.js';
 import type { GrepValue } from '../../../tools/grep-results.js';
-import { applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/edit-steps.js';
+import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/edit-steps.js';
 import { GATEFS_PROFILE, type ProfileGate, type ToolProfile } from './tool-profile.js';
 import { errorEnvelopeSchema } from './tool-result.js';
 import { toolResultText } from '../text/index.js';
+
 import { EditInput, GlobInput, GrepInput, LsInput, MultiEditInput, ReadInput, WriteInput } from './claude-code-schemas.js';
 import { EditOutput, GlobOutput, GrepOutput, LsOutput, WriteOutput } from './claude-code-schemas.js';
 import { createdAnswer, editAnswer, globAnswer, readAnswer, writeAnswer } from './claude-code-results.js';
@@ -155,7 +156,8 @@ const multiEdit: ProfileTool<typeof MultiEditInput> = {
       return await create(ctx, input.file_path, edited.text, replacements);
     } catch (e) {
       if (!(e instanceof ToolFailure)) throw e;
-      return ctx.refuse(shiftEditIndex(e.toToolError()));
+      const failure = e instanceof UnmatchedEditStep ? await e.described() : e;
+      return ctx.refuse(shiftEditIndex(failure.toToolError()));
     }
   },
 };
