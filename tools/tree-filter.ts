@@ -20,8 +20,8 @@
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { GitignoreRules } from './gitignore-rules.js';
-import type { GlobMatcher } from './glob-matcher.js';
-import { MatchMeter } from './match-work.js';
+import type { GlobMatcher } from './patterns/glob-matcher.js';
+import { MatchMeter } from './patterns/match-work.js';
 import type { Selection, TreeEntry, WalkOptions } from './tree-walk.js';
 
 /** How a `TreeFilter` chooses. */
