@@ -14,8 +14,8 @@ import { isVfsError } from '../vfs/errors.js';
 import { type FolderAccess, walkLayer } from '../vfs/layer.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
-import { GitignoreFile } from './gitignore-file.js';
-import type { MatchMeter, WorkCounter } from './match-work.js';
+import { GitignoreFile } from './patterns/gitignore-file.js';
+import type { MatchMeter, WorkCounter } from './patterns/match-work.js';
 
 /** Largest `.gitignore` read; larger ones are not applied. */
 export const MAX_GITIGNORE_BYTES = 1024 * 1024;

@@ -11,7 +11,7 @@
  */
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
-import type { GlobMatcher } from './glob-matcher.js';
+import type { GlobMatcher } from './patterns/glob-matcher.js';
 import { TreeFilter } from './tree-filter.js';
 import { walkTree, type KeptFileReader, type WalkResult } from './tree-walk.js';
 

@@ -51,7 +51,7 @@ import type { TreeEntry } from './tree-walk.js';
 import { entryAt } from './walk-folder.js';
 import { grepCandidates, type Candidates } from './grep-candidates.js';
 import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from './early-search.js';
-import { compileGlob } from './glob-matcher.js';
+import { compileGlob } from './patterns/glob-matcher.js';
 import { compileMatcher, type CompiledPattern } from './line-matcher.js';
 import { GrepResults, type GrepMode, type GrepValue } from './grep-results.js';
 import { sliceEnds } from './sliced-work.js';

@@ -39,7 +39,7 @@ import { ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type TreeEntry } from './tree-walk.js';
-import { compileGlob } from './glob-matcher.js';
+import { compileGlob } from './patterns/glob-matcher.js';
 import { ResultCollector } from './result-collector.js';
 import { TreeFilter } from './tree-filter.js';
 import { ShardedMap } from './sharded-map.js';

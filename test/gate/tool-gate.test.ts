@@ -170,7 +170,9 @@ describe('ToolGate: no processes, no git', () => {
     const root = join(import.meta.dirname, '..', '..');
     const files = [
       ...readdirSync(join(root, 'src/gate')).map((f) => join(root, 'src/gate', f)),
-      ...readdirSync(join(root, 'tools')).map((f) => join(root, 'tools', f)),
+      ...readdirSync(join(root, 'tools'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(root, 'tools', f)),
     ];
     expect(files.length).toBeGreaterThan(10);
     for (const f of files) {

@@ -15,7 +15,7 @@
  * class `[1-10]`, which matches '1' and '0').
  */
 import { parseCharClass } from './char-class.js';
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 
 /** Most alternatives a glob may expand to. */
 export const MAX_GLOB_ALTERNATIVES = 1024;

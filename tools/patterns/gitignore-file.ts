@@ -21,7 +21,7 @@
  */
 import { parseGitignoreLine, type GitignoreRule } from './gitignore-pattern.js';
 import { MatchMeter, type WorkCounter } from './match-work.js';
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 
 /** Most `.gitignore` rules one call holds, over every file it reads. */
 export const MAX_HELD_RULES = 200_000;

@@ -12,7 +12,7 @@
  * pattern yield at the same places and fail the same way on every machine.
  */
 
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 
 /** Something matchers add their steps to. */
 export interface WorkCounter {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GitignoreFile } from '../../tools/gitignore-file.js';
-import { MatchMeter, YIELD_STEPS } from '../../tools/match-work.js';
-import { MAX_HELD_PATTERN_RULES, MAX_HELD_RULES } from '../../tools/gitignore-file.js';
+import { GitignoreFile } from '../../../tools/patterns/gitignore-file.js';
+import { MatchMeter, YIELD_STEPS } from '../../../tools/patterns/match-work.js';
+import { MAX_HELD_PATTERN_RULES, MAX_HELD_RULES } from '../../../tools/patterns/gitignore-file.js';
 
 /** The paths (a trailing '/' marks a folder) a `.gitignore` with `text` ignores, as git would say. */
 async function ignoredBy(text: string, paths: string[]): Promise<string[]> {

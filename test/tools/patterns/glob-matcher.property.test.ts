@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { compileGlob } from '../../tools/glob-matcher.js';
-import { expandBraces } from '../../tools/brace-expansion.js';
+import { compileGlob } from '../../../tools/patterns/glob-matcher.js';
+import { expandBraces } from '../../../tools/patterns/brace-expansion.js';
 
 /**
  * Cases left out, each a picomatch inconsistency rather than glob semantics: an alternative

@@ -23,7 +23,7 @@ import { checkExpansion, expandBraces, splitTopLevelSlashes } from './brace-expa
 import type { WorkCounter } from './match-work.js';
 import { PathPattern, isEntryName, type PathItem } from './path-pattern.js';
 import { splitSegments, tokenizePattern } from './pattern-tokens.js';
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 import { compileSegment, type SegmentTest } from './segment-matcher.js';
 
 /** A compiled glob (see the module comment). Paths are relative to the folder searched. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileGlob } from '../../tools/glob-matcher.js';
-import { MAX_GLOB_ALTERNATIVES } from '../../tools/brace-expansion.js';
-import { ToolFailure } from '../../tools/result.js';
+import { compileGlob } from '../../../tools/patterns/glob-matcher.js';
+import { MAX_GLOB_ALTERNATIVES } from '../../../tools/patterns/brace-expansion.js';
+import { ToolFailure } from '../../../tools/result.js';
 
 const work = { steps: 0 };
 const matching = (pattern: string, paths: string[], options: { basename?: boolean } = {}) => {
