@@ -3,8 +3,9 @@
  * of every file, read with the TypeScript parser (so comments and strings are never taken for
  * imports), resolved to a unit, and the folder cycles of the graph.
  *
- * A unit is `vfs`, `tools`, a folder of src/ (`src/host`, …) or a file directly in src/
- * (`src/index`, `src/workspace-error`).
+ * A unit is `vfs`, `tools`, a folder of tools/ named in `TOOLS_UNITS` (`tools/patterns`), a
+ * folder of src/ (`src/host`, …) or a file directly in src/ (`src/index`, `src/workspace-error`).
+ * Any other folder of tools/ is part of `tools`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -21,9 +22,13 @@ export interface Import {
   target?: string;
 }
 
+/** The folders of tools/ that are units of their own, with their own rules (test/architecture.test.ts). */
+export const TOOLS_UNITS: readonly string[] = ['tools/patterns'];
+
 /** The unit of a repository path (see the file comment); null outside the scanned folders. */
 export function unitOf(path: string): string | null {
   const parts = path.split('/');
+  if (parts[0] === 'tools' && parts.length > 2 && TOOLS_UNITS.includes(`tools/${parts[1]}`)) return `tools/${parts[1]}`;
   if (parts[0] === 'vfs' || parts[0] === 'tools') return parts[0];
   if (parts[0] !== 'src' || parts.length < 2) return null;
   return parts.length === 2 ? `src/${parts[1].replace(/\.ts$/, '')}` : `src/${parts[1]}`;
