@@ -8,9 +8,10 @@
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
  * the neutral runner (issue 19).
  *
- * A unit is `vfs`, `tools`, a folder of src/ (`src/git`, …), a file directly in src/
- * (`src/index`, `src/workspace-error`), or a room of a folder split into rooms (`src/host/…`,
- * test/import-graph.ts `ROOMED`); test/import-graph.ts reads the graph.
+ * A unit is `vfs`, `tools`, a folder of tools/ that is a unit of its own (`tools/patterns`), a
+ * folder of src/ (`src/git`, …), a file directly in src/ (`src/index`, `src/workspace-error`), or
+ * a room of a folder split into rooms (`src/host/…`, test/import-graph.ts `ROOMED`);
+ * test/import-graph.ts reads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ import {
  */
 const TIERS: readonly (readonly string[])[] = [
   ['vfs'], // layers, the namespace, paths, errors, and the ports a layer needs (git objects)
+  ['tools/patterns'], // the glob and .gitignore engine: self-contained (SELF_CONTAINED)
   ['tools', 'src/ports', 'src/workspace-error'], // tools over the namespace; effects (clock, ids, exec, locks); the host's error
   ['src/git', 'src/manifest', 'src/gate'], // git implements vfs's object reader; the manifest; the gate runs tools
   ['src/state'], // the state store (records roles' backends from the manifest)
@@ -59,7 +61,17 @@ const TIERS: readonly (readonly string[])[] = [
 /** The rules issue 10 names, checked on their own so a failure says which one broke. */
 const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   vfs: ['vfs'],
-  tools: ['vfs', 'tools'],
+  tools: ['vfs', 'tools', 'tools/patterns'],
+};
+
+/**
+ * Units that import nothing of gatefs but the files named, and no builtin but those named (and,
+ * having no PACKAGES entry, no package). The pattern engine knows no tool, layer or host, as
+ * ripgrep's globset and ignore crates know nothing of ripgrep: only the error base every gatefs
+ * error extends (`PatternError` is a `CodedError`).
+ */
+const SELF_CONTAINED: Readonly<Record<string, { files: readonly string[]; builtins: readonly string[] }>> = {
+  'tools/patterns': { files: ['vfs/coded-error.ts'], builtins: [] },
 };
 
 /** Packages (not node: builtins) each unit may import; each must be a runtime dependency. */
@@ -191,6 +203,11 @@ function programViolationsOf(sources: readonly { file: string; text: string }[])
 
 const ROOT = join(import.meta.dirname, '..');
 
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(list: readonly string[]): string {
+  return list.length < 2 ? list.join('') : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
+}
+
 /** Why an import breaks a rule, naming the file, the import and the rule. */
 function say(i: Import, rule: string): string {
   return `${i.file}:${i.line} imports '${i.specifier}'${i.to && i.to !== i.specifier ? ` (${i.to})` : ''}: ${rule}`;
@@ -202,10 +219,13 @@ function violationsOf(imports: readonly Import[], dependencies: ReadonlySet<stri
   const found: string[] = [];
   const edges = new Map<string, Set<string>>();
   for (const i of imports) {
+    const contained = SELF_CONTAINED[i.from];
     if (i.to === null) {
       const name = packageOf(i.specifier);
       const only = BUILTINS_ONLY_IN[i.specifier];
-      if (only && !only.includes(i.from)) found.push(say(i, `${i.specifier} only in ${only.join(', ')}`));
+      if (contained && name.startsWith('node:') && !contained.builtins.includes(name))
+        found.push(say(i, `${i.from} imports no builtin${contained.builtins.length ? ` but ${inWords(contained.builtins)}` : ''}`));
+      else if (only && !only.includes(i.from)) found.push(say(i, `${i.specifier} only in ${only.join(', ')}`));
       else if (!name.startsWith('node:') && !(PACKAGES[i.from] ?? []).includes(name))
         found.push(say(i, `package ${name} is not on ${i.from}'s allow list (PACKAGES)`));
       else if (!name.startsWith('node:') && !dependencies.has(name))
@@ -214,10 +234,12 @@ function violationsOf(imports: readonly Import[], dependencies: ReadonlySet<stri
     }
     if (i.target !== undefined && !existsSync(join(ROOT, i.target))) found.push(say(i, `resolves to no file (${i.target})`));
     if (i.to === i.from) continue;
+    if (contained && !contained.files.includes(i.target ?? i.specifier))
+      found.push(say(i, `${i.from} imports nothing of gatefs${contained.files.length ? ` but ${inWords(contained.files)}` : ''}`));
     if (!edges.has(i.from)) edges.set(i.from, new Set());
     edges.get(i.from)!.add(i.to);
     const only = ONLY_IMPORTS[i.from];
-    if (only && !only.includes(i.to)) found.push(say(i, `${i.from} imports only ${only.join(' and ')}`));
+    if (only && !only.includes(i.to)) found.push(say(i, `${i.from} imports only ${inWords(only)}`));
     const [mine, theirs] = [tierOf.get(i.from), tierOf.get(i.to)];
     if (mine === undefined) found.push(say(i, `${i.from} is in no tier of TIERS`));
     else if (theirs === undefined) found.push(say(i, `${i.to} is in no tier of TIERS`));
@@ -285,7 +307,7 @@ describe('architecture: dependencies point inward', () => {
     ).toEqual([]);
   });
 
-  it('vfs imports only vfs; tools only vfs and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
+  it('vfs imports only vfs; tools/patterns only the error base; tools only vfs, tools/patterns and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
     expect(violationsOf(imports, DEPENDENCIES)).toEqual([]);
   });
 
@@ -370,7 +392,14 @@ describe('architecture: dependencies point inward', () => {
   });
 
   it('names the file, the import and the rule of each violation, and finds a cycle', () => {
-    const at = (file: string, specifier: string, to: string | null): Import => ({ file, line: 1, specifier, from: unitOf(file)!, to });
+    const at = (file: string, specifier: string, to: string | null, target?: string): Import => ({
+      file,
+      line: 1,
+      specifier,
+      from: unitOf(file)!,
+      to,
+      ...(target ? { target } : {}),
+    });
     const found = violationsOf(
       [
         at('vfs/a.ts', '../src/git/b.js', 'src/git'),
@@ -378,16 +407,21 @@ describe('architecture: dependencies point inward', () => {
         at('tools/c.ts', '../src/gate/d.js', 'src/gate'),
         at('vfs/e.ts', 'left-pad', null),
         at('src/host/f.ts', 'node:child_process', null),
+        at('tools/patterns/g.ts', '../../vfs/coded-error.js', 'vfs', 'vfs/coded-error.ts'),
+        at('tools/patterns/g.ts', '../../vfs/layer.js', 'vfs', 'vfs/layer.ts'),
+        at('tools/patterns/g.ts', 'node:fs', null),
       ],
       DEPENDENCIES,
     );
     expect(found).toEqual([
       "vfs/a.ts:1 imports '../src/git/b.js' (src/git): vfs imports only vfs",
-      "vfs/a.ts:1 imports '../src/git/b.js' (src/git): vfs (tier 0) imports only units of earlier tiers, and src/git is tier 2",
-      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools imports only vfs and tools",
-      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools (tier 1) imports only units of earlier tiers, and src/gate is tier 2",
+      "vfs/a.ts:1 imports '../src/git/b.js' (src/git): vfs (tier 0) imports only units of earlier tiers, and src/git is tier 3",
+      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools imports only vfs, tools and tools/patterns",
+      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools (tier 2) imports only units of earlier tiers, and src/gate is tier 3",
       "vfs/e.ts:1 imports 'left-pad': package left-pad is not on vfs's allow list (PACKAGES)",
       "src/host/f.ts:1 imports 'node:child_process': node:child_process only in src/ports",
+      "tools/patterns/g.ts:1 imports '../../vfs/layer.js' (vfs): tools/patterns imports nothing of gatefs but vfs/coded-error.ts",
+      "tools/patterns/g.ts:1 imports 'node:fs': tools/patterns imports no builtin",
       "folder cycle src/git → vfs → src/git:\n  src/git/b.ts:1 imports '../../vfs/a.js' (vfs): step 1\n  vfs/a.ts:1 imports '../src/git/b.js' (src/git): step 2",
     ]);
   });

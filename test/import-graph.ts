@@ -3,9 +3,10 @@
  * of every file, read with the TypeScript parser (so comments and strings are never taken for
  * imports), resolved to a unit, and the folder cycles of the graph.
  *
- * A unit is `vfs`, `tools`, a folder of src/ (`src/git`, …) or a file directly in src/
- * (`src/index`, `src/workspace-error`); in a folder split into rooms (`ROOMED`: `src/host`),
- * each room is a unit (`src/host/lifecycle`, …).
+ * A unit is `vfs`, `tools`, a folder of tools/ named in `TOOLS_UNITS` (`tools/patterns`), a
+ * folder of src/ (`src/git`, …) or a file directly in src/ (`src/index`, `src/workspace-error`);
+ * in a folder split into rooms (`ROOMED`: `src/host`), each room is a unit (`src/host/lifecycle`,
+ * …). Any other folder of tools/ is part of `tools`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -33,9 +34,13 @@ export const ROOMED: readonly string[] = ['src/host'];
 /** How an import loads its module (see `Import.form`). */
 export type ImportForm = 'static' | 'dynamic' | 'type';
 
+/** The folders of tools/ that are units of their own, with their own rules (test/architecture.test.ts). */
+export const TOOLS_UNITS: readonly string[] = ['tools/patterns'];
+
 /** The unit of a repository path (see the file comment); null outside the scanned folders. */
 export function unitOf(path: string): string | null {
   const parts = path.split('/');
+  if (parts[0] === 'tools' && parts.length > 2 && TOOLS_UNITS.includes(`tools/${parts[1]}`)) return `tools/${parts[1]}`;
   if (parts[0] === 'vfs' || parts[0] === 'tools') return parts[0];
   if (parts[0] !== 'src' || parts.length < 2) return null;
   if (parts.length === 2) return `src/${parts[1].replace(/\.ts$/, '')}`;

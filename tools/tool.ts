@@ -13,7 +13,8 @@ import type { Namespace } from '../vfs/namespace.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
-import type { ToolDescriptor, ToolResult } from './result.js';
+import { PatternError } from './patterns/pattern-error.js';
+import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */
 export interface ToolContext {
@@ -90,8 +91,9 @@ export interface ToolSpec<S extends TObject, O> {
 
 /**
  * Builds a `ToolDefinition` from a spec: compiles the input schema once and derives the MCP
- * descriptor. Throws (at module load, never during a call) when the input schema is not an
- * object schema refusing extra properties.
+ * descriptor. The handler's pattern refusals (`PatternError` of tools/patterns/) leave it as the
+ * `ToolFailure` they stand for (`INVALID_INPUT`, same message). Throws (at module load, never
+ * during a call) when the input schema is not an object schema refusing extra properties.
  */
 export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefinition<Static<S>, O> {
   if (spec.input.additionalProperties !== false) {
@@ -109,7 +111,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
     ...(spec.keepsFinalLink ? { keepsFinalLink: true } : {}),
     ...(spec.removedPaths ? { removedPaths: spec.removedPaths } : {}),
     ...(spec.compareAndSwap ? { compareAndSwap: spec.compareAndSwap } : {}),
-    handler: spec.handler,
+    handler: answeringPatternErrors(spec.handler),
     validate,
     descriptor: {
       name: spec.name,
@@ -118,6 +120,23 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
       outputSchema: plainJsonSchema(spec.output),
       annotations: spec.annotations,
     },
+  };
+}
+
+type Handler<I, O> = (input: I, ctx: ToolContext) => Promise<ToolResult<O>>;
+
+/**
+ * `handler`, with a `PatternError` it throws turned into the `ToolFailure` the gate answers
+ * (`INVALID_INPUT`, the same message, no path): the pattern engine knows no tool result.
+ */
+function answeringPatternErrors<I, O>(handler: Handler<I, O>): Handler<I, O> {
+  return async (input, ctx) => {
+    try {
+      return await handler(input, ctx);
+    } catch (e) {
+      if (e instanceof PatternError) throw new ToolFailure(e.code, e.message);
+      throw e;
+    }
   };
 }
 

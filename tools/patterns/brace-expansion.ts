@@ -5,7 +5,7 @@
  * groups are literal text. Escapes (`\{`) and bracket classes (`[{,}]`) are kept as written
  * for the tokenizer.
  *
- * Errors (`ToolFailure` `INVALID_INPUT`, naming `field`): more than `MAX_GLOB_ALTERNATIVES`
+ * Errors (`PatternError`, `INVALID_INPUT` naming `field`): more than `MAX_GLOB_ALTERNATIVES`
  * alternatives, more than `MAX_GLOB_EXPANDED_CHARS` characters over all of them (both checked
  * before anything that large is built, so `{1..999999999}` or `{a,b}` × 30 costs nothing), and
  * the extglobs `*(…)`, `+(…)`, `!(…)`, which repeat or negate and cannot be written as a finite
@@ -15,7 +15,7 @@
  * class `[1-10]`, which matches '1' and '0').
  */
 import { parseCharClass } from './char-class.js';
-import { ToolFailure } from '../result.js';
+import { PatternError } from './pattern-error.js';
 
 /** Most alternatives a glob may expand to. */
 export const MAX_GLOB_ALTERNATIVES = 1024;
@@ -100,9 +100,9 @@ function expandSpan(s: string, from: number, to: number, groups: Map<number, Gro
     const c = s[i];
     const marker = (c === '@' || c === '?' || c === '*' || c === '+' || c === '!') && groups.get(i + 1)?.paren === true;
     if (marker && (c === '*' || c === '+' || c === '!')) {
-      throw new ToolFailure(
-        'INVALID_INPUT',
-        `${field}: the extglob '${c}(…)' is not supported (it repeats or negates, which a bounded matcher cannot do); use '{a,b}' alternatives, or escape it as '\\${c}(' to match those characters`,
+      throw new PatternError(
+        field,
+        `the extglob '${c}(…)' is not supported (it repeats or negates, which a bounded matcher cannot do); use '{a,b}' alternatives, or escape it as '\\${c}(' to match those characters`,
       );
     }
     const group = groups.get(marker ? i + 1 : i);
@@ -144,15 +144,12 @@ function expandSpan(s: string, from: number, to: number, groups: Map<number, Gro
 /** Throws `INVALID_INPUT` naming `field` when `count` alternatives of `chars` characters in all pass the caps. */
 export function checkExpansion(count: number, chars: number, field: string): void {
   if (count > MAX_GLOB_ALTERNATIVES) {
-    throw new ToolFailure(
-      'INVALID_INPUT',
-      `${field}: braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`,
-    );
+    throw new PatternError(field, `braces expand to more than ${MAX_GLOB_ALTERNATIVES} alternatives; use fewer alternatives or a wildcard`);
   }
   if (chars > MAX_GLOB_EXPANDED_CHARS) {
-    throw new ToolFailure(
-      'INVALID_INPUT',
-      `${field}: braces expand to more than ${MAX_GLOB_EXPANDED_CHARS} characters in all; use fewer alternatives or a wildcard`,
+    throw new PatternError(
+      field,
+      `braces expand to more than ${MAX_GLOB_EXPANDED_CHARS} characters in all; use fewer alternatives or a wildcard`,
     );
   }
 }

@@ -21,7 +21,7 @@
  */
 import { parseGitignoreLine, type GitignoreRule } from './gitignore-pattern.js';
 import { MatchMeter, type WorkCounter } from './match-work.js';
-import { ToolFailure } from '../result.js';
+import { PatternError } from './pattern-error.js';
 
 /** Most `.gitignore` rules one call holds, over every file it reads. */
 export const MAX_HELD_RULES = 200_000;
@@ -217,9 +217,9 @@ function holdOne(meter: MatchMeter, rule: GitignoreRule): void {
   meter.rules.all++;
   if (pattern) meter.rules.patterns++;
   if (meter.rules.all > MAX_HELD_RULES || meter.rules.patterns > MAX_HELD_PATTERN_RULES) {
-    throw new ToolFailure(
-      'INVALID_INPUT',
-      `path: the .gitignore files of this tree hold more than ${MAX_HELD_RULES.toLocaleString('en-US')} rules, or more than ${MAX_HELD_PATTERN_RULES.toLocaleString('en-US')} with wildcards; search a narrower path`,
+    throw new PatternError(
+      'path',
+      `the .gitignore files of this tree hold more than ${MAX_HELD_RULES.toLocaleString('en-US')} rules, or more than ${MAX_HELD_PATTERN_RULES.toLocaleString('en-US')} with wildcards; search a narrower path`,
     );
   }
 }

@@ -12,8 +12,8 @@
  *
  * Bounds: matching one path costs at most (path length) × (expanded pattern size) steps
  * (`path-pattern.ts`), counted into the `WorkCounter` the caller passes; the expansion is
- * capped (`MAX_GLOB_ALTERNATIVES`, `MAX_GLOB_EXPANDED_CHARS`). Errors, all `INVALID_INPUT`
- * naming `field`: a leading '/', braces past the caps, the extglobs `*(…)`, `+(…)`, `!(…)`, an
+ * capped (`MAX_GLOB_ALTERNATIVES`, `MAX_GLOB_EXPANDED_CHARS`). Errors, all `PatternError`
+ * (`INVALID_INPUT`) naming `field`: a leading '/', braces past the caps, the extglobs `*(…)`, `+(…)`, `!(…)`, an
  * unknown `[:class:]`.
  *
  * Differences from picomatch, each a fix: `[!a]` negates; `{1..10}` counts to ten; a class
@@ -23,7 +23,7 @@ import { checkExpansion, expandBraces, splitTopLevelSlashes } from './brace-expa
 import type { WorkCounter } from './match-work.js';
 import { PathPattern, isEntryName, type PathItem } from './path-pattern.js';
 import { splitSegments, tokenizePattern } from './pattern-tokens.js';
-import { ToolFailure } from '../result.js';
+import { PatternError } from './pattern-error.js';
 import { compileSegment, type SegmentTest } from './segment-matcher.js';
 
 /** A compiled glob (see the module comment). Paths are relative to the folder searched. */
@@ -43,7 +43,7 @@ export interface GlobMatcher {
 /** Compiles `pattern`; `field` names the argument in refusals. */
 export function compileGlob(pattern: string, field: string, options: { basename?: boolean } = {}): GlobMatcher {
   if (pattern.startsWith('/')) {
-    throw new ToolFailure('INVALID_INPUT', `${field}: must be relative to the searched folder (no leading '/')`);
+    throw new PatternError(field, `must be relative to the searched folder (no leading '/')`);
   }
   let bangs = 0;
   while (pattern[bangs] === '!') bangs++;
@@ -145,9 +145,9 @@ function anyOf(tests: readonly SegmentTest[]): SegmentTest {
 function itemsOf(alt: string, field: string): PathItem[] {
   const tokenized = tokenizePattern(alt, 'glob');
   if (tokenized.kind === 'unknown-posix') {
-    throw new ToolFailure(
-      'INVALID_INPUT',
-      `${field}: unknown character class '[:${tokenized.name}:]' (known: alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit)`,
+    throw new PatternError(
+      field,
+      `unknown character class '[:${tokenized.name}:]' (known: alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit)`,
     );
   }
   if (tokenized.kind === 'never') return [() => false];

@@ -2,7 +2,7 @@
  * `MatchMeter`: counts the work of glob and `.gitignore` matching in one tool call, so the call
  * can yield to the event loop at fixed amounts of work and give up past a budget.
  *
- * Every matcher in tools/ is linear: matching a name of length n against a pattern of size m
+ * Every matcher in tools/patterns/ is linear: matching a name of length n against a pattern of size m
  * costs at most n·m steps, and each matcher adds the steps it actually took to the counter it
  * is given (`WorkCounter`). One step is one character comparison or lookup (5–15 ns). The
  * meter turns steps into decisions: `mustYield` after `YIELD_STEPS` since the last yield (a few
@@ -12,7 +12,7 @@
  * pattern yield at the same places and fail the same way on every machine.
  */
 
-import { ToolFailure } from '../result.js';
+import { PatternError } from './pattern-error.js';
 
 /** Something matchers add their steps to. */
 export interface WorkCounter {
@@ -51,15 +51,12 @@ export class MatchMeter implements WorkCounter {
   }
 
   /**
-   * Throws `INVALID_INPUT` naming `field` when the budget is spent; `advice` says what to
-   * change (e.g. "use a simpler pattern or a narrower path").
+   * Throws `PatternError` (`INVALID_INPUT`) naming `field` when the budget is spent; `advice`
+   * says what to change (e.g. "use a simpler pattern or a narrower path").
    */
   checkBudget(field: string, what: string, advice: string): void {
     if (this.overBudget) {
-      throw new ToolFailure(
-        'INVALID_INPUT',
-        `${field}: ${what} needs more than ${this.budget.toLocaleString('en-US')} matching steps here; ${advice}`,
-      );
+      throw new PatternError(field, `${what} needs more than ${this.budget.toLocaleString('en-US')} matching steps here; ${advice}`);
     }
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileGlob } from '../../../tools/patterns/glob-matcher.js';
 import { MAX_GLOB_ALTERNATIVES } from '../../../tools/patterns/brace-expansion.js';
-import { ToolFailure } from '../../../tools/result.js';
+import { PatternError } from '../../../tools/patterns/pattern-error.js';
 
 const work = { steps: 0 };
 const matching = (pattern: string, paths: string[], options: { basename?: boolean } = {}) => {
@@ -12,7 +12,7 @@ const refusal = (pattern: string, field = 'pattern') => {
   try {
     compileGlob(pattern, field);
   } catch (e) {
-    if (e instanceof ToolFailure) return { code: e.code, message: e.message };
+    if (e instanceof PatternError) return { code: e.code, message: e.message };
     throw e;
   }
   throw new Error(`expected a refusal of ${pattern}`);
