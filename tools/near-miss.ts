@@ -19,7 +19,7 @@
  * It never edits: it only describes, and edit still refuses with `NO_MATCH` (an automatic match
  * would also have to guess the whitespace of newString).
  */
-import { lineStarts } from './text-content.js';
+import { lineStarts } from './text/text-content.js';
 
 /** One way the candidate region differs from oldString; `line` is a file line number (1-based). */
 export interface NearMissDifference {

@@ -34,7 +34,7 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
-import { terminalSafeLine } from '../../tools/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/terminal-text.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../git/git-port.js';
 import type { WorkspaceRecord } from '../state/workspace-table.js';
