@@ -8,7 +8,7 @@
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
  * the neutral runner (issue 19).
  *
- * A unit is `vfs`, `tools`, a folder of tools/ that is a unit of its own (`tools/patterns`), a
+ * A unit is `vfs`, `tools`, a folder of tools/ that is a unit of its own (`tools/patterns`, `tools/text`), a
  * folder of src/ (`src/git`, …), a file directly in src/ (`src/index`, `src/workspace-error`), or
  * a room of a folder split into rooms (`src/host/…`, test/import-graph.ts `ROOMED`);
  * test/import-graph.ts reads the graph.
@@ -34,7 +34,7 @@ import {
  */
 const TIERS: readonly (readonly string[])[] = [
   ['vfs'], // layers, the namespace, paths, errors, and the ports a layer needs (git objects)
-  ['tools/patterns'], // the glob and .gitignore engine: self-contained (SELF_CONTAINED)
+  ['tools/patterns', 'tools/text'], // the glob and .gitignore engine; the text utilities: both self-contained (SELF_CONTAINED)
   ['tools', 'src/ports', 'src/workspace-error'], // tools over the namespace; effects (clock, ids, exec, locks); the host's error
   ['src/git', 'src/manifest', 'src/gate'], // git implements vfs's object reader; the manifest; the gate runs tools
   ['src/state'], // the state store (records roles' backends from the manifest)
@@ -61,17 +61,19 @@ const TIERS: readonly (readonly string[])[] = [
 /** The rules issue 10 names, checked on their own so a failure says which one broke. */
 const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   vfs: ['vfs'],
-  tools: ['vfs', 'tools', 'tools/patterns'],
+  tools: ['vfs', 'tools', 'tools/patterns', 'tools/text'],
 };
 
 /**
  * Units that import nothing of gatefs but the files named, and no builtin but those named (and,
  * having no PACKAGES entry, no package). The pattern engine knows no tool, layer or host, as
  * ripgrep's globset and ignore crates know nothing of ripgrep: only the error base every gatefs
- * error extends (`PatternError` is a `CodedError`).
+ * error extends (`PatternError` is a `CodedError`). The text utilities (bytes to text and lines,
+ * numbered lines, text safe for a terminal) are plain functions over strings and bytes.
  */
 const SELF_CONTAINED: Readonly<Record<string, { files: readonly string[]; builtins: readonly string[] }>> = {
   'tools/patterns': { files: ['vfs/coded-error.ts'], builtins: [] },
+  'tools/text': { files: [], builtins: ['node:crypto'] }, // sha256Hex
 };
 
 /** Packages (not node: builtins) each unit may import; each must be a runtime dependency. */
@@ -307,7 +309,7 @@ describe('architecture: dependencies point inward', () => {
     ).toEqual([]);
   });
 
-  it('vfs imports only vfs; tools/patterns only the error base; tools only vfs, tools/patterns and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
+  it('vfs imports only vfs; tools/patterns only the error base; tools/text nothing; tools only vfs, tools/patterns, tools/text and tools; inner tiers never import outer ones; no folder cycles; packages on the allow list', () => {
     expect(violationsOf(imports, DEPENDENCIES)).toEqual([]);
   });
 
@@ -410,18 +412,21 @@ describe('architecture: dependencies point inward', () => {
         at('tools/patterns/g.ts', '../../vfs/coded-error.js', 'vfs', 'vfs/coded-error.ts'),
         at('tools/patterns/g.ts', '../../vfs/layer.js', 'vfs', 'vfs/layer.ts'),
         at('tools/patterns/g.ts', 'node:fs', null),
+        at('tools/text/h.ts', '../result.js', 'tools', 'tools/result.ts'),
       ],
       DEPENDENCIES,
     );
     expect(found).toEqual([
       "vfs/a.ts:1 imports '../src/git/b.js' (src/git): vfs imports only vfs",
       "vfs/a.ts:1 imports '../src/git/b.js' (src/git): vfs (tier 0) imports only units of earlier tiers, and src/git is tier 3",
-      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools imports only vfs, tools and tools/patterns",
+      "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools imports only vfs, tools, tools/patterns and tools/text",
       "tools/c.ts:1 imports '../src/gate/d.js' (src/gate): tools (tier 2) imports only units of earlier tiers, and src/gate is tier 3",
       "vfs/e.ts:1 imports 'left-pad': package left-pad is not on vfs's allow list (PACKAGES)",
       "src/host/f.ts:1 imports 'node:child_process': node:child_process only in src/ports",
       "tools/patterns/g.ts:1 imports '../../vfs/layer.js' (vfs): tools/patterns imports nothing of gatefs but vfs/coded-error.ts",
       "tools/patterns/g.ts:1 imports 'node:fs': tools/patterns imports no builtin",
+      "tools/text/h.ts:1 imports '../result.js' (tools): tools/text imports nothing of gatefs",
+      "tools/text/h.ts:1 imports '../result.js' (tools): tools/text (tier 1) imports only units of earlier tiers, and tools is tier 2",
       "folder cycle src/git → vfs → src/git:\n  src/git/b.ts:1 imports '../../vfs/a.js' (vfs): step 1\n  vfs/a.ts:1 imports '../src/git/b.js' (src/git): step 2",
     ]);
   });

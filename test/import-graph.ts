@@ -3,7 +3,7 @@
  * of every file, read with the TypeScript parser (so comments and strings are never taken for
  * imports), resolved to a unit, and the folder cycles of the graph.
  *
- * A unit is `vfs`, `tools`, a folder of tools/ named in `TOOLS_UNITS` (`tools/patterns`), a
+ * A unit is `vfs`, `tools`, a folder of tools/ named in `TOOLS_UNITS` (`tools/patterns`, `tools/text`), a
  * folder of src/ (`src/git`, …) or a file directly in src/ (`src/index`, `src/workspace-error`);
  * in a folder split into rooms (`ROOMED`: `src/host`), each room is a unit (`src/host/lifecycle`,
  * …). Any other folder of tools/ is part of `tools`.
@@ -35,7 +35,7 @@ export const ROOMED: readonly string[] = ['src/host'];
 export type ImportForm = 'static' | 'dynamic' | 'type';
 
 /** The folders of tools/ that are units of their own, with their own rules (test/architecture.test.ts). */
-export const TOOLS_UNITS: readonly string[] = ['tools/patterns'];
+export const TOOLS_UNITS: readonly string[] = ['tools/patterns', 'tools/text'];
 
 /** The unit of a repository path (see the file comment); null outside the scanned folders. */
 export function unitOf(path: string): string | null {

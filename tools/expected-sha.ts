@@ -8,7 +8,7 @@ import { isVfsError } from '../vfs/errors.js';
 import type { Namespace } from '../vfs/namespace.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import { ToolFailure } from './result.js';
-import { sha256Hex } from './text-content.js';
+import { sha256Hex } from './text/text-content.js';
 
 /** A sha256 in hex (either case). */
 export const Sha256Arg = Type.String({

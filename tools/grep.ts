@@ -44,7 +44,7 @@ import { isVfsError } from '../vfs/errors.js';
 import type { Resolved } from '../vfs/mount-table.js';
 import type { Namespace } from '../vfs/namespace.js';
 import { ToolFailure, ok } from './result.js';
-import { looksBinary } from './text-content.js';
+import { looksBinary } from './text/text-content.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import type { TreeEntry } from './tree-walk.js';

@@ -25,7 +25,7 @@
 import { Type } from '@sinclair/typebox';
 import { isVfsError } from '../vfs/errors.js';
 import { ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, decodeText, encodeText, looksBinary, sha256Hex } from './text-content.js';
+import { MAX_TEXT_FILE_BYTES, decodeText, encodeText, looksBinary, sha256Hex } from './text/text-content.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { swapFile } from './swap-file.js';

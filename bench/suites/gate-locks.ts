@@ -24,7 +24,7 @@ import { LockFileDir } from '../../src/ports/lock-file-dir.js';
 import { editTool } from '../../tools/edit.js';
 import { writeTool } from '../../tools/write.js';
 import { FILE_TOOLS } from '../../tools/file-tools.js';
-import { sha256Hex } from '../../tools/text-content.js';
+import { sha256Hex } from '../../tools/text/text-content.js';
 import { defineTool, type ToolDefinition } from '../../tools/tool.js';
 import { measure, measurePair, type Report } from '../harness.js';
 

@@ -21,7 +21,7 @@ import { hasNoState } from './state-presence.js';
 import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 import { UsageError } from './usage-error.js';
-import { terminalSafeLine } from '../../tools/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/terminal-text.js';
 
 /** The `lander` command. */
 export const landerCommand: Command = {

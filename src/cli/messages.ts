@@ -8,7 +8,7 @@ import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
-import { withSafeFields } from '../../tools/terminal-text.js';
+import { withSafeFields } from '../../tools/text/terminal-text.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {

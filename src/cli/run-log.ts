@@ -5,7 +5,7 @@
 import type { RunEvent } from '../state/event-log.js';
 import { formatTable } from './table.js';
 import { summarizeEvent } from '../state/event-summary.js';
-import { terminalSafeLine } from '../../tools/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/terminal-text.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */
 export function formatRunLog(events: readonly RunEvent[], limit = Infinity): string {

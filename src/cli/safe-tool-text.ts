@@ -6,7 +6,7 @@
  * edit's snippet and diff, a grep hit's text) stay blocks; `Output.print` escapes the rest.
  */
 import type { ToolResult } from '../../tools/result.js';
-import { withSafeFields } from '../../tools/terminal-text.js';
+import { withSafeFields } from '../../tools/text/terminal-text.js';
 import { toolResultText } from '../mcp/text/index.js';
 
 /** The keys of a tool result whose strings are text of several lines. */

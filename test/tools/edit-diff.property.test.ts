@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EditedText } from '../../tools/edited-text.js';
+import { EditedText } from '../../tools/text/edited-text.js';
 import { changeReport } from '../../tools/change-report.js';
 
 /** Applies a unified diff (as edit prints it) to `before`; throws when a context or removed line disagrees. */

@@ -2,7 +2,7 @@
  * `dirtyRefusal`: the `DIRTY_WORKTREE` a release answers when the workspace holds work, with the
  * `release.refused` run-log event.
  */
-import { terminalSafeLine } from '../../../tools/terminal-text.js';
+import { terminalSafeLine } from '../../../tools/text/terminal-text.js';
 import type { StateStore } from '../../state/store.js';
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 import { WorkspaceError } from '../../workspace-error.js';

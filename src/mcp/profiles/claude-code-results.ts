@@ -15,7 +15,7 @@ import type { ReadImageValue, ReadValue } from '../../../tools/read.js';
 import type { WriteValue } from '../../../tools/write.js';
 import type { EditValue } from '../../../tools/edit.js';
 import type { ListValue } from '../../../tools/list.js';
-import { numberLines } from '../../../tools/numbered-lines.js';
+import { numberLines } from '../../../tools/text/numbered-lines.js';
 import { syntaxLines, type Row } from '../text/index.js';
 import type { PathView } from './profile-paths.js';
 

@@ -13,7 +13,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { MAX_PATH_ARG_CHARS } from '../../../tools/path-arg.js';
 import { WRITE_MAX_CONTENT_CHARS } from '../../../tools/write.js';
 import { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS } from '../../../tools/edit.js';
-import { MAX_TEXT_FILE_BYTES } from '../../../tools/text-content.js';
+import { MAX_TEXT_FILE_BYTES } from '../../../tools/text/text-content.js';
 import { SyntaxReportSchema } from '../../../tools/syntax-check.js';
 
 /** How a path argument of this profile is written (in every path description). */

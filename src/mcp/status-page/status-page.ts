@@ -6,7 +6,7 @@
  * the page's script only puts them in place and filters rows. One inline script and one style
  * sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
  */
-import { terminalSafeLine } from '../../../tools/terminal-text.js';
+import { terminalSafeLine } from '../../../tools/text/terminal-text.js';
 import type { EventRow, StatusSnapshot, SubmissionRow, WorkspaceRow } from './status-snapshot.js';
 
 /**

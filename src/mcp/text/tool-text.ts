@@ -3,7 +3,7 @@
  * `structuredContent`. One renderer per tool, with a JSON fallback for values it does not know.
  */
 import type { ToolResult } from '../../../tools/result.js';
-import { numberLines } from '../../../tools/numbered-lines.js';
+import { numberLines } from '../../../tools/text/numbered-lines.js';
 
 /** A result value, read field by field. */
 export type Row = Record<string, unknown>;

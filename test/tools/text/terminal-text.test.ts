@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { terminalSafe, terminalSafeJson, terminalSafeLine, withSafeFields } from '../../tools/terminal-text.js';
-import { eventRowsHtml, landerRowsHtml } from '../../src/mcp/status-page/status-rows.js';
+import { terminalSafe, terminalSafeJson, terminalSafeLine, withSafeFields } from '../../../tools/text/terminal-text.js';
+import { eventRowsHtml, landerRowsHtml } from '../../../src/mcp/status-page/status-rows.js';
 
 /** Every character these functions must never let through raw (line feed and tab checked apart). */
 const UNSAFE =
