@@ -21,7 +21,7 @@ import { UnboundedSchemaError } from '../../src/mcp/message-limit.js';
 import { InsecureBindError } from '../../src/mcp/http-server.js';
 import { CreationRefusal } from '../../src/mcp/creation-budget.js';
 import { ToolFailure } from '../../tools/result.js';
-import { BatchTimeout, RegexEngineFailure } from '../../tools/regex-worker-pool.js';
+import { BatchTimeout, RegexEngineFailure } from '../../tools/grep/regex-worker-pool.js';
 import { toToolError } from '../../src/gate/tool-error.js';
 
 const root = join(import.meta.dirname, '../..');

@@ -28,7 +28,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LineHits, LineRequest } from './line-matcher.js';
-import { CodedError } from '../vfs/coded-error.js';
+import { CodedError } from '../../vfs/coded-error.js';
 import { REGEX_WORKER_SOURCE } from './regex-worker-source.js';
 import { RoundRobinQueue } from './round-robin-queue.js';
 

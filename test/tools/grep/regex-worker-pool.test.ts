@@ -5,8 +5,8 @@
  * the workers shared fairly between owners (turns across owners, at most a share each).
  */
 import { describe, expect, it } from 'vitest';
-import '../../tools/line-matcher.js'; // sets the V8 regex flags grep runs with
-import { BatchTimeout, RegexEngineFailure, RegexWorkerPool, type RegexBatch } from '../../tools/regex-worker-pool.js';
+import '../../../tools/grep/line-matcher.js'; // sets the V8 regex flags grep runs with
+import { BatchTimeout, RegexEngineFailure, RegexWorkerPool, type RegexBatch } from '../../../tools/grep/regex-worker-pool.js';
 
 const batch = (source: string, texts: string[], flags = ''): RegexBatch => ({
   source,
