@@ -276,7 +276,7 @@ describe('architecture: dependencies point inward', () => {
     expect(seen('src/cli/open-host.ts', '../index.js')).toBe(true); // typeof import('…')
     expect(seen('vfs/memory-layer.ts', 'memfs')).toBe(true);
     expect(seen('vfs/worker-pool.ts', './pool-worker.js')).toBe(true); // new URL('…', import.meta.url)
-    expect(seen('tools/regex-worker-pool.ts', './regex-search-program.js')).toBe(true);
+    expect(seen('tools/grep/regex-worker-pool.ts', './regex-search-program.js')).toBe(true);
     const named = specifiersOf(
       'vfs/x.ts',
       "new URL('../tools/p.js', import.meta.url); new URL(rel, import.meta.url); new URL('./a.json', import.meta.url); new URL('./b.js', base);",

@@ -49,14 +49,14 @@ import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import type { TreeEntry } from './tree-walk.js';
 import { entryAt } from './walk-folder.js';
-import { grepCandidates, type Candidates } from './grep-candidates.js';
-import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from './early-search.js';
+import { grepCandidates, type Candidates } from './grep/grep-candidates.js';
+import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from './grep/early-search.js';
 import { compileGlob } from './patterns/glob-matcher.js';
-import { compileMatcher, type CompiledPattern } from './line-matcher.js';
-import { GrepResults, type GrepMode, type GrepValue } from './grep-results.js';
+import { compileMatcher, type CompiledPattern } from './grep/line-matcher.js';
+import { GrepResults, type GrepMode, type GrepValue } from './grep/grep-results.js';
 import { sliceEnds } from './sliced-work.js';
 
-export type { GrepMatch, GrepSkipped, GrepValue } from './grep-results.js';
+export type { GrepMatch, GrepSkipped, GrepValue } from './grep/grep-results.js';
 
 /** Default `maxResults` of grep. */
 export const GREP_DEFAULT_MAX_RESULTS = 500;

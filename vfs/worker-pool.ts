@@ -1,7 +1,7 @@
 /**
  * `WorkerPool`: the process's few worker threads (`workerPool`), shared by every kind of work
  * that must not run on the event loop: the host layer's batch reads (vfs/host-read-workers.ts)
- * and grep's regexes (tools/regex-worker-pool.ts). A task names the program that runs it, a
+ * and grep's regexes (tools/grep/regex-worker-pool.ts). A task names the program that runs it, a
  * module of this package started by URL (vfs/worker-program.ts); every worker runs
  * vfs/pool-worker.ts, which loads the programs and runs one task at a time.
  *

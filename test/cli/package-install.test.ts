@@ -72,7 +72,7 @@ describe('the packed files', () => {
     expect(packed).toContain('fixtures/sample-repo/gatefs.yaml');
     // The worker pool's modules, started by URL beside the code that starts them.
     expect(packed).toEqual(
-      expect.arrayContaining(['dist/vfs/pool-worker.js', 'dist/vfs/host-read-program.js', 'dist/tools/regex-search-program.js']),
+      expect.arrayContaining(['dist/vfs/pool-worker.js', 'dist/vfs/host-read-program.js', 'dist/tools/grep/regex-search-program.js']),
     );
     expect(packed.filter((f) => /^dist\/(test|bench)\//.test(f))).toEqual([]);
     expect(packed.filter((f) => !/^(dist\/(src|tools|vfs)\/|fixtures\/sample-repo\/)/.test(f)).sort()).toEqual([

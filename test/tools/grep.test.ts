@@ -7,8 +7,8 @@ import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import type { Layer } from '../../vfs/layer.js';
 import { readOnly } from '../../vfs/read-only-layer.js';
-import { GREP_FILE_BUDGET_MS } from '../../tools/line-matcher.js';
-import { regexWorkers } from '../../tools/regex-worker-pool.js';
+import { GREP_FILE_BUDGET_MS } from '../../tools/grep/line-matcher.js';
+import { regexWorkers } from '../../tools/grep/regex-worker-pool.js';
 import { addWorkspace, errorOf, setupGate, valueOf } from './workspace-fixture.js';
 
 const FILES: Record<string, string | Uint8Array> = {

@@ -21,7 +21,7 @@ import { UnboundedSchemaError } from '../../src/mcp/message-limits/message-limit
 import { InsecureBindError } from '../../src/mcp/http/http-server.js';
 import { CreationRefusal } from '../../src/mcp/http/creation-budget.js';
 import { ToolFailure } from '../../tools/result.js';
-import { BatchTimeout, RegexEngineFailure } from '../../tools/regex-worker-pool.js';
+import { BatchTimeout, RegexEngineFailure } from '../../tools/grep/regex-worker-pool.js';
 import { TaskFailure } from '../../vfs/worker-pool.js';
 import { toToolError } from '../../src/gate/tool-error.js';
 

@@ -9,11 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import '../../tools/line-matcher.js'; // sets the V8 regex flags grep runs with
-import { RegexWorkerPool, type RegexBatch } from '../../tools/regex-worker-pool.js';
+import '../../tools/grep/line-matcher.js'; // sets the V8 regex flags grep runs with
+import { RegexWorkerPool, type RegexBatch } from '../../tools/grep/regex-worker-pool.js';
 import { readBatch, type BatchPart, type WorkerBatch } from '../../vfs/host-read-workers.js';
 import { TaskFailure, WorkerPool, workerPool } from '../../vfs/worker-pool.js';
-import { regexWorkers } from '../../tools/regex-worker-pool.js';
+import { regexWorkers } from '../../tools/grep/regex-worker-pool.js';
 
 let base: string;
 let root: string;

@@ -11,7 +11,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { GrepValue } from '../../../tools/grep-results.js';
+import type { GrepValue } from '../../../tools/grep/grep-results.js';
 import { ToolFailure } from '../../../tools/result.js';
 import { contentLines, searchedNote, type Row } from '../text/index.js';
 import type { GrepInput } from './claude-code-schemas.js';

@@ -36,7 +36,7 @@ import type { ReadImageValue, ReadValue } from '../../../tools/read.js';
 import type { WriteValue } from '../../../tools/write.js';
 import type { EditValue } from '../../../tools/edit.js';
 import type { ListValue } from '../../../tools/list.js';
-import type { GrepValue } from '../../../tools/grep-results.js';
+import type { GrepValue } from '../../../tools/grep/grep-results.js';
 import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/edit-steps.js';
 import { GATEFS_PROFILE, type ProfileGate, type ToolProfile } from './tool-profile.js';
 import { errorEnvelopeSchema } from './tool-result.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { requiredLiteral } from '../../tools/regex-literal.js';
+import { requiredLiteral } from '../../../tools/grep/regex-literal.js';
 
 const SOURCES = [
   'use\\s+strict',

@@ -18,10 +18,10 @@
  * files first, and a file left out is then read through the namespace, one open per folder
  * from the mount root — about 15 times slower over a 1,000-deep chain (class L scenario).
  */
-import { BINARY_SNIFF_BYTES, looksBinary } from './text/text-content.js';
+import { BINARY_SNIFF_BYTES, looksBinary } from '../text/text-content.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
-import type { KeptFileReader, TreeEntry } from './tree-walk.js';
-import { ShardedMap } from './sharded-map.js';
+import type { KeptFileReader, TreeEntry } from '../tree-walk.js';
+import { ShardedMap } from '../sharded-map.js';
 
 /**
  * What is known about a candidate before the results are assembled: the number of hits the

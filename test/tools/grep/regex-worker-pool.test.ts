@@ -1,12 +1,12 @@
 /**
- * The shared regex workers (tools/regex-worker-pool.ts): a bounded number of threads whatever
+ * The shared regex workers (tools/grep/regex-worker-pool.ts): a bounded number of threads whatever
  * the number of batches, a batch's budget counted from when a worker takes it, a runaway batch's
  * worker replaced at once, a regex the engine gives up on answered without losing the worker, and
  * the workers shared fairly between owners (turns across owners, at most a share each).
  */
 import { describe, expect, it } from 'vitest';
-import '../../tools/line-matcher.js'; // sets the V8 regex flags grep runs with
-import { BatchTimeout, RegexEngineFailure, RegexWorkerPool, type RegexBatch } from '../../tools/regex-worker-pool.js';
+import '../../../tools/grep/line-matcher.js'; // sets the V8 regex flags grep runs with
+import { BatchTimeout, RegexEngineFailure, RegexWorkerPool, type RegexBatch } from '../../../tools/grep/regex-worker-pool.js';
 
 const batch = (source: string, texts: string[], flags = ''): RegexBatch => ({
   source,

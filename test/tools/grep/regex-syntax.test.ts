@@ -4,7 +4,7 @@
  * line break (grep's multiline hint and its implied multiline).
  */
 import { describe, expect, it } from 'vitest';
-import { translateRegex } from '../../tools/regex-syntax.js';
+import { translateRegex } from '../../../tools/grep/regex-syntax.js';
 
 /** The translated pattern as a RegExp, the way grep compiles it. */
 function regex(pattern: string, ignoreCase = false): RegExp {

@@ -9,11 +9,11 @@
  * `INVALID_INPUT` on `path`. The optional `KeptFileReader` gets the candidates' bytes while the
  * walk holds their folder (tools/walk-folder.ts).
  */
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
-import type { GlobMatcher } from './patterns/glob-matcher.js';
-import { TreeFilter } from './tree-filter.js';
-import { walkTree, type KeptFileReader, type WalkResult } from './tree-walk.js';
+import type { Resolved } from '../../vfs/mount-table.js';
+import type { Namespace } from '../../vfs/namespace.js';
+import type { GlobMatcher } from '../patterns/glob-matcher.js';
+import { TreeFilter } from '../tree-filter.js';
+import { walkTree, type KeptFileReader, type WalkResult } from '../tree-walk.js';
 
 /** The candidates of a folder search, and how many entries `.gitignore` left out. */
 export interface Candidates extends WalkResult {

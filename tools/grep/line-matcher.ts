@@ -27,7 +27,7 @@
  * process-wide; they change only what happens after 50,000 backtracks, never what a regex matches.
  */
 import v8 from 'node:v8';
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 import { GuardedMatcher } from './guarded-matcher.js';
 import { LiteralMatcher } from './literal-matcher.js';
 import { translateRegex } from './regex-syntax.js';

@@ -23,7 +23,7 @@
  * `multiline`), and the first construct that can match a line break (`[\s\S]`, `\s`, `[^x]`, `.`
  * under `s`…), for grep's hint when a single-line search found nothing.
  */
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 
 /** The JavaScript form of a ripgrep-style pattern (see the module comment). */
 export interface TranslatedRegex {

@@ -20,7 +20,7 @@
  * pre-test (one regex run over the file, skipping the line split when nothing matches) is used
  * only when the regex cannot match a line break.
  */
-import { ToolFailure } from './result.js';
+import { ToolFailure } from '../result.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import { requiredLiteral } from './regex-literal.js';
 import { BatchTimeout, RegexEngineFailure, regexWorkers, type BatchHandle, type RegexWorkerPool } from './regex-worker-pool.js';
