@@ -227,6 +227,15 @@ export class MemoryLandingGit implements LandingGit {
     });
   }
 
+  async findCheckoutPaths(path: string, paths: readonly string[], _context: GitContext): Promise<string[]> {
+    const root = this.checkout(path).dir;
+    return findFoldedPaths(paths, async (prefix) => {
+      const folder = prefix === '' ? root : `${root}/${prefix}`;
+      if (!this.volume.existsSync(folder) || !this.volume.lstatSync(folder).isDirectory()) return null;
+      return (this.volume.readdirSync(folder) as unknown[]).map(String);
+    });
+  }
+
   async pinRef(ref: string, commit: string, _context: GitContext): Promise<void> {
     await this.objects.commitTree(commit);
     writeRefSync(this.volume, this.gitdir, ref, commit);
