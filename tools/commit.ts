@@ -9,8 +9,10 @@
  * Git runs host-side through the host's process port with the repository's hooks, filters,
  * fsmonitor, signing and the user's global config neutralised: the agent never writes `.git`
  * and nothing in the repository runs. A writing tool for the gate: the workspace's write door
- * and occupancy apply (`OCCUPIED`). Errors: the path codes, `PROTECTED_PATH`, `OUTSIDE_MOUNTS`,
- * `NOT_A_WORKTREE` (not a git worktree).
+ * and occupancy apply (`OCCUPIED`). Errors: the path codes, `OUTSIDE_MOUNTS`, `NOT_A_WORKTREE`
+ * (not a git worktree), `PROTECTED_PATH` for a protected path in `paths` and when the commit would
+ * take a file or folder named like the state directory at the workspace root (one no tool
+ * writes, put there from outside gatefs): nothing is committed.
  */
 import { Type } from '@sinclair/typebox';
 import { PathArg } from './path-arg.js';

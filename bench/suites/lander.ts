@@ -7,6 +7,10 @@
  *   worktree for every landing, as the lander does (`checkout --detach` instead of `worktree
  *   add`), so the lander's own overhead shows without the cost of a fresh checkout. Landings
  *   alternate with the script's, so each merges onto a main that moved (a real merge commit);
+ * - the same landing with the source checkout on main (its files follow each landing, after the
+ *   check that the move overwrites nothing the checkout does not track) vs a script that keeps
+ *   its worktree and ends with `git merge --ff-only` in the source checkout (which refuses
+ *   untracked files in the way too);
  * - `commit` of 10 changed files through the gate vs `git add -A && git commit` in a worktree
  *   of the same repository.
  * Wall times, medians; landings per minute = 60 s / the median.
@@ -89,6 +93,37 @@ export async function run(report: Report): Promise<void> {
       note: `${perMinute(median(ours))} vs ${perMinute(median(reused))} landings per minute; median of ${LANDINGS}`,
     });
 
+    // The same landings with the source checkout on main, as a person's usually is: its files
+    // follow each landing, after the check that the move overwrites nothing it does not track.
+    git('checkout', '--quiet', 'main');
+    const oursOnMain: number[] = [];
+    const scriptOnMain: number[] = [];
+    for (let i = 0; i < LANDINGS; i++) {
+      await host.gate.call('agent', 'write', { path: `landed/main-${i}.txt`, content: `agent ${i}\n` });
+      await host.gate.call('agent', 'commit', { message: `agent on main ${i}` });
+      if (!(await host.gate.call('agent', 'submit', { divergence: 'None' })).ok) throw new Error('submit failed');
+      let t = performance.now();
+      const done = await host.lander.run();
+      oursOnMain.push((performance.now() - t) * 1000);
+      if (done.landed.length !== 1) throw new Error(`the lander did not land: ${JSON.stringify(done)}`);
+      writeFileSync(join(rawTree, `raw-main-${i}.txt`), `raw ${i}\n`);
+      execFileSync('git', ['-C', rawTree, 'add', '-A']);
+      execFileSync('git', ['-C', rawTree, 'commit', '--quiet', '-m', `raw on main ${i}`]);
+      t = performance.now();
+      execFileSync('sh', ['-c', checkedOutScript, 'land', repo, kept], { stdio: 'ignore' });
+      scriptOnMain.push((performance.now() - t) * 1000);
+    }
+    if (git('status', '--porcelain') !== '') throw new Error('the source checkout is not clean after the landings');
+    report.compare({
+      suite: SUITE,
+      name: 'one landing onto the checked-out main, check `true` (20,000 files, no push; the source checkout follows)',
+      subjectUs: median(oursOnMain),
+      baselineUs: median(scriptOnMain),
+      baseline: 'shell script: checkout --detach (kept worktree), merge, check, merge --ff-only in the source checkout',
+      target: 1.5,
+      note: `${perMinute(median(oursOnMain))} vs ${perMinute(median(scriptOnMain))} landings per minute; median of ${LANDINGS}`,
+    });
+
     const oursCommit: number[] = [];
     const rawCommit: number[] = [];
     for (let i = 0; i < COMMITS; i++) {
@@ -115,7 +150,7 @@ export async function run(report: Report): Promise<void> {
     });
     report.note(
       SUITE,
-      `landing rounds (ms): gatefs ${ours.map(ms).join(', ')}; fresh-worktree script ${fresh.map(ms).join(', ')}; kept-worktree script ${reused.map(ms).join(', ')}; commit rounds gatefs ${oursCommit.map(ms).join(', ')}, raw ${rawCommit.map(ms).join(', ')}; load average ${loadavg()
+      `landing rounds (ms): gatefs ${ours.map(ms).join(', ')}; fresh-worktree script ${fresh.map(ms).join(', ')}; kept-worktree script ${reused.map(ms).join(', ')}; onto the checked-out main: gatefs ${oursOnMain.map(ms).join(', ')}, script ${scriptOnMain.map(ms).join(', ')}; commit rounds gatefs ${oursCommit.map(ms).join(', ')}, raw ${rawCommit.map(ms).join(', ')}; load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
@@ -147,3 +182,11 @@ git -C "$3" checkout --quiet --detach main
 git -C "$3" merge --quiet --no-edit raw-agent
 (cd "$3" && true)
 git update-ref refs/heads/main "$(git -C "$3" rev-parse HEAD)" "$old"`;
+
+/** $1 repository (main checked out), $2 a kept detached worktree: the landing steps, then the source checkout fast-forwarded. */
+const checkedOutScript = `set -e
+cd "$1"
+git -C "$2" checkout --quiet --detach main
+git -C "$2" merge --quiet --no-edit raw-agent
+(cd "$2" && true)
+git merge --quiet --ff-only "$(git -C "$2" rev-parse HEAD)"`;

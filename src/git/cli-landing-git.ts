@@ -18,7 +18,7 @@
  * person committing in a checked-out worktree during `fastForward` races it like any two git
  * commands would.
  */
-import { copyFile, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostExec } from '../ports/host-exec.js';
@@ -38,6 +38,7 @@ import { assertFullRef, assertSha, assertSignature, remoteTrackingRef } from './
 import type { TreeChange } from './checkout-safety.js';
 import { unsafeCheckoutPaths } from './cli-checkout-safety.js';
 import { findFoldedPaths } from './folded-tree-paths.js';
+import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { capPatch, parseDiffTreeRawZ, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
 import {
   NeutralGitRunner,
@@ -255,6 +256,20 @@ export class CliLandingGit implements LandingGit {
     return findFoldedPaths(paths, async (prefix) => {
       const r = await this.git.run(s, ['ls-tree', '-z', '--name-only', prefix === '' ? commit : `${commit}:${prefix}`]);
       return r.exitCode === 0 ? r.stdout.split('\0').filter(Boolean) : null;
+    });
+  }
+
+  async findCheckoutPaths(path: string, paths: readonly string[], _context: GitContext): Promise<string[]> {
+    return findFoldedPaths(paths, async (prefix) => {
+      const folder = prefix === '' ? path : join(path, prefix);
+      try {
+        if (prefix !== '' && !(await lstat(folder)).isDirectory()) return null;
+        return await readdir(folder);
+      } catch (e) {
+        const code = foreignCodeOf(e);
+        if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+        throw e;
+      }
     });
   }
 

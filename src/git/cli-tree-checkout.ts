@@ -4,8 +4,10 @@
  * (./neutral-git-config.ts: no hooks, no fsmonitor, no global or system config, every filter and
  * diff driver the repository's config names emptied).
  *
- * The checkout is `git read-tree <commit>` into a private index file (`GIT_INDEX_FILE`: the
- * repository's own index is never read or written) and `git checkout-index --all --prefix`,
+ * The checkout is `git update-index --index-info` of the entries asked for into a private index
+ * file (`GIT_INDEX_FILE`: the repository's own index is never read or written) — as fast as
+ * `read-tree <commit>`, and able to leave out the names `read-tree` refuses for the whole tree
+ * (`.GIT`, `git~1`) — and `git checkout-index --all --prefix`,
  * with the settings that change what a checkout writes pinned: links as links
  * (`core.symlinks`), modes as stored (`core.fileMode`), no end-of-line conversion from config
  * (`core.autocrlf`, `core.eol`), no sparse checkout, no case folding. What attributes in the
@@ -67,10 +69,19 @@ export class CliTreeCheckout implements TreeCheckout {
     return parseLsTreeZ(r.stdout);
   }
 
-  async checkout(commit: string, folder: string, indexFile: string, context: GitContext, signal: AbortSignal): Promise<void> {
+  async checkout(
+    entries: readonly TreeListingEntry[],
+    folder: string,
+    indexFile: string,
+    context: GitContext,
+    signal: AbortSignal,
+  ): Promise<void> {
     const base = await this.git.session(this.repo, context, false);
     const s = { ...base, env: { ...base.env, GIT_INDEX_FILE: indexFile } };
-    await this.git.check(s, [...CHECKOUT_CONFIG, 'read-tree', commit], 'read-tree', { signal });
+    await this.git.check(s, [...CHECKOUT_CONFIG, 'update-index', '-z', '--index-info'], 'update-index', {
+      input: indexInfoZ(entries),
+      signal,
+    });
     const prefix = `${folder.replace(/\/+$/, '')}/`;
     await this.git.check(
       s,
@@ -121,6 +132,13 @@ export class CliTreeCheckout implements TreeCheckout {
     const r = await run(['sync']);
     if (r.exitCode !== 0) throw new GitError('COMMAND_FAILED', 'sync', failureDetail(r));
   }
+}
+
+/** `entries` but folders as `update-index -z --index-info` reads them (`<mode> SP <oid> TAB <path> NUL` …). */
+function indexInfoZ(entries: readonly TreeListingEntry[]): string {
+  let out = '';
+  for (const e of entries) if (e.mode !== '040000') out += `${e.mode} ${e.oid}\t${e.path}\0`;
+  return out;
 }
 
 /** Parses `git ls-tree -z` output (`<mode> <type> <oid>\t<path>\0` …). Throws `COMMAND_FAILED` on anything else. */

@@ -155,6 +155,13 @@ export interface LandingGit {
    * them, sorted; empty when it holds none. Reads objects only.
    */
   findTreePaths(commit: string, paths: readonly string[], context: GitContext): Promise<string[]>;
+  /**
+   * `findTreePaths` over the files of the worktree at `path` instead of a commit's tree: its
+   * entries a case-insensitive filesystem would take for one of `paths`, as spelled on disk,
+   * sorted; empty when it holds none. Reads folder names only (a link is never entered) and
+   * runs no git, so it is cheap enough to ask before every commit.
+   */
+  findCheckoutPaths(path: string, paths: readonly string[], context: GitContext): Promise<string[]>;
   /** Creates or moves a ref that keeps a commit reachable (e.g. `refs/gatefs/submissions/<id>`); no compare. */
   pinRef(ref: string, commit: string, context: GitContext): Promise<void>;
   /** The best common ancestor of two commits (`git merge-base`), or null when they share none. */

@@ -163,6 +163,16 @@ export class MemoryLandingGit implements LandingGit {
     });
   }
 
+  async findCheckoutPaths(path: string, paths: readonly string[], _context: GitContext): Promise<string[]> {
+    const root = this.repo.at(path).dir;
+    const volume = this.repo.volume;
+    return findFoldedPaths(paths, async (prefix) => {
+      const folder = prefix === '' ? root : `${root}/${prefix}`;
+      if (!volume.existsSync(folder) || !volume.lstatSync(folder).isDirectory()) return null;
+      return (volume.readdirSync(folder) as unknown[]).map(String);
+    });
+  }
+
   async pinRef(ref: string, commit: string, _context: GitContext): Promise<void> {
     assertFullRef(ref, 'update-ref');
     assertSha(commit, 'update-ref');

@@ -27,13 +27,21 @@ export interface TreeCheckout {
    */
   listTree(commit: string, context: GitContext, signal: AbortSignal): Promise<TreeListingEntry[]>;
   /**
-   * Writes `commit`'s files below `folder` (an existing empty folder), through a private index
-   * file `indexFile` (never the repository's index), with nothing the repository could make git
-   * run (hooks, filters, fsmonitor), links as links and modes as stored. Attributes in the tree
-   * (`eol`, `ident`, `working-tree-encoding`) may still change bytes: callers verify with
-   * `hashFiles`. `GitError` `COMMAND_FAILED`.
+   * Writes `entries` (entries of one commit's `listTree`, which may leave some out: a folder is
+   * made for what it holds, a folder entry itself writes nothing) below `folder` (an existing
+   * empty folder), through a private index file `indexFile` (never the repository's index),
+   * with nothing the repository could make git run (hooks, filters, fsmonitor), links as links
+   * and modes as stored. Attributes in the tree (`eol`, `ident`, `working-tree-encoding`) may
+   * still change bytes: callers verify with `hashFiles`. `GitError` `COMMAND_FAILED`, also for
+   * a path git's index refuses (a `.git`-like name: leave those out).
    */
-  checkout(commit: string, folder: string, indexFile: string, context: GitContext, signal: AbortSignal): Promise<void>;
+  checkout(
+    entries: readonly TreeListingEntry[],
+    folder: string,
+    indexFile: string,
+    context: GitContext,
+    signal: AbortSignal,
+  ): Promise<void>;
   /**
    * The blob ids of the files at `paths` (relative to `folder`, none holding a newline), as
    * stored without any filter: what `git hash-object --no-filters` prints, in order.

@@ -4,8 +4,8 @@
  * a sub-folder, made with real git plumbing (`mktree` accepts what a checkout refuses), on real
  * disk: such entries are hidden (absent from listings and grep, `NOT_FOUND` to read) and
  * protected (`PROTECTED_PATH` to write), as in the other backends, and every other file reads,
- * lists, greps and takes writes normally — before and after the lower folder build, which never
- * writes one of them to disk.
+ * lists, greps and takes writes normally — before and after the lower folder build, which leaves
+ * them out (git refuses to check them out), never writes one of them to disk, and ends ready.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
+import { lowerOf, type LowerRecord } from '../../src/host/lower/lower-record.js';
 import type { RunEvent } from '../../src/state/event-log.js';
+import { StateStore } from '../../src/state/index.js';
+import { systemClock } from '../../src/ports/clock.js';
 import { isDotGitName } from '../../vfs/dot-git-name.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
@@ -87,6 +90,16 @@ async function lowerOutcome(host: Host, conversation: string): Promise<RunEvent>
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('no lower folder outcome within 60 s');
+}
+
+/** The lower record of `conversation` (`data.lower`), read from the state database as another process would. */
+function lowerRecord(repo: TempRepo, conversation: string): LowerRecord | null {
+  const store = StateStore.open(join(repo.dir, '.gatefs/gatefs.db'), { clock: systemClock });
+  try {
+    return lowerOf(store.workspaces.get(conversation));
+  } finally {
+    store.close();
+  }
 }
 
 /** Every `.git`-like name anywhere under `dir` on disk. */
@@ -164,10 +177,12 @@ describe('a copy workspace over a tree holding .git-like names', () => {
     expect(readFileSync(join(repo.dir, '.gatefs/copies/c/src/new.ts'), 'utf8')).toBe('new\n');
     expect(dotGitNamesOnDisk(join(repo.dir, '.gatefs/copies/c'))).toEqual([]);
 
-    // The lower folder build, however it ends, writes none of them and changes no answer.
+    // The lower folder build leaves them out, finishes ready, and changes no answer.
     const outcome = await lowerOutcome(host, 'c');
-    expect(['lower.ready', 'lower.unavailable']).toContain(outcome.type);
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ type: 'lower.ready', data: { files: 2 } });
+    expect(lowerRecord(repo, 'c')).toMatchObject({ state: 'ready', sha: repo.git('rev-parse', 'main') });
     expect(dotGitNamesOnDisk(join(repo.dir, '.gatefs/lowers'))).toEqual([]);
+    expect(readFileSync(join(repo.dir, '.gatefs/lowers/c/tree/src/a.ts'), 'utf8')).toBe('export const a = 1; // needle\n');
     expect(existsSync('/tmp/gatefs-dot-git-ran')).toBe(false);
     const after = await agentView(host);
     expect((after[0] as { value: { entries: { path: string }[] } }).value.entries.map((e) => e.path).sort()).toEqual([

@@ -48,6 +48,20 @@ async function submit(h: MemoryHost, conversation: string, write: Record<string,
   return (submitted as { value: { submissionId: string } }).value.submissionId;
 }
 
+/** Commits `path` onto branch `ref` with isomorphic-git, as a person could by hand (what no tool lets an agent do). */
+async function commitByHand(h: MemoryHost, ref: string, path: string, content: string): Promise<void> {
+  const fs = h.volume as unknown as FsClient;
+  const gitdir = '/repo/.git';
+  const parent = await git.resolveRef({ fs, gitdir, ref });
+  const { commit } = await git.readCommit({ fs, gitdir, oid: parent });
+  const { tree: entries } = await git.readTree({ fs, gitdir, oid: commit.tree });
+  const blob = await git.writeBlob({ fs, gitdir, blob: Buffer.from(content) });
+  const tree = await git.writeTree({ fs, gitdir, tree: [...entries, { mode: '100644', path, oid: blob, type: 'blob' }] });
+  const who = { name: 'agent', email: 'a@example.invalid', timestamp: 1_800_000_000, timezoneOffset: 0 };
+  const oid = await git.writeCommit({ fs, gitdir, commit: { message: 'by hand\n', tree, parent: [parent], author: who, committer: who } });
+  await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
+}
+
 async function expectBlocked(h: MemoryHost, id: string, files: string[]): Promise<void> {
   const main = await head(h, 'refs/heads/main');
   const before = snapshot(h, '/repo');
@@ -100,9 +114,13 @@ describe('checkout safety on the memory host', () => {
       ok: false,
       error: { code: 'PROTECTED_PATH' },
     });
-    // No tool writes it: the file is planted in the worktree, and the commit takes it.
+    // No tool writes it and `commit` refuses to take it: the file is planted in the worktree and committed by hand.
     h.volume.writeFileSync('/state/worktrees/a/.GATEFS', 'not a folder\n');
-    expect(await h.gate.call('a', 'commit', { message: 'planted' })).toMatchObject({ ok: true });
+    expect(await h.gate.call('a', 'commit', { message: 'planted' })).toMatchObject({
+      ok: false,
+      error: { code: 'PROTECTED_PATH', path: '.GATEFS' },
+    });
+    await commitByHand(h, 'refs/heads/gatefs/a', '.GATEFS', 'not a folder\n');
     const submitted = await h.gate.call('a', 'submit', { divergence: 'None' });
     expect(submitted).toMatchObject({ ok: true });
     const main = await head(h, 'refs/heads/main');

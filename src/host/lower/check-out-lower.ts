@@ -4,6 +4,8 @@
  * listing (src/host/lower/lower-verify.ts), flushes it to disk, and only then renames it to
  * `<root>/tree`, so `tree/` exists only complete. The records, locks and events around it are
  * `LowerFolders`'; this is the folder work alone (the conformance suite builds its stack with it).
+ * Entries git treats as `.git` are left out (`withoutDotGitNames`): no agent sees them, and git
+ * refuses to check them out.
  *
  * `<root>` must not exist yet, or be empty; its parent must exist. Throws `LowerMismatch` (the
  * commit cannot be served from a folder here), what the port throws (`GitError`), and the file
@@ -13,7 +15,8 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
 import type { LinkReadingLayer, WritableLayer } from '../../../vfs/layer.js';
 import type { GitContext } from '../../git/git-port.js';
-import type { TreeCheckout } from '../../git/tree-checkout.js';
+import type { TreeCheckout, TreeListingEntry } from '../../git/tree-checkout.js';
+import { isDotGitName } from '../../../vfs/dot-git-name.js';
 import type { LowerPaths } from './lower-record.js';
 import type { OpenedFolder } from '../platform/platform.js';
 import { verifyCheckout, type VerifyReport } from './lower-verify.js';
@@ -28,13 +31,22 @@ export interface CheckOutLowerPorts {
   signal: AbortSignal;
 }
 
+/**
+ * The entries of a listing no agent sees: a path segment git treats as `.git` (vfs/dot-git-name.ts;
+ * `.GIT`, `git~1`, …) and everything below one. The namespace hides and protects them over git
+ * objects, git's index refuses them, so the lower folder leaves them out and holds the rest.
+ */
+export function withoutDotGitNames(listing: readonly TreeListingEntry[]): TreeListingEntry[] {
+  return listing.filter((e) => !e.path.split('/').some(isDotGitName));
+}
+
 /** Makes the lower folder of `sha` at `paths` (see the file comment). Result: what the verification found. */
 export async function checkOutLower(paths: LowerPaths, sha: string, ports: CheckOutLowerPorts): Promise<VerifyReport> {
   const { checkout, context, signal } = ports;
   mkdirSync(paths.root, { recursive: true, mode: 0o700 });
   mkdirSync(paths.building, { mode: 0o700 });
-  const listing = await checkout.listTree(sha, context, signal);
-  await checkout.checkout(sha, paths.building, paths.index, context, signal);
+  const listing = withoutDotGitNames(await checkout.listTree(sha, context, signal));
+  await checkout.checkout(listing, paths.building, paths.index, context, signal);
   const opened = ports.openFolder(paths.building);
   let report: VerifyReport;
   try {

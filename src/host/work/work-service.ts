@@ -18,6 +18,7 @@ import type { HostPlatform } from '../platform/platform.js';
 import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
 import { ToolFailure } from '../../../tools/result.js';
 import { codeOf } from '../../../vfs/coded-error.js';
+import { stateDirNames } from '../state-trust/state-dir-names.js';
 
 /** The committer of every commit gatefs makes (merges, agents' commits). */
 export const GATEFS_COMMITTER: GitIdentity = { name: 'gatefs', email: 'gatefs@gatefs.invalid' };
@@ -90,6 +91,7 @@ export class WorkService implements WorkRequests {
 
   private async commitNow(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {
     const context = this.context('commit');
+    await this.refuseStateDirNames(request.paths, context);
     const author = { name: this.conversation, email: `${this.conversation}@gatefs.invalid` };
     const made = await this.parts.platform.landing.commit(
       this.path,
@@ -106,6 +108,36 @@ export class WorkService implements WorkRequests {
     if (made.sha)
       this.parts.store.runLog.append({ type: 'work.commit', conversation: this.conversation, data: { sha, files: made.files.length } });
     return { sha, branch: this.branch.slice('refs/heads/'.length), files: made.files };
+  }
+
+  /**
+   * `PROTECTED_PATH` (nothing committed, the branch and index untouched) when the commit would
+   * take an entry named like the state directory at the workspace root (src/host/state-dir-names.ts,
+   * folded as the lander folds): one put there from outside gatefs, such as by a shell. The
+   * lander refuses a candidate holding it; refusing here tells the agent at once. An entry
+   * the commit would not take (ignored, outside `paths`, only deleted) passes. The look is one
+   * read of the root folder; git runs only when such an entry is there. Limits: an entry
+   * planted between this look and the commit is still taken (the lander refuses it then).
+   */
+  private async refuseStateDirNames(paths: readonly string[] | undefined, context: GitContext): Promise<void> {
+    const found = await this.parts.platform.landing.findCheckoutPaths(this.path, stateDirNames(this.parts.platform), context);
+    const taken = paths ? found.filter((f) => paths.some((p) => f === p || f.startsWith(`${p}/`))) : found;
+    if (taken.length === 0) return;
+    const changed = await this.parts.platform.landing.diff(
+      this.path,
+      { base: await this.head(context), paths: taken, maxPatchBytes: 0 },
+      context,
+    );
+    const held = taken.filter((t) => changed.files.some((f) => f.status !== 'deleted' && (f.path === t || f.path.startsWith(`${t}/`))));
+    if (held.length === 0) return;
+    throw new ToolFailure(
+      'PROTECTED_PATH',
+      `'${held[0]}' is named like the gatefs state directory, which no branch may hold (a landing would replace the state ` +
+        `directory with it); no tool writes it, so it was put there from outside gatefs. Nothing was committed: commit with ` +
+        `paths that leave it out, or have it removed first`,
+      held[0],
+      { paths: held },
+    );
   }
 
   private async submitNow(request: { divergence: string; summary?: string }): Promise<SubmitValue> {
