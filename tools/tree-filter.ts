@@ -137,7 +137,8 @@ export class TreeFilter {
         return yieldToLoop().then(() => this.judge(entries, rules, i + 1, keep, enter));
       }
     }
-    return { keep: keep ?? 'none', enter: enter ?? 'none' };
+    // Every entry kept (a folder listed whole): 'all', which the walk need not look up entry by entry.
+    return { keep: keep === undefined ? 'none' : keep.size === entries.length ? 'all' : keep, enter: enter ?? 'none' };
   }
 
   /**
@@ -159,11 +160,11 @@ export class TreeFilter {
       return [keep, enter];
     }
     if (mayKeep) {
-      (keep ??= new ShardedSet()).add(e);
+      (keep ??= new ShardedSet()).addNew(e);
       onKept?.(e);
     }
     if (mayEnter) {
-      (enter ??= new ShardedSet()).add(e);
+      (enter ??= new ShardedSet()).addNew(e);
       if (rules !== GitignoreRules.none) this.rulesOf.set(e, rules);
     }
     return [keep, enter];
