@@ -133,8 +133,12 @@ export const listTool = defineTool({
     // By name, folders and special files need no stat (their size is 0).
     const needsStat = (e: TreeEntry) => byMtime || e.type === 'file' || e.type === 'symlink';
     const stats: Stats = new ShardedMap();
+    let statted = 0;
     const statEarly = (e: TreeEntry) => {
-      if (needsStat(e) && (byMtime || stats.size < out.offset + out.max)) stats.set(e, statOf(e));
+      if (needsStat(e) && (byMtime || statted < out.offset + out.max)) {
+        stats.set(e, statOf(e));
+        statted++;
+      }
     };
     const filter = await TreeFilter.create(ns, ctx.resolved[0], {
       glob: input.pattern === undefined ? undefined : compileGlob(input.pattern, 'pattern'),

@@ -108,6 +108,15 @@ export class ShardedSet<K> {
     return this;
   }
 
+  /**
+   * Adds `key`, which the caller knows is not held (each entry of a folder is judged once): no
+   * lookup in the shards first. A key added twice this way is held twice.
+   */
+  addNew(key: K): this {
+    this.#shards.forNewKey().add(key);
+    return this;
+  }
+
   /** The keys in insertion order. */
   *[Symbol.iterator](): IterableIterator<K> {
     for (const s of this.#shards.list) yield* s;

@@ -27,9 +27,22 @@ import type { GlobMatcher } from './patterns/glob-matcher.js';
 import { MatchMeter } from './patterns/match-work.js';
 import type { Selection, TreeEntry, WalkOptions } from './tree-walk.js';
 import { SLICE_ENTRIES, runSliced, someSliced } from './sliced-work.js';
-import { ShardedSet } from './sharded-map.js';
+import { SHARD_ENTRIES, ShardedSet } from './sharded-map.js';
 
 const isIgnoreFile = (e: TreeEntry) => e.name === '.gitignore' && e.type === 'file';
+
+/** Entries chosen in one folder: a `Set`, sharded for a folder too large for one (tools/sharded-map.ts). */
+type EntrySet = Set<TreeEntry> | ShardedSet<TreeEntry>;
+
+function entrySetFor(folderSize: number): EntrySet {
+  return folderSize > SHARD_ENTRIES ? new ShardedSet() : new Set();
+}
+
+/** Adds an entry judged for the first time (no lookup first in a sharded set). */
+function addNew(set: EntrySet, e: TreeEntry): void {
+  if (set instanceof ShardedSet) set.addNew(e);
+  else set.add(e);
+}
 
 /** How a `TreeFilter` chooses. */
 export interface TreeFilterOptions {
@@ -106,8 +119,8 @@ export class TreeFilter {
     entries: readonly TreeEntry[],
     rules: GitignoreRules,
     from: number,
-    keep: ShardedSet<TreeEntry> | undefined,
-    enter: ShardedSet<TreeEntry> | undefined,
+    keep: EntrySet | undefined,
+    enter: EntrySet | undefined,
   ): Selection | Promise<Selection> {
     const { glob, keeps, recursive, onKept } = this.options;
     const meter = this.meter;
@@ -122,11 +135,11 @@ export class TreeFilter {
         const ignored = hasRules && !(isDir && e.resolved.rel === '') ? rules.ignores(e.resolved.rel, isDir, meter) : false;
         if (ignored instanceof Promise) {
           return ignored.then((isIgnored) => {
-            [keep, enter] = this.take(e, isIgnored, mayKeep, mayEnter, rules, keep, enter, onKept);
+            [keep, enter] = this.take(e, isIgnored, mayKeep, mayEnter, rules, keep, enter, onKept, entries.length);
             return this.judge(entries, rules, i + 1, keep, enter);
           });
         }
-        [keep, enter] = this.take(e, ignored, mayKeep, mayEnter, rules, keep, enter, onKept);
+        [keep, enter] = this.take(e, ignored, mayKeep, mayEnter, rules, keep, enter, onKept, entries.length);
       }
       if (meter.mustYield) {
         const { field, what, advice } = this.options.budget;
@@ -137,12 +150,14 @@ export class TreeFilter {
         return yieldToLoop().then(() => this.judge(entries, rules, i + 1, keep, enter));
       }
     }
-    return { keep: keep ?? 'none', enter: enter ?? 'none' };
+    // Every entry kept (a folder listed whole): 'all', which the walk need not look up entry by entry.
+    return { keep: keep === undefined ? 'none' : keep.size === entries.length ? 'all' : keep, enter: enter ?? 'none' };
   }
 
   /**
    * Records the verdict on one entry; sets are made only for folders that keep or enter something,
-   * in shards (tools/sharded-map.ts: a `Set` of 300,000 entries held the loop ~30 ms growing).
+   * in shards for a folder of more than `SHARD_ENTRIES` (a `Set` of 300,000 entries held the loop
+   * ~30 ms growing).
    */
   private take(
     e: TreeEntry,
@@ -150,20 +165,21 @@ export class TreeFilter {
     mayKeep: boolean,
     mayEnter: boolean,
     rules: GitignoreRules,
-    keep: ShardedSet<TreeEntry> | undefined,
-    enter: ShardedSet<TreeEntry> | undefined,
+    keep: EntrySet | undefined,
+    enter: EntrySet | undefined,
     onKept: ((e: TreeEntry) => void) | undefined,
-  ): [ShardedSet<TreeEntry> | undefined, ShardedSet<TreeEntry> | undefined] {
+    folderSize: number,
+  ): [EntrySet | undefined, EntrySet | undefined] {
     if (isIgnored) {
       this.ignored++;
       return [keep, enter];
     }
     if (mayKeep) {
-      (keep ??= new ShardedSet()).add(e);
+      addNew((keep ??= entrySetFor(folderSize)), e);
       onKept?.(e);
     }
     if (mayEnter) {
-      (enter ??= new ShardedSet()).add(e);
+      addNew((enter ??= entrySetFor(folderSize)), e);
       if (rules !== GitignoreRules.none) this.rulesOf.set(e, rules);
     }
     return [keep, enter];

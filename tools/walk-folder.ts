@@ -98,6 +98,8 @@ export interface ReadPace {
 export class WalkFolder {
   /** The folder's namespace path, '' for '/' (a child's path is `${base}/${name}`). */
   readonly base: string;
+  /** The folder's path below the walk's start ('' for the start), set by `entries`. */
+  rel = '';
   #access: FolderAccess | undefined;
 
   /** `nsPath`: the folder's namespace path; `access`: the layer's held folder while the walk is in it. */
@@ -124,13 +126,13 @@ export class WalkFolder {
    * (tools/sliced-work.ts: run it with `runSliced`).
    */
   *entries(listed: readonly DirEntry[], rel: string, mounted: readonly DirEntry[]): SlicedWork<TreeEntry[]> {
+    this.rel = rel;
     const out: TreeEntry[] = new Array(listed.length);
     for (let i = 0; i < listed.length; i++) {
       if (sliceEnds(i)) yield;
       const d = listed[i];
-      const entryRel = rel === '' ? d.name : `${rel}/${d.name}`;
       if (mounted.length === 0) {
-        out[i] = new WalkEntry(this, entryRel, d.name, d.type, undefined, true);
+        out[i] = new WalkEntry(this, undefined, d.name, d.type, undefined, true);
         continue;
       }
       const path = `${this.base}/${d.name}`;
@@ -138,9 +140,9 @@ export class WalkFolder {
       if (isMountPoint || this.ns.table.entriesBelow(path).length > 0) {
         const resolved = this.ns.resolve(path);
         const own = resolved.mount === this.mount && resolved.path === path && !isMountPoint;
-        out[i] = new WalkEntry(this, entryRel, d.name, d.type, resolved, own);
+        out[i] = new WalkEntry(this, undefined, d.name, d.type, resolved, own);
       } else {
-        out[i] = new WalkEntry(this, entryRel, d.name, d.type, undefined, true);
+        out[i] = new WalkEntry(this, undefined, d.name, d.type, undefined, true);
       }
     }
     return out;
@@ -254,21 +256,32 @@ export class WalkFolder {
 /**
  * A `TreeEntry` built by the walk. `resolved` is made on first use and kept: most of a big
  * walk's entries are neither kept nor entered, and building three strings and an object for
- * each showed up as a large share of a `**` list's time. `own` is true for an entry of the
- * folder's own layer (not a mount point): only those may go through the held folder.
+ * each showed up as a large share of a `**` list's time. `rel` is made from the folder's on each
+ * use and not kept (a glob asks for it once or twice while the walk judges the entry; keeping
+ * 300,000 of them made each collection of the old generation longer). `own` is true for an
+ * entry of the folder's own layer (not a mount point): only those may go through the held folder.
  */
 class WalkEntry implements TreeEntry {
   #resolved: Resolved | undefined;
+  readonly #rel: string | undefined;
 
+  /** `rel`: given for an entry no walk met (`entryAt`), else made from the folder's. */
   constructor(
     readonly folder: WalkFolder,
-    readonly rel: string,
+    rel: string | undefined,
     readonly name: string,
     readonly type: EntryType,
     resolved: Resolved | undefined,
     readonly own: boolean,
   ) {
+    this.#rel = rel;
     this.#resolved = resolved;
+  }
+
+  get rel(): string {
+    if (this.#rel !== undefined) return this.#rel;
+    const base = this.folder.rel;
+    return base === '' ? this.name : `${base}/${this.name}`;
   }
 
   get resolved(): Resolved {

@@ -23,7 +23,7 @@ import { entryTypeOf } from './node-stat.js';
 export const LARGE_FOLDER_BYTES = 128 * 1024;
 
 /** Entries read from the folder per `getdents` call. */
-const READ_BATCH = 4096;
+const READ_BATCH = 1024;
 
 /** Entries sorted in one slice (a few milliseconds), and compared per merge slice. */
 const SORT_SLICE = 4096;

@@ -5,7 +5,9 @@
  *    slowest answer while the pathological globs, `.gitignore` rules and regexes of
  *    test/security/l-matching-scenarios.ts run through the gate over host folders (60- and
  *    255-character names, 1,000-deep chains, thousands of rules, a 1 MiB `.gitignore`, a 20 MiB
- *    one-line file), one call at a time, against the bounds (100 ms of delay, a 2 s answer).
+ *    one-line file, one folder of 300,000 files) and the edits of large files (a syntax error left
+ *    in 100 KB of JSON, a near miss in 7.8 MB), one call at a time, against the bounds (100 ms of
+ *    delay, a 2 s answer).
  * 2. The linear matchers against the packages they replace, in the same run: `compileGlob` vs
  *    picomatch (`dot: true`) and `GitignoreFile` vs the `ignore` package (a typical Node
  *    project `.gitignore`), each over every path of the project's `node_modules`.
@@ -28,7 +30,14 @@ import { ToolGate } from '../../src/gate/tool-gate.js';
 import { compileGlob } from '../../tools/patterns/glob-matcher.js';
 import { GitignoreFile } from '../../tools/patterns/gitignore-file.js';
 import { MatchMeter } from '../../tools/patterns/match-work.js';
-import { L_SCENARIOS, L_WORKSPACES, buildScenarioFolders } from '../../test/security/l-matching-scenarios.js';
+import {
+  L_SCENARIOS,
+  L_WORKSPACES,
+  L_WRITABLE,
+  buildScenarioFolders,
+  scenarioFolder,
+  scenarioTools,
+} from '../../test/security/l-matching-scenarios.js';
 import { RG_LIKE_GATEFS } from '../ripgrep-args.js';
 import { measurePair, type Report } from '../harness.js';
 
@@ -112,20 +121,26 @@ async function worstDelays(report: Report): Promise<void> {
     const registry = new Registry();
     const gate = new ToolGate({ registry, clock: systemClock, runLog: { append: () => {} } });
     for (const id of L_WORKSPACES) {
-      const layer = openHostLayer(join(base, id));
+      const layer = openHostLayer(scenarioFolder(base, base, id));
       layers.push(layer);
       const root = `/worktrees/${id}`;
       registry.set({
         conversation: id,
         state: 'ready',
         role: 'agent',
-        tools: new Set(['grep', 'list']),
-        namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }),
+        tools: scenarioTools(id),
+        namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: L_WRITABLE.has(id) }] }),
       });
     }
     const groups = new Map<string, { delay: number; delayAt: string; wall: number; wallAt: string; calls: number; refused: number }>();
     for (const s of L_SCENARIOS) {
-      const group = s.workspace.startsWith('ig-') ? '.gitignore rules' : s.workspace === 'big' ? 'regexes and huge lines' : 'globs';
+      const group = s.workspace.startsWith('ig-')
+        ? '.gitignore rules'
+        : s.workspace === 'big'
+          ? 'regexes and huge lines'
+          : s.workspace === 'huge' || s.workspace === 'edits'
+            ? 'huge folders and large edits'
+            : 'globs';
       const h = monitorEventLoopDelay({ resolution: 10 });
       h.enable();
       const t0 = performance.now();
@@ -135,7 +150,7 @@ async function worstDelays(report: Report): Promise<void> {
       const delay = h.max / 1e6;
       const g = groups.get(group) ?? { delay: 0, delayAt: '', wall: 0, wallAt: '', calls: 0, refused: 0 };
       g.calls++;
-      if (!r.ok) g.refused++;
+      if (!r.ok && r.error.code === 'INVALID_INPUT') g.refused++;
       if (delay > g.delay) Object.assign(g, { delay, delayAt: s.name });
       if (wall > g.wall) Object.assign(g, { wall, wallAt: s.name });
       groups.set(group, g);

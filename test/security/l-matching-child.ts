@@ -1,8 +1,9 @@
 /**
  * Test support for class L: pathological globs, `.gitignore` rules and regexes run through the
  * real gate over real host folders, in a process of their own (nothing else runs in it), one
- * call at a time. The test runs this file from its source (test/run-typescript.ts) with one JSON argument,
- * `{ base, only? }`: it builds the folders under `base` (`buildScenarioFolders`), then prints
+ * call at a time. The test runs this file from its source (test/run-typescript.ts) with one JSON
+ * argument, `{ base, shared?, only? }`: it builds the folders under `base` (`buildScenarioFolders`;
+ * the folder of 300,000 files under `shared` once, reused by a retry), then prints
  * one JSON line per scenario: the outcome (`ok` or the error code and message), the wall and CPU time of the
  * call, the worst event-loop delay measured during it (`perf_hooks.monitorEventLoopDelay`,
  * 10 ms resolution, delay includes the resolution, read after one more turn of the timers so a
@@ -10,32 +11,40 @@
  * answered while it ran (and the slowest). The test runs it with a 1 GiB heap: no call may hold
  * more than a bounded share of memory either.
  */
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openHostLayer, type HostLayer } from '../../vfs/host-layer.js';
 import { Namespace } from '../../vfs/namespace.js';
 import { Registry } from '../../src/gate/registry.js';
 import { systemClock } from '../../src/ports/clock.js';
 import { ToolGate } from '../../src/gate/tool-gate.js';
-import { L_SCENARIOS, L_WORKSPACES, buildScenarioFolders, type ScenarioOutcome } from './l-matching-scenarios.js';
+import {
+  L_SCENARIOS,
+  L_WORKSPACES,
+  L_WRITABLE,
+  buildScenarioFolders,
+  scenarioFolder,
+  scenarioTools,
+  type ScenarioOutcome,
+} from './l-matching-scenarios.js';
 
-const input = JSON.parse(process.argv[2] ?? '{}') as { base: string; only?: string[] };
+const input = JSON.parse(process.argv[2] ?? '{}') as { base: string; shared?: string; only?: string[] };
 
 async function main(): Promise<void> {
-  buildScenarioFolders(input.base);
+  const shared = input.shared ?? input.base;
+  buildScenarioFolders(input.base, shared);
   const registry = new Registry();
   const gate = new ToolGate({ registry, clock: systemClock, runLog: { append: () => {} } });
   const layers: HostLayer[] = [];
   for (const id of [...L_WORKSPACES, 'other']) {
-    const layer = openHostLayer(path.join(input.base, id));
+    const layer = openHostLayer(scenarioFolder(input.base, shared, id));
     layers.push(layer);
     const root = `/worktrees/${id}`;
     registry.set({
       conversation: id,
       state: 'ready',
       role: 'agent',
-      tools: new Set(['grep', 'list', 'read']),
-      namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: false }] }),
+      tools: scenarioTools(id),
+      namespace: new Namespace({ root, mounts: [{ path: root, layer, writable: L_WRITABLE.has(id) }] }),
     });
   }
   for (const s of L_SCENARIOS) {
@@ -71,6 +80,7 @@ async function main(): Promise<void> {
       code: r.ok ? 'ok' : r.error.code,
       message: r.ok ? undefined : r.error.message,
       value: r.ok ? JSON.stringify(r.value).slice(0, 300) : undefined,
+      syntax: r.ok && typeof r.value === 'object' && r.value !== null && 'syntax' in r.value ? JSON.stringify(r.value.syntax) : undefined,
       wallMs: Math.round(wallMs),
       cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       maxDelayMs: Math.round(delay.max / 1e6),

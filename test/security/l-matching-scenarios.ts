@@ -10,21 +10,37 @@
  * nested 1 MiB `.gitignore` files of wildcard rules with no literal to index them by, each
  * costing thousands of steps on the 250-character name below them), `ig-heavy` (8 folders
  * with a 1 MiB `.gitignore` of 175,000 wildcard rules each: 200 MB of parsed rules apiece if
- * all were held), `big` (a 20 MiB one-line file, and 10,000 lines of 2,000 characters). Globs
+ * all were held), `big` (a 20 MiB one-line file, and 10,000 lines of 2,000 characters), `huge`
+ * (one folder of 300,000 empty files; built once under `shared`, which a retry reuses), `edits`
+ * (writable, with edit: a 100 KB JSON file and a 7.8 MB source file of 120,000 lines). Globs
  * run through list's `pattern` and grep's `glob`, `.gitignore` rules through both tools (list
- * honours them too), regexes line by line and `multiline` (the whole text at once). Used by
- * test/security/l-matching.test.ts and by bench/suites/matching.ts.
+ * honours them too), regexes line by line and `multiline` (the whole text at once); edits leave a
+ * syntax error (the syntax check after the write) or miss by whitespace (the near-miss search).
+ * Used by test/security/l-matching.test.ts and by bench/suites/matching.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The workspaces the scenarios run in, each a folder of that name. */
-export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'ig-costly', 'ig-heavy', 'big'] as const;
+/** The workspaces the scenarios run in, each a folder of that name (`scenarioFolder`). */
+export const L_WORKSPACES = ['ws', 'ig-many', 'ig-big', 'ig-nested', 'ig-deep', 'ig-costly', 'ig-heavy', 'big', 'huge', 'edits'] as const;
+
+/** The workspaces mounted writable, with `edit` and `write` among their tools; the others are read-only. */
+export const L_WRITABLE: ReadonlySet<string> = new Set(['edits']);
+
+/** The tools of a workspace's registration. */
+export function scenarioTools(workspace: string): Set<string> {
+  return new Set(L_WRITABLE.has(workspace) ? ['grep', 'list', 'read', 'edit', 'write'] : ['grep', 'list', 'read']);
+}
+
+/** The host folder of `workspace`: under `shared` for `huge` (built once), under `base` for the others. */
+export function scenarioFolder(base: string, shared: string, workspace: string): string {
+  return path.join(workspace === 'huge' ? shared : base, workspace);
+}
 
 export interface Scenario {
   name: string;
   workspace: string;
-  tool: 'list' | 'grep' | 'read';
+  tool: 'list' | 'grep' | 'read' | 'edit';
   args: Record<string, unknown>;
   /** The codes a user may get; `ok` is a result. */
   outcomes: readonly string[];
@@ -35,6 +51,8 @@ export interface ScenarioOutcome {
   code: string;
   message?: string;
   value?: string;
+  /** The syntax report of an edit, as JSON. */
+  syntax?: string;
   wallMs: number;
   cpuMs: number;
   maxDelayMs: number;
@@ -43,6 +61,12 @@ export interface ScenarioOutcome {
 }
 
 const stars = (n: number, c = 'a') => `${`*${c}`.repeat(n)}*b`;
+
+/** Files in the one folder of `huge`. */
+export const HUGE_FOLDER_FILES = 300_000;
+/** Lines of `edits/big.ts`. */
+const BIG_SOURCE_LINES = 120_000;
+const bigSourceLine = (i: number) => `    const value${i % 1000} = compute(item${i}, options.limit) + offset;`;
 const OK = ['ok'] as const;
 const OK_OR_REFUSED = ['ok', 'INVALID_INPUT'] as const;
 const REFUSED = ['INVALID_INPUT'] as const;
@@ -300,6 +324,40 @@ export const L_SCENARIOS: readonly Scenario[] = [
     args: { pattern: 'ab', path: 'lines.txt', output: 'count' },
     outcomes: OK,
   },
+  // One folder of 300,000 files (issue 19 item 5): every pass over its entries is sliced.
+  {
+    name: 'list one folder of 300,000 files',
+    workspace: 'huge',
+    tool: 'list',
+    args: { path: 'one' },
+    outcomes: OK,
+  },
+  {
+    name: 'grep one folder of 300,000 files for a literal, glob *77.txt (3,000 of them read)',
+    workspace: 'huge',
+    tool: 'grep',
+    args: { pattern: 'x', path: 'one', glob: '*77.txt' },
+    outcomes: OK,
+  },
+  // Edits: the syntax check after the write, and the near-miss search of a refusal.
+  {
+    name: 'edit a 100 KB JSON file, leaving a syntax error (the syntax report finds it)',
+    workspace: 'edits',
+    tool: 'edit',
+    args: { path: 'data.json', oldString: '"id": 400,', newString: '"id": 400,,' },
+    outcomes: OK,
+  },
+  {
+    name: 'edit a 7.8 MB file of 120,000 lines with an oldString that misses by indentation (NO_MATCH names the region)',
+    workspace: 'edits',
+    tool: 'edit',
+    args: {
+      path: 'big.ts',
+      oldString: `\t${bigSourceLine(BIG_SOURCE_LINES - 2).trim()}\n\t${bigSourceLine(BIG_SOURCE_LINES - 1).trim()}`,
+      newString: 'x',
+    },
+    outcomes: ['NO_MATCH'],
+  },
 ];
 
 const DEEP = 1000;
@@ -325,8 +383,33 @@ function chain(root: string, depth: number, extra: Record<string, string> = {}):
   }
 }
 
-/** Builds the host folders under `base`, one per workspace (see the module comment), and `other/x.txt`. */
-export function buildScenarioFolders(base: string): void {
+/**
+ * Builds `huge/one` under `shared` unless a build already finished there (`.built`, written
+ * last): 300,000 empty files, about 10 s of system time on this project's machine.
+ */
+function buildHugeFolder(shared: string): void {
+  const root = path.join(shared, 'huge');
+  if (fs.existsSync(path.join(root, '.built'))) return;
+  const one = path.join(root, 'one');
+  fs.mkdirSync(one, { recursive: true });
+  for (let i = 0; i < HUGE_FOLDER_FILES; i++) fs.closeSync(fs.openSync(path.join(one, `f${i}.txt`), 'w'));
+  fs.writeFileSync(path.join(root, '.built'), '');
+}
+
+/** The `edits` workspace: a 100 KB JSON file and a 7.8 MB source file of `BIG_SOURCE_LINES` lines. */
+function buildEditFolder(base: string): void {
+  const items = Array.from({ length: 830 }, (_, i) => ({ id: i, name: `item-${i}`, tags: ['a', 'b', 'c'], value: i * 1.5 }));
+  write(path.join(base, 'edits', 'data.json'), JSON.stringify(items, null, 2));
+  write(path.join(base, 'edits', 'big.ts'), `${Array.from({ length: BIG_SOURCE_LINES }, (_, i) => bigSourceLine(i)).join('\n')}\n`);
+}
+
+/**
+ * Builds the host folders, one per workspace (see the module comment), and `other/x.txt`: under
+ * `base`, but `huge` under `shared` (default `base`) when it is not built there yet.
+ */
+export function buildScenarioFolders(base: string, shared: string = base): void {
+  buildHugeFolder(shared);
+  buildEditFolder(base);
   const ws = path.join(base, 'ws');
   write(path.join(ws, 'long', 'a'.repeat(60)), 'x\n');
   write(path.join(ws, 'long', 'a'.repeat(255)), 'x\n');

@@ -2,8 +2,10 @@
  * Attack class L: time and the event loop. Pathological globs (`list` pattern, `grep` glob),
  * `.gitignore` rules and regexes run through the real gate over real host folders (60- and
  * 255-character names, 1,000-deep chains, thousands of files and rules, a 1 MiB `.gitignore`,
- * a 20 MiB one-line file). Every call answers with a result or `INVALID_INPUT` naming the
- * field, within 2 s of CPU, and never holds the event loop for more than 100 ms: another
+ * a 20 MiB one-line file, one folder of 300,000 files) and edits of large files (a syntax error
+ * left in a 100 KB JSON file, an oldString that misses a 7.8 MB file by whitespace). Every call
+ * answers with a result, `INVALID_INPUT` naming the field, or the refusal the scenario expects,
+ * within 2 s of CPU, and never holds the event loop for more than 100 ms: another
  * conversation keeps being answered meanwhile. The child has a 1 GiB heap, so a call that
  * would hold unbounded memory (hundreds of thousands of parsed `.gitignore` rules) crashes it.
  *
@@ -31,10 +33,15 @@ afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 /** Runs the child; resolves with one outcome per scenario. */
 async function runScenarios(): Promise<ScenarioOutcome[]> {
   const folders = fs.mkdtempSync(path.join(base, 'folders-')); // a retry builds afresh
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', ...RUN_TYPESCRIPT, script, JSON.stringify({ base: folders })], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const shared = path.join(base, 'shared'); // but the folder of 300,000 files only once (read-only)
+  const child = spawn(
+    process.execPath,
+    ['--max-old-space-size=1024', ...RUN_TYPESCRIPT, script, JSON.stringify({ base: folders, shared })],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -47,7 +54,7 @@ async function runScenarios(): Promise<ScenarioOutcome[]> {
     .map((l) => JSON.parse(l) as ScenarioOutcome);
 }
 
-describe('L: pathological globs, .gitignore rules and regexes through the gate', () => {
+describe('L: pathological globs, .gitignore rules, regexes, huge folders and large edits through the gate', () => {
   it('answer with a result or INVALID_INPUT within 2 s, never holding the event loop for 100 ms', { timeout: 600_000 }, async () => {
     const outcomes = await runScenarios();
     const table = outcomes.map(
@@ -78,5 +85,18 @@ describe('L: pathological globs, .gitignore rules and regexes through the gate',
     expect(value('grep a case-insensitive literal over a 20 MiB line')).toBe(
       '{"counts":[{"path":"huge.txt","count":1}],"truncated":false,"filesSearched":1}',
     );
+    expect(value('list one folder of 300,000 files')).toMatch(
+      /^\{"entries":\[\{"path":"one\/f0.txt","type":"file","size":0\},\{"path":"one\/f1.txt"/,
+    );
+    expect(value('grep one folder of 300,000 files for a literal, glob *77.txt (3,000 of them read)')).toBe(
+      '{"files":[],"truncated":false,"filesSearched":3000}',
+    );
+    const outcome = (name: string) => outcomes.find((o) => o.name === name);
+    expect(outcome('edit a 100 KB JSON file, leaving a syntax error (the syntax report finds it)')?.syntax).toBe(
+      '{"language":"json","checked":true,"introduced":[{"line":4003,"column":14,"message":"unexpected \\",\\""}],"introducedCount":1}',
+    );
+    expect(
+      outcome('edit a 7.8 MB file of 120,000 lines with an oldString that misses by indentation (NO_MATCH names the region)')?.message,
+    ).toContain('lines 119999-120000 match it except for whitespace');
   });
 });
