@@ -11,6 +11,7 @@
  * Limits: C has no grammar here (the C++ one would misread C), nor YAML, TOML or Markdown.
  */
 import { createRequire } from 'node:module';
+import { CodedError, foreignCodeOf } from '../vfs/coded-error.js';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 const require = createRequire(import.meta.url);
@@ -87,8 +88,12 @@ type Runtime = typeof TreeSitter;
  * The syntax check cannot run here: a package it needs is not installed (both are optional
  * dependencies). `message` is the reason the syntax report gives.
  */
-export class SyntaxCheckUnavailable extends Error {
+export class SyntaxCheckUnavailable extends CodedError<'SYNTAX_CHECK_UNAVAILABLE'> {
   override readonly name = 'SyntaxCheckUnavailable';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SYNTAX_CHECK_UNAVAILABLE', message, {}, options);
+  }
 }
 
 /** Where a `Grammars` finds tree-sitter; the defaults are the installed packages. */
@@ -101,7 +106,7 @@ export interface TreeSitterSource {
 
 /** True for the error Node gives when a package or a file in it is not installed. */
 function isNotInstalled(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
+  const code = foreignCodeOf(e);
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
