@@ -47,15 +47,15 @@ function texts(batch: WorkerBatch): unknown[] {
   return batch.results[0].map((r) => ('at' in r ? Buffer.from(batch.slab, r.at, r.length).toString('utf8') : r));
 }
 
-const slowRegex = (owner: string, pool: RegexWorkerPool) => {
+const slowRegex = (owner: string, pool: RegexWorkerPool, length = 1200) => {
   const batch: RegexBatch = {
-    source: '(a*)\\1*b', // backtracking: about a second over 1,200 'a's
+    source: '(a*)\\1*b', // backtracking: growing with the cube of the length (4,000 'a's: about 2 s here)
     flags: '',
     pretest: false,
     multiline: false,
     maxLineChars: 2000,
     maxBlockLines: 100,
-    jobs: [{ bytes: new Uint8Array(Buffer.from('a'.repeat(1200))), limit: Infinity, texts: false, before: 0, after: 0 }],
+    jobs: [{ bytes: new Uint8Array(Buffer.from('a'.repeat(length))), limit: Infinity, texts: false, before: 0, after: 0 }],
   };
   return pool.submit(batch, 60_000, owner).done;
 };
@@ -180,7 +180,8 @@ describe('reads and regexes share the workers', () => {
     const regexes = new RegexWorkerPool(pool);
     expect(pool.share).toBe(1);
     const order: string[] = [];
-    const slow = [slowRegex('A', regexes), slowRegex('A', regexes)].map((p, i) => p.then(() => order.push(`A${i + 1}`)));
+    // Seconds each (4,000 'a's): longer than a new worker takes to start on a loaded machine.
+    const slow = [slowRegex('A', regexes, 4000), slowRegex('A', regexes, 4000)].map((p, i) => p.then(() => order.push(`A${i + 1}`)));
     const read = readBatch([part(['a.txt'])], pool).then((b) => {
       order.push('read');
       b.release();
