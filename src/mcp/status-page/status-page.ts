@@ -1,75 +1,13 @@
 /**
  * The HTML of the status page of `gatefs serve --http`: the page itself (workspaces with their
  * occupancy and sessions, the lander queue, the run log's tail) and the
- * sign-in page a browser without the token gets. Every piece is rendered here, on the server,
- * with every value HTML-escaped; the live updates (`status-feed.ts`) send the same fragments, so
+ * sign-in page a browser without the token gets. Every piece is rendered on the server, with
+ * every value HTML-escaped (`status-rows.ts`); the live updates (`status-feed.ts`) send the same fragments, so
  * the page's script only puts them in place and filters rows. One inline script and one style
  * sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
  */
-import { terminalSafeLine } from '../../../tools/text/terminal-text.js';
-import type { EventRow, StatusSnapshot, SubmissionRow, WorkspaceRow } from './status-snapshot.js';
-
-/**
- * HTML-escapes a value; null, undefined and '' show as an en dash. Control, bidi and invisible
- * characters show escaped too (`terminalSafeLine`): agent-written text can neither reorder nor
- * hide what the page shows.
- */
-export function esc(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '–';
-  return terminalSafeLine(String(value)).replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
-
-const cells = (values: unknown[]) => values.map((v) => `<td>${esc(v)}</td>`).join('');
-
-/** The rows of the workspaces table (each carries its lower-cased text for the filter). */
-export function workspaceRowsHtml(rows: readonly WorkspaceRow[]): string {
-  return rows
-    .map((w) => {
-      const search = [w.conversation, w.role, w.backend, w.state, w.branch, w.holder, w.parent].filter(Boolean).join(' ').toLowerCase();
-      return (
-        `<tr data-s="${esc(search)}" class="st-${esc(w.state)}">` +
-        `<td class="id">${esc(w.conversation)}</td>` +
-        cells([w.role, w.backend, w.guarantee]) +
-        `<td><span class="badge">${esc(w.state)}</span></td>` +
-        cells([w.branch, w.pinned, w.holder, w.sessions, w.parent, w.landed]) +
-        '</tr>'
-      );
-    })
-    .join('');
-}
-
-/** The rows of the lander queue. */
-export function landerRowsHtml(rows: readonly SubmissionRow[]): string {
-  if (rows.length === 0) return '<tr><td colspan="7" class="empty">No submissions yet.</td></tr>';
-  return rows
-    .map((s) => `<tr class="st-${esc(s.state)}">${cells([s.id, s.conversation, s.target, s.state, s.commit, s.landed, s.reason])}</tr>`)
-    .join('');
-}
-
-/** Run-log rows, newest first. */
-export function eventRowsHtml(rows: readonly EventRow[]): string {
-  return [...rows]
-    .reverse()
-    .map((e) => `<tr>${cells([e.seq, new Date(e.at).toISOString().replace(/\.\d{3}Z$/, 'Z'), e.type, e.conversation, e.details])}</tr>`)
-    .join('');
-}
-
-/** The line of counts above the tables. */
-export function summaryHtml(snapshot: Pick<StatusSnapshot, 'workspaces' | 'lander'>): string {
-  const by = new Map<string, number>();
-  for (const w of snapshot.workspaces) by.set(w.state, (by.get(w.state) ?? 0) + 1);
-  const states = [...by].map(([s, n]) => `${n} ${esc(s)}`).join(', ');
-  const held = snapshot.workspaces.filter((w) => w.holder !== null).length;
-  const sessions = snapshot.workspaces.reduce((n, w) => n + w.sessions, 0);
-  const pending = snapshot.lander.filter((s) => !['done', 'failed'].includes(s.state)).length;
-  return (
-    `<b>${snapshot.workspaces.length}</b> workspaces${states ? ` (${states})` : ''} · <b>${held}</b> occupied · ` +
-    `<b>${sessions}</b> MCP sessions · <b>${pending}</b> in the lander queue`
-  );
-}
+import type { StatusSnapshot } from './status-snapshot.js';
+import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}

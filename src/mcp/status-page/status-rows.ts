@@ -62,9 +62,9 @@ export function summaryHtml(snapshot: Pick<StatusSnapshot, 'workspaces' | 'lande
   const states = [...by].map(([s, n]) => `${n} ${esc(s)}`).join(', ');
   const held = snapshot.workspaces.filter((w) => w.holder !== null).length;
   const sessions = snapshot.workspaces.reduce((n, w) => n + w.sessions, 0);
-  const pending = snapshot.lander?.filter((s) => !['done', 'failed'].includes(s.state)).length;
+  const pending = snapshot.lander.filter((s) => !['done', 'failed'].includes(s.state)).length;
   return (
     `<b>${snapshot.workspaces.length}</b> workspaces${states ? ` (${states})` : ''} · <b>${held}</b> occupied · ` +
-    `<b>${sessions}</b> MCP sessions${pending === undefined ? '' : ` · <b>${pending}</b> in the lander queue`}`
+    `<b>${sessions}</b> MCP sessions · <b>${pending}</b> in the lander queue`
   );
 }
