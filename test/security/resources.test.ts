@@ -21,6 +21,7 @@ import { MemoryLayer } from '../../vfs/memory-layer.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from './deep-chain.js';
 import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { descriptorsUnder } from '../open-descriptors.js';
 
 const DEPTH = 2030;
 const SIDE_EVERY = 100;
@@ -162,7 +163,7 @@ describe('a walk holds a bounded number of descriptors', () => {
     makeChain(base, { depth: DEPTH, sideEvery: SIDE_EVERY, bottom: { 'needle.txt': 'needle\n' } });
     const layer = openHostLayer(base);
     cleanups.push(() => layer.close());
-    const open = () => readdirSync('/proc/self/fd').length;
+    const open = () => descriptorsUnder(base);
     const before = open();
     let most = 0;
     let folders = 0;

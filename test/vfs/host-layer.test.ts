@@ -9,10 +9,12 @@ import { walkLayer, type WalkEntries } from '../../vfs/layer.js';
 import { VfsError } from '../../vfs/errors.js';
 import { MAX_GUARDED_DEPTH } from '../../vfs/host-rename.js';
 import { makeChain, removeDeep } from '../security/deep-chain.js';
+import { descriptorsUnder } from '../open-descriptors.js';
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const bytes = (s: string) => Buffer.from(s, 'utf8');
-const openFds = () => fs.readdirSync('/proc/self/fd').length;
+/** The descriptors open under this test's folder (the layer's handles; nothing else the process holds). */
+const openFds = () => descriptorsUnder(base);
 
 let base: string;
 let root: string;
