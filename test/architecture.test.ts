@@ -100,7 +100,10 @@ const SHIPPED_WITHOUT_IMPORT: Readonly<Record<string, string>> = {
   'tree-sitter-json': "only its .wasm grammar is read (tools/syntax-grammars.ts resolves the file's path)",
 };
 
-/** Builtins that reach past the process: only the host ports' implementations use them (STYLE.md "Effects are ports"). */
+/**
+ * Builtins that reach past the process: only the host ports' implementations use them
+ * (docs/ARCHITECTURE.md § Ports and determinism).
+ */
 const BUILTINS_ONLY_IN: Readonly<Record<string, readonly string[]>> = {
   'node:child_process': ['src/ports'],
 };

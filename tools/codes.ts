@@ -1,7 +1,8 @@
 /**
- * The stable tool error codes of DESIGN.md, each with its one-line meaning. Never renamed,
- * never reused. `TOOL_ERROR_CODES` is the list; `TOOL_ERROR_DOCS` says what each one means to
- * an agent (a test proves every code is produced by some input and documented here).
+ * The stable tool error codes (docs/ARCHITECTURE.md § Tools, results and error codes), each with
+ * its one-line meaning. Never renamed, never reused. `TOOL_ERROR_CODES` is the list;
+ * `TOOL_ERROR_DOCS` says what each one means to an agent (a test proves every code is produced
+ * by some input and documented here).
  */
 export const TOOL_ERROR_CODES = [
   'INVALID_INPUT',

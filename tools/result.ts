@@ -1,6 +1,7 @@
 /**
  * The tool result shape shared by every tool, the gate, the CLI and the MCP server:
- * `{ ok: true, value }` or `{ ok: false, error: { code, message, path? } }` (DESIGN.md).
+ * `{ ok: true, value }` or `{ ok: false, error: { code, message, path? } }` (docs/ARCHITECTURE.md
+ * § Tools, results and error codes).
  * The codes themselves are documented in `tools/codes.ts`.
  */
 import { CodedError } from '../vfs/coded-error.js';

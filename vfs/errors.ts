@@ -2,11 +2,11 @@
  * The one error type of the VFS. Every layer, the path grammar and the namespace throw
  * `VfsError` and nothing else on purpose: callers branch on `code`, never on the message.
  *
- * The codes are the public tool codes of DESIGN.md (one vocabulary from the walk to the agent,
- * so the gate needs no translation table), plus two that no public tool can produce and which
- * the gate would report as `INTERNAL`: `NOT_EMPTY` (no tool removes folders) and `NOT_SYMLINK`
- * (`readLink` of something that is not a link, which the link resolution turns into
- * `SYMLINK_ESCAPE`).
+ * The codes are the public tool codes of tools/codes.ts (docs/ARCHITECTURE.md § Tools, results
+ * and error codes: one vocabulary from the walk to the agent, so the gate needs no translation
+ * table), plus two that no public tool can produce and which the gate would report as
+ * `INTERNAL`: `NOT_EMPTY` (no tool removes folders) and `NOT_SYMLINK` (`readLink` of something
+ * that is not a link, which the link resolution turns into `SYMLINK_ESCAPE`).
  *
  * `path` is always a layer-relative path ('' is the layer root) or, once the namespace has
  * re-anchored it, a namespace path. A host path never appears in `path` or `message`.

@@ -1,6 +1,7 @@
 /**
  * `HeldFolderStack`: the folders a depth-first host walk is inside, holding a bounded number of
- * descriptors whatever the depth (DESIGN.md § Trust boundary, "Resources").
+ * descriptors whatever the depth (docs/ARCHITECTURE.md § The held-handle walk; § Trust boundary,
+ * "Resources").
  *
  * A walk needs each ancestor folder again when it comes back up to visit the next sibling.
  * Holding one handle per level let a 2,000-deep chain use 2,000 descriptors per walk (twelve

@@ -1,12 +1,12 @@
 /**
- * Where a conversation's workspace sits in the namespace (`/worktrees/<id>`), and the grammar
- * of a conversation id, checked before an id is used as a path part anywhere (DESIGN.md
- * vocabulary). In vfs/ because every namespace is laid out by it; the gate, the host, the
- * ports and the MCP server all check ids with `isConversationId`.
+ * Where a conversation's workspace sits in the namespace (`/worktrees/<id>`), and the grammar of a
+ * conversation id, checked before an id is used as a path part anywhere (docs/ARCHITECTURE.md §
+ * Glossary, "conversation"). In vfs/ because every namespace is laid out by it; the gate, the host,
+ * the ports and the MCP server all check ids with `isConversationId`.
  */
 import { VfsError } from './errors.js';
 
-/** Conversation ids: validated before any use as a path part (DESIGN.md vocabulary). */
+/** Conversation ids: validated before any use as a path part (docs/ARCHITECTURE.md § Glossary, "conversation"). */
 export const CONVERSATION_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** True when `id` is a valid conversation id. */

@@ -17,7 +17,7 @@ import { landerCommand } from './lander.js';
 import { messagesCommand } from './messages.js';
 import { subagentCommand } from './subagent.js';
 
-/** The commands of DESIGN.md "CLI". */
+/** The commands of the `gatefs` binary (docs/ARCHITECTURE.md § CLI). */
 export const COMMANDS: readonly Command[] = [
   demoCommand,
   initCommand,

@@ -1,7 +1,7 @@
 /**
  * The readable form of workspace rows (`gatefs status`, `prepare`, `serve` logs): one row per
- * workspace with the columns of DESIGN.md, then its parent (a subagent) or, for a root
- * conversation, how many submissions of its lineage have landed.
+ * workspace with the columns of docs/ARCHITECTURE.md § CLI, then its parent (a subagent) or, for a
+ * root conversation, how many submissions of its lineage have landed.
  */
 import type { WorkspaceStatus } from '../host/composition/host.js';
 import { formatTable } from './table.js';

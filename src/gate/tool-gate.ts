@@ -1,5 +1,5 @@
 /**
- * `ToolGate`: the one door between agents and files (DESIGN.md "The gate, step by step").
+ * `ToolGate`: the one door between agents and files (docs/ARCHITECTURE.md § Life of a tool call).
  *
  * `call(conversation, tool, args, context?)`:
  *   1. validate `args` against the tool's compiled schema → `INVALID_INPUT` naming the field

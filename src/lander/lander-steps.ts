@@ -1,8 +1,8 @@
 /**
- * `LanderSteps`: how the lander records a step of a landing (STYLE.md "Durable work": recorded
- * before it is acted on). The submission's new record and the step's run-log event are written in
- * one transaction and the record is read back in the state the step moved it to; `save` then
- * calls the save-point hook (where the crash test kills the lander).
+ * `LanderSteps`: how the lander records a step of a landing (docs/ARCHITECTURE.md § Durable work:
+ * recorded before it is acted on). The submission's new record and the step's run-log event are
+ * written in one transaction and the record is read back in the state the step moved it to; `save`
+ * then calls the save-point hook (where the crash test kills the lander).
  */
 import type { RunEventBody, RunEventType } from '../state/run-log-events.js';
 import type { StateStore } from '../state/store.js';

@@ -1,6 +1,6 @@
 /**
  * `Lander`: lands submitted work, one FIFO queue per target branch of the source checkout
- * (DESIGN.md "Landing work"). For each submission, first in line first:
+ * (docs/ARCHITECTURE.md § Lander). For each submission, first in line first:
  *
  * 1. record `merging`; fetch the target from the remote (with `push`; an unreachable remote is
  *    recorded and the landing goes on locally); merge the submitted commit onto the target's

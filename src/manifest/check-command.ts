@@ -1,8 +1,8 @@
 /**
- * The shell-free split of a lander check's command (DESIGN.md § "Landing work"): the text
- * becomes an argv the way a POSIX shell would split a simple command, but nothing is expanded.
- * Anything a shell would treat as an operator or an expansion is refused, so a check never
- * means something different from what a reader of the settings would think; a check that
+ * The shell-free split of a lander check's command (docs/ARCHITECTURE.md § Manifest and settings):
+ * the text becomes an argv the way a POSIX shell would split a simple command, but nothing is
+ * expanded. Anything a shell would treat as an operator or an expansion is refused, so a check
+ * never means something different from what a reader of the settings would think; a check that
  * needs a shell says so: `sh -c '…'` splits to ['sh', '-c', '…'].
  */
 import { ManifestError } from './manifest-error.js';

@@ -1,6 +1,6 @@
 /**
- * The manifest used when there is none (DESIGN.md "Manifest"): one role `agent`, backend
- * `worktree`, tools read, grep, list, edit, write, no mounts, no disclosure policy.
+ * The manifest used when there is none (docs/ARCHITECTURE.md § Manifest and settings): one role
+ * `agent`, backend `worktree`, tools read, grep, list, edit, write, no mounts, no disclosure policy.
  */
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES } from './role-from-file.js';
 import type { Manifest } from './types.js';

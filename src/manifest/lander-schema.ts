@@ -1,8 +1,8 @@
 /**
- * The shape of lander settings as written (DESIGN.md § "Landing work"), as TypeBox schemas:
- * the `lander:` value (in a settings JSON file or at the top level of `gatefs.yaml`) and the
- * settings file around it. Rules beyond the shape (the command split, branch names, unique
- * check names) live in lander-from-file.ts.
+ * The shape of lander settings as written (docs/ARCHITECTURE.md § Manifest and settings), as
+ * TypeBox schemas: the `lander:` value (in a settings JSON file or at the top level of
+ * `gatefs.yaml`) and the settings file around it. Rules beyond the shape (the command split, branch
+ * names, unique check names) live in lander-from-file.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';

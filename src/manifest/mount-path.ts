@@ -1,7 +1,7 @@
 /**
- * The rules for a mount's `path` (DESIGN.md "mount"). A relative path ('.campaign') is projected
- * from the pinned snapshot into the workspace; an absolute path ('/data/out') is a host folder
- * shown at the same namespace path.
+ * The rules for a mount's `path` (docs/ARCHITECTURE.md § Glossary, "mount"). A relative path
+ * ('.campaign') is projected from the pinned snapshot into the workspace; an absolute path
+ * ('/data/out') is a host folder shown at the same namespace path.
  */
 import { ManifestError } from './manifest-error.js';
 import { isUnderGitDir, splitLiteralPath } from './literal-path.js';

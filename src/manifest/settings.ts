@@ -1,7 +1,7 @@
 /**
- * Lander settings (DESIGN.md § "Landing work"): loaded from a JSON file (`--settings F`), an
- * object (`createHost({ settings })`), or the manifest's top-level `lander:` key, and the rule
- * that picks between them.
+ * Lander settings (docs/ARCHITECTURE.md § Manifest and settings): loaded from a JSON file
+ * (`--settings F`), an object (`createHost({ settings })`), or the manifest's top-level `lander:`
+ * key, and the rule that picks between them.
  */
 import { readFileSync } from 'node:fs';
 import { foreignCodeOf } from '../../vfs/coded-error.js';

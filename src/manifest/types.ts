@@ -4,13 +4,13 @@
  */
 import type { CheckSpec } from '../ports/check-runner.js';
 
-/** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
+/** The agent tool names a role may declare (docs/ARCHITECTURE.md § Tools, results and error codes). */
 export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;
 
 /** One agent tool name. */
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-/** How a role's workspace is made (DESIGN.md "Manifest": `shared`, `worktree`, `copy`). */
+/** How a role's workspace is made (docs/ARCHITECTURE.md § Glossary, "backend": `shared`, `worktree`, `copy`). */
 export type Backend = 'shared' | 'worktree' | 'copy';
 
 /** What a backend promises: `confined` (a workspace of its own) for `worktree` and `copy`, `none` for `shared`. */
@@ -61,7 +61,7 @@ export interface Role {
   subagents: { isolate: 'worktree' };
 }
 
-/** How the lander lands work (DESIGN.md § "Landing work"), from settings or the manifest's `lander:` key. */
+/** How the lander lands work (docs/ARCHITECTURE.md § Lander), from settings or the manifest's `lander:` key. */
 export interface LanderSettings {
   /** Checks run in order on each candidate; empty = none. */
   checks: CheckSpec[];

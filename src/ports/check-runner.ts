@@ -1,5 +1,5 @@
 /**
- * The check port: runs one lander check (DESIGN.md § "Landing work") in a checkout and says
+ * The check port: runs one lander check (docs/ARCHITECTURE.md § Lander) in a checkout and says
  * how it ended. `ExecCheckRunner` runs it through the host-exec port; `ScriptedCheckRunner`
  * (scripted-check-runner.ts) answers from a script for the memory host and tests.
  */

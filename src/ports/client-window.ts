@@ -9,8 +9,9 @@
  * `GATEFS_WINDOW_PID` names the window process instead (a harness that starts servers through a
  * launcher of its own, or a test).
  *
- * Linux reads `/proc/<pid>/stat` and `/proc/<pid>/cmdline`; elsewhere the parent pid alone is
- * the window (start time unknown). One of the few files allowed to use `process` (STYLE.md 4).
+ * Linux reads `/proc/<pid>/stat` and `/proc/<pid>/cmdline`; elsewhere the parent pid alone is the
+ * window (start time unknown). One of the few files allowed to use `process` (docs/ARCHITECTURE.md
+ * § Ports and determinism).
  */
 import { readFileSync } from 'node:fs';
 import type { ProcessIdentity } from './process-liveness.js';

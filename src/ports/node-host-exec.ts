@@ -3,7 +3,8 @@
  * kills it with SIGKILL after `timeoutMs` or when the request's `signal` aborts, and keeps at most `maxOutputBytes` of each stream
  * (the head, or the tail when the request says `keep: 'tail'`).
  *
- * This is one of the few files allowed to touch `child_process` and `process.env` (STYLE.md 4).
+ * This is one of the few files allowed to touch `child_process` and `process.env` (docs/ARCHITECTURE.md
+ * § Ports and determinism).
  * Limits: without `processGroup` a killed program's own children are not killed; with it, the
  * whole group is killed, but a descendant that left the group (`setsid`) survives, and if it
  * still holds the output pipes the result is returned `GROUP_GRACE_MS` after the kill with

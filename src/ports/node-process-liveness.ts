@@ -12,7 +12,7 @@
  * Every process sharing a state directory must run on this machine in one pid namespace: a
  * holder in another container's pid namespace is not found here and counts as gone.
  *
- * One of the few files allowed to use `process` (STYLE.md 4).
+ * One of the few files allowed to use `process` (docs/ARCHITECTURE.md § Ports and determinism).
  */
 import { readFileSync } from 'node:fs';
 import type { ProcessIdentity, ProcessLiveness } from './process-liveness.js';

@@ -1,7 +1,7 @@
 /**
  * `WriteDoor`: the door every gated write of a workspace passes through, in every process over
- * one state directory, and that a release shuts before it looks for work (DESIGN.md "Trust
- * boundary", Lifecycle: no write may land between a release's check and its removal).
+ * one state directory, and that a release shuts before it looks for work (docs/ARCHITECTURE.md
+ * § Trust boundary, "Lifecycle": no write may land between a release's check and its removal).
  *
  * A writer enters before the gate asks who occupies the workspace and leaves when its handler
  * is done; a release takes the workspace's occupancy first and then shuts the door, which waits

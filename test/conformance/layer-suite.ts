@@ -1,5 +1,6 @@
 /**
- * The layer conformance suite (STYLE.md §2, after Go's testing/fstest): one set of checks run
+ * The layer conformance suite (docs/ARCHITECTURE.md § Tests that hold the design; after Go's
+ * testing/fstest): one set of checks run
  * against every layer implementation and composition. Each setup seeds the standard fixture
  * (./fixture.ts) and declares what its backend lacks, with a reason; a lacking capability
  * becomes a visible `it.skip` naming the reason, never a silently dropped check.

@@ -50,7 +50,7 @@ describe('the default manifest', () => {
 });
 
 describe('loading from a file', () => {
-  it('loads the DESIGN.md example with every key, camelCased', () => {
+  it('loads the full example manifest (design-example.yaml) with every key, camelCased', () => {
     expect(loadManifest(fixture('design-example.yaml'))).toEqual({
       roles: [
         {

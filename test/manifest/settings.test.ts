@@ -45,7 +45,7 @@ describe('loadSettings', () => {
     expect(loadSettings({ lander: {} })).toEqual({ checks: [], push: null, branch: null });
   });
 
-  it('reads the file form of DESIGN.md: strings and objects, timeouts in seconds, default 600 s', () => {
+  it('reads the settings file form: strings and objects, timeouts in seconds, default 600 s', () => {
     const f = file(
       JSON.stringify({
         lander: {

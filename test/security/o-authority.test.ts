@@ -1,6 +1,6 @@
 /**
- * Attack class O: authority (SECURITY.md §3 "Around the walk"; DESIGN.md § Trust boundary,
- * "Authority files"). Through real hosts (real git, real disk), as an agent would try it:
+ * Attack class O: authority (SECURITY.md §3 "Around the walk"; docs/ARCHITECTURE.md § Trust
+ * boundary, "Authority files"). Through real hosts (real git, real disk), as an agent would try it:
  *
  * - `.git` (pointer file or folder, at any depth, and every name git treats as `.git` under
  *   core.protectNTFS / core.protectHFS) is invisible: not listed, not read, not grepped, and

@@ -1,5 +1,5 @@
 /**
- * Resources (DESIGN.md § Trust boundary, "Resources"): a walk holds a bounded number of
+ * Resources (docs/ARCHITECTURE.md § Trust boundary, "Resources"): a walk holds a bounded number of
  * descriptors whatever the depth, deep chains answer correctly or `TOO_DEEP`, and running out
  * of descriptors answers `BUSY` (retryable), never `INTERNAL`.
  *

@@ -1,5 +1,5 @@
 /**
- * `createHost`: the production host over a real repository (DESIGN.md "Host, ports and state").
+ * `createHost`: the production host over a real repository (docs/ARCHITECTURE.md § Host and lifecycle).
  *
  * Order matters: the manifest is loaded and checked first (a `container` backend throws
  * `WorkspaceError` `BACKEND_UNAVAILABLE` before anything exists on disk), then the repository

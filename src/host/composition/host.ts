@@ -1,5 +1,5 @@
 /**
- * The public host interface (DESIGN.md "Host, ports and state"): what `createHost` and
+ * The public host interface (docs/ARCHITECTURE.md § Host and lifecycle): what `createHost` and
  * `createMemoryHost` return, and what the CLI and the MCP server drive, with the types its
  * operations take and give (those of the lifecycle are declared in src/host/lifecycle/).
  */

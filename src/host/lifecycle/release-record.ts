@@ -1,7 +1,7 @@
 /**
  * The durable record of a release in progress, kept in the workspace record's `data.release`
- * (STYLE.md "Durable work": each step is recorded before it is acted on). While it is there
- * the workspace is out of service: its release holder occupies it for exclusive write.
+ * (docs/ARCHITECTURE.md § Durable work: each step is recorded before it is acted on). While it is
+ * there the workspace is out of service: its release holder occupies it for exclusive write.
  *
  * - `checking`: occupancy taken, writes drained, work being looked for. Nothing removed yet:
  *   an interrupted release at this step is undone (the workspace serves again).

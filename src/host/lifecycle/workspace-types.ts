@@ -1,5 +1,5 @@
 /**
- * What the host's lifecycle operations take and give (DESIGN.md "Host, ports and state"):
+ * What the host's lifecycle operations take and give (docs/ARCHITECTURE.md § Host and lifecycle):
  * `host.prepare`'s options, `host.release`'s options and result. Public through `Host`.
  */
 

@@ -8,15 +8,15 @@
  * gate never waits for it and never spawns; a build that fails leaves the workspace on git
  * objects, where it was.
  *
- * Durable and crash-safe (STYLE.md "Durable work"): one build per conversation across processes
- * (a lock row `lower:<id>` in the store's preparation locks, taken over from a dead process);
- * the record says `building` before anything is created; the finished checkout appears by one
- * rename (`building/` → `tree/`) after it was verified and flushed to disk, and only then is the
- * record `ready` (compare-and-set on the build's token: a stale build's result is never taken).
+ * Durable and crash-safe (docs/ARCHITECTURE.md § Durable work): one build per conversation across
+ * processes (a lock row `lower:<id>` in the store's preparation locks, taken over from a dead
+ * process); the record says `building` before anything is created; the finished checkout appears by
+ * one rename (`building/` → `tree/`) after it was verified and flushed to disk, and only then is
+ * the record `ready` (compare-and-set on the build's token: a stale build's result is never taken).
  * What a crash or a stop leaves (a `building` record, a half-made folder) is removed by the next
  * build, the workspace's release, or its next preparation; a build stopped after its rename is
- * finished by the next one (the record is written, nothing is made again). Paths come from the state directory
- * and the id only; removal is the confined removal of `<stateDir>/lowers/<id>`.
+ * finished by the next one (the record is written, nothing is made again). Paths come from the
+ * state directory and the id only; removal is the confined removal of `<stateDir>/lowers/<id>`.
  *
  * A build stops (its git process killed) when the host closes, and when a release of the
  * workspace is recorded (polled every `pollMs` while it runs): `remove` then waits for the lock.

@@ -1,6 +1,6 @@
 /**
- * Where a `copy` workspace's lower folder lives, and its durable record (STYLE.md "Durable
- * work"). The lower folder is the pinned commit checked out once, read-only, so the overlay
+ * Where a `copy` workspace's lower folder lives, and its durable record (docs/ARCHITECTURE.md
+ * § Durable work). The lower folder is the pinned commit checked out once, read-only, so the overlay
  * reads unchanged files from a folder instead of from git objects (src/host/lower/lower-folders.ts).
  *
  * Paths are derived from the state directory and the conversation id only, never read from a

@@ -1,6 +1,6 @@
 /**
- * Where a workspace lives on the host, derived — never read from a record (DESIGN.md "Trust
- * boundary": no host path is taken from a record). A `worktree` workspace is
+ * Where a workspace lives on the host, derived — never read from a record (docs/ARCHITECTURE.md
+ * § Trust boundary, "Derived paths": no host path is taken from a record). A `worktree` workspace is
  * `<stateDir>/worktrees/<id>` on branch `gatefs/<id>`, a `copy` workspace's upper folder
  * `<stateDir>/copies/<id>`, and a `shared` workspace the repository itself. The id is
  * validated before it becomes a path part or a branch name, so a record can neither name a
@@ -48,7 +48,7 @@ export function branchOf(conversation: string, backend: Backend): string | null 
 
 /**
  * Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_CONVERSATION_ID`) unless
- * `conversation` is in the conversation grammar (DESIGN.md "Vocabulary").
+ * `conversation` is in the conversation grammar (docs/ARCHITECTURE.md § Glossary, "conversation").
  */
 export function checkConversationId(conversation: string): void {
   if (!isConversationId(conversation)) {

@@ -1,9 +1,9 @@
 /**
- * The state directory's proof of origin on disk (DESIGN.md "Trust boundary": gatefs acts only
- * on state it created). A state directory or database that arrived with the repository — a
- * clone, an archive, a tracked file, a copied folder — is refused with `WorkspaceError`
- * `STATE_UNTRUSTED` and a hint, before anything in it is opened (SQLite never sees such a
- * database), rolled back or removed.
+ * The state directory's proof of origin on disk (docs/ARCHITECTURE.md § Trust boundary, "State of
+ * our own": gatefs acts only on state it created). A state directory or database that arrived with
+ * the repository — a clone, an archive, a tracked file, a copied folder — is refused with
+ * `WorkspaceError` `STATE_UNTRUSTED` and a hint, before anything in it is opened (SQLite never sees
+ * such a database), rolled back or removed.
  *
  * What is checked, in this order (`inspectStateDir` here, `refuseTracked` in tracked-state.ts,
  * `checkOrigin` and `recordOriginOf` in state-origin-check.ts):

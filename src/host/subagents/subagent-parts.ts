@@ -1,6 +1,7 @@
 /**
- * Subagents (DESIGN.md "Landing work"): a child conversation working in its own worktree made
- * from its parent's branch head, whose work comes back by fast-forwarding the parent's branch.
+ * Subagents (docs/ARCHITECTURE.md § Subagents and lineage): a child conversation working in its own
+ * worktree made from its parent's branch head, whose work comes back by fast-forwarding the
+ * parent's branch.
  *
  * - `start({ parent, child, isolate: 'worktree', role? })`: records the lineage (the child's
  *   chain is its parent's chain plus itself), then prepares the child from the parent branch's

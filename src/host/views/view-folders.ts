@@ -1,7 +1,7 @@
 /**
- * `ViewFolders`: the host folders one workspace view holds open, opened under the trust rules
- * of DESIGN.md § Trust boundary, and what they reveal about the authority files and the state
- * directory. Used by `openWorkspaceView` only.
+ * `ViewFolders`: the host folders one workspace view holds open, opened under the trust rules of
+ * docs/ARCHITECTURE.md § Trust boundary, and what they reveal about the authority files and the
+ * state directory. Used by `openWorkspaceView` only.
  *
  * A folder is opened only when it lies outside the state directory (the workspace's own
  * worktree or copy excepted), exists, and is reached without following a link

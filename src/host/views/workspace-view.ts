@@ -18,17 +18,17 @@
  *   writable folder (by path) is also refused by name (`withPathRules`), which covers memory
  *   layers, which have no identity.
  *
- * Every host folder is a root like any other (DESIGN.md § Trust boundary): it is reached from
- * the state directory, the repository or `/` without following a link (`HostPlatform.openFolder`),
- * and a mount whose folder lies inside the state directory (another conversation's worktree) is
- * refused. Wherever a folder holds the state directory — the `shared` checkout, a plain-folder
- * copy or relative mount, an absolute mount of the repository, read-only or writable — it is
- * hidden there (absent from listings, `NOT_FOUND` to reads, `PROTECTED_PATH` to changes).
- * A submodule of the pinned tree or a nested repository (a folder holding `.git`) inside the
- * workspace root is readable and `PROTECTED_PATH` to any change (vfs/repository-boundary.ts).
- * The authority files (`gatefs.yaml` at the workspace root in every backend, and the manifest
- * or settings file loaded wherever a mount or the root shows it) are readable and
- * `PROTECTED_PATH` to any change (vfs/namespace.ts `authorityFiles`).
+ * Every host folder is a root like any other (docs/ARCHITECTURE.md § Trust boundary, "Roots"): it
+ * is reached from the state directory, the repository or `/` without following a link
+ * (`HostPlatform.openFolder`), and a mount whose folder lies inside the state directory (another
+ * conversation's worktree) is refused. Wherever a folder holds the state directory — the `shared`
+ * checkout, a plain-folder copy or relative mount, an absolute mount of the repository, read-only
+ * or writable — it is hidden there (absent from listings, `NOT_FOUND` to reads, `PROTECTED_PATH` to
+ * changes). A submodule of the pinned tree or a nested repository (a folder holding `.git`) inside
+ * the workspace root is readable and `PROTECTED_PATH` to any change (vfs/repository-boundary.ts).
+ * The authority files (`gatefs.yaml` at the workspace root in every backend, and the manifest or
+ * settings file loaded wherever a mount or the root shows it) are readable and `PROTECTED_PATH` to
+ * any change (vfs/namespace.ts `authorityFiles`).
  *
  * Throws `WorkspaceError` `PREPARATION_FAILED` when a folder it needs is missing
  * (data.reason `MISSING_FOLDER`), cannot be reached without following a link

@@ -1,10 +1,10 @@
 /**
  * `ToolProfile`: the names and shapes under which an MCP server offers the gate's tools. The
- * default profile, `gatefs`, offers them as they are (DESIGN.md "Tool contract"); another
- * (`serve --profile claude-code`, `claude-code.ts`) maps another client's tool names,
- * argument names and result shapes onto the same tools. Whatever the profile, every file access
- * is a `host.gate.call`: a profile translates arguments and results, it never checks or opens a
- * path itself.
+ * default profile, `gatefs`, offers them as they are (docs/ARCHITECTURE.md § Tools, results and
+ * error codes); another (`serve --profile claude-code`, `claude-code.ts`) maps another client's
+ * tool names, argument names and result shapes onto the same tools. Whatever the profile, every
+ * file access is a `host.gate.call`: a profile translates arguments and results, it never checks or
+ * opens a path itself.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDescriptor, ToolError, ToolResult } from '../../../tools/result.js';
