@@ -14,8 +14,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Measured alone after everything else (vitest.timing.config.ts).
     exclude: ['test/security/l-matching.test.ts', '**/node_modules/**'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A timeout catches a hang, it measures nothing: with both cores busy (CI beside another
+    // build, two test files at once) tests that take 5 s alone took over 30 s here.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     execArgv: RUN_TYPESCRIPT,
     // Both cores: most files wait on child processes, git and the disk, not the CPU.

@@ -90,7 +90,7 @@ describe('gatefs log', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(events.filter((e) => e.data.tool === 'list')).toHaveLength(1);
-  }, 60_000);
+  });
 });
 
 describe('a read-only look creates nothing', () => {
@@ -132,5 +132,5 @@ describe('a read-only look creates nothing', () => {
     } finally {
       fresh.cleanup();
     }
-  }, 60_000);
+  });
 });

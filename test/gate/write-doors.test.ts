@@ -117,7 +117,7 @@ describe('write doors across processes', () => {
     shut!.open();
     expect(existsSync(join(dir, 'locks/door-a.lock'))).toBe(true);
     expect(readFileSync(join(dir, 'locks/door-a.lock')).length).toBeLessThan(8192);
-  }, 60_000);
+  });
 });
 
 /** A separate process that enters `conversation`'s door with the built `WriteDoorDir` and stays inside until killed. */

@@ -61,7 +61,7 @@ async function until(path: string): Promise<void> {
   expect(existsSync(path)).toBe(true);
 }
 
-describe('a holder whose process is gone', { timeout: 90_000 }, () => {
+describe('a holder whose process is gone', { timeout: 180_000 }, () => {
   it('a child that occupies the workspace and is SIGKILLed: a write through another host succeeds at once', async () => {
     const r = repo();
     const prep = await open(r.dir);
@@ -126,7 +126,7 @@ describe('a holder whose process is gone', { timeout: 90_000 }, () => {
   });
 });
 
-describe('a release killed half-way', { timeout: 90_000 }, () => {
+describe('a release killed half-way', { timeout: 180_000 }, () => {
   it('killed while checking: the next start undoes it, the work is there and the workspace serves', async () => {
     const r = repo();
     const marker = join(r.dir, '..', 'status-reached');

@@ -185,5 +185,5 @@ describe('the lander under SIGKILL', () => {
       for (let kill = 0; kill < 3; kill++) await landInChild(world, { killAfterMs: 150 + Math.floor(random() * 1200) });
       await expectExactlyOnce(world, seen);
     }
-  });
+  }, 240_000); // three worlds, nine killed landers and three full runs: minutes with both cores busy
 });

@@ -105,5 +105,5 @@ describe('serve --conversation auto', () => {
     const second = await connect();
     expect(second.conversation()).toBe(id);
     await second.client.close();
-  }, 60_000);
+  });
 });

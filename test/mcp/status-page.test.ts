@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('the status page in headless Chromium', () => {
 
   beforeAll(async () => {
     context = await launch();
-  }, 60_000);
+  });
   afterAll(async () => {
     for (const c of contexts) await c.close();
     for (const p of profiles) rmSync(p, { recursive: true, force: true });
@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)('the status page in headless Chromium', () => {
     } finally {
       await client.close();
     }
-  }, 60_000);
+  });
 
   it('shows a workspace prepared by another process after it opened, and new run-log lines, without a reload', async () => {
     const page = await context.newPage();
@@ -170,7 +170,7 @@ describe.skipIf(!hasChromium)('the status page in headless Chromium', () => {
     await page.locator('#log tr', { hasText: 'outcome=PATH_ESCAPE' }).first().waitFor({ timeout: 15_000 });
     expect(await page.locator('#summary').textContent()).toMatch(/^2 workspaces \(2 ready\)/);
     await page.close();
-  }, 60_000);
+  });
 
   it('filters the rows as one types', async () => {
     const page = await context.newPage();
@@ -193,7 +193,7 @@ describe.skipIf(!hasChromium)('the status page in headless Chromium', () => {
       expect(await page.locator('body').textContent()).toContain('That is not this server’s token.');
       expect(await page.content()).not.toContain('alpha');
     }
-  }, 60_000);
+  });
 });
 
 describe.runIf(!hasChromium)('the status page in headless Chromium', () => {

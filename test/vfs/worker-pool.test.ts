@@ -190,5 +190,5 @@ describe('reads and regexes share the workers', () => {
     // A held its one worker; the read had the other at once, before either slow batch ended.
     expect(order).toEqual(['read', 'A1', 'A2']);
     expect(pool.workers).toBeLessThanOrEqual(2);
-  });
+  }, 120_000); // two slow batches in turn on one worker: tens of seconds with both cores busy
 });
