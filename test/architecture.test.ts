@@ -6,7 +6,8 @@
  * here, in review, never by an exception in the code that checks them.
  *
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
- * the neutral runner (issue 19).
+ * the neutral runner (issue 19); and where the global `process` is named (`GLOBALS_ONLY_IN`):
+ * only in src/ports, as cap-std makes ambient authority greppable (issue 20).
  *
  * A unit is `vfs`, `tools`, a folder of tools/ that is a unit of its own (`tools/patterns`, `tools/text`), a
  * folder of src/ (`src/git`, …), a file directly in src/ (`src/index`, `src/workspace-error`), or
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cyclesOf,
+  globalUsesOf,
   packageOf,
   programLiteralsOf,
   scanFiles,
@@ -103,7 +105,22 @@ const SHIPPED_WITHOUT_IMPORT: Readonly<Record<string, string>> = {
 /** Builtins that reach past the process: only the host ports' implementations use them (STYLE.md "Effects are ports"). */
 const BUILTINS_ONLY_IN: Readonly<Record<string, readonly string[]>> = {
   'node:child_process': ['src/ports'],
+  'node:process': ['src/ports'], // the global's module (GLOBALS_ONLY_IN)
 };
+
+/**
+ * Globals only the files under the named folders may name (test/import-graph.ts `globalUsesOf`):
+ * the process's streams, arguments, environment, working folder, exit, signals and ids are ports
+ * (STYLE.md 4), read in src/ports and handed on as values, so a grep for `process` finds every
+ * place gatefs reaches past itself.
+ */
+const GLOBALS_ONLY_IN: readonly { global: string; folders: readonly string[]; why: string }[] = [
+  {
+    global: 'process',
+    folders: ['src/ports'],
+    why: 'the process is reached through src/ports (process-io.ts, process-signals.ts, own-process.ts) and handed on',
+  },
+];
 
 /** File names that say what a file is, and the one unit such a file lives in. */
 const NAMES_ONLY_IN: readonly { suffix: string; unit: string; why: string }[] = [
@@ -203,6 +220,17 @@ function programViolationsOf(sources: readonly { file: string; text: string }[])
   );
 }
 
+/** Each use of a global of `GLOBALS_ONLY_IN` in `sources` outside its folders, as messages naming the file and line. */
+function globalViolationsOf(sources: readonly { file: string; text: string }[]): string[] {
+  return sources.flatMap(({ file, text }) =>
+    GLOBALS_ONLY_IN.filter((rule) => !rule.folders.some((f) => file.startsWith(`${f}/`))).flatMap((rule) =>
+      globalUsesOf(file, text, rule.global).map(
+        (u) => `${file}:${u.line} names '${u.text}': only files under ${rule.folders.join(', ')} may (${rule.why})`,
+      ),
+    ),
+  );
+}
+
 const ROOT = join(import.meta.dirname, '..');
 
 /** `a`, `a and b`, `a, b and c`. */
@@ -266,6 +294,7 @@ const DEPENDENCIES = new Set([...Object.keys(pkg.dependencies), ...Object.keys(p
 describe('architecture: dependencies point inward', () => {
   const files = scanFiles(ROOT, ['vfs', 'tools', 'src']);
   const imports = scanImports(ROOT, files);
+  const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
   it('reads every kind of import: static, type-only, re-export, dynamic, import types, modules named by URL', () => {
     const seen = (file: string, specifier: string) => imports.some((i) => i.file === file && i.specifier === specifier);
@@ -328,7 +357,6 @@ describe('architecture: dependencies point inward', () => {
   });
 
   it('git runs only through the neutral runner: no argv, spawn or stored program name elsewhere names it', () => {
-    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
     expect(programViolationsOf(sources)).toEqual([]);
     // The runner itself is seen (the rule reads what it should), and allowed.
     const runner = sources.find((s) => s.file === 'src/git/neutral-git-runner.ts')!;
@@ -349,6 +377,38 @@ describe('architecture: dependencies point inward', () => {
       [1, 2, 3, 4].map((line) =>
         expect.stringMatching(new RegExp(`^src/host/f\\.ts:${line} runs '(/usr/bin/)?git': only src/git/neutral-git-runner\\.ts may`)),
       ),
+    );
+  });
+
+  it('the global process is named only in src/ports', () => {
+    expect(globalViolationsOf(sources)).toEqual([]);
+    // The rule reads what it should: the ports name it, and src/ports is where they live.
+    const io = sources.find((s) => s.file === 'src/ports/process-io.ts')!;
+    expect(globalUsesOf(io.file, io.text, 'process').length).toBeGreaterThan(0);
+  });
+
+  it('finds process as a value, through globalThis and as a local, and not as a property name; names the file and line', () => {
+    const text = [
+      'const home = process.env.HOME;',
+      'const p = { process: 1 }.process; type T = { process?: number };',
+      'const q = globalThis.process;',
+      'function f(process: number) { return process; }',
+      'const { process: r } = holder; const s = `process`;',
+      'write(process);',
+    ].join('\n');
+    expect(
+      globalViolationsOf([
+        { file: 'src/cli/x.ts', text },
+        { file: 'src/ports/y.ts', text },
+      ]),
+    ).toEqual(
+      [
+        [1, 'process'],
+        [3, 'globalThis.process'],
+        [4, 'process'],
+        [4, 'process'],
+        [6, 'process'],
+      ].map(([line, named]) => `src/cli/x.ts:${line} names '${named}': only files under src/ports may (${GLOBALS_ONLY_IN[0]!.why})`),
     );
   });
 
@@ -413,6 +473,7 @@ describe('architecture: dependencies point inward', () => {
         at('tools/patterns/g.ts', '../../vfs/layer.js', 'vfs', 'vfs/layer.ts'),
         at('tools/patterns/g.ts', 'node:fs', null),
         at('tools/text/h.ts', '../result.js', 'tools', 'tools/result.ts'),
+        at('src/cli/i.ts', 'node:process', null),
       ],
       DEPENDENCIES,
     );
@@ -427,6 +488,7 @@ describe('architecture: dependencies point inward', () => {
       "tools/patterns/g.ts:1 imports 'node:fs': tools/patterns imports no builtin",
       "tools/text/h.ts:1 imports '../result.js' (tools): tools/text imports nothing of gatefs",
       "tools/text/h.ts:1 imports '../result.js' (tools): tools/text (tier 1) imports only units of earlier tiers, and tools is tier 2",
+      "src/cli/i.ts:1 imports 'node:process': node:process only in src/ports",
       "folder cycle src/git → vfs → src/git:\n  src/git/b.ts:1 imports '../../vfs/a.js' (vfs): step 1\n  vfs/a.ts:1 imports '../src/git/b.js' (src/git): step 2",
     ]);
   });
