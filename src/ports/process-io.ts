@@ -2,7 +2,7 @@
  * The process's own inputs and outputs: its standard streams, the arguments it was started with,
  * its environment and working folder, and how it ends. The CLI's entry files read them here and
  * hand them on as values (a command's `CommandContext`, a transport's streams), so the global
- * `process` is named in src/ports only (STYLE.md 4; test/architecture.test.ts `PROCESS_ONLY_IN`).
+ * `process` is named in src/ports only (STYLE.md 4; test/architecture.test.ts `GLOBALS_ONLY_IN`).
  *
  * Every function reads the process when called, never when this file loads: Node creates
  * `process.stdin` on first access, and the working folder may be gone by then. Nothing here
