@@ -6,7 +6,9 @@
  * here, in review, never by an exception in the code that checks them.
  *
  * The same parser finds where a program is named to be run (`PROGRAMS_ONLY_IN`): git only in
- * the neutral runner (issue 19).
+ * the neutral runner (issue 19); and where the global `process` is named (`GLOBALS_ONLY_IN`):
+ * only in src/ports. With the files that may reach the disk by path (`DISK_BY_PATH`), that makes
+ * ambient authority greppable, as cap-std does (issue 20).
  *
  * A unit is `vfs`, `tools`, a folder of tools/ that is a unit of its own (`tools/patterns`, `tools/text`), a
  * folder of src/ (`src/git`, …), a file directly in src/ (`src/index`, `src/workspace-error`), or
@@ -18,6 +20,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cyclesOf,
+  globalUsesOf,
   packageOf,
   programLiteralsOf,
   scanFiles,
@@ -106,7 +109,22 @@ const SHIPPED_WITHOUT_IMPORT: Readonly<Record<string, string>> = {
  */
 const BUILTINS_ONLY_IN: Readonly<Record<string, readonly string[]>> = {
   'node:child_process': ['src/ports'],
+  'node:process': ['src/ports'], // the global's module (GLOBALS_ONLY_IN)
 };
+
+/**
+ * Globals only the files under the named folders may name (test/import-graph.ts `globalUsesOf`):
+ * the process's streams, arguments, environment, working folder, exit, signals and ids are ports
+ * (STYLE.md 4), read in src/ports and handed on as values, so a grep for `process` finds every
+ * place gatefs reaches past itself.
+ */
+const GLOBALS_ONLY_IN: readonly { global: string; folders: readonly string[]; why: string }[] = [
+  {
+    global: 'process',
+    folders: ['src/ports'],
+    why: 'the process is reached through src/ports (process-io.ts, process-signals.ts, own-process.ts) and handed on',
+  },
+];
 
 /** File names that say what a file is, and the one unit such a file lives in. */
 const NAMES_ONLY_IN: readonly { suffix: string; unit: string; why: string }[] = [
@@ -206,6 +224,162 @@ function programViolationsOf(sources: readonly { file: string; text: string }[])
   );
 }
 
+/** Each use of a global of `GLOBALS_ONLY_IN` in `sources` outside its folders, as messages naming the file and line. */
+function globalViolationsOf(sources: readonly { file: string; text: string }[]): string[] {
+  return sources.flatMap(({ file, text }) =>
+    GLOBALS_ONLY_IN.filter((rule) => !rule.folders.some((f) => file.startsWith(`${f}/`))).flatMap((rule) =>
+      globalUsesOf(file, text, rule.global).map(
+        (u) => `${file}:${u.line} names '${u.text}': only files under ${rule.folders.join(', ')} may (${rule.why})`,
+      ),
+    ),
+  );
+}
+
+/**
+ * The files that may reach the disk by path: the only ones importing `node:fs` or
+ * `node:fs/promises` (statically, with `import()`, or re-exported; a type-only import loads
+ * nothing and is not counted). As cap-std names what reaches the host, each entry says what it
+ * does with the disk and what it does not guard against. `match` is a repository path; `*`
+ * stands for any part of one name, and a path ending in `/` covers the folder. Everything else
+ * reaches files through a held folder (a host layer) or a port. Add a file here in review, with
+ * its reason; an entry that matches no such file fails too.
+ */
+const DISK_BY_PATH: readonly { match: string; why: string }[] = [
+  {
+    match: 'vfs/host-*.ts',
+    why: 'the confined host layer: opens beneath held folder handles (/proc/self/fd or lstat checks); the lstat fallback narrows, but cannot close, a swap race',
+  },
+  {
+    match: 'src/ports/',
+    why: 'host ports: lock and door files under <stateDir>/locks, /proc reads for liveness and the client window; trust the state dir they are given',
+  },
+  {
+    match: 'src/host/state-trust/state-trust.ts',
+    why: 'lstats and lists the state directory to prove it is a real folder of this user; a change after the check is caught by the origin check, not here',
+  },
+  {
+    match: 'src/host/state-trust/untrusted-state.ts',
+    why: 'lstat of one name in the state directory for a refusal; follows nothing, guards nothing itself',
+  },
+  {
+    match: 'src/host/state-trust/state-origin-check.ts',
+    why: 'reads and writes gatefs.origin (O_NOFOLLOW, temp + rename) and lstats the state dir and database; a same-user process may still rewrite both',
+  },
+  {
+    match: 'src/host/state-trust/state-dir.ts',
+    why: 'makes the state directory and appends it to info/exclude (O_NOFOLLOW, O_APPEND); the exclude path comes from git, trusted as the repository is',
+  },
+  {
+    match: 'src/host/state-trust/state-reader.ts',
+    why: "gatefs log's composition root: stat and realpath of the repository and state dir, fs handed to CliGit; opens nothing before the trust checks",
+  },
+  {
+    match: 'src/host/composition/create-host.ts',
+    why: "the disk host's composition root: realpath of the repository and state dir, fs handed to CliGit; follows the links the user named",
+  },
+  {
+    match: 'src/host/composition/repository-folder.ts',
+    why: 'stat of the repository folder before anything else; a folder swapped afterwards is not seen',
+  },
+  {
+    match: 'src/host/composition/authority-files.ts',
+    why: 'realpath, lstat and readlink of the manifest and settings paths, so every name of them is protected; a link made later is not followed',
+  },
+  {
+    match: 'src/host/platform/disk-platform.ts',
+    why: 'the disk platform: stat, lstat, mkdir and listing of paths under the repository and state dir; paths come from records of ids, not from agents',
+  },
+  {
+    match: 'src/host/platform/confined-removal.ts',
+    why: 'removes <stateDir>/<area>/<id> through held handles (O_NOFOLLOW at every level); without procfs, a swap between lstat and unlink is narrowed, not closed',
+  },
+  {
+    match: 'src/host/platform/project-memory-file.ts',
+    why: 'appends to <stateDir>/memory/project.md (O_NOFOLLOW, a link refused); a same-user process may still write it',
+  },
+  {
+    match: 'src/host/lower/check-out-lower.ts',
+    why: "makes, flushes and renames a lower folder under <stateDir>/lowers; paths come from the conversation id, the checkout's content through a host layer",
+  },
+  {
+    match: 'src/git/cli-git.ts',
+    why: "appends to a worktree's info/sparse-checkout at the path git names, checked to lie in the repository's worktrees/ folder",
+  },
+  {
+    match: 'src/git/cli-landing-git.ts',
+    why: 'a temp folder for a diff index, and lstat, readdir, realpath and stat in worktrees the landing made; trusts the repository git reports',
+  },
+  {
+    match: 'src/git/cli-checkout-safety.ts',
+    why: 'lstat of checked-out paths one folder at a time from the top, following no link; a swap after the look is not seen',
+  },
+  {
+    match: 'src/manifest/authority-file-text.ts',
+    why: 'reads the manifest or settings file the user named, following links, with no size bound',
+  },
+  {
+    match: 'src/mcp/http/serve-token.ts',
+    why: 'reads or creates the HTTP token file (O_NOFOLLOW on create, owner and mode 0600 checked on read); a same-user process may still read it',
+  },
+  {
+    match: 'src/mcp/initialize/version.ts',
+    why: "reads gatefs's own package.json next to the code for the version; no user path",
+  },
+  {
+    match: 'src/cli/global-flags.ts',
+    why: 'existsSync of <repo>/gatefs.yaml to pick the default manifest; a file appearing later is not seen',
+  },
+  {
+    match: 'src/cli/repo-folder-check.ts',
+    why: 'looks at names (.git, gatefs.origin) above the repository folder to refuse a workspace as a repository; never follows a .git file',
+  },
+  {
+    match: 'src/cli/state-presence.ts',
+    why: 'stat of the repository and lstat of the state dir path, so a read-only command creates nothing; a race with a prepare only shows stale news',
+  },
+  {
+    match: 'src/cli/init.ts',
+    why: 'writes a starter gatefs.yaml (O_EXCL: never over a file) where the user points; follows links on the way',
+  },
+  {
+    match: 'src/cli/demo.ts',
+    why: "gatefs demo: makes and removes its own temp folder and reads a file of the demo's repository",
+  },
+  {
+    match: 'src/cli/demo-repo.ts',
+    why: "copies fixtures/sample-repo into the demo's temp folder; no user path",
+  },
+];
+
+/** True when repository path `file` is one `match` of `DISK_BY_PATH` names (see there). */
+function isMatchedBy(file: string, match: string): boolean {
+  if (match.endsWith('/')) return file.startsWith(match);
+  const name = new RegExp(
+    `^${match
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}$`,
+  );
+  return name.test(file);
+}
+
+/** The imports of node:fs and node:fs/promises that load the module (`fs` too, as Node reads it). */
+function diskImportsOf(imports: readonly Import[]): Import[] {
+  return imports.filter((i) => i.to === null && /^(?:node:)?fs(?:\/promises)?$/.test(i.specifier) && i.form !== 'type');
+}
+
+/** Each disk import of a file `DISK_BY_PATH` does not name, as messages naming the file. */
+function diskViolationsOf(imports: readonly Import[]): string[] {
+  return diskImportsOf(imports)
+    .filter((i) => !DISK_BY_PATH.some((entry) => isMatchedBy(i.file, entry.match)))
+    .map((i) =>
+      say(
+        i,
+        'reaches the disk by path, and the file is not on DISK_BY_PATH: use a host layer or a port, or add the file there saying what it does and does not guard against',
+      ),
+    );
+}
+
 const ROOT = join(import.meta.dirname, '..');
 
 /** `a`, `a and b`, `a, b and c`. */
@@ -269,6 +443,7 @@ const DEPENDENCIES = new Set([...Object.keys(pkg.dependencies), ...Object.keys(p
 describe('architecture: dependencies point inward', () => {
   const files = scanFiles(ROOT, ['vfs', 'tools', 'src']);
   const imports = scanImports(ROOT, files);
+  const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
   it('reads every kind of import: static, type-only, re-export, dynamic, import types, modules named by URL', () => {
     const seen = (file: string, specifier: string) => imports.some((i) => i.file === file && i.specifier === specifier);
@@ -331,7 +506,6 @@ describe('architecture: dependencies point inward', () => {
   });
 
   it('git runs only through the neutral runner: no argv, spawn or stored program name elsewhere names it', () => {
-    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
     expect(programViolationsOf(sources)).toEqual([]);
     // The runner itself is seen (the rule reads what it should), and allowed.
     const runner = sources.find((s) => s.file === 'src/git/neutral-git-runner.ts')!;
@@ -353,6 +527,75 @@ describe('architecture: dependencies point inward', () => {
         expect.stringMatching(new RegExp(`^src/host/f\\.ts:${line} runs '(/usr/bin/)?git': only src/git/neutral-git-runner\\.ts may`)),
       ),
     );
+  });
+
+  it('the global process is named only in src/ports', () => {
+    expect(globalViolationsOf(sources)).toEqual([]);
+    // The rule reads what it should: the ports name it, and src/ports is where they live.
+    const io = sources.find((s) => s.file === 'src/ports/process-io.ts')!;
+    expect(globalUsesOf(io.file, io.text, 'process').length).toBeGreaterThan(0);
+  });
+
+  it('finds process as a value, through globalThis and as a local, and not as a property name; names the file and line', () => {
+    const text = [
+      'const home = process.env.HOME;',
+      'const p = { process: 1 }.process; type T = { process?: number };',
+      'const q = globalThis.process;',
+      'function f(process: number) { return process; }',
+      'const { process: r } = holder; const s = `process`;',
+      'write(process);',
+    ].join('\n');
+    expect(
+      globalViolationsOf([
+        { file: 'src/cli/x.ts', text },
+        { file: 'src/ports/y.ts', text },
+      ]),
+    ).toEqual(
+      [
+        [1, 'process'],
+        [3, 'globalThis.process'],
+        [4, 'process'],
+        [4, 'process'],
+        [6, 'process'],
+      ].map(([line, named]) => `src/cli/x.ts:${line} names '${named}': only files under src/ports may (${GLOBALS_ONLY_IN[0]!.why})`),
+    );
+  });
+
+  it('only the files of DISK_BY_PATH reach the disk by path, and every entry names such a file', () => {
+    expect(diskViolationsOf(imports)).toEqual([]);
+    const reaching = new Set(diskImportsOf(imports).map((i) => i.file));
+    expect(DISK_BY_PATH.filter((entry) => ![...reaching].some((f) => isMatchedBy(f, entry.match))).map((e) => e.match)).toEqual([]);
+    expect(reaching.has('vfs/host-walk.ts')).toBe(true); // the rule reads what it should
+  });
+
+  it('names a file reaching the disk off the list, by static, dynamic or re-exporting import; a type-only import is not one', () => {
+    const at = (file: string, specifier: string, form: Import['form']): Import => ({
+      file,
+      line: 1,
+      specifier,
+      from: unitOf(file)!,
+      to: null,
+      form,
+    });
+    const found = diskViolationsOf([
+      at('tools/x.ts', 'node:fs', 'static'),
+      at('src/cli/y.ts', 'node:fs/promises', 'dynamic'),
+      at('src/lander/z.ts', 'fs', 'static'),
+      at('src/gate/t.ts', 'node:fs', 'type'),
+      at('vfs/host-walk.ts', 'node:fs', 'static'),
+      at('vfs/hostile.ts', 'node:fs', 'static'),
+      at('src/ports/lock-file-dir.ts', 'node:fs', 'static'),
+      at('src/git/cli-git.ts', 'node:fs/promises', 'static'),
+      at('src/git/cli-git-extra.ts', 'node:fs/promises', 'static'),
+    ]);
+    expect(found.map((m) => m.split(':')[0])).toEqual([
+      'tools/x.ts',
+      'src/cli/y.ts',
+      'src/lander/z.ts',
+      'vfs/hostile.ts',
+      'src/git/cli-git-extra.ts',
+    ]);
+    expect(found[0]).toMatch(/^tools\/x\.ts:1 imports 'node:fs': reaches the disk by path, and the file is not on DISK_BY_PATH/);
   });
 
   it("src/mcp is entered through its rooms' front doors, and its rooms import only rooms of earlier tiers", () => {
@@ -416,6 +659,7 @@ describe('architecture: dependencies point inward', () => {
         at('tools/patterns/g.ts', '../../vfs/layer.js', 'vfs', 'vfs/layer.ts'),
         at('tools/patterns/g.ts', 'node:fs', null),
         at('tools/text/h.ts', '../result.js', 'tools', 'tools/result.ts'),
+        at('src/cli/i.ts', 'node:process', null),
       ],
       DEPENDENCIES,
     );
@@ -430,6 +674,7 @@ describe('architecture: dependencies point inward', () => {
       "tools/patterns/g.ts:1 imports 'node:fs': tools/patterns imports no builtin",
       "tools/text/h.ts:1 imports '../result.js' (tools): tools/text imports nothing of gatefs",
       "tools/text/h.ts:1 imports '../result.js' (tools): tools/text (tier 1) imports only units of earlier tiers, and tools is tier 2",
+      "src/cli/i.ts:1 imports 'node:process': node:process only in src/ports",
       "folder cycle src/git → vfs → src/git:\n  src/git/b.ts:1 imports '../../vfs/a.js' (vfs): step 1\n  vfs/a.ts:1 imports '../src/git/b.js' (src/git): step 2",
     ]);
   });

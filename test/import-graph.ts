@@ -135,6 +135,46 @@ export function programLiteralsOf(fileName: string, text: string, program: RegEx
   return found;
 }
 
+/**
+ * Every place a source text names the global `name` (`process`): the identifier anywhere but as
+ * a property's name (`x.process`, `{ process: … }`, `process?: …`), and `globalThis.<name>`. A
+ * local declared with that name is reported too (it reads like the global): name it otherwise.
+ */
+export function globalUsesOf(fileName: string, text: string, name: string): { text: string; line: number }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+  const found: { text: string; line: number }[] = [];
+  const isPropertyName = (node: ts.Identifier): boolean => {
+    const parent = node.parent;
+    if (ts.isPropertyAccessExpression(parent)) return parent.name === node && !isGlobalThis(parent.expression);
+    if (ts.isBindingElement(parent) || ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent)) return parent.propertyName === node;
+    if (ts.isQualifiedName(parent)) return parent.right === node;
+    const named =
+      ts.isPropertyAssignment(parent) ||
+      ts.isPropertySignature(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isMethodSignature(parent) ||
+      ts.isGetAccessorDeclaration(parent) ||
+      ts.isSetAccessorDeclaration(parent) ||
+      ts.isEnumMember(parent);
+    return named && parent.name === node;
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && node.text === name && !isPropertyName(node)) {
+      const at = ts.isPropertyAccessExpression(node.parent) && node.parent.name === node ? node.parent : node;
+      found.push({ text: at.getText(source), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** True for the expression `globalThis`. */
+function isGlobalThis(node: ts.Expression): boolean {
+  return ts.isIdentifier(node) && node.text === 'globalThis';
+}
+
 /** Every .ts file under `folders` of `root`, as repository paths. */
 export function scanFiles(root: string, folders: readonly string[]): string[] {
   return folders.flatMap((top) =>

@@ -19,7 +19,6 @@
  * or was replaced by another folder meanwhile is skipped with everything still to visit below
  * it, as a folder that vanishes mid-walk always was; nothing is read from its replacement.
  */
-import { closeSync } from 'node:fs';
 import { VfsError } from './errors.js';
 import { closeHeldDir, type ConfinedWalk, type HeldDir } from './host-walk.js';
 import { sameIdentity, type HostIdentity } from './host-hooks.js';
@@ -110,7 +109,7 @@ export class HeldFolderStack {
         return undefined;
       }
       if (!frame.id || !sameIdentity(dir.id!, frame.id)) {
-        closeQuietly(dir.fd);
+        closeHeldDir(dir); // just opened: no read in another thread holds it
         this.abandon(k, j);
         return undefined;
       }
@@ -157,14 +156,6 @@ export class HeldFolderStack {
     }
     closeHeldDir(frame.dir);
     frame.dir = undefined;
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    /* already closed: nothing to undo */
   }
 }
 

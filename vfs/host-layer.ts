@@ -82,6 +82,12 @@ export interface HostLayerOptions {
    * after a change can lose it. A write with `durable: false` never fsyncs.
    */
   fsync?: boolean;
+  /**
+   * The tag in the names of the temp files writes go through (`.gatefs-<tag>-<n>.tmp`), unique
+   * to the process among those writing the folder: the disk host passes its pid, so a file a
+   * crash left behind names its writer. Default: a random tag chosen once per process.
+   */
+  tempTag?: string;
 }
 
 /**
@@ -98,6 +104,8 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
   private readonly walkHandles: WalkHandles;
   /** The `fsync` policy (see `HostLayerOptions.fsync`). */
   readonly fsync: boolean;
+  /** See `HostLayerOptions.tempTag` (undefined: the process's random tag). */
+  private readonly tempTag?: string;
   /** What a walk may do inside a folder it holds, kept private to the layer (it takes raw handles). */
   private readonly inFolder: HostFolderOps = {
     list: (dir) => this.list(dir),
@@ -120,6 +128,7 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
       this.inFolder.readMany = readInWorkers;
     }
     this.fsync = options.fsync ?? true;
+    this.tempTag = options.tempTag;
   }
 
   /** Metadata without following a final link. `NOT_FOUND`, `NOT_DIRECTORY`, `SYMLINK_ESCAPE`. */
@@ -211,7 +220,8 @@ export class HostLayer implements WritableLayer, WalkableLayer, LinkReadingLayer
 
   /** Atomically replaces or creates a file (vfs/host-write.ts `hostWriteFile`); fsynced per the `fsync` policy. */
   async writeFile(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
-    return hostWriteFile(this.walk, path, data, { ...options, durable: this.fsync && options.durable !== false }, this.guard);
+    const durable = this.fsync && options.durable !== false;
+    return hostWriteFile(this.walk, path, data, { ...options, durable }, this.guard, this.tempTag);
   }
 
   /** Creates one folder. `ALREADY_EXISTS`, `NOT_FOUND` (parent), guard codes. */

@@ -29,6 +29,7 @@ import {
   unlinkSync,
   type Stats,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { VfsError } from './errors.js';
 import type { RemoveOptions, WriteOptions, WriteResult } from './layer.js';
 import { baseName } from './layer.js';
@@ -44,6 +45,11 @@ const NEW_FILE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 /** link(2) errors that mean "this filesystem has no hard links", not "the name exists". */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 let tempCounter = 0;
+/**
+ * The tag in the temp file names of a layer whose owner names none (`HostLayerOptions.tempTag`):
+ * chosen at random once per process, so two processes writing one folder do not race for names.
+ */
+const RANDOM_TEMP_TAG = randomBytes(4).toString('hex');
 
 /**
  * Replaces (or creates) the file at `path` atomically: readers see the old or the new bytes.
@@ -54,9 +60,17 @@ let tempCounter = 0;
  * (`STALE_CONTENT` otherwise; see vfs/layer.ts `WriteOptions`). Codes: `IS_DIRECTORY`,
  * `NOT_REGULAR_FILE` (FIFO, socket, device at the name), `ALREADY_EXISTS` (exclusive),
  * `STALE_CONTENT` (ifMatch), `NOT_FOUND` / `NOT_DIRECTORY` / `SYMLINK_ESCAPE` (parents), and the
- * guard's `READ_ONLY` / `PROTECTED_PATH`.
+ * guard's `READ_ONLY` / `PROTECTED_PATH`. The temp file is `.gatefs-<tempTag>-<n>.tmp` in the
+ * same folder (see `HostLayerOptions.tempTag`).
  */
-export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array, options: WriteOptions, guard?: HostGuard): WriteResult {
+export function hostWriteFile(
+  walk: ConfinedWalk,
+  path: string,
+  data: Uint8Array,
+  options: WriteOptions,
+  guard?: HostGuard,
+  tempTag = RANDOM_TEMP_TAG,
+): WriteResult {
   const op = 'write';
   const segments = layerSegments(path, op);
   if (segments.length === 0) throw new VfsError('IS_DIRECTORY', op, path);
@@ -80,7 +94,7 @@ export function hostWriteFile(walk: ConfinedWalk, path: string, data: Uint8Array
     const mode = existing?.isFile() ? existing.mode & 0o777 : (options.mode ?? 0o644) & 0o777;
     walk.seams.afterCheck?.({ op, path });
     const durable = options.durable ?? true;
-    temp = createTemp(walk, parent, data, mode, path, durable);
+    temp = createTemp(walk, parent, data, mode, path, durable, tempTag);
     walk.seams.beforeCommit?.({ op, path });
     // Compare-and-swap: the slow part (writing and syncing the new bytes) is done; only now is
     // the name checked to still hold what the caller read, right before it is replaced.
@@ -178,10 +192,18 @@ export function syncFolder(dir: HeldDir): void {
   }
 }
 
-/** Creates an exclusive temp file in `parent`, writes `data` (fsynced when `durable`); returns its name. */
-function createTemp(walk: ConfinedWalk, parent: HeldDir, data: Uint8Array, mode: number, path: string, durable: boolean): string {
+/** Creates an exclusive temp file `.gatefs-<tag>-<n>.tmp` in `parent`, writes `data` (fsynced when `durable`); returns its name. */
+function createTemp(
+  walk: ConfinedWalk,
+  parent: HeldDir,
+  data: Uint8Array,
+  mode: number,
+  path: string,
+  durable: boolean,
+  tag: string,
+): string {
   for (let attempt = 0; attempt < 16; attempt++) {
-    const temp = `.gatefs-${process.pid}-${++tempCounter}.tmp`;
+    const temp = `.gatefs-${tag}-${++tempCounter}.tmp`;
     try {
       writeNew(walk.at(parent, temp), data, mode, durable);
       return temp;

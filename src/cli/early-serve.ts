@@ -4,7 +4,8 @@
  * answering the client's `initialize` (`answerInitializeEarly`) at once, so a client waits only
  * for Node to start, and watch for stop signals. `serve` then takes both over (`takeEarlyServe`). Any other
  * command line (another command, `--help`, `--http`, a flag this does not know) is left to the
- * CLI untouched. Imports nothing heavy: node:stream, the instructions, the profile names and the version.
+ * CLI untouched. Imports nothing heavy: node:stream, the instructions, the profile names and the version, and the
+ * process's streams (src/ports/process-io.ts).
  */
 import {
   answerInitializeEarly,
@@ -16,6 +17,7 @@ import {
   type ProfileName,
 } from '../mcp/initialize/index.js';
 import { watchStopSignals, type StopWatch } from './stop-signals.js';
+import { standardError, standardInput, standardOutput } from '../ports/process-io.js';
 
 /** Flags of a stdio `serve` taking a value, and those that do not. */
 const VALUE_FLAGS = new Set(['--conversation', '--role', '--repo', '--state-dir', '--manifest', '--profile']);
@@ -56,10 +58,10 @@ export function earlyServeConversation(argv: readonly string[]): { conversation:
 export function startEarlyServe(argv: readonly string[]): void {
   const plain = earlyServeConversation(argv);
   if (!plain) return;
-  const stop = watchStopSignals((line) => void process.stderr.write(`gatefs: ${line}\n`));
+  const stop = watchStopSignals((line) => void standardError().write(`gatefs: ${line}\n`));
   const early = answerInitializeEarly({
-    stdin: process.stdin,
-    stdout: process.stdout,
+    stdin: standardInput(),
+    stdout: standardOutput(),
     server: {
       name: 'gatefs',
       version: gatefsVersion(),

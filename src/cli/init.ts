@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import type { Command } from './command.js';
 import { withHost } from './open-host.js';
 import { checkRepoFolder } from './repo-folder-check.js';
+import { workingFolder } from '../ports/process-io.js';
 
 /** The `init` command. */
 export const initCommand: Command = {
@@ -26,7 +27,7 @@ export const initCommand: Command = {
     const stateDir = globals.stateDir ?? join(globals.repo, '.gatefs');
     const stateExisted = existsSync(stateDir);
     await withHost({ ...globals, manifest: manifestPath }, async () => undefined);
-    const shown = (p: string) => relative(process.cwd(), p) || '.';
+    const shown = (p: string) => relative(workingFolder(), p) || '.';
     const result = { manifest: manifestPath, manifestCreated: !existed, stateDir, stateDirCreated: !stateExisted };
     if (globals.json) out.json(result);
     else {

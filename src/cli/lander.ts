@@ -22,6 +22,7 @@ import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 import { UsageError } from './usage-error.js';
 import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { killThisProcess } from '../ports/process-signals.js';
 
 /** The `lander` command. */
 export const landerCommand: Command = {
@@ -109,7 +110,7 @@ function crashHook(spec: string | undefined): SavePointHook | undefined {
   }
   let passages = 0;
   return (reached) => {
-    if (reached === point && ++passages === wanted) process.kill(process.pid, 'SIGKILL');
+    if (reached === point && ++passages === wanted) killThisProcess();
   };
 }
 

@@ -18,6 +18,8 @@ import { formatEventLine } from './run-log.js';
 import type { RunEvent } from '../state/event-log.js';
 import type { StateReader } from '../host/state-trust/state-reader.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { exitNow, standardOutput } from '../ports/process-io.js';
+import { onSignals } from '../ports/process-signals.js';
 
 /** Events shown before following, unless `--tail` says otherwise. */
 const DEFAULT_TAIL = 50;
@@ -46,8 +48,8 @@ export const logCommand: Command = {
     const tail = tailOf(flags.tail);
     checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
     // `gatefs log | head`: a reader that went away ends the log, quietly.
-    process.stdout.on('error', (e) => {
-      if (foreignCodeOf(e) === 'EPIPE') process.exit(0);
+    standardOutput().on('error', (e) => {
+      if (foreignCodeOf(e) === 'EPIPE') exitNow(0);
     });
     const { openStateReader } = await import('../host/state-trust/state-reader.js');
     let reader = await openStateReader(where(globals));
@@ -125,8 +127,7 @@ function stopSignal(): { after(ms: number): Promise<boolean>; dispose(): void } 
     stopped = true;
     wake?.();
   };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
+  const dispose = onSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], onSignal);
   return {
     after: (ms) =>
       new Promise((resolve) => {
@@ -137,8 +138,6 @@ function stopSignal(): { after(ms: number): Promise<boolean>; dispose(): void } 
           resolve(true);
         };
       }),
-    dispose: () => {
-      for (const s of signals) process.off(s, onSignal);
-    },
+    dispose,
   };
 }

@@ -5,11 +5,12 @@
  * before the CLI loads (`early-serve.ts`).
  */
 import { startEarlyServe } from './early-serve.js';
+import { commandLineArguments, exitNow, setExitCode } from '../ports/process-io.js';
 
-startEarlyServe(process.argv.slice(2));
+startEarlyServe(commandLineArguments());
 const { runCli } = await import('./run-cli.js');
-const code = await runCli(process.argv.slice(2));
-process.exitCode = code;
+const code = await runCli(commandLineArguments());
+setExitCode(code);
 // Normally the process ends here by itself. Should a stray handle (a socket, a timer of a
 // dependency) keep it alive after the command finished, leave anyway after a short grace.
-setTimeout(() => process.exit(code), 2000).unref();
+setTimeout(() => exitNow(code), 2000).unref();

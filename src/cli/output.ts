@@ -9,6 +9,7 @@
  * the exact strings, with those characters as `\uXXXX` escapes.
  */
 import { terminalSafe, terminalSafeJson } from '../../tools/text/terminal-text.js';
+import { standardError, standardOutput } from '../ports/process-io.js';
 
 export interface Output {
   /** One block of result text on stdout (control characters escaped; line feeds and tabs kept). */
@@ -29,10 +30,10 @@ const ended = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 /** The output bound to this process's stdout and stderr. */
 export function processOutput(): Output {
   return {
-    print: (text) => void process.stdout.write(ended(terminalSafe(text))),
-    json: (value) => void process.stdout.write(`${terminalSafeJson(value, 2)}\n`),
-    jsonLine: (value) => void process.stdout.write(`${terminalSafeJson(value)}\n`),
-    progress: (line) => void process.stderr.write(`gatefs: ${terminalSafe(line)}\n`),
-    problem: (text) => void process.stderr.write(ended(terminalSafe(text))),
+    print: (text) => void standardOutput().write(ended(terminalSafe(text))),
+    json: (value) => void standardOutput().write(`${terminalSafeJson(value, 2)}\n`),
+    jsonLine: (value) => void standardOutput().write(`${terminalSafeJson(value)}\n`),
+    progress: (line) => void standardError().write(`gatefs: ${terminalSafe(line)}\n`),
+    problem: (text) => void standardError().write(ended(terminalSafe(text))),
   };
 }

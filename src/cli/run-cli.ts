@@ -15,6 +15,7 @@ import { gatefsVersion } from '../mcp/initialize/index.js';
 import { COMMANDS } from './commands.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { environment, workingFolder } from '../ports/process-io.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
@@ -38,10 +39,10 @@ export async function runCli(argv: string[], commands: readonly Command[] = COMM
       out.print(commandHelp(line.command));
       return EXIT.ok;
     }
-    const globals = resolveGlobalFlags(line.flags, process.cwd());
-    return await line.command.run({ globals, flags: line.flags, args: line.args, out, env: process.env });
+    const globals = resolveGlobalFlags(line.flags, workingFolder());
+    return await line.command.run({ globals, flags: line.flags, args: line.args, out, env: environment() });
   } catch (e) {
-    return reportFailure(e, out);
+    return reportFailure(e, out, environment());
   }
 }
 
@@ -49,8 +50,8 @@ export async function runCli(argv: string[], commands: readonly Command[] = COMM
  * Prints one line for `e` on stderr and returns its exit code. The line is terminal-safe as one
  * line: a message quoting a file name or branch cannot start a line of its own.
  */
-function reportFailure(e: unknown, out: Output): number {
-  const debug = process.env.GATEFS_DEBUG === '1';
+function reportFailure(e: unknown, out: Output, env: NodeJS.ProcessEnv): number {
+  const debug = env.GATEFS_DEBUG === '1';
   if (e instanceof UsageError) {
     out.progress(terminalSafeLine(e.message));
     out.problem(`Run "gatefs ${e.command ? `${e.command} ` : ''}--help" for usage.`);

@@ -21,6 +21,7 @@ import {
 } from '../mcp/initialize/index.js';
 import { clientWindow } from '../ports/client-window.js';
 import { randomIds } from '../ports/ids.js';
+import { standardInput, standardOutput, workingFolder } from '../ports/process-io.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/composition/host.js';
@@ -42,8 +43,8 @@ export async function serveOverStdio(
   const early =
     taken?.early ??
     answerInitializeEarly({
-      stdin: process.stdin,
-      stdout: process.stdout,
+      stdin: standardInput(),
+      stdout: standardOutput(),
       server: {
         name: 'gatefs',
         version: gatefsVersion(),
@@ -79,6 +80,7 @@ export async function serveOverStdio(
       log: out.progress,
       explain: clientSafeReason,
       input: early.handOver(),
+      output: standardOutput(),
       profile: profileNamed(profileName),
     });
     const conversation = readiness.conversationId ?? 'this window';
@@ -96,7 +98,7 @@ export async function serveOverStdio(
     return 0;
   } finally {
     stop.dispose();
-    process.stdin.destroy();
+    standardInput().destroy();
   }
 }
 
@@ -115,7 +117,7 @@ function conversationFlag(value: FlagValues[string]): string {
  * its home folder with `--repo`); the window is the process that started this server.
  */
 function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string } {
-  const cwd = process.cwd();
+  const cwd = workingFolder();
   const folder = cwd === globals.repo || cwd.startsWith(`${globals.repo}/`) ? cwd : globals.repo;
   const window = clientWindow(env);
   const { conversation, how } = host.autoConversation({ folder, window });

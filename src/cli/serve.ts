@@ -22,6 +22,7 @@ import {
   serveHttp,
 } from '../mcp/http/index.js';
 import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/initialize/index.js';
+import { standardError } from '../ports/process-io.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -91,7 +92,7 @@ export const serveCommand: Command = {
     const role = typeof flags.role === 'string' ? flags.role : undefined;
     const profile = flags.profile ?? 'gatefs';
     if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(', ')}`, 'serve');
-    process.stderr.on('error', () => undefined); // a client that closed our stderr must not crash the server
+    standardError().on('error', () => undefined); // a client that closed our stderr must not crash the server
     if (typeof flags.http === 'string') return serveOverHttp(flags.http, role, profile, { globals, flags, out, env });
     for (const flag of ['token-file', 'no-token', 'allow-new']) {
       if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for --http; stdio needs none`, 'serve');

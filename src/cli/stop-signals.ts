@@ -6,6 +6,8 @@
  * for a stop that hangs. MCP clients send SIGTERM after closing stdin; a terminal sends SIGINT
  * (Ctrl-C) or SIGHUP (closed).
  */
+import { exitNow } from '../ports/process-io.js';
+import { onSignals } from '../ports/process-signals.js';
 
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 type StopSignal = keyof typeof SIGNALS;
@@ -24,27 +26,20 @@ export function watchStopSignals(log: (line: string) => void): StopWatch {
   let stopping = false;
   let resolve!: (reason: string) => void;
   const stopped = new Promise<string>((r) => (resolve = r));
-  const handlers = new Map<StopSignal, () => void>();
-  for (const name of Object.keys(SIGNALS) as StopSignal[]) {
-    const handler = () => {
-      if (stopping) {
-        log(`${name} again: exiting now, without waiting for the calls in flight`);
-        process.exit(128 + SIGNALS[name]);
-      }
-      stopping = true;
-      log(`${name} received: finishing the calls in flight and freeing the workspace`);
-      resolve(name);
-    };
-    handlers.set(name, handler);
-    process.on(name, handler);
-  }
+  const dispose = onSignals(Object.keys(SIGNALS) as StopSignal[], (name) => {
+    if (stopping) {
+      log(`${name} again: exiting now, without waiting for the calls in flight`);
+      exitNow(128 + SIGNALS[name]);
+    }
+    stopping = true;
+    log(`${name} received: finishing the calls in flight and freeing the workspace`);
+    resolve(name);
+  });
   return {
     stopped,
     get isStopping() {
       return stopping;
     },
-    dispose() {
-      for (const [name, handler] of handlers) process.off(name, handler);
-    },
+    dispose,
   };
 }

@@ -2,12 +2,10 @@
  * Loading a manifest: from a `gatefs.yaml` file, from YAML text, or from an already parsed
  * object. All three end in `manifestFromValue`, so every rule is checked the same way.
  */
-import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { defaultManifest } from './default.js';
 import { ManifestError } from './manifest-error.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import { authorityFileText } from './authority-file-text.js';
 import { manifestFromValue } from './manifest-from-value.js';
 import { WorkspaceError } from '../workspace-error.js';
 import type { Manifest } from './types.js';
@@ -69,23 +67,6 @@ export function parseManifestText(text: string, sourceName = 'gatefs.yaml'): Man
   }
 }
 
-function readManifestFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    if (isMissingPath(e)) {
-      throw new ManifestError('FILE_NOT_FOUND', '', 'the manifest file does not exist', { source: file }, { cause: e });
-    }
-    throw new ManifestError(
-      'FILE_UNREADABLE',
-      '',
-      `the manifest file cannot be read (${String(foreignCodeOf(e) ?? e)})`,
-      { source: file },
-      { cause: e },
-    );
-  }
-}
-
 /**
  * Loads the manifest. Input: a file path (read synchronously as UTF-8 YAML), an already parsed
  * object in the file's snake_case form, or `undefined` for the default manifest (one role
@@ -96,7 +77,7 @@ function readManifestFile(file: string): string {
  */
 export function loadManifest(source: string | object | undefined): Manifest {
   if (source === undefined) return defaultManifest();
-  if (typeof source === 'string') return parseManifestText(readManifestFile(source), source);
+  if (typeof source === 'string') return parseManifestText(authorityFileText(source, 'manifest'), source);
   if (typeof source !== 'object') {
     throw new ManifestError('INVALID_VALUE', '', `expected a file path or a manifest object, got ${typeof source}`);
   }

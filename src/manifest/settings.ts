@@ -3,9 +3,7 @@
  * (`--settings F`), an object (`createHost({ settings })`), or the manifest's top-level `lander:`
  * key, and the rule that picks between them.
  */
-import { readFileSync } from 'node:fs';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import { authorityFileText } from './authority-file-text.js';
 import { defaultLanderSettings, landerFromFile } from './lander-from-file.js';
 import { findSettingsShapeError, type SettingsFile } from './lander-schema.js';
 import { ManifestError } from './manifest-error.js';
@@ -16,14 +14,7 @@ export type { LanderSettings } from './types.js';
 export { DEFAULT_CHECK_TIMEOUT_SECONDS, defaultLanderSettings } from './lander-from-file.js';
 
 function readSettingsFile(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (isMissingPath(e)) throw new ManifestError('FILE_NOT_FOUND', '', 'the settings file does not exist', { source: file }, { cause: e });
-    const why = String(foreignCodeOf(e) ?? e);
-    throw new ManifestError('FILE_UNREADABLE', '', `the settings file cannot be read (${why})`, { source: file }, { cause: e });
-  }
+  const text = authorityFileText(file, 'settings');
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ProcessIdentity, ProcessLiveness } from './process-liveness.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { pidExists } from './process-signals.js';
 
 let bootId: string | null | undefined;
 
@@ -57,15 +57,6 @@ export function startTicksOf(stat: string): string | null {
   const fields = stat.slice(close + 2).split(' ');
   const ticks = fields[22 - 3];
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : null;
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return foreignCodeOf(e) === 'EPERM';
-  }
 }
 
 /** The liveness port of this machine (see the file comment). */

@@ -13,7 +13,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
 import type { ProcessIdentity } from '../ports/process-liveness.js';
 import { StateError } from './state-error.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { pidExists } from '../ports/process-signals.js';
 
 /** Who holds (or wants) the lock: the process (pid, start time when known) and a token unique to the attempt. */
 export interface LockOwner {
@@ -36,14 +36,7 @@ export type IsProcessAlive = (pid: number) => boolean;
 export type IsIdentityAlive = (id: ProcessIdentity) => boolean;
 
 /** The real check: signal 0 probes without delivering; EPERM means it exists under another user. */
-export const isProcessAlive: IsProcessAlive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return foreignCodeOf(e) === 'EPERM';
-  }
-};
+export const isProcessAlive: IsProcessAlive = pidExists;
 
 interface Row {
   conversation: string;

@@ -186,7 +186,7 @@ describe('several processes on one state database', () => {
   });
 });
 
-/** Transpiles src/state/*.ts, the liveness ports, src/workspace-error.ts and the error base they derive from into `out`, runnable by plain node. */
+/** Transpiles src/state/*.ts, the liveness and signal ports, src/workspace-error.ts and the error base they derive from into `out`, runnable by plain node. */
 function transpileStore(out: string): string {
   const sources = [
     ...readdirSync(join(root, 'src/state'))
@@ -196,6 +196,7 @@ function transpileStore(out: string): string {
     'vfs/coded-error.ts',
     'src/ports/process-liveness.ts',
     'src/ports/node-process-liveness.ts',
+    'src/ports/process-signals.ts',
   ];
   for (const rel of sources) {
     const { outputText } = ts.transpileModule(readFileSync(join(root, rel), 'utf8'), {

@@ -41,6 +41,7 @@ import { inspectStateDir } from '../state-trust/state-trust.js';
 import { refuseTracked } from '../state-trust/tracked-state.js';
 import { DATABASE_FILE } from '../state-trust/untrusted-state.js';
 import { nodeProcessLiveness } from '../../ports/node-process-liveness.js';
+import { ownPid, ownUid } from '../../ports/own-process.js';
 import type { ProcessLiveness } from '../../ports/process-liveness.js';
 import type { Host } from './host.js';
 import { WorkspaceHost } from './workspace-host.js';
@@ -90,7 +91,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
   const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
   const git = new CliGit({ repo, exec, fs });
   const isRepository = await git.isRepository({ tag: 'start', chain: [] });
-  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  const uid = ownUid();
   const wantedStateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
   const { stateDir, hadDatabase } = await trustedStateDir(wantedStateDir, { repo, git: isRepository ? git : null, uid, clock });
   const liveness = options.liveness ?? nodeProcessLiveness;
@@ -103,7 +104,8 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
     const landing = new CliLandingGit({ repo, exec });
     const authorityFiles = authorityFilesOf(repo, options.manifest, options.settings);
     const writes = { fsync: manifest.writes?.fsync ?? false };
-    const platform = new DiskPlatform(repo, stateDir, git, landing, hasProcFd() ? 'procfs' : 'lstat-fallback', authorityFiles, writes);
+    const confinement = hasProcFd() ? 'procfs' : 'lstat-fallback';
+    const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()));
     const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
     const doors = openWriteDoors(stateDir);

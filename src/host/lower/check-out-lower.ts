@@ -7,7 +7,7 @@
  * Entries git treats as `.git` are left out (`withoutDotGitNames`): no agent sees them, and git
  * refuses to check them out.
  *
- * `<root>` must not exist yet, or be empty; its parent must exist. Throws `LowerMismatch` (the
+ * `<root>` must not exist yet, or be empty; it and its missing parents are made with mode 0700. Throws `LowerMismatch` (the
  * commit cannot be served from a folder here), what the port throws (`GitError`), and the file
  * system's errors; a throw leaves `<root>` as it was made so far (the caller removes it).
  */

@@ -23,7 +23,6 @@
  * Other processes serving the workspace switch over when their registry next looks at the
  * record (`upgrade`, at most once a second).
  */
-import { mkdirSync } from 'node:fs';
 import { isCodedError } from '../../../vfs/coded-error.js';
 import { isGitError, type GitContext } from '../../git/git-port.js';
 import type { TreeCheckout } from '../../git/tree-checkout.js';
@@ -221,7 +220,6 @@ export class LowerFolders {
     this.event(conversation, { type: 'lower.building', data: { pinnedSha: lower.sha } });
     try {
       this.removeFolder(conversation);
-      mkdirSync(paths.area, { recursive: true, mode: 0o700 });
       const report = await checkOutLower(paths, lower.sha, {
         checkout: this.parts.checkout,
         objects: platform.git.objects,

@@ -29,6 +29,8 @@ export class DiskPlatform implements HostPlatform {
     readonly authorityFiles: readonly string[] = [],
     /** How writes through the folders it opens reach the disk (src/manifest/types.ts `WritePolicy`; default no fsync). */
     readonly writes: WritePolicy = { fsync: false },
+    /** The tag of the temp files its folders write through (vfs/host-layer.ts `HostLayerOptions.tempTag`; the composition passes the pid). */
+    private readonly tempTag?: string,
   ) {
     this.confinement = confinement;
   }
@@ -39,7 +41,11 @@ export class DiskPlatform implements HostPlatform {
    * platform's write policy.
    */
   openFolder(path: string, guard?: HostGuard): OpenedFolder {
-    const layer = openHostFolder(path, [this.stateDir, this.repo], { fsync: this.writes.fsync, ...(guard ? { guard } : {}) });
+    const layer = openHostFolder(path, [this.stateDir, this.repo], {
+      fsync: this.writes.fsync,
+      ...(guard ? { guard } : {}),
+      ...(this.tempTag === undefined ? {} : { tempTag: this.tempTag }),
+    });
     return { layer, identity: layer.identity, close: () => layer.close() };
   }
 

@@ -9,6 +9,7 @@ import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, ren
 import { join } from 'node:path';
 import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../../state/state-origin.js';
 import type { StateStore } from '../../state/store.js';
+import { ownPid } from '../../ports/own-process.js';
 import { DATABASE_FILE, lstatOrNull, moveAsideHint, ORIGIN_FILE, untrustedState } from './untrusted-state.js';
 
 /**
@@ -114,7 +115,7 @@ function readOriginFile(stateDir: string): StateOrigin | null {
 
 /** Writes `gatefs.origin` (mode 0600) through a temp file and a rename: readers see all of it or nothing. */
 function writeOriginFile(stateDir: string, origin: StateOrigin): void {
-  const temp = join(stateDir, `${ORIGIN_FILE}.${process.pid}.tmp`);
+  const temp = join(stateDir, `${ORIGIN_FILE}.${ownPid()}.tmp`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, formatOrigin(origin));

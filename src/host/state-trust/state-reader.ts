@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { CliGit } from '../../git/cli-git.js';
 import { systemClock } from '../../ports/clock.js';
 import { NodeHostExec } from '../../ports/node-host-exec.js';
+import { ownUid } from '../../ports/own-process.js';
 import type { EventFilter, RunEvent } from '../../state/event-log.js';
 import { StateStore } from '../../state/store.js';
 import { checkOrigin, recordOriginOf, waitForOrigin } from './state-origin-check.js';
@@ -43,7 +44,7 @@ export async function openStateReader(options: StateReaderOptions): Promise<Stat
   if (!fs.statSync(given, { throwIfNoEntry: false })?.isDirectory()) return null;
   const repo = fs.realpathSync(given);
   const stateDir = resolve(options.stateDir ?? join(repo, '.gatefs'));
-  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  const uid = ownUid();
   const found = inspectStateDir(stateDir, uid);
   if (!found.hasDatabase) return null;
   const git = new CliGit({ repo, exec: new NodeHostExec(), fs });

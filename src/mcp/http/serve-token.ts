@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { CodedError, foreignCodeOf } from '../../../vfs/coded-error.js';
+import { ownUid } from '../../ports/own-process.js';
 
 /** Name of the generated token's file in the state dir. */
 export const SERVE_TOKEN_FILE = 'serve-token';
@@ -91,8 +92,8 @@ export function readTokenFile(file: string): string {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} is not a regular file`);
-    const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid)
+    const uid = ownUid();
+    if (uid !== null && st.uid !== uid)
       throw new TokenError('BAD_TOKEN_FILE', `the token file ${file} belongs to another user; use a file of your own with mode 600`);
     if ((st.mode & 0o077) !== 0) {
       const mode = (st.mode & 0o777).toString(8).padStart(3, '0');

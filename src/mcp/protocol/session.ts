@@ -10,7 +10,8 @@
 import type { Host } from '../../host/composition/host.js';
 import { randomIds } from '../../ports/ids.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { ownPid } from '../../ports/own-process.js';
+import { isPidGone } from '../../ports/process-signals.js';
 
 /** An open session; `close` is idempotent and never throws. */
 export interface Session {
@@ -22,7 +23,7 @@ export interface Session {
 
 /** A new holder id for a session of this process: `mcp-<pid>-<16 hex>`. */
 export function newHolderId(): string {
-  return randomIds.next(`mcp-${process.pid}`);
+  return randomIds.next(`mcp-${ownPid()}`);
 }
 
 /**
@@ -34,13 +35,7 @@ function isOrphanedHolder(holder: string): boolean {
   const m = /^mcp-(\d+)-[0-9a-f]+$/.exec(holder);
   if (!m) return false;
   const pid = Number(m[1]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return foreignCodeOf(e) === 'ESRCH';
-  }
+  return pid !== ownPid() && isPidGone(pid);
 }
 
 function occupant(e: unknown): string | undefined {

@@ -45,8 +45,10 @@ import type { EarlyAnswer } from '../initialize/index.js';
 
 /** Options of `CappedStdioTransport`. */
 export interface CappedStdioOptions {
-  stdin?: Readable;
-  stdout?: Writable;
+  /** Where the client's messages come from: the process's stdin (or the early reader's hand-over of it). */
+  stdin: Readable;
+  /** Where the answers go: the process's stdout; nothing else may write to it. */
+  stdout: Writable;
   /** The per-message cap in bytes (default `MAX_MESSAGE_BYTES`). */
   maxMessageBytes?: number;
   /** The per-message cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`). */
@@ -99,9 +101,9 @@ export class CappedStdioTransport implements Transport {
   private closed = false;
   private answeredEarly: EarlyAnswer | null;
 
-  constructor(options: CappedStdioOptions = {}) {
-    this.stdin = options.stdin ?? process.stdin;
-    this.stdout = options.stdout ?? process.stdout;
+  constructor(options: CappedStdioOptions) {
+    this.stdin = options.stdin;
+    this.stdout = options.stdout;
     this.maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.maxTokens = options.maxMessageTokens ?? MAX_MESSAGE_TOKENS;
     this.log = options.log ?? (() => undefined);

@@ -4,7 +4,7 @@
  * (`WorkspaceReadiness`, `createWaitingMcpServer`). Nothing else may write to stdout while it
  * runs (logs go to stderr).
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { callsSettled, createWaitingMcpServer, type Readiness } from '../protocol/index.js';
 import type { ToolProfile } from '../profiles/index.js';
 import { CappedStdioTransport } from './capped-stdio-transport.js';
@@ -26,8 +26,10 @@ export interface StdioServeOptions {
   explain: (e: unknown) => string;
   /** The names and shapes the tools are offered under (`--profile`; default: the gate's own). */
   profile?: ToolProfile;
-  /** stdin as the early initialize reader hands it over (`EarlyInitialize.handOver`), and what it answered (default: process.stdin, nothing). */
-  input?: { stream: Readable; answered: EarlyAnswer | null };
+  /** stdin as the early initialize reader hands it over (`EarlyInitialize.handOver`), and what it answered. */
+  input: { stream: Readable; answered: EarlyAnswer | null };
+  /** Where the answers go: the process's stdout (the CLI's src/ports/process-io.ts `standardOutput`). */
+  output: Writable;
 }
 
 /** How a stdio session ended: why, and the workspace's last outcome (undefined: never asked for). */
@@ -53,14 +55,16 @@ export async function serveStdio(readiness: WorkspaceReadiness, options: StdioSe
     });
     const transport = new CappedStdioTransport({
       log: options.log,
-      ...(options.input ? { stdin: options.input.stream, answeredEarly: options.input.answered } : {}),
+      stdin: options.input.stream,
+      stdout: options.output,
+      answeredEarly: options.input.answered,
     });
     const ended = new Promise<string>((resolve) => {
       transport.onInputEnd = resolve;
       server.onclose = () => resolve('the connection closed');
     });
     await server.connect(transport);
-    options.input?.stream.resume(); // the early reader paused it; the transport now listens
+    options.input.stream.resume(); // the early reader paused it; the transport now listens
     readiness.start();
     const reason = await Promise.race([ended, options.stop ?? new Promise<string>(() => undefined)]);
     transport.stopReading();
