@@ -23,7 +23,7 @@ import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 
 /** Largest file a delete with `expectedSha256` reads to compare, 64 MiB. */
-export const MAX_COMPARED_DELETE_BYTES = 64 * 1024 * 1024;
+const MAX_COMPARED_DELETE_BYTES = 64 * 1024 * 1024;
 
 const Input = Type.Object(
   {
@@ -36,7 +36,7 @@ const Input = Type.Object(
 const Output = Type.Object({ path: Type.String(), deleted: Type.Boolean() });
 
 /** The value of a successful delete. */
-export interface DeleteValue {
+interface DeleteValue {
   path: string;
   deleted: boolean;
 }

@@ -18,7 +18,7 @@ import { GitignoreFile } from './patterns/gitignore-file.js';
 import type { MatchMeter, WorkCounter } from './patterns/match-work.js';
 
 /** Largest `.gitignore` read; larger ones are not applied. */
-export const MAX_GITIGNORE_BYTES = 1024 * 1024;
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /** An immutable chain of `.gitignore` files, deepest first; `enter` adds a folder's file. */
 export class GitignoreRules {

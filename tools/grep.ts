@@ -56,12 +56,10 @@ import { compileMatcher, type CompiledPattern } from './grep/line-matcher.js';
 import { GrepResults, type GrepMode, type GrepValue } from './grep/grep-results.js';
 import { sliceEnds } from './sliced-work.js';
 
-export type { GrepMatch, GrepSkipped, GrepValue } from './grep/grep-results.js';
-
 /** Default `maxResults` of grep. */
-export const GREP_DEFAULT_MAX_RESULTS = 500;
+const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
-export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
+const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 const Lines = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description }));
 

@@ -46,7 +46,7 @@ import { ShardedMap } from './sharded-map.js';
 import { allSliced, runSliced, sliceEnds, sortSliced, type SlicedWork } from './sliced-work.js';
 
 /** Default `maxResults` of list. */
-export const LIST_DEFAULT_MAX_RESULTS = 1000;
+const LIST_DEFAULT_MAX_RESULTS = 1000;
 /** Entries shaped for the answer between two yields to the event loop. */
 const YIELD_EVERY_ENTRIES = 4096;
 
@@ -94,7 +94,7 @@ const Output = Type.Object({
 });
 
 /** One listed entry. */
-export interface ListEntry {
+interface ListEntry {
   path: string;
   type: 'file' | 'directory' | 'symlink' | 'other';
   size: number;

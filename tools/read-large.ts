@@ -25,10 +25,10 @@ import { LineWindow, READ_MAX_CONTENT_CHARS, type WindowResult } from './read-wi
 const READ_SLICE_BYTES = 1 << 20;
 
 /** Largest file read pages through (1 GiB). */
-export const READ_LARGE_MAX_BYTES = 1024 * 1024 * 1024;
+const READ_LARGE_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** A window of a large file, with the totals of the whole file. */
-export interface LargeWindow extends WindowResult {
+interface LargeWindow extends WindowResult {
   totalLines: number;
   sha256: string;
 }

@@ -39,10 +39,8 @@ import { LINE_CUT_CHARS } from './text/numbered-lines.js';
 import { LineWindow, READ_MAX_CONTENT_CHARS, scanLines, type WindowResult } from './read-window.js';
 import { readLargeWindow } from './read-large.js';
 
-export { READ_MAX_CONTENT_CHARS } from './read-window.js';
-
 /** Default and largest `limit`. */
-export const READ_DEFAULT_LIMIT = 2000;
+const READ_DEFAULT_LIMIT = 2000;
 
 const Input = Type.Object(
   {

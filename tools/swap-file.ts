@@ -24,7 +24,7 @@ import { ToolFailure } from './result.js';
 export const SWAP_ATTEMPTS = 5;
 
 /** What the tool decides from the bytes it read: the new bytes, and the value to return. */
-export interface SwapChange<T> {
+interface SwapChange<T> {
   data: Uint8Array;
   value: T;
 }

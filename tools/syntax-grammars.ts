@@ -97,7 +97,7 @@ export class SyntaxCheckUnavailable extends CodedError<'SYNTAX_CHECK_UNAVAILABLE
 }
 
 /** Where a `Grammars` finds tree-sitter; the defaults are the installed packages. */
-export interface TreeSitterSource {
+interface TreeSitterSource {
   /** The module specifier of the runtime (default `RUNTIME_PACKAGE`), loaded with `import()`. */
   runtimeModule?: string;
   /** The file of a grammar's wasm from `package/file` (default: `require.resolve` from here). */

@@ -45,7 +45,7 @@ function addNew(set: EntrySet, e: TreeEntry): void {
 }
 
 /** How a `TreeFilter` chooses. */
-export interface TreeFilterOptions {
+interface TreeFilterOptions {
   /** Entries must match it (folders are entered when they may hold a match); none: every entry. */
   glob?: GlobMatcher;
   /** Leave out what `.gitignore` files ignore. */

@@ -41,7 +41,7 @@ export type { KeptFileReader, TreeEntry } from './walk-folder.js';
 const YIELD_EVERY_ENTRIES = 512;
 
 /** Some of a folder's entries: a `Set`, or a `ShardedSet` for a folder with very many (tools/sharded-map.ts). */
-export interface EntrySet {
+interface EntrySet {
   has(e: TreeEntry): boolean;
   [Symbol.iterator](): Iterator<TreeEntry>;
 }

@@ -53,7 +53,6 @@ import { hostLockKey } from './host-lock-key.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
 export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-hooks.js';
-export type { HostGuarantee } from './host-walk.js';
 
 export interface HostLayerOptions {
   /**

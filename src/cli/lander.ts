@@ -157,7 +157,7 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
 }
 
 /** The queue as a table. */
-export function formatQueue(rows: readonly SubmissionStatus[]): string {
+function formatQueue(rows: readonly SubmissionStatus[]): string {
   if (rows.length === 0) return 'The queue is empty. Submit work with: gatefs submit <conversation> --divergence None';
   return formatTable(
     ['SUBMISSION', 'CONVERSATION', 'TARGET', 'STATE', 'COMMIT', 'LANDED', 'PUSH', 'REASON'],

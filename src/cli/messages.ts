@@ -38,7 +38,7 @@ const BLOCK_FIELDS: ReadonlySet<string> = new Set(['summary', 'output']);
  * one-line field keeps to its line (escaped line breaks), and the summary and check output are
  * indented line by line, so none of it can pass for a header of its own.
  */
-export function formatMessage(record: MessageRecord): string {
+function formatMessage(record: MessageRecord): string {
   const m = withSafeFields(record, BLOCK_FIELDS);
   const b = m.body;
   const head = `[${m.requestId}] ${m.kind} to ${m.conversation}`;

@@ -17,7 +17,7 @@ import { codeOf } from '../../vfs/coded-error.js';
 import { terminalSafeLine } from '../../tools/text/terminal-text.js';
 
 /** Exit codes of the CLI. */
-export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
+const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
 /**
  * Runs `argv` (the arguments after `gatefs`) and resolves to the exit code. Never throws.

@@ -22,7 +22,7 @@ import { PinnedSnapshot } from './pinned-snapshot.js';
 import { materializeFiles } from './materialize-files.js';
 
 /** The root wrapper for `openWorkspaceView` and the service for the registration. */
-export interface AttachedDisclosure {
+interface AttachedDisclosure {
   /** Wraps the worktree's root layer in the projection; creates the service. */
   wrapRoot(root: WritableLayer): WritableLayer;
   /** The service once `wrapRoot` ran, else undefined. */
@@ -30,7 +30,7 @@ export interface AttachedDisclosure {
 }
 
 /** What `attachDisclosure` needs from the host. */
-export interface DisclosureHost {
+interface DisclosureHost {
   readonly store: StateStore;
   readonly git: GitPort;
 }

@@ -27,13 +27,13 @@ import { errorDetail, shorten, type RecordedProblem } from './disclosure-record.
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** A path that passed: its repository-relative form. */
-export interface CheckedPath {
+interface CheckedPath {
   ok: true;
   path: string;
 }
 
 /** A path that failed, and whether that denies the request or makes it unavailable. */
-export interface RefusedPath {
+interface RefusedPath {
   ok: false;
   verdict: 'denied' | 'unavailable';
   problem: RecordedProblem;

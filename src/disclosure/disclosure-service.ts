@@ -31,7 +31,7 @@ import { isDescriptorShortage } from '../../vfs/errors.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
-export interface DisclosureServiceOptions {
+interface DisclosureServiceOptions {
   conversation: string;
   role: string;
   snapshot: PinnedSnapshot;

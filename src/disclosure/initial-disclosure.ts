@@ -14,7 +14,7 @@ import type { DisclosureState } from './disclosure-state.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** The starting state, and the initial paths the pinned commit could not provide. */
-export async function initialDisclosure(
+async function initialDisclosure(
   objects: GitObjectReader,
   pinnedSha: string,
   policy: DisclosurePolicy,
@@ -42,7 +42,7 @@ export async function initialDisclosure(
 }
 
 /** What `startDisclosure` needs of the host. */
-export interface StartDisclosureHost {
+interface StartDisclosureHost {
   readonly platform: { readonly git: { readonly objects: GitObjectReader } };
   readonly store: { readonly runLog: { append(draft: EventDraft<'disclosure.initial_missing'>): unknown } };
 }

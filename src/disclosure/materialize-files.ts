@@ -19,7 +19,7 @@ import { parentPath, type WritableLayer } from '../../vfs/layer.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** What `materializeFiles` works on. */
-export interface MaterializeTarget {
+interface MaterializeTarget {
   /** The worktree's root layer (confined, writable), not the projection. */
   root: WritableLayer;
   snapshot: PinnedSnapshot;

@@ -55,7 +55,7 @@ export interface OccupancyCheck {
 }
 
 /** The ports and tables a gate needs; `tools` lets request_files (or a test tool) join. */
-export interface ToolGateOptions {
+interface ToolGateOptions {
   registry: Registry;
   runLog: RunLogSink;
   clock: Clock;

@@ -25,7 +25,7 @@ import { NeutralGitRunner, commandFailure, refReadFailure, type GitSession } fro
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
 import { sparseCheckoutFile } from './sparse-pattern.js';
 
-export interface CliGitOptions {
+interface CliGitOptions {
   /** The integration checkout (a host path). */
   repo: string;
   exec: HostExec;

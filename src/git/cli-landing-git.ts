@@ -50,7 +50,7 @@ import {
 import { parseWorktreeListZ } from './porcelain.js';
 
 /** How a `CliLandingGit` is made: the repository, the host-exec port, and a per-command timeout. */
-export interface CliLandingGitOptions {
+interface CliLandingGitOptions {
   /** The integration checkout (a host path): where repository-wide commands run. */
   repo: string;
   exec: HostExec;

@@ -25,7 +25,7 @@ function isomorphicGit(): Promise<IsomorphicGit> {
   return loading;
 }
 
-export interface IsoObjectReaderOptions {
+interface IsoObjectReaderOptions {
   /** The filesystem holding the repository (node:fs or a memfs volume). */
   fs: FsClient;
   /** The git directory holding the objects (for linked worktrees: the common dir). */

@@ -17,7 +17,7 @@ import type { ChangeStatus } from './landing-git.js';
 type Vol = InstanceType<typeof Volume>;
 
 /** One side of a file: its git mode (`100644`, `100755`, `120000`) and blob oid. */
-export interface FileState {
+interface FileState {
   mode: string;
   oid: string;
 }

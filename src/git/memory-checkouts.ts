@@ -31,7 +31,7 @@ export interface Checkout {
 }
 
 /** What a checkout's HEAD holds: the branch (full ref, null when detached) and its commit (null in an empty repository). */
-export interface CheckoutHead {
+interface CheckoutHead {
   branch: string | null;
   commit: string | null;
 }

@@ -27,7 +27,7 @@ export interface FolderStep {
  * The steps of a move plus `settled`, the paths the trees disagree on that the folder already
  * holds at the target version; or the files that block the move (sorted).
  */
-export type FolderMovePlan = { ok: true; steps: FolderStep[]; settled: FolderStep[] } | { ok: false; blocked: string[] };
+type FolderMovePlan = { ok: true; steps: FolderStep[]; settled: FolderStep[] } | { ok: false; blocked: string[] };
 
 /**
  * Plans moving `dir` from tree `from` to tree `to` (see the file comment). `sparse`: the

@@ -7,12 +7,12 @@ import git, { type FsClient, type TreeEntry as IsoTreeEntry } from 'isomorphic-g
 import type { GitObjectReader } from '../../vfs/git-object-reader.js';
 
 /** A file to set (blob already written, or to write from `bytes`) or, with `state` null, to remove. */
-export interface TreeChange {
+interface TreeChange {
   path: string;
   state: { mode: string; oid: string } | null;
 }
 
-export interface TreeWriteTarget {
+interface TreeWriteTarget {
   fs: FsClient;
   gitdir: string;
   objects: GitObjectReader;

@@ -7,7 +7,7 @@ import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js'
 import type { CheckSummary, LanderFailure } from '../state/submission-record.js';
 
 /** The checks passed (`results`: one summary per check, in order) or one failed (`failure`: what the submitter is told). */
-export type ChecksOutcome = { ok: true; results: CheckSummary[] } | { ok: false; failure: Extract<LanderFailure, { check: string }> };
+type ChecksOutcome = { ok: true; results: CheckSummary[] } | { ok: false; failure: Extract<LanderFailure, { check: string }> };
 
 /**
  * Runs `checks` in `dir` for `chain`, calling `ran` after each one (a save point). A failing or

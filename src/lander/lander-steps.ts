@@ -17,7 +17,7 @@ import type { SubmissionPatch } from '../state/submission-table.js';
 import type { SavePoint, SavePointHook } from './save-points.js';
 
 /** The run-log events of the lander (each names its submission). */
-export type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
+type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
 
 /** Records and saves the steps of landings (see the file comment). */
 export class LanderSteps {

@@ -52,7 +52,7 @@ import type { SavePointHook } from './save-points.js';
 export { short } from './landing-push.js';
 
 /** Where the lander keeps the line it appends to project memory per landing. */
-export interface ProjectMemory {
+interface ProjectMemory {
   /** Appends `line` unless a line holding `key` is there. Result: true when appended. */
   appendOnce(key: string, line: string): boolean;
 }
@@ -61,7 +61,7 @@ export interface ProjectMemory {
  * The part of the state store a lander uses: its queue, its outbox, the run log, its lock per
  * target, and transactions to record a step with its event.
  */
-export type LanderStore = Pick<StateStore, 'transaction' | 'submissions' | 'messages' | 'runLog' | 'landerLocks'>;
+type LanderStore = Pick<StateStore, 'transaction' | 'submissions' | 'messages' | 'runLog' | 'landerLocks'>;
 
 /** What a lander needs. */
 export interface LanderOptions {

@@ -29,7 +29,7 @@ import type { LanderOptions } from './lander.js';
 import type { LanderSteps } from './lander-steps.js';
 
 /** What a push step ended with. */
-export type PushOutcome =
+type PushOutcome =
   /** The remote holds the landing (`pushed` recorded). */
   | { outcome: 'pushed' }
   /** Still pending after this run's tries (the reason in `pushError`); the next run tries again. */
@@ -43,7 +43,7 @@ export interface RemoteState {
 }
 
 /** The remote's head of `branch` (null when it has none), or why it cannot be reached. */
-export type FetchOutcome = { reachable: true; head: string | null } | { reachable: false; detail: string };
+type FetchOutcome = { reachable: true; head: string | null } | { reachable: false; detail: string };
 
 /**
  * Fetches `branch` from `remote`. A fetch git could not do (`COMMAND_FAILED`: no such

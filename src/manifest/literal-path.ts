@@ -7,7 +7,7 @@ import { MAX_NAME_BYTES, MAX_PATH_BYTES, utf8Length } from '../../vfs/path.js';
 import { ManifestError } from './manifest-error.js';
 
 /** A path split into segments; `absolute` when it started with '/'. */
-export interface LiteralPath {
+interface LiteralPath {
   absolute: boolean;
   segments: string[];
   /** The normalized spelling: one trailing '/' removed, otherwise as written. */

@@ -8,16 +8,13 @@ import type { CheckSpec } from '../ports/check-runner.js';
 export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;
 
 /** One agent tool name. */
-export type ToolName = (typeof TOOL_NAMES)[number];
+type ToolName = (typeof TOOL_NAMES)[number];
 
 /** How a role's workspace is made (DESIGN.md "Manifest": `shared`, `worktree`, `copy`). */
 export type Backend = 'shared' | 'worktree' | 'copy';
 
 /** What a backend promises: `confined` (a workspace of its own) for `worktree` and `copy`, `none` for `shared`. */
 export type Guarantee = 'none' | 'confined';
-
-/** The backends gatefs provides. `container` is refused at load (`BACKEND_UNAVAILABLE`). */
-export const BACKENDS = ['shared', 'worktree', 'copy'] as const satisfies readonly Backend[];
 
 /** A mount: a relative path projected from the pinned snapshot, or an absolute host folder. */
 export interface MountSpec {
@@ -35,7 +32,7 @@ export interface DisclosurePolicy {
 }
 
 /** Artifact handoff limits of a role. */
-export interface ArtifactSettings {
+interface ArtifactSettings {
   /** Hand back the work as a patch; default true for `worktree`, false otherwise. */
   autoPatch: boolean;
   /** Largest artifact file in bytes; default 1 MiB. */

@@ -45,7 +45,7 @@ export interface CheckRunner {
 export const CHECK_OUTPUT_BYTES = 8 * 1024;
 
 /** The host-exec task tag of a check. */
-export const CHECK_TAG = 'lander.check';
+const CHECK_TAG = 'lander.check';
 
 /**
  * The real check port over a `HostExec`: each check runs with tag `lander.check`, the

@@ -71,7 +71,7 @@ export interface HostExec {
 }
 
 /** The conditions a `HostExecError` names (see the class). */
-export type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
+type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
 
 /**
  * A command that could not run: `SPAWN_FAILED` (the program is missing or not executable),

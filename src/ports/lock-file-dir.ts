@@ -40,7 +40,7 @@ const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 100;
 
 /** How a `LockFileDir` waits and how many lock files it keeps open. */
-export interface LockFileDirOptions {
+interface LockFileDirOptions {
   /** How long `acquire` waits for another process before answering null (default 5000 ms). */
   waitMs?: number;
   /** Connections kept open between calls (default 16); held ones are never closed early. */

@@ -19,7 +19,7 @@ import { HeadBuffer, TailBuffer, type CappedOutput } from './capped-output.js';
 /** How long a killed process group may keep the output pipes open before the result is returned anyway. */
 const GROUP_GRACE_MS = 2000;
 
-export interface NodeHostExecOptions {
+interface NodeHostExecOptions {
   /** Bytes kept of each of stdout and stderr (default 16 MiB); the rest is dropped. */
   maxOutputBytes?: number;
   /** Timeout used when a request gives none (default: none). */

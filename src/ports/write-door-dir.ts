@@ -44,7 +44,7 @@ interface Door {
 }
 
 /** Options of `WriteDoorDir`. */
-export interface WriteDoorDirOptions {
+interface WriteDoorDirOptions {
   /** How long `shut` waits for writers to leave (default 15,000 ms: a writer may wait 5 s for a file lock). */
   shutWaitMs?: number;
   /** Idle door connections kept open (default 16). */

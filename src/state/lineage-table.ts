@@ -7,7 +7,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/clock.js';
 
 /** One conversation's place in its lineage. */
-export interface Lineage {
+interface Lineage {
   conversation: string;
   /** The conversation that started it, or null for a root. */
   parent: string | null;

@@ -25,7 +25,7 @@ export interface MessageRecord {
 }
 
 /** What `deliver` takes. */
-export type MessageDraft = Pick<MessageRecord, 'requestId' | 'conversation' | 'kind' | 'submission' | 'body'>;
+type MessageDraft = Pick<MessageRecord, 'requestId' | 'conversation' | 'kind' | 'submission' | 'body'>;
 
 interface Row {
   seq: number;

@@ -26,7 +26,7 @@ export interface OccupancyRecord {
 }
 
 /** A request to occupy a conversation. */
-export interface OccupancyRequest {
+interface OccupancyRequest {
   conversation: string;
   holder: string;
   mode: OccupancyMode;
@@ -40,10 +40,10 @@ export interface ActiveOccupancy extends OccupancyRecord {
 }
 
 /** Answers whether an active record's holder is gone (its process ended) and may be ended. */
-export type IsHolderGone = (record: ActiveOccupancy) => boolean;
+type IsHolderGone = (record: ActiveOccupancy) => boolean;
 
 /** The result of `acquire`: the holder's record, and the gone holders it ended on the way. */
-export interface Acquired {
+interface Acquired {
   record: OccupancyRecord;
   ended: ActiveOccupancy[];
 }

@@ -30,7 +30,7 @@ import { WindowClaimTable } from './window-claim-table.js';
 import { WorkspaceTable } from './workspace-table.js';
 
 /** Options of `StateStore.open`. */
-export interface StateStoreOptions {
+interface StateStoreOptions {
   /** Source of every stored time (`createdAt`, `at`, `acquiredAt`, …). */
   clock: Clock;
   /** How long a writer waits for another process's write lock, in ms (default 5000). */

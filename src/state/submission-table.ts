@@ -25,7 +25,7 @@ import {
 } from './submission-record.js';
 
 /** What `insert` takes. */
-export type SubmissionDraft = Pick<
+type SubmissionDraft = Pick<
   SubmissionRecord,
   'id' | 'requestId' | 'target' | 'conversation' | 'root' | 'chain' | 'commitSha' | 'divergence' | 'summary'
 >;

@@ -11,7 +11,7 @@ import type { Clock } from '../ports/clock.js';
 import type { ProcessIdentity } from '../ports/process-liveness.js';
 
 /** One claim as stored. */
-export interface WindowClaim {
+interface WindowClaim {
   conversation: string;
   folderKey: string;
   /** 1, 2, …: the conversation id is `<folderKey>-<slot>`. */

@@ -19,7 +19,7 @@ import type { LineHits, LineRequest } from './line-matcher.js';
 export { BatchTimeout };
 
 /** The owner of batches submitted without one (calls that name no conversation share it). */
-export const SHARED_OWNER = '';
+const SHARED_OWNER = '';
 /** The program the pool's workers run for a batch. */
 const REGEX_PROGRAM = new URL('./regex-search-program.js', import.meta.url);
 

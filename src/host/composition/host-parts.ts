@@ -70,7 +70,7 @@ export type HostParts = PreparationParts &
   StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness };
 
 /** What the parts call back into: the host's own call tracker and task queue. */
-export interface HostCallbacks {
+interface HostCallbacks {
   /** Resolves once no tool call of `conversation` is in flight in this process. */
   drain(conversation: string): Promise<void>;
   /** Finishes or undoes, through the task queue, a release whose process died while it held `conversation`. */

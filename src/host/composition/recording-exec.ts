@@ -9,7 +9,7 @@ import type { EventDraft } from '../../state/run-log-events.js';
 import type { ExecRequest, ExecResult, HostExec } from '../../ports/host-exec.js';
 
 /** Where exec events go. */
-export interface ExecEventSink {
+interface ExecEventSink {
   append(draft: EventDraft): unknown;
 }
 

@@ -38,8 +38,6 @@ import { declaredToolsOf, GATE_TOOLS } from './gate-tools.js';
 import type { Host, HostLander, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
 import { assembleParts, type HostParts, type WorkspaceHostOptions } from './host-parts.js';
 
-export type { WorkspaceHostOptions } from './host-parts.js';
-
 /** The `Host` both factories return (see `Host`). */
 export class WorkspaceHost implements Host {
   readonly gate: ToolGateApi;

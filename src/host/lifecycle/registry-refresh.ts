@@ -11,7 +11,7 @@ import { isWorkspaceError } from '../../workspace-error.js';
 import { closeView, registerReady, registrationOf, viewIsCurrent, type RegistrationParts } from './registration.js';
 
 /** What the refresh uses of the host: what registering uses, and the releases running here. */
-export interface RefreshParts extends RegistrationParts {
+interface RefreshParts extends RegistrationParts {
   /** Conversations a release of this process is taking down (left as they are). */
   readonly releasing: ReadonlySet<string>;
 }

@@ -11,7 +11,7 @@
 import type { WorkspaceRecord } from '../../state/workspace-table.js';
 
 /** The step a release has reached. */
-export type ReleaseStep = 'checking' | 'removing';
+type ReleaseStep = 'checking' | 'removing';
 
 /** What `data.release` holds. */
 export interface PendingRelease {

@@ -24,7 +24,7 @@ import type { RegistrationParts } from './registration.js';
 import { workspaceData } from './workspace-data.js';
 
 /** What the rollback did, for the run log (the catalogue's `PreparationRollback`). */
-export type RollbackReport = PreparationRollback;
+type RollbackReport = PreparationRollback;
 
 /** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
 export async function rollbackPreparation(

@@ -16,7 +16,7 @@ import type { Clock } from '../../ports/clock.js';
 import { Registry, type Registration } from '../../gate/registry.js';
 
 /** Reads a conversation from the store, registers what it finds, and returns it. */
-export type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;
+type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;
 
 /** A Registry that consults the state store (see the file comment). */
 export class SyncedRegistry extends Registry {

@@ -22,7 +22,7 @@ import type { OpenedFolder } from '../platform/platform.js';
 import { verifyCheckout, type VerifyReport } from './lower-verify.js';
 
 /** What `checkOutLower` uses. */
-export interface CheckOutLowerPorts {
+interface CheckOutLowerPorts {
   checkout: TreeCheckout;
   objects: GitObjectReader;
   /** Opens a host folder as a confined layer (`HostPlatform.openFolder`). */
@@ -36,7 +36,7 @@ export interface CheckOutLowerPorts {
  * `.GIT`, `git~1`, …) and everything below one. The namespace hides and protects them over git
  * objects, git's index refuses them, so the lower folder leaves them out and holds the rest.
  */
-export function withoutDotGitNames(listing: readonly TreeListingEntry[]): TreeListingEntry[] {
+function withoutDotGitNames(listing: readonly TreeListingEntry[]): TreeListingEntry[] {
   return listing.filter((e) => !e.path.split('/').some(isDotGitName));
 }
 

@@ -41,7 +41,7 @@ import { LowerMismatch } from './lower-verify.js';
 import { checkOutLower } from './check-out-lower.js';
 
 /** What `LowerFolders` uses of the host. */
-export interface LowerFolderParts {
+interface LowerFolderParts {
   readonly platform: HostPlatform;
   readonly store: StateStore;
   readonly ids: IdSource;
@@ -57,7 +57,7 @@ export interface LowerFolderParts {
 }
 
 /** How `LowerFolders` waits and polls. */
-export interface LowerFoldersOptions {
+interface LowerFoldersOptions {
   /** How often a running build looks for a release of its workspace (default 500 ms). */
   pollMs?: number;
   /** Waits `ms` (default: a real timer). */

@@ -50,7 +50,7 @@ export function lowerPathsOf(base: PathBase, conversation: string): LowerPaths {
 }
 
 /** What the host last did with a lower folder. */
-export type LowerState = 'building' | 'ready' | 'unavailable';
+type LowerState = 'building' | 'ready' | 'unavailable';
 
 /** What `data.lower` holds. */
 export interface LowerRecord {

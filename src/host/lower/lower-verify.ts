@@ -28,7 +28,7 @@ import type { GitContext } from '../../git/git-port.js';
 import type { TreeCheckout, TreeListingEntry } from '../../git/tree-checkout.js';
 
 /** How a checkout differs from the commit's tree. */
-export type LowerMismatchReason = 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET';
+type LowerMismatchReason = 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET';
 
 /** Why a checkout cannot be served as the commit's tree (see the file comment); `code` says how it differs. */
 export class LowerMismatch extends CodedError<LowerMismatchReason, { path: string }> {
@@ -59,7 +59,7 @@ export interface VerifyReport {
 }
 
 /** The ports the verification uses. */
-export interface VerifyPorts {
+interface VerifyPorts {
   checkout: TreeCheckout;
   objects: GitObjectReader;
   context: GitContext;

@@ -9,7 +9,7 @@ import type { Clock } from '../../ports/clock.js';
 
 type Vol = InstanceType<typeof Volume>;
 
-export interface SeedOptions {
+interface SeedOptions {
   volume: Vol;
   dir: string;
   files: Readonly<Record<string, string | Uint8Array>>;

@@ -20,7 +20,7 @@ import type { StateStore } from '../../state/store.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 
 /** What the guard uses: the store's occupancy records, the liveness port, and the releases recorded. */
-export interface OccupancyGuardParts {
+interface OccupancyGuardParts {
   readonly store: StateStore;
   /** Who this process is, and whether a recorded process still runs. */
   readonly liveness: ProcessLiveness;

@@ -10,7 +10,7 @@ import { isMissingPath } from '../../ports/missing-path.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
 /** The file's name inside `<stateDir>/memory`. */
-export const PROJECT_MEMORY_FILE = 'project.md';
+const PROJECT_MEMORY_FILE = 'project.md';
 
 /** Appends `line` to `<stateDir>/memory/project.md` unless a line holds `key` (see the module comment). Result: true when appended. */
 export function appendProjectMemoryFile(stateDir: string, key: string, line: string): boolean {

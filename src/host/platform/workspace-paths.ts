@@ -22,7 +22,7 @@ export interface PathBase {
 }
 
 /** The area of a backend's workspaces, or null for `shared` (the repository itself). */
-export function areaOf(backend: Backend): WorkspaceArea | null {
+function areaOf(backend: Backend): WorkspaceArea | null {
   return backend === 'worktree' ? 'worktrees' : backend === 'copy' ? 'copies' : null;
 }
 

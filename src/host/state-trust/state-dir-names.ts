@@ -9,7 +9,7 @@
 import type { HostPlatform } from '../platform/platform.js';
 
 /** The default state directory's name, relative to the repository. */
-export const DEFAULT_STATE_DIR_NAME = '.gatefs';
+const DEFAULT_STATE_DIR_NAME = '.gatefs';
 
 /** The state directory's names (see the file comment), sorted, each once; never ''. */
 export function stateDirNames(platform: Pick<HostPlatform, 'repo' | 'stateDir' | 'relativeInside'>): string[] {

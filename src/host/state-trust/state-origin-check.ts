@@ -88,7 +88,7 @@ export function recordOriginOf(store: StateStore, stateDir: string, uid: number,
 }
 
 /** The origin of the state directory and database as they are now on disk (for recording or comparing). */
-export function currentOrigin(stateDir: string, uid: number): StateOrigin {
+function currentOrigin(stateDir: string, uid: number): StateOrigin {
   return { stateDir: identityNow(stateDir), database: identityNow(join(stateDir, DATABASE_FILE)), uid };
 }
 

@@ -28,7 +28,7 @@ export interface StateReader {
 }
 
 /** Where to look: the repository and, when not `<repo>/.gatefs`, the state directory. */
-export interface StateReaderOptions {
+interface StateReaderOptions {
   repo: string;
   stateDir?: string;
 }

@@ -50,7 +50,7 @@ export interface LanderParts {
 }
 
 /** The host's lander hooks (the check runner, the crash test's save points, the wait between push tries). */
-export interface HostLanderOptions {
+interface HostLanderOptions {
   checks: CheckRunner;
   savePoint?: SavePointHook;
   wait?: (ms: number) => Promise<void>;
@@ -103,7 +103,7 @@ export function landerStatus(store: Pick<StateStore, 'submissions'>): Submission
  * Creates `<stateDir>/lander` when missing; throws `WorkspaceError` `STATE_UNTRUSTED` when it
  * or the checkout is a link or not a folder.
  */
-export function landerCheckout(platform: Pick<HostPlatform, 'stateDir' | 'join' | 'folderState' | 'makeFolder'>, target: string): string {
+function landerCheckout(platform: Pick<HostPlatform, 'stateDir' | 'join' | 'folderState' | 'makeFolder'>, target: string): string {
   const area = platform.join(platform.stateDir, 'lander');
   const areaState = platform.folderState(area);
   if (areaState === 'missing') platform.makeFolder(area);

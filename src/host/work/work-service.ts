@@ -169,7 +169,7 @@ export class WorkService implements WorkRequests {
  * The branch work lands on (full ref): the settings' `lander.branch`, else the branch the
  * source checkout has checked out; null when neither names one (a detached source checkout).
  */
-export async function landingTarget(parts: Pick<WorkParts, 'platform' | 'settings'>, context: GitContext): Promise<string | null> {
+async function landingTarget(parts: Pick<WorkParts, 'platform' | 'settings'>, context: GitContext): Promise<string | null> {
   if (parts.settings.branch) return `refs/heads/${parts.settings.branch}`;
   return parts.platform.landing.checkedOutBranch(parts.platform.repo, context);
 }

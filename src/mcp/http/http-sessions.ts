@@ -32,7 +32,7 @@ import { reply, sessionCapMessage, SERVER_ERROR } from './http-reply.js';
 import type { AdmittedRequest } from './http-admission.js';
 
 /** What `HttpSessions` needs besides the host. */
-export interface HttpSessionOptions {
+interface HttpSessionOptions {
   /** Role for conversations the server prepares (with `creationLimits.allow`). */
   role?: string;
   sessionLimits: SessionLimits;

@@ -14,7 +14,6 @@ import type { Host } from '../../host/composition/host.js';
 import type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 
 export { DEFAULT_CREATION_LIMITS } from './creation-budget.js';
-export type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 export { ListenAddressError, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { checkToken, generateToken, readTokenFile, SERVE_TOKEN_FILE, TokenError, writeServeToken } from './serve-token.js';
 export { DEFAULT_SESSION_LIMITS } from './session-table.js';

@@ -30,7 +30,7 @@ export interface SessionLimits {
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { perConversation: 8, total: 256, idleMs: 15 * 60_000, detachedMs: 60_000 };
 
 /** One open session and its activity. */
-export interface SessionRecord<T> {
+interface SessionRecord<T> {
   readonly id: string;
   readonly conversation: string;
   readonly value: T;

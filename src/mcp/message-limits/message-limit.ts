@@ -28,7 +28,7 @@ import { maxJsonTokens } from './json-token-bound.js';
 export const ENVELOPE_ALLOWANCE_BYTES = 64 * 1024;
 
 /** A tool as far as the cap is concerned: its name and input JSON Schema. */
-export interface SizedTool {
+interface SizedTool {
   name: string;
   inputSchema: unknown;
 }

@@ -6,7 +6,7 @@
 import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
 
 /** Options of `ensureWorkspace`. */
-export interface EnsureOptions {
+interface EnsureOptions {
   /** Role for a new workspace (default: the manifest's first role). Ignored when it exists. */
   role?: string;
   /** Called with a short line before a preparation starts (the CLI prints it on stderr). */

@@ -11,7 +11,7 @@ import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
 import { trackCall } from './calls-in-flight.js';
 
 /** Options of `createMcpServer`. */
-export interface McpServerOptions {
+interface McpServerOptions {
   /** The conversation every call of this server is made for (it must already be prepared). */
   conversation: string;
   /** The occupancy holder passed to the gate with every call (e.g. the MCP session id). */

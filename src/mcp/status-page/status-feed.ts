@@ -15,7 +15,7 @@ import { eventRows, landerRows, workspaceRows } from './status-snapshot.js';
 import { eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
 
 /** Options of `StatusFeed`. */
-export interface StatusFeedOptions {
+interface StatusFeedOptions {
   /** Open MCP sessions per conversation, now. */
   sessions: () => ReadonlyMap<string, number>;
   /** How often the host is looked at while someone listens (default 1000 ms). */

@@ -31,7 +31,7 @@ export function isStatusPath(path: string): boolean {
 }
 
 /** What the routes need. */
-export interface StatusRoutesOptions {
+interface StatusRoutesOptions {
   /** The bearer token (null: `--no-token`). */
   token: string | null;
   /** The Host header values the server answers to (filled once it listens). */

@@ -44,7 +44,7 @@ import { stableStringify } from '../../state/stable-json.js';
 import type { EarlyAnswer } from '../initialize/index.js';
 
 /** Options of `CappedStdioTransport`. */
-export interface CappedStdioOptions {
+interface CappedStdioOptions {
   stdin?: Readable;
   stdout?: Writable;
   /** The per-message cap in bytes (default `MAX_MESSAGE_BYTES`). */

@@ -19,10 +19,10 @@ import { ensureWorkspace, openSession, type Session, type Readiness, type Readin
 import { describeFailure } from '../text/index.js';
 
 /** The conversation to serve: an id, or how to choose one once the host is open. */
-export type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
+type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
 
 /** What `WorkspaceReadiness` is given. */
-export interface ReadinessOptions {
+interface ReadinessOptions {
   /** Opens the host; called once it is needed, again only after it failed. */
   openHost(): Promise<Host>;
   conversation: ConversationChoice;
@@ -37,7 +37,7 @@ export interface ReadinessOptions {
 }
 
 /** The host is open and the conversation known. */
-export interface Opened {
+interface Opened {
   host: Host;
   conversation: string;
 }
