@@ -11,7 +11,7 @@
  * `StateError` (src/state/state-error.ts) has the same shape for the state database: both are
  * `CodedError`s (vfs/coded-error.ts) and differ only in their codes.
  */
-import { CodedError, type ErrorData } from '../vfs/coded-error.js';
+import { CodedError, type ErrorData } from '../vfs/index.js';
 
 /** The conditions a `WorkspaceError` names. */
 export type WorkspaceErrorCode =

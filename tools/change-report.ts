@@ -8,8 +8,8 @@
  * characters on a line boundary, with a last line saying so; lines in them longer than 2,000
  * characters are cut like read cuts them.
  */
-import type { LineChange } from './text/edited-text.js';
-import { cutLine, numberedLine } from './text/numbered-lines.js';
+import type { LineChange } from './text/index.js';
+import { cutLine, numberedLine } from './text/index.js';
 
 /** Lines of context around each hunk of the diff (git's default). */
 const DIFF_CONTEXT_LINES = 3;

@@ -16,7 +16,7 @@
  * Other errors: `NOT_FOUND`, the path codes.
  */
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
+import { isVfsError } from '../vfs/index.js';
 import { ToolFailure, ok } from './result.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';

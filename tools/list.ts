@@ -33,13 +33,13 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
-import type { Stat } from '../vfs/layer.js';
+import { isVfsError } from '../vfs/index.js';
+import type { Stat } from '../vfs/index.js';
 import { ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type TreeEntry } from './tree-walk.js';
-import { compileGlob } from './patterns/glob-matcher.js';
+import { compileGlob } from './patterns/index.js';
 import { ResultCollector } from './result-collector.js';
 import { TreeFilter } from './tree-filter.js';
 import { ShardedMap } from './sharded-map.js';

@@ -13,12 +13,12 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 import { ToolFailure } from './result.js';
-import { BINARY_SNIFF_BYTES } from './text/text-content.js';
+import { BINARY_SNIFF_BYTES } from './text/index.js';
 import { imageKind, IMAGE_MAX_BYTES } from './image-file.js';
-import { LINE_CUT_CHARS } from './text/numbered-lines.js';
+import { LINE_CUT_CHARS } from './text/index.js';
 import { LineWindow, READ_MAX_CONTENT_CHARS, type WindowResult } from './read-window.js';
 
 /** Bytes scanned between two yields to the event loop when a layer hands the file over whole. */

@@ -3,7 +3,7 @@
  * `{ ok: true, value }` or `{ ok: false, error: { code, message, path? } }` (DESIGN.md).
  * The codes themselves are documented in `tools/codes.ts`.
  */
-import { CodedError } from '../vfs/coded-error.js';
+import { CodedError } from '../vfs/index.js';
 import type { ToolErrorCode } from './codes.js';
 
 /** A refusal: a stable code, a message for the agent, and the path it concerns. */

@@ -29,7 +29,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 import { type Grammars, SyntaxCheckUnavailable, installedGrammars, languageOf } from './syntax-grammars.js';
-import { lineStarts } from './text/text-content.js';
+import { lineStarts } from './text/index.js';
 
 /** One syntax error: its place (1-based line and column, in characters) and what it is. */
 interface SyntaxProblem {

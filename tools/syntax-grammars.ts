@@ -11,7 +11,7 @@
  * Limits: C has no grammar here (the C++ one would misread C), nor YAML, TOML or Markdown.
  */
 import { createRequire } from 'node:module';
-import { CodedError, foreignCodeOf } from '../vfs/coded-error.js';
+import { CodedError, foreignCodeOf } from '../vfs/index.js';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 const require = createRequire(import.meta.url);

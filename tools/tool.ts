@@ -9,11 +9,11 @@
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
-import { PatternError } from './patterns/pattern-error.js';
+import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */

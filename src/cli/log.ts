@@ -15,8 +15,8 @@ import { conversationArg } from './conversation-arg.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 import { UsageError } from './usage-error.js';
 import { formatEventLine } from './run-log.js';
-import type { RunEvent } from '../state/event-log.js';
-import type { StateReader } from '../host/state-trust/state-reader.js';
+import type { RunEvent } from '../state/index.js';
+import type { StateReader } from '../host/state-trust/index.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 
 /** Events shown before following, unless `--tail` says otherwise. */
@@ -49,7 +49,7 @@ export const logCommand: Command = {
     process.stdout.on('error', (e) => {
       if (foreignCodeOf(e) === 'EPIPE') process.exit(0);
     });
-    const { openStateReader } = await import('../host/state-trust/state-reader.js');
+    const { openStateReader } = await import('../host/state-trust/index.js');
     let reader = await openStateReader(where(globals));
     const print = printer(out, globals.json);
     let last = 0;

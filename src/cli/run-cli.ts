@@ -14,7 +14,7 @@ import { describeFailure } from '../mcp/text/index.js';
 import { gatefsVersion } from '../mcp/initialize/index.js';
 import { COMMANDS } from './commands.js';
 import { codeOf } from '../../vfs/coded-error.js';
-import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/index.js';
 
 /** Exit codes of the CLI. */
 const EXIT = { ok: 0, error: 1, usage: 2 } as const;

@@ -10,12 +10,12 @@
  * records go to the store in one transaction. The gate and the tool only ever hold the
  * service object; neither imports the git port or anything that spawns.
  */
-import type { StateStore } from '../state/store.js';
-import type { WorkspaceRecord } from '../state/workspace-table.js';
-import type { GitPort } from '../git/git-port.js';
-import { withDisclosureHints } from '../../vfs/disclosure-hint-layer.js';
-import type { WritableLayer } from '../../vfs/layer.js';
-import { sparse } from '../../vfs/sparse-layer.js';
+import type { StateStore } from '../state/index.js';
+import type { WorkspaceRecord } from '../state/index.js';
+import type { GitPort } from '../git/index.js';
+import { withDisclosureHints } from '../../vfs/index.js';
+import type { WritableLayer } from '../../vfs/index.js';
+import { sparse } from '../../vfs/index.js';
 import { disclosureStateOf, withDisclosureState } from './disclosure-state.js';
 import { DisclosureService } from './disclosure-service.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';

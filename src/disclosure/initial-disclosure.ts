@@ -7,9 +7,9 @@
  * contents); an entry the commit lacks, or a submodule, is skipped and reported in `missing`,
  * so a policy written for another branch still prepares.
  */
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
-import type { DisclosurePolicy } from '../manifest/types.js';
-import type { EventDraft } from '../state/run-log-events.js';
+import type { GitObjectReader } from '../../vfs/index.js';
+import type { DisclosurePolicy } from '../manifest/index.js';
+import type { EventDraft } from '../state/index.js';
 import type { DisclosureState } from './disclosure-state.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 

@@ -16,7 +16,7 @@
  * the caller compares with the tree. FIFOs are made with `mkfifo` and the folder flushed with
  * `sync` (coreutils).
  */
-import type { ExecResult, HostExec } from '../ports/host-exec.js';
+import type { ExecResult, HostExec } from '../ports/index.js';
 import { GitError, type GitContext } from './git-port.js';
 import { NeutralGitRunner, commandFailure, failureDetail } from './neutral-git-runner.js';
 import type { TreeCheckout, TreeListingEntry } from './tree-checkout.js';

@@ -12,7 +12,7 @@
  * reads a pinned snapshot never loads it.
  */
 import type { FsClient } from 'isomorphic-git';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
 import { GitError } from './git-port.js';
 import { parseTreeObject } from './tree-object.js';
 

@@ -13,7 +13,7 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import { isMissingPath } from '../ports/missing-path.js';
+import { isMissingPath } from '../ports/index.js';
 import { GitError } from './git-port.js';
 import { IsoObjectReader } from './iso-object-reader.js';
 import { type FolderChange, folderChanges } from './memory-changes.js';

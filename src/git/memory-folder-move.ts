@@ -10,8 +10,8 @@
  * stays absent (skip-worktree), whatever the trees say.
  */
 import type { Volume } from 'memfs';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import { diskState, flattenTree } from './memory-changes.js';
 import { removeEntry } from './memory-worktree.js';
 

@@ -28,12 +28,12 @@
  * `landed` one is pushed and reported with exactly the recorded SHA. One lander per target runs
  * at a time across processes (the store's lander lock; a dead owner's lock is taken over).
  */
-import type { GitContext } from '../git/git-port.js';
-import type { BlockedReason, GitIdentity, LandingGit } from '../git/landing-git.js';
-import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
-import type { Clock } from '../ports/clock.js';
-import type { LockOwner } from '../state/preparation-lock.js';
-import type { StateStore } from '../state/store.js';
+import type { GitContext } from '../git/index.js';
+import type { BlockedReason, GitIdentity, LandingGit } from '../git/index.js';
+import type { CheckRunner, CheckSpec } from '../ports/index.js';
+import type { Clock } from '../ports/index.js';
+import type { LockOwner } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
 import type {
   CheckedSubmission,
   CheckingSubmission,
@@ -42,7 +42,7 @@ import type {
   PushedSubmission,
   QueuedSubmission,
   SubmissionRecord,
-} from '../state/submission-record.js';
+} from '../state/index.js';
 import { runChecks } from './lander-checks.js';
 import { deliverFailure, deliverLanding } from './lander-messages.js';
 import { LanderSteps } from './lander-steps.js';

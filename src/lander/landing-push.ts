@@ -20,10 +20,10 @@
  * starts from scratch when repeated: after a crash the submission is still `landed`, its next
  * push of `landedSha` is refused, and the same decision is made from what git holds then.
  */
-import { isGitError, type GitContext } from '../git/git-port.js';
-import type { BlockedReason } from '../git/landing-git.js';
-import type { LandedSubmission } from '../state/submission-record.js';
-import type { RunEventData } from '../state/run-log-events.js';
+import { isGitError, type GitContext } from '../git/index.js';
+import type { BlockedReason } from '../git/index.js';
+import type { LandedSubmission } from '../state/index.js';
+import type { RunEventData } from '../state/index.js';
 import { runChecks } from './lander-checks.js';
 import type { LanderOptions } from './lander.js';
 import type { LanderSteps } from './lander-steps.js';

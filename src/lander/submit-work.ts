@@ -7,12 +7,12 @@
  * `refs/gatefs/submissions/<id>`, so the lander never depends on the conversation's branch
  * (a release or a later reset cannot take the commit away).
  */
-import type { GitContext } from '../git/git-port.js';
-import type { LandingGit } from '../git/landing-git.js';
-import type { IdSource } from '../ports/ids.js';
-import type { StateStore } from '../state/store.js';
-import { ToolFailure } from '../../tools/result.js';
-import type { SubmitValue } from '../../tools/work-requests.js';
+import type { GitContext } from '../git/index.js';
+import type { LandingGit } from '../git/index.js';
+import type { IdSource } from '../ports/index.js';
+import type { StateStore } from '../state/index.js';
+import { ToolFailure } from '../../tools/index.js';
+import type { SubmitValue } from '../../tools/index.js';
 import { short } from './lander.js';
 
 /** What a submission needs to know about the workspace. */

@@ -6,7 +6,7 @@ import { branchNameProblem } from './branch-name.js';
 import { splitCommand } from './check-command.js';
 import { ManifestError } from './manifest-error.js';
 import type { LanderFile } from './lander-schema.js';
-import type { CheckSpec } from '../ports/check-runner.js';
+import type { CheckSpec } from '../ports/index.js';
 import type { LanderSettings } from './types.js';
 
 /** A check's timeout when the settings give none: 600 s. */

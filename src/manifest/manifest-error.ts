@@ -5,7 +5,7 @@
  * `source`/`line` point into the file when there is one. A `CodedError` (vfs/coded-error.ts):
  * the same four facts are in `data`.
  */
-import { CodedError } from '../../vfs/coded-error.js';
+import { CodedError } from '../../vfs/index.js';
 
 /** The mistakes a `ManifestError` names. */
 export type ManifestErrorCode =

@@ -4,8 +4,8 @@
  * that picks between them.
  */
 import { readFileSync } from 'node:fs';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import { foreignCodeOf } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import { defaultLanderSettings, landerFromFile } from './lander-from-file.js';
 import { findSettingsShapeError, type SettingsFile } from './lander-schema.js';
 import { ManifestError } from './manifest-error.js';

@@ -2,7 +2,7 @@
  * The manifest as code sees it: camelCase, defaults filled in, every rule already checked.
  * (`gatefs.yaml` uses snake_case keys; see `schema.ts` for the file form.)
  */
-import type { CheckSpec } from '../ports/check-runner.js';
+import type { CheckSpec } from '../ports/index.js';
 
 /** The agent tool names a role may declare (DESIGN.md "Tool contract"). */
 export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;

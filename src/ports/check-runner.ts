@@ -3,7 +3,7 @@
  * how it ended. `ExecCheckRunner` runs it through the host-exec port; `ScriptedCheckRunner`
  * (scripted-check-runner.ts) answers from a script for the memory host and tests.
  */
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { HostExecError, type HostExec } from './host-exec.js';
 
 /** One check as settings describe it (src/manifest/settings.ts builds these). */

@@ -6,7 +6,7 @@
  * record it in the run log. Implementations: `NodeHostExec` (real processes) and
  * `ScriptedHostExec` (a fake that fails on any command it was not told to expect).
  */
-import { CodedError } from '../../vfs/coded-error.js';
+import { CodedError } from '../../vfs/index.js';
 
 /** One command to run. */
 export interface ExecRequest {

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { HeadBuffer, TailBuffer, type CappedOutput } from './capped-output.js';
 
 /** How long a killed process group may keep the output pipes open before the result is returned anyway. */

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ProcessIdentity, ProcessLiveness } from './process-liveness.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 let bootId: string | null | undefined;
 

@@ -7,8 +7,8 @@
  * on a partial index.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessIdentity } from '../ports/process-liveness.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessIdentity } from '../ports/index.js';
 import { WorkspaceError } from '../workspace-error.js';
 
 /** The two access modes. */

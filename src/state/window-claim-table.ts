@@ -7,8 +7,8 @@
  * process: no path is read from them.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessIdentity } from '../ports/process-liveness.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessIdentity } from '../ports/index.js';
 
 /** One claim as stored. */
 interface WindowClaim {

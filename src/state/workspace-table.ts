@@ -4,8 +4,8 @@
  * tombstone); `delete` exists to roll back a preparation that failed before it was usable.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Backend, Guarantee } from '../manifest/types.js';
-import type { Clock } from '../ports/clock.js';
+import type { Backend, Guarantee } from '../manifest/index.js';
+import type { Clock } from '../ports/index.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { stableStringify } from './stable-json.js';
 

@@ -7,7 +7,7 @@
  * at most the page's hits are held). With an `offset`, the probe counted every hit of each file,
  * so a file whose hits all lie before the page is passed over without that second search.
  */
-import type { Namespace } from '../../vfs/namespace.js';
+import type { Namespace } from '../../vfs/index.js';
 import { BINARY, OVERSIZED, type SKIPPED } from './early-search.js';
 import type { LineMatcher } from './line-matcher.js';
 import { ResultCollector } from '../result-collector.js';

@@ -12,8 +12,8 @@
  * is terminated and replaced at once (`BatchTimeout`); the pool never holds more than `2 × size`
  * threads however many batches time out.
  */
-import { BatchTimeout, TaskFailure, WorkerPool, workerPool } from '../../vfs/worker-pool.js';
-import { CodedError } from '../../vfs/coded-error.js';
+import { BatchTimeout, TaskFailure, WorkerPool, workerPool } from '../../vfs/index.js';
+import { CodedError } from '../../vfs/index.js';
 import type { LineHits, LineRequest } from './line-matcher.js';
 
 export { BatchTimeout };

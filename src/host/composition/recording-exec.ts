@@ -4,9 +4,9 @@
  * signal, timeout flag and duration. Output bodies are never recorded. Commands run before the
  * run log exists (start-up probes) are held and written when `attach` is called.
  */
-import { codeOf } from '../../../vfs/coded-error.js';
-import type { EventDraft } from '../../state/run-log-events.js';
-import type { ExecRequest, ExecResult, HostExec } from '../../ports/host-exec.js';
+import { codeOf } from '../../../vfs/index.js';
+import type { EventDraft } from '../../state/index.js';
+import type { ExecRequest, ExecResult, HostExec } from '../../ports/index.js';
 
 /** Where exec events go. */
 interface ExecEventSink {

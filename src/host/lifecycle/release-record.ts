@@ -8,7 +8,7 @@
  * - `removing`: the check passed (or `discard` was asked): the checkout is being removed. An
  *   interrupted release at this step is finished.
  */
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 
 /** The step a release has reached. */
 type ReleaseStep = 'checking' | 'removing';

@@ -12,13 +12,13 @@
  * system's errors; a throw leaves `<root>` as it was made so far (the caller removes it).
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
-import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
-import type { LinkReadingLayer, WritableLayer } from '../../../vfs/layer.js';
-import type { GitContext } from '../../git/git-port.js';
-import type { TreeCheckout, TreeListingEntry } from '../../git/tree-checkout.js';
-import { isDotGitName } from '../../../vfs/dot-git-name.js';
+import type { GitObjectReader } from '../../../vfs/index.js';
+import type { LinkReadingLayer, WritableLayer } from '../../../vfs/index.js';
+import type { GitContext } from '../../git/index.js';
+import type { TreeCheckout, TreeListingEntry } from '../../git/index.js';
+import { isDotGitName } from '../../../vfs/index.js';
 import type { LowerPaths } from './lower-record.js';
-import type { OpenedFolder } from '../platform/platform.js';
+import type { OpenedFolder } from '../platform/index.js';
 import { verifyCheckout, type VerifyReport } from './lower-verify.js';
 
 /** What `checkOutLower` uses. */

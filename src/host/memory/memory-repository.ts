@@ -5,7 +5,7 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import type { Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/index.js';
 
 type Vol = InstanceType<typeof Volume>;
 

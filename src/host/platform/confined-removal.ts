@@ -21,9 +21,9 @@
  * A missing target is not an error.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 

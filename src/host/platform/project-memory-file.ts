@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMissingPath } from '../../ports/missing-path.js';
+import { isMissingPath } from '../../ports/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
 /** The file's name inside `<stateDir>/memory`. */

@@ -7,8 +7,8 @@
  */
 import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../../state/state-origin.js';
-import type { StateStore } from '../../state/store.js';
+import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
 import { DATABASE_FILE, lstatOrNull, moveAsideHint, ORIGIN_FILE, untrustedState } from './untrusted-state.js';
 
 /**

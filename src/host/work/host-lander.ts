@@ -4,18 +4,18 @@
  * (`<stateDir>/lander/<target>`: a real folder gatefs made, never a link), and lists the queue
  * for `gatefs lander status`.
  */
-import { Lander, type DrainReport } from '../../lander/lander.js';
-import type { SavePointHook } from '../../lander/save-points.js';
-import type { CheckRunner } from '../../ports/check-runner.js';
-import type { SubmissionRecord } from '../../state/submission-record.js';
+import { Lander, type DrainReport } from '../../lander/index.js';
+import type { SavePointHook } from '../../lander/index.js';
+import type { CheckRunner } from '../../ports/index.js';
+import type { SubmissionRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { LanderSettings } from '../../manifest/settings.js';
-import type { Clock } from '../../ports/clock.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { StateStore } from '../../state/store.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { stateDirNames } from '../state-trust/state-dir-names.js';
+import type { LanderSettings } from '../../manifest/index.js';
+import type { Clock } from '../../ports/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { stateDirNames } from '../state-trust/index.js';
 import { GATEFS_COMMITTER } from './work-service.js';
 
 /** One row of `gatefs lander status`. No host paths. */

@@ -6,8 +6,8 @@
  * failed ones included, so a client cannot make the server create and roll back worktrees
  * without end. Conversations prepared with `gatefs prepare` never count.
  */
-import { CodedError } from '../../../vfs/coded-error.js';
-import type { WorkspaceState } from '../../host/composition/host.js';
+import { CodedError } from '../../../vfs/index.js';
+import type { WorkspaceState } from '../../host/composition/index.js';
 
 /** Limits of `CreationBudget`. */
 export interface CreationLimits {

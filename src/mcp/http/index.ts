@@ -10,7 +10,7 @@
  * the SDK's HTTP transport) on its first call, so a `gatefs` command that does not serve never
  * pays for it.
  */
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 
 export { DEFAULT_CREATION_LIMITS } from './creation-budget.js';

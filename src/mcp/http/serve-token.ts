@@ -22,7 +22,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { CodedError, foreignCodeOf } from '../../../vfs/coded-error.js';
+import { CodedError, foreignCodeOf } from '../../../vfs/index.js';
 
 /** Name of the generated token's file in the state dir. */
 export const SERVE_TOKEN_FILE = 'serve-token';

@@ -12,7 +12,7 @@
  *
  * Pure bookkeeping over a clock port; the HTTP server closes what `reapable` returns.
  */
-import type { Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/index.js';
 
 /** Caps and idle times of `SessionTable`. */
 export interface SessionLimits {

@@ -3,7 +3,7 @@
  * one, prepares a missing one. Concurrent callers for the same conversation share one
  * preparation (two HTTP sessions opening the same URL at once prepare once).
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 
 /** Options of `ensureWorkspace`. */
 interface EnsureOptions {

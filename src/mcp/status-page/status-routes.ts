@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import { checkOrigin } from '../guard/index.js';
 import { isTheToken, mayViewStatus, statusCookieHeader } from './status-auth.js';
 import { StatusFeed } from './status-feed.js';

@@ -39,8 +39,8 @@ import {
   tooLargeMessage,
   type ScannedId,
 } from '../message-limits/index.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
-import { stableStringify } from '../../state/stable-json.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
+import { stableStringify } from '../../state/index.js';
 import type { EarlyAnswer } from '../initialize/index.js';
 
 /** Options of `CappedStdioTransport`. */

@@ -11,10 +11,10 @@
  * host path (the operator's stderr gets the full line): `OCCUPIED` when another live session
  * holds the workspace, else `WORKSPACE_NOT_READY`.
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
-import type { ToolDescriptor, ToolError } from '../../../tools/result.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
+import type { ToolDescriptor, ToolError } from '../../../tools/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { codeOf } from '../../../vfs/coded-error.js';
+import { codeOf } from '../../../vfs/index.js';
 import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
 import { describeFailure } from '../text/index.js';
 
