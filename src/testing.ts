@@ -5,9 +5,9 @@
  * a byte-identical run log. It lives here, not in the package root, so a program that only
  * opens disk hosts never loads memfs (`import { createMemoryHost } from 'gatefs/testing'`).
  */
-export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/memory/create-memory-host.js';
+export { createMemoryHost, type CreateMemoryHostOptions, type MemoryHost } from './host/memory/index.js';
 export { createMemoryRemote, rejectNextPushes } from './git/memory-remote.js';
-export { ScriptedCheckRunner, type ScriptedCheckResult, type CheckCall } from './ports/scripted-check-runner.js';
-export { ManualLiveness } from './ports/process-liveness.js';
-export { ManualClock, type Clock } from './ports/clock.js';
-export { SequentialIds, type IdSource } from './ports/ids.js';
+export { ScriptedCheckRunner, type ScriptedCheckResult, type CheckCall } from './ports/index.js';
+export { ManualLiveness } from './ports/index.js';
+export { ManualClock, type Clock } from './ports/index.js';
+export { SequentialIds, type IdSource } from './ports/index.js';

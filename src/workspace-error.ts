@@ -11,7 +11,7 @@
  * `StateError` (src/state/state-error.ts) has the same shape for the state database: both are
  * `CodedError`s (vfs/coded-error.ts) and differ only in their codes.
  */
-import { CodedError, type ErrorData } from '../vfs/coded-error.js';
+import { CodedError, type ErrorData } from '../vfs/index.js';
 
 /** The conditions a `WorkspaceError` names. */
 export type WorkspaceErrorCode =
@@ -93,7 +93,7 @@ export type WorkspaceErrorReason = keyof typeof WORKSPACE_ERROR_REASON_DOCS;
  * port error, the error's own code (a system error's `ENOSPC`, …), else `ERROR`. Not a declared
  * reason and nothing to branch on; made only by `unexpectedReason`.
  */
-export type UnexpectedReason = string & { readonly unexpectedReason: true };
+type UnexpectedReason = string & { readonly unexpectedReason: true };
 
 /** The `UnexpectedReason` of `code` (the caller derives it from the error it wraps). */
 export function unexpectedReason(code: string): UnexpectedReason {
@@ -101,7 +101,7 @@ export function unexpectedReason(code: string): UnexpectedReason {
 }
 
 /** The facts of a `WorkspaceError`: any plain values, and a declared `reason` when it has one. */
-export type WorkspaceErrorData = ErrorData & { readonly reason?: WorkspaceErrorReason | UnexpectedReason };
+type WorkspaceErrorData = ErrorData & { readonly reason?: WorkspaceErrorReason | UnexpectedReason };
 
 /** An error about a workspace, with a stable `code` and structured `data` (see `CodedError`). */
 export class WorkspaceError extends CodedError<WorkspaceErrorCode, WorkspaceErrorData> {

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cyclesOf,
+  exportedNamesOf,
   globalUsesOf,
   packageOf,
   programLiteralsOf,
@@ -174,7 +175,123 @@ const NOT_AT_START: readonly { entries: readonly string[]; packages: readonly st
     packages: ['@modelcontextprotocol/sdk'],
     why: 'every gatefs command would load the MCP SDK; import a light door, or load the server with import()',
   },
+  {
+    entries: ['src/cli/main.ts', 'src/cli/run-cli.ts'],
+    packages: ['better-sqlite3', 'yaml'],
+    why: 'every gatefs command would load the state store or the manifest parser; a heavy file is a SIDE_DOORS entry, or loaded with import()',
+  },
 ];
+
+/**
+ * Every unit has one front door (issue 20): a folder's `index.ts`, or the file itself for a
+ * unit that is one file (`src/index`, `src/testing`, `src/workspace-error`). A source file of
+ * another unit imports a unit only through its door, types included (`export type` entries
+ * load nothing); a unit's own files import each other directly, never through their door (an
+ * ESM cycle through a door can leave a name unset at load). The door re-exports exactly what
+ * other units import from it: an entry no other unit names is refused. src/mcp is entered
+ * through its rooms' doors instead (`ROOMS`). Tests, benchmarks and scripts may import
+ * internals. A door loads everything it re-exports, so a file whose load others must not pay
+ * is entered by its own path, by the units named only (`SIDE_DOORS`), and no door loads the
+ * packages of `NOT_THROUGH_DOORS`.
+ */
+const DOORS_BY_ROOMS: readonly string[] = ['src/mcp'];
+
+/** Files entered by their own path, not their unit's door, by the units named, and why. */
+const SIDE_DOORS: Readonly<Record<string, { importers: readonly string[]; why: string }>> = {
+  'vfs/memory-layer.ts': { importers: ['src/host/memory'], why: 'it loads memfs, which a disk host never loads' },
+  'vfs/coded-error.ts': {
+    importers: ['tools/patterns'],
+    why: 'the pattern engine imports nothing of gatefs but the error base (SELF_CONTAINED)',
+  },
+  'src/ports/lock-file-dir.ts': {
+    importers: ['src/host/composition'],
+    why: 'it loads better-sqlite3; the ports door is loaded by the CLI at start',
+  },
+  'src/ports/write-door-dir.ts': {
+    importers: ['src/host/composition'],
+    why: 'it loads better-sqlite3; the ports door is loaded by the CLI at start',
+  },
+  'src/manifest/manifest-error.ts': {
+    importers: ['src/mcp'],
+    why: 'the failure text the CLI loads at start names ManifestError; the manifest door loads yaml and the schemas',
+  },
+  'src/git/memory-git.ts': { importers: ['src/host/memory'], why: 'the in-memory git loads isomorphic-git and memfs' },
+  'src/git/memory-landing-git.ts': { importers: ['src/host/memory'], why: 'the in-memory git loads isomorphic-git and memfs' },
+  'src/git/memory-remote.ts': { importers: ['src/host/memory', 'src/testing'], why: 'the in-memory git loads isomorphic-git and memfs' },
+};
+
+/**
+ * Units whose static imports may name another unit's file directly, and why: the door rule holds
+ * for their type imports and `import()` only. The CLI's command table loads on every `gatefs`
+ * command; through the doors it would load 235 files, better-sqlite3 and yaml instead of 75.
+ */
+const DIRECT_IMPORTERS: Readonly<Record<string, string>> = {
+  'src/cli': 'its start loads only what its commands need to parse and print (NOT_AT_START)',
+};
+
+/** Packages no door loads (by static imports), but the doors named: what a disk host never loads. */
+const NOT_THROUGH_DOORS: { packages: readonly string[]; except: readonly string[]; why: string } = {
+  packages: ['memfs', 'isomorphic-git'],
+  except: ['src/host/memory/index.ts', 'src/testing.ts'],
+  why: 'a disk host opened through gatefs loads neither (the memory host lives in gatefs/testing); enter the file by a SIDE_DOORS entry',
+};
+
+/** The front door of a unit: `<unit>/index.ts`, the unit's file for a one-file unit, null for a unit entered by its rooms. */
+function doorOf(unit: string, files: readonly string[]): string | null {
+  if (DOORS_BY_ROOMS.includes(unit)) return null;
+  return files.includes(`${unit}.ts`) ? `${unit}.ts` : `${unit}/index.ts`;
+}
+
+/** Every door rule broken by `imports` of `files`, as messages (see `say`). */
+function doorViolationsOf(files: readonly string[], imports: readonly Import[]): string[] {
+  const found: string[] = [];
+  for (const i of imports) {
+    if (i.to === null || i.target === undefined || unitOf(i.target) === null) continue;
+    const door = doorOf(i.to, files);
+    if (door === null) continue;
+    if (i.to === i.from) {
+      if (i.target === door && i.file !== door) found.push(say(i, `${i.from}'s own files import each other directly, not through ${door}`));
+    } else if (DIRECT_IMPORTERS[i.from] !== undefined && (i.form ?? 'static') === 'static') continue;
+    else if (i.target !== door && !SIDE_DOORS[i.target]?.importers.includes(i.from))
+      found.push(
+        say(
+          i,
+          `${i.to} is entered through ${door} only${SIDE_DOORS[i.target] ? ` (${i.target} only by ${inWords(SIDE_DOORS[i.target]!.importers)})` : ''}`,
+        ),
+      );
+  }
+  return found;
+}
+
+/**
+ * Each door entry no file of another unit names, as messages: the names an importer takes
+ * (`Import.names`), or, where it does not list them (`import()`), the identifiers of its text.
+ */
+function unusedDoorEntriesOf(
+  doors: readonly { door: string; entries: readonly string[] }[],
+  imports: readonly Import[],
+  textOf: (file: string) => string,
+): string[] {
+  return doors.flatMap(({ door, entries }) => {
+    const users = imports.filter((i) => i.target === door && i.to !== i.from);
+    const named = (name: string) =>
+      users.some((i) => (i.names ? i.names.includes(name) : new RegExp(`\\b${name}\\b`).test(textOf(i.file))));
+    return entries.filter((name) => !named(name)).map((name) => `${door} re-exports ${name}, which no other unit imports`);
+  });
+}
+
+/** Each door that loads a package of `NOT_THROUGH_DOORS` by static imports, as messages naming the file that imports it. */
+function doorLoadViolationsOf(doors: readonly string[], imports: readonly Import[]): string[] {
+  return doors
+    .filter((door) => !NOT_THROUGH_DOORS.except.includes(door))
+    .flatMap((door) => {
+      const loaded = staticClosure(imports, [door]);
+      return imports
+        .filter((i) => i.to === null && (i.form ?? 'static') === 'static' && loaded.has(i.file))
+        .filter((i) => NOT_THROUGH_DOORS.packages.includes(packageOf(i.specifier)))
+        .map((i) => say(i, `loaded through ${door}: ${NOT_THROUGH_DOORS.why}`));
+    });
+}
 
 /** The room of a repository path: `unit/room` for a file in a room of a unit with rooms, '' for a loose file there, null elsewhere. */
 function roomOf(path: string): string | null {
@@ -450,7 +567,7 @@ describe('architecture: dependencies point inward', () => {
     expect(files.length).toBeGreaterThan(150);
     expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(150);
     expect(seen('src/cli/serve-stdio.ts', '../mcp/stdio/index.js')).toBe(true); // await import('…')
-    expect(seen('src/index.ts', './host/composition/create-host.js')).toBe(true); // export { … } from
+    expect(seen('src/index.ts', './host/composition/index.js')).toBe(true); // export { … } from
     expect(seen('src/cli/open-host.ts', '../index.js')).toBe(true); // typeof import('…')
     expect(seen('vfs/memory-layer.ts', 'memfs')).toBe(true);
     expect(seen('vfs/worker-pool.ts', './pool-worker.js')).toBe(true); // new URL('…', import.meta.url)
@@ -625,6 +742,57 @@ describe('architecture: dependencies point inward', () => {
       "src/cli/serve.ts:1 imports '../mcp/http/serve-token.js' (src/mcp): src/mcp/http is entered through src/mcp/http/index.ts only",
       "src/mcp/guard/request-guard.ts:1 imports '../http/index.js' (src/mcp): src/mcp/guard (room tier 0) imports only rooms of earlier tiers, and src/mcp/http is tier 3",
       "src/mcp/stdio/stdio.ts:1 imports '../http/index.js' (src/mcp): src/mcp/stdio (room tier 3) imports only rooms of earlier tiers, and src/mcp/http is tier 3",
+    ]);
+  });
+
+  it('every unit is entered through its front door, which re-exports exactly what other units import and loads no memory-host package', () => {
+    expect(doorViolationsOf(files, imports)).toEqual([]);
+    // A unit no other unit imports (src/cli, the binary) needs no door.
+    const units = [...new Set(imports.filter((i) => i.to !== null && i.to !== i.from && unitOf(i.to) !== null).map((i) => i.to!))];
+    const doors = units.map((u) => doorOf(u, files)).filter((d): d is string => d !== null);
+    expect(doors.filter((d) => !files.includes(d))).toEqual([]);
+    expect(Object.keys(SIDE_DOORS).filter((f) => !files.includes(f))).toEqual([]);
+    // A one-file unit's exports are its own (src/index and src/testing: the package's API); a folder's door is checked entry by entry.
+    const folderDoors = units.filter((u) => !files.includes(`${u}.ts`) && doorOf(u, files) !== null).map((u) => `${u}/index.ts`);
+    const entries = folderDoors.map((door) => ({ door, entries: exportedNamesOf(door, readFileSync(join(ROOT, door), 'utf8')) }));
+    const roomDoors = Object.entries(ROOMS).flatMap(([unit, tiers]) => tiers.flat().map((r) => `${unit}/${r}/index.ts`));
+    expect(folderDoors.length + roomDoors.length).toBeGreaterThan(25);
+    expect(unusedDoorEntriesOf(entries, imports, (f) => readFileSync(join(ROOT, f), 'utf8'))).toEqual([]);
+    expect(doorLoadViolationsOf([...doors, ...roomDoors], imports)).toEqual([]);
+  });
+
+  it('names a door bypassed, a door used from inside, a side door used by another unit, an unused entry, and a door loading memfs', () => {
+    const at = (file: string, specifier: string, names?: string[]): Import => {
+      const target = join(file, '..', specifier).replace(/\.js$/, '.ts');
+      return { file, line: 1, specifier, from: unitOf(file)!, to: unitOf(target), target, ...(names && { names }) };
+    };
+    const files = ['src/git/index.ts', 'src/git/git-port.ts', 'src/index.ts', 'vfs/index.ts', 'vfs/memory-layer.ts'];
+    expect(
+      doorViolationsOf(files, [
+        at('src/host/lower/lower-folders.ts', '../../git/git-port.js'),
+        at('src/git/cli-git.ts', './index.js'),
+        at('src/lander/lander.ts', '../../vfs/memory-layer.js'),
+        at('src/host/memory/memory-platform.ts', '../../../vfs/memory-layer.js'),
+        at('src/cli/open-host.ts', '../index.js'),
+        at('src/host/lower/lower-folders.ts', '../../git/index.js'),
+      ]),
+    ).toEqual([
+      "src/host/lower/lower-folders.ts:1 imports '../../git/git-port.js' (src/git): src/git is entered through src/git/index.ts only",
+      "src/git/cli-git.ts:1 imports './index.js' (src/git): src/git's own files import each other directly, not through src/git/index.ts",
+      "src/lander/lander.ts:1 imports '../../vfs/memory-layer.js' (vfs): vfs is entered through vfs/index.ts only (vfs/memory-layer.ts only by src/host/memory)",
+    ]);
+    const users = [at('src/host/lower/lower-folders.ts', '../../git/index.js', ['GitError']), at('src/cli/x.ts', '../git/index.js')];
+    expect(
+      unusedDoorEntriesOf([{ door: 'src/git/index.ts', entries: ['GitError', 'CliGit', 'isGitError'] }], users, (f) =>
+        f === 'src/cli/x.ts' ? 'const { CliGit } = await import(…)' : '',
+      ),
+    ).toEqual(['src/git/index.ts re-exports isGitError, which no other unit imports']);
+    const loading: Import[] = [
+      at('src/git/index.ts', './memory-git.js'),
+      { file: 'src/git/memory-git.ts', line: 3, specifier: 'isomorphic-git', from: 'src/git', to: null },
+    ];
+    expect(doorLoadViolationsOf(['src/git/index.ts'], loading)).toEqual([
+      `src/git/memory-git.ts:3 imports 'isomorphic-git': loaded through src/git/index.ts: ${NOT_THROUGH_DOORS.why}`,
     ]);
   });
 

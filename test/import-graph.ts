@@ -23,6 +23,8 @@ export interface Import {
   target?: string;
   /** How it loads: `static` at load time, `dynamic` when an `import()` runs, `type` never (erased). Unset: static. */
   form?: ImportForm;
+  /** The names it takes (`import { a, b as c }`: a, b; `export { a } from`: a; a default import: default); unset when not listed (`import * as`, `import()`). */
+  names?: readonly string[];
 }
 
 /**
@@ -70,16 +72,24 @@ function isModuleUrl(node: ts.Node): node is ts.NewExpression {
  * Every module specifier of a source text, with its line: what the compiled module loads or
  * names, including the modules it names by URL (`isModuleUrl`, loaded at run time: `dynamic`), with its form.
  */
-export function specifiersOf(fileName: string, text: string): { specifier: string; line: number; form: ImportForm }[] {
+export function specifiersOf(
+  fileName: string,
+  text: string,
+): { specifier: string; line: number; form: ImportForm; names?: readonly string[] }[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
-  const found: { specifier: string; line: number; form: ImportForm }[] = [];
-  const add = (node: ts.Node | undefined, form: ImportForm) => {
+  const found: { specifier: string; line: number; form: ImportForm; names?: readonly string[] }[] = [];
+  const add = (node: ts.Node | undefined, form: ImportForm, names?: readonly string[]) => {
     if (node && ts.isStringLiteralLike(node))
-      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, form });
+      found.push({
+        specifier: node.text,
+        line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+        form,
+        ...(names && { names }),
+      });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, isTypeOnlyImport(node) ? 'type' : 'static');
-    else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static');
+    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, isTypeOnlyImport(node) ? 'type' : 'static', importedNames(node));
+    else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static', reexportedNames(node));
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
       add(node.moduleReference.expression, node.isTypeOnly ? 'type' : 'static');
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0], 'dynamic');
@@ -89,6 +99,20 @@ export function specifiersOf(fileName: string, text: string): { specifier: strin
   };
   visit(source);
   return found;
+}
+
+/** The names an import declaration takes, or undefined for `import * as` and a bare `import '…'`. */
+function importedNames(node: ts.ImportDeclaration): string[] | undefined {
+  const clause = node.importClause;
+  if (!clause || (clause.namedBindings && !ts.isNamedImports(clause.namedBindings))) return undefined;
+  const named = clause.namedBindings?.elements.map((e) => (e.propertyName ?? e.name).text) ?? [];
+  return clause.name ? ['default', ...named] : named;
+}
+
+/** The names an `export { … } from` takes from its module, or undefined for `export * from`. */
+function reexportedNames(node: ts.ExportDeclaration): string[] | undefined {
+  const clause = node.exportClause;
+  return clause && ts.isNamedExports(clause) ? clause.elements.map((e) => (e.propertyName ?? e.name).text) : undefined;
 }
 
 /**
@@ -189,7 +213,7 @@ export function scanImports(root: string, files: readonly string[]): Import[] {
   const imports: Import[] = [];
   for (const file of files) {
     const from = unitOf(file)!;
-    for (const { specifier, line, form } of specifiersOf(file, readFileSync(join(root, file), 'utf8'))) {
+    for (const { specifier, line, form, names } of specifiersOf(file, readFileSync(join(root, file), 'utf8'))) {
       if (!specifier.startsWith('.')) {
         imports.push({ file, line, specifier, from, to: null, form });
         continue;
@@ -198,7 +222,7 @@ export function scanImports(root: string, files: readonly string[]): Import[] {
         .split('\\')
         .join('/')
         .replace(/\.js$/, '.ts');
-      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target, form });
+      imports.push({ file, line, specifier, from, to: unitOf(target) ?? target, target, form, ...(names && { names }) });
     }
   }
   return imports;
@@ -283,4 +307,24 @@ export function staticClosure(imports: readonly Import[], entries: readonly stri
     }
   }
   return reached;
+}
+
+/**
+ * The names a module exports by `export { … }` (re-exports included: a door's entries) and by
+ * `export` on a declaration; `export *` is not listed (a door names what it lets through).
+ */
+export function exportedNamesOf(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+  return source.statements.flatMap((node) => {
+    if (ts.isExportDeclaration(node)) {
+      const clause = node.exportClause;
+      return clause && ts.isNamedExports(clause) ? clause.elements.map((e) => e.name.text) : [];
+    }
+    const exported = ts.canHaveModifiers(node) && ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (!exported) return [];
+    if (ts.isVariableStatement(node))
+      return node.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+    const name = (node as ts.DeclarationStatement).name;
+    return name && ts.isIdentifier(name) ? [name.text] : [];
+  });
 }

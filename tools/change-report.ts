@@ -8,18 +8,18 @@
  * characters on a line boundary, with a last line saying so; lines in them longer than 2,000
  * characters are cut like read cuts them.
  */
-import type { LineChange } from './text/edited-text.js';
-import { cutLine, numberedLine } from './text/numbered-lines.js';
+import type { LineChange } from './text/index.js';
+import { cutLine, numberedLine } from './text/index.js';
 
 /** Lines of context around each hunk of the diff (git's default). */
-export const DIFF_CONTEXT_LINES = 3;
+const DIFF_CONTEXT_LINES = 3;
 /** Lines of the new text shown around each change in the snippet. */
-export const SNIPPET_CONTEXT_LINES = 4;
+const SNIPPET_CONTEXT_LINES = 4;
 /** Longest diff, and longest snippet, in characters. */
-export const REPORT_MAX_CHARS = 16 * 1024;
+const REPORT_MAX_CHARS = 16 * 1024;
 
 /** The diff and the snippet of one change, and whether either was cut. */
-export interface ChangeReport {
+interface ChangeReport {
   diff: string;
   snippet: string;
   truncated: boolean;

@@ -16,14 +16,14 @@
  * Other errors: `NOT_FOUND`, the path codes.
  */
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
+import { isVfsError } from '../vfs/index.js';
 import { ToolFailure, ok } from './result.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 
 /** Largest file a delete with `expectedSha256` reads to compare, 64 MiB. */
-export const MAX_COMPARED_DELETE_BYTES = 64 * 1024 * 1024;
+const MAX_COMPARED_DELETE_BYTES = 64 * 1024 * 1024;
 
 const Input = Type.Object(
   {
@@ -36,7 +36,7 @@ const Input = Type.Object(
 const Output = Type.Object({ path: Type.String(), deleted: Type.Boolean() });
 
 /** The value of a successful delete. */
-export interface DeleteValue {
+interface DeleteValue {
   path: string;
   deleted: boolean;
 }

@@ -5,7 +5,7 @@
  * disclosure policy carries one (`Registration.disclosure`, handed to the tool as
  * `ToolContext.disclosure`).
  */
-import type { Namespace } from '../vfs/namespace.js';
+import type { Namespace } from '../vfs/index.js';
 import type { ToolErrorCode } from './codes.js';
 
 /** The three outcomes of a request. */

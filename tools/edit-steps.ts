@@ -16,10 +16,10 @@
  * accept) is refused with `TOO_LARGE` before that text is built: a `replaceAll` of a 2,000-character
  * newString over 100,000 occurrences would otherwise build 200 MB on the main thread.
  */
-import { EditedText } from './text/edited-text.js';
+import { EditedText } from './text/index.js';
 import { findNearMiss, nearMissSentence } from './near-miss.js';
 import { ToolFailure } from './result.js';
-import { MAX_TEXT_FILE_BYTES, usesCrlf } from './text/text-content.js';
+import { MAX_TEXT_FILE_BYTES, usesCrlf } from './text/index.js';
 
 /** One replacement, as in `edits[]`. */
 export interface EditStep {

@@ -31,7 +31,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ToolFailure, ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, decodeStrict, encodeText, looksBinary, sha256Hex } from './text/text-content.js';
+import { MAX_TEXT_FILE_BYTES, decodeStrict, encodeText, looksBinary, sha256Hex } from './text/index.js';
 import { Sha256Arg, checkExpectedSha } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { swapFile } from './swap-file.js';

@@ -4,11 +4,11 @@
  * when the file's bytes changed since.
  */
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import { isVfsError } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 import { ToolFailure } from './result.js';
-import { sha256Hex } from './text/text-content.js';
+import { sha256Hex } from './text/index.js';
 
 /** A sha256 in hex (either case). */
 export const Sha256Arg = Type.String({

@@ -10,15 +10,15 @@
  * Every read, parse and match counts its work into the call's `MatchMeter` (and yields through
  * it), so rules that are huge, many, or deeply nested slow one call down, never the process.
  */
-import { isVfsError } from '../vfs/errors.js';
-import { type FolderAccess, walkLayer } from '../vfs/layer.js';
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
-import { GitignoreFile } from './patterns/gitignore-file.js';
-import type { MatchMeter, WorkCounter } from './patterns/match-work.js';
+import { isVfsError } from '../vfs/index.js';
+import { type FolderAccess, walkLayer } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
+import { GitignoreFile } from './patterns/index.js';
+import type { MatchMeter, WorkCounter } from './patterns/index.js';
 
 /** Largest `.gitignore` read; larger ones are not applied. */
-export const MAX_GITIGNORE_BYTES = 1024 * 1024;
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /** An immutable chain of `.gitignore` files, deepest first; `enter` adds a folder's file. */
 export class GitignoreRules {

@@ -40,28 +40,26 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
+import { isVfsError } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
 import { ToolFailure, ok } from './result.js';
-import { looksBinary } from './text/text-content.js';
+import { looksBinary } from './text/index.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import type { TreeEntry } from './tree-walk.js';
 import { entryAt } from './walk-folder.js';
 import { grepCandidates, type Candidates } from './grep/grep-candidates.js';
 import { BINARY, EarlySearch, OVERSIZED, SKIPPED, hitCount, type Verdict } from './grep/early-search.js';
-import { compileGlob } from './patterns/glob-matcher.js';
+import { compileGlob } from './patterns/index.js';
 import { compileMatcher, type CompiledPattern } from './grep/line-matcher.js';
 import { GrepResults, type GrepMode, type GrepValue } from './grep/grep-results.js';
 import { sliceEnds } from './sliced-work.js';
 
-export type { GrepMatch, GrepSkipped, GrepValue } from './grep/grep-results.js';
-
 /** Default `maxResults` of grep. */
-export const GREP_DEFAULT_MAX_RESULTS = 500;
+const GREP_DEFAULT_MAX_RESULTS = 500;
 /** Files larger than this are skipped by grep. */
-export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
+const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 const Lines = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description }));
 

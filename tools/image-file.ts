@@ -5,7 +5,7 @@
  */
 
 /** An image format read returns as MCP image content. */
-export interface ImageKind {
+interface ImageKind {
   mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
   /** Pixels, when the header says (undefined for a header cut short). */
   width?: number;

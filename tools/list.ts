@@ -33,20 +33,20 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
-import type { Stat } from '../vfs/layer.js';
+import { isVfsError } from '../vfs/index.js';
+import type { Stat } from '../vfs/index.js';
 import { ok } from './result.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { walkTree, type TreeEntry } from './tree-walk.js';
-import { compileGlob } from './patterns/glob-matcher.js';
+import { compileGlob } from './patterns/index.js';
 import { ResultCollector } from './result-collector.js';
 import { TreeFilter } from './tree-filter.js';
 import { ShardedMap } from './sharded-map.js';
 import { allSliced, runSliced, sliceEnds, sortSliced, type SlicedWork } from './sliced-work.js';
 
 /** Default `maxResults` of list. */
-export const LIST_DEFAULT_MAX_RESULTS = 1000;
+const LIST_DEFAULT_MAX_RESULTS = 1000;
 /** Entries shaped for the answer between two yields to the event loop. */
 const YIELD_EVERY_ENTRIES = 4096;
 
@@ -94,7 +94,7 @@ const Output = Type.Object({
 });
 
 /** One listed entry. */
-export interface ListEntry {
+interface ListEntry {
   path: string;
   type: 'file' | 'directory' | 'symlink' | 'other';
   size: number;

@@ -43,7 +43,7 @@ const Input = Type.Object(
 const Output = Type.Object({ from: Type.String(), to: Type.String() });
 
 /** The value of a successful move. */
-export interface MoveValue {
+interface MoveValue {
   from: string;
   to: string;
 }

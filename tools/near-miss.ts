@@ -29,7 +29,7 @@ import { runSliced, sortSliced, type SlicedWork } from './sliced-work.js';
 import { COMPARED_PER_SLICE, fileLines, squeezed, wordsOf, type FileLines } from './near-miss-lines.js';
 
 /** One way the candidate region differs from oldString; `line` is a file line number (1-based). */
-export interface NearMissDifference {
+interface NearMissDifference {
   kind: 'indentation' | 'trailing-whitespace' | 'inner-whitespace' | 'line-endings' | 'text';
   line: number;
   /** What the file has there (a whitespace description, or the line's text for `text`). */
@@ -39,7 +39,7 @@ export interface NearMissDifference {
 }
 
 /** The closest candidate region for an oldString that does not occur. */
-export interface NearMiss {
+interface NearMiss {
   /** First and last file lines of the region (1-based, inclusive). */
   line: number;
   endLine: number;
@@ -55,7 +55,7 @@ export interface NearMiss {
 }
 
 /** Longest candidate text returned. */
-export const CANDIDATE_MAX_CHARS = 2000;
+const CANDIDATE_MAX_CHARS = 2000;
 const MAX_DIFFERENCES = 8;
 /** Words of oldString searched for in the file to find candidate lines. */
 const MAX_ANCHOR_WORDS = 8;
@@ -268,7 +268,7 @@ const trailing = (s: string) => /[ \t]*$/.exec(s)![0];
 const inner = (s: string) => s.trim();
 
 /** Whitespace in words: 'none', '1 tab', '4 spaces', '1 tab + 2 spaces', other blanks by code point. */
-export function whitespaceWords(ws: string): string {
+function whitespaceWords(ws: string): string {
   if (ws === '') return 'none';
   const parts: string[] = [];
   let at = 0;

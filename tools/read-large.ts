@@ -13,22 +13,22 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 import { ToolFailure } from './result.js';
-import { BINARY_SNIFF_BYTES } from './text/text-content.js';
+import { BINARY_SNIFF_BYTES } from './text/index.js';
 import { imageKind, IMAGE_MAX_BYTES } from './image-file.js';
-import { LINE_CUT_CHARS } from './text/numbered-lines.js';
+import { LINE_CUT_CHARS } from './text/index.js';
 import { LineWindow, READ_MAX_CONTENT_CHARS, type WindowResult } from './read-window.js';
 
 /** Bytes scanned between two yields to the event loop when a layer hands the file over whole. */
 const READ_SLICE_BYTES = 1 << 20;
 
 /** Largest file read pages through (1 GiB). */
-export const READ_LARGE_MAX_BYTES = 1024 * 1024 * 1024;
+const READ_LARGE_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** A window of a large file, with the totals of the whole file. */
-export interface LargeWindow extends WindowResult {
+interface LargeWindow extends WindowResult {
   totalLines: number;
   sha256: string;
 }

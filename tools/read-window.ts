@@ -10,7 +10,7 @@
  * Without cut lines, consecutive windows concatenate to the file (line breaks are kept as they
  * are, '\n' or '\r\n').
  */
-import { LINE_CUT_CHARS, cutLine } from './text/numbered-lines.js';
+import { LINE_CUT_CHARS, cutLine } from './text/index.js';
 
 /** Most characters of `content` one read returns. */
 export const READ_MAX_CONTENT_CHARS = 256 * 1024;

@@ -29,20 +29,18 @@
  * call; past that the window stops at the last whole line and `truncated` is true.
  */
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
+import { isVfsError } from '../vfs/index.js';
 import { ToolFailure, ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, decodeText, lineStarts, looksBinary, sha256Hex } from './text/text-content.js';
+import { MAX_TEXT_FILE_BYTES, decodeText, lineStarts, looksBinary, sha256Hex } from './text/index.js';
 import { defineTool } from './tool.js';
 import { PathArg } from './path-arg.js';
 import { IMAGE_MAX_BYTES, imageKind } from './image-file.js';
-import { LINE_CUT_CHARS } from './text/numbered-lines.js';
+import { LINE_CUT_CHARS } from './text/index.js';
 import { LineWindow, READ_MAX_CONTENT_CHARS, scanLines, type WindowResult } from './read-window.js';
 import { readLargeWindow } from './read-large.js';
 
-export { READ_MAX_CONTENT_CHARS } from './read-window.js';
-
 /** Default and largest `limit`. */
-export const READ_DEFAULT_LIMIT = 2000;
+const READ_DEFAULT_LIMIT = 2000;
 
 const Input = Type.Object(
   {

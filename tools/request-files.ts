@@ -24,9 +24,9 @@ import { ToolFailure, ok } from './result.js';
 import { defineTool } from './tool.js';
 
 /** Most paths one request may name. */
-export const REQUEST_FILES_MAX_PATHS = 64;
+const REQUEST_FILES_MAX_PATHS = 64;
 /** Longest `reason`, in characters. */
-export const REQUEST_FILES_MAX_REASON = 2000;
+const REQUEST_FILES_MAX_REASON = 2000;
 
 const Input = Type.Object(
   {

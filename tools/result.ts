@@ -4,7 +4,7 @@
  * § Tools, results and error codes).
  * The codes themselves are documented in `tools/codes.ts`.
  */
-import { CodedError } from '../vfs/coded-error.js';
+import { CodedError } from '../vfs/index.js';
 import type { ToolErrorCode } from './codes.js';
 
 /** A refusal: a stable code, a message for the agent, and the path it concerns. */

@@ -15,16 +15,16 @@
  * that replaces the file in between (microseconds) is overwritten. Nothing short of a kernel
  * compare-and-swap on a name closes that; `expectedSha256` and this check narrow it.
  */
-import { isVfsError } from '../vfs/errors.js';
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
+import { isVfsError } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
 import { ToolFailure } from './result.js';
 
 /** How many times the read-decide-write step runs before answering `BUSY`. */
 export const SWAP_ATTEMPTS = 5;
 
 /** What the tool decides from the bytes it read: the new bytes, and the value to return. */
-export interface SwapChange<T> {
+interface SwapChange<T> {
   data: Uint8Array;
   value: T;
 }

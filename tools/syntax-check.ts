@@ -29,10 +29,10 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 import { type Grammars, SyntaxCheckUnavailable, installedGrammars, languageOf } from './syntax-grammars.js';
-import { lineStarts } from './text/text-content.js';
+import { lineStarts } from './text/index.js';
 
 /** One syntax error: its place (1-based line and column, in characters) and what it is. */
-export interface SyntaxProblem {
+interface SyntaxProblem {
   line: number;
   column: number;
   message: string;
@@ -61,13 +61,13 @@ export const SyntaxReportSchema = Type.Object({
 });
 
 /** Largest text parsed, in characters. */
-export const SYNTAX_MAX_CHARS = 1024 * 1024;
+const SYNTAX_MAX_CHARS = 1024 * 1024;
 /** Progress callbacks of the parser per slice between two yields to the event loop. */
-export const SLICE_STEPS = 20;
+const SLICE_STEPS = 20;
 /** Tree nodes looked at per slice while the errors are gathered. */
 const COLLECT_SLICE_NODES = 2000;
 /** Progress callbacks one parse may take in all before the check gives up. */
-export const PARSE_BUDGET_STEPS = 6000;
+const PARSE_BUDGET_STEPS = 6000;
 const MAX_REPORTED = 20;
 const MAX_COLLECTED = 500;
 

@@ -11,7 +11,7 @@
  * Limits: C has no grammar here (the C++ one would misread C), nor YAML, TOML or Markdown.
  */
 import { createRequire } from 'node:module';
-import { CodedError, foreignCodeOf } from '../vfs/coded-error.js';
+import { CodedError, foreignCodeOf } from '../vfs/index.js';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 const require = createRequire(import.meta.url);
@@ -97,7 +97,7 @@ export class SyntaxCheckUnavailable extends CodedError<'SYNTAX_CHECK_UNAVAILABLE
 }
 
 /** Where a `Grammars` finds tree-sitter; the defaults are the installed packages. */
-export interface TreeSitterSource {
+interface TreeSitterSource {
   /** The module specifier of the runtime (default `RUNTIME_PACKAGE`), loaded with `import()`. */
   runtimeModule?: string;
   /** The file of a grammar's wasm from `package/file` (default: `require.resolve` from here). */

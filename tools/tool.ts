@@ -9,15 +9,15 @@
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
-import { PatternError } from './patterns/pattern-error.js';
+import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */
-export interface ToolContext {
+interface ToolContext {
   readonly conversation: string;
   /** The workspace's progressive disclosure (`Registration.disclosure`), when it has one. */
   readonly disclosure?: DisclosureRequests;
@@ -75,7 +75,7 @@ export interface ToolDefinition<I = any, O = any> {
 }
 
 /** What a tool file passes to `defineTool`: its schemas, texts, gate checks and handler. */
-export interface ToolSpec<S extends TObject, O> {
+interface ToolSpec<S extends TObject, O> {
   name: string;
   description: string;
   input: S;

@@ -20,11 +20,11 @@
  * of fewer entries is judged synchronously (no promise per folder on a big tree).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
+import type { Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
 import { GitignoreRules } from './gitignore-rules.js';
-import type { GlobMatcher } from './patterns/glob-matcher.js';
-import { MatchMeter } from './patterns/match-work.js';
+import type { GlobMatcher } from './patterns/index.js';
+import { MatchMeter } from './patterns/index.js';
 import type { Selection, TreeEntry, WalkOptions } from './tree-walk.js';
 import { SLICE_ENTRIES, runSliced, someSliced } from './sliced-work.js';
 import { SHARD_ENTRIES, ShardedSet } from './sharded-map.js';
@@ -45,7 +45,7 @@ function addNew(set: EntrySet, e: TreeEntry): void {
 }
 
 /** How a `TreeFilter` chooses. */
-export interface TreeFilterOptions {
+interface TreeFilterOptions {
   /** Entries must match it (folders are entered when they may hold a match); none: every entry. */
   glob?: GlobMatcher;
   /** Leave out what `.gitignore` files ignore. */

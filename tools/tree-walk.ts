@@ -27,12 +27,12 @@
  * `TOO_DEEP`. Errors: the start folder's codes (at namespace paths), `TOO_DEEP`, `BUSY`.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { VfsError, isVfsError } from '../vfs/errors.js';
-import { MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_PATH_SEGMENTS, utf8Length } from '../vfs/path.js';
-import type { DirEntry, FolderAccess } from '../vfs/layer.js';
-import { compareNames, walkLayer } from '../vfs/layer.js';
-import type { Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
+import { VfsError, isVfsError } from '../vfs/index.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_PATH_SEGMENTS, utf8Length } from '../vfs/index.js';
+import type { DirEntry, FolderAccess } from '../vfs/index.js';
+import { compareNames, walkLayer } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
 import { WalkFolder, type KeptFileReader, type ReadPace, type TreeEntry } from './walk-folder.js';
 import { filterSliced, mergeSliced, runSliced, sliceEnds, someSliced, type SlicedWork } from './sliced-work.js';
 
@@ -41,7 +41,7 @@ export type { KeptFileReader, TreeEntry } from './walk-folder.js';
 const YIELD_EVERY_ENTRIES = 512;
 
 /** Some of a folder's entries: a `Set`, or a `ShardedSet` for a folder with very many (tools/sharded-map.ts). */
-export interface EntrySet {
+interface EntrySet {
   has(e: TreeEntry): boolean;
   [Symbol.iterator](): Iterator<TreeEntry>;
 }

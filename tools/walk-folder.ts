@@ -13,11 +13,11 @@
  * which route is taken stay here.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { isVfsError } from '../vfs/errors.js';
-import type { DirEntry, EntryType, FolderAccess, ReadOptions, Stat } from '../vfs/layer.js';
-import { childPath } from '../vfs/layer.js';
-import type { Mount, Resolved } from '../vfs/mount-table.js';
-import type { Namespace } from '../vfs/namespace.js';
+import { isVfsError } from '../vfs/index.js';
+import type { DirEntry, EntryType, FolderAccess, ReadOptions, Stat } from '../vfs/index.js';
+import { childPath } from '../vfs/index.js';
+import type { Mount, Resolved } from '../vfs/index.js';
+import type { Namespace } from '../vfs/index.js';
 import { SLICE_ENTRIES, sliceEnds, type SlicedWork } from './sliced-work.js';
 
 /** One entry met by the walk. `rel` is relative to the start folder ('a/b.ts'). */

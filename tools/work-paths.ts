@@ -4,8 +4,8 @@
  * tool) and must lie in the workspace's own checkout, not in another mount (a mount is not part
  * of the branch). The workspace root itself means "everything" (an empty list).
  */
-import type { Namespace } from '../vfs/namespace.js';
-import { workspaceRoot } from '../vfs/workspace-root.js';
+import type { Namespace } from '../vfs/index.js';
+import { workspaceRoot } from '../vfs/index.js';
 import { ToolFailure } from './result.js';
 
 /**

@@ -11,7 +11,7 @@
  */
 
 /** How one file changed. */
-export type FileChange = 'added' | 'modified' | 'deleted' | 'typechange';
+type FileChange = 'added' | 'modified' | 'deleted' | 'typechange';
 
 /** The value of `diff`. */
 export interface DiffValue {

@@ -23,17 +23,17 @@
  * (another writer may come between; the report then compares with what was read).
  */
 import { Type } from '@sinclair/typebox';
-import { isVfsError } from '../vfs/errors.js';
+import { isVfsError } from '../vfs/index.js';
 import { ok } from './result.js';
-import { MAX_TEXT_FILE_BYTES, decodeText, encodeText, looksBinary, sha256Hex } from './text/text-content.js';
+import { MAX_TEXT_FILE_BYTES, decodeText, encodeText, looksBinary, sha256Hex } from './text/index.js';
 import { Sha256Arg, checkExpectedSha, readExpected } from './expected-sha.js';
 import { defineTool } from './tool.js';
 import { swapFile } from './swap-file.js';
 import { PathArg } from './path-arg.js';
 import { SyntaxReportSchema, introducedSyntaxErrors, type SyntaxReport } from './syntax-check.js';
 import { languageOf } from './syntax-grammars.js';
-import type { Namespace } from '../vfs/namespace.js';
-import type { Resolved } from '../vfs/mount-table.js';
+import type { Namespace } from '../vfs/index.js';
+import type { Resolved } from '../vfs/index.js';
 
 /** Longest `content` accepted, in UTF-16 code units. */
 export const WRITE_MAX_CONTENT_CHARS = 10 * 1024 * 1024;

@@ -42,7 +42,7 @@ export type VfsCode =
   | 'INTERNAL';
 
 /** What a `VfsError` carries besides its code: the operation, the path and the one-line detail. */
-export type VfsErrorData = {
+type VfsErrorData = {
   /** The operation that failed (`read`, `readdir`, `write`, …). */
   readonly op: string;
   /** Layer-relative ('' is the layer root) or, once re-anchored, a namespace path; never a host path. */

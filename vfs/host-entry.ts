@@ -15,7 +15,7 @@ import { VfsError } from './errors.js';
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** A held folder as a name is joined to it: the host prefix of its children and its layer path (for errors). */
-export interface EntryFolder {
+interface EntryFolder {
   /** Host path prefix of the children (vfs/host-walk.ts `HeldDir.base`). */
   readonly base: string;
   /** Layer-relative path of the folder ('' for the root). */

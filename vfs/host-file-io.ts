@@ -10,7 +10,7 @@ import { VfsError } from './errors.js';
  * Files up to this size are read in one synchronous read; the rest of a larger one is read in
  * slices of this size in the libuv thread pool, the event loop free meanwhile.
  */
-export const READ_SLICE_BYTES = 1 << 20;
+const READ_SLICE_BYTES = 1 << 20;
 
 /**
  * All bytes of the open regular file `fd`, whose `fstat` size was `size`. A file that grows

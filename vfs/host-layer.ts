@@ -52,8 +52,7 @@ import { foreignCodeOf } from './coded-error.js';
 import { hostLockKey } from './host-lock-key.js';
 import type { LockKey, LockableLayer } from './lock-key.js';
 
-export type { HostGuard, HostIdentity, HostSeams, HostSeamEvent } from './host-hooks.js';
-export type { HostGuarantee } from './host-walk.js';
+export type { HostGuard, HostSeams, HostSeamEvent } from './host-hooks.js';
 
 export interface HostLayerOptions {
   /**

@@ -105,7 +105,7 @@ function procLinkNames(fd: number, id: HostIdentity): boolean {
 }
 
 /** A folder another walk reached without following links, handed over as the root of a new walk. */
-export interface AdoptedRoot {
+interface AdoptedRoot {
   /** The open handle (the new walk owns it from now on). */
   readonly fd: number;
   /** Its host path as the walk reached it (used by the fallback walk). */

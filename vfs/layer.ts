@@ -308,7 +308,7 @@ export interface WalkableLayer extends Layer {
 }
 
 /** True when the layer offers the `walkTree` fast path. */
-export function isWalkableLayer(layer: Layer): layer is WalkableLayer {
+function isWalkableLayer(layer: Layer): layer is WalkableLayer {
   return typeof (layer as Partial<WalkableLayer>).walkTree === 'function';
 }
 

@@ -42,7 +42,7 @@ export interface LockableLayer extends Layer {
 }
 
 /** True when the layer computes its own lock keys. */
-export function isLockableLayer(layer: Layer): layer is LockableLayer {
+function isLockableLayer(layer: Layer): layer is LockableLayer {
   return typeof (layer as Partial<LockableLayer>).lockKey === 'function';
 }
 

@@ -30,7 +30,7 @@ import { entryTypeOf, toStat, type NodeStatLike, type NodeTypeProbe } from './no
 
 type Vol = InstanceType<typeof Volume>;
 
-export interface MemoryLayerOptions {
+interface MemoryLayerOptions {
   /** The volume to use (default: a new empty one). */
   volume?: Vol;
   /** Absolute folder inside the volume that is this layer's root (default '/'). Created if missing. */

@@ -42,7 +42,7 @@ function mountPointFolder(path: string): Mount {
   return { path, layer: MOUNT_POINT_FOLDER, writable: false };
 }
 
-export interface NamespaceOptions {
+interface NamespaceOptions {
   /** The workspace root, `/worktrees/<id>`; relative paths resolve here. It must be a mount. */
   root: string;
   mounts: readonly Mount[];
@@ -69,7 +69,7 @@ export interface NamespaceWriteOptions extends WriteOptions {
   createParents?: boolean;
 }
 
-export interface NamespaceRenameOptions extends RenameOptions {
+interface NamespaceRenameOptions extends RenameOptions {
   /** Create `to`'s missing parent folders inside the mount (taken back if the rename fails). */
   createParents?: boolean;
 }

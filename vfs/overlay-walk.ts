@@ -24,7 +24,7 @@ import { childPath, compareNames, walkLayer } from './layer.js';
 import { OVERLAY_META, type WhiteoutSet } from './whiteout-set.js';
 
 /** What the walk needs of the overlay. */
-export interface OverlayWalkParts {
+interface OverlayWalkParts {
   upper: Layer;
   lower: Layer;
   whiteouts: WhiteoutSet;
@@ -105,7 +105,7 @@ async function advance(side: Side): Promise<void> {
  * Orders two layer paths as a depth-first walk in listing order meets them: a folder before
  * everything below it, siblings by `compareNames`.
  */
-export function compareWalkPaths(a: string, b: string): number {
+function compareWalkPaths(a: string, b: string): number {
   if (a === b) return 0;
   if (a === '') return -1;
   if (b === '') return 1;

@@ -39,7 +39,7 @@ import { baseName, isLinkReadingLayer, isWritableLayer, parentPath, walkLayer } 
 import { FoldedPath, foldName } from './fold-name.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
-export interface PathRules {
+interface PathRules {
   /** Layer path of a folder to hide and protect. */
   hidden?: string;
   /** Layer paths at or below which writes are refused. */
@@ -47,7 +47,7 @@ export interface PathRules {
 }
 
 /** A pass-through layer applying `PathRules` (see the file comment). */
-export class PathRulesLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
+class PathRulesLayer implements WritableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
   private readonly hidden?: string;
   /** The hidden folder and its parent, folded once for comparisons. */

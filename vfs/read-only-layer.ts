@@ -21,7 +21,7 @@ import type {
 import { isLinkReadingLayer, walkLayer } from './layer.js';
 import { lockKeyOf, type LockKey, type LockableLayer } from './lock-key.js';
 
-export class ReadOnlyLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
+class ReadOnlyLayer implements WritableLayer, WalkableLayer, LinkReadingLayer, LockableLayer {
   readonly kind: string;
 
   constructor(private readonly inner: Layer) {

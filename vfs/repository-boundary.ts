@@ -19,7 +19,7 @@ import { VfsError, isVfsError } from './errors.js';
 import { isProbingLayer, walkLayer, type EntryType, type Layer, type Stat } from './layer.js';
 
 /** The part of the pinned tree the boundary needs (implemented by `GitTreeLayer`). */
-export interface SubmoduleLookup {
+interface SubmoduleLookup {
   /** The path of the submodule that `path` is or lies inside, or undefined. */
   submoduleOn(path: string): Promise<string | undefined>;
   /** The path of the first submodule strictly inside the folder `path`, or undefined. */
@@ -27,7 +27,7 @@ export interface SubmoduleLookup {
 }
 
 /** A repository inside the workspace: its layer path and what it is. */
-export interface InnerRepository {
+interface InnerRepository {
   path: string;
   kind: 'submodule' | 'nested repository';
 }

@@ -27,7 +27,7 @@ import type {
 import { isLinkReadingLayer, walkLayer } from './layer.js';
 
 /** A read-only view of a checked-out commit with git-tree metadata (see the file comment). */
-export class SnapshotFolderLayer implements LinkReadingLayer, WalkableLayer {
+class SnapshotFolderLayer implements LinkReadingLayer, WalkableLayer {
   readonly kind: string;
 
   constructor(private readonly inner: Layer) {
@@ -60,7 +60,7 @@ export class SnapshotFolderLayer implements LinkReadingLayer, WalkableLayer {
 }
 
 /** The metadata `GitTreeLayer` reports for an entry of this type (and, for a file, executable bit). */
-export function snapshotStat(st: Stat): Stat {
+function snapshotStat(st: Stat): Stat {
   const mode =
     st.type === 'file' ? (st.mode & 0o100 ? 0o755 : 0o644) : st.type === 'directory' ? 0o755 : st.type === 'symlink' ? 0o777 : 0o644;
   const size = st.type === 'file' || st.type === 'symlink' ? st.size : 0;

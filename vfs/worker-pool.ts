@@ -76,7 +76,7 @@ export class TaskFailure extends CodedError<'TASK_FAILED'> {
 }
 
 /** One task: the program that runs it and its input. */
-export interface PoolTask {
+interface PoolTask {
   /** The program's module (vfs/worker-program.ts), a file of this package. */
   readonly program: URL;
   /** Posted to the worker (a structured clone), with `transfer` moved instead of copied. */
@@ -87,7 +87,7 @@ export interface PoolTask {
 }
 
 /** How a task waits and runs (see the module comment). */
-export interface TaskOptions {
+interface TaskOptions {
   /** The conversation the task serves; absent: the pool's common line (`commonShare`). */
   readonly owner?: string;
   /** Most milliseconds of running, else `BatchTimeout`; absent: no limit. */
@@ -95,7 +95,7 @@ export interface TaskOptions {
 }
 
 /** A task's answer: the program's result, and the slab it was lent (until `release`). */
-export interface TaskResult<R> {
+interface TaskResult<R> {
   readonly value: R;
   readonly slab?: SharedArrayBuffer;
   /** Gives the slab back (views into it must not be used afterwards); calling it again does nothing. */
@@ -103,7 +103,7 @@ export interface TaskResult<R> {
 }
 
 /** A submitted task: its answer, and a way to drop it (a task still queued is never sent). */
-export interface TaskHandle<R> {
+interface TaskHandle<R> {
   readonly done: Promise<TaskResult<R>>;
   cancel(): void;
 }
@@ -113,7 +113,7 @@ const COMMON = Symbol('common');
 type Line = string | typeof COMMON;
 
 /** Limits of a pool besides its size (see the module comment). */
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   /** Most workers one owner holds at once (default `size - 1`, at least 1). */
   readonly share?: number;
   /** Most workers the tasks without an owner hold at once (default `size`). */

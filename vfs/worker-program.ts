@@ -16,7 +16,7 @@ export interface ProgramContext {
  * (posted back the same way). A throw answers the task with `TaskFailure` carrying the error's
  * message; the worker stays.
  */
-export type ProgramRun<I, R> = (input: I, context: ProgramContext) => R | Promise<R>;
+type ProgramRun<I, R> = (input: I, context: ProgramContext) => R | Promise<R>;
 
 /** The shape of a program module: it exports `run`. */
 export interface WorkerProgram<I = unknown, R = unknown> {

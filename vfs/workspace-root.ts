@@ -7,7 +7,7 @@
 import { VfsError } from './errors.js';
 
 /** Conversation ids: validated before any use as a path part (docs/ARCHITECTURE.md § Glossary, "conversation"). */
-export const CONVERSATION_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const CONVERSATION_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** True when `id` is a valid conversation id. */
 export function isConversationId(id: unknown): id is string {

@@ -9,7 +9,7 @@ import { NeutralGitRunner, type GitSession } from '../git/neutral-git-runner.js'
 import { NodeHostExec } from '../ports/node-host-exec.js';
 
 /** Where the sample repository's files live (source tree and `dist/` alike). */
-export function sampleRepoFixture(): string {
+function sampleRepoFixture(): string {
   for (const rel of ['../../fixtures/sample-repo', '../../../fixtures/sample-repo']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(dir)) return dir;

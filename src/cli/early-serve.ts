@@ -25,7 +25,7 @@ const BARE_FLAGS = new Set(['--json']);
 const ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** What `startEarlyServe` started: the early reader and the stop-signal watch (a SIGTERM right after initialize is a stop, not a kill). */
-export interface EarlyServe {
+interface EarlyServe {
   early: EarlyInitialize;
   stop: StopWatch;
 }

@@ -13,15 +13,15 @@
  * the crash test, and anyone who wants to try, proves exactly-once landing.
  */
 import { isSavePoint, LANDER_SAVE_POINTS, type SavePointHook } from '../lander/save-points.js';
-import type { DrainReport } from '../lander/lander.js';
-import type { SubmissionStatus } from '../host/work/host-lander.js';
+import type { DrainReport } from '../lander/index.js';
+import type { SubmissionStatus } from '../host/work/index.js';
 import type { Command, CommandContext } from './command.js';
 import { withHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
 import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 import { UsageError } from './usage-error.js';
-import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/index.js';
 import { killThisProcess } from '../ports/process-signals.js';
 
 /** The `lander` command. */
@@ -158,7 +158,7 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
 }
 
 /** The queue as a table. */
-export function formatQueue(rows: readonly SubmissionStatus[]): string {
+function formatQueue(rows: readonly SubmissionStatus[]): string {
   if (rows.length === 0) return 'The queue is empty. Submit work with: gatefs submit <conversation> --divergence None';
   return formatTable(
     ['SUBMISSION', 'CONVERSATION', 'TARGET', 'STATE', 'COMMIT', 'LANDED', 'PUSH', 'REASON'],

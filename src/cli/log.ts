@@ -15,8 +15,8 @@ import { conversationArg } from './conversation-arg.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 import { UsageError } from './usage-error.js';
 import { formatEventLine } from './run-log.js';
-import type { RunEvent } from '../state/event-log.js';
-import type { StateReader } from '../host/state-trust/state-reader.js';
+import type { RunEvent } from '../state/index.js';
+import type { StateReader } from '../host/state-trust/index.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { exitNow, standardOutput } from '../ports/process-io.js';
 import { onSignals } from '../ports/process-signals.js';
@@ -51,7 +51,7 @@ export const logCommand: Command = {
     standardOutput().on('error', (e) => {
       if (foreignCodeOf(e) === 'EPIPE') exitNow(0);
     });
-    const { openStateReader } = await import('../host/state-trust/state-reader.js');
+    const { openStateReader } = await import('../host/state-trust/index.js');
     let reader = await openStateReader(where(globals));
     const print = printer(out, globals.json);
     let last = 0;

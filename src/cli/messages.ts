@@ -3,12 +3,12 @@
  * reports and failed-check inputs to submitters, one-way notes to whoever started a branch.
  * Oldest first; every message once, keyed by its request id.
  */
-import type { MessageRecord } from '../state/message-table.js';
+import type { MessageRecord } from '../state/index.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
-import { withSafeFields } from '../../tools/text/terminal-text.js';
+import { withSafeFields } from '../../tools/text/index.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {
@@ -38,7 +38,7 @@ const BLOCK_FIELDS: ReadonlySet<string> = new Set(['summary', 'output']);
  * one-line field keeps to its line (escaped line breaks), and the summary and check output are
  * indented line by line, so none of it can pass for a header of its own.
  */
-export function formatMessage(record: MessageRecord): string {
+function formatMessage(record: MessageRecord): string {
   const m = withSafeFields(record, BLOCK_FIELDS);
   const b = m.body;
   const head = `[${m.requestId}] ${m.kind} to ${m.conversation}`;

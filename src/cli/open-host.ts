@@ -2,8 +2,8 @@
  * Opens the real host (`createHost`) for a CLI command from the global flags, and closes it
  * when the command is done, whatever happens.
  */
-import type { CreateHostOptions } from '../host/composition/create-host.js';
-import type { Host } from '../host/composition/host.js';
+import type { CreateHostOptions } from '../host/composition/index.js';
+import type { Host } from '../host/composition/index.js';
 import type { GlobalFlags } from './global-flags.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 

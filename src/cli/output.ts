@@ -8,7 +8,7 @@
  * name, a summary, check output) is shown escaped, never acted on by the terminal; JSON keeps
  * the exact strings, with those characters as `\uXXXX` escapes.
  */
-import { terminalSafe, terminalSafeJson } from '../../tools/text/terminal-text.js';
+import { terminalSafe, terminalSafeJson } from '../../tools/text/index.js';
 import { standardError, standardOutput } from '../ports/process-io.js';
 
 export interface Output {

@@ -8,7 +8,7 @@ import { GLOBAL_OPTIONS } from './global-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** A parsed command line. `command` is undefined for bare `gatefs` / `gatefs --help`. */
-export interface CommandLine {
+interface CommandLine {
   command?: Command;
   flags: FlagValues;
   args: string[];

@@ -21,7 +21,7 @@ import { UsageError } from './usage-error.js';
 const ORIGIN_FILE = 'gatefs.origin';
 
 /** Where the chosen repository folder sits. */
-export interface RepoFolder {
+interface RepoFolder {
   /** The repository folder (absolute). */
   repo: string;
   /** True when the user passed `--repo`; false when it was found from the current folder. */

@@ -14,11 +14,11 @@ import { describeFailure } from '../mcp/text/index.js';
 import { gatefsVersion } from '../mcp/initialize/index.js';
 import { COMMANDS } from './commands.js';
 import { codeOf } from '../../vfs/coded-error.js';
-import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/index.js';
 import { environment, workingFolder } from '../ports/process-io.js';
 
 /** Exit codes of the CLI. */
-export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
+const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
 /**
  * Runs `argv` (the arguments after `gatefs`) and resolves to the exit code. Never throws.

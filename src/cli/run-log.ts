@@ -2,10 +2,10 @@
  * The readable run log: one line per event (sequence, type, conversation, and the few data
  * fields a person scans for: tool, outcome code, path, role). Never file contents.
  */
-import type { RunEvent } from '../state/event-log.js';
+import type { RunEvent } from '../state/index.js';
 import { formatTable } from './table.js';
 import { summarizeEvent } from '../state/event-summary.js';
-import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/index.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */
 export function formatRunLog(events: readonly RunEvent[], limit = Infinity): string {

@@ -5,8 +5,8 @@
  * (a fake "all checks passed"). The fields meant to span lines (file content, a patch, an
  * edit's snippet and diff, a grep hit's text) stay blocks; `Output.print` escapes the rest.
  */
-import type { ToolResult } from '../../tools/result.js';
-import { withSafeFields } from '../../tools/text/terminal-text.js';
+import type { ToolResult } from '../../tools/index.js';
+import { withSafeFields } from '../../tools/text/index.js';
 import { toolResultText } from '../mcp/text/index.js';
 
 /** The keys of a tool result whose strings are text of several lines. */

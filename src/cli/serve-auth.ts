@@ -25,7 +25,7 @@ export const TOKEN_ON_COMMAND_LINE =
   '--token-file FILE, or set GATEFS_TOKEN, or pass neither and gatefs generates one';
 
 /** What `resolveServeAuth` decided. */
-export interface ServeAuth {
+interface ServeAuth {
   /** Where clients find the token, for 401 messages (no host path: any local process reads those). */
   readonly hint?: string;
   /** The token to require (`null` with `--no-token`); a generated one is drawn here, not saved yet. */
@@ -39,7 +39,7 @@ export interface ServeAuth {
 }
 
 /** Inputs of `resolveServeAuth`. */
-export interface ServeAuthInput {
+interface ServeAuthInput {
   tokenFile: FlagValues[string];
   noToken: boolean;
   env: NodeJS.ProcessEnv;

@@ -24,7 +24,7 @@ import { randomIds } from '../ports/ids.js';
 import { standardInput, standardOutput, workingFolder } from '../ports/process-io.js';
 import { codeOf } from '../../vfs/coded-error.js';
 import { ManifestError } from '../manifest/manifest-error.js';
-import type { Host } from '../host/composition/host.js';
+import type { Host } from '../host/composition/index.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,

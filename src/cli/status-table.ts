@@ -3,7 +3,7 @@
  * workspace with the columns of docs/ARCHITECTURE.md § CLI, then its parent (a subagent) or, for a
  * root conversation, how many submissions of its lineage have landed.
  */
-import type { WorkspaceStatus } from '../host/composition/host.js';
+import type { WorkspaceStatus } from '../host/composition/index.js';
 import { formatTable } from './table.js';
 
 /** Formats workspace rows as a table; the pinned sha is shortened to 12 characters. */

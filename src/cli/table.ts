@@ -4,7 +4,7 @@
  * is terminal-safe as one line (tools/terminal-text.ts): a branch or conversation name holding a
  * line break or an escape sequence shows it escaped and keeps to its row.
  */
-import { terminalSafeLine } from '../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../tools/text/index.js';
 
 /** Formats `rows` under `headers`; `null`/`undefined`/'' cells print as `-`. */
 export function formatTable(headers: string[], rows: (string | number | boolean | null | undefined)[][]): string {

@@ -10,19 +10,19 @@
  * records go to the store in one transaction. The gate and the tool only ever hold the
  * service object; neither imports the git port or anything that spawns.
  */
-import type { StateStore } from '../state/store.js';
-import type { WorkspaceRecord } from '../state/workspace-table.js';
-import type { GitPort } from '../git/git-port.js';
-import { withDisclosureHints } from '../../vfs/disclosure-hint-layer.js';
-import type { WritableLayer } from '../../vfs/layer.js';
-import { sparse } from '../../vfs/sparse-layer.js';
+import type { StateStore } from '../state/index.js';
+import type { WorkspaceRecord } from '../state/index.js';
+import type { GitPort } from '../git/index.js';
+import { withDisclosureHints } from '../../vfs/index.js';
+import type { WritableLayer } from '../../vfs/index.js';
+import { sparse } from '../../vfs/index.js';
 import { disclosureStateOf, withDisclosureState } from './disclosure-state.js';
 import { DisclosureService } from './disclosure-service.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 import { materializeFiles } from './materialize-files.js';
 
 /** The root wrapper for `openWorkspaceView` and the service for the registration. */
-export interface AttachedDisclosure {
+interface AttachedDisclosure {
   /** Wraps the worktree's root layer in the projection; creates the service. */
   wrapRoot(root: WritableLayer): WritableLayer;
   /** The service once `wrapRoot` ran, else undefined. */
@@ -30,7 +30,7 @@ export interface AttachedDisclosure {
 }
 
 /** What `attachDisclosure` needs from the host. */
-export interface DisclosureHost {
+interface DisclosureHost {
   readonly store: StateStore;
   readonly git: GitPort;
 }

@@ -17,23 +17,23 @@
  * Steps 1–3 and a folder are `denied` (the request itself is wrong); the rest of step 4 is
  * `unavailable` (the request was fine, the snapshot cannot serve it).
  */
-import { isDescriptorShortage, isVfsError } from '../../vfs/errors.js';
-import type { Namespace } from '../../vfs/namespace.js';
-import { isSparseExpressible } from '../git/sparse-pattern.js';
+import { isDescriptorShortage, isVfsError } from '../../vfs/index.js';
+import type { Namespace } from '../../vfs/index.js';
+import { isSparseExpressible } from '../git/index.js';
 import { isRequestable } from './disclosure-policy.js';
-import type { DisclosureProblem } from '../../tools/disclosure-requests.js';
-import { isToolErrorCode } from '../../tools/codes.js';
+import type { DisclosureProblem } from '../../tools/index.js';
+import { isToolErrorCode } from '../../tools/index.js';
 import { errorDetail, shorten, type RecordedProblem } from './disclosure-record.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** A path that passed: its repository-relative form. */
-export interface CheckedPath {
+interface CheckedPath {
   ok: true;
   path: string;
 }
 
 /** A path that failed, and whether that denies the request or makes it unavailable. */
-export interface RefusedPath {
+interface RefusedPath {
   ok: false;
   verdict: 'denied' | 'unavailable';
   problem: RecordedProblem;

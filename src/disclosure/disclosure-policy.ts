@@ -6,7 +6,7 @@
  * sibling `src/schemas/x`. A root that names a file permits that file itself. Whether a
  * permitted path really is a regular file is the pinned snapshot's answer, not the policy's.
  */
-import type { DisclosurePolicy } from '../manifest/types.js';
+import type { DisclosurePolicy } from '../manifest/index.js';
 
 /**
  * True when `path` (repository-relative, normalized) may be requested under `allowedPaths`:

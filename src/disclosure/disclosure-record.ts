@@ -7,10 +7,10 @@
  * record (so it keeps counting across host restarts). gatefs does not count role visits
  * (`max_visits`) anywhere yet; when it does, the record can carry both.
  */
-import { isVfsError } from '../../vfs/errors.js';
-import { codeOf } from '../../vfs/coded-error.js';
-import type { DisclosureOutcome, DisclosureProblem } from '../../tools/disclosure-requests.js';
-import type { EventDraft } from '../state/run-log-events.js';
+import { isVfsError } from '../../vfs/index.js';
+import { codeOf } from '../../vfs/index.js';
+import type { DisclosureOutcome, DisclosureProblem } from '../../tools/index.js';
+import type { EventDraft } from '../state/index.js';
 
 /**
  * A refused path as the disclosure side keeps it: the problem the agent gets, plus, for a check

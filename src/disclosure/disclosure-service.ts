@@ -20,18 +20,18 @@
  * It is also the `DisclosureHints` of the workspace's hint layer: `isUndisclosed` answers
  * from the policy and the pinned commit, and visible-set changes are persisted.
  */
-import type { Namespace } from '../../vfs/namespace.js';
-import type { SparseProjection } from '../../vfs/sparse-layer.js';
-import type { DisclosureHints } from '../../vfs/disclosure-hint-layer.js';
+import type { Namespace } from '../../vfs/index.js';
+import type { SparseProjection } from '../../vfs/index.js';
+import type { DisclosureHints } from '../../vfs/index.js';
 import { checkRequestedPath } from './check-request.js';
 import { isInsideAllowed } from './disclosure-policy.js';
-import type { DisclosureOutcome, DisclosureRequests, RequestFilesValue } from '../../tools/disclosure-requests.js';
+import type { DisclosureOutcome, DisclosureRequests, RequestFilesValue } from '../../tools/index.js';
 import { disclosureRecord, errorDetail, type DisclosureRecord, type RecordedProblem } from './disclosure-record.js';
-import { isDescriptorShortage } from '../../vfs/errors.js';
+import { isDescriptorShortage } from '../../vfs/index.js';
 import type { DisclosureState } from './disclosure-state.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
-export interface DisclosureServiceOptions {
+interface DisclosureServiceOptions {
   conversation: string;
   role: string;
   snapshot: PinnedSnapshot;

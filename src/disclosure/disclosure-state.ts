@@ -5,7 +5,6 @@
  * paths, the visible paths (disclosed plus what the agent created through tools, minus what it
  * removed) and the number of `request_files` calls so far (the run log's `visit`).
  */
-import type { DisclosurePolicy } from '../manifest/types.js';
 
 /** The persisted disclosure state of one workspace. */
 export interface DisclosureState {
@@ -17,11 +16,6 @@ export interface DisclosureState {
   visible: string[];
   /** How many `request_files` calls the conversation has made. */
   requests: number;
-}
-
-/** The policy part of a state. */
-export function policyOf(state: DisclosureState): DisclosurePolicy {
-  return { initialPaths: state.initialPaths, allowedPaths: state.allowedPaths };
 }
 
 /** The disclosure state stored in a record's `data`, or null when the workspace has none. */

@@ -7,14 +7,14 @@
  * contents); an entry the commit lacks, or a submodule, is skipped and reported in `missing`,
  * so a policy written for another branch still prepares.
  */
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
-import type { DisclosurePolicy } from '../manifest/types.js';
-import type { EventDraft } from '../state/run-log-events.js';
+import type { GitObjectReader } from '../../vfs/index.js';
+import type { DisclosurePolicy } from '../manifest/index.js';
+import type { EventDraft } from '../state/index.js';
 import type { DisclosureState } from './disclosure-state.js';
 import { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** The starting state, and the initial paths the pinned commit could not provide. */
-export async function initialDisclosure(
+async function initialDisclosure(
   objects: GitObjectReader,
   pinnedSha: string,
   policy: DisclosurePolicy,
@@ -42,7 +42,7 @@ export async function initialDisclosure(
 }
 
 /** What `startDisclosure` needs of the host. */
-export interface StartDisclosureHost {
+interface StartDisclosureHost {
   readonly platform: { readonly git: { readonly objects: GitObjectReader } };
   readonly store: { readonly runLog: { append(draft: EventDraft<'disclosure.initial_missing'>): unknown } };
 }

@@ -13,13 +13,13 @@
  * would remove, never patterns a reapply would check out. On a failure the files this call
  * wrote are removed again (best effort) and the error is rethrown.
  */
-import type { GitContext, GitPort } from '../git/git-port.js';
-import { isVfsError } from '../../vfs/errors.js';
-import { parentPath, type WritableLayer } from '../../vfs/layer.js';
+import type { GitContext, GitPort } from '../git/index.js';
+import { isVfsError } from '../../vfs/index.js';
+import { parentPath, type WritableLayer } from '../../vfs/index.js';
 import type { PinnedSnapshot } from './pinned-snapshot.js';
 
 /** What `materializeFiles` works on. */
-export interface MaterializeTarget {
+interface MaterializeTarget {
   /** The worktree's root layer (confined, writable), not the projection. */
   root: WritableLayer;
   snapshot: PinnedSnapshot;

@@ -8,10 +8,10 @@
  * Looking up a path reads only the trees on its way (cached by the reader); no blob is read
  * to classify a path.
  */
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
-import { isVfsError } from '../../vfs/errors.js';
-import { gitTreeLayer, type GitTreeLayer } from '../../vfs/git-tree-layer.js';
-import { baseName, childPath, parentPath, type EntryType } from '../../vfs/layer.js';
+import type { GitObjectReader } from '../../vfs/index.js';
+import { isVfsError } from '../../vfs/index.js';
+import { gitTreeLayer, type GitTreeLayer } from '../../vfs/index.js';
+import { baseName, childPath, parentPath, type EntryType } from '../../vfs/index.js';
 
 /** Folder lookups that mean "no entry here" rather than a broken object store. */
 const ABSENT = new Set(['NOT_FOUND', 'NOT_DIRECTORY', 'SYMLINK_ESCAPE']);

@@ -3,7 +3,7 @@
  * outcome code and the duration. Never arguments, paths or contents: the run log may be shown
  * to people who must not see file bytes.
  */
-import type { ToolErrorCode } from '../../tools/codes.js';
+import type { ToolErrorCode } from '../../tools/index.js';
 
 /** Where the gate appends records (the state store's run log, or an array in tests). */
 export interface RunLogSink {

@@ -7,10 +7,10 @@
  * preparation starts, `ready` with the conversation's namespace once the checkout exists,
  * `released` after release.
  */
-import type { Namespace } from '../../vfs/namespace.js';
-import { workspaceRoot } from '../../vfs/workspace-root.js';
-import type { DisclosureRequests } from '../../tools/disclosure-requests.js';
-import type { WorkRequests } from '../../tools/work-requests.js';
+import type { Namespace } from '../../vfs/index.js';
+import { workspaceRoot } from '../../vfs/index.js';
+import type { DisclosureRequests } from '../../tools/index.js';
+import type { WorkRequests } from '../../tools/index.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';

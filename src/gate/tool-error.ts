@@ -4,10 +4,10 @@
  * `ToolFailure` keeps its code, anything else is `INTERNAL` with a fixed message: an
  * unexpected error's text may hold host paths or contents and never leaves the gate.
  */
-import { isDescriptorShortage, isVfsError } from '../../vfs/errors.js';
-import type { Namespace } from '../../vfs/namespace.js';
-import { isToolErrorCode } from '../../tools/codes.js';
-import { ToolFailure, type ToolError } from '../../tools/result.js';
+import { isDescriptorShortage, isVfsError } from '../../vfs/index.js';
+import type { Namespace } from '../../vfs/index.js';
+import { isToolErrorCode } from '../../tools/index.js';
+import { ToolFailure, type ToolError } from '../../tools/index.js';
 
 /** Converts a thrown value into a `ToolError`; paths are shown as the agent writes them. */
 export function toToolError(e: unknown, ns?: Namespace): ToolError {

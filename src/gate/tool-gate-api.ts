@@ -3,7 +3,7 @@
  * who is calling. Declared beside `ToolGate`, which implements it; the host and the MCP server
  * use it without knowing the class.
  */
-import type { ToolDescriptor, ToolResult } from '../../tools/result.js';
+import type { ToolDescriptor, ToolResult } from '../../tools/index.js';
 
 /** Who is calling: used for occupancy (`OCCUPIED`) and carried into the run log. */
 export interface CallContext {

@@ -31,20 +31,20 @@
  * ready or released conversation).
  */
 import type { CallContext, ToolGateApi } from './tool-gate-api.js';
-import type { Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/index.js';
 import type { Registry, Registration } from './registry.js';
-import { isConversationId } from '../../vfs/workspace-root.js';
-import type { Resolved } from '../../vfs/mount-table.js';
-import type { Namespace } from '../../vfs/namespace.js';
-import { isVfsError } from '../../vfs/errors.js';
-import { hasDotDotSegment } from '../../vfs/path.js';
-import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/result.js';
-import type { ToolDefinition } from '../../tools/tool.js';
-import { FILE_TOOLS } from '../../tools/file-tools.js';
-import { HOST_FILES, type LockKey } from '../../vfs/lock-key.js';
-import { type FileLocks, processFileLocks } from '../../vfs/file-lock.js';
-import type { CrossProcessHold, CrossProcessLocks } from '../ports/cross-process-locks.js';
-import type { WriteDoor } from '../ports/write-door.js';
+import { isConversationId } from '../../vfs/index.js';
+import type { Resolved } from '../../vfs/index.js';
+import type { Namespace } from '../../vfs/index.js';
+import { isVfsError } from '../../vfs/index.js';
+import { hasDotDotSegment } from '../../vfs/index.js';
+import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../tools/index.js';
+import type { ToolDefinition } from '../../tools/index.js';
+import { FILE_TOOLS } from '../../tools/index.js';
+import { HOST_FILES, type LockKey } from '../../vfs/index.js';
+import { type FileLocks, processFileLocks } from '../../vfs/index.js';
+import type { CrossProcessHold, CrossProcessLocks } from '../ports/index.js';
+import type { WriteDoor } from '../ports/index.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
 
@@ -55,7 +55,7 @@ export interface OccupancyCheck {
 }
 
 /** The ports and tables a gate needs; `tools` lets request_files (or a test tool) join. */
-export interface ToolGateOptions {
+interface ToolGateOptions {
   registry: Registry;
   runLog: RunLogSink;
   clock: Clock;

@@ -23,7 +23,7 @@
  */
 
 /** Git's mode of a tree entry: `040000` folder, `100644`/`100755` file, `120000` link, `160000` submodule. */
-export type TreeMode = string;
+type TreeMode = string;
 
 /** One path the two trees disagree on: its mode before and after (null: absent). */
 export interface TreeChange {
@@ -36,7 +36,7 @@ export interface TreeChange {
 export type DiskKind = 'absent' | 'folder' | 'other';
 
 /** The plan: paths refused outright, and paths whose untracked content the port must list. */
-export interface SafetyPlan {
+interface SafetyPlan {
   blocked: string[];
   questions: string[];
   /** Paths the update writes or removes (files, links, submodules). */

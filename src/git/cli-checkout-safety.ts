@@ -7,7 +7,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { conflictsOf, planCheckoutSafety, type DiskKind, type TreeChange } from './checkout-safety.js';
 import type { GitSession, NeutralGitRunner } from './neutral-git-runner.js';
 

@@ -17,15 +17,15 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { FsClient } from 'isomorphic-git';
-import type { ExecResult, HostExec } from '../ports/host-exec.js';
+import type { ExecResult, HostExec } from '../ports/index.js';
 import { IsoObjectReader } from './iso-object-reader.js';
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader } from '../../vfs/index.js';
 import { GitError, type AddWorktreeOptions, type GitContext, type GitPort, type WorktreeInfo } from './git-port.js';
 import { NeutralGitRunner, commandFailure, refReadFailure, type GitSession } from './neutral-git-runner.js';
 import { parseStatusZ, parseWorktreeListZ } from './porcelain.js';
 import { sparseCheckoutFile } from './sparse-pattern.js';
 
-export interface CliGitOptions {
+interface CliGitOptions {
   /** The integration checkout (a host path). */
   repo: string;
   exec: HostExec;

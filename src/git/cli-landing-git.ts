@@ -21,7 +21,7 @@
 import { copyFile, lstat, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HostExec } from '../ports/host-exec.js';
+import type { HostExec } from '../ports/index.js';
 import { GitError, isGitError, type GitContext } from './git-port.js';
 import type {
   CommitOptions,
@@ -38,7 +38,7 @@ import { assertFullRef, assertSha, assertSignature, remoteTrackingRef } from './
 import type { TreeChange } from './checkout-safety.js';
 import { unsafeCheckoutPaths } from './cli-checkout-safety.js';
 import { findFoldedPaths } from './folded-tree-paths.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { capPatch, parseDiffTreeRawZ, parseDiffTreeZ, parseNameStatusZ, parseReadTreeRefusal } from './landing-porcelain.js';
 import {
   NeutralGitRunner,
@@ -50,7 +50,7 @@ import {
 import { parseWorktreeListZ } from './porcelain.js';
 
 /** How a `CliLandingGit` is made: the repository, the host-exec port, and a per-command timeout. */
-export interface CliLandingGitOptions {
+interface CliLandingGitOptions {
   /** The integration checkout (a host path): where repository-wide commands run. */
   repo: string;
   exec: HostExec;

@@ -16,13 +16,13 @@
  * the caller compares with the tree. FIFOs are made with `mkfifo` and the folder flushed with
  * `sync` (coreutils).
  */
-import type { ExecResult, HostExec } from '../ports/host-exec.js';
+import type { ExecResult, HostExec } from '../ports/index.js';
 import { GitError, type GitContext } from './git-port.js';
 import { NeutralGitRunner, commandFailure, failureDetail } from './neutral-git-runner.js';
 import type { TreeCheckout, TreeListingEntry } from './tree-checkout.js';
 
 /** How a `CliTreeCheckout` is made. */
-export interface CliTreeCheckoutOptions {
+interface CliTreeCheckoutOptions {
   /** The integration checkout (a host path): where read-tree runs. */
   repo: string;
   exec: HostExec;
@@ -142,7 +142,7 @@ function indexInfoZ(entries: readonly TreeListingEntry[]): string {
 }
 
 /** Parses `git ls-tree -z` output (`<mode> <type> <oid>\t<path>\0` …). Throws `COMMAND_FAILED` on anything else. */
-export function parseLsTreeZ(out: string): TreeListingEntry[] {
+function parseLsTreeZ(out: string): TreeListingEntry[] {
   const entries: TreeListingEntry[] = [];
   for (const record of out.split('\0')) {
     if (record === '') continue;

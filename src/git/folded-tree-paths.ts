@@ -4,7 +4,7 @@
  * them. Both landing ports use it to refuse a candidate whose tree holds the state directory's
  * name: on macOS a tree entry `.GATEFS` lands in `.gatefs`.
  */
-import { foldName } from '../../vfs/fold-name.js';
+import { foldName } from '../../vfs/index.js';
 
 /**
  * For each of `paths` ('/'-separated, repository-relative), the tree paths matching it once

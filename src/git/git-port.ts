@@ -7,8 +7,8 @@
  * vfs/git-object-reader.ts), which never spawns and never writes. isomorphic-git cannot operate linked worktrees and does not lock refs, so it is
  * used on real repositories only as a read-only object reader.
  */
-import { CodedError } from '../../vfs/coded-error.js';
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import { CodedError } from '../../vfs/index.js';
+import type { GitObjectReader } from '../../vfs/index.js';
 
 /** Who runs a git command: the task tag and the caller's conversation chain, for the run log. */
 export interface GitContext {

@@ -12,7 +12,7 @@
  * reads a pinned snapshot never loads it.
  */
 import type { FsClient } from 'isomorphic-git';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
 import { GitError } from './git-port.js';
 import { parseTreeObject } from './tree-object.js';
 
@@ -25,7 +25,7 @@ function isomorphicGit(): Promise<IsomorphicGit> {
   return loading;
 }
 
-export interface IsoObjectReaderOptions {
+interface IsoObjectReaderOptions {
   /** The filesystem holding the repository (node:fs or a memfs volume). */
   fs: FsClient;
   /** The git directory holding the objects (for linked worktrees: the common dir). */

@@ -20,7 +20,7 @@ export function assertSha(sha: string, operation: string): void {
  * non-empty, none starting with `.` or ending with `.lock`, no `..`, no `@{`, not ending with `.`,
  * none of the forbidden characters, at most 1,024 bytes.
  */
-export function isFullRefName(ref: string): boolean {
+function isFullRefName(ref: string): boolean {
   if (!ref.startsWith('refs/') || ref.length > 1024) return false;
   if (FORBIDDEN.test(ref) || ref.includes('..') || ref.includes('@{') || ref.endsWith('.')) return false;
   return ref.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));

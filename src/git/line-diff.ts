@@ -16,7 +16,7 @@ export interface LineEdit {
 }
 
 /** Edits above which `diffLines` answers a whole replacement (default). */
-export const DEFAULT_MAX_EDITS = 4000;
+const DEFAULT_MAX_EDITS = 4000;
 
 /**
  * The edit script turning `a` into `b`, in order: every old line appears once as ' ' or '-',

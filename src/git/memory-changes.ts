@@ -10,14 +10,14 @@
  */
 import git from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import type { ChangeStatus } from './landing-git.js';
 
 type Vol = InstanceType<typeof Volume>;
 
 /** One side of a file: its git mode (`100644`, `100755`, `120000`) and blob oid. */
-export interface FileState {
+interface FileState {
   mode: string;
   oid: string;
 }

@@ -7,8 +7,8 @@
  * of is named once, with a trailing `/`.
  */
 import type { Volume } from 'memfs';
-import type { TreeEntry } from '../../vfs/git-object-reader.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import type { TreeEntry } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import { conflictsOf, planCheckoutSafety, type DiskKind, type TreeChange } from './checkout-safety.js';
 import { diskState } from './memory-changes.js';
 

@@ -13,7 +13,7 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import { isMissingPath } from '../ports/missing-path.js';
+import { isMissingPath } from '../ports/index.js';
 import { GitError } from './git-port.js';
 import { IsoObjectReader } from './iso-object-reader.js';
 import { type FolderChange, folderChanges } from './memory-changes.js';
@@ -31,7 +31,7 @@ export interface Checkout {
 }
 
 /** What a checkout's HEAD holds: the branch (full ref, null when detached) and its commit (null in an empty repository). */
-export interface CheckoutHead {
+interface CheckoutHead {
   branch: string | null;
   commit: string | null;
 }

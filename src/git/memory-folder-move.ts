@@ -10,8 +10,8 @@
  * stays absent (skip-worktree), whatever the trees say.
  */
 import type { Volume } from 'memfs';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import { diskState, flattenTree } from './memory-changes.js';
 import { removeEntry } from './memory-worktree.js';
 
@@ -27,7 +27,7 @@ export interface FolderStep {
  * The steps of a move plus `settled`, the paths the trees disagree on that the folder already
  * holds at the target version; or the files that block the move (sorted).
  */
-export type FolderMovePlan = { ok: true; steps: FolderStep[]; settled: FolderStep[] } | { ok: false; blocked: string[] };
+type FolderMovePlan = { ok: true; steps: FolderStep[]; settled: FolderStep[] } | { ok: false; blocked: string[] };
 
 /**
  * Plans moving `dir` from tree `from` to tree `to` (see the file comment). `sparse`: the

@@ -20,7 +20,7 @@ import { checkoutTree, removeEntry } from './memory-worktree.js';
 
 type Vol = InstanceType<typeof Volume>;
 
-export interface MemoryGitOptions {
+interface MemoryGitOptions {
   volume: Vol;
   /** The integration checkout inside the volume; its git dir is `<dir>/.git`. */
   dir: string;

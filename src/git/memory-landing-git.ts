@@ -41,7 +41,7 @@ import { findFoldedPaths } from './folded-tree-paths.js';
 
 type Vol = InstanceType<typeof Volume>;
 
-export interface MemoryLandingGitOptions {
+interface MemoryLandingGitOptions {
   volume: Vol;
   /** The main checkout inside the volume; its git dir (shared by every worktree) is `<dir>/.git`. */
   dir: string;

@@ -5,7 +5,7 @@
  * mid-character; files after the cut are not read.
  */
 import type { Volume } from 'memfs';
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader } from '../../vfs/index.js';
 import { diskBytes, type FolderChange } from './memory-changes.js';
 import { type PatchSide, unifiedFilePatch } from './unified-diff.js';
 

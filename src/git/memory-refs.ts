@@ -7,7 +7,7 @@
  * holds neither is read as absent, as git reads a broken ref (with a warning).
  */
 import type { Volume } from 'memfs';
-import { isMissingPath } from '../ports/missing-path.js';
+import { isMissingPath } from '../ports/index.js';
 import { GitError } from './git-port.js';
 
 type Vol = InstanceType<typeof Volume>;

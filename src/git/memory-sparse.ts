@@ -6,7 +6,7 @@
  * does not report it. A file present on disk is compared as usual, as git 2.37+ does.
  */
 import type { Volume } from 'memfs';
-import type { GitObjectReader, TreeEntry } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader, TreeEntry } from '../../vfs/index.js';
 import { removeEntry } from './memory-worktree.js';
 import { pathOfSparsePattern, sparseCheckoutFile } from './sparse-pattern.js';
 

@@ -4,8 +4,8 @@
  * takes one entry out of a folder. Comparing a folder with a tree is memory-changes.ts's.
  */
 import type { Volume } from 'memfs';
-import { isMissingPath } from '../ports/missing-path.js';
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import { isMissingPath } from '../ports/index.js';
+import type { GitObjectReader } from '../../vfs/index.js';
 
 type Vol = InstanceType<typeof Volume>;
 

@@ -15,7 +15,7 @@
  * enclosing repository (the state dir usually lives inside the user's checkout).
  */
 import { dirname } from 'node:path';
-import type { ExecRequest, ExecResult, HostExec } from '../ports/host-exec.js';
+import type { ExecRequest, ExecResult, HostExec } from '../ports/index.js';
 import { GitError, type GitContext } from './git-port.js';
 import {
   DRIVER_LIST_ARGS,

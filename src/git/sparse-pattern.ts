@@ -19,7 +19,7 @@ export function isSparseExpressible(path: string): boolean {
  * The anchored, escaped pattern matching exactly `path` (repository-relative, '/'-separated).
  * Throws `RangeError` for a path holding a line break (check `isSparseExpressible` first).
  */
-export function sparsePattern(path: string): string {
+function sparsePattern(path: string): string {
   if (!isSparseExpressible(path)) throw new RangeError('a path with a line break cannot be a sparse-checkout pattern');
   const escaped = path.replace(SPECIAL, (c) => `\\${c}`);
   return `/${escaped.endsWith(' ') ? `${escaped.slice(0, -1)}\\ ` : escaped}`;

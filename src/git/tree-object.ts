@@ -11,7 +11,7 @@
  * `040000`, a legacy `100664` is `100644`). Throws `GitError` `OBJECT_MISSING` for bytes that
  * are not a tree (a truncated entry, a mode git does not know). SHA-1 object names only.
  */
-import type { TreeEntry } from '../../vfs/git-object-reader.js';
+import type { TreeEntry } from '../../vfs/index.js';
 import { GitError } from './git-port.js';
 
 const SPACE = 0x20;

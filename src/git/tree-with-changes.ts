@@ -4,15 +4,15 @@
  * touches keep their oid; a folder left empty disappears, as in git.
  */
 import git, { type FsClient, type TreeEntry as IsoTreeEntry } from 'isomorphic-git';
-import type { GitObjectReader } from '../../vfs/git-object-reader.js';
+import type { GitObjectReader } from '../../vfs/index.js';
 
 /** A file to set (blob already written, or to write from `bytes`) or, with `state` null, to remove. */
-export interface TreeChange {
+interface TreeChange {
   path: string;
   state: { mode: string; oid: string } | null;
 }
 
-export interface TreeWriteTarget {
+interface TreeWriteTarget {
   fs: FsClient;
   gitdir: string;
   objects: GitObjectReader;

@@ -20,7 +20,7 @@ const NO_NEWLINE = '\\ No newline at end of file\n';
 const ZERO = '0000000';
 
 /** True when git would treat these bytes as binary (a NUL in the first 8000 bytes). */
-export function isBinary(bytes: Uint8Array): boolean {
+function isBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_PROBE).includes(0);
 }
 

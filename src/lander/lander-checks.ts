@@ -3,11 +3,11 @@
  * with its timeout and the submitter's conversation chain), stopping at the first failure. Used
  * for a submission's candidate and again for its re-merge onto a remote that moved.
  */
-import type { CheckRun, CheckRunner, CheckSpec } from '../ports/check-runner.js';
-import type { CheckSummary, LanderFailure } from '../state/submission-record.js';
+import type { CheckRun, CheckRunner, CheckSpec } from '../ports/index.js';
+import type { CheckSummary, LanderFailure } from '../state/index.js';
 
 /** The checks passed (`results`: one summary per check, in order) or one failed (`failure`: what the submitter is told). */
-export type ChecksOutcome = { ok: true; results: CheckSummary[] } | { ok: false; failure: Extract<LanderFailure, { check: string }> };
+type ChecksOutcome = { ok: true; results: CheckSummary[] } | { ok: false; failure: Extract<LanderFailure, { check: string }> };
 
 /**
  * Runs `checks` in `dir` for `chain`, calling `ran` after each one (a save point). A failing or

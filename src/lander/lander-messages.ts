@@ -7,11 +7,11 @@
  * the input under it, the note under `<requestId>/note`), so delivering again after a crash
  * changes nothing. Callers run these inside the transaction that records the step.
  */
-import type { StateStore } from '../state/store.js';
-import type { LanderFailure, PushedSubmission, SubmissionRecord } from '../state/submission-record.js';
+import type { StateStore } from '../state/index.js';
+import type { LanderFailure, PushedSubmission, SubmissionRecord } from '../state/index.js';
 
 /** The part of the state store these use: the outbox. */
-export type Outbox = Pick<StateStore, 'messages'>;
+type Outbox = Pick<StateStore, 'messages'>;
 
 /** Delivers the report and the note of a landed submission (each at most once). */
 export function deliverLanding(store: Outbox, sub: PushedSubmission): void {

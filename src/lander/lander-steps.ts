@@ -4,20 +4,14 @@
  * written in one transaction and the record is read back in the state the step moved it to; `save`
  * then calls the save-point hook (where the crash test kills the lander).
  */
-import type { RunEventBody, RunEventType } from '../state/run-log-events.js';
-import type { StateStore } from '../state/store.js';
-import {
-  submissionIn,
-  type LandedSubmission,
-  type SubmissionIn,
-  type SubmissionRecord,
-  type SubmissionState,
-} from '../state/submission-record.js';
-import type { SubmissionPatch } from '../state/submission-table.js';
+import type { RunEventBody, RunEventType } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
+import { submissionIn, type LandedSubmission, type SubmissionIn, type SubmissionRecord, type SubmissionState } from '../state/index.js';
+import type { SubmissionPatch } from '../state/index.js';
 import type { SavePoint, SavePointHook } from './save-points.js';
 
 /** The run-log events of the lander (each names its submission). */
-export type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
+type LanderEvent = RunEventBody<Extract<RunEventType, `lander.${string}`>>;
 
 /** Records and saves the steps of landings (see the file comment). */
 export class LanderSteps {

@@ -28,12 +28,12 @@
  * `landed` one is pushed and reported with exactly the recorded SHA. One lander per target runs
  * at a time across processes (the store's lander lock; a dead owner's lock is taken over).
  */
-import type { GitContext } from '../git/git-port.js';
-import type { BlockedReason, GitIdentity, LandingGit } from '../git/landing-git.js';
-import type { CheckRunner, CheckSpec } from '../ports/check-runner.js';
-import type { Clock } from '../ports/clock.js';
-import type { LockOwner } from '../state/preparation-lock.js';
-import type { StateStore } from '../state/store.js';
+import type { GitContext } from '../git/index.js';
+import type { BlockedReason, GitIdentity, LandingGit } from '../git/index.js';
+import type { CheckRunner, CheckSpec } from '../ports/index.js';
+import type { Clock } from '../ports/index.js';
+import type { LockOwner } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
 import type {
   CheckedSubmission,
   CheckingSubmission,
@@ -42,7 +42,7 @@ import type {
   PushedSubmission,
   QueuedSubmission,
   SubmissionRecord,
-} from '../state/submission-record.js';
+} from '../state/index.js';
 import { runChecks } from './lander-checks.js';
 import { deliverFailure, deliverLanding } from './lander-messages.js';
 import { LanderSteps } from './lander-steps.js';
@@ -52,7 +52,7 @@ import type { SavePointHook } from './save-points.js';
 export { short } from './landing-push.js';
 
 /** Where the lander keeps the line it appends to project memory per landing. */
-export interface ProjectMemory {
+interface ProjectMemory {
   /** Appends `line` unless a line holding `key` is there. Result: true when appended. */
   appendOnce(key: string, line: string): boolean;
 }
@@ -61,7 +61,7 @@ export interface ProjectMemory {
  * The part of the state store a lander uses: its queue, its outbox, the run log, its lock per
  * target, and transactions to record a step with its event.
  */
-export type LanderStore = Pick<StateStore, 'transaction' | 'submissions' | 'messages' | 'runLog' | 'landerLocks'>;
+type LanderStore = Pick<StateStore, 'transaction' | 'submissions' | 'messages' | 'runLog' | 'landerLocks'>;
 
 /** What a lander needs. */
 export interface LanderOptions {

@@ -20,16 +20,16 @@
  * starts from scratch when repeated: after a crash the submission is still `landed`, its next
  * push of `landedSha` is refused, and the same decision is made from what git holds then.
  */
-import { isGitError, type GitContext } from '../git/git-port.js';
-import type { BlockedReason } from '../git/landing-git.js';
-import type { LandedSubmission } from '../state/submission-record.js';
-import type { RunEventData } from '../state/run-log-events.js';
+import { isGitError, type GitContext } from '../git/index.js';
+import type { BlockedReason } from '../git/index.js';
+import type { LandedSubmission } from '../state/index.js';
+import type { RunEventData } from '../state/index.js';
 import { runChecks } from './lander-checks.js';
 import type { LanderOptions } from './lander.js';
 import type { LanderSteps } from './lander-steps.js';
 
 /** What a push step ended with. */
-export type PushOutcome =
+type PushOutcome =
   /** The remote holds the landing (`pushed` recorded). */
   | { outcome: 'pushed' }
   /** Still pending after this run's tries (the reason in `pushError`); the next run tries again. */
@@ -43,7 +43,7 @@ export interface RemoteState {
 }
 
 /** The remote's head of `branch` (null when it has none), or why it cannot be reached. */
-export type FetchOutcome = { reachable: true; head: string | null } | { reachable: false; detail: string };
+type FetchOutcome = { reachable: true; head: string | null } | { reachable: false; detail: string };
 
 /**
  * Fetches `branch` from `remote`. A fetch git could not do (`COMMAND_FAILED`: no such

@@ -7,16 +7,16 @@
  * `refs/gatefs/submissions/<id>`, so the lander never depends on the conversation's branch
  * (a release or a later reset cannot take the commit away).
  */
-import type { GitContext } from '../git/git-port.js';
-import type { LandingGit } from '../git/landing-git.js';
-import type { IdSource } from '../ports/ids.js';
-import type { StateStore } from '../state/store.js';
-import { ToolFailure } from '../../tools/result.js';
-import type { SubmitValue } from '../../tools/work-requests.js';
+import type { GitContext } from '../git/index.js';
+import type { LandingGit } from '../git/index.js';
+import type { IdSource } from '../ports/index.js';
+import type { StateStore } from '../state/index.js';
+import { ToolFailure } from '../../tools/index.js';
+import type { SubmitValue } from '../../tools/index.js';
 import { short } from './lander.js';
 
 /** What a submission needs to know about the workspace. */
-export interface SubmitRequest {
+interface SubmitRequest {
   conversation: string;
   /** The branch the workspace has checked out (full ref). */
   branch: string;
@@ -29,7 +29,7 @@ export interface SubmitRequest {
 }
 
 /** The part of the state store a submission uses: the lineage of the submitter, the queue, the run log, transactions. */
-export type SubmitStore = Pick<StateStore, 'transaction' | 'lineage' | 'submissions' | 'runLog'>;
+type SubmitStore = Pick<StateStore, 'transaction' | 'lineage' | 'submissions' | 'runLog'>;
 
 /** Queues the branch's head for the lander (see the module comment). Throws `ToolFailure` `DIRTY_WORKTREE`, `QUEUE_REJECTED`. */
 export async function submitWork(store: SubmitStore, git: LandingGit, ids: IdSource, request: SubmitRequest): Promise<SubmitValue> {

@@ -4,8 +4,8 @@
  * src/manifest reaches the disk (test/architecture.test.ts `DISK_BY_PATH`).
  */
 import { readFileSync } from 'node:fs';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
-import { isMissingPath } from '../ports/missing-path.js';
+import { foreignCodeOf } from '../../vfs/index.js';
+import { isMissingPath } from '../ports/index.js';
 import { ManifestError } from './manifest-error.js';
 
 /**

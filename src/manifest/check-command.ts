@@ -8,7 +8,7 @@
 import { ManifestError } from './manifest-error.js';
 
 /** Where a command came from, for the error message. */
-export interface CommandOrigin {
+interface CommandOrigin {
   /** The check's name. */
   name: string;
   /** The key path of the command (`lander.checks[1].command`). */

@@ -6,14 +6,14 @@ import { branchNameProblem } from './branch-name.js';
 import { splitCommand } from './check-command.js';
 import { ManifestError } from './manifest-error.js';
 import type { LanderFile } from './lander-schema.js';
-import type { CheckSpec } from '../ports/check-runner.js';
+import type { CheckSpec } from '../ports/index.js';
 import type { LanderSettings } from './types.js';
 
 /** A check's timeout when the settings give none: 600 s. */
-export const DEFAULT_CHECK_TIMEOUT_SECONDS = 600;
+const DEFAULT_CHECK_TIMEOUT_SECONDS = 600;
 
 /** Characters of the command text a check's default name keeps. */
-export const DEFAULT_NAME_CHARS = 60;
+const DEFAULT_NAME_CHARS = 60;
 
 /** The settings when nothing is configured: no checks, no push, the current branch. */
 export function defaultLanderSettings(): LanderSettings {

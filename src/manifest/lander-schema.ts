@@ -36,7 +36,7 @@ const CheckObjectSchema = Type.Object(
 );
 
 /** One check: a command string, or `{ command, timeout?, name? }`. */
-export const CheckFileSchema = Type.Union([CommandSchema, CheckObjectSchema], {
+const CheckFileSchema = Type.Union([CommandSchema, CheckObjectSchema], {
   description: 'a command string or a mapping { command, timeout, name }',
 });
 
@@ -59,7 +59,7 @@ export const LanderFileSchema = Type.Object(
 );
 
 /** A settings file: a mapping with an optional `lander` key. */
-export const SettingsFileSchema = Type.Object(
+const SettingsFileSchema = Type.Object(
   { lander: Type.Optional(LanderFileSchema) },
   { ...strict, description: "a mapping with a 'lander' key" },
 );

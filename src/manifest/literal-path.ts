@@ -3,11 +3,11 @@
  * split into segments, with every character and segment rule checked. What each kind of path
  * may additionally be (absolute or not, reserved places) is decided by its own file.
  */
-import { MAX_NAME_BYTES, MAX_PATH_BYTES, utf8Length } from '../../vfs/path.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, utf8Length } from '../../vfs/index.js';
 import { ManifestError } from './manifest-error.js';
 
 /** A path split into segments; `absolute` when it started with '/'. */
-export interface LiteralPath {
+interface LiteralPath {
   absolute: boolean;
   segments: string[];
   /** The normalized spelling: one trailing '/' removed, otherwise as written. */

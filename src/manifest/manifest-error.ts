@@ -5,7 +5,7 @@
  * `source`/`line` point into the file when there is one. A `CodedError` (vfs/coded-error.ts):
  * the same four facts are in `data`.
  */
-import { CodedError } from '../../vfs/coded-error.js';
+import { CodedError } from '../../vfs/index.js';
 
 /** The mistakes a `ManifestError` names. */
 export type ManifestErrorCode =
@@ -27,7 +27,7 @@ export type ManifestErrorCode =
   | 'UNKNOWN_ROLE';
 
 /** Where a manifest error points inside its source. */
-export interface ManifestErrorOrigin {
+interface ManifestErrorOrigin {
   /** The file name (or a label such as '(manifest object)'); null when unknown. */
   source?: string | null;
   /** 1-based line in the YAML text; null when unknown (objects, missing files). */
@@ -35,7 +35,7 @@ export interface ManifestErrorOrigin {
 }
 
 /** What a `ManifestError` carries besides its code. */
-export type ManifestErrorData = {
+type ManifestErrorData = {
   /** Where in the document (`roles[0].workspace.backend`; '' for the whole document). */
   readonly keyPath: string;
   /** What was expected there, or what is wrong. */

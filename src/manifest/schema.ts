@@ -89,7 +89,7 @@ const WritesSchema = Type.Object(
 );
 
 /** The whole file: a mapping with a non-empty `roles` list. */
-export const ManifestFileSchema = Type.Object(
+const ManifestFileSchema = Type.Object(
   {
     roles: Type.Array(RoleSchema, { minItems: 1, description: 'a non-empty list of roles' }),
     lander: Type.Optional(LanderFileSchema),

@@ -9,9 +9,7 @@ import { findSettingsShapeError, type SettingsFile } from './lander-schema.js';
 import { ManifestError } from './manifest-error.js';
 import type { LanderSettings, Manifest } from './types.js';
 
-export type { CheckSpec } from '../ports/check-runner.js';
 export type { LanderSettings } from './types.js';
-export { DEFAULT_CHECK_TIMEOUT_SECONDS, defaultLanderSettings } from './lander-from-file.js';
 
 function readSettingsFile(file: string): unknown {
   const text = authorityFileText(file, 'settings');

@@ -8,7 +8,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ManifestError } from './manifest-error.js';
 
 /** Turns a JSON pointer ('/roles/0/workspace/backend') into a key path ('roles[0].workspace.backend'). */
-export function keyPathOf(pointer: string): string {
+function keyPathOf(pointer: string): string {
   let out = '';
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');

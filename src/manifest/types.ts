@@ -2,22 +2,19 @@
  * The manifest as code sees it: camelCase, defaults filled in, every rule already checked.
  * (`gatefs.yaml` uses snake_case keys; see `schema.ts` for the file form.)
  */
-import type { CheckSpec } from '../ports/check-runner.js';
+import type { CheckSpec } from '../ports/index.js';
 
 /** The agent tool names a role may declare (docs/ARCHITECTURE.md § Tools, results and error codes). */
 export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;
 
 /** One agent tool name. */
-export type ToolName = (typeof TOOL_NAMES)[number];
+type ToolName = (typeof TOOL_NAMES)[number];
 
 /** How a role's workspace is made (docs/ARCHITECTURE.md § Glossary, "backend": `shared`, `worktree`, `copy`). */
 export type Backend = 'shared' | 'worktree' | 'copy';
 
 /** What a backend promises: `confined` (a workspace of its own) for `worktree` and `copy`, `none` for `shared`. */
 export type Guarantee = 'none' | 'confined';
-
-/** The backends gatefs provides. `container` is refused at load (`BACKEND_UNAVAILABLE`). */
-export const BACKENDS = ['shared', 'worktree', 'copy'] as const satisfies readonly Backend[];
 
 /** A mount: a relative path projected from the pinned snapshot, or an absolute host folder. */
 export interface MountSpec {
@@ -35,7 +32,7 @@ export interface DisclosurePolicy {
 }
 
 /** Artifact handoff limits of a role. */
-export interface ArtifactSettings {
+interface ArtifactSettings {
   /** Hand back the work as a patch; default true for `worktree`, false otherwise. */
   autoPatch: boolean;
   /** Largest artifact file in bytes; default 1 MiB. */

@@ -3,7 +3,7 @@
  * how it ended. `ExecCheckRunner` runs it through the host-exec port; `ScriptedCheckRunner`
  * (scripted-check-runner.ts) answers from a script for the memory host and tests.
  */
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { HostExecError, type HostExec } from './host-exec.js';
 
 /** One check as settings describe it (src/manifest/settings.ts builds these). */
@@ -45,7 +45,7 @@ export interface CheckRunner {
 export const CHECK_OUTPUT_BYTES = 8 * 1024;
 
 /** The host-exec task tag of a check. */
-export const CHECK_TAG = 'lander.check';
+const CHECK_TAG = 'lander.check';
 
 /**
  * The real check port over a `HostExec`: each check runs with tag `lander.check`, the

@@ -45,7 +45,7 @@ function parentOf(pid: number): number | null {
 }
 
 /** True when `pid` runs npm's CLI (npx, npm exec), a shell given `-c`, or `env`: a launcher, not a window. */
-export function isLauncher(pid: number): boolean {
+function isLauncher(pid: number): boolean {
   let argv: string[];
   try {
     argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);

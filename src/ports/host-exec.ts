@@ -6,7 +6,7 @@
  * record it in the run log. Implementations: `NodeHostExec` (real processes) and
  * `ScriptedHostExec` (a fake that fails on any command it was not told to expect).
  */
-import { CodedError } from '../../vfs/coded-error.js';
+import { CodedError } from '../../vfs/index.js';
 
 /** One command to run. */
 export interface ExecRequest {
@@ -71,7 +71,7 @@ export interface HostExec {
 }
 
 /** The conditions a `HostExecError` names (see the class). */
-export type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
+type HostExecErrorCode = 'SPAWN_FAILED' | 'UNEXPECTED_COMMAND' | 'EXPECTED_COMMAND_NOT_RUN' | 'EXEC_FORBIDDEN';
 
 /**
  * A command that could not run: `SPAWN_FAILED` (the program is missing or not executable),

@@ -31,8 +31,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
-import { FileLocks } from '../../vfs/file-lock.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { FileLocks } from '../../vfs/index.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
@@ -40,7 +40,7 @@ const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 100;
 
 /** How a `LockFileDir` waits and how many lock files it keeps open. */
-export interface LockFileDirOptions {
+interface LockFileDirOptions {
   /** How long `acquire` waits for another process before answering null (default 5000 ms). */
   waitMs?: number;
   /** Connections kept open between calls (default 16); held ones are never closed early. */

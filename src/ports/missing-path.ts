@@ -4,7 +4,7 @@
  * file, so nothing can be below it). Every other error (`ELOOP`, `EACCES`, `EIO`, `EMFILE`, …)
  * is a failure to look, never an answer that the path is absent: callers rethrow it.
  */
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 /** True when `e` is a file-system error saying the path does not exist (see the file comment). */
 export function isMissingPath(e: unknown): boolean {

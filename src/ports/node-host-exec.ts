@@ -14,13 +14,13 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 import { HeadBuffer, TailBuffer, type CappedOutput } from './capped-output.js';
 
 /** How long a killed process group may keep the output pipes open before the result is returned anyway. */
 const GROUP_GRACE_MS = 2000;
 
-export interface NodeHostExecOptions {
+interface NodeHostExecOptions {
   /** Bytes kept of each of stdout and stderr (default 16 MiB); the rest is dropped. */
   maxOutputBytes?: number;
   /** Timeout used when a request gives none (default: none). */

@@ -6,7 +6,7 @@
  * answers like the old one (`node-process-liveness.ts` adds the start time for that). A pid in
  * another pid namespace (another container) is not found.
  */
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 /**
  * Calls `listener` with the signal's name each time one of `signals` arrives (`process.on`,

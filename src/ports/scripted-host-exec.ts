@@ -6,7 +6,7 @@
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
 
 /** How an expected command answers: a partial result (defaults: exit 0, no output) or a function. */
-export type ScriptedAnswer = Partial<ExecResult> | ((request: ExecRequest) => Partial<ExecResult>);
+type ScriptedAnswer = Partial<ExecResult> | ((request: ExecRequest) => Partial<ExecResult>);
 
 interface Expectation {
   argv: readonly string[];

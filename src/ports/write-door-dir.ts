@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database, { type Statement } from 'better-sqlite3';
 import type { DoorRefusal, ShutDoor, WriteDoors, WritePass } from './write-door.js';
-import { isConversationId } from '../../vfs/workspace-root.js';
-import { foreignCodeOf } from '../../vfs/coded-error.js';
+import { isConversationId } from '../../vfs/index.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
@@ -44,7 +44,7 @@ interface Door {
 }
 
 /** Options of `WriteDoorDir`. */
-export interface WriteDoorDirOptions {
+interface WriteDoorDirOptions {
   /** How long `shut` waits for writers to leave (default 15,000 ms: a writer may wait 5 s for a file lock). */
   shutWaitMs?: number;
   /** Idle door connections kept open (default 16). */

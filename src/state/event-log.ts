@@ -5,7 +5,7 @@
  * catalogue's (`EventDraft`, src/state/run-log-events.ts).
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/index.js';
 import type { EventDraft } from './run-log-events.js';
 import { stableStringify } from './stable-json.js';
 

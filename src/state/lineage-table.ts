@@ -4,10 +4,10 @@
  * carries into the run log, and its root is where its landings are tallied.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/index.js';
 
 /** One conversation's place in its lineage. */
-export interface Lineage {
+interface Lineage {
   conversation: string;
   /** The conversation that started it, or null for a root. */
   parent: string | null;

@@ -5,7 +5,7 @@
  * The lander writes a message in the same transaction as the step that produces it.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/index.js';
 import { stableStringify } from './stable-json.js';
 
 /** What a message is: a landing `report` to the submitter, a one-way `note` to the branch starter, an `input` (a refused submission) to the submitter. */
@@ -25,7 +25,7 @@ export interface MessageRecord {
 }
 
 /** What `deliver` takes. */
-export type MessageDraft = Pick<MessageRecord, 'requestId' | 'conversation' | 'kind' | 'submission' | 'body'>;
+type MessageDraft = Pick<MessageRecord, 'requestId' | 'conversation' | 'kind' | 'submission' | 'body'>;
 
 interface Row {
   seq: number;

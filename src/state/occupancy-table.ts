@@ -7,8 +7,8 @@
  * on a partial index.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessIdentity } from '../ports/process-liveness.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessIdentity } from '../ports/index.js';
 import { WorkspaceError } from '../workspace-error.js';
 
 /** The two access modes. */
@@ -26,7 +26,7 @@ export interface OccupancyRecord {
 }
 
 /** A request to occupy a conversation. */
-export interface OccupancyRequest {
+interface OccupancyRequest {
   conversation: string;
   holder: string;
   mode: OccupancyMode;
@@ -40,10 +40,10 @@ export interface ActiveOccupancy extends OccupancyRecord {
 }
 
 /** Answers whether an active record's holder is gone (its process ended) and may be ended. */
-export type IsHolderGone = (record: ActiveOccupancy) => boolean;
+type IsHolderGone = (record: ActiveOccupancy) => boolean;
 
 /** The result of `acquire`: the holder's record, and the gone holders it ended on the way. */
-export interface Acquired {
+interface Acquired {
   record: OccupancyRecord;
   ended: ActiveOccupancy[];
 }

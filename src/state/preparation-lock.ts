@@ -10,10 +10,10 @@
  * pid makes a stale lock look alive until that process ends.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessIdentity } from '../ports/process-liveness.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessIdentity } from '../ports/index.js';
 import { StateError } from './state-error.js';
-import { pidExists } from '../ports/process-signals.js';
+import { pidExists } from '../ports/index.js';
 
 /** Who holds (or wants) the lock: the process (pid, start time when known) and a token unique to the attempt. */
 export interface LockOwner {

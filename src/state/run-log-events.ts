@@ -11,11 +11,11 @@
  * the host's own). Events are read back as written (`RunEvent`): a log written by an older
  * gatefs may hold types or fields this catalogue no longer lists.
  */
-import type { ToolErrorCode } from '../../tools/codes.js';
-import type { DisclosureOutcome } from '../../tools/disclosure-requests.js';
-import type { ToolCallRecord } from '../gate/audit-record.js';
-import type { BlockedReason } from '../git/landing-git.js';
-import type { Backend } from '../manifest/types.js';
+import type { ToolErrorCode } from '../../tools/index.js';
+import type { DisclosureOutcome } from '../../tools/index.js';
+import type { ToolCallRecord } from '../gate/index.js';
+import type { BlockedReason } from '../git/index.js';
+import type { Backend } from '../manifest/index.js';
 import type { OccupancyMode } from './occupancy-table.js';
 
 /** What undoing a failed or interrupted preparation removed (`prepare.rolled_back`, `prepare.failed`). */

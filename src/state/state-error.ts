@@ -4,7 +4,7 @@
  * database when it is a file. A `CodedError` like `WorkspaceError`, kept apart because its codes
  * name conditions of the database, not of a workspace.
  */
-import { CodedError, type ErrorData } from '../../vfs/coded-error.js';
+import { CodedError, type ErrorData } from '../../vfs/index.js';
 
 /** The conditions a `StateError` names. */
 export type StateErrorCode =

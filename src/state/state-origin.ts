@@ -75,7 +75,7 @@ export function sameOrigin(a: StateOrigin, b: StateOrigin): boolean {
 }
 
 /** The origin recorded in an open database, or null when it has none (or a malformed one). */
-export function originOf(db: Db): StateOrigin | null {
+function originOf(db: Db): StateOrigin | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").pluck().get() !== undefined;
   if (!hasMeta) return null;
   const rows = db.prepare("SELECT key, value FROM meta WHERE key LIKE 'origin.%'").all() as { key: string; value: string }[];
@@ -92,7 +92,7 @@ export function originOf(db: Db): StateOrigin | null {
  * processes creating the same database at once both end up with the first one's record).
  * Result: the origin now recorded. The `meta` table must exist (schema version 2 or later).
  */
-export function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
+function recordOrigin(db: Db, origin: StateOrigin): StateOrigin {
   return db
     .transaction(() => {
       const existing = originOf(db);

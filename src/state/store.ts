@@ -11,10 +11,10 @@
  * cannot fail half-way on a lock upgrade). Every method is synchronous, like better-sqlite3.
  */
 import Database from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessLiveness } from '../ports/process-liveness.js';
-import { nodeProcessLiveness } from '../ports/node-process-liveness.js';
-import { codeOf } from '../../vfs/coded-error.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessLiveness } from '../ports/index.js';
+import { nodeProcessLiveness } from '../ports/index.js';
+import { codeOf } from '../../vfs/index.js';
 import { EventLog } from './event-log.js';
 import { LanderLocks } from './lander-locks.js';
 import { LineageTable } from './lineage-table.js';
@@ -30,7 +30,7 @@ import { WindowClaimTable } from './window-claim-table.js';
 import { WorkspaceTable } from './workspace-table.js';
 
 /** Options of `StateStore.open`. */
-export interface StateStoreOptions {
+interface StateStoreOptions {
   /** Source of every stored time (`createdAt`, `at`, `acquiredAt`, …). */
   clock: Clock;
   /** How long a writer waits for another process's write lock, in ms (default 5000). */

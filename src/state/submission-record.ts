@@ -46,9 +46,6 @@ export type LanderFailure =
       outputTruncated: boolean;
     };
 
-/** One of the stable failure reasons. */
-export type LanderFailureReason = LanderFailure['reason'];
-
 /** What a submission that did not fail records about its checks: their results, or that the target already held the work. */
 export interface LandingOutcome {
   checks?: CheckSummary[];
@@ -127,12 +124,12 @@ export interface PushedSubmission extends SubmissionBase {
   landedSha: string;
 }
 /** Reported: the submitter has its report, the branch starter its note. */
-export interface DoneSubmission extends SubmissionBase {
+interface DoneSubmission extends SubmissionBase {
   state: 'done';
   landedSha: string;
 }
 /** Refused: the submitter has an input saying why (`outcome`). */
-export interface FailedSubmission extends Omit<SubmissionBase, 'outcome'> {
+interface FailedSubmission extends Omit<SubmissionBase, 'outcome'> {
   state: 'failed';
   outcome: LanderFailure;
 }
@@ -152,7 +149,7 @@ export type SubmissionRecord =
 export type SubmissionIn<S extends SubmissionState> = Extract<SubmissionRecord, { state: S }>;
 
 /** True when `record` is in `state` (narrows it). */
-export function isSubmissionIn<S extends SubmissionState>(record: SubmissionRecord, state: S): record is SubmissionIn<S> {
+function isSubmissionIn<S extends SubmissionState>(record: SubmissionRecord, state: S): record is SubmissionIn<S> {
   return record.state === state;
 }
 

@@ -9,7 +9,7 @@
  * `parseSubmission` (submission-record.ts): one type per state, a malformed row a typed error.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/index.js';
 import { StateError } from './state-error.js';
 import { stableStringify } from './stable-json.js';
 import {
@@ -25,7 +25,7 @@ import {
 } from './submission-record.js';
 
 /** What `insert` takes. */
-export type SubmissionDraft = Pick<
+type SubmissionDraft = Pick<
   SubmissionRecord,
   'id' | 'requestId' | 'target' | 'conversation' | 'root' | 'chain' | 'commitSha' | 'divergence' | 'summary'
 >;

@@ -7,11 +7,11 @@
  * process: no path is read from them.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Clock } from '../ports/clock.js';
-import type { ProcessIdentity } from '../ports/process-liveness.js';
+import type { Clock } from '../ports/index.js';
+import type { ProcessIdentity } from '../ports/index.js';
 
 /** One claim as stored. */
-export interface WindowClaim {
+interface WindowClaim {
   conversation: string;
   folderKey: string;
   /** 1, 2, …: the conversation id is `<folderKey>-<slot>`. */

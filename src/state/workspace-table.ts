@@ -4,13 +4,13 @@
  * tombstone); `delete` exists to roll back a preparation that failed before it was usable.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Backend, Guarantee } from '../manifest/types.js';
-import type { Clock } from '../ports/clock.js';
+import type { Backend, Guarantee } from '../manifest/index.js';
+import type { Clock } from '../ports/index.js';
 import { WorkspaceError } from '../workspace-error.js';
 import { stableStringify } from './stable-json.js';
 
 /** The lifecycle of a recorded workspace. `failed` keeps the reason in `error`. */
-export type WorkspaceRecordState = 'preparing' | 'ready' | 'released' | 'failed';
+type WorkspaceRecordState = 'preparing' | 'ready' | 'released' | 'failed';
 
 /** One workspace as stored. */
 export interface WorkspaceRecord {
@@ -40,7 +40,7 @@ export type WorkspaceDraft = Pick<WorkspaceRecord, 'conversation' | 'role' | 'ba
   Partial<Pick<WorkspaceRecord, 'branch' | 'baseRef' | 'pinnedSha' | 'checkoutPath' | 'error' | 'data' | 'createdAt' | 'updatedAt'>>;
 
 /** What `update` takes: any field but the key and the times. */
-export type WorkspacePatch = Partial<Omit<WorkspaceRecord, 'conversation' | 'createdAt' | 'updatedAt'>>;
+type WorkspacePatch = Partial<Omit<WorkspaceRecord, 'conversation' | 'createdAt' | 'updatedAt'>>;
 
 interface Row {
   conversation: string;

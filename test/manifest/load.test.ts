@@ -6,14 +6,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  defaultManifest,
-  findRole,
-  loadManifest,
-  ManifestError,
-  parseManifestText,
-  starterManifestText,
-} from '../../src/manifest/index.js';
+import { defaultManifest } from '../../src/manifest/default.js';
+import { findRole, loadManifest, ManifestError, starterManifestText } from '../../src/manifest/index.js';
+import { parseManifestText } from '../../src/manifest/load.js';
 import { WorkspaceError } from '../../src/workspace-error.js';
 
 const fixture = (name: string) => join('fixtures', 'manifests', name);

@@ -8,14 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  branchNameProblem,
-  chooseLanderSettings,
-  loadManifest,
-  loadSettings,
-  ManifestError,
-  parseManifestText,
-} from '../../src/manifest/index.js';
+import { branchNameProblem } from '../../src/manifest/branch-name.js';
+import { chooseLanderSettings, loadManifest, ManifestError } from '../../src/manifest/index.js';
+import { parseManifestText } from '../../src/manifest/load.js';
+import { loadSettings } from '../../src/manifest/settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatefs-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock.js';
-import { migrate, SCHEMA_VERSION, StateError, StateStore, type Migration } from '../../src/state/index.js';
+import { StateError, StateStore } from '../../src/state/index.js';
+import { migrate, SCHEMA_VERSION, type Migration } from '../../src/state/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatefs-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/ports/clock.js';
-import { isProcessAlive, StateError, StateStore } from '../../src/state/index.js';
+import { StateError, StateStore } from '../../src/state/index.js';
+import { isProcessAlive } from '../../src/state/preparation-lock.js';
 
 /** The pid of a process that has already exited. */
 function deadPid(): number {

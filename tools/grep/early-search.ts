@@ -18,7 +18,7 @@
  * files first, and a file left out is then read through the namespace, one open per folder
  * from the mount root — about 15 times slower over a 1,000-deep chain (class L scenario).
  */
-import { BINARY_SNIFF_BYTES, looksBinary } from '../text/text-content.js';
+import { BINARY_SNIFF_BYTES, looksBinary } from '../text/index.js';
 import type { LineHits, LineMatcher, LineRequest } from './line-matcher.js';
 import type { KeptFileReader, TreeEntry } from '../tree-walk.js';
 import { ShardedMap } from '../sharded-map.js';

@@ -9,9 +9,9 @@
  * `INVALID_INPUT` on `path`. The optional `KeptFileReader` gets the candidates' bytes while the
  * walk holds their folder (tools/walk-folder.ts).
  */
-import type { Resolved } from '../../vfs/mount-table.js';
-import type { Namespace } from '../../vfs/namespace.js';
-import type { GlobMatcher } from '../patterns/glob-matcher.js';
+import type { Resolved } from '../../vfs/index.js';
+import type { Namespace } from '../../vfs/index.js';
+import type { GlobMatcher } from '../patterns/index.js';
 import { TreeFilter } from '../tree-filter.js';
 import { walkTree, type KeptFileReader, type WalkResult } from '../tree-walk.js';
 

@@ -7,14 +7,14 @@
  * at most the page's hits are held). With an `offset`, the probe counted every hit of each file,
  * so a file whose hits all lie before the page is passed over without that second search.
  */
-import type { Namespace } from '../../vfs/namespace.js';
+import type { Namespace } from '../../vfs/index.js';
 import { BINARY, OVERSIZED, type SKIPPED } from './early-search.js';
 import type { LineMatcher } from './line-matcher.js';
 import { ResultCollector } from '../result-collector.js';
 import type { TreeEntry } from '../tree-walk.js';
 
 /** One hit of content output: a matching line (or, multiline, the lines of one match from `line` to `endLine`). */
-export interface GrepMatch {
+interface GrepMatch {
   path: string;
   line: number;
   endLine?: number;
@@ -24,7 +24,7 @@ export interface GrepMatch {
 }
 
 /** Files grep did not search, by reason (zero counts left out). */
-export interface GrepSkipped {
+interface GrepSkipped {
   /** Entries `.gitignore` left out (a folder counts once). */
   ignored?: number;
   /** Files with a NUL byte in their first 8 KiB. */
@@ -53,13 +53,13 @@ export interface GrepValue {
 export type GrepMode = 'files' | 'content' | 'count';
 
 /** What content output shows around each hit. */
-export interface ContextLines {
+interface ContextLines {
   before: number;
   after: number;
 }
 
 /** Reads a candidate's text again for content output: its bytes, or why not (see `early-search.ts`). */
-export type TextReader = (e: TreeEntry) => Promise<Uint8Array | typeof BINARY | typeof SKIPPED | typeof OVERSIZED>;
+type TextReader = (e: TreeEntry) => Promise<Uint8Array | typeof BINARY | typeof SKIPPED | typeof OVERSIZED>;
 
 /** The results of one search (see the module comment). */
 export class GrepResults {

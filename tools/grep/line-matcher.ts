@@ -43,7 +43,7 @@ export const GREP_FILE_BUDGET_MS = 1500;
 /** Longest line text returned; longer lines are cut and end with '…'. */
 export const MAX_LINE_CHARS = 2000;
 /** Most lines of text a multiline hit returns (its `endLine` still says where it ends); then a line '…'. */
-export const MAX_BLOCK_LINES = 100;
+const MAX_BLOCK_LINES = 100;
 
 /** What to find in one file. */
 export interface LineRequest {

@@ -26,7 +26,7 @@
 import { ToolFailure } from '../result.js';
 
 /** The JavaScript form of a ripgrep-style pattern (see the module comment). */
-export interface TranslatedRegex {
+interface TranslatedRegex {
   source: string;
   ignoreCase: boolean;
   dotAll: boolean;

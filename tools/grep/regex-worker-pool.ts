@@ -12,14 +12,14 @@
  * is terminated and replaced at once (`BatchTimeout`); the pool never holds more than `2 × size`
  * threads however many batches time out.
  */
-import { BatchTimeout, TaskFailure, WorkerPool, workerPool } from '../../vfs/worker-pool.js';
-import { CodedError } from '../../vfs/coded-error.js';
+import { BatchTimeout, TaskFailure, WorkerPool, workerPool } from '../../vfs/index.js';
+import { CodedError } from '../../vfs/index.js';
 import type { LineHits, LineRequest } from './line-matcher.js';
 
 export { BatchTimeout };
 
 /** The owner of batches submitted without one (calls that name no conversation share it). */
-export const SHARED_OWNER = '';
+const SHARED_OWNER = '';
 /** The program the pool's workers run for a batch. */
 const REGEX_PROGRAM = new URL('./regex-search-program.js', import.meta.url);
 

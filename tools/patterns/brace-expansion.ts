@@ -20,7 +20,7 @@ import { PatternError } from './pattern-error.js';
 /** Most alternatives a glob may expand to. */
 export const MAX_GLOB_ALTERNATIVES = 1024;
 /** Most characters all alternatives of a glob may hold together. */
-export const MAX_GLOB_EXPANDED_CHARS = 16_384;
+const MAX_GLOB_EXPANDED_CHARS = 16_384;
 
 interface Group {
   readonly open: number;

@@ -120,7 +120,7 @@ const GLOB_ONLY_POSIX: Readonly<Record<string, readonly (readonly [number, numbe
  * `]`; `unterminated` (no closing `]`); `never` (git: a malformed class, the rule never matches);
  * or `unknown-posix` with the name (a glob refuses it).
  */
-export type ClassParse =
+type ClassParse =
   | { kind: 'class'; cls: CharClass; end: number }
   | { kind: 'unterminated' }
   | { kind: 'never' }

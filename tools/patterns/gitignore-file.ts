@@ -36,7 +36,7 @@ interface Scan {
 }
 
 /** What one file says about a path: the deciding rule re-includes it or ignores it, or no rule matched. */
-export type GitignoreVerdict = 'ignored' | 'included' | undefined;
+type GitignoreVerdict = 'ignored' | 'included' | undefined;
 
 /** Best (highest) rule index per key, split by whether the rule is for folders only. */
 class KeyIndex {

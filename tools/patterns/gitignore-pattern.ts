@@ -27,13 +27,13 @@ import { compileSegment, type SegmentTest } from './segment-matcher.js';
  * it ends with, and `needle`, a literal text it contains (both within its last segment for
  * base-name rules; `needle` within any one segment for anchored ones).
  */
-export interface RuleHints {
+interface RuleHints {
   readonly tail?: string;
   readonly needle?: string;
 }
 
 /** How a rule is matched: the fast shapes first, then the general ones. */
-export type GitignoreMatch =
+type GitignoreMatch =
   | { readonly kind: 'name'; readonly name: string }
   | { readonly kind: 'suffix'; readonly suffix: string }
   | ({ readonly kind: 'basename'; readonly test: SegmentTest } & RuleHints)

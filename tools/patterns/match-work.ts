@@ -26,7 +26,7 @@ export const YIELD_STEPS = 1_000_000;
  * `**\/*.js` list over 500,000 entries costs about 5 million; 50 wildcard `.gitignore` rules
  * over 100,000 files about 50 million.
  */
-export const MATCH_BUDGET_STEPS = 100_000_000;
+const MATCH_BUDGET_STEPS = 100_000_000;
 
 /** The work counter of one tool call. */
 export class MatchMeter implements WorkCounter {

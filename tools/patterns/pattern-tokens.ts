@@ -23,7 +23,7 @@ export type PatternToken =
 export type SegmentToken = Exclude<PatternToken, { kind: 'slash' }>;
 
 /** The tokens, `never` (git: the rule can never match), or an unknown POSIX class name (glob). */
-export type TokenizeResult = { kind: 'tokens'; tokens: PatternToken[] } | { kind: 'never' } | { kind: 'unknown-posix'; name: string };
+type TokenizeResult = { kind: 'tokens'; tokens: PatternToken[] } | { kind: 'never' } | { kind: 'unknown-posix'; name: string };
 
 const ANY: PatternToken = { kind: 'any' };
 const STAR: PatternToken = { kind: 'star' };
@@ -74,7 +74,7 @@ export function tokenizePattern(pattern: string, dialect: PatternDialect): Token
 }
 
 /** One segment of a pattern, and whether the '/' before it was written `\/`. */
-export interface PatternSegment {
+interface PatternSegment {
   readonly tokens: readonly SegmentToken[];
   /** How many stars the segment holds when it holds nothing else (0 otherwise): a globstar candidate. */
   readonly onlyStars: number;

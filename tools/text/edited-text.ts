@@ -38,7 +38,7 @@ export interface LineChange {
  * text outside it is unchanged), so a `replaceAll` of 100,000 occurrences costs no more to
  * report than the diff's cap can show.
  */
-export const MAX_REGIONS = 1000;
+const MAX_REGIONS = 1000;
 
 export class EditedText {
   private current: string;

@@ -16,7 +16,7 @@ export function numberedLine(lineNumber: number, text: string): string {
 }
 
 /** The marker appended to a line cut after `LINE_CUT_CHARS` characters; `rest` characters were left out. */
-export function cutMarker(lineNumber: number, rest: number): string {
+function cutMarker(lineNumber: number, rest: number): string {
   return ` … [cut: ${rest} more characters; read with offset ${lineNumber} and limit 1 to see the whole line]`;
 }
 

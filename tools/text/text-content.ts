@@ -64,20 +64,6 @@ export function lineStarts(text: string): number[] {
   return starts;
 }
 
-/** The number of lines, as `lineStarts(text).length` counts them, without building the index. */
-export function countLines(text: string): number {
-  let n = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
-  return text.length > 0 && text.charCodeAt(text.length - 1) !== 10 ? n + 1 : n;
-}
-
-/** A line's text without its '\n' or '\r\n' terminator. */
-export function lineText(text: string, starts: readonly number[], index: number): string {
-  const end = index + 1 < starts.length ? starts[index + 1] - 1 : text.endsWith('\n') ? text.length - 1 : text.length;
-  const from = starts[index];
-  return end > from && text.charCodeAt(end - 1) === 13 ? text.slice(from, end - 1) : text.slice(from, end);
-}
-
 /** True when the text's line breaks are CRLF (it has '\r\n' and no bare '\n'). */
 export function usesCrlf(text: string): boolean {
   const crlf = text.split('\r\n').length - 1;

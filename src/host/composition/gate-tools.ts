@@ -2,13 +2,13 @@
  * The tools a host's gate runs, and the tools a conversation will offer before its workspace is
  * ready (`serve` lists them while it prepares in the background).
  */
-import { FILE_TOOLS } from '../../../tools/file-tools.js';
-import { requestFilesTool } from '../../../tools/request-files.js';
-import type { ToolDescriptor } from '../../../tools/result.js';
-import { WORK_TOOLS } from '../../../tools/work-tools.js';
-import { findRole } from '../../manifest/find-role.js';
-import type { Manifest } from '../../manifest/types.js';
-import type { StateStore } from '../../state/store.js';
+import { FILE_TOOLS } from '../../../tools/index.js';
+import { requestFilesTool } from '../../../tools/index.js';
+import type { ToolDescriptor } from '../../../tools/index.js';
+import { WORK_TOOLS } from '../../../tools/index.js';
+import { findRole } from '../../manifest/index.js';
+import type { Manifest } from '../../manifest/index.js';
+import type { StateStore } from '../../state/index.js';
 
 /** Every tool the gate runs, in the order clients list them. */
 export const GATE_TOOLS = [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS];

@@ -5,29 +5,29 @@
  * (`PreparationParts`, `ReleaseParts`, `RecoveryParts`, `WorkParts`, `LanderParts`,
  * `StatusParts`, …); only the composition holds them all, as `HostParts`.
  */
-import type { TreeCheckout } from '../../git/tree-checkout.js';
-import type { SavePointHook } from '../../lander/save-points.js';
-import type { LanderSettings } from '../../manifest/settings.js';
-import type { Manifest } from '../../manifest/types.js';
-import type { CheckRunner } from '../../ports/check-runner.js';
-import type { Clock } from '../../ports/clock.js';
-import type { CrossProcessLocks } from '../../ports/cross-process-locks.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { WriteDoors } from '../../ports/write-door.js';
-import type { StateStore } from '../../state/store.js';
-import type { PreparationParts } from '../lifecycle/prepare-workspace.js';
-import type { RecoveryParts } from '../lifecycle/recover-workspaces.js';
-import type { OpenViews } from '../lifecycle/registration.js';
-import { pendingReleaseOf } from '../lifecycle/release-record.js';
-import type { ReleaseParts } from '../lifecycle/release-workspace.js';
-import type { SyncedRegistry } from '../lifecycle/synced-registry.js';
-import type { StatusParts } from '../lifecycle/workspace-status.js';
-import { LowerFolders } from '../lower/lower-folders.js';
-import { OccupancyGuard } from '../occupancy/occupancy-guard.js';
-import type { HostPlatform } from '../platform/platform.js';
-import type { LanderParts } from '../work/host-lander.js';
-import { WorkService, type WorkParts } from '../work/work-service.js';
+import type { TreeCheckout } from '../../git/index.js';
+import type { SavePointHook } from '../../lander/index.js';
+import type { LanderSettings } from '../../manifest/index.js';
+import type { Manifest } from '../../manifest/index.js';
+import type { CheckRunner } from '../../ports/index.js';
+import type { Clock } from '../../ports/index.js';
+import type { CrossProcessLocks } from '../../ports/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { WriteDoors } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { PreparationParts } from '../lifecycle/index.js';
+import type { RecoveryParts } from '../lifecycle/index.js';
+import type { OpenViews } from '../lifecycle/index.js';
+import { pendingReleaseOf } from '../lifecycle/index.js';
+import type { ReleaseParts } from '../lifecycle/index.js';
+import type { SyncedRegistry } from '../lifecycle/index.js';
+import type { StatusParts } from '../lifecycle/index.js';
+import { LowerFolders } from '../lower/index.js';
+import { OccupancyGuard } from '../occupancy/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import type { LanderParts } from '../work/index.js';
+import { WorkService, type WorkParts } from '../work/index.js';
 
 /** What a `WorkspaceHost` is built from (the factories fill it in for the disk and the memory host). */
 export interface WorkspaceHostOptions {
@@ -70,7 +70,7 @@ export type HostParts = PreparationParts &
   StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness };
 
 /** What the parts call back into: the host's own call tracker and task queue. */
-export interface HostCallbacks {
+interface HostCallbacks {
   /** Resolves once no tool call of `conversation` is in flight in this process. */
   drain(conversation: string): Promise<void>;
   /** Finishes or undoes, through the task queue, a release whose process died while it held `conversation`. */

@@ -3,22 +3,22 @@
  * `createMemoryHost` return, and what the CLI and the MCP server drive, with the types its
  * operations take and give (those of the lifecycle are declared in src/host/lifecycle/).
  */
-import type { ToolDescriptor } from '../../../tools/result.js';
-import type { WorkRequests } from '../../../tools/work-requests.js';
-import type { ToolGateApi } from '../../gate/tool-gate-api.js';
-import type { DrainReport } from '../../lander/lander.js';
-import type { EventFilter, RunEvent } from '../../state/event-log.js';
-import type { MessageRecord } from '../../state/message-table.js';
-import type { OccupancyMode, OccupancyRecord } from '../../state/occupancy-table.js';
-import type { AutoConversation, AutoConversationRequest } from '../occupancy/auto-conversation.js';
-import type { LandSubagentResult } from '../subagents/land-subagent.js';
-import type { StartSubagentOptions } from '../subagents/start-subagent.js';
-import type { SubmissionStatus } from '../work/host-lander.js';
-import type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
-import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
+import type { ToolDescriptor } from '../../../tools/index.js';
+import type { WorkRequests } from '../../../tools/index.js';
+import type { ToolGateApi } from '../../gate/index.js';
+import type { DrainReport } from '../../lander/index.js';
+import type { EventFilter, RunEvent } from '../../state/index.js';
+import type { MessageRecord } from '../../state/index.js';
+import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
+import type { AutoConversation, AutoConversationRequest } from '../occupancy/index.js';
+import type { LandSubagentResult } from '../subagents/index.js';
+import type { StartSubagentOptions } from '../subagents/index.js';
+import type { SubmissionStatus } from '../work/index.js';
+import type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
+import type { WorkspaceStatus } from '../lifecycle/index.js';
 
-export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
-export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/workspace-status.js';
+export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
+export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
 
 /** The lander of a host: lands pending submissions and lists the queue (src/host/work/host-lander.ts). */
 export interface HostLander {

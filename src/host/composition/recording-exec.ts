@@ -4,12 +4,12 @@
  * signal, timeout flag and duration. Output bodies are never recorded. Commands run before the
  * run log exists (start-up probes) are held and written when `attach` is called.
  */
-import { codeOf } from '../../../vfs/coded-error.js';
-import type { EventDraft } from '../../state/run-log-events.js';
-import type { ExecRequest, ExecResult, HostExec } from '../../ports/host-exec.js';
+import { codeOf } from '../../../vfs/index.js';
+import type { EventDraft } from '../../state/index.js';
+import type { ExecRequest, ExecResult, HostExec } from '../../ports/index.js';
 
 /** Where exec events go. */
-export interface ExecEventSink {
+interface ExecEventSink {
   append(draft: EventDraft): unknown;
 }
 

@@ -3,8 +3,8 @@
  * at, and the paths inside it as the run log shows them (relative to it).
  */
 import { statSync } from 'node:fs';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
-import { isMissingPath } from '../../ports/missing-path.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
+import { isMissingPath } from '../../ports/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
 /**

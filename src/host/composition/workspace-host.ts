@@ -12,33 +12,31 @@
  * calls in flight after it has taken the workspace out of service.
  */
 import PQueue from 'p-queue';
-import type { ToolDescriptor } from '../../../tools/result.js';
-import type { WorkRequests } from '../../../tools/work-requests.js';
-import { ToolGate } from '../../gate/tool-gate.js';
-import type { ToolGateApi } from '../../gate/tool-gate-api.js';
-import type { EventFilter, RunEvent } from '../../state/event-log.js';
-import type { MessageRecord } from '../../state/message-table.js';
-import type { OccupancyMode, OccupancyRecord } from '../../state/occupancy-table.js';
+import type { ToolDescriptor } from '../../../tools/index.js';
+import type { WorkRequests } from '../../../tools/index.js';
+import { ToolGate } from '../../gate/index.js';
+import type { ToolGateApi } from '../../gate/index.js';
+import type { EventFilter, RunEvent } from '../../state/index.js';
+import type { MessageRecord } from '../../state/index.js';
+import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { prepareWorkspace } from '../lifecycle/prepare-workspace.js';
-import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/recover-workspaces.js';
-import { refreshRegistration } from '../lifecycle/registry-refresh.js';
-import { releaseWorkspace } from '../lifecycle/release-workspace.js';
-import { SyncedRegistry } from '../lifecycle/synced-registry.js';
-import { statusRowOf } from '../lifecycle/workspace-status.js';
-import { claimAutoConversation, type AutoConversation, type AutoConversationRequest } from '../occupancy/auto-conversation.js';
-import { CallTracker } from '../occupancy/call-tracker.js';
-import { discardSubagent, refuseUnlanded } from '../subagents/discard-subagent.js';
-import { landSubagent } from '../subagents/land-subagent.js';
-import { startSubagent } from '../subagents/start-subagent.js';
-import type { SubagentParts } from '../subagents/subagent-parts.js';
-import { landerStatus, runLander } from '../work/host-lander.js';
-import { operatorWork } from '../work/operator-work.js';
+import { prepareWorkspace } from '../lifecycle/index.js';
+import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
+import { refreshRegistration } from '../lifecycle/index.js';
+import { releaseWorkspace } from '../lifecycle/index.js';
+import { SyncedRegistry } from '../lifecycle/index.js';
+import { statusRowOf } from '../lifecycle/index.js';
+import { claimAutoConversation, type AutoConversation, type AutoConversationRequest } from '../occupancy/index.js';
+import { CallTracker } from '../occupancy/index.js';
+import { discardSubagent, refuseUnlanded } from '../subagents/index.js';
+import { landSubagent } from '../subagents/index.js';
+import { startSubagent } from '../subagents/index.js';
+import type { SubagentParts } from '../subagents/index.js';
+import { landerStatus, runLander } from '../work/index.js';
+import { operatorWork } from '../work/index.js';
 import { declaredToolsOf, GATE_TOOLS } from './gate-tools.js';
 import type { Host, HostLander, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
 import { assembleParts, type HostParts, type WorkspaceHostOptions } from './host-parts.js';
-
-export type { WorkspaceHostOptions } from './host-parts.js';
 
 /** The `Host` both factories return (see `Host`). */
 export class WorkspaceHost implements Host {

@@ -3,9 +3,9 @@
  * and only when git proves it merged into the workspace's base ref; `discard` never deletes a
  * branch or its commits. The branch name is derived from the id, never read from the record.
  */
-import type { GitContext, GitPort } from '../../git/git-port.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { branchOf } from '../platform/workspace-paths.js';
+import type { GitContext, GitPort } from '../../git/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import { branchOf } from '../platform/index.js';
 import type { ReleaseOptions, ReleaseResult } from './workspace-types.js';
 
 /**

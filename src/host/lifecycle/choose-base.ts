@@ -5,11 +5,11 @@
  * base was asked for and the branch points elsewhere (`BRANCH_EXISTS`). Nothing is recorded here
  * except the `prepare.resumed` event.
  */
-import { isGitError, type GitContext, type GitPort } from '../../git/git-port.js';
-import type { Backend } from '../../manifest/types.js';
+import { isGitError, type GitContext, type GitPort } from '../../git/index.js';
+import type { Backend } from '../../manifest/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf } from '../platform/workspace-paths.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf } from '../platform/index.js';
 import { asPreparationError } from './preparation-error.js';
 import type { RegistrationParts } from './registration.js';
 import type { PrepareOptions } from './workspace-types.js';

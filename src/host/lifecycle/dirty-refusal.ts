@@ -2,12 +2,12 @@
  * `dirtyRefusal`: the `DIRTY_WORKTREE` a release answers when the workspace holds work, with the
  * `release.refused` run-log event.
  */
-import { terminalSafeLine } from '../../../tools/text/terminal-text.js';
-import type { StateStore } from '../../state/store.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { terminalSafeLine } from '../../../tools/text/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { checkoutOf } from '../platform/workspace-paths.js';
+import type { HostPlatform } from '../platform/index.js';
+import { checkoutOf } from '../platform/index.js';
 
 /**
  * The DIRTY_WORKTREE refusal for `record`, naming the files and, in its hint, the folder holding

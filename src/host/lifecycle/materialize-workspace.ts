@@ -7,14 +7,14 @@
  * registered `ready` only once its checkout exists. On failure exactly what was created is
  * removed (`rollbackPreparation`) and the record forgotten.
  */
-import { sparseCheckoutOf } from '../../disclosure/disclosure-state.js';
-import { startDisclosure } from '../../disclosure/initial-disclosure.js';
-import { conversationBranch, type GitContext } from '../../git/git-port.js';
-import type { Role } from '../../manifest/types.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { sparseCheckoutOf } from '../../disclosure/index.js';
+import { startDisclosure } from '../../disclosure/index.js';
+import { conversationBranch, type GitContext } from '../../git/index.js';
+import type { Role } from '../../manifest/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import type { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf, checkoutOf } from '../platform/index.js';
 import { chooseBase, resumePin } from './choose-base.js';
 import { asPreparationError, failure, markLogged } from './preparation-error.js';
 import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';

@@ -4,10 +4,10 @@
  * writers (a live holder refuses the release unless `force`), and shuts the workspace's write
  * door (src/ports/write-door.ts), waiting for writes other processes started before.
  */
-import type { ShutDoor, WriteDoors } from '../../ports/write-door.js';
-import type { StateStore } from '../../state/store.js';
+import type { ShutDoor, WriteDoors } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
 import { WorkspaceError, isWorkspaceError } from '../../workspace-error.js';
-import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import type { OccupancyGuard } from '../occupancy/index.js';
 
 /**
  * Step 1, across processes: shuts the workspace's write door (src/ports/write-door.ts), waiting

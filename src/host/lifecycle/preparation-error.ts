@@ -3,8 +3,8 @@
  * (`PREPARATION_FAILED` with a data.reason, unless it is one already), and its `prepare.failed`
  * run-log event is written once, wherever it was first seen.
  */
-import { codeOf } from '../../../vfs/coded-error.js';
-import { isGitError } from '../../git/git-port.js';
+import { codeOf } from '../../../vfs/index.js';
+import { isGitError } from '../../git/index.js';
 import { WorkspaceError, isWorkspaceError, unexpectedReason, type WorkspaceErrorReason } from '../../workspace-error.js';
 
 /** Errors whose `prepare.failed` event is already in the run log. */

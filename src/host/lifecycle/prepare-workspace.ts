@@ -17,14 +17,14 @@
  * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason: `ROLE_MISMATCH`, `BASE_MISMATCH`,
  * `BRANCH_EXISTS`, `PATH_EXISTS`, `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
-import type { GitContext } from '../../git/git-port.js';
-import { findRole } from '../../manifest/find-role.js';
-import type { Role } from '../../manifest/types.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { GitContext } from '../../git/index.js';
+import { findRole } from '../../manifest/index.js';
+import type { Role } from '../../manifest/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { checkConversationId, checkoutOf } from '../platform/workspace-paths.js';
+import { checkConversationId, checkoutOf } from '../platform/index.js';
 import { resolveBase } from './choose-base.js';
 import { materialize } from './materialize-workspace.js';
 import { asPreparationError, isLogged } from './preparation-error.js';

@@ -17,13 +17,13 @@
  * `release.finished`). Result: the record afterwards. Never throws for the removal; the
  * record and registry updates may throw what the store throws.
  */
-import type { GitContext } from '../../git/git-port.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { GitContext } from '../../git/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
 import { removeWorktreeOf } from './rollback-preparation.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { checkoutOf } from '../platform/workspace-paths.js';
+import type { HostPlatform } from '../platform/index.js';
+import { checkoutOf } from '../platform/index.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /** Finishes or undoes the interrupted release recorded in `record` (see the file comment). */

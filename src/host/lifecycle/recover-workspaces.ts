@@ -8,9 +8,9 @@
  * (`recoverRelease`). A preparation or release still running in another live process is left
  * alone.
  */
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf } from './release-record.js';
 import { recoverRelease } from './recover-release.js';

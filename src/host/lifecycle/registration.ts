@@ -8,20 +8,20 @@
  * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
-import type { WorkRequests } from '../../../tools/work-requests.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { StateStore } from '../../state/store.js';
-import type { Registration, Registry } from '../../gate/registry.js';
-import type { Manifest } from '../../manifest/types.js';
+import type { WorkRequests } from '../../../tools/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { Registration, Registry } from '../../gate/index.js';
+import type { Manifest } from '../../manifest/index.js';
 import { workspaceData } from './workspace-data.js';
-import { openWorkspaceView, type WorkspaceView } from '../views/workspace-view.js';
-import { attachDisclosure } from '../../disclosure/attach-disclosure.js';
-import { findRole } from '../../manifest/find-role.js';
-import type { LowerFolders } from '../lower/lower-folders.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { checkoutOf } from '../platform/workspace-paths.js';
+import { openWorkspaceView, type WorkspaceView } from '../views/index.js';
+import { attachDisclosure } from '../../disclosure/index.js';
+import { findRole } from '../../manifest/index.js';
+import type { LowerFolders } from '../lower/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { checkoutOf } from '../platform/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { sameIdentity, type HostIdentity } from '../../../vfs/host-hooks.js';
+import { sameIdentity, type HostIdentity } from '../../../vfs/index.js';
 
 /** The open workspace views of this process, by conversation; closed on release and on host close. */
 export type OpenViews = Map<string, WorkspaceView>;

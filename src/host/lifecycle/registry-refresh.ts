@@ -3,15 +3,15 @@
  * synced-registry.ts asks for it), so this process sees workspaces another process prepared,
  * released, or released and prepared again (over a new folder).
  */
-import { codeOf, isCodedError } from '../../../vfs/coded-error.js';
-import { isConversationId } from '../../../vfs/workspace-root.js';
-import type { Registration } from '../../gate/registry.js';
-import type { RunEventData } from '../../state/run-log-events.js';
+import { codeOf, isCodedError } from '../../../vfs/index.js';
+import { isConversationId } from '../../../vfs/index.js';
+import type { Registration } from '../../gate/index.js';
+import type { RunEventData } from '../../state/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { closeView, registerReady, registrationOf, viewIsCurrent, type RegistrationParts } from './registration.js';
 
 /** What the refresh uses of the host: what registering uses, and the releases running here. */
-export interface RefreshParts extends RegistrationParts {
+interface RefreshParts extends RegistrationParts {
   /** Conversations a release of this process is taking down (left as they are). */
   readonly releasing: ReadonlySet<string>;
 }

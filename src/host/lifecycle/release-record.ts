@@ -8,10 +8,10 @@
  * - `removing`: the check passed (or `discard` was asked): the checkout is being removed. An
  *   interrupted release at this step is finished.
  */
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 
 /** The step a release has reached. */
-export type ReleaseStep = 'checking' | 'removing';
+type ReleaseStep = 'checking' | 'removing';
 
 /** What `data.release` holds. */
 export interface PendingRelease {

@@ -34,15 +34,15 @@
  * `OCCUPIED`, `DIRTY_WORKTREE`, `STATE_UNTRUSTED` (the workspace folder is a link); a git
  * failure as `GitError`.
  */
-import { codeOf } from '../../../vfs/coded-error.js';
-import type { GitContext } from '../../git/git-port.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { ShutDoor, WriteDoors } from '../../ports/write-door.js';
-import type { StateStore } from '../../state/store.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { codeOf } from '../../../vfs/index.js';
+import type { GitContext } from '../../git/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { ShutDoor, WriteDoors } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
+import type { OccupancyGuard } from '../occupancy/index.js';
 import { branchStep } from './branch-step.js';
 import { dirtyRefusal } from './dirty-refusal.js';
 import { shutDoor, takeOccupancy } from './out-of-service.js';

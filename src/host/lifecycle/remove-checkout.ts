@@ -6,9 +6,9 @@
  * `<stateDir>/copies/<id>` the confined way (only empty folders unless `discard`). `shared`:
  * nothing is removed. Paths are derived, never read from the record.
  */
-import { isGitError, type GitContext } from '../../git/git-port.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { checkoutOf } from '../platform/workspace-paths.js';
+import { isGitError, type GitContext } from '../../git/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import { checkoutOf } from '../platform/index.js';
 import { dirtyRefusal } from './dirty-refusal.js';
 import type { RegistrationParts } from './registration.js';
 import { removeWorktreeOf } from './rollback-preparation.js';

@@ -15,16 +15,16 @@
  * `<stateDir>/lowers/<id>` (src/host/lower/lower-folders.ts) with it. Each step that fails is
  * reported in the result, never thrown, so the rest still runs.
  */
-import type { PreparationRollback } from '../../state/run-log-events.js';
-import type { GitContext } from '../../git/git-port.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import type { PreparationRollback } from '../../state/index.js';
+import type { GitContext } from '../../git/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf, checkoutOf } from '../platform/index.js';
 import type { RegistrationParts } from './registration.js';
 import { workspaceData } from './workspace-data.js';
 
 /** What the rollback did, for the run log (the catalogue's `PreparationRollback`). */
-export type RollbackReport = PreparationRollback;
+type RollbackReport = PreparationRollback;
 
 /** Removes what `record.data.created` says the preparation made (see the file comment). Never throws. */
 export async function rollbackPreparation(

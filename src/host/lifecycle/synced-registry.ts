@@ -12,11 +12,11 @@
  * (the folder is gone) instead of `WORKSPACE_RELEASED`. With a manual clock that never moves,
  * ready entries are never re-checked (the memory host is one process anyway).
  */
-import type { Clock } from '../../ports/clock.js';
-import { Registry, type Registration } from '../../gate/registry.js';
+import type { Clock } from '../../ports/index.js';
+import { Registry, type Registration } from '../../gate/index.js';
 
 /** Reads a conversation from the store, registers what it finds, and returns it. */
-export type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;
+type RegistryRefresh = (conversation: string, current: Registration | undefined) => Registration | undefined;
 
 /** A Registry that consults the state store (see the file comment). */
 export class SyncedRegistry extends Registry {

@@ -4,9 +4,9 @@
  * disclosure's state. Other steps keep their own records beside these fields (`data.release`,
  * release-record.ts; `data.lower`, src/host/lower/lower-record.ts).
  */
-import type { DisclosureState } from '../../disclosure/disclosure-state.js';
-import type { MountSpec } from '../../manifest/types.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { DisclosureState } from '../../disclosure/index.js';
+import type { MountSpec } from '../../manifest/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 
 /** What gatefs created during a preparation, so a rollback removes exactly that. */
 export interface CreatedByPreparation {

@@ -4,12 +4,12 @@
  * confinement, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
  */
-import type { OccupancyRecord } from '../../state/occupancy-table.js';
-import type { OccupancyGuard } from '../occupancy/occupancy-guard.js';
-import type { HostPlatform } from '../platform/platform.js';
-import type { StateStore } from '../../state/store.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import type { Backend, Guarantee } from '../../manifest/types.js';
+import type { OccupancyRecord } from '../../state/index.js';
+import type { OccupancyGuard } from '../occupancy/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import type { Backend, Guarantee } from '../../manifest/index.js';
 
 /** A workspace's state as `host.status()` shows it (a failed record shows as `released`). */
 export type WorkspaceState = 'preparing' | 'ready' | 'released';

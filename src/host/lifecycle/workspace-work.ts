@@ -6,12 +6,12 @@
  * as `(deleted files)`), nothing for `shared`. The folder is the derived one
  * (`<stateDir>/worktrees/<id>`, `copies/<id>`), looked at without following a link.
  */
-import type { GitContext, WorktreeInfo } from '../../git/git-port.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { OVERLAY_META } from '../../../vfs/whiteout-set.js';
+import type { GitContext, WorktreeInfo } from '../../git/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import { OVERLAY_META } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf, checkoutOf } from '../platform/index.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /**

@@ -6,8 +6,8 @@
  * those, and removing the worktree deletes them. Nested repositories (a folder holding `.git`,
  * untracked) are reported by git as their folder.
  */
-import type { GitContext } from '../../git/git-port.js';
-import type { HostPlatform } from '../platform/platform.js';
+import type { GitContext } from '../../git/index.js';
+import type { HostPlatform } from '../platform/index.js';
 
 /**
  * The work files of the worktree at host path `path` (see the file comment), sorted without

@@ -12,17 +12,17 @@
  * system's errors; a throw leaves `<root>` as it was made so far (the caller removes it).
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
-import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
-import type { LinkReadingLayer, WritableLayer } from '../../../vfs/layer.js';
-import type { GitContext } from '../../git/git-port.js';
-import type { TreeCheckout, TreeListingEntry } from '../../git/tree-checkout.js';
-import { isDotGitName } from '../../../vfs/dot-git-name.js';
+import type { GitObjectReader } from '../../../vfs/index.js';
+import type { LinkReadingLayer, WritableLayer } from '../../../vfs/index.js';
+import type { GitContext } from '../../git/index.js';
+import type { TreeCheckout, TreeListingEntry } from '../../git/index.js';
+import { isDotGitName } from '../../../vfs/index.js';
 import type { LowerPaths } from './lower-record.js';
-import type { OpenedFolder } from '../platform/platform.js';
+import type { OpenedFolder } from '../platform/index.js';
 import { verifyCheckout, type VerifyReport } from './lower-verify.js';
 
 /** What `checkOutLower` uses. */
-export interface CheckOutLowerPorts {
+interface CheckOutLowerPorts {
   checkout: TreeCheckout;
   objects: GitObjectReader;
   /** Opens a host folder as a confined layer (`HostPlatform.openFolder`). */
@@ -36,7 +36,7 @@ export interface CheckOutLowerPorts {
  * `.GIT`, `git~1`, …) and everything below one. The namespace hides and protects them over git
  * objects, git's index refuses them, so the lower folder leaves them out and holds the rest.
  */
-export function withoutDotGitNames(listing: readonly TreeListingEntry[]): TreeListingEntry[] {
+function withoutDotGitNames(listing: readonly TreeListingEntry[]): TreeListingEntry[] {
   return listing.filter((e) => !e.path.split('/').some(isDotGitName));
 }
 

@@ -23,24 +23,24 @@
  * Other processes serving the workspace switch over when their registry next looks at the
  * record (`upgrade`, at most once a second).
  */
-import { isCodedError } from '../../../vfs/coded-error.js';
-import { isGitError, type GitContext } from '../../git/git-port.js';
-import type { TreeCheckout } from '../../git/tree-checkout.js';
-import type { Clock } from '../../ports/clock.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { RunEventBody, RunEventType } from '../../state/run-log-events.js';
-import type { StateStore } from '../../state/store.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import { isCodedError } from '../../../vfs/index.js';
+import { isGitError, type GitContext } from '../../git/index.js';
+import type { TreeCheckout } from '../../git/index.js';
+import type { Clock } from '../../ports/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { RunEventBody, RunEventType } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/platform.js';
-import type { CopyLower } from '../views/workspace-view.js';
+import type { HostPlatform } from '../platform/index.js';
+import type { CopyLower } from '../views/index.js';
 import { LOWERS_AREA, isLowerReady, lowerOf, lowerPathsOf, withLower, type LowerRecord } from './lower-record.js';
 import { LowerMismatch } from './lower-verify.js';
 import { checkOutLower } from './check-out-lower.js';
 
 /** What `LowerFolders` uses of the host. */
-export interface LowerFolderParts {
+interface LowerFolderParts {
   readonly platform: HostPlatform;
   readonly store: StateStore;
   readonly ids: IdSource;
@@ -56,7 +56,7 @@ export interface LowerFolderParts {
 }
 
 /** How `LowerFolders` waits and polls. */
-export interface LowerFoldersOptions {
+interface LowerFoldersOptions {
   /** How often a running build looks for a release of its workspace (default 500 ms). */
   pollMs?: number;
   /** Waits `ms` (default: a real timer). */

@@ -11,10 +11,10 @@
  * rename), or `unavailable` (this commit cannot be checked out byte for byte here: served from
  * git objects, not tried again for this pin).
  */
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import type { WorkspaceRecord } from '../../state/index.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { PathBase } from '../platform/workspace-paths.js';
+import type { PathBase } from '../platform/index.js';
 
 /** The state-directory folder that holds the lower folders. */
 export const LOWERS_AREA = 'lowers';
@@ -50,7 +50,7 @@ export function lowerPathsOf(base: PathBase, conversation: string): LowerPaths {
 }
 
 /** What the host last did with a lower folder. */
-export type LowerState = 'building' | 'ready' | 'unavailable';
+type LowerState = 'building' | 'ready' | 'unavailable';
 
 /** What `data.lower` holds. */
 export interface LowerRecord {

@@ -19,16 +19,16 @@
  * a folder here, and the caller keeps serving it from git objects.
  */
 import { createHash } from 'node:crypto';
-import { isVfsError } from '../../../vfs/errors.js';
-import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
-import type { LinkReadingLayer, WritableLayer } from '../../../vfs/layer.js';
-import { CodedError } from '../../../vfs/coded-error.js';
-import { childPath, walkLayer } from '../../../vfs/layer.js';
-import type { GitContext } from '../../git/git-port.js';
-import type { TreeCheckout, TreeListingEntry } from '../../git/tree-checkout.js';
+import { isVfsError } from '../../../vfs/index.js';
+import type { GitObjectReader } from '../../../vfs/index.js';
+import type { LinkReadingLayer, WritableLayer } from '../../../vfs/index.js';
+import { CodedError } from '../../../vfs/index.js';
+import { childPath, walkLayer } from '../../../vfs/index.js';
+import type { GitContext } from '../../git/index.js';
+import type { TreeCheckout, TreeListingEntry } from '../../git/index.js';
 
 /** How a checkout differs from the commit's tree. */
-export type LowerMismatchReason = 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET';
+type LowerMismatchReason = 'MISSING_ENTRY' | 'EXTRA_ENTRY' | 'WRONG_TYPE' | 'LINK_TARGET';
 
 /** Why a checkout cannot be served as the commit's tree (see the file comment); `code` says how it differs. */
 export class LowerMismatch extends CodedError<LowerMismatchReason, { path: string }> {
@@ -59,7 +59,7 @@ export interface VerifyReport {
 }
 
 /** The ports the verification uses. */
-export interface VerifyPorts {
+interface VerifyPorts {
   checkout: TreeCheckout;
   objects: GitObjectReader;
   context: GitContext;

@@ -11,19 +11,19 @@ import { Volume } from 'memfs';
 import { MemoryGit } from '../../git/memory-git.js';
 import { MemoryLandingGit } from '../../git/memory-landing-git.js';
 import { createMemoryRemote } from '../../git/memory-remote.js';
-import { chooseLanderSettings } from '../../manifest/settings.js';
-import type { CheckRunner } from '../../ports/check-runner.js';
-import { ScriptedCheckRunner } from '../../ports/scripted-check-runner.js';
-import type { SavePointHook } from '../../lander/save-points.js';
-import { loadManifest } from '../../manifest/load.js';
-import { ManualClock, type Clock } from '../../ports/clock.js';
-import { SequentialIds, type IdSource } from '../../ports/ids.js';
-import { ManualLiveness, type ProcessLiveness } from '../../ports/process-liveness.js';
-import { StateStore } from '../../state/store.js';
+import { chooseLanderSettings } from '../../manifest/index.js';
+import type { CheckRunner } from '../../ports/index.js';
+import { ScriptedCheckRunner } from '../../ports/index.js';
+import type { SavePointHook } from '../../lander/index.js';
+import { loadManifest } from '../../manifest/index.js';
+import { ManualClock, type Clock } from '../../ports/index.js';
+import { SequentialIds, type IdSource } from '../../ports/index.js';
+import { ManualLiveness, type ProcessLiveness } from '../../ports/index.js';
+import { StateStore } from '../../state/index.js';
 import { MemoryPlatform } from './memory-platform.js';
 import { seedMemoryRepository, writeFiles } from './memory-repository.js';
-import type { Host } from '../composition/host.js';
-import { WorkspaceHost } from '../composition/workspace-host.js';
+import type { Host } from '../composition/index.js';
+import { WorkspaceHost } from '../composition/index.js';
 
 export interface CreateMemoryHostOptions {
   /** The repository's files: path → content. */

@@ -5,15 +5,15 @@
  * memory tree cannot be reached through another mount's folder anyway: no links are followed).
  */
 import type { Volume } from 'memfs';
-import type { GitPort } from '../../git/git-port.js';
-import type { LandingGit } from '../../git/landing-git.js';
-import type { HostIdentity } from '../../../vfs/host-layer.js';
+import type { GitPort } from '../../git/index.js';
+import type { LandingGit } from '../../git/index.js';
+import type { HostIdentity } from '../../../vfs/index.js';
 import { MemoryLayer } from '../../../vfs/memory-layer.js';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { isMissingPath } from '../../ports/missing-path.js';
-import type { FolderState, HostPlatform, OpenedFolder } from '../platform/platform.js';
-import type { WorkspaceArea } from '../platform/workspace-paths.js';
+import { isMissingPath } from '../../ports/index.js';
+import type { FolderState, HostPlatform, OpenedFolder } from '../platform/index.js';
+import type { WorkspaceArea } from '../platform/index.js';
 
 type Vol = InstanceType<typeof Volume>;
 

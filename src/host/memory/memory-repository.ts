@@ -5,11 +5,11 @@
  */
 import git, { type FsClient } from 'isomorphic-git';
 import type { Volume } from 'memfs';
-import type { Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/index.js';
 
 type Vol = InstanceType<typeof Volume>;
 
-export interface SeedOptions {
+interface SeedOptions {
   volume: Vol;
   dir: string;
   files: Readonly<Record<string, string | Uint8Array>>;

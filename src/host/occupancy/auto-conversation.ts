@@ -17,8 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import type { ProcessIdentity, ProcessLiveness } from '../../ports/process-liveness.js';
-import type { StateStore } from '../../state/store.js';
+import type { ProcessIdentity, ProcessLiveness } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
 
 /** The longest folder name kept in an id (the id stays well under 63 characters). */
 const NAME_CHARS = 32;

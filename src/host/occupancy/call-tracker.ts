@@ -5,8 +5,8 @@
  * (registration, occupancy) run at the moment of the call: a write that starts after the
  * release holder took the workspace is refused, and one that started before is waited for.
  */
-import type { CallContext, ToolGateApi } from '../../gate/tool-gate-api.js';
-import type { ToolDescriptor, ToolResult } from '../../../tools/result.js';
+import type { CallContext, ToolGateApi } from '../../gate/index.js';
+import type { ToolDescriptor, ToolResult } from '../../../tools/index.js';
 
 interface Running {
   count: number;

@@ -14,13 +14,13 @@
  * Cost: with nobody holding the workspace, the write check is one indexed SQLite read; the
  * liveness port is asked only when a holder blocks.
  */
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from '../../state/occupancy-table.js';
-import type { StateStore } from '../../state/store.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 
 /** What the guard uses: the store's occupancy records, the liveness port, and the releases recorded. */
-export interface OccupancyGuardParts {
+interface OccupancyGuardParts {
   readonly store: StateStore;
   /** Who this process is, and whether a recorded process still runs. */
   readonly liveness: ProcessLiveness;

@@ -21,9 +21,9 @@
  * A missing target is not an error.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
@@ -31,7 +31,7 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 export const MAX_HELD = 32;
 
 /** Test seams (SECURITY.md §3.8): no-ops in production, so a test can swap a name at an exact moment. */
-export interface RemovalSeams {
+interface RemovalSeams {
   /** After `lstat` found the folder at `rel` (below the removed folder) and before it is opened. */
   beforeOpen?(rel: string): void;
   /** Before the entry at `rel` is looked at. */
@@ -39,7 +39,7 @@ export interface RemovalSeams {
 }
 
 /** Options of `removeBeneath`. */
-export interface RemoveBeneathOptions {
+interface RemoveBeneathOptions {
   /** Walk through `/proc/self/fd` (true) or by host path with identity checks (false). */
   procfs: boolean;
   /** Remove only folders; the first file found stops the removal with `DIRTY_WORKTREE`. */

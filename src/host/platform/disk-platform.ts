@@ -5,13 +5,13 @@
  */
 import { lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import type { GitPort } from '../../git/git-port.js';
-import type { HostGuard, HostIdentity } from '../../../vfs/host-layer.js';
-import { openHostFolder } from '../../../vfs/host-folder.js';
-import { isMissingPath } from '../../ports/missing-path.js';
+import type { GitPort } from '../../git/index.js';
+import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
+import { openHostFolder } from '../../../vfs/index.js';
+import { isMissingPath } from '../../ports/index.js';
 import { removeBeneath } from './confined-removal.js';
-import type { LandingGit } from '../../git/landing-git.js';
-import type { WritePolicy } from '../../manifest/types.js';
+import type { LandingGit } from '../../git/index.js';
+import type { WritePolicy } from '../../manifest/index.js';
 import { appendProjectMemoryFile } from './project-memory-file.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
 import type { WorkspaceArea } from './workspace-paths.js';

@@ -5,10 +5,10 @@
  * folders and runs isomorphic-git. Paths here are the platform's own (host paths on disk,
  * volume paths in memory) and never reach an agent.
  */
-import type { GitPort } from '../../git/git-port.js';
-import type { LandingGit } from '../../git/landing-git.js';
-import type { HostGuard, HostIdentity } from '../../../vfs/host-layer.js';
-import type { WritableLayer } from '../../../vfs/layer.js';
+import type { GitPort } from '../../git/index.js';
+import type { LandingGit } from '../../git/index.js';
+import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
+import type { WritableLayer } from '../../../vfs/index.js';
 import type { WorkspaceArea } from './workspace-paths.js';
 
 /** What is at a host path, looked at without following a link at its last component. */

@@ -6,11 +6,11 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMissingPath } from '../../ports/missing-path.js';
+import { isMissingPath } from '../../ports/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
 /** The file's name inside `<stateDir>/memory`. */
-export const PROJECT_MEMORY_FILE = 'project.md';
+const PROJECT_MEMORY_FILE = 'project.md';
 
 /** Appends `line` to `<stateDir>/memory/project.md` unless a line holds `key` (see the module comment). Result: true when appended. */
 export function appendProjectMemoryFile(stateDir: string, key: string, line: string): boolean {

@@ -6,10 +6,10 @@
  * validated before it becomes a path part or a branch name, so a record can neither name a
  * folder to open or remove nor a branch (say `main`) to delete.
  */
-import { conversationBranch } from '../../git/git-port.js';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import { conversationBranch } from '../../git/index.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { Backend } from '../../manifest/types.js';
+import type { Backend } from '../../manifest/index.js';
 
 /** The state-directory folders that hold workspaces, one per backend that has its own folder. */
 export type WorkspaceArea = 'worktrees' | 'copies' | 'lowers';
@@ -22,7 +22,7 @@ export interface PathBase {
 }
 
 /** The area of a backend's workspaces, or null for `shared` (the repository itself). */
-export function areaOf(backend: Backend): WorkspaceArea | null {
+function areaOf(backend: Backend): WorkspaceArea | null {
   return backend === 'worktree' ? 'worktrees' : backend === 'copy' ? 'copies' : null;
 }
 

@@ -6,10 +6,10 @@
  * say, and the lander and `subagent land` refuse work whose tree holds them: a checkout updated
  * to it would have its state directory replaced or written into.
  */
-import type { HostPlatform } from '../platform/platform.js';
+import type { HostPlatform } from '../platform/index.js';
 
 /** The default state directory's name, relative to the repository. */
-export const DEFAULT_STATE_DIR_NAME = '.gatefs';
+const DEFAULT_STATE_DIR_NAME = '.gatefs';
 
 /** The state directory's names (see the file comment), sorted, each once; never ''. */
 export function stateDirNames(platform: Pick<HostPlatform, 'repo' | 'stateDir' | 'relativeInside'>): string[] {

@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, wri
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { WorkspaceError } from '../../workspace-error.js';
 import { lstatOrNull } from './untrusted-state.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
 
 const { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
 

@@ -7,9 +7,9 @@
  */
 import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../../state/state-origin.js';
-import type { StateStore } from '../../state/store.js';
-import { ownPid } from '../../ports/own-process.js';
+import { formatOrigin, parseOrigin, sameOrigin, type FileIdentity, type StateOrigin } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
+import { ownPid } from '../../ports/index.js';
 import { DATABASE_FILE, lstatOrNull, moveAsideHint, ORIGIN_FILE, untrustedState } from './untrusted-state.js';
 
 /**
@@ -89,7 +89,7 @@ export function recordOriginOf(store: StateStore, stateDir: string, uid: number,
 }
 
 /** The origin of the state directory and database as they are now on disk (for recording or comparing). */
-export function currentOrigin(stateDir: string, uid: number): StateOrigin {
+function currentOrigin(stateDir: string, uid: number): StateOrigin {
   return { stateDir: identityNow(stateDir), database: identityNow(join(stateDir, DATABASE_FILE)), uid };
 }
 

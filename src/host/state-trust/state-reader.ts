@@ -10,12 +10,12 @@
  */
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CliGit } from '../../git/cli-git.js';
-import { systemClock } from '../../ports/clock.js';
-import { NodeHostExec } from '../../ports/node-host-exec.js';
-import { ownUid } from '../../ports/own-process.js';
-import type { EventFilter, RunEvent } from '../../state/event-log.js';
-import { StateStore } from '../../state/store.js';
+import { CliGit } from '../../git/index.js';
+import { systemClock } from '../../ports/index.js';
+import { NodeHostExec } from '../../ports/index.js';
+import type { EventFilter, RunEvent } from '../../state/index.js';
+import { StateStore } from '../../state/index.js';
+import { ownUid } from '../../ports/index.js';
 import { checkOrigin, recordOriginOf, waitForOrigin } from './state-origin-check.js';
 import { inspectStateDir } from './state-trust.js';
 import { refuseTracked } from './tracked-state.js';
@@ -29,7 +29,7 @@ export interface StateReader {
 }
 
 /** Where to look: the repository and, when not `<repo>/.gatefs`, the state directory. */
-export interface StateReaderOptions {
+interface StateReaderOptions {
   repo: string;
   stateDir?: string;
 }

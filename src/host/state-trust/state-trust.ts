@@ -45,7 +45,7 @@ const JOURNALS = ['-wal', '-shm', '-journal'];
 const STATE_FOLDERS = ['worktrees', 'copies', 'locks', 'lowers'];
 
 /** What `inspectStateDir` found. */
-export interface StateDirFacts {
+interface StateDirFacts {
   /** The state directory exists (and passed the checks). */
   exists: boolean;
   /** `gatefs.db` exists in it (and passed the checks). */

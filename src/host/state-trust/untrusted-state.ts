@@ -4,7 +4,7 @@
  * out — and the names of what gatefs keeps there.
  */
 import { lstatSync, type Stats } from 'node:fs';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
 import { WorkspaceError, type WorkspaceErrorReason } from '../../workspace-error.js';
 
 /** The database file inside the state directory. */

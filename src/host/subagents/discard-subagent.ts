@@ -3,9 +3,9 @@
  * branch; `refuseUnlanded` is the check every other release of a subagent passes (its branch
  * holds no commit its parent's lacks).
  */
-import type { GitContext } from '../../git/git-port.js';
+import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { ReleaseResult } from '../lifecycle/workspace-types.js';
+import type { ReleaseResult } from '../lifecycle/index.js';
 import { parentOf, refOf, type SubagentParts } from './subagent-parts.js';
 
 /** Removes a subagent's clean checkout, keeping its branch. Throws what `release` throws (`DIRTY_WORKTREE`, …). */

@@ -6,11 +6,11 @@
  * following (`DIRTY_WORKTREE` when its own changes or untracked files are in the way); then the
  * child is released and its branch, now contained in the parent's, deleted.
  */
-import type { GitContext } from '../../git/git-port.js';
+import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { ReleaseResult } from '../lifecycle/workspace-types.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
-import { stateDirNames } from '../state-trust/state-dir-names.js';
+import type { ReleaseResult } from '../lifecycle/index.js';
+import { branchOf, checkoutOf } from '../platform/index.js';
+import { stateDirNames } from '../state-trust/index.js';
 import { parentOf, refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
 
 /** The result of `subagents.land`. */

@@ -3,9 +3,9 @@
  * parent's chain plus itself), then prepares the child's worktree from the head of its parent's
  * branch, with the given role or the parent's.
  */
-import type { GitContext } from '../../git/git-port.js';
+import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
+import type { WorkspaceStatus } from '../lifecycle/index.js';
 import { refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
 
 /** What `subagents.start` takes. */

@@ -18,14 +18,14 @@
  * A child whose branch holds commits its parent lacks cannot be released (`NOT_CLEAN`): land or
  * discard it.
  */
-import type { Manifest } from '../../manifest/types.js';
-import type { StateStore } from '../../state/store.js';
-import type { WorkspaceRecord } from '../../state/workspace-table.js';
+import type { Manifest } from '../../manifest/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { WorkspaceStatus } from '../lifecycle/workspace-status.js';
-import type { PrepareOptions, ReleaseResult } from '../lifecycle/workspace-types.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf } from '../platform/workspace-paths.js';
+import type { WorkspaceStatus } from '../lifecycle/index.js';
+import type { PrepareOptions, ReleaseResult } from '../lifecycle/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf } from '../platform/index.js';
 
 /** What subagents use of the host: the manifest, the store, git through the platform, and the host's own prepare and release. */
 export interface SubagentParts {

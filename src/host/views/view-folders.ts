@@ -10,13 +10,13 @@
  * records where, so that changes there are `PROTECTED_PATH` even in a read-only mount; and the
  * state directory's names are `PROTECTED_PATH` at every workspace root.
  */
-import type { HostGuard, HostIdentity } from '../../../vfs/host-layer.js';
-import type { Resolved } from '../../../vfs/mount-table.js';
-import { FoldedPath, type FoldedRelation } from '../../../vfs/fold-name.js';
-import { isVfsError } from '../../../vfs/errors.js';
+import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
+import type { Resolved } from '../../../vfs/index.js';
+import { FoldedPath, type FoldedRelation } from '../../../vfs/index.js';
+import { isVfsError } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform, OpenedFolder } from '../platform/platform.js';
-import { stateDirNames } from '../state-trust/state-dir-names.js';
+import type { HostPlatform, OpenedFolder } from '../platform/index.js';
+import { stateDirNames } from '../state-trust/index.js';
 
 /** The open folders of one view, its authority paths, and where the state directory shows. */
 export class ViewFolders {

@@ -34,22 +34,22 @@
  * (data.reason `MISSING_FOLDER`), cannot be reached without following a link
  * (`FOLDER_THROUGH_LINK`), or is a mount inside the state directory (`MOUNT_IN_STATE_DIR`).
  */
-import type { MountSpec } from '../../manifest/types.js';
-import type { Backend } from '../../manifest/types.js';
-import type { GitObjectReader } from '../../../vfs/git-object-reader.js';
-import { gitTreeLayer } from '../../../vfs/git-tree-layer.js';
-import type { HostGuard } from '../../../vfs/host-layer.js';
-import type { Layer, WritableLayer } from '../../../vfs/layer.js';
-import type { Mount } from '../../../vfs/mount-table.js';
-import { Namespace } from '../../../vfs/namespace.js';
-import { overlay } from '../../../vfs/overlay-layer.js';
-import { readOnly } from '../../../vfs/read-only-layer.js';
-import { snapshotFolder } from '../../../vfs/snapshot-folder-layer.js';
-import { SwitchableLayer } from '../../../vfs/switchable-layer.js';
-import { workspaceRoot } from '../../../vfs/workspace-root.js';
-import { withPathRules } from '../../../vfs/path-rules-layer.js';
-import { RepositoryBoundary } from '../../../vfs/repository-boundary.js';
-import type { HostPlatform } from '../platform/platform.js';
+import type { MountSpec } from '../../manifest/index.js';
+import type { Backend } from '../../manifest/index.js';
+import type { GitObjectReader } from '../../../vfs/index.js';
+import { gitTreeLayer } from '../../../vfs/index.js';
+import type { HostGuard } from '../../../vfs/index.js';
+import type { Layer, WritableLayer } from '../../../vfs/index.js';
+import type { Mount } from '../../../vfs/index.js';
+import { Namespace } from '../../../vfs/index.js';
+import { overlay } from '../../../vfs/index.js';
+import { readOnly } from '../../../vfs/index.js';
+import { snapshotFolder } from '../../../vfs/index.js';
+import { SwitchableLayer } from '../../../vfs/index.js';
+import { workspaceRoot } from '../../../vfs/index.js';
+import { withPathRules } from '../../../vfs/index.js';
+import { RepositoryBoundary } from '../../../vfs/index.js';
+import type { HostPlatform } from '../platform/index.js';
 import { ViewFolders, identityKey } from './view-folders.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */

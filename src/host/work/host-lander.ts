@@ -4,18 +4,18 @@
  * (`<stateDir>/lander/<target>`: a real folder gatefs made, never a link), and lists the queue
  * for `gatefs lander status`.
  */
-import { Lander, type DrainReport } from '../../lander/lander.js';
-import type { SavePointHook } from '../../lander/save-points.js';
-import type { CheckRunner } from '../../ports/check-runner.js';
-import type { SubmissionRecord } from '../../state/submission-record.js';
+import { Lander, type DrainReport } from '../../lander/index.js';
+import type { SavePointHook } from '../../lander/index.js';
+import type { CheckRunner } from '../../ports/index.js';
+import type { SubmissionRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { LanderSettings } from '../../manifest/settings.js';
-import type { Clock } from '../../ports/clock.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { ProcessLiveness } from '../../ports/process-liveness.js';
-import type { StateStore } from '../../state/store.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { stateDirNames } from '../state-trust/state-dir-names.js';
+import type { LanderSettings } from '../../manifest/index.js';
+import type { Clock } from '../../ports/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { ProcessLiveness } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { stateDirNames } from '../state-trust/index.js';
 import { GATEFS_COMMITTER } from './work-service.js';
 
 /** One row of `gatefs lander status`. No host paths. */
@@ -50,7 +50,7 @@ export interface LanderParts {
 }
 
 /** The host's lander hooks (the check runner, the crash test's save points, the wait between push tries). */
-export interface HostLanderOptions {
+interface HostLanderOptions {
   checks: CheckRunner;
   savePoint?: SavePointHook;
   wait?: (ms: number) => Promise<void>;
@@ -103,7 +103,7 @@ export function landerStatus(store: Pick<StateStore, 'submissions'>): Submission
  * Creates `<stateDir>/lander` when missing; throws `WorkspaceError` `STATE_UNTRUSTED` when it
  * or the checkout is a link or not a folder.
  */
-export function landerCheckout(platform: Pick<HostPlatform, 'stateDir' | 'join' | 'folderState' | 'makeFolder'>, target: string): string {
+function landerCheckout(platform: Pick<HostPlatform, 'stateDir' | 'join' | 'folderState' | 'makeFolder'>, target: string): string {
   const area = platform.join(platform.stateDir, 'lander');
   const areaState = platform.folderState(area);
   if (areaState === 'missing') platform.makeFolder(area);

@@ -3,9 +3,9 @@
  * CLI's `gatefs diff|commit|submit`): the same service the tools call, found through the
  * registry, whatever tools the role declares.
  */
-import type { WorkRequests } from '../../../tools/work-requests.js';
-import { isConversationId } from '../../../vfs/workspace-root.js';
-import type { Registry } from '../../gate/registry.js';
+import type { WorkRequests } from '../../../tools/index.js';
+import { isConversationId } from '../../../vfs/index.js';
+import type { Registry } from '../../gate/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
 /**

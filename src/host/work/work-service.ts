@@ -6,19 +6,19 @@
  * commit is the conversation (`<id> <id@gatefs.invalid>`), the committer gatefs, the time the
  * clock port's.
  */
-import type { GitContext } from '../../git/git-port.js';
-import type { GitIdentity } from '../../git/landing-git.js';
-import { submitWork } from '../../lander/submit-work.js';
-import type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../../../tools/work-requests.js';
-import type { LanderSettings } from '../../manifest/settings.js';
-import type { Clock } from '../../ports/clock.js';
-import type { IdSource } from '../../ports/ids.js';
-import type { StateStore } from '../../state/store.js';
-import type { HostPlatform } from '../platform/platform.js';
-import { branchOf, checkoutOf } from '../platform/workspace-paths.js';
-import { ToolFailure } from '../../../tools/result.js';
-import { codeOf } from '../../../vfs/coded-error.js';
-import { stateDirNames } from '../state-trust/state-dir-names.js';
+import type { GitContext } from '../../git/index.js';
+import type { GitIdentity } from '../../git/index.js';
+import { submitWork } from '../../lander/index.js';
+import type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../../../tools/index.js';
+import type { LanderSettings } from '../../manifest/index.js';
+import type { Clock } from '../../ports/index.js';
+import type { IdSource } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { HostPlatform } from '../platform/index.js';
+import { branchOf, checkoutOf } from '../platform/index.js';
+import { ToolFailure } from '../../../tools/index.js';
+import { codeOf } from '../../../vfs/index.js';
+import { stateDirNames } from '../state-trust/index.js';
 
 /** The committer of every commit gatefs makes (merges, agents' commits). */
 export const GATEFS_COMMITTER: GitIdentity = { name: 'gatefs', email: 'gatefs@gatefs.invalid' };
@@ -169,7 +169,7 @@ export class WorkService implements WorkRequests {
  * The branch work lands on (full ref): the settings' `lander.branch`, else the branch the
  * source checkout has checked out; null when neither names one (a detached source checkout).
  */
-export async function landingTarget(parts: Pick<WorkParts, 'platform' | 'settings'>, context: GitContext): Promise<string | null> {
+async function landingTarget(parts: Pick<WorkParts, 'platform' | 'settings'>, context: GitContext): Promise<string | null> {
   if (parts.settings.branch) return `refs/heads/${parts.settings.branch}`;
   return parts.platform.landing.checkedOutBranch(parts.platform.repo, context);
 }

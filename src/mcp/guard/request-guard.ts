@@ -20,7 +20,7 @@ export interface GuardPolicy {
 }
 
 /** A refusal: the HTTP status, a reason safe to show the client, and (401) the challenge header. */
-export interface GuardRefusal {
+interface GuardRefusal {
   status: 401 | 403;
   reason: string;
   /** The `WWW-Authenticate` value of a 401. */

@@ -11,7 +11,7 @@
  */
 
 /** A fixed answer: HTTP status and JSON body. */
-export interface ProbeAnswer {
+interface ProbeAnswer {
   status: number;
   body: Record<string, unknown>;
 }

@@ -5,7 +5,7 @@
  * server) are refused writes with `OCCUPIED`. The holder is freed when the conversation's last
  * session closes.
  */
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import { newHolderId, openSession, type Session } from '../protocol/index.js';
 
 interface Occupant {

@@ -6,8 +6,8 @@
  * failed ones included, so a client cannot make the server create and roll back worktrees
  * without end. Conversations prepared with `gatefs prepare` never count.
  */
-import { CodedError } from '../../../vfs/coded-error.js';
-import type { WorkspaceState } from '../../host/composition/host.js';
+import { CodedError } from '../../../vfs/index.js';
+import type { WorkspaceState } from '../../host/composition/index.js';
 
 /** Limits of `CreationBudget`. */
 export interface CreationLimits {
@@ -24,7 +24,7 @@ export const DEFAULT_CREATION_LIMITS: CreationLimits = { allow: false, total: 16
  * Why `CreationBudget.take` refused: `NOT_ALLOWED` (no `--allow-new`), `TOTAL_LIMIT` (the per-run
  * number is used up) or `CONCURRENT_LIMIT` (retry in a moment).
  */
-export type CreationRefusalCode = 'NOT_ALLOWED' | 'TOTAL_LIMIT' | 'CONCURRENT_LIMIT';
+type CreationRefusalCode = 'NOT_ALLOWED' | 'TOTAL_LIMIT' | 'CONCURRENT_LIMIT';
 
 /** Thrown by `CreationBudget.take`; its message tells the client what to do instead. */
 export class CreationRefusal extends CodedError<CreationRefusalCode> {

@@ -7,7 +7,7 @@
  * serves what comes through.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isConversationId } from '../../../vfs/workspace-root.js';
+import { isConversationId } from '../../../vfs/index.js';
 import { answerAuthProbe } from './auth-probe.js';
 import { readJsonBody, type BodyLimits } from './read-body.js';
 import { checkAuthorization, checkOrigin, type GuardPolicy } from '../guard/index.js';

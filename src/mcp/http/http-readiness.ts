@@ -10,9 +10,9 @@
  * `OCCUPIED` and tried again on the next call. Messages name no host path (the server log has the
  * whole line).
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
-import type { ToolDescriptor } from '../../../tools/result.js';
-import { codeOf } from '../../../vfs/coded-error.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
+import type { ToolDescriptor } from '../../../tools/index.js';
+import { codeOf } from '../../../vfs/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import type { Session, Readiness, ReadinessSource } from '../protocol/index.js';
 

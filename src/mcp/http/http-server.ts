@@ -12,9 +12,9 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Host } from '../../host/composition/host.js';
-import { CodedError } from '../../../vfs/coded-error.js';
-import { systemClock, type Clock } from '../../ports/clock.js';
+import type { Host } from '../../host/composition/index.js';
+import { CodedError } from '../../../vfs/index.js';
+import { systemClock, type Clock } from '../../ports/index.js';
 import { allowedHostHeaders, type ListenAddress } from './listen-address.js';
 import { tokenHowTo } from '../guard/index.js';
 import { BodySlots, DEFAULT_LARGE_BODY_SLOTS } from './body-slots.js';

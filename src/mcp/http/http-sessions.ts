@@ -17,10 +17,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Host } from '../../host/composition/host.js';
-import type { Clock } from '../../ports/clock.js';
-import { randomIds } from '../../ports/ids.js';
-import { codeOf } from '../../../vfs/coded-error.js';
+import type { Host } from '../../host/composition/index.js';
+import type { Clock } from '../../ports/index.js';
+import { randomIds } from '../../ports/index.js';
+import { codeOf } from '../../../vfs/index.js';
 import { createMcpServer, callsSettled, createWaitingMcpServer, ensureWorkspace, type Session } from '../protocol/index.js';
 import type { ToolProfile } from '../profiles/index.js';
 import { HttpReadiness } from './http-readiness.js';
@@ -32,7 +32,7 @@ import { reply, sessionCapMessage, SERVER_ERROR } from './http-reply.js';
 import type { AdmittedRequest } from './http-admission.js';
 
 /** What `HttpSessions` needs besides the host. */
-export interface HttpSessionOptions {
+interface HttpSessionOptions {
   /** Role for conversations the server prepares (with `creationLimits.allow`). */
   role?: string;
   sessionLimits: SessionLimits;

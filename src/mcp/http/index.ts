@@ -10,11 +10,10 @@
  * the SDK's HTTP transport) on its first call, so a `gatefs` command that does not serve never
  * pays for it.
  */
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 
 export { DEFAULT_CREATION_LIMITS } from './creation-budget.js';
-export type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 export { ListenAddressError, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { checkToken, generateToken, readTokenFile, SERVE_TOKEN_FILE, TokenError, writeServeToken } from './serve-token.js';
 export { DEFAULT_SESSION_LIMITS } from './session-table.js';

@@ -3,7 +3,7 @@
  * header values a client may legitimately send to it (the DNS-rebinding allow list).
  */
 import { isIP } from 'node:net';
-import { CodedError } from '../../../vfs/coded-error.js';
+import { CodedError } from '../../../vfs/index.js';
 
 /** A parsed listen address. `port` 0 asks the system for a free port. */
 export interface ListenAddress {

@@ -19,7 +19,7 @@ export interface BodyLimits {
 }
 
 /** The outcome of reading a body: the parsed value, or why there is none. */
-export type BodyOutcome =
+type BodyOutcome =
   | { kind: 'json'; value: unknown }
   | { kind: 'too-large'; limit: number; bytes: number; id: ScannedId }
   | { kind: 'too-complex'; limit: number; id: ScannedId }

@@ -22,8 +22,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { CodedError, foreignCodeOf } from '../../../vfs/coded-error.js';
-import { ownUid } from '../../ports/own-process.js';
+import { CodedError, foreignCodeOf } from '../../../vfs/index.js';
+import { ownUid } from '../../ports/index.js';
 
 /** Name of the generated token's file in the state dir. */
 export const SERVE_TOKEN_FILE = 'serve-token';

@@ -12,7 +12,7 @@
  *
  * Pure bookkeeping over a clock port; the HTTP server closes what `reapable` returns.
  */
-import type { Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/index.js';
 
 /** Caps and idle times of `SessionTable`. */
 export interface SessionLimits {
@@ -30,7 +30,7 @@ export interface SessionLimits {
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { perConversation: 8, total: 256, idleMs: 15 * 60_000, detachedMs: 60_000 };
 
 /** One open session and its activity. */
-export interface SessionRecord<T> {
+interface SessionRecord<T> {
   readonly id: string;
   readonly conversation: string;
   readonly value: T;

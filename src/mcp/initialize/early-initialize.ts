@@ -23,7 +23,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03
 const EARLY_LINE_LIMIT = 1024 * 1024;
 
 /** What the server says about itself in its initialize result. */
-export interface ServerIdentity {
+interface ServerIdentity {
   name: string;
   version: string;
   capabilities: Record<string, unknown>;
@@ -59,7 +59,7 @@ export interface EarlyAnswer {
 }
 
 /** Options of `answerInitializeEarly`. */
-export interface EarlyInitializeOptions {
+interface EarlyInitializeOptions {
   stdin: Readable;
   stdout: Writable;
   server: ServerIdentity;

@@ -11,10 +11,10 @@
  * schema-valid and gets a JSON-RPC error from the transport before it is parsed, and the
  * transport keeps serving.
  */
-import { CodedError } from '../../../vfs/coded-error.js';
-import { FILE_TOOLS } from '../../../tools/file-tools.js';
-import { requestFilesTool } from '../../../tools/request-files.js';
-import { plainJsonSchema } from '../../../tools/tool.js';
+import { CodedError } from '../../../vfs/index.js';
+import { FILE_TOOLS } from '../../../tools/index.js';
+import { requestFilesTool } from '../../../tools/index.js';
+import { plainJsonSchema } from '../../../tools/index.js';
 import { CLAUDE_CODE_INPUTS } from '../profiles/index.js';
 import { maxJsonBytes, maxJsonStringBytes } from './json-size-bound.js';
 import { maxJsonTokens } from './json-token-bound.js';
@@ -28,7 +28,7 @@ import { maxJsonTokens } from './json-token-bound.js';
 export const ENVELOPE_ALLOWANCE_BYTES = 64 * 1024;
 
 /** A tool as far as the cap is concerned: its name and input JSON Schema. */
-export interface SizedTool {
+interface SizedTool {
   name: string;
   inputSchema: unknown;
 }

@@ -11,8 +11,8 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { GrepValue } from '../../../tools/grep/grep-results.js';
-import { ToolFailure } from '../../../tools/result.js';
+import type { GrepValue } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
 import { contentLines, searchedNote, type Row } from '../text/index.js';
 import type { GrepInput } from './claude-code-schemas.js';
 import { ripgrepTypeGlob } from './ripgrep-types.js';

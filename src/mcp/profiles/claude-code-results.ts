@@ -11,11 +11,11 @@
  * (anthropics/claude-code#54737), so an image with it would never reach the model.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ReadImageValue, ReadValue } from '../../../tools/read.js';
-import type { WriteValue } from '../../../tools/write.js';
-import type { EditValue } from '../../../tools/edit.js';
-import type { ListValue } from '../../../tools/list.js';
-import { numberLines } from '../../../tools/text/numbered-lines.js';
+import type { ReadImageValue, ReadValue } from '../../../tools/index.js';
+import type { WriteValue } from '../../../tools/index.js';
+import type { EditValue } from '../../../tools/index.js';
+import type { ListValue } from '../../../tools/index.js';
+import { numberLines } from '../../../tools/text/index.js';
 import { syntaxLines, type Row } from '../text/index.js';
 import type { PathView } from './profile-paths.js';
 

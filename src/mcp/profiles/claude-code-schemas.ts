@@ -10,11 +10,11 @@
  * once it is known.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { MAX_PATH_ARG_CHARS } from '../../../tools/path-arg.js';
-import { WRITE_MAX_CONTENT_CHARS } from '../../../tools/write.js';
-import { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS } from '../../../tools/edit.js';
-import { MAX_TEXT_FILE_BYTES } from '../../../tools/text/text-content.js';
-import { SyntaxReportSchema } from '../../../tools/syntax-check.js';
+import { MAX_PATH_ARG_CHARS } from '../../../tools/index.js';
+import { WRITE_MAX_CONTENT_CHARS } from '../../../tools/index.js';
+import { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS } from '../../../tools/index.js';
+import { MAX_TEXT_FILE_BYTES } from '../../../tools/text/index.js';
+import { SyntaxReportSchema } from '../../../tools/index.js';
 
 /** How a path argument of this profile is written (in every path description). */
 const PATHS =

@@ -29,15 +29,15 @@
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { compileInput, plainJsonSchema, type InputCheck } from '../../../tools/tool.js';
-import { isCodedError } from '../../../vfs/coded-error.js';
-import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../../tools/result.js';
-import type { ReadImageValue, ReadValue } from '../../../tools/read.js';
-import type { WriteValue } from '../../../tools/write.js';
-import type { EditValue } from '../../../tools/edit.js';
-import type { ListValue } from '../../../tools/list.js';
-import type { GrepValue } from '../../../tools/grep/grep-results.js';
-import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/edit-steps.js';
+import { compileInput, plainJsonSchema, type InputCheck } from '../../../tools/index.js';
+import { isCodedError } from '../../../vfs/index.js';
+import { ToolFailure, type ToolDescriptor, type ToolError, type ToolResult } from '../../../tools/index.js';
+import type { ReadImageValue, ReadValue } from '../../../tools/index.js';
+import type { WriteValue } from '../../../tools/index.js';
+import type { EditValue } from '../../../tools/index.js';
+import type { ListValue } from '../../../tools/index.js';
+import type { GrepValue } from '../../../tools/index.js';
+import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/index.js';
 import { GATEFS_PROFILE, type ProfileGate, type ToolProfile } from './tool-profile.js';
 import { errorEnvelopeSchema } from './tool-result.js';
 import { toolResultText } from '../text/index.js';

@@ -11,8 +11,8 @@
  * the cap counts only what is shown.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ListValue } from '../../../tools/list.js';
-import { ToolFailure } from '../../../tools/result.js';
+import type { ListValue } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
 import { answer, ignoredNote } from './claude-code-results.js';
 import type { PathView } from './profile-paths.js';
 

@@ -4,7 +4,7 @@
  * (`/worktrees/<id>/src/a.ts`; a mount's paths are absolute already): the model passes it back
  * as `file_path` unchanged. The gate shows paths inside the workspace relative to its root.
  */
-import { workspaceRoot } from '../../../vfs/workspace-root.js';
+import { workspaceRoot } from '../../../vfs/index.js';
 
 /** The workspace root of one conversation and the absolute form of the gate's paths. */
 export interface PathView {

@@ -4,7 +4,7 @@
  * the common types of `rg --type-list` (extensions and a few exact names); an unknown type is
  * refused with `INVALID_INPUT` naming the known ones, never searched as "no filter".
  */
-import { ToolFailure } from '../../../tools/result.js';
+import { ToolFailure } from '../../../tools/index.js';
 
 /** Type name → extensions (without the dot) and exact file names. */
 const TYPES: Readonly<Record<string, { ext: readonly string[]; names?: readonly string[] }>> = {

@@ -7,8 +7,8 @@
  * opens a path itself.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDescriptor, ToolError, ToolResult } from '../../../tools/result.js';
-import type { Host } from '../../host/composition/host.js';
+import type { ToolDescriptor, ToolError, ToolResult } from '../../../tools/index.js';
+import type { Host } from '../../host/composition/index.js';
 import { toCallToolResult, toMcpTool } from './tool-result.js';
 import type { ProfileName } from '../initialize/index.js';
 

@@ -4,8 +4,8 @@
  * `content` readable text, an image as image content).
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDescriptor, ToolResult } from '../../../tools/result.js';
-import { TOOL_ERROR_CODES } from '../../../tools/codes.js';
+import type { ToolDescriptor, ToolResult } from '../../../tools/index.js';
+import { TOOL_ERROR_CODES } from '../../../tools/index.js';
 import { toolResultText } from '../text/index.js';
 
 /** The `{ error }` shape a failed call carries in `structuredContent`. */

@@ -3,10 +3,10 @@
  * one, prepares a missing one. Concurrent callers for the same conversation share one
  * preparation (two HTTP sessions opening the same URL at once prepare once).
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 
 /** Options of `ensureWorkspace`. */
-export interface EnsureOptions {
+interface EnsureOptions {
   /** Role for a new workspace (default: the manifest's first role). Ignored when it exists. */
   role?: string;
   /** Called with a short line before a preparation starts (the CLI prints it on stderr). */

@@ -3,8 +3,8 @@
  * workspace ready in the background: over stdio `WorkspaceReadiness`, over HTTP `HttpReadiness`.
  * The server answers from the first moment and its tool calls wait on `ready()`.
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
-import type { ToolDescriptor, ToolError } from '../../../tools/result.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
+import type { ToolDescriptor, ToolError } from '../../../tools/index.js';
 
 /** A ready workspace held by this session (`holder` makes its calls), or why not. */
 export type Readiness =

@@ -5,13 +5,13 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/index.js';
 import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
 import { trackCall } from './calls-in-flight.js';
 
 /** Options of `createMcpServer`. */
-export interface McpServerOptions {
+interface McpServerOptions {
   /** The conversation every call of this server is made for (it must already be prepared). */
   conversation: string;
   /** The occupancy holder passed to the gate with every call (e.g. the MCP session id). */

@@ -7,11 +7,9 @@
  * Holder ids are `mcp-<pid>-<random>`, so a holder left behind by a server process that died
  * (killed, crashed) can be recognised and taken over instead of locking the workspace forever.
  */
-import type { Host } from '../../host/composition/host.js';
-import { randomIds } from '../../ports/ids.js';
+import type { Host } from '../../host/composition/index.js';
+import { isPidGone, ownPid, randomIds } from '../../ports/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { ownPid } from '../../ports/own-process.js';
-import { isPidGone } from '../../ports/process-signals.js';
 
 /** An open session; `close` is idempotent and never throws. */
 export interface Session {

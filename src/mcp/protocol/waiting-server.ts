@@ -27,7 +27,7 @@ import type { ReadinessSource } from './readiness.js';
 const PROGRESS_EVERY_MS = 1000;
 
 /** Options of `createWaitingMcpServer`. */
-export interface WaitingServerOptions {
+interface WaitingServerOptions {
   /** The conversation named in the instructions (undefined: chosen later, `--conversation auto`). */
   conversation?: string;
   /** A failure the client may see (no host paths). */

@@ -10,12 +10,12 @@
  * At most `maxListeners` streams at once (a further one gets 503): each holds a socket.
  */
 import type { ServerResponse } from 'node:http';
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import { eventRows, landerRows, workspaceRows } from './status-snapshot.js';
 import { eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
 
 /** Options of `StatusFeed`. */
-export interface StatusFeedOptions {
+interface StatusFeedOptions {
   /** Open MCP sessions per conversation, now. */
   sessions: () => ReadonlyMap<string, number>;
   /** How often the host is looked at while someone listens (default 1000 ms). */

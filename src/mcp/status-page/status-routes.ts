@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Host } from '../../host/composition/host.js';
+import type { Host } from '../../host/composition/index.js';
 import { checkOrigin } from '../guard/index.js';
 import { isTheToken, mayViewStatus, statusCookieHeader } from './status-auth.js';
 import { StatusFeed } from './status-feed.js';
@@ -31,7 +31,7 @@ export function isStatusPath(path: string): boolean {
 }
 
 /** What the routes need. */
-export interface StatusRoutesOptions {
+interface StatusRoutesOptions {
   /** The bearer token (null: `--no-token`). */
   token: string | null;
   /** The Host header values the server answers to (filled once it listens). */

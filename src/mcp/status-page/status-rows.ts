@@ -4,7 +4,7 @@
  * (`status-feed.ts`) sends the same fragments when they change. Every value is HTML-escaped
  * (`esc`), control and invisible characters included.
  */
-import { terminalSafeLine } from '../../../tools/text/terminal-text.js';
+import { terminalSafeLine } from '../../../tools/text/index.js';
 import type { EventRow, StatusSnapshot, SubmissionRow, WorkspaceRow } from './status-snapshot.js';
 
 /**

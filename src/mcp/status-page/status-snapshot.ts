@@ -5,9 +5,9 @@
  * events are shown through `summarizeEvent` (tool, outcome code, git argv, …), never file
  * contents.
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
-import type { RunEvent } from '../../state/event-log.js';
-import { summarizeEvent } from '../../state/event-summary.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
+import type { RunEvent } from '../../state/index.js';
+import { summarizeEvent } from '../../state/index.js';
 
 /** Run-log events the page shows at most. */
 const LOG_TAIL = 200;

@@ -8,7 +8,7 @@
 import { JsonIdScanner, type ScannedId, JsonTokenMeter } from '../message-limits/index.js';
 
 /** Where the reader delivers lines. */
-export interface LineSink {
+interface LineSink {
   /** A complete line within the limits, without its `\n` (a trailing `\r` removed). */
   line(bytes: Buffer): void;
   /** A line longer than `maxBytes` ended: its size in bytes and the id found in it (or `null`). */
@@ -18,7 +18,7 @@ export interface LineSink {
 }
 
 /** The limits of one line. */
-export interface LineLimits {
+interface LineLimits {
   maxBytes: number;
   maxTokens: number;
 }

@@ -39,12 +39,12 @@ import {
   tooLargeMessage,
   type ScannedId,
 } from '../message-limits/index.js';
-import { foreignCodeOf } from '../../../vfs/coded-error.js';
-import { stableStringify } from '../../state/stable-json.js';
+import { foreignCodeOf } from '../../../vfs/index.js';
+import { stableStringify } from '../../state/index.js';
 import type { EarlyAnswer } from '../initialize/index.js';
 
 /** Options of `CappedStdioTransport`. */
-export interface CappedStdioOptions {
+interface CappedStdioOptions {
   /** Where the client's messages come from: the process's stdin (or the early reader's hand-over of it). */
   stdin: Readable;
   /** Where the answers go: the process's stdout; nothing else may write to it. */

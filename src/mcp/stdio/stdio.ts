@@ -12,7 +12,7 @@ import type { EarlyAnswer } from '../initialize/index.js';
 import type { WorkspaceReadiness } from './workspace-readiness.js';
 
 /** Options of `serveStdio`. */
-export interface StdioServeOptions {
+interface StdioServeOptions {
   /** The conversation the instructions name (undefined: chosen later). */
   conversation?: string;
   /**
@@ -33,7 +33,7 @@ export interface StdioServeOptions {
 }
 
 /** How a stdio session ended: why, and the workspace's last outcome (undefined: never asked for). */
-export interface StdioEnd {
+interface StdioEnd {
   reason: string;
   outcome?: Readiness;
 }

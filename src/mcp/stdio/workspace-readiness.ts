@@ -11,18 +11,18 @@
  * host path (the operator's stderr gets the full line): `OCCUPIED` when another live session
  * holds the workspace, else `WORKSPACE_NOT_READY`.
  */
-import type { Host, WorkspaceStatus } from '../../host/composition/host.js';
-import type { ToolDescriptor, ToolError } from '../../../tools/result.js';
+import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
+import type { ToolDescriptor, ToolError } from '../../../tools/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { codeOf } from '../../../vfs/coded-error.js';
+import { codeOf } from '../../../vfs/index.js';
 import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
 import { describeFailure } from '../text/index.js';
 
 /** The conversation to serve: an id, or how to choose one once the host is open. */
-export type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
+type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
 
 /** What `WorkspaceReadiness` is given. */
-export interface ReadinessOptions {
+interface ReadinessOptions {
   /** Opens the host; called once it is needed, again only after it failed. */
   openHost(): Promise<Host>;
   conversation: ConversationChoice;
@@ -37,7 +37,7 @@ export interface ReadinessOptions {
 }
 
 /** The host is open and the conversation known. */
-export interface Opened {
+interface Opened {
   host: Host;
   conversation: string;
 }

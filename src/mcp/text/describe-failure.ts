@@ -3,7 +3,7 @@
  * code (a gatefs `CodedError`, or a foreign code such as Node's `EADDRINUSE`: `codeOf`),
  * otherwise its message. Used by the CLI and the HTTP server so every failure reads the same way.
  */
-import { codeOf } from '../../../vfs/coded-error.js';
+import { codeOf } from '../../../vfs/index.js';
 import { ManifestError } from '../../manifest/manifest-error.js';
 
 /** Formats `e` as one line, never a stack trace. */

@@ -2,8 +2,8 @@
  * Readable text for a tool result: what an MCP client shows a person or a model that ignores
  * `structuredContent`. One renderer per tool, with a JSON fallback for values it does not know.
  */
-import type { ToolResult } from '../../../tools/result.js';
-import { numberLines } from '../../../tools/text/numbered-lines.js';
+import type { ToolResult } from '../../../tools/index.js';
+import { numberLines } from '../../../tools/text/index.js';
 
 /** A result value, read field by field. */
 export type Row = Record<string, unknown>;

@@ -1,0 +1,2 @@
+/** The front door of src/host/views: a workspace's namespace over its folders. */
+export { type CopyLower, openWorkspaceView, type WorkspaceView } from './workspace-view.js';

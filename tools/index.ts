@@ -1,0 +1,21 @@
+/**
+ * The front door of tools: the tool lists the gate registers, the tool error codes and result
+ * shapes, the values and limits the CLI and the MCP profiles name. tree-sitter stays behind the
+ * syntax check's own `import()`: loading this door loads none of it.
+ */
+export { isToolErrorCode, TOOL_ERROR_CODES, type ToolErrorCode } from './codes.js';
+export type { DisclosureOutcome, DisclosureProblem, DisclosureRequests, RequestFilesValue } from './disclosure-requests.js';
+export { applyEditSteps, checkEditSteps, type EditStep, UnmatchedEditStep } from './edit-steps.js';
+export { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS, type EditValue } from './edit.js';
+export { FILE_TOOLS } from './file-tools.js';
+export type { GrepValue } from './grep/grep-results.js';
+export type { ListValue } from './list.js';
+export { MAX_PATH_ARG_CHARS } from './path-arg.js';
+export type { ReadImageValue, ReadValue } from './read.js';
+export { requestFilesTool } from './request-files.js';
+export { type ToolDescriptor, type ToolError, ToolFailure, type ToolResult } from './result.js';
+export { SyntaxReportSchema } from './syntax-check.js';
+export { compileInput, type InputCheck, plainJsonSchema, type ToolDefinition } from './tool.js';
+export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from './work-requests.js';
+export { WORK_TOOLS } from './work-tools.js';
+export { WRITE_MAX_CONTENT_CHARS, type WriteValue } from './write.js';
