@@ -1,18 +1,18 @@
 /**
  * Several processes on one state database, as with two `gatefs serve` and a `gatefs status`.
  * Real `node` child processes write either with plain SQL and the same pragmas, or through
- * `StateStore` itself: Node 20 cannot run TypeScript, so the store's files are transpiled
- * (TypeScript's transpileModule, one file at a time) into a temp folder first.
+ * `StateStore` itself, its TypeScript sources run through the project's module hooks
+ * (test/run-typescript.ts), as every other child of the tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/ports/clock.js';
 import { StateStore } from '../../src/state/index.js';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gatefs-procs-'));
@@ -69,7 +69,9 @@ interface Child {
 const children: Child[] = [];
 
 function startChild(script: string, ...args: string[]): Child {
-  const proc = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // The store's children run the TypeScript sources under test through the module hooks.
+  const node = script.endsWith('store-child.mjs') ? RUN_TYPESCRIPT : [];
+  const proc = spawn(process.execPath, [...node, script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiters = new Set<{ matches: () => boolean; resolve: () => void }>();
@@ -186,38 +188,13 @@ describe('several processes on one state database', () => {
   });
 });
 
-/** Transpiles src/state/*.ts, the liveness and signal ports, src/workspace-error.ts and the error base they derive from into `out`, runnable by plain node. */
-function transpileStore(out: string): string {
-  const sources = [
-    ...readdirSync(join(root, 'src/state'))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => `src/state/${f}`),
-    'src/workspace-error.ts',
-    'vfs/coded-error.ts',
-    'src/ports/process-liveness.ts',
-    'src/ports/node-process-liveness.ts',
-    'src/ports/process-signals.ts',
-  ];
-  for (const rel of sources) {
-    const { outputText } = ts.transpileModule(readFileSync(join(root, rel), 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      fileName: rel,
-    });
-    mkdirSync(join(out, rel, '..'), { recursive: true });
-    writeFileSync(join(out, rel.replace(/\.ts$/, '.js')), outputText);
-  }
-  writeFileSync(join(out, 'package.json'), '{ "type": "module" }');
-  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
-  return join(out, 'src/state/store.js');
-}
-
 describe('several processes through StateStore', () => {
   it('racing to create the database, append, occupy and lock: one schema, no lost event, one winner each', async () => {
     const storeScript = join(dir, 'store-child.mjs');
     writeFileSync(
       storeScript,
       `
-      import { StateStore } from ${JSON.stringify(transpileStore(join(dir, 'compiled')))};
+      import { StateStore } from ${JSON.stringify(pathToFileURL(join(root, 'src/state/index.ts')).href)};
       const [file, name, count] = process.argv.slice(2);
       const next = () => new Promise((resolve) => process.stdin.once('data', resolve));
       process.stdout.write('ready\\n');
