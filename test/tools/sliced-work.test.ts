@@ -114,4 +114,19 @@ describe('a table in shards', () => {
     expect([...set]).toEqual(keys);
     expect([...map].map(([k, v]) => [k.i, v])).toEqual(keys.map((k) => [k.i, k.i === 3 ? -3 : k.i]));
   });
+
+  it('is one Map and one Set below a shard, and goes on across the boundary by addNew', () => {
+    const map = new ShardedMap<string, number>();
+    const set = new ShardedSet<number>();
+    for (const k of ['b', 'a', 'b']) map.set(k, k.charCodeAt(0));
+    expect([...map]).toEqual([
+      ['b', 98],
+      ['a', 97],
+    ]);
+    expect([map.size, map.has('a'), map.get('c')]).toEqual([2, true, undefined]);
+    for (let i = 0; i < SHARD_ENTRIES + 3; i++) set.addNew(i);
+    expect(set.size).toBe(SHARD_ENTRIES + 3);
+    expect([set.has(0), set.has(SHARD_ENTRIES + 2), set.has(-1)]).toEqual([true, true, false]);
+    expect([...set].slice(SHARD_ENTRIES - 1)).toEqual([SHARD_ENTRIES - 1, SHARD_ENTRIES, SHARD_ENTRIES + 1, SHARD_ENTRIES + 2]);
+  });
 });
