@@ -148,7 +148,14 @@ export interface LinkReadingLayer extends Layer {
   readLink(path: string): Promise<string>;
 }
 
-/** True when the layer can read link targets (layers without it never have a link followed). */
+/**
+ * True when the layer can read link targets (layers without it never have a link followed).
+ *
+ * The one rule for wrappers (read-only, path rules, sparse, switchable, the disclosure hint): a
+ * wrapper always has `readLink`, and over an inner layer without it answers `NOT_SYMLINK` for
+ * every path, which is what a layer without links would say: link resolution ends both in
+ * `SYMLINK_ESCAPE`, the link not followed (vfs/link-resolution.ts `linkTarget`).
+ */
 export function isLinkReadingLayer(layer: Layer): layer is LinkReadingLayer {
   return typeof (layer as Partial<LinkReadingLayer>).readLink === 'function';
 }
