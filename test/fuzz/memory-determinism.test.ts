@@ -2,10 +2,18 @@
  * The memory host's promise under random scenarios: the same sequence of calls, releases and
  * preparations gives byte-identical answers and a byte-identical run log, every time — and
  * concurrent calls issued together resolve to the same answers as well.
+ *
+ * Once its grammars are loaded: the syntax check's first use of a grammar reads and compiles a
+ * wasm file (tools/syntax-grammars.ts), real I/O outside the memory host's ports, whose end can
+ * fall anywhere among the calls of a burst and so reorder their run-log records (a burst of a
+ * read and a `.ts` write, replayed 60 times in a fresh process: the first play alone ordered them
+ * otherwise). The grammars of the files the scenarios write are loaded before the property;
+ * after that a check settles in microtasks like the rest of the memory host.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { installedGrammars, languageOf } from '../../tools/syntax-grammars.js';
 
 const files = {
   'README.md': '# m\nalpha\n',
@@ -101,7 +109,19 @@ async function play(steps: Step[]): Promise<string> {
   }
 }
 
+/** Every grammar the scenarios' files need, loaded once (absent tree-sitter: nothing to load). */
+async function loadGrammars(): Promise<void> {
+  const names = new Set([...Object.keys(files), 'src/new.ts', 'tmp/x.txt', '/data/out/o.txt'].map(languageOf));
+  for (const name of names) {
+    if (name === undefined) continue;
+    const parser = await installedGrammars.parserFor(name).catch(() => undefined);
+    parser?.delete();
+  }
+}
+
 describe('memory host determinism under random scenarios', () => {
+  beforeAll(loadGrammars);
+
   it('the same scenario gives byte-identical answers, status and run log', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
