@@ -182,10 +182,13 @@ describe.skipIf(!hasProcFd())('D: a flipper thread swapping a folder for a link 
         expect(await leaf.stop()).toBeGreaterThan(0);
       }
       expect(naiveLeaks).toBeGreaterThan(0);
-      // Both flipping names were found at times, and only inside files ever were (the flipper parks
-      // the real ones at *.real while a link stands in for them).
-      expect(found.get('flip/a.ts')).toBeGreaterThan(0);
-      expect(found.get('leaf.ts')).toBeGreaterThan(0);
+      // Both flipping files were found at times, under their names or where the flipper parks the
+      // real ones (*.real) while a link stands in for them (which of the two a grep meets depends
+      // on the flipper's timing: on a loaded machine one name can go unseen for 300 greps), and
+      // only inside files ever were.
+      const seen = (...names: string[]) => names.reduce((n, name) => n + (found.get(name) ?? 0), 0);
+      expect(seen('flip/a.ts', 'flip.real/a.ts')).toBeGreaterThan(0);
+      expect(seen('leaf.ts', 'leaf.ts.real')).toBeGreaterThan(0);
       for (const p of found.keys()) expect(['d/f.txt', 'flip/a.ts', 'flip.real/a.ts', 'leaf.ts', 'leaf.ts.real']).toContain(p);
     }),
   );
