@@ -4,6 +4,7 @@
  */
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES } from './role-from-file.js';
 import type { Manifest } from './types.js';
+import { DEFAULT_EXEC } from './exec-settings.js';
 
 /** Returns a fresh default manifest (callers may modify their copy). */
 export function defaultManifest(): Manifest {
@@ -16,7 +17,10 @@ export function defaultManifest(): Manifest {
         workspace: { backend: 'worktree', mounts: [], progressiveDisclosure: null },
         artifacts: { autoPatch: true, maxFileBytes: DEFAULT_MAX_FILE_BYTES, maxFiles: DEFAULT_MAX_FILES },
         subagents: { isolate: 'worktree' },
+        exec: { ...DEFAULT_EXEC, env: [...DEFAULT_EXEC.env] },
+        share: [],
       },
     ],
+    checks: [],
   };
 }

@@ -2,6 +2,7 @@
  * Validates a parsed manifest value (what YAML produced, or an object a caller passed to
  * `createHost`) and returns the `Manifest`.
  */
+import { checksFromFile } from './exec-settings.js';
 import { landerFromFile } from './lander-from-file.js';
 import { ManifestError } from './manifest-error.js';
 import { roleFromFile } from './role-from-file.js';
@@ -32,5 +33,6 @@ export function manifestFromValue(value: unknown): Manifest {
     roles,
     ...(file.lander === undefined ? {} : { lander: landerFromFile(file.lander) }),
     ...(file.writes === undefined ? {} : { writes: { fsync: file.writes.fsync ?? false } }),
+    checks: checksFromFile(file.checks),
   };
 }

@@ -8,6 +8,7 @@ import { ManifestError } from './manifest-error.js';
 import { normalizeMountPath } from './mount-path.js';
 import type { RoleFile } from './schema.js';
 import type { DisclosurePolicy, MountSpec, Role } from './types.js';
+import { execFromFile, shareFromFile } from './exec-settings.js';
 
 /** Default artifact size cap per file (issue 3): 1 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 1_048_576;
@@ -158,5 +159,7 @@ export function roleFromFile(role: RoleFile, index: number): Role {
       maxFiles: role.artifacts?.max_files ?? DEFAULT_MAX_FILES,
     },
     subagents: { isolate: role.subagents?.isolate ?? 'worktree' },
+    exec: execFromFile(role.exec, at),
+    share: shareFromFile(role.share, at),
   };
 }

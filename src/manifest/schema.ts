@@ -65,6 +65,22 @@ const SubagentsSchema = Type.Object(
   { ...strict, description: 'a mapping with isolate' },
 );
 
+const SizeSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 32 })], {
+  description: 'a size: bytes, or a number with K, M or G (like 512M or 2G)',
+});
+
+const ExecSchema = Type.Object(
+  {
+    network: Type.Optional(Type.Boolean({ description: 'true or false' })),
+    timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'seconds: more than 0, at most 600' })),
+    memory: Type.Optional(SizeSchema),
+    processes: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536, description: 'a whole number from 1 to 65536' })),
+    output: Type.Optional(SizeSchema),
+    env: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { description: 'a list of environment variable names' })),
+  },
+  { ...strict, description: 'a mapping with network, timeout, memory, processes, output, env' },
+);
+
 const RoleSchema = Type.Object(
   {
     name: Type.String({
@@ -78,8 +94,14 @@ const RoleSchema = Type.Object(
     workspace: Type.Optional(WorkspaceSchema),
     artifacts: Type.Optional(ArtifactsSchema),
     subagents: Type.Optional(SubagentsSchema),
+    exec: Type.Optional(ExecSchema),
+    share: Type.Optional(
+      Type.Array(Type.String({ description: 'a folder of the source checkout, like node_modules' }), {
+        description: 'a list of ignored folders of the source checkout shown read-only in the workspace',
+      }),
+    ),
   },
-  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits' },
+  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits, exec, share' },
 );
 
 /** How the workspaces' writes reach the disk (`writes: { fsync: true }`); see `WritePolicy`. */
@@ -88,14 +110,33 @@ const WritesSchema = Type.Object(
   { ...strict, description: 'a mapping with fsync: true or false' },
 );
 
+const CheckNameSchema = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
+  description: "a check name: letters, digits, '.', '_', ':', '-'",
+});
+
+const CommandCheckSchema = Type.Object(
+  {
+    name: CheckNameSchema,
+    command: Type.Optional(Type.String({ minLength: 1, pattern: '^[^\\u0000]*$', description: "a command like 'npx vitest run'" })),
+    argv: Type.Optional(Type.Array(Type.String({ pattern: '^[^\\u0000]*$' }), { minItems: 1, description: 'a program and its arguments' })),
+    timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'seconds: more than 0, at most 600' })),
+    paths: Type.Optional(Type.Boolean({ description: 'true: the agent may pass paths' })),
+  },
+  { ...strict, description: 'a check { name, command or argv, timeout, paths }' },
+);
+
 /** The whole file: a mapping with a non-empty `roles` list. */
 const ManifestFileSchema = Type.Object(
   {
     roles: Type.Array(RoleSchema, { minItems: 1, description: 'a non-empty list of roles' }),
     lander: Type.Optional(LanderFileSchema),
     writes: Type.Optional(WritesSchema),
+    checks: Type.Optional(Type.Array(CommandCheckSchema, { description: 'a list of checks agents may run by name' })),
   },
-  { ...strict, description: "a mapping with a 'roles' list and optional 'lander' and 'writes' settings" },
+  { ...strict, description: "a mapping with a 'roles' list and optional 'lander', 'writes' and 'checks' settings" },
 );
 
 /** The manifest as written in the file, once the shape is valid. */

@@ -5,7 +5,23 @@
 import type { CheckSpec } from '../ports/index.js';
 
 /** The agent tool names a role may declare (docs/ARCHITECTURE.md § Tools, results and error codes). */
-export const TOOL_NAMES = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'request_files', 'diff', 'commit', 'submit'] as const;
+export const TOOL_NAMES = [
+  'read',
+  'grep',
+  'list',
+  'edit',
+  'write',
+  'delete',
+  'move',
+  'request_files',
+  'diff',
+  'commit',
+  'submit',
+  'exec',
+  'exec_output',
+  'exec_kill',
+  'check',
+] as const;
 
 /** One agent tool name. */
 type ToolName = (typeof TOOL_NAMES)[number];
@@ -56,6 +72,41 @@ export interface Role {
   artifacts: ArtifactSettings;
   /** How this role's subagents are isolated by default (`subagents: { isolate }`; only `worktree` exists). */
   subagents: { isolate: 'worktree' };
+  /** The limits of the role's commands (`exec:`; docs/ARCHITECTURE.md § Commands). */
+  exec: ExecSettings;
+  /**
+   * Folders of the source checkout that git ignores and the role's workspace shows read-only at
+   * the same place (`share:`, e.g. `node_modules`): repository-relative, normalized.
+   */
+  share: string[];
+}
+
+/** What a role's commands may do (`exec:`); every limit hit ends the command's whole process tree. */
+export interface ExecSettings {
+  /** True: the host's network; false (default): none but loopback. */
+  network: boolean;
+  /** Wall time per command (default 120 s, at most 600 s). */
+  timeoutMs: number;
+  /** Resident memory of the command's processes together (default 2 GiB). */
+  memoryBytes: number;
+  /** Processes at once (default 256). */
+  processes: number;
+  /** Bytes per output stream before the command is ended (default 1 MiB). */
+  outputBytes: number;
+  /** Names of the server's environment variables passed through (default PATH, LANG, TERM). */
+  env: string[];
+}
+
+/** An operator-declared check (`checks:`) an agent may run by name with the `check` tool. */
+export interface CommandCheck {
+  name: string;
+  /** Program and arguments, split without a shell (or `argv:` as written). */
+  argv: string[];
+  timeoutMs: number;
+  /** True: the agent's `paths` are passed after `--`; false: the check takes none. */
+  paths: boolean;
+  /** The command as written (`argv` joined by spaces when given as a list). */
+  command: string;
 }
 
 /** How the lander lands work (docs/ARCHITECTURE.md § Lander), from settings or the manifest's `lander:` key. */
@@ -91,4 +142,6 @@ export interface Manifest {
   lander?: LanderSettings;
   /** The manifest's `writes:` policy; absent means the default (`fsync: false`). */
   writes?: WritePolicy;
+  /** The checks agents may run with `check` (`checks:`); empty when none are declared. */
+  checks: CommandCheck[];
 }

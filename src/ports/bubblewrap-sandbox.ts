@@ -1,0 +1,474 @@
+/**
+ * `BubblewrapSandbox`: the real sandbox port (sandbox.ts) over Debian's `bubblewrap` (`bwrap`).
+ *
+ * Each command runs in new user, mount, pid, ipc, uts and cgroup namespaces (and a network
+ * namespace of its own unless the plan allows the network), with a root that holds only:
+ * the plan's binds at their namespace paths, the system folders read-only (`/usr`, the
+ * `/bin`-style links or folders beside it, `/opt`, and an allow-list of `/etc` files a program
+ * needs: users, hosts, name service, certificates, the dynamic linker's cache, time zone), its own
+ * `/proc`, a minimal `/dev`, and a private `/tmp` holding `HOME` (`/tmp/home`). Nothing else of
+ * the host is there: not the state directory, not other workspaces, not the user's home. The
+ * environment is exactly the plan's.
+ *
+ * The whole process tree ends when the command times out, is killed, or passes a limit: the
+ * `bwrap` process is killed, and the sandbox's init (`--die-with-parent`) and with it its pid
+ * namespace go down. Limits: a watchdog reads the sandbox's processes from `/proc` every
+ * `WATCH_MS` and ends the tree when their number passes `processes` or their resident memory
+ * `memoryBytes`; `prlimit` inside the sandbox also caps processes per user namespace (which the
+ * kernel enforces for any user but root) and core dumps (none). Output past `outputBytes` on a
+ * stream ends the command too.
+ *
+ * What changed: when the plan asks, a wrapper lists the scan roots with `find` before and after
+ * the command (from inside the sandbox, so the listing sees only what the command sees) and
+ * writes the lists to descriptors the command itself does not have. After a command that was
+ * killed, the after-list comes from a second, listing-only sandbox.
+ *
+ * Limits of this port: the memory limit is checked every `WATCH_MS`, so a burst can pass it
+ * briefly; memory is resident memory as `/proc/<pid>/statm` reports it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { TailBuffer } from './capped-output.js';
+import type {
+  RunningCommand,
+  Sandbox,
+  SandboxPlan,
+  SandboxRequest,
+  SandboxRun,
+  SandboxSupport,
+  ScanEntry,
+} from './sandbox.js';
+import { SandboxUnavailableError } from './sandbox.js';
+import { runOverlay } from './sandbox-overlay.js';
+
+/** How often the watchdog counts the sandbox's processes and memory, in milliseconds. */
+const WATCH_MS = 50;
+
+/** Files and folders of `/etc` a program may need, shown read-only when the host has them. */
+const ETC_ALLOWED = [
+  'passwd',
+  'group',
+  'hosts',
+  'hostname',
+  'resolv.conf',
+  'nsswitch.conf',
+  'host.conf',
+  'gai.conf',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'pki',
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'os-release',
+  'debian_version',
+  'mime.types',
+  'profile',
+  'inputrc',
+  'gitconfig',
+];
+
+/** Top-level system folders shown read-only (as links when the host has them as links). */
+const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
+
+/** The program names the sandbox is made with. */
+interface BubblewrapOptions {
+  /** The bwrap program (default: the first `bwrap` on `PATH`, or `/usr/bin/bwrap`). */
+  bwrap?: string;
+  /** The host's environment `PATH`, for finding `bwrap`. */
+  hostPath?: string;
+}
+
+/** The real sandbox (see the file comment). */
+export class BubblewrapSandbox implements Sandbox {
+  private support?: Promise<SandboxSupport>;
+  private readonly bwrap: string | null;
+
+  constructor(options: BubblewrapOptions = {}) {
+    this.bwrap = options.bwrap ?? findProgram('bwrap', options.hostPath ?? process.env.PATH ?? '/usr/bin:/bin');
+  }
+
+  probe(): Promise<SandboxSupport> {
+    this.support ??= Promise.resolve(this.probeNow());
+    return this.support;
+  }
+
+  async start(request: SandboxRequest): Promise<RunningCommand> {
+    const support = await this.probe();
+    if (!support.available) throw new SandboxUnavailableError(support.cause, support.fix);
+    if (request.plan.overlay) return runOverlay(this.bwrap!, request, (plan, script, extraFds) => this.argv(plan, script, extraFds));
+    return startCommand(this.bwrap!, request, (plan, script) => this.argv(plan, script, 2));
+  }
+
+  /** The bwrap argv for `plan`, ending in `/bin/sh -c <script>`. `extraFds`: descriptors past 2 the wrapper writes to. */
+  argv(plan: SandboxPlan, script: string, _extraFds: number): string[] {
+    const args = [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      ...(plan.network ? ['--share-net'] : ['--unshare-net']),
+      '--die-with-parent',
+      '--new-session',
+      '--hostname',
+      'gatefs',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+    ];
+    for (const top of SYSTEM_TOP) {
+      const host = `/${top}`;
+      const kind = entryKind(host);
+      if (kind === 'link') args.push('--symlink', readlinkSync(host), host);
+      else if (kind === 'folder') args.push('--ro-bind', host, host);
+    }
+    if (entryKind('/opt') === 'folder') args.push('--ro-bind', '/opt', '/opt');
+    for (const name of ETC_ALLOWED) {
+      const host = `/etc/${name}`;
+      if (entryKind(host) !== 'missing') args.push('--ro-bind', host, host);
+    }
+    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/tmp/home');
+    for (const bind of plan.binds) args.push(bind.writable ? '--bind' : '--ro-bind', bind.host, bind.at);
+    for (const hidden of plan.hidden) args.push('--tmpfs', hidden, '--remount-ro', hidden);
+    args.push('--clearenv');
+    for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
+    args.push('--setenv', 'HOME', '/tmp/home', '--setenv', 'TMPDIR', '/tmp', '--chdir', plan.cwd);
+    args.push('--', '/bin/sh', '-c', script);
+    return args;
+  }
+
+  private probeNow(): SandboxSupport {
+    if (!this.bwrap) {
+      return {
+        available: false,
+        cause: 'bubblewrap (bwrap) is not installed',
+        fix: 'install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
+        details: [],
+      };
+    }
+    const version = spawnSync(this.bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    const tried = spawnSync(
+      this.bwrap,
+      ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...linkArgs(), '--proc', '/proc', '--dev', '/dev', '--', '/bin/sh', '-c', 'exit 0'],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
+    if (tried.status !== 0) {
+      const said = `${tried.stderr ?? ''}`.trim().split('\n')[0] ?? '';
+      return {
+        available: false,
+        cause: `bubblewrap cannot make a sandbox here (${said || `exit ${tried.status}`})`,
+        fix:
+          'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ ' +
+          'kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), or run in a container that permits them',
+        details: [`bwrap: ${version.stdout?.trim() || 'unknown version'}`],
+      };
+    }
+    return {
+      available: true,
+      kind: 'bubblewrap',
+      version: version.stdout?.trim() || 'bubblewrap',
+      details: [
+        'namespaces: user, mount, pid, ipc, uts, cgroup; network unless a role allows it',
+        `process limit: ${isRoot() ? 'watchdog (the kernel does not limit root)' : 'kernel (per user namespace) and watchdog'}`,
+        'memory limit: watchdog over resident memory',
+      ],
+    };
+  }
+}
+
+/** Starts one command (no overlay) and returns it under way. */
+function startCommand(bwrap: string, request: SandboxRequest, argvOf: (plan: SandboxPlan, script: string) => string[]): RunningCommand {
+  const { plan } = request;
+  const script = wrapperScript(request);
+  const child = spawn(bwrap, argvOf(plan, script), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: false });
+  return superviseCommand(bwrap, request, child, argvOf);
+}
+
+/** The child process as the supervisor uses it: spawned with stdout, stderr and descriptors 3 and 4 as pipes. */
+export type SupervisedChild = ChildProcess;
+
+/** The readable pipe at descriptor `fd` of `child`. */
+function pipeOf(child: ChildProcess, fd: number): Readable {
+  return child.stdio[fd] as Readable;
+}
+
+/**
+ * Watches a started sandbox: collects output, enforces the limits and the timeout, reads the
+ * scans, and resolves `done` once the process and its descriptors are closed.
+ */
+export function superviseCommand(
+  bwrap: string,
+  request: SandboxRequest,
+  child: SupervisedChild,
+  argvOf: (plan: SandboxPlan, script: string) => string[],
+  finish?: (run: SandboxRun) => Promise<SandboxRun>,
+): RunningCommand {
+  const { limits } = request;
+  const started = performance.now();
+  const out = new StreamTail(limits.keepBytes);
+  const err = new StreamTail(limits.keepBytes);
+  const before: Buffer[] = [];
+  const after: Buffer[] = [];
+  let timedOut = false;
+  let limit: SandboxRun['limit'];
+  let killed = false;
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  const over = (stream: StreamTail) => {
+    if (stream.total > limits.outputBytes && !limit) {
+      limit = 'output';
+      kill();
+    }
+  };
+  pipeOf(child, 1).on('data', (chunk: Buffer) => {
+    out.push(chunk);
+    over(out);
+  });
+  pipeOf(child, 2).on('data', (chunk: Buffer) => {
+    err.push(chunk);
+    over(err);
+  });
+  pipeOf(child, 3).on('data', (chunk: Buffer) => before.push(chunk));
+  pipeOf(child, 4).on('data', (chunk: Buffer) => after.push(chunk));
+  for (const fd of [3, 4]) pipeOf(child, fd).on('error', () => {});
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, limits.timeoutMs);
+  const watch = setInterval(() => {
+    if (child.pid === undefined || killed) return;
+    const seen = sandboxUsage(child.pid);
+    if (seen.processes > limits.processes + 2) {
+      limit ??= 'processes';
+      kill();
+    } else if (seen.residentBytes > limits.memoryBytes) {
+      limit ??= 'memory';
+      kill();
+    }
+  }, WATCH_MS);
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('error', () => resolve({ code: null, signal: null }));
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  const done = closed.then(async ({ code, signal }) => {
+    clearTimeout(timer);
+    clearInterval(watch);
+    const durationMs = Math.round(performance.now() - started);
+    let scan: SandboxRun['scan'];
+    if (request.plan.scan) {
+      const beforeList = parseScan(Buffer.concat(before));
+      let afterList = parseScan(Buffer.concat(after));
+      if (beforeList && !afterList) afterList = await scanOnly(bwrap, request, argvOf);
+      if (beforeList && afterList) scan = { before: beforeList, after: afterList };
+    }
+    // The wrapper exits with the command's status; a command ended by a signal exits 128+n from the shell.
+    const exitCode = killed || signal ? null : code;
+    const run: SandboxRun = {
+      exitCode,
+      ...(killed ? { signal: 'SIGKILL' } : signal ? { signal } : code !== null && code > 128 && code < 160 ? { signal: signalName(code - 128) } : {}),
+      timedOut,
+      ...(limit ? { limit } : {}),
+      durationMs,
+      stdout: out.text(),
+      stderr: err.text(),
+      stdoutTruncated: out.truncated,
+      stderrTruncated: err.truncated,
+      ...(scan ? { scan } : {}),
+    };
+    return finish ? finish(run) : run;
+  });
+  return {
+    takeOutput: () => {
+      const stdout = out.takeNew();
+      const stderr = err.takeNew();
+      return { stdout: stdout.text, stderr: stderr.text, truncated: stdout.truncated || stderr.truncated };
+    },
+    done,
+    kill,
+  };
+}
+
+/** Runs a listing-only sandbox over the plan's scan roots (after a killed command), or null. */
+async function scanOnly(
+  bwrap: string,
+  request: SandboxRequest,
+  argvOf: (plan: SandboxPlan, script: string) => string[],
+): Promise<ReadonlyMap<string, ScanEntry> | null> {
+  const scan = request.plan.scan;
+  if (!scan) return null;
+  const script = `${findLine(scan.roots, scan.prune)} >&4; printf 'E\\0' >&4`;
+  const child = spawn(bwrap, argvOf(request.plan, script), { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] });
+  const chunks: Buffer[] = [];
+  pipeOf(child, 4).on('data', (c: Buffer) => chunks.push(c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  await new Promise<void>((resolve) => {
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+  clearTimeout(timer);
+  return parseScan(Buffer.concat(chunks));
+}
+
+/**
+ * The shell script bwrap runs: the scan before (descriptor 3), the command with descriptors 3
+ * and 4 closed and the limits applied, the scan after (descriptor 4), the command's status.
+ */
+export function wrapperScript(request: SandboxRequest): string {
+  const { plan, limits } = request;
+  const limited = `prlimit --core=0 --nproc=${limits.processes} --`;
+  const inner =
+    'shell' in request.command
+      ? `/bin/sh -c ${shellQuote(request.command.shell)}`
+      : request.command.argv.map(shellQuote).join(' ');
+  const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi 3>&- 4>&- </dev/null`;
+  if (!plan.scan) return `exec 3>&- 4>&-; ${run}`;
+  const find = findLine(plan.scan.roots, plan.scan.prune);
+  return `${find} >&3; printf 'E\\0' >&3; exec 3>&-; ${run}; s=$?; ${find} >&4; printf 'E\\0' >&4; exit $s`;
+}
+
+/** A `find` over `roots` (missing ones skipped) leaving out `prune` and `.git` names, printing `type size mtime inode path` records ended by NUL. */
+function findLine(roots: readonly string[], prune: readonly string[]): string {
+  const pruned = [...prune.map((p) => `-path ${shellQuote(p)}`), '-name .git'].join(' -o ');
+  return `find ${roots.map(shellQuote).join(' ')} \\( ${pruned} \\) -prune -o -printf '%y %s %T@ %i %p\\0' 2>/dev/null`;
+}
+
+/** A scan list as a map (sandbox path → entry), or null when it did not end with its end mark. */
+export function parseScan(bytes: Buffer): ReadonlyMap<string, ScanEntry> | null {
+  const records = bytes.toString('utf8').split('\0');
+  if (records.length < 2 || records[records.length - 2] !== 'E' || records[records.length - 1] !== '') return null;
+  const map = new Map<string, ScanEntry>();
+  for (const record of records.slice(0, -2)) {
+    const parts = record.split(' ');
+    if (parts.length < 5) continue;
+    const [type, size, mtime, inode] = parts;
+    map.set(parts.slice(4).join(' '), { type: type!, size: Number(size), mtime: mtime!, inode: Number(inode) });
+  }
+  return map;
+}
+
+/** `value` quoted for `/bin/sh`. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The processes of the sandbox started as `pid` (its bwrap process and every descendant) and their resident memory. */
+function sandboxUsage(pid: number): { processes: number; residentBytes: number } {
+  const children = new Map<number, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return { processes: 0, residentBytes: 0 };
+  }
+  for (const name of names) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const close = stat.lastIndexOf(')');
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      const list = children.get(ppid);
+      if (list) list.push(Number(name));
+      else children.set(ppid, [Number(name)]);
+    } catch {
+      /* gone */
+    }
+  }
+  let processes = 0;
+  let residentBytes = 0;
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    processes++;
+    try {
+      residentBytes += Number(readFileSync(`/proc/${next}/statm`, 'latin1').split(' ')[1]) * 4096;
+    } catch {
+      /* gone */
+    }
+    for (const c of children.get(next) ?? []) queue.push(c);
+  }
+  return { processes, residentBytes };
+}
+
+/** A stream's kept tail, its total size, and what arrived since the last `takeNew`. */
+class StreamTail {
+  private readonly all: TailBuffer;
+  private fresh: TailBuffer;
+  total = 0;
+
+  constructor(private readonly keep: number) {
+    this.all = new TailBuffer(keep);
+    this.fresh = new TailBuffer(keep);
+  }
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.all.push(chunk);
+    this.fresh.push(chunk);
+  }
+
+  text(): string {
+    return this.all.text();
+  }
+
+  get truncated(): boolean {
+    return this.all.truncated;
+  }
+
+  takeNew(): { text: string; truncated: boolean } {
+    const taken = { text: this.fresh.text(), truncated: this.fresh.truncated };
+    this.fresh = new TailBuffer(this.keep);
+    return taken;
+  }
+}
+
+function entryKind(path: string): 'link' | 'folder' | 'file' | 'missing' {
+  try {
+    const s = lstatSync(path);
+    return s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'missing';
+  }
+}
+
+function linkArgs(): string[] {
+  const args: string[] = [];
+  for (const top of SYSTEM_TOP) {
+    const host = `/${top}`;
+    const kind = entryKind(host);
+    if (kind === 'link') args.push('--symlink', readlinkSync(host), host);
+    else if (kind === 'folder') args.push('--ro-bind', host, host);
+  }
+  return args;
+}
+
+function findProgram(name: string, path: string): string | null {
+  for (const dir of path.split(':')) {
+    if (dir === '' || !dir.startsWith('/')) continue;
+    if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : null;
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+
+function signalName(n: number): string {
+  return SIGNALS[n] ?? `SIG${n}`;
+}
