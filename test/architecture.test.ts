@@ -50,7 +50,7 @@ const TIERS: readonly (readonly string[])[] = [
   // the composition into a Host; the memory host, a composition of its own.
   ['src/host/platform', 'src/host/occupancy'], // the HostPlatform port and the disk platform; occupancy, calls in flight, window claims
   ['src/host/state-trust'], // the state directory's proof of origin, its names, its read-only opening
-  ['src/host/views', 'src/host/work'], // a workspace's namespace over its folders; diff, commit, submit and the host's lander
+  ['src/host/views', 'src/host/work', 'src/host/commands'], // a workspace's namespace over its folders; diff, commit, submit and the host's lander; agents' commands in their sandbox
   ['src/host/lower'], // the lower folders of copy workspaces
   ['src/host/lifecycle'], // prepare, release, recover, rollback, registration
   ['src/host/subagents'], // child conversations landing onto their parent's branch

@@ -34,6 +34,7 @@ export const TOOL_ERROR_CODES = [
   'DIRTY_WORKTREE',
   'QUEUE_REJECTED',
   'NOT_A_WORKTREE',
+  'BACKEND_UNAVAILABLE',
   'CROSS_MOUNT',
   'INTERNAL',
 ] as const;
@@ -84,6 +85,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     'submit: the lander cannot take this work (nothing to land beyond the target branch, no target branch, or the branch of the workspace is gone); the message says why.',
   NOT_A_WORKTREE:
     'diff, commit, submit: the workspace is not a git worktree (its backend is shared or copy), so it has no branch of its own to diff, commit to or land.',
+  BACKEND_UNAVAILABLE:
+    'exec, check: no kernel sandbox can run here (bubblewrap missing, user namespaces disabled) or the workspace cannot be shown in one; the message names the cause and the fix. Nothing ran: a command never runs unconfined. gatefs doctor says what works on this machine.',
   CROSS_MOUNT:
     'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',

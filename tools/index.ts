@@ -13,6 +13,15 @@ export type { ListValue } from './list.js';
 export { MAX_PATH_ARG_CHARS } from './path-arg.js';
 export type { ReadImageValue, ReadValue } from './read.js';
 export { requestFilesTool } from './request-files.js';
+export { COMMAND_TOOLS } from './command-tools.js';
+export type {
+  BackgroundValue,
+  ChangedPath,
+  CheckValue,
+  CommandRequests,
+  ExecValue,
+  RunOutputValue,
+} from './command-requests.js';
 export { type ToolDescriptor, type ToolError, ToolFailure, type ToolResult } from './result.js';
 export { SyntaxReportSchema } from './syntax-check.js';
 export { compileInput, type InputCheck, plainJsonSchema, type ToolDefinition } from './tool.js';

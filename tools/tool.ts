@@ -13,16 +13,19 @@ import type { Namespace } from '../vfs/index.js';
 import type { Resolved } from '../vfs/index.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
+import type { CommandRequests } from './command-requests.js';
 import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
 /** What a handler receives besides its validated input. */
-interface ToolContext {
+export interface ToolContext {
   readonly conversation: string;
   /** The workspace's progressive disclosure (`Registration.disclosure`), when it has one. */
   readonly disclosure?: DisclosureRequests;
   /** The way home for the workspace's work (`Registration.work`), when it can carry work. */
   readonly work?: WorkRequests;
+  /** The conversation's commands in its sandbox (`Registration.commands`), when its role declares a command tool. */
+  readonly commands?: CommandRequests;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */

@@ -11,6 +11,7 @@ import type { Namespace } from '../../vfs/index.js';
 import { workspaceRoot } from '../../vfs/index.js';
 import type { DisclosureRequests } from '../../tools/index.js';
 import type { WorkRequests } from '../../tools/index.js';
+import type { CommandRequests } from '../../tools/index.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
@@ -31,6 +32,8 @@ export interface Registration {
   readonly disclosure?: DisclosureRequests;
   /** Diff, commit and submit for the workspace (a `worktree` workspace that is `ready`); absent: those tools answer `NOT_A_WORKTREE`. */
   readonly work?: WorkRequests;
+  /** Commands in the workspace's sandbox (a `ready` workspace whose role declares a command tool); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  readonly commands?: CommandRequests;
 }
 
 /** The registrations of one host, by conversation id (see the file comment). */

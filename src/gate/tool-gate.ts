@@ -229,6 +229,7 @@ export class ToolGate implements ToolGateApi {
       conversation,
       disclosure: registration.disclosure,
       work: registration.work,
+      commands: registration.commands,
       namespace: ns,
       resolved,
       holder: context.holder,

@@ -4,4 +4,4 @@ export { starterManifestText } from './starter.js';
 export { loadManifest } from './load.js';
 export { isManifestError, ManifestError, type ManifestErrorCode } from './manifest-error.js';
 export { chooseLanderSettings, type LanderSettings } from './settings.js';
-export type { Backend, DisclosurePolicy, Guarantee, Manifest, MountSpec, Role, WritePolicy } from './types.js';
+export type { Backend, CommandCheck, DisclosurePolicy, ExecSettings, Guarantee, Manifest, MountSpec, Role, WritePolicy } from './types.js';

@@ -43,6 +43,19 @@ import type {
 import { SandboxUnavailableError } from './sandbox.js';
 import { runOverlay } from './sandbox-overlay.js';
 
+/** The descriptor the sandbox reads empty files from (a pipe closed at once): `--ro-bind-data`. */
+export const EMPTY_FD = 5;
+
+/** The stdio of a sandbox: no stdin, stdout, stderr, the scans before (3) and after (4), and the empty data (5). */
+export const SANDBOX_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
+
+/** Closes the empty-data descriptor of a started sandbox (bwrap reads it to its end once per empty file). */
+export function closeEmptyData(child: ChildProcess): void {
+  const pipe = (child.stdio as readonly unknown[])[EMPTY_FD] as NodeJS.WritableStream | null | undefined;
+  pipe?.on('error', () => {});
+  pipe?.end();
+}
+
 /** How often the watchdog counts the sandbox's processes and memory, in milliseconds. */
 const WATCH_MS = 50;
 
@@ -135,7 +148,10 @@ export class BubblewrapSandbox implements Sandbox {
       if (entryKind(host) !== 'missing') args.push('--ro-bind', host, host);
     }
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/tmp/home');
-    for (const bind of plan.binds) args.push(bind.writable ? '--bind' : '--ro-bind', bind.host, bind.at);
+    for (const bind of plan.binds) {
+      if (bind.host === '') args.push('--ro-bind-data', String(EMPTY_FD), bind.at);
+      else args.push(bind.writable ? '--bind' : '--ro-bind', bind.host, bind.at);
+    }
     for (const hidden of plan.hidden) args.push('--tmpfs', hidden, '--remount-ro', hidden);
     args.push('--clearenv');
     for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
@@ -187,7 +203,8 @@ export class BubblewrapSandbox implements Sandbox {
 function startCommand(bwrap: string, request: SandboxRequest, argvOf: (plan: SandboxPlan, script: string) => string[]): RunningCommand {
   const { plan } = request;
   const script = wrapperScript(request);
-  const child = spawn(bwrap, argvOf(plan, script), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: false });
+  const child = spawn(bwrap, argvOf(plan, script), { stdio: [...SANDBOX_STDIO] });
+  closeEmptyData(child);
   return superviseCommand(bwrap, request, child, argvOf);
 }
 
@@ -311,7 +328,8 @@ async function scanOnly(
   const scan = request.plan.scan;
   if (!scan) return null;
   const script = `${findLine(scan.roots, scan.prune)} >&4; printf 'E\\0' >&4`;
-  const child = spawn(bwrap, argvOf(request.plan, script), { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] });
+  const child = spawn(bwrap, argvOf(request.plan, script), { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+  closeEmptyData(child);
   const chunks: Buffer[] = [];
   pipeOf(child, 4).on('data', (c: Buffer) => chunks.push(c));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -334,8 +352,8 @@ export function wrapperScript(request: SandboxRequest): string {
     'shell' in request.command
       ? `/bin/sh -c ${shellQuote(request.command.shell)}`
       : request.command.argv.map(shellQuote).join(' ');
-  const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi 3>&- 4>&- </dev/null`;
-  if (!plan.scan) return `exec 3>&- 4>&-; ${run}`;
+  const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi 3>&- 4>&- 5>&- </dev/null`;
+  if (!plan.scan) return `exec 3>&- 4>&- 5>&-; ${run}`;
   const find = findLine(plan.scan.roots, plan.scan.prune);
   return `${find} >&3; printf 'E\\0' >&3; exec 3>&-; ${run}; s=$?; ${find} >&4; printf 'E\\0' >&4; exit $s`;
 }

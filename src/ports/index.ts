@@ -5,6 +5,9 @@
  * `write-door-dir.ts` (better-sqlite3)
  * is entered by its own path, by the disk host only (test/architecture.test.ts `SIDE_DOORS`).
  */
+export { BubblewrapSandbox } from './bubblewrap-sandbox.js';
+export { type RunningCommand, type Sandbox, type SandboxBind, type SandboxPlan, type SandboxRun, SandboxUnavailableError } from './sandbox.js';
+export { ScriptedSandbox } from './scripted-sandbox.js';
 export { type CheckRun, type CheckRunner, type CheckSpec, ExecCheckRunner } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
@@ -16,6 +19,7 @@ export { nodeProcessLiveness } from './node-process-liveness.js';
 export { ownPid, ownUid } from './own-process.js';
 export { ManualLiveness, type ProcessIdentity, type ProcessLiveness } from './process-liveness.js';
 export { isPidGone, pidExists } from './process-signals.js';
+export { environment } from './process-io.js';
 export { type CheckCall, type ScriptedCheckResult, ScriptedCheckRunner } from './scripted-check-runner.js';
 export { ScriptedHostExec } from './scripted-host-exec.js';
 export type { ShutDoor, WriteDoor, WriteDoors } from './write-door.js';

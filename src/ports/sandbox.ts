@@ -12,7 +12,7 @@
 
 /** One folder or file of the host shown in the sandbox. */
 export interface SandboxBind {
-  /** The host path (a folder, or a file to cover with itself read-only). */
+  /** The host path (a folder, or a file to cover with itself read-only); '' for an empty read-only file. */
   readonly host: string;
   /** Where the command sees it (a namespace path). */
   readonly at: string;

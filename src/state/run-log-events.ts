@@ -45,6 +45,12 @@ export interface RunEventData {
     durationMs: number | null;
     /** The code of the error when the command could not be run at all. */
     error?: string;
+    /** True for an agent's command run in its kernel sandbox (`exec`, `check`); `argv` is then `/bin/sh -c <command>` (the command cut at 2,000 characters). */
+    sandboxed?: true;
+    /** The limit that ended a sandboxed command (`memory`, `processes`, `output`). */
+    limit?: string;
+    /** How many paths a sandboxed command added, modified or deleted. */
+    changed?: number;
   };
   'host.start': { confinement: string; workspaces: number };
   'registry.unavailable': { code: string; reason?: string; message: string };

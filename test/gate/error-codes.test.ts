@@ -12,6 +12,7 @@ import type { ToolResult } from '../../tools/result.js';
 import { addWorkspace, setupGate } from '../tools/workspace-fixture.js';
 import { makeChain, removeDeep } from '../security/deep-chain.js';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { ScriptedSandbox } from '../../src/ports/scripted-sandbox.js';
 
 /** A memory host whose worktree conversation `w` may diff, commit and submit. */
 const landing = (async () => {
@@ -30,6 +31,17 @@ const copying = (async () => {
     manifest: { roles: [{ name: 'agent', tools: ['read', 'diff', 'commit', 'submit'], workspace: { backend: 'copy' } }] },
   });
   await host.prepare({ conversation: 'c' });
+  return host;
+})();
+
+/** A memory host on a machine where no sandbox can run: its agent declares exec. */
+const unsandboxed = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'exec'] }] },
+    sandbox: new ScriptedSandbox({ cause: 'bubblewrap is not installed', fix: 'apt-get install bubblewrap' }),
+  });
+  await host.prepare({ conversation: 'x' });
   return host;
 })();
 
@@ -129,6 +141,7 @@ describe('error codes', () => {
     },
     QUEUE_REJECTED: async () => (await landing).gate.call('w', 'submit', { divergence: 'None' }),
     NOT_A_WORKTREE: async () => (await copying).gate.call('c', 'diff', {}),
+    BACKEND_UNAVAILABLE: async () => (await unsandboxed).gate.call('x', 'exec', { command: 'true' }),
     CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
     INTERNAL: () => call('broken', 'list', {}),
   };

@@ -27,6 +27,8 @@ import { systemClock, type Clock } from '../../ports/index.js';
 import type { HostExec } from '../../ports/index.js';
 import { randomIds, type IdSource } from '../../ports/index.js';
 import { NodeHostExec } from '../../ports/index.js';
+import { BubblewrapSandbox, type Sandbox } from '../../ports/index.js';
+import { environment } from '../../ports/index.js';
 import { openLockFileDir } from '../../ports/lock-file-dir.js';
 import { openWriteDoors } from '../../ports/write-door-dir.js';
 import { StateStore } from '../../state/index.js';
@@ -69,6 +71,8 @@ export interface CreateHostOptions {
   checks?: CheckRunner;
   /** Called at each lander save point (the crash test kills the process there). */
   savePoint?: SavePointHook;
+  /** The sandbox agents' commands run in (default: bubblewrap). */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -118,6 +122,8 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
       ids: options.ids ?? randomIds,
       liveness,
       crossProcessLocks: opened,
+      sandbox: options.sandbox ?? new BubblewrapSandbox(),
+      commandEnv: environment(),
       writeDoors: doors,
       onClose,
       ...(treeCheckout ? { treeCheckout } : {}),

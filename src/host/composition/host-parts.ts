@@ -10,6 +10,8 @@ import type { SavePointHook } from '../../lander/index.js';
 import type { LanderSettings } from '../../manifest/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { CheckRunner } from '../../ports/index.js';
+import type { Sandbox } from '../../ports/index.js';
+import { CommandRuns } from '../commands/index.js';
 import type { Clock } from '../../ports/index.js';
 import type { CrossProcessLocks } from '../../ports/index.js';
 import type { IdSource } from '../../ports/index.js';
@@ -50,6 +52,10 @@ export interface WorkspaceHostOptions {
   settings: LanderSettings;
   /** Runs the lander's checks (host exec on disk; scripted in memory). */
   checks: CheckRunner;
+  /** Runs agents' commands (bubblewrap on disk; scripted in memory). */
+  sandbox: Sandbox;
+  /** The server's environment the roles' `exec.env` names pass through (the memory host gives a fixed one). */
+  commandEnv: Readonly<Record<string, string | undefined>>;
   /** Called at each lander save point (the crash test kills the process there). */
   savePoint?: SavePointHook;
   /** Waits between push tries (default: a real timer). */
@@ -67,7 +73,7 @@ export type HostParts = PreparationParts &
   RecoveryParts &
   WorkParts &
   LanderParts &
-  StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness };
+  StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness; readonly commandRuns: CommandRuns };
 
 /** What the parts call back into: the host's own call tracker and task queue. */
 interface HostCallbacks {
@@ -99,6 +105,7 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
         isReleasing: (record) => pendingReleaseOf(record) !== null,
       })
     : undefined;
+  const commandRuns = new CommandRuns();
   const parts: HostParts = {
     platform,
     store,
@@ -113,6 +120,8 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     releasing: new Set(),
     drain: (conversation) => callbacks.drain(conversation),
     workFor: (conversation, pinnedSha) => new WorkService(parts, conversation, pinnedSha),
+    commandRuns,
+    commands: { sandbox: options.sandbox, env: options.commandEnv, runs: commandRuns, ids },
     ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     ...(lowers ? { lowers } : {}),
   };

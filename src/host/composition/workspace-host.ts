@@ -181,10 +181,11 @@ export class WorkspaceHost implements Host {
     return released;
   }
 
-  /** Waits for running preparations, closes every folder handle and the store. Idempotent. */
+  /** Ends every agent command, waits for running preparations, closes every folder handle and the store. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.parts.commandRuns.stopAll();
     await this.parts.lowers?.close();
     await this.queue.onIdle();
     for (const view of this.parts.views.values()) view.close();

@@ -9,6 +9,9 @@
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
 import type { WorkRequests } from '../../../tools/index.js';
+import type { IdSource, Sandbox } from '../../ports/index.js';
+import { CommandService, sandboxPlan, type CommandRuns } from '../commands/index.js';
+import type { Role } from '../../manifest/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { Registration, Registry } from '../../gate/index.js';
@@ -37,6 +40,13 @@ export interface RegistrationParts {
   readonly views: OpenViews;
   /** The lower folders of `copy` workspaces (disk host over a git repository); absent: served from git objects. */
   readonly lowers?: LowerFolders;
+  /** What agents' commands run with (absent: the command tools answer `BACKEND_UNAVAILABLE`). */
+  readonly commands?: {
+    readonly sandbox: Sandbox;
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly runs: CommandRuns;
+    readonly ids: IdSource;
+  };
   /** The diff, commit and submit service of the `worktree` workspace of `conversation` pinned at `pinnedSha` (src/host/work/work-service.ts). */
   workFor(conversation: string, pinnedSha: string): WorkRequests;
 }
@@ -72,6 +82,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     checkoutPath,
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
+    shares: record.backend === 'shared' ? [] : role.share,
   });
   viewFolders.set(view, record.backend === 'shared' ? null : platform.identityOf(checkoutPath));
   views.get(record.conversation)?.close();
@@ -86,6 +97,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     namespace: view.namespace,
     ...(service ? { disclosure: service } : {}),
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
+    ...commandsOf(parts, record, role, checkoutPath, view),
   };
   parts.registry.set(registration);
   return registration;
@@ -124,4 +136,60 @@ export function viewIsCurrent(parts: Pick<RegistrationParts, 'views' | 'platform
 export function closeView(views: OpenViews, conversation: string): void {
   views.get(conversation)?.close();
   views.delete(conversation);
+}
+
+/** The tools that run commands: a registration whose role declares one gets a command service. */
+const COMMAND_TOOL_NAMES: ReadonlySet<string> = new Set(['exec', 'exec_output', 'exec_kill', 'check']);
+
+/** The command service of a workspace whose role declares a command tool (`Registration.commands`), as a spreadable field. */
+function commandsOf(
+  parts: RegistrationParts,
+  record: WorkspaceRecord,
+  role: Role,
+  checkoutPath: string,
+  view: WorkspaceView,
+): { commands?: CommandService } {
+  const commands = parts.commands;
+  if (!commands || !role.tools.some((t) => COMMAND_TOOL_NAMES.has(t))) return {};
+  const { platform } = parts;
+  const env: Record<string, string> = {};
+  for (const name of role.exec.env) {
+    const value = commands.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  const service = new CommandService(
+    { sandbox: commands.sandbox, store: parts.store, ids: commands.ids, runs: commands.runs, checks: parts.manifest.checks },
+    {
+      conversation: record.conversation,
+      exec: role.exec,
+      plan: (cwd) =>
+        sandboxPlan(
+          {
+            conversation: record.conversation,
+            backend: record.backend,
+            checkoutPath,
+            repo: platform.repo,
+            stateDir: platform.stateDir,
+            mounts: role.workspace.mounts,
+            share: role.share,
+            authorityFiles: platform.authorityFiles ?? [],
+            network: role.exec.network,
+            env,
+            folderState: (path) => platform.folderState(path),
+            join: (path, tail) => platform.join(path, tail),
+            relativeInside: (from, path) => platform.relativeInside(from, path),
+          },
+          cwd,
+        ),
+      reachable: (path) => {
+        try {
+          view.namespace.resolve(path);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    },
+  );
+  return { commands: service };
 }

@@ -129,6 +129,8 @@ async function takeDown(
   try {
     setPending(parts.store, conversation, pending);
     parts.store.runLog.append({ type: 'release.start', conversation, data: { holder, discard, force: options.force === true } });
+    // A release ends the conversation's commands (background and foreground, whole process trees) first.
+    await parts.commands?.runs.stop(conversation);
     await parts.drain(conversation);
     door = await shutDoor(parts.doors, conversation);
     const work = await workOf(parts.platform, record, context, discard);

@@ -14,6 +14,7 @@ import { createMemoryRemote } from '../../git/memory-remote.js';
 import { chooseLanderSettings } from '../../manifest/index.js';
 import type { CheckRunner } from '../../ports/index.js';
 import { ScriptedCheckRunner } from '../../ports/index.js';
+import { ScriptedSandbox, type Sandbox } from '../../ports/index.js';
 import type { SavePointHook } from '../../lander/index.js';
 import { loadManifest } from '../../manifest/index.js';
 import { ManualClock, type Clock } from '../../ports/index.js';
@@ -48,6 +49,8 @@ export interface CreateMemoryHostOptions {
   remotes?: readonly string[];
   /** Called at each lander save point. */
   savePoint?: SavePointHook;
+  /** Agents' commands (default: a `ScriptedSandbox` where every command exits 0 with no output). */
+  sandbox?: Sandbox;
 }
 
 /** The memory host, with its volume exposed so tests can look at the "disk". */
@@ -80,6 +83,8 @@ export async function createMemoryHost(options: CreateMemoryHostOptions): Promis
     liveness,
     settings,
     checks: options.checks ?? new ScriptedCheckRunner(),
+    sandbox: options.sandbox ?? new ScriptedSandbox(),
+    commandEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' },
     wait: async () => undefined,
     ...(options.savePoint ? { savePoint: options.savePoint } : {}),
   });

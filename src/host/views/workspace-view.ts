@@ -61,6 +61,11 @@ export interface WorkspaceViewSpec {
   /** The pinned commit, or null for a folder that is not a git repository. */
   pinnedSha: string | null;
   mounts: readonly MountSpec[];
+  /**
+   * Folders of the source checkout shown read-only at the same place in the workspace (the
+   * role's `share:`, e.g. `node_modules`), when the checkout has them as folders.
+   */
+  shares?: readonly string[];
   /** Wraps a `worktree` root layer (progressive disclosure's projection); absent: served as is. */
   wrapRoot?: (root: WritableLayer) => WritableLayer;
   /** `copy` of a commit: called once, on the first read that reaches the pinned tree. */
@@ -109,7 +114,7 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
       guard: readOnlyMounts.guard,
       snapshot: (sub) => (spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha, sub) : null),
     };
-    const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts)];
+    const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts), ...sharedFolders(parts)];
     mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
     // Submodules are read from the pinned tree (a worktree shows one it never checked out as an empty folder).
     const pinned = spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha) : undefined;
@@ -204,6 +209,25 @@ function relativeMounts(parts: ViewParts): Mount[] {
         parts.snapshot(m.path) ??
         withPathRules(readOnly(folders.open(folder, 'mounted folder', at).layer), { hidden: folders.stateIn(folder, at) });
       return { path: at, layer: readOnly(layer), writable: false };
+    });
+}
+
+/**
+ * The role's `share:` folders: each folder of the source checkout that exists there as a folder
+ * (not a link), read-only at the same place in the workspace; a missing one shows nothing.
+ */
+function sharedFolders(parts: ViewParts): Mount[] {
+  const { platform, spec, root, folders } = parts;
+  return (spec.shares ?? [])
+    .filter((rel) => platform.folderState(platform.join(platform.repo, rel)) === 'folder')
+    .map((rel) => {
+      const at = `${root}/${rel}`;
+      const folder = platform.join(platform.repo, rel);
+      return {
+        path: at,
+        layer: readOnly(withPathRules(folders.open(folder, 'shared folder', at).layer, { hidden: folders.stateIn(folder, at) })),
+        writable: false,
+      };
     });
 }
 

@@ -1,0 +1,276 @@
+/**
+ * `CommandService`: one conversation's commands (`CommandRequests` of tools/command-requests.ts)
+ * over the sandbox port (docs/ARCHITECTURE.md § Commands). It builds the sandbox plan from the
+ * workspace (sandbox-plan.ts), applies the role's limits, runs in the foreground or as one of at
+ * most `MAX_BACKGROUND_RUNS` background runs, turns the scans into `changed` paths, parses a
+ * check's diagnostics, and appends one `exec` record per command to the run log (the command,
+ * its folder, how it ended, the count of changed paths; never its output).
+ *
+ * Runs are kept per conversation in `CommandRuns`, so a release and the host's close end every
+ * run of the conversation first.
+ */
+import type { BackgroundValue, ChangedPath, CheckValue, CommandRequests, ExecValue, RunOutputValue } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
+import type { CommandCheck, ExecSettings } from '../../manifest/index.js';
+import type { IdSource, RunningCommand, Sandbox, SandboxPlan, SandboxRun } from '../../ports/index.js';
+import { SandboxUnavailableError } from '../../ports/index.js';
+import type { StateStore } from '../../state/index.js';
+import { parseDiagnostics } from './diagnostics.js';
+
+/** Background runs one conversation may have at once. */
+export const MAX_BACKGROUND_RUNS = 4;
+/** Bytes of each stream's tail an answer carries (about what Claude Code's Bash shows). */
+export const ANSWER_KEEP_BYTES = 30_000;
+/** Changed paths an answer lists (`changedCount` counts them all). */
+export const MAX_CHANGED = 200;
+/** Ended background runs kept for a last `exec_output`. */
+const KEPT_ENDED = 16;
+
+/** One run of a conversation: under way, or ended with its value. */
+interface Run {
+  readonly id: string;
+  readonly command: RunningCommand;
+  readonly ended: Promise<ExecValue>;
+  value?: ExecValue;
+  background: boolean;
+}
+
+/** Every run under way in this host, by conversation, so a release or close can end them. */
+export class CommandRuns {
+  private readonly byConversation = new Map<string, Map<string, Run>>();
+
+  runsOf(conversation: string): Map<string, Run> {
+    let runs = this.byConversation.get(conversation);
+    if (!runs) this.byConversation.set(conversation, (runs = new Map()));
+    return runs;
+  }
+
+  /** Ends every run of `conversation` (whole process trees) and waits for them. */
+  async stop(conversation: string): Promise<void> {
+    const runs = this.byConversation.get(conversation);
+    if (!runs) return;
+    for (const run of runs.values()) run.command.kill();
+    await Promise.all([...runs.values()].map((r) => r.ended.catch(() => undefined)));
+    this.byConversation.delete(conversation);
+  }
+
+  /** Ends every run of every conversation. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.byConversation.keys()].map((c) => this.stop(c)));
+  }
+}
+
+/** What the service takes of the host. */
+export interface CommandParts {
+  readonly sandbox: Sandbox;
+  readonly store: Pick<StateStore, 'runLog'>;
+  readonly ids: IdSource;
+  readonly runs: CommandRuns;
+  readonly checks: readonly CommandCheck[];
+}
+
+/** What the service knows of its conversation. */
+export interface CommandTarget {
+  readonly conversation: string;
+  readonly chain?: readonly string[];
+  readonly exec: ExecSettings;
+  /** The sandbox plan for a command in `cwd` (a namespace folder); throws `SandboxUnavailableError` when none can be made. */
+  plan(cwd: string): SandboxPlan;
+  /** True for an absolute namespace path the conversation can reach (a diagnostic's path). */
+  reachable(path: string): boolean;
+}
+
+/** One conversation's commands (see the file comment). */
+export class CommandService implements CommandRequests {
+  private readonly root: string;
+
+  constructor(
+    private readonly parts: CommandParts,
+    private readonly target: CommandTarget,
+  ) {
+    this.root = `/worktrees/${target.conversation}`;
+  }
+
+  async exec(request: { command: string; cwd: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue> {
+    const runs = this.parts.runs.runsOf(this.target.conversation);
+    if (request.background && [...runs.values()].filter((r) => r.value === undefined && r.background).length >= MAX_BACKGROUND_RUNS) {
+      throw new ToolFailure('BUSY', `${MAX_BACKGROUND_RUNS} background commands are running already: end one with exec_kill or wait for one to end`);
+    }
+    const timeoutMs = Math.min(request.timeoutMs ?? this.target.exec.timeoutMs, this.target.exec.timeoutMs);
+    const run = await this.start({ shell: request.command }, request.cwd, timeoutMs, request.command, request.background);
+    if (!request.background) return run.ended;
+    return { runId: run.id };
+  }
+
+  async output(runId: string, waitMs: number): Promise<RunOutputValue> {
+    const run = this.runOf(runId);
+    if (run.value === undefined && waitMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([run.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
+    return this.answer(run);
+  }
+
+  async kill(runId: string): Promise<RunOutputValue> {
+    const run = this.runOf(runId);
+    run.command.kill();
+    await run.ended;
+    return this.answer(run);
+  }
+
+  async check(name: string, paths: readonly string[]): Promise<CheckValue> {
+    const check = this.parts.checks.find((c) => c.name === name);
+    if (!check) {
+      const declared = this.parts.checks.map((c) => c.name);
+      throw new ToolFailure(
+        'NOT_FOUND',
+        declared.length === 0
+          ? `no check named '${name}': gatefs.yaml declares no checks (checks:)`
+          : `no check named '${name}'; the checks are ${declared.join(', ')}`,
+      );
+    }
+    if (paths.length > 0 && !check.paths) throw new ToolFailure('INVALID_INPUT', `paths: the check '${name}' takes no paths`);
+    const argv = paths.length > 0 ? [...check.argv, '--', ...paths.map((p) => this.shown(p))] : check.argv;
+    const timeoutMs = Math.min(check.timeoutMs, this.target.exec.timeoutMs);
+    const run = await this.start({ argv }, this.root, timeoutMs, check.command, false, `check ${name}`);
+    const value = await run.ended;
+    const diagnostics = parseDiagnostics(
+      { stdout: value.stdout, stderr: value.stderr },
+      { cwd: this.root, root: this.root, reachable: (p) => this.target.reachable(p) },
+    );
+    return { ...value, name, diagnostics };
+  }
+
+  /** Starts a command and records it; `ended` resolves with its value once it is over. */
+  private async start(
+    command: { shell: string } | { argv: readonly string[] },
+    cwd: string,
+    timeoutMs: number,
+    shown: string,
+    background: boolean,
+    tag = 'agent.exec',
+  ): Promise<Run> {
+    const { exec, conversation } = this.target;
+    let running: RunningCommand;
+    try {
+      running = await this.parts.sandbox.start({
+        command,
+        plan: this.target.plan(cwd),
+        limits: {
+          timeoutMs,
+          memoryBytes: exec.memoryBytes,
+          processes: exec.processes,
+          outputBytes: exec.outputBytes,
+          keepBytes: ANSWER_KEEP_BYTES,
+        },
+        tag,
+        chain: this.target.chain ?? [conversation],
+      });
+    } catch (e) {
+      if (e instanceof SandboxUnavailableError) {
+        throw new ToolFailure('BACKEND_UNAVAILABLE', `${e.message}. Nothing ran (commands never run unconfined); gatefs doctor says what works here`);
+      }
+      throw e;
+    }
+    const id = this.parts.ids.next('run');
+    const runs = this.parts.runs.runsOf(conversation);
+    const run: Run = {
+      id,
+      command: running,
+      background,
+      ended: running.done.then((result) => {
+        const value = this.valueOf(result);
+        run.value = value;
+        this.record(shown, cwd, result, value, tag);
+        if (!background) runs.delete(id);
+        else this.trimEnded(runs);
+        return value;
+      }),
+    };
+    runs.set(id, run);
+    return run;
+  }
+
+  private runOf(runId: string): Run {
+    const run = this.parts.runs.runsOf(this.target.conversation).get(runId);
+    if (!run || !run.background) throw new ToolFailure('NOT_FOUND', `no background command '${runId}' in this conversation`);
+    return run;
+  }
+
+  private answer(run: Run): RunOutputValue {
+    const fresh = run.command.takeOutput();
+    const base = { runId: run.id, stdout: fresh.stdout, stderr: fresh.stderr, truncated: fresh.truncated };
+    if (run.value === undefined) return { ...base, state: 'running' };
+    return { ...base, state: 'ended', result: { ...run.value, stdout: fresh.stdout, stderr: fresh.stderr, truncated: fresh.truncated } };
+  }
+
+  private trimEnded(runs: Map<string, Run>): void {
+    const ended = [...runs.values()].filter((r) => r.value !== undefined);
+    for (const r of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED))) runs.delete(r.id);
+  }
+
+  /** The agent's view of a run: the tails, and the changed paths from the scans. */
+  private valueOf(result: SandboxRun): ExecValue {
+    const changed = result.scan ? changedPaths(result.scan.before, result.scan.after) : [];
+    return {
+      exitCode: result.exitCode,
+      ...(result.signal ? { signal: result.signal } : {}),
+      timedOut: result.timedOut,
+      ...(result.limit ? { limit: result.limit } : {}),
+      durationMs: result.durationMs,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      truncated: result.stdoutTruncated || result.stderrTruncated,
+      changed: changed.slice(0, MAX_CHANGED).map((c) => ({ path: this.shown(c.path), status: c.status })),
+      changedCount: changed.length,
+    };
+  }
+
+  /** A namespace path as answers show it: workspace-relative inside the workspace, absolute elsewhere. */
+  private shown(path: string): string {
+    if (path === this.root) return '.';
+    return path.startsWith(`${this.root}/`) ? path.slice(this.root.length + 1) : path;
+  }
+
+  private record(command: string, cwd: string, result: SandboxRun, value: ExecValue, tag: string): void {
+    this.parts.store.runLog.append({
+      type: 'exec',
+      conversation: this.target.conversation,
+      data: {
+        tag,
+        chain: [...(this.target.chain ?? [this.target.conversation])],
+        argv: ['/bin/sh', '-c', command.length > 2000 ? `${command.slice(0, 2000)}…` : command],
+        cwd,
+        exitCode: result.exitCode,
+        signal: result.signal ?? null,
+        timedOut: result.timedOut,
+        durationMs: result.durationMs,
+        sandboxed: true,
+        ...(result.limit ? { limit: result.limit } : {}),
+        changed: value.changedCount,
+      },
+    });
+  }
+}
+
+/** What changed between two scans: files and links added, modified (type, size, mtime or inode) or deleted; folders left out. Sorted by path. */
+export function changedPaths(
+  before: ReadonlyMap<string, { type: string; size: number; mtime: string; inode: number }>,
+  after: ReadonlyMap<string, { type: string; size: number; mtime: string; inode: number }>,
+): ChangedPath[] {
+  const out: ChangedPath[] = [];
+  for (const [path, now] of after) {
+    if (now.type === 'd') continue;
+    const then = before.get(path);
+    if (!then || then.type === 'd') out.push({ path, status: 'added' });
+    else if (then.type !== now.type || then.size !== now.size || then.mtime !== now.mtime || then.inode !== now.inode)
+      out.push({ path, status: 'modified' });
+  }
+  for (const [path, then] of before) {
+    if (then.type === 'd') continue;
+    const now = after.get(path);
+    if (!now || now.type === 'd') out.push({ path, status: 'deleted' });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,6 @@
+/**
+ * The front door of src/host/commands: an agent's commands in its kernel sandbox — the sandbox
+ * plan of a workspace, the per-conversation command service, and the runs a release ends.
+ */
+export { CommandRuns, CommandService } from './command-service.js';
+export { sandboxPlan } from './sandbox-plan.js';

@@ -1,0 +1,94 @@
+/**
+ * `sandboxPlan`: the sandbox a conversation's commands run in, built from the same facts its
+ * namespace is built from (docs/ARCHITECTURE.md § Commands): the workspace folder at
+ * `/worktrees/<id>`, each mount at its namespace path with its write flag, each `share:` folder
+ * read-only at its place, and the protected entries covered:
+ *
+ * - the workspace's `.git` (a worktree's `.git` file names a host path: it is covered by an
+ *   empty file; a shared checkout's `.git` folder by an empty read-only folder), and `.git` in
+ *   an absolute mount the same way;
+ * - `gatefs.yaml` at the workspace root, and the loaded manifest or settings file wherever a
+ *   bound folder shows it: bound over themselves read-only;
+ * - the state directory wherever a bound folder holds it: an empty read-only folder.
+ *
+ * Paths inside the sandbox are namespace paths, so what a command prints names what the file
+ * tools name. A folder that is missing on the host (a share not installed, a relative mount a
+ * sparse worktree does not hold) is left out, as the file tools show nothing there either.
+ */
+import type { Backend, MountSpec } from '../../manifest/index.js';
+import type { SandboxBind, SandboxPlan } from '../../ports/index.js';
+import type { FolderState } from '../platform/index.js';
+
+/** What the plan is built from (host paths are the platform's; they never leave the plan's `host` fields). */
+export interface PlanFacts {
+  readonly conversation: string;
+  readonly backend: Backend;
+  /** The workspace folder (worktree, the shared checkout). */
+  readonly checkoutPath: string;
+  readonly repo: string;
+  readonly stateDir: string;
+  readonly mounts: readonly MountSpec[];
+  readonly share: readonly string[];
+  /** Host paths of the files granting authority (the loaded manifest and settings). */
+  readonly authorityFiles: readonly string[];
+  readonly network: boolean;
+  readonly env: Readonly<Record<string, string>>;
+  /** What is at a host path (no link followed at the last component). */
+  folderState(path: string): FolderState;
+  join(path: string, tail: string): string;
+  relativeInside(from: string, path: string): string | null;
+}
+
+/** An empty file bound over a file that must not be seen (a worktree's `.git` names a host path): `SandboxBind.host` ''. */
+const EMPTY_FILE = '';
+
+/** The plan for a command whose working folder is `cwd` (a namespace path the caller checked). */
+export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
+  const root = `/worktrees/${facts.conversation}`;
+  const binds: SandboxBind[] = [];
+  const hidden: string[] = [];
+  const prune: string[] = [];
+  const roots: string[] = [];
+  /** A host folder bound at `at`, with what it holds of the protected entries covered. */
+  const bindFolder = (host: string, at: string, writable: boolean) => {
+    binds.push({ host, at, writable });
+    if (writable) roots.push(at);
+    else prune.push(at);
+    const git = facts.join(host, '.git');
+    const gitState = facts.folderState(git);
+    if (gitState === 'folder') hidden.push(`${at}/.git`);
+    else if (gitState !== 'missing') binds.push({ host: EMPTY_FILE, at: `${at}/.git`, writable: false });
+    const state = facts.relativeInside(host, facts.stateDir);
+    if (state !== null && state !== '' && facts.folderState(facts.stateDir) === 'folder') {
+      hidden.push(`${at}/${state}`);
+      prune.push(`${at}/${state}`);
+    }
+    for (const file of facts.authorityFiles) {
+      const rel = facts.relativeInside(host, file);
+      if (rel !== null && rel !== '' && facts.folderState(file) === 'other') binds.push({ host: file, at: `${at}/${rel}`, writable: false });
+    }
+  };
+  bindFolder(facts.checkoutPath, root, true);
+  const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
+  if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
+  for (const m of facts.mounts.filter((m) => !m.path.startsWith('/'))) {
+    const host = facts.join(facts.checkoutPath, m.path);
+    if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${m.path}`, false);
+  }
+  if (facts.backend !== 'shared') {
+    for (const rel of facts.share) {
+      const host = facts.join(facts.repo, rel);
+      if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${rel}`, false);
+    }
+  }
+  const absolute = facts.mounts.filter((m) => m.path.startsWith('/')).sort((a, b) => a.path.length - b.path.length);
+  for (const m of absolute) bindFolder(m.path, m.path, m.writable);
+  return {
+    binds,
+    hidden,
+    cwd,
+    network: facts.network,
+    env: facts.env,
+    scan: { roots, prune },
+  };
+}
