@@ -325,7 +325,7 @@ function stackPlace(failures: string[], file: string): { line: number; column: n
 function firstMeaningfulLine(text: string): string {
   for (const line of stripAnsi(text).split(/\r\n|\r|\n/)) {
     const trimmed = line.trim();
-    if (trimmed !== '' ) return trimmed;
+    if (trimmed !== '' && !trimmed.startsWith('●')) return trimmed;
   }
   return '';
 }
