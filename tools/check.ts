@@ -18,7 +18,13 @@ import { commandsOf, ExecValueSchema } from './exec.js';
 const Input = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128, description: 'The name of a check declared in gatefs.yaml (checks:).' }),
-    paths: Type.Optional(Type.Array(PathArg('A file or folder to check.'), { minItems: 1, maxItems: 200, description: 'Check only these (for checks that take paths).' })),
+    paths: Type.Optional(
+      Type.Array(PathArg('A file or folder to check.'), {
+        minItems: 1,
+        maxItems: 200,
+        description: 'Check only these (for checks that take paths).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,7 +34,13 @@ const Output = Type.Composite([
   Type.Object({
     name: Type.String(),
     diagnostics: Type.Array(
-      Type.Object({ path: Type.String(), line: Type.Integer(), column: Type.Optional(Type.Integer()), severity: Type.String(), message: Type.String() }),
+      Type.Object({
+        path: Type.String(),
+        line: Type.Integer(),
+        column: Type.Optional(Type.Integer()),
+        severity: Type.String(),
+        message: Type.String(),
+      }),
     ),
   }),
 ]);
@@ -45,6 +57,11 @@ export const checkTool = defineTool({
   writes: true,
   paths: (input) => input.paths ?? [],
   async handler(input, ctx) {
-    return ok(await commandsOf(ctx).check(input.name, ctx.resolved.map((r) => r.path)));
+    return ok(
+      await commandsOf(ctx).check(
+        input.name,
+        ctx.resolved.map((r) => r.path),
+      ),
+    );
   },
 });

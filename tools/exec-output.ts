@@ -26,7 +26,10 @@ export const execOutputTool = defineTool({
     'Read what a background command printed since your last call, waiting up to waitMs (default 0, at most 30000) for it to end. ' +
     'state is running or ended; once ended, result holds its exit code and the files it changed.',
   input: Type.Object(
-    { runId: RunId, waitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 30_000, description: 'Milliseconds to wait for the end (default 0).' })) },
+    {
+      runId: RunId,
+      waitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 30_000, description: 'Milliseconds to wait for the end (default 0).' })),
+    },
     { additionalProperties: false },
   ),
   output: Output,

@@ -26,10 +26,23 @@ export const EXEC_MAX_COMMAND_CHARS = 100_000;
 
 const Input = Type.Object(
   {
-    command: Type.String({ minLength: 1, maxLength: EXEC_MAX_COMMAND_CHARS, pattern: '^[^\\u0000]*$', description: 'The shell command line to run (by /bin/sh -c).' }),
+    command: Type.String({
+      minLength: 1,
+      maxLength: EXEC_MAX_COMMAND_CHARS,
+      pattern: '^[^\\u0000]*$',
+      description: 'The shell command line to run (by /bin/sh -c).',
+    }),
     cwd: Type.Optional(PathArg('The folder to run in (default: your workspace root).')),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: "Milliseconds before the command is ended (default and most: the role's exec timeout)." })),
-    background: Type.Optional(Type.Boolean({ description: 'true: start it and answer a runId at once; read its output with exec_output.' })),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 600_000,
+        description: "Milliseconds before the command is ended (default and most: the role's exec timeout).",
+      }),
+    ),
+    background: Type.Optional(
+      Type.Boolean({ description: 'true: start it and answer a runId at once; read its output with exec_output.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -60,7 +73,12 @@ export function commandsOf(ctx: ToolContext): CommandRequests {
 async function folderOf(ctx: ToolContext, cwd: string | undefined): Promise<string> {
   const resolved = ctx.namespace.resolve(cwd ?? '.', 'exec');
   const stat = await ctx.namespace.stat(resolved);
-  if (stat.type !== 'directory') throw new ToolFailure('NOT_DIRECTORY', `'${ctx.namespace.display(resolved.path)}' is not a folder`, ctx.namespace.display(resolved.path));
+  if (stat.type !== 'directory')
+    throw new ToolFailure(
+      'NOT_DIRECTORY',
+      `'${ctx.namespace.display(resolved.path)}' is not a folder`,
+      ctx.namespace.display(resolved.path),
+    );
   return resolved.path;
 }
 

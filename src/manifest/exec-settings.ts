@@ -50,7 +50,8 @@ export function parseSize(raw: string | number, keyPath: string): number {
     throw new ManifestError('INVALID_VALUE', keyPath, `${raw} is not a positive whole number of bytes`);
   }
   const m = /^\s*(\d+(?:\.\d+)?)\s*([KMG]?)(?:i?B)?\s*$/i.exec(raw);
-  if (!m) throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is not a size: write bytes, or a number with K, M or G (like 512M or 2G)`);
+  if (!m)
+    throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is not a size: write bytes, or a number with K, M or G (like 512M or 2G)`);
   const power = { '': 0, K: 1, M: 2, G: 3 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'G'];
   const bytes = Math.round(Number(m[1]) * 1024 ** power);
   if (bytes <= 0) throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is not a positive size`);
@@ -62,7 +63,11 @@ export function execFromFile(raw: ExecFile | undefined, at: string): ExecSetting
   const key = `${at}.exec`;
   const timeout = raw?.timeout ?? DEFAULT_EXEC.timeoutMs / 1000;
   if (timeout > MAX_TIMEOUT_SECONDS) {
-    throw new ManifestError('INVALID_VALUE', `${key}.timeout`, `${timeout} s is longer than the ${MAX_TIMEOUT_SECONDS} s a command may run`);
+    throw new ManifestError(
+      'INVALID_VALUE',
+      `${key}.timeout`,
+      `${timeout} s is longer than the ${MAX_TIMEOUT_SECONDS} s a command may run`,
+    );
   }
   const env = raw?.env ?? [...DEFAULT_EXEC.env];
   const bad = env.findIndex((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === 'HOME' || name === 'TMPDIR');
@@ -93,7 +98,11 @@ export function shareFromFile(raw: readonly string[] | undefined, at: string): s
     const key = `${at}.share[${i}]`;
     const path = normalizeMountPath(entry, key);
     if (path.startsWith('/')) {
-      throw new ManifestError('INVALID_VALUE', key, `'${entry}' is absolute: share names a folder of the source checkout, like node_modules`);
+      throw new ManifestError(
+        'INVALID_VALUE',
+        key,
+        `'${entry}' is absolute: share names a folder of the source checkout, like node_modules`,
+      );
     }
     const clash = out.find((p) => p === path || path.startsWith(`${p}/`) || p.startsWith(`${path}/`));
     if (clash) throw new ManifestError('DUPLICATE', key, `'${path}' overlaps the shared folder '${clash}'`);
@@ -108,7 +117,8 @@ export function checksFromFile(raw: readonly CommandCheckFile[] | undefined): Co
   return (raw ?? []).map((entry, i) => {
     const key = `checks[${i}]`;
     const first = seen.get(entry.name);
-    if (first !== undefined) throw new ManifestError('DUPLICATE', `${key}.name`, `the check name '${entry.name}' is already used by checks[${first}]`);
+    if (first !== undefined)
+      throw new ManifestError('DUPLICATE', `${key}.name`, `the check name '${entry.name}' is already used by checks[${first}]`);
     seen.set(entry.name, i);
     if ((entry.command === undefined) === (entry.argv === undefined)) {
       throw new ManifestError('INVALID_VALUE', key, 'a check gives exactly one of command (a string) or argv (a list)');
@@ -117,7 +127,11 @@ export function checksFromFile(raw: readonly CommandCheckFile[] | undefined): Co
     if (argv.length === 0) throw new ManifestError('INVALID_VALUE', `${key}.${entry.argv ? 'argv' : 'command'}`, 'the command is empty');
     const timeout = entry.timeout ?? DEFAULT_EXEC.timeoutMs / 1000;
     if (timeout > MAX_TIMEOUT_SECONDS) {
-      throw new ManifestError('INVALID_VALUE', `${key}.timeout`, `${timeout} s is longer than the ${MAX_TIMEOUT_SECONDS} s a check may run`);
+      throw new ManifestError(
+        'INVALID_VALUE',
+        `${key}.timeout`,
+        `${timeout} s is longer than the ${MAX_TIMEOUT_SECONDS} s a check may run`,
+      );
     }
     return {
       name: entry.name,

@@ -31,15 +31,7 @@ import type { Readable } from 'node:stream';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TailBuffer } from './capped-output.js';
-import type {
-  RunningCommand,
-  Sandbox,
-  SandboxPlan,
-  SandboxRequest,
-  SandboxRun,
-  SandboxSupport,
-  ScanEntry,
-} from './sandbox.js';
+import type { RunningCommand, Sandbox, SandboxPlan, SandboxRequest, SandboxRun, SandboxSupport, ScanEntry } from './sandbox.js';
 import { SandboxUnavailableError } from './sandbox.js';
 import { runOverlay } from './sandbox-overlay.js';
 
@@ -172,7 +164,22 @@ export class BubblewrapSandbox implements Sandbox {
     const version = spawnSync(this.bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
     const tried = spawnSync(
       this.bwrap,
-      ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...linkArgs(), '--proc', '/proc', '--dev', '/dev', '--', '/bin/sh', '-c', 'exit 0'],
+      [
+        '--unshare-all',
+        '--die-with-parent',
+        '--ro-bind',
+        '/usr',
+        '/usr',
+        ...linkArgs(),
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--',
+        '/bin/sh',
+        '-c',
+        'exit 0',
+      ],
       { encoding: 'utf8', timeout: 10_000 },
     );
     if (tried.status !== 0) {
@@ -296,7 +303,13 @@ export function superviseCommand(
     const exitCode = killed || signal ? null : code;
     const run: SandboxRun = {
       exitCode,
-      ...(killed ? { signal: 'SIGKILL' } : signal ? { signal } : code !== null && code > 128 && code < 160 ? { signal: signalName(code - 128) } : {}),
+      ...(killed
+        ? { signal: 'SIGKILL' }
+        : signal
+          ? { signal }
+          : code !== null && code > 128 && code < 160
+            ? { signal: signalName(code - 128) }
+            : {}),
       timedOut,
       ...(limit ? { limit } : {}),
       durationMs,
@@ -349,9 +362,7 @@ export function wrapperScript(request: SandboxRequest): string {
   const { plan, limits } = request;
   const limited = `prlimit --core=0 --nproc=${limits.processes} --`;
   const inner =
-    'shell' in request.command
-      ? `/bin/sh -c ${shellQuote(request.command.shell)}`
-      : request.command.argv.map(shellQuote).join(' ');
+    'shell' in request.command ? `/bin/sh -c ${shellQuote(request.command.shell)}` : request.command.argv.map(shellQuote).join(' ');
   const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi 3>&- 4>&- 5>&- </dev/null`;
   if (!plan.scan) return `exec 3>&- 4>&- 5>&-; ${run}`;
   const find = findLine(plan.scan.roots, plan.scan.prune);
@@ -485,7 +496,16 @@ function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  3: 'SIGQUIT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  13: 'SIGPIPE',
+  15: 'SIGTERM',
+};
 
 function signalName(n: number): string {
   return SIGNALS[n] ?? `SIG${n}`;

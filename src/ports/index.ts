@@ -8,7 +8,7 @@
 export { BubblewrapSandbox } from './bubblewrap-sandbox.js';
 export { type RunningCommand, type Sandbox, type SandboxBind, type SandboxPlan, type SandboxRun, SandboxUnavailableError } from './sandbox.js';
 export { ScriptedSandbox } from './scripted-sandbox.js';
-export { type CheckRun, type CheckRunner, type CheckSpec, ExecCheckRunner } from './check-runner.js';
+export { CHECK_OUTPUT_BYTES, type CheckRun, type CheckRunner, type CheckSpec, checkOutput } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
 export { type ExecRequest, type ExecResult, type HostExec, HostExecError } from './host-exec.js';

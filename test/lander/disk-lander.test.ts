@@ -16,6 +16,16 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
+import { ExecCheckRunner } from '../../src/ports/check-runner.js';
+import { NodeHostExec } from '../../src/ports/node-host-exec.js';
+
+/**
+ * A check runner that runs checks unconfined, as the lander did before its checks moved into the
+ * kernel sandbox: these tests' checks are their seam to act outside the candidate (a person
+ * committing, a pid file, what the check saw), which a sandboxed check cannot reach, by design.
+ * test/sandbox/lander-checks.test.ts covers the sandboxed checks production runs.
+ */
+const unconfinedChecks = new ExecCheckRunner(new NodeHostExec());
 
 const manifest = {
   roles: [{ name: 'agent', tools: ['read', 'write', 'edit', 'diff', 'commit', 'submit'], workspace: { backend: 'worktree' } }],
@@ -84,7 +94,7 @@ describe('checks', () => {
     const pidFile = join(repo.dir, '..', 'sleeper.pid');
     const check = { command: `sh -c 'sleep 30 & echo $! > ${pidFile}; echo started; wait'`, timeout: 1, name: 'slow' };
     await host.close();
-    const again = await createHost({ repo: repo.dir, manifest, settings: { lander: { checks: [check] } } });
+    const again = await createHost({ repo: repo.dir, manifest, settings: { lander: { checks: [check] } }, checks: unconfinedChecks });
     cleanups.push(() => again.close());
     const id = await submitFile(again, 'a', 'a.txt', 'A\n');
     const report = await again.lander.run();
@@ -109,7 +119,12 @@ describe('checks', () => {
       `git -C ${repo.dir} add PERSON.md`,
       `git -C ${repo.dir} -c user.name=person -c user.email=p@example.invalid commit -q -m "by hand"`,
     ].join('; ');
-    const host = await createHost({ repo: repo.dir, manifest, settings: { lander: { checks: [`sh -c '${person}'`, 'true'] } } });
+    const host = await createHost({
+      repo: repo.dir,
+      manifest,
+      settings: { lander: { checks: [`sh -c '${person}'`, 'true'] } },
+      checks: unconfinedChecks,
+    });
     cleanups.push(() => host.close());
     const id = await submitFile(host, 'a', 'a.txt', 'A\n');
     const report = await host.lander.run();

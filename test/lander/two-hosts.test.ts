@@ -16,6 +16,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
+import { ExecCheckRunner } from '../../src/ports/check-runner.js';
+import { NodeHostExec } from '../../src/ports/node-host-exec.js';
+
+/**
+ * A check runner that runs checks unconfined, as the lander did before its checks moved into the
+ * kernel sandbox: these tests' checks are their seam to act outside the candidate (a person
+ * committing, a pid file, what the check saw), which a sandboxed check cannot reach, by design.
+ * test/sandbox/lander-checks.test.ts covers the sandboxed checks production runs.
+ */
+const unconfinedChecks = new ExecCheckRunner(new NodeHostExec());
 
 const manifest = {
   roles: [{ name: 'agent', tools: ['read', 'write', 'commit', 'submit'], workspace: { backend: 'worktree' } }],
@@ -56,7 +66,7 @@ async function twoHosts(): Promise<{ remote: string; sides: [Side, Side] }> {
     identity(dir);
     const seen = join(root, `${name}-checked.log`);
     const settings = { lander: { checks: [`sh -c 'git rev-parse HEAD >> ${seen}'`], push: 'origin' } };
-    const host = await createHost({ repo: dir, manifest, settings });
+    const host = await createHost({ repo: dir, manifest, settings, checks: unconfinedChecks });
     cleanups.push(() => host.close());
     sides.push({ name, dir, seen, host });
   }

@@ -80,7 +80,11 @@ describe.skipIf(!support.available)('the bubblewrap sandbox', () => {
   });
 
   it('ends a command that holds too much memory with the memory limit', async () => {
-    const r = await run(`node -e 'const a=[];for(;;){a.push(Buffer.alloc(16*1024*1024,1))}'`, { env: { PATH: '/usr/bin:/bin:/usr/local/bin' } }, { memoryBytes: 128 * 1024 ** 2 });
+    const r = await run(
+      `node -e 'const a=[];for(;;){a.push(Buffer.alloc(16*1024*1024,1))}'`,
+      { env: { PATH: '/usr/bin:/bin:/usr/local/bin' } },
+      { memoryBytes: 128 * 1024 ** 2 },
+    );
     expect(r.limit).toBe('memory');
   });
 

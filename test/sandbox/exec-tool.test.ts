@@ -64,20 +64,28 @@ describe.skipIf(!support.available)('exec through the host', () => {
     ]);
     expect(await value('read', { path: 'src/new.txt' })).toMatchObject({ content: expect.stringContaining('made') });
     await value('write', { path: 'src/from-tool.txt', content: 'tool\n' });
-    expect((await value('exec', { command: 'cat src/from-tool.txt; rm src/new.txt' })).changed).toEqual([{ path: 'src/new.txt', status: 'deleted' }]);
+    expect((await value('exec', { command: 'cat src/from-tool.txt; rm src/new.txt' })).changed).toEqual([
+      { path: 'src/new.txt', status: 'deleted' },
+    ]);
   });
 
   it('shows the shared dependency folder read-only to commands and file tools alike', async () => {
     const v = await value('exec', { command: 'cat node_modules/dep/index.js; touch node_modules/x 2>&1; echo rc=$?' });
     expect(v.stdout).toContain('module.exports = 1;');
     expect(v.stdout).toMatch(/Read-only file system[\s\S]*rc=1/);
-    expect(await value('read', { path: 'node_modules/dep/index.js' })).toMatchObject({ content: expect.stringContaining('module.exports') });
-    expect(await call('write', { path: 'node_modules/dep/index.js', content: 'x' })).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(await value('read', { path: 'node_modules/dep/index.js' })).toMatchObject({
+      content: expect.stringContaining('module.exports'),
+    });
+    expect(await call('write', { path: 'node_modules/dep/index.js', content: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
   });
 
   it('keeps the workspace .git and gatefs.yaml out of reach, and shows no state directory', async () => {
     const v = await value('exec', {
-      command: 'wc -c < .git; echo x > gatefs.yaml 2>/dev/null || echo yaml-refused; echo x > .git 2>/dev/null || echo git-refused; ls -a /worktrees; ls -a',
+      command:
+        'wc -c < .git; echo x > gatefs.yaml 2>/dev/null || echo yaml-refused; echo x > .git 2>/dev/null || echo git-refused; ls -a /worktrees; ls -a',
     });
     expect(v.stdout).toMatch(/^0\nyaml-refused\ngit-refused\n\.\n\.\.\nc1\n/);
     expect(v.stdout).not.toContain('.gatefs');
@@ -94,7 +102,11 @@ describe.skipIf(!support.available)('exec through the host', () => {
     const killed = await value('exec_kill', { runId: started.runId });
     expect(killed).toMatchObject({ state: 'ended', result: { exitCode: null, signal: 'SIGKILL' } });
     const quick = await value('exec', { command: 'echo done', background: true });
-    expect(await value('exec_output', { runId: quick.runId, waitMs: 20_000 })).toMatchObject({ state: 'ended', stdout: 'done\n', result: { exitCode: 0 } });
+    expect(await value('exec_output', { runId: quick.runId, waitMs: 20_000 })).toMatchObject({
+      state: 'ended',
+      stdout: 'done\n',
+      result: { exitCode: 0 },
+    });
     expect(await call('exec_output', { runId: 'run-nope' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
   });
 

@@ -94,7 +94,10 @@ export class CommandService implements CommandRequests {
   async exec(request: { command: string; cwd: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue> {
     const runs = this.parts.runs.runsOf(this.target.conversation);
     if (request.background && [...runs.values()].filter((r) => r.value === undefined && r.background).length >= MAX_BACKGROUND_RUNS) {
-      throw new ToolFailure('BUSY', `${MAX_BACKGROUND_RUNS} background commands are running already: end one with exec_kill or wait for one to end`);
+      throw new ToolFailure(
+        'BUSY',
+        `${MAX_BACKGROUND_RUNS} background commands are running already: end one with exec_kill or wait for one to end`,
+      );
     }
     const timeoutMs = Math.min(request.timeoutMs ?? this.target.exec.timeoutMs, this.target.exec.timeoutMs);
     const run = await this.start({ shell: request.command }, request.cwd, timeoutMs, request.command, request.background);
@@ -169,7 +172,10 @@ export class CommandService implements CommandRequests {
       });
     } catch (e) {
       if (e instanceof SandboxUnavailableError) {
-        throw new ToolFailure('BACKEND_UNAVAILABLE', `${e.message}. Nothing ran (commands never run unconfined); gatefs doctor says what works here`);
+        throw new ToolFailure(
+          'BACKEND_UNAVAILABLE',
+          `${e.message}. Nothing ran (commands never run unconfined); gatefs doctor says what works here`,
+        );
       }
       throw e;
     }

@@ -3,4 +3,5 @@
  * plan of a workspace, the per-conversation command service, and the runs a release ends.
  */
 export { CommandRuns, CommandService } from './command-service.js';
+export { SandboxCheckRunner } from './sandbox-check-runner.js';
 export { sandboxPlan } from './sandbox-plan.js';

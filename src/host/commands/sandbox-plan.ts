@@ -65,7 +65,8 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
     }
     for (const file of facts.authorityFiles) {
       const rel = facts.relativeInside(host, file);
-      if (rel !== null && rel !== '' && facts.folderState(file) === 'other') binds.push({ host: file, at: `${at}/${rel}`, writable: false });
+      if (rel !== null && rel !== '' && facts.folderState(file) === 'other')
+        binds.push({ host: file, at: `${at}/${rel}`, writable: false });
     }
   };
   bindFolder(facts.checkoutPath, root, true);

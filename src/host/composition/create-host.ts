@@ -20,7 +20,9 @@ import { CliGit } from '../../git/index.js';
 import { CliLandingGit } from '../../git/index.js';
 import { CliTreeCheckout } from '../../git/index.js';
 import { chooseLanderSettings } from '../../manifest/index.js';
-import { ExecCheckRunner, type CheckRunner } from '../../ports/index.js';
+import type { CheckRunner } from '../../ports/index.js';
+import { DEFAULT_EXEC } from '../../manifest/index.js';
+import { SandboxCheckRunner } from '../commands/index.js';
 import type { SavePointHook } from '../../lander/index.js';
 import { loadManifest } from '../../manifest/index.js';
 import { systemClock, type Clock } from '../../ports/index.js';
@@ -67,7 +69,10 @@ export interface CreateHostOptions {
    * the manifest: agents can read it but never change it.
    */
   settings?: string | object;
-  /** The lander's check runner (default: the checks' argv through the host-exec port). */
+  /**
+   * The lander's check runner (default: each check's argv in the kernel sandbox over the
+   * candidate checkout, src/host/commands/sandbox-check-runner.ts; never unconfined).
+   */
   checks?: CheckRunner;
   /** Called at each lander save point (the crash test kills the process there). */
   savePoint?: SavePointHook;
@@ -112,6 +117,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
     const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()));
     const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
+    const sandbox = options.sandbox ?? new BubblewrapSandbox();
     const doors = openWriteDoors(stateDir);
     const onClose = () => (opened.close(), doors.close());
     return await WorkspaceHost.start({
@@ -122,13 +128,28 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
       ids: options.ids ?? randomIds,
       liveness,
       crossProcessLocks: opened,
-      sandbox: options.sandbox ?? new BubblewrapSandbox(),
+      sandbox,
       commandEnv: environment(),
       writeDoors: doors,
       onClose,
       ...(treeCheckout ? { treeCheckout } : {}),
       settings,
-      checks: options.checks ?? new ExecCheckRunner(exec),
+      checks:
+        options.checks ??
+        new SandboxCheckRunner(
+          sandbox,
+          {
+            repo,
+            stateDir,
+            share: [...new Set(manifest.roles.flatMap((r) => r.share))],
+            authorityFiles,
+            env: passedThrough(DEFAULT_EXEC.env),
+            folderState: (path) => platform.folderState(path),
+            join: (path, tail) => platform.join(path, tail),
+            relativeInside: (from, path) => platform.relativeInside(from, path),
+          },
+          (data) => store.runLog.append({ type: 'exec', conversation: data.chain[data.chain.length - 1] ?? null, data }),
+        ),
       ...(options.savePoint ? { savePoint: options.savePoint } : {}),
     });
   } catch (e) {
@@ -164,4 +185,12 @@ async function trustedStateDir(wanted: string, trust: TrustContext): Promise<{ s
   }
   createStateDir(wanted);
   return { stateDir: fs.realpathSync(wanted), hadDatabase: found.hasDatabase };
+}
+
+/** The server's values of the environment variables `names` (those it has). */
+function passedThrough(names: readonly string[]): Record<string, string> {
+  const env = environment();
+  const out: Record<string, string> = {};
+  for (const name of names) if (env[name] !== undefined) out[name] = env[name]!;
+  return out;
 }
