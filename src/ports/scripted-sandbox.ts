@@ -15,6 +15,8 @@ export interface ScriptedCommandResult {
   timedOut?: boolean;
   limit?: 'memory' | 'processes' | 'output';
   changed?: readonly string[];
+  /** True: the command runs until it is killed (a background run to read and end). */
+  untilKilled?: boolean;
 }
 
 /** A sandbox answering from a script (see the file comment). */
@@ -60,14 +62,20 @@ export class ScriptedSandbox implements Sandbox {
       ...(request.plan.scan ? { scan: { before: new Map(), after } } : {}),
     };
     let taken = false;
+    let end: (killed: boolean) => void = () => {};
+    const done = next.untilKilled
+      ? new Promise<SandboxRun>((resolve) => {
+          end = () => resolve({ ...run, exitCode: null, signal: 'SIGKILL' });
+        })
+      : Promise.resolve(run);
     return {
       takeOutput: () => {
         if (taken) return { stdout: '', stderr: '', truncated: false };
         taken = true;
         return { stdout: run.stdout, stderr: run.stderr, truncated: false };
       },
-      done: Promise.resolve(run),
-      kill: () => {},
+      done,
+      kill: () => end(true),
     };
   }
 }

@@ -13,6 +13,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { ScriptedSandbox } from '../../src/ports/scripted-sandbox.js';
 import { installedGrammars, languageOf } from '../../tools/syntax-grammars.js';
 
 const files = {
@@ -26,7 +27,7 @@ const mounts = [
   { path: '/data/out', writable: true },
   { path: '/data/ref', writable: false },
 ];
-const tools = ['read', 'grep', 'list', 'edit', 'write'];
+const tools = ['read', 'grep', 'list', 'edit', 'write', 'exec', 'exec_output'];
 const manifest = {
   roles: [
     { name: 'wt', tools, workspace: { backend: 'worktree', mounts } },
@@ -69,6 +70,15 @@ const toolCall = fc.oneof(
     tool: fc.constant('grep'),
     args: fc.record({ pattern: fc.constantFrom('alpha', 'beta', 'a.'), output: fc.constantFrom('files', 'content', 'count') }),
   }),
+  fc.record({
+    tool: fc.constant('exec'),
+    args: fc.record({
+      command: fc.constantFrom('true', 'npm test', 'exit 3'),
+      cwd: fc.constantFrom('.', 'src', '/data/out'),
+      background: fc.boolean(),
+    }),
+  }),
+  fc.record({ tool: fc.constant('exec_output'), args: fc.record({ runId: fc.constantFrom('run-1', 'run-2', 'run-9') }) }),
 );
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(conv, toolCall).map(([c, t]) => ({ op: 'call' as const, c, ...t })) },
@@ -85,8 +95,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: conv.map((c) => ({ op: 'prepare' as const, c })) },
 );
 
+/** The scripted commands (the memory host runs no process): every other command exits 0 with no output. */
+function sandbox(): ScriptedSandbox {
+  const s = new ScriptedSandbox();
+  for (let i = 0; i < 50; i++) {
+    s.script('npm test', { exitCode: 1, stdout: 'FAIL src/a.test.ts\n', changed: ['/worktrees/m1/coverage/lcov.info'] });
+    s.script('exit 3', { exitCode: 3 });
+  }
+  return s;
+}
+
 async function play(steps: Step[]): Promise<string> {
-  const host = await createMemoryHost({ files, manifest, folders });
+  const host = await createMemoryHost({ files, manifest, folders, sandbox: sandbox() });
   const answers: unknown[] = [];
   try {
     for (const c of Object.keys(roles) as Conv[]) await host.prepare({ conversation: c, role: roles[c] });
