@@ -273,24 +273,28 @@ export function superviseCommand(
     timedOut = true;
     kill();
   }, limits.timeoutMs);
-  const watch = setInterval(() => {
-    if (child.pid === undefined || killed) return;
-    const seen = sandboxUsage(child.pid);
-    if (seen.processes > limits.processes + 2) {
-      limit ??= 'processes';
-      kill();
-    } else if (seen.residentBytes > limits.memoryBytes) {
-      limit ??= 'memory';
-      kill();
-    }
-  }, WATCH_MS);
+  const watched: Watched = {
+    pid: child.pid ?? -1,
+    // The sandbox's init and the wrapper's shell are not the command's.
+    seen(usage) {
+      if (killed) return;
+      if (usage.processes > limits.processes + 2) {
+        limit ??= 'processes';
+        kill();
+      } else if (usage.residentBytes > limits.memoryBytes) {
+        limit ??= 'memory';
+        kill();
+      }
+    },
+  };
+  const unwatch = watchdog.watch(watched);
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('error', () => resolve({ code: null, signal: null }));
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
   const done = closed.then(async ({ code, signal }) => {
     clearTimeout(timer);
-    clearInterval(watch);
+    unwatch();
     const durationMs = Math.round(performance.now() - started);
     let scan: SandboxRun['scan'];
     if (request.plan.scan) {
@@ -394,14 +398,55 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The processes of the sandbox started as `pid` (its bwrap process and every descendant) and their resident memory. */
-function sandboxUsage(pid: number): { processes: number; residentBytes: number } {
+/** What the watchdog counts of one sandbox. */
+interface Usage {
+  processes: number;
+  residentBytes: number;
+}
+
+/** One sandbox the watchdog looks at: its bwrap process and what to do with what it counted. */
+interface Watched {
+  readonly pid: number;
+  seen(usage: Usage): void;
+}
+
+/**
+ * One watchdog for every sandbox of this process: every `WATCH_MS` while any is watched, one
+ * pass over `/proc` (parent of every process), then each sandbox's descendants counted with their
+ * resident memory. One pass however many commands run.
+ */
+class Watchdog {
+  private readonly watched = new Set<Watched>();
+  private timer: NodeJS.Timeout | undefined;
+
+  watch(w: Watched): () => void {
+    this.watched.add(w);
+    this.timer ??= setInterval(() => this.tick(), WATCH_MS);
+    return () => {
+      this.watched.delete(w);
+      if (this.watched.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  private tick(): void {
+    const children = processChildren();
+    for (const w of [...this.watched]) if (w.pid > 0) w.seen(usageOf(children, w.pid));
+  }
+}
+
+const watchdog = new Watchdog();
+
+/** Every process's children, by parent pid, from one pass over `/proc`. */
+function processChildren(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
-    return { processes: 0, residentBytes: 0 };
+    return children;
   }
   for (const name of names) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
@@ -416,6 +461,11 @@ function sandboxUsage(pid: number): { processes: number; residentBytes: number }
       /* gone */
     }
   }
+  return children;
+}
+
+/** The descendants of `pid` and their resident memory. */
+function usageOf(children: ReadonlyMap<number, number[]>, pid: number): Usage {
   let processes = 0;
   let residentBytes = 0;
   const queue = [...(children.get(pid) ?? [])];
