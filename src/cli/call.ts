@@ -8,7 +8,7 @@ import { withHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
 import { safeToolText } from './safe-tool-text.js';
-import { withRemedy } from './remedy.js';
+import { toolHint, withRemedy } from './remedy.js';
 
 /** The `call` command. */
 export const callCommand: Command = {
@@ -42,7 +42,7 @@ export const callCommand: Command = {
     const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
     if (globals.json) out.json(result);
     else if (result.ok) out.print(safeToolText(tool, result));
-    if (!result.ok) out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code)}`);
+    if (!result.ok) out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code, toolHint(tool, result.error.code))}`);
     return result.ok ? 0 : 1;
   },
 };

@@ -14,8 +14,10 @@ export interface CommandContext {
   globals: GlobalFlags;
   /** The command's own flags. */
   flags: FlagValues;
-  /** Positional arguments after the command word. */
+  /** Positional arguments after the command word (before `--` for a command with `afterDashes`). */
   args: string[];
+  /** The words after `--`, as they are, for a command with `afterDashes` (empty otherwise). */
+  rest?: string[];
   out: Output;
   env: NodeJS.ProcessEnv;
 }
@@ -27,8 +29,16 @@ export interface Command {
   summary: string;
   /** The synopsis, e.g. `gatefs prepare <conversation> [--role R] [--base REF]`. */
   usage: string;
-  /** Names of the positional arguments, required ones first; `?` suffix marks an optional one. */
+  /**
+   * Names of the positional arguments, required ones first; a `?` suffix marks an optional one,
+   * a `*` suffix on the last one any number of them (none included).
+   */
   positionals: string[];
+  /**
+   * For a command that runs another (`gatefs exec ID -- npm test`): what the words after `--`
+   * are called in messages. They reach `run` as `rest`, flags included, and are never parsed.
+   */
+  afterDashes?: string;
   /** The command's own flags (global flags are added by the parser). */
   options: NonNullable<ParseArgsConfig['options']>;
   /** `[flag, explanation]` rows for the help text. */

@@ -8,6 +8,8 @@ import { prepareCommand } from './prepare.js';
 import { statusCommand } from './status.js';
 import { logCommand } from './log.js';
 import { callCommand } from './call.js';
+import { execCommand } from './exec.js';
+import { checkCommand } from './check.js';
 import { serveCommand } from './serve.js';
 import { releaseCommand } from './release.js';
 import { diffCommand } from './diff.js';
@@ -16,6 +18,7 @@ import { submitCommand } from './submit.js';
 import { landerCommand } from './lander.js';
 import { messagesCommand } from './messages.js';
 import { subagentCommand } from './subagent.js';
+import { doctorCommand } from './doctor.js';
 
 /** The commands of the `gatefs` binary (docs/ARCHITECTURE.md § CLI). */
 export const COMMANDS: readonly Command[] = [
@@ -25,6 +28,8 @@ export const COMMANDS: readonly Command[] = [
   statusCommand,
   logCommand,
   callCommand,
+  execCommand,
+  checkCommand,
   serveCommand,
   releaseCommand,
   diffCommand,
@@ -33,4 +38,5 @@ export const COMMANDS: readonly Command[] = [
   landerCommand,
   messagesCommand,
   subagentCommand,
+  doctorCommand,
 ];

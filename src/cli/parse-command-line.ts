@@ -12,6 +12,8 @@ interface CommandLine {
   command?: Command;
   flags: FlagValues;
   args: string[];
+  /** The words after `--`, for a command with `afterDashes`. */
+  rest: string[];
   help: boolean;
   version: boolean;
 }
@@ -29,15 +31,27 @@ export function parseCommandLine(argv: string[], commands: readonly Command[]): 
   }
   const rest = first >= 0 ? [...argv.slice(0, first), ...argv.slice(first + 1)] : argv;
   const options = { ...GLOBAL_OPTIONS, ...(command?.options ?? {}), ...(command ? {} : { version: { type: 'boolean' as const } }) };
-  let parsed: { values: FlagValues; positionals: string[] };
+  let parsed: { values: FlagValues; positionals: string[]; tokens: { kind: string; index: number }[] };
   try {
-    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true }) as typeof parsed;
   } catch (e) {
     throw new UsageError(cleanParseError((e as Error).message), command?.name);
   }
   const help = parsed.values.help === true;
-  if (command && !help) checkPositionals(command, parsed.positionals);
-  return { command, flags: parsed.values, args: parsed.positionals, help, version: parsed.values.version === true };
+  const { before, after } = command?.afterDashes ? splitAtDashes(parsed) : { before: parsed.positionals, after: [] };
+  if (command && !help) checkPositionals(command, before);
+  return { command, flags: parsed.values, args: before, rest: after, help, version: parsed.values.version === true };
+}
+
+/** The positionals before the first `--` and the words after it. */
+function splitAtDashes(parsed: { positionals: string[]; tokens: { kind: string; index: number }[] }): {
+  before: string[];
+  after: string[];
+} {
+  const dashes = parsed.tokens.find((t) => t.kind === 'option-terminator');
+  if (!dashes) return { before: parsed.positionals, after: [] };
+  const count = parsed.tokens.filter((t) => t.kind === 'positional' && t.index < dashes.index).length;
+  return { before: parsed.positionals.slice(0, count), after: parsed.positionals.slice(count) };
 }
 
 /** The index of the command word: the first argument that is neither a flag nor a global flag's value. */
@@ -53,10 +67,18 @@ function commandWordIndex(argv: string[]): number {
 }
 
 function checkPositionals(command: Command, args: string[]): void {
-  const required = command.positionals.filter((p) => !p.endsWith('?'));
+  const required = command.positionals.filter((p) => !p.endsWith('?') && !p.endsWith('*'));
   if (args.length < required.length) {
     throw new UsageError(
       `${command.name} needs ${required.map((p) => `<${p}>`).join(' ')}; missing <${required[args.length]}>`,
+      command.name,
+    );
+  }
+  if (command.positionals.at(-1)?.endsWith('*')) return;
+  if (args.length > command.positionals.length && command.afterDashes) {
+    throw new UsageError(
+      `${command.name} takes the ${command.afterDashes} after "--": unexpected "${args[command.positionals.length]}" before it ` +
+        `(gatefs ${command.name} ${command.positionals.map((p) => `<${p}>`).join(' ')} -- ${command.afterDashes})`,
       command.name,
     );
   }

@@ -28,6 +28,20 @@ const REMEDIES: Readonly<Record<string, string>> = {
   EADDRINUSE: 'another program (another gatefs serve?) listens there: stop it, or pass --http another port',
 };
 
+/** Hints for the refusals of the command tools (`exec`, `check`), where a code means something else than for the host. */
+const COMMAND_REMEDIES: Readonly<Record<string, string>> = {
+  BACKEND_UNAVAILABLE: 'gatefs doctor says what works here',
+  TOOL_NOT_ALLOWED: "declare it in the role's tools in gatefs.yaml (with exec: limits if the defaults do not fit)",
+};
+
+/** The tools whose refusals take `COMMAND_REMEDIES`. */
+const COMMAND_TOOLS: ReadonlySet<string> = new Set(['exec', 'exec_output', 'exec_kill', 'check']);
+
+/** The hint for a refusal of `tool` with `code` that the general table would get wrong (a command tool's), else undefined. */
+export function toolHint(tool: unknown, code: unknown): string | undefined {
+  return typeof tool === 'string' && COMMAND_TOOLS.has(tool) && typeof code === 'string' ? COMMAND_REMEDIES[code] : undefined;
+}
+
 /** The hint for `code`, or undefined when there is none. */
 export function remedyFor(code: unknown): string | undefined {
   return typeof code === 'string' ? REMEDIES[code] : undefined;

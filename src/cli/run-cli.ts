@@ -40,7 +40,7 @@ export async function runCli(argv: string[], commands: readonly Command[] = COMM
       return EXIT.ok;
     }
     const globals = resolveGlobalFlags(line.flags, workingFolder());
-    return await line.command.run({ globals, flags: line.flags, args: line.args, out, env: environment() });
+    return await line.command.run({ globals, flags: line.flags, args: line.args, rest: line.rest, out, env: environment() });
   } catch (e) {
     return reportFailure(e, out, environment());
   }

@@ -52,4 +52,22 @@ export const CLAUDE_CODE_DESCRIPTIONS: Readonly<Record<string, string>> = {
     WHERE,
     'ignore leaves out glob patterns ("node_modules", "*.log", "src/generated") and everything below them; entries ignored by .gitignore are left out too. Prefer Glob and Grep when you know what to look for.',
   ].join(' '),
+  Bash: [
+    'Executes a shell command (/bin/sh -c) in your gatefs workspace, confined by the kernel: it sees the files of /worktrees/<conversation> and your mounts at those same paths,',
+    'with the write flags your file tools have, and nothing else of the machine the client runs on; no network unless your role allows it; HOME and /tmp are private and start empty.',
+    'Every command starts in the workspace root (a cd does not carry over to the next call); use absolute paths under /worktrees/<conversation>/ or paths relative to the root.',
+    "timeout is in milliseconds (at most 600000, and at most your role's limit, which is also the default). Memory, processes and output have limits too: a command past one is ended with everything it started, and the answer says which.",
+    'The answer holds stdout, then stderr (each cut to its last 30000 bytes), "Exit code N" when the command failed, and the files it changed.',
+    'run_in_background: true starts it and answers its ID at once: read its output with BashOutput, end it with KillShell (at most 4 run at once; all end when the workspace is released).',
+    'Prefer Read, Edit, Write, Glob and Grep for files: they are faster and their answers are built for you.',
+  ].join(' '),
+  BashOutput: [
+    'Retrieves output from a running or completed background shell (a Bash call with run_in_background: true), by its bash_id.',
+    'Always returns only new output since the last check, with the status (running, completed, failed, killed) and, once it ended, its exit code and the files it changed.',
+    'filter: an optional regular expression (JavaScript syntax; a leading (?i) ignores case): only the output lines matching it are returned, and the others are no longer available to read.',
+  ].join(' '),
+  KillShell: [
+    'Kills a running background shell (a Bash call with run_in_background: true) by its shell_id, with every process it started.',
+    'Answers whether it was killed or had already ended, and the output that arrived since the last BashOutput.',
+  ].join(' '),
 };

@@ -1,7 +1,7 @@
 /**
  * The input and output schemas of the `claude-code` profile (`serve --profile claude-code`): the
- * argument names of Claude Code's built-in Read, Write, Edit, MultiEdit, Glob, Grep and LS (as its
- * tool list defines them), with the bounds of the gate tools they map onto, so that a call the
+ * argument names of Claude Code's built-in Read, Write, Edit, MultiEdit, Glob, Grep, LS, Bash,
+ * BashOutput and KillShell (as its tool list defines them), with the bounds of the gate tools they map onto, so that a call the
  * profile accepts is never refused by the gate's own validation for its size. TypeBox is the one
  * source: the JSON Schemas clients see, the compiled validators, the message cap
  * (`message-limits/message-limit.ts`).
@@ -188,6 +188,108 @@ export const LsInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** The longest Bash command: the gate's `exec` bound (tools/exec.ts `EXEC_MAX_COMMAND_CHARS`; a test holds them equal). */
+export const BASH_MAX_COMMAND_CHARS = 100_000;
+/** The longest timeout a command may have, in milliseconds: Claude Code's and the gate's `exec` bound. */
+const BASH_MAX_TIMEOUT_MS = 600_000;
+
+/** The id of a background shell: a `runId` of the gate's `exec` (its pattern is the gate's to check). */
+const ShellId = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+
+/** Bash{command, timeout, description, run_in_background}. */
+export const BashInput = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: BASH_MAX_COMMAND_CHARS, description: 'The command to execute (a /bin/sh line).' }),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: BASH_MAX_TIMEOUT_MS,
+        description: `Optional timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS}, and at most your role's limit, which is also the default).`,
+      }),
+    ),
+    description: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'Clear, concise description of what this command does in 5-10 words (shown to the user; it changes nothing).',
+      }),
+    ),
+    run_in_background: Type.Optional(
+      Type.Boolean({ description: 'Set to true to run this command in the background. Use BashOutput to read the output later.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** BashOutput{bash_id, filter}. */
+export const BashOutputInput = Type.Object(
+  {
+    bash_id: ShellId('The ID of the background shell to retrieve output from (what Bash answered with run_in_background).'),
+    filter: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'Optional regular expression (JavaScript syntax) to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** KillShell{shell_id}. */
+export const KillShellInput = Type.Object(
+  { shell_id: ShellId('The ID of the background shell to kill.') },
+  { additionalProperties: false },
+);
+
+/** A file a command changed, absolute (as every path of this profile). */
+const ChangedFile = Type.Object({ path: Type.String(), status: Type.String() });
+
+/** What Bash answers: Claude Code's Bash result fields (stdout, stderr, interrupted, backgroundTaskId) and the command's end. */
+export const BashValue = Type.Object({
+  stdout: Type.String(),
+  stderr: Type.String(),
+  interrupted: Type.Boolean(),
+  backgroundTaskId: Type.Optional(Type.String()),
+  exitCode: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  signal: Type.Optional(Type.String()),
+  timedOut: Type.Optional(Type.Boolean()),
+  limit: Type.Optional(Type.String()),
+  durationMs: Type.Optional(Type.Number()),
+  truncated: Type.Optional(Type.Boolean()),
+  changed: Type.Optional(Type.Array(ChangedFile)),
+  changedCount: Type.Optional(Type.Integer()),
+});
+
+/** What BashOutput answers: Claude Code's BashOutput result fields. */
+export const BashOutputValue = Type.Object({
+  shellId: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('killed')]),
+  exitCode: Type.Union([Type.Integer(), Type.Null()]),
+  stdout: Type.String(),
+  stderr: Type.String(),
+  stdoutLines: Type.Integer(),
+  stderrLines: Type.Integer(),
+  truncated: Type.Boolean(),
+  filterPattern: Type.Optional(Type.String()),
+  signal: Type.Optional(Type.String()),
+  timedOut: Type.Optional(Type.Boolean()),
+  limit: Type.Optional(Type.String()),
+  durationMs: Type.Optional(Type.Number()),
+  changed: Type.Optional(Type.Array(ChangedFile)),
+  changedCount: Type.Optional(Type.Integer()),
+});
+
+/** What KillShell answers: Claude Code's KillShell result fields, and how the shell ended. */
+export const KillShellValue = Type.Object({
+  message: Type.String(),
+  shell_id: Type.String(),
+  status: Type.Union([Type.Literal('killed'), Type.Literal('completed'), Type.Literal('failed')]),
+  exitCode: Type.Union([Type.Integer(), Type.Null()]),
+  stdout: Type.String(),
+  stderr: Type.String(),
+});
+
 /** What Write answers. */
 export const WriteOutput = Type.Object({
   type: Type.Union([Type.Literal('create'), Type.Literal('update')]),
@@ -254,4 +356,7 @@ export const CLAUDE_CODE_INPUTS: Readonly<Record<string, TSchema>> = {
   Glob: GlobInput,
   Grep: GrepInput,
   LS: LsInput,
+  Bash: BashInput,
+  BashOutput: BashOutputInput,
+  KillShell: KillShellInput,
 };

@@ -12,8 +12,11 @@
  * | `Glob` | `list` with `sort: mtime` (files only, newest first, at most 100) | `pattern`, `path` |
  * | `Grep` | `grep` (`claude-code-grep.ts`) | `pattern`, `path`, `glob`, `type`, `output_mode`, `-A`, `-B`, `-C`, `context`, `-n`, `-i`, `head_limit`, `offset`, `multiline` |
  * | `LS` | `list` with a recursive pattern (`ls-tree.ts`) | `path`, `ignore` |
+ * | `Bash` | `exec` in the workspace root (`claude-code-bash.ts`) | `command`, `timeout` (ms), `description`, `run_in_background` |
+ * | `BashOutput` | `exec_output` (`filter` applied here, in a worker) | `bash_id`, `filter` |
+ * | `KillShell` | `exec_kill` | `shell_id` |
  *
- * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`) keep
+ * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`, `check`) keep
  * their gatefs names, arguments and results. A profile tool is listed when the role declares its
  * gate tool. Paths: `file_path` and `path` are namespace paths, absolute (`/worktrees/<id>/…`, a
  * mount path) or relative to the workspace root; a path of the client's machine is refused by the
@@ -37,6 +40,7 @@ import type { WriteValue } from '../../../tools/index.js';
 import type { EditValue } from '../../../tools/index.js';
 import type { ListValue } from '../../../tools/index.js';
 import type { GrepValue } from '../../../tools/index.js';
+import type { BackgroundValue, ExecValue, RunOutputValue } from '../../../tools/index.js';
 import { UnmatchedEditStep, applyEditSteps, checkEditSteps, type EditStep } from '../../../tools/index.js';
 import { GATEFS_PROFILE, type ProfileGate, type ToolProfile } from './tool-profile.js';
 import { errorEnvelopeSchema } from './tool-result.js';
@@ -44,6 +48,8 @@ import { toolResultText } from '../text/index.js';
 
 import { EditInput, GlobInput, GrepInput, LsInput, MultiEditInput, ReadInput, WriteInput } from './claude-code-schemas.js';
 import { EditOutput, GlobOutput, GrepOutput, LsOutput, WriteOutput } from './claude-code-schemas.js';
+import { BashInput, BashOutputInput, BashOutputValue, BashValue, KillShellInput, KillShellValue } from './claude-code-schemas.js';
+import { bashAnswer, bashArgs, bashOutputAnswer, compileFilter, killShellAnswer } from './claude-code-bash.js';
 import { createdAnswer, editAnswer, globAnswer, readAnswer, writeAnswer } from './claude-code-results.js';
 import { grepAnswer, grepArgs } from './claude-code-grep.js';
 import { LS_MAX_ENTRIES, lsAnswer, lsPattern } from './ls-tree.js';
@@ -225,8 +231,44 @@ const ls: ProfileTool<typeof LsInput> = {
   },
 };
 
+const bash: ProfileTool<typeof BashInput> = {
+  name: 'Bash',
+  needs: 'exec',
+  title: 'Run a shell command',
+  input: BashInput,
+  output: BashValue,
+  fields: { timeoutMs: 'timeout', background: 'run_in_background' },
+  run: (input, ctx) => gated<ExecValue | BackgroundValue>(ctx, 'exec', bashArgs(input), (v) => bashAnswer(v, ctx.view)),
+};
+
+const bashOutput: ProfileTool<typeof BashOutputInput> = {
+  name: 'BashOutput',
+  needs: 'exec_output',
+  title: 'Read a background shell',
+  input: BashOutputInput,
+  output: BashOutputValue,
+  fields: { runId: 'bash_id' },
+  async run(input, ctx) {
+    // Checked before the output is taken: a filter that does not compile loses nothing.
+    const filter = input.filter === undefined ? undefined : { ...compileFilter(input.filter), pattern: input.filter };
+    const result: ToolResult = await ctx.gate.call('exec_output', { runId: input.bash_id });
+    if (!result.ok) return ctx.refuse(result.error);
+    return bashOutputAnswer(result.value as RunOutputValue, filter, ctx.gate.conversation, ctx.view);
+  },
+};
+
+const killShell: ProfileTool<typeof KillShellInput> = {
+  name: 'KillShell',
+  needs: 'exec_kill',
+  title: 'Kill a background shell',
+  input: KillShellInput,
+  output: KillShellValue,
+  fields: { runId: 'shell_id' },
+  run: (input, ctx) => gated<RunOutputValue>(ctx, 'exec_kill', { runId: input.shell_id }, killShellAnswer),
+};
+
 /** The gate tools this profile offers under their own names. */
-const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit']);
+const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'check']);
 
 /** A profile tool, compiled: its validator and its JSON Schemas (once, at load). */
 interface Compiled {
@@ -236,7 +278,18 @@ interface Compiled {
   outputJson?: string;
 }
 
-const TOOLS: readonly ProfileTool[] = [read, write, edit, multiEdit, glob, grep, ls] as unknown as ProfileTool[];
+const TOOLS: readonly ProfileTool[] = [
+  read,
+  write,
+  edit,
+  multiEdit,
+  glob,
+  grep,
+  ls,
+  bash,
+  bashOutput,
+  killShell,
+] as unknown as ProfileTool[];
 
 const COMPILED = new Map<string, Compiled>(
   TOOLS.map((tool) => [
