@@ -8,11 +8,15 @@ const STARTER = `# gatefs.yaml: the roles your agents run as.
 # first role). Keys are snake_case; an unknown key is an error, so typos do not pass silently.
 # The lander's checks and remote go under a top-level lander: key (or a --settings JSON file):
 # lander: { checks: ["npm test"], push: origin }
+# Checks an agent may run by name with the check tool (in its sandbox; it never names a command):
+# checks:
+#   - { name: unit, command: "npx vitest run", timeout: 120, paths: true }
+#   - { name: types, command: "npx tsc --noEmit" }
 
 roles:
   - name: agent
     # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
-    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit
+    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, exec, exec_output, exec_kill, check
     workspace:
       backend: worktree         # shared | worktree | copy   (container is not available)
       # mounts:                 # extra places the agent sees, each with its own write flag
@@ -20,6 +24,10 @@ roles:
       #   - { path: /data/out, writable: true }    # absolute: a host folder at the same path
     # artifacts: { auto_patch: true, max_file_bytes: 1048576, max_files: 32 }
     # subagents: { isolate: worktree }   # gatefs subagent start: a child's own worktree (the only isolation)
+    # Commands (tools exec, exec_output, exec_kill, check) run in a kernel sandbox that sees this
+    # workspace and its mounts only (gatefs doctor says whether one can run here). Defaults shown:
+    # exec: { network: false, timeout: 120, memory: 2G, processes: 256, output: 1M, env: [PATH, LANG, TERM] }
+    # share: [node_modules]     # ignored folders of your checkout shown read-only in the workspace
 
   # A least-privilege role: starts with a few files and asks for more with request_files.
   # - name: reviewer

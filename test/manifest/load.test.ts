@@ -62,8 +62,18 @@ describe('loading from a file', () => {
           },
           artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
           subagents: { isolate: 'worktree' },
+          exec: {
+            network: false,
+            timeoutMs: 120_000,
+            memoryBytes: 2 * 1024 ** 3,
+            processes: 256,
+            outputBytes: 1024 ** 2,
+            env: ['PATH', 'LANG', 'TERM'],
+          },
+          share: [],
         },
       ],
+      checks: [],
     });
   });
 
@@ -179,7 +189,7 @@ describe('an already parsed object', () => {
   it('errors name the source as (manifest object)', () => {
     const e = thrown(() => loadManifest({ roles: [{ name: 'a' }] })) as ManifestError;
     expect(e.message).toBe(
-      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit",
+      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, exec, exec_output, exec_kill, check",
     );
   });
 
