@@ -13,6 +13,8 @@ const COMMANDS = [
   'status',
   'log',
   'call',
+  'exec',
+  'check',
   'serve',
   'release',
   'diff',
@@ -21,6 +23,7 @@ const COMMANDS = [
   'lander',
   'messages',
   'subagent',
+  'doctor',
 ];
 
 describe('gatefs --help', () => {
