@@ -21,10 +21,10 @@ type OverlayTrial = ReturnType<typeof overlayInUserNamespace>;
 /** What `gatefs doctor --json` prints. */
 interface DoctorReport {
   sandbox: SandboxSupport;
+  bubblewrap: ReturnType<typeof bubblewrapProgram>;
   user: { uid: number | null; root: boolean };
   userNamespaces: UserNamespaceSwitches & { unprivileged: 'allowed' | 'forbidden' | 'restricted' };
-  /** null when no bwrap was found to try it with. */
-  overlay: OverlayTrial | null;
+  overlay: OverlayTrial;
   /** What `exec` and `check` do here. */
   commands: 'confined' | 'refused';
 }
@@ -56,14 +56,14 @@ export const doctorCommand: Command = {
 /** Looks at the machine (see the file comment). */
 async function doctorReport(): Promise<DoctorReport> {
   const sandbox = await new BubblewrapSandbox().probe();
-  const bwrap = bubblewrapProgram(environment().PATH ?? '/usr/bin:/bin');
   const switches = userNamespaceSwitches();
   const uid = ownUid();
   return {
     sandbox,
+    bubblewrap: bubblewrapProgram(environment().PATH ?? '/usr/bin:/bin'),
     user: { uid, root: uid === 0 },
     userNamespaces: { ...switches, unprivileged: unprivilegedVerdict(switches) },
-    overlay: bwrap ? overlayInUserNamespace(bwrap) : null,
+    overlay: overlayInUserNamespace(),
     commands: sandbox.available ? 'confined' : 'refused',
   };
 }
@@ -89,6 +89,10 @@ function reportText(r: DoctorReport): string {
     lines.push(`sandbox: unavailable: ${r.sandbox.cause}`, `  fix: ${r.sandbox.fix}`);
   }
   for (const detail of r.sandbox.details) lines.push(`  ${detail}`);
+  const bwrap = r.bubblewrap;
+  lines.push(
+    bwrap.path === null ? 'bubblewrap: not installed' : `bubblewrap: ${bwrap.path} (${bwrap.version ?? 'its version did not answer'})`,
+  );
   lines.push(`user: ${r.user.root ? 'root (uid 0)' : `uid ${r.user.uid ?? 'unknown'}, not root`}`);
   const verdict = {
     allowed: 'allowed',
@@ -102,8 +106,9 @@ function reportText(r: DoctorReport): string {
     `  user.max_user_namespaces: ${switchText(r.userNamespaces.maxUserNamespaces)}`,
     `  kernel.apparmor_restrict_unprivileged_userns: ${switchText(r.userNamespaces.apparmorRestrictUnprivilegedUserns)}`,
   );
-  if (r.overlay === null) lines.push('overlayfs in a user namespace: not tried (no bwrap)');
-  else lines.push(`overlayfs in a user namespace: ${r.overlay.works ? 'works' : 'does not work'} (${r.overlay.detail})`);
+  lines.push(
+    `overlayfs in a user namespace (commands in copy workspaces): ${r.overlay.works ? 'works' : 'does not work'} (${r.overlay.detail})`,
+  );
   lines.push(
     r.commands === 'confined'
       ? 'commands (exec, check): run in the sandbox, over the files of their conversation only'

@@ -13,6 +13,8 @@ import { chownSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { readmeSnippet } from './readme-snippets.js';
 import { BIN, gatefs, git, sampleRepo, type RunResult } from './run-gatefs.js';
 
 const support = await new BubblewrapSandbox().probe();
@@ -119,6 +121,30 @@ describe.skipIf(!support.available)('gatefs exec', () => {
   });
 });
 
+describe("the README's command keys", () => {
+  it('load as the README says: the defaults shown, node_modules shared, the checks split without a shell', () => {
+    const file = join(repo.root, 'readme-commands.yaml');
+    writeFileSync(file, readmeSnippet('commands-manifest'));
+    const manifest = loadManifest(file);
+    expect(manifest.roles[0]).toMatchObject({
+      tools: expect.arrayContaining(['exec', 'exec_output', 'exec_kill', 'check']),
+      share: ['node_modules'],
+      exec: {
+        network: false,
+        timeoutMs: 120_000,
+        memoryBytes: 2 * 1024 ** 3,
+        processes: 256,
+        outputBytes: 1024 ** 2,
+        env: ['PATH', 'LANG', 'TERM'],
+      },
+    });
+    expect(manifest.checks.map((c) => [c.name, c.argv, c.timeoutMs, c.paths])).toEqual([
+      ['unit', ['npx', 'vitest', 'run', '--reporter=json'], 120_000, true],
+      ['types', ['npx', 'tsc', '--noEmit'], 60_000, false],
+    ]);
+  });
+});
+
 describe('usage mistakes exit 2 before anything runs', () => {
   const cases: [string[], RegExp][] = [
     [['exec', 'c1'], /exec needs the command after "--": gatefs exec <conversation> -- npm test/],
@@ -180,7 +206,8 @@ describe('gatefs doctor', () => {
     }
     expect(r.stdout).toMatch(/^user: (root \(uid 0\)|uid \d+, not root)$/m);
     expect(r.stdout).toMatch(/^ {2}user\.max_user_namespaces: (\d+|not on this kernel)$/m);
-    expect(r.stdout).toMatch(/^overlayfs in a user namespace: (works|does not work|not tried)/m);
+    expect(r.stdout).toMatch(/^overlayfs in a user namespace \(commands in copy workspaces\): (works|does not work) \(.+\)$/m);
+    expect(r.stdout).toMatch(/^bubblewrap: (not installed|\/\S+ \(.+\))$/m);
   });
 
   it('--json gives the same facts as data', async () => {
@@ -195,6 +222,8 @@ describe('gatefs doctor', () => {
       'unprivileged',
     ]);
     expect(typeof report.user.root).toBe('boolean');
+    expect(typeof report.overlay.works).toBe('boolean');
+    if (support.available) expect(report.bubblewrap).toEqual({ path: expect.stringMatching(/\/bwrap$/), version: support.version });
   });
 });
 
