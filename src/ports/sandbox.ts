@@ -20,17 +20,33 @@ export interface SandboxBind {
 }
 
 /**
- * A `copy` workspace's root as the command sees it: a kernel overlay of `lowers` (read-only,
- * uppermost first) under a fresh per-command upper folder, with `whiteouts` (sandbox paths the
- * workspace deleted) removed before the command starts. The port reports what the command
- * changed in `SandboxRun.overlayChanges`; the host writes those changes through the workspace's
- * own layer afterwards, so file tools see them and every write passes the same checks.
+ * A `copy` workspace's root as the command sees it: exactly the view gatefs's own overlay gives
+ * the file tools (vfs/overlay-layer.ts), rebuilt per command as a kernel overlay: `upper` over
+ * `lower` with `whiteouts` hidden in `lower` only, under a fresh per-command upper folder the
+ * command writes to. Nothing the command does reaches `upper` or `lower`: the port reports what
+ * it changed (`SandboxRun.overlayChanges`) and the host writes those changes through the
+ * workspace's own namespace afterwards, so every change passes the same checks as a tool's.
  */
 export interface SandboxOverlay {
-  readonly lowers: readonly string[];
+  /** Where the command sees the workspace root (`/worktrees/<id>`). */
   readonly at: string;
+  /** The workspace's upper folder (`<stateDir>/copies/<id>`): shown above everything; read-only to the command. */
+  readonly upper: string;
+  /** The tree under it: the pinned commit checked out (`<stateDir>/lowers/<id>/tree`) or the plain folder itself; never written. */
+  readonly lower: string;
+  /**
+   * Paths (relative to the root) hidden in `lower` and everything below them: the overlay's
+   * whiteouts, the state directory inside a plain folder. An entry `upper` holds at such a path
+   * still shows (a folder deleted and made again shows only what `upper` holds), as in gatefs's overlay.
+   */
   readonly whiteouts: readonly string[];
-  /** A host folder the port may use for the overlay's upper and work folders (emptied first). */
+  /** Names at the top of `upper` the command never sees and the port never reports (the overlay's own record folder). */
+  readonly reserved: readonly string[];
+  /**
+   * A host folder, on the file system of `upper`, the port keeps one folder per command in
+   * (the kernel overlay's upper and work folders); each is removed when its command ends, and
+   * what a process that died left is removed by the next command.
+   */
   readonly scratch: string;
 }
 
@@ -92,18 +108,33 @@ export interface SandboxRun {
   /** The scan before and after (sandbox path → entry); absent when the plan asked none or it could not be taken. */
   readonly scan?: { readonly before: ReadonlyMap<string, ScanEntry>; readonly after: ReadonlyMap<string, ScanEntry> };
   /**
-   * For a plan with an overlay: what the command changed under `overlay.at` (sandbox paths):
-   * files written (with their bytes and executable bit), links made, folders made, paths removed.
+   * For a plan with an overlay: what the command changed under `overlay.at`, parents before
+   * what they hold (see `OverlayChange`). Absent for other plans.
    */
   readonly overlayChanges?: readonly OverlayChange[];
 }
 
-/** One change a command made under a `copy` workspace's overlay. */
+/**
+ * One change a command made under a `copy` workspace's overlay, at a sandbox path. A list is in
+ * walk order (a folder before what it holds), and folders whose entries are not listed keep them.
+ *
+ * - `file`: the file's bytes and whether its owner may execute it;
+ * - `link`: a symbolic link; `place()` makes it in the workspace's upper folder (`SandboxOverlay.upper`)
+ *   at `path`, reaching the parent folder without following a link, once the host has checked
+ *   the path and made room (the file system's error when the name is taken: `EEXIST`);
+ * - `folder`: a folder the command made or wrote into; `opaque`: it replaces whatever was there,
+ *   so entries the workspace had in it that the list does not name are gone;
+ * - `removed`: the entry at `path` and everything below it are gone;
+ * - `unkept`: something the workspace cannot hold, never kept: `code` is what the host reports
+ *   (`NOT_REGULAR_FILE` for a FIFO, socket or device, `BAD_NAME` for a name or link target that
+ *   is not UTF-8, `TOO_LARGE` for a file past what the port reads back), `what` says it in words.
+ */
 export type OverlayChange =
   | { readonly kind: 'file'; readonly path: string; readonly bytes: Uint8Array; readonly executable: boolean }
-  | { readonly kind: 'link'; readonly path: string; readonly target: string }
-  | { readonly kind: 'folder'; readonly path: string }
-  | { readonly kind: 'removed'; readonly path: string };
+  | { readonly kind: 'link'; readonly path: string; readonly target: string; place(): Promise<void> }
+  | { readonly kind: 'folder'; readonly path: string; readonly opaque: boolean }
+  | { readonly kind: 'removed'; readonly path: string }
+  | { readonly kind: 'unkept'; readonly path: string; readonly code: string; readonly what: string };
 
 /** A command under way: its output so far, its end, and a way to end it. */
 export interface RunningCommand {

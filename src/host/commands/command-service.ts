@@ -16,6 +16,7 @@ import type { IdSource, RunningCommand, Sandbox, SandboxPlan, SandboxRun } from 
 import { SandboxUnavailableError } from '../../ports/index.js';
 import type { StateStore } from '../../state/index.js';
 import { parseDiagnostics } from './diagnostics.js';
+import { withKeptChanges, type KeptChanges } from './overlay-changes.js';
 
 /** Background runs one conversation may have at once. */
 export const MAX_BACKGROUND_RUNS = 4;
@@ -75,7 +76,9 @@ export interface CommandTarget {
   readonly chain?: readonly string[];
   readonly exec: ExecSettings;
   /** The sandbox plan for a command in `cwd` (a namespace folder); throws `SandboxUnavailableError` when none can be made. */
-  plan(cwd: string): SandboxPlan;
+  plan(cwd: string): SandboxPlan | Promise<SandboxPlan>;
+  /** A `copy` workspace: keeps what a command changed in its overlay (overlay-changes.ts). */
+  keepChanges?(changes: NonNullable<SandboxRun['overlayChanges']>): Promise<KeptChanges>;
   /** True for an absolute namespace path the conversation can reach (a diagnostic's path). */
   reachable(path: string): boolean;
 }
@@ -159,7 +162,7 @@ export class CommandService implements CommandRequests {
     try {
       running = await this.parts.sandbox.start({
         command,
-        plan: this.target.plan(cwd),
+        plan: await this.target.plan(cwd),
         limits: {
           timeoutMs,
           memoryBytes: exec.memoryBytes,
@@ -185,7 +188,9 @@ export class CommandService implements CommandRequests {
       id,
       command: running,
       background,
-      ended: running.done.then((result) => {
+      ended: running.done.then(async (done) => {
+        const kept = done.overlayChanges && this.target.keepChanges ? await this.target.keepChanges(done.overlayChanges) : undefined;
+        const result = kept ? withKeptChanges(done, kept) : done;
         const value = this.valueOf(result);
         run.value = value;
         this.record(shown, cwd, result, value, tag);

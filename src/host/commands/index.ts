@@ -4,4 +4,5 @@
  */
 export { CommandRuns, CommandService } from './command-service.js';
 export { SandboxCheckRunner } from './sandbox-check-runner.js';
-export { sandboxPlan } from './sandbox-plan.js';
+export { OverlayChangeKeeper } from './overlay-changes.js';
+export { type CopyFacts, type PlanFacts, sandboxPlan } from './sandbox-plan.js';

@@ -11,12 +11,20 @@
  *   bound folder shows it: bound over themselves read-only;
  * - the state directory wherever a bound folder holds it: an empty read-only folder.
  *
+ * A `copy` workspace has no folder that is its root: the plan asks for a kernel overlay of its
+ * upper folder over its lower tree with the overlay's whiteouts hidden (`SandboxOverlay`), the
+ * state directory inside a plain folder and a `.git` there hidden too; its relative mounts come
+ * from the lower tree, as the view serves them from the pinned commit. What a command changes
+ * there is kept by the host through the namespace afterwards (overlay-changes.ts), so nothing is
+ * bound over `gatefs.yaml`: a change to it is refused then, like a tool's.
+ *
  * Paths inside the sandbox are namespace paths, so what a command prints names what the file
  * tools name. A folder that is missing on the host (a share not installed, a relative mount a
  * sparse worktree does not hold) is left out, as the file tools show nothing there either.
  */
 import type { Backend, MountSpec } from '../../manifest/index.js';
 import type { SandboxBind, SandboxPlan } from '../../ports/index.js';
+import { OVERLAY_META } from '../../../vfs/index.js';
 import type { FolderState } from '../platform/index.js';
 
 /** What the plan is built from (host paths are the platform's; they never leave the plan's `host` fields). */
@@ -33,10 +41,22 @@ export interface PlanFacts {
   readonly authorityFiles: readonly string[];
   readonly network: boolean;
   readonly env: Readonly<Record<string, string>>;
+  /** A `copy` workspace's overlay (required for `copy`; `checkoutPath` is its upper folder). */
+  readonly copy?: CopyFacts;
   /** What is at a host path (no link followed at the last component). */
   folderState(path: string): FolderState;
   join(path: string, tail: string): string;
   relativeInside(from: string, path: string): string | null;
+}
+
+/** What a `copy` workspace's overlay is made of (see `SandboxOverlay`). */
+export interface CopyFacts {
+  /** The lower tree: the pinned commit's lower folder, or the plain folder. */
+  readonly lower: string;
+  /** The overlay's whiteouts, relative to the root. */
+  readonly whiteouts: readonly string[];
+  /** The folder the sandbox keeps its per-command overlay folders in. */
+  readonly scratch: string;
 }
 
 /** An empty file bound over a file that must not be seen (a worktree's `.git` names a host path): `SandboxBind.host` ''. */
@@ -69,11 +89,14 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
         binds.push({ host: file, at: `${at}/${rel}`, writable: false });
     }
   };
-  bindFolder(facts.checkoutPath, root, true);
-  const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
-  if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
+  const copy = facts.backend === 'copy' ? copyOverlay(facts, root) : undefined;
+  if (!copy) {
+    bindFolder(facts.checkoutPath, root, true);
+    const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
+    if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
+  }
   for (const m of facts.mounts.filter((m) => !m.path.startsWith('/'))) {
-    const host = facts.join(facts.checkoutPath, m.path);
+    const host = facts.join(copy?.lower ?? facts.checkoutPath, m.path);
     if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${m.path}`, false);
   }
   if (facts.backend !== 'shared') {
@@ -86,10 +109,30 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
   for (const m of absolute) bindFolder(m.path, m.path, m.writable);
   return {
     binds,
+    ...(copy ? { overlay: copy } : {}),
     hidden,
     cwd,
     network: facts.network,
     env: facts.env,
-    scan: { roots, prune },
+    // A copy's root is reported by the overlay; a scan without roots would list the working folder.
+    ...(copy && roots.length === 0 ? {} : { scan: { roots, prune } }),
+  };
+}
+
+/** The overlay of a `copy` workspace: its upper over its lower tree, with what the view hides there hidden. */
+function copyOverlay(facts: PlanFacts, root: string): SandboxPlan['overlay'] {
+  const copy = facts.copy;
+  if (!copy) throw new Error('a copy workspace needs its overlay facts to run a command');
+  const hiddenInLower: string[] = [];
+  const state = facts.relativeInside(copy.lower, facts.stateDir);
+  if (state !== null && state !== '') hiddenInLower.push(state);
+  if (facts.folderState(facts.join(copy.lower, '.git')) !== 'missing') hiddenInLower.push('.git');
+  return {
+    at: root,
+    upper: facts.checkoutPath,
+    lower: copy.lower,
+    whiteouts: [...copy.whiteouts, ...hiddenInLower],
+    reserved: [OVERLAY_META],
+    scratch: copy.scratch,
   };
 }

@@ -9,8 +9,9 @@
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
 import type { WorkRequests } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
 import type { IdSource, Sandbox } from '../../ports/index.js';
-import { CommandService, sandboxPlan, type CommandRuns } from '../commands/index.js';
+import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
 import type { Role } from '../../manifest/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { StateStore } from '../../state/index.js';
@@ -157,30 +158,31 @@ function commandsOf(
     const value = commands.env[name];
     if (value !== undefined) env[name] = value;
   }
+  const facts = (copy?: CopyFacts): PlanFacts => ({
+    conversation: record.conversation,
+    backend: record.backend,
+    checkoutPath,
+    repo: platform.repo,
+    stateDir: platform.stateDir,
+    mounts: role.workspace.mounts,
+    share: role.share,
+    authorityFiles: platform.authorityFiles ?? [],
+    network: role.exec.network,
+    env,
+    ...(copy ? { copy } : {}),
+    folderState: (path) => platform.folderState(path),
+    join: (path, tail) => platform.join(path, tail),
+    relativeInside: (from, path) => platform.relativeInside(from, path),
+  });
+  const isCopy = record.backend === 'copy';
+  const keeper = isCopy ? new OverlayChangeKeeper(() => parts.views.get(record.conversation)?.namespace) : undefined;
   const service = new CommandService(
     { sandbox: commands.sandbox, store: parts.store, ids: commands.ids, runs: commands.runs, checks: parts.manifest.checks },
     {
       conversation: record.conversation,
       exec: role.exec,
-      plan: (cwd) =>
-        sandboxPlan(
-          {
-            conversation: record.conversation,
-            backend: record.backend,
-            checkoutPath,
-            repo: platform.repo,
-            stateDir: platform.stateDir,
-            mounts: role.workspace.mounts,
-            share: role.share,
-            authorityFiles: platform.authorityFiles ?? [],
-            network: role.exec.network,
-            env,
-            folderState: (path) => platform.folderState(path),
-            join: (path, tail) => platform.join(path, tail),
-            relativeInside: (from, path) => platform.relativeInside(from, path),
-          },
-          cwd,
-        ),
+      plan: (cwd) => (isCopy ? copyFactsOf(parts, record).then((copy) => sandboxPlan(facts(copy), cwd)) : sandboxPlan(facts(), cwd)),
+      ...(keeper ? { keepChanges: (changes) => keeper.keep(changes) } : {}),
       reachable: (path) => {
         try {
           view.namespace.resolve(path);
@@ -192,4 +194,53 @@ function commandsOf(
     },
   );
   return { commands: service };
+}
+
+/** How long a command in a copy workspace waits for its lower folder being made elsewhere (100 ms steps). */
+const LOWER_WAITS = 600;
+
+/**
+ * What a `copy` workspace's overlay is made of for a command: its whiteouts as the open view has
+ * them, and its lower tree — the plain folder, or the pinned commit's lower folder, made first if
+ * need be (src/host/lower/: requested, waited for, and the view switched to it). Throws
+ * `ToolFailure` `BACKEND_UNAVAILABLE` when the commit cannot be checked out here, `BUSY` when
+ * another process is still making it after a minute.
+ */
+async function copyFactsOf(parts: RegistrationParts, record: WorkspaceRecord): Promise<CopyFacts> {
+  const { platform } = parts;
+  const scratch = platform.join(platform.stateDir, `exec/${record.conversation}`);
+  const root = parts.views.get(record.conversation)?.namespace.resolve(`/worktrees/${record.conversation}`).mount.layer as
+    | { whiteouts?: () => Promise<string[]> }
+    | undefined;
+  if (!root?.whiteouts) throw new Error(`the view of '${record.conversation}' is not a copy's overlay`);
+  const whiteouts = await root.whiteouts();
+  if (!record.pinnedSha) return { lower: platform.repo, whiteouts, scratch };
+  // The memory host makes no lower folders; its scripted sandbox reads no folder.
+  if (!parts.lowers) return { lower: platform.join(platform.stateDir, `lowers/${record.conversation}/tree`), whiteouts, scratch };
+  return { lower: await readyLower(parts, parts.lowers, record.conversation), whiteouts, scratch };
+}
+
+/** The host path of `conversation`'s finished lower folder, asking for it and waiting while it is made (see `copyFactsOf`). */
+async function readyLower(parts: RegistrationParts, lowers: LowerFolders, conversation: string): Promise<string> {
+  for (let wait = 0; ; wait++) {
+    const record = parts.store.workspaces.get(conversation);
+    const ready = record ? lowers.readyFolder(record) : null;
+    if (ready) {
+      lowers.upgrade(conversation);
+      return ready;
+    }
+    const lower = (record?.data as { lower?: { state?: unknown; sha?: unknown; reason?: unknown } } | undefined)?.lower;
+    if (lower?.state === 'unavailable' && lower.sha === record?.pinnedSha) {
+      throw new ToolFailure(
+        'BACKEND_UNAVAILABLE',
+        `commands in this copy workspace run over its pinned commit checked out as a folder, which cannot be made here (${String(lower.reason)}); nothing ran. Use a worktree workspace to run commands`,
+      );
+    }
+    if (wait >= LOWER_WAITS)
+      throw new ToolFailure('BUSY', 'the files of this copy workspace are still being checked out for commands; retry in a moment');
+    lowers.request(conversation);
+    await lowers.settled(conversation);
+    const now = parts.store.workspaces.get(conversation);
+    if (!now || !lowers.readyFolder(now)) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
