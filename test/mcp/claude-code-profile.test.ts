@@ -363,11 +363,15 @@ describe('LS', () => {
 describe('what the profile does not offer', () => {
   it("answers TOOL_NOT_ALLOWED for gatefs's own names of mapped tools and for unknown tools, listing its tools", async () => {
     const { call } = setup();
-    for (const name of ['read', 'Bash']) {
+    for (const name of ['read', 'NotebookEdit']) {
       const r = await call(name, { path: 'README.md' });
       expect(r.structured?.error.code).toBe('TOOL_NOT_ALLOWED');
-      expect(r.structured?.error.message).toContain('the tools are Read, Write, Edit, MultiEdit, Glob, Grep, LS');
+      expect(r.structured?.error.message).toContain(
+        'the tools are Read, Write, Edit, MultiEdit, Glob, Grep, LS, Bash, BashOutput, KillShell',
+      );
     }
+    // Bash is this profile's, but this gate offers no exec: the gate refuses it.
+    expect((await call('Bash', { command: 'ls' })).structured?.error.code).toBe('TOOL_NOT_ALLOWED');
   });
 
   it('every file access was a gate call: the run log holds one tool_call per gated call', async () => {
