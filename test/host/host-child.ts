@@ -10,6 +10,7 @@
  * process in the middle of it).
  */
 import { createHost } from '../../src/host/composition/create-host.js';
+import { ExecCheckRunner } from '../../src/ports/check-runner.js';
 import type { ExecRequest, ExecResult, HostExec } from '../../src/ports/host-exec.js';
 import { NodeHostExec } from '../../src/ports/node-host-exec.js';
 
@@ -31,6 +32,8 @@ const input = JSON.parse(process.argv[2] ?? '{}') as {
   crashAt?: string;
   crashAfter?: number;
   holdExec?: string;
+  /** True: the lander's checks run unconfined (the test's checks act outside the candidate on purpose). */
+  unconfinedChecks?: boolean;
   steps: Step[];
 };
 const real = new NodeHostExec();
@@ -53,6 +56,7 @@ const host = await createHost({
   manifest: input.manifest,
   ...(input.settings ? { settings: input.settings } : {}),
   ...(input.holdExec ? { exec: holding } : {}),
+  ...(input.unconfinedChecks ? { checks: new ExecCheckRunner(real) } : {}),
   savePoint,
 });
 for (const step of input.steps) {

@@ -88,7 +88,9 @@ async function queuedWorld(moving = false): Promise<World> {
 /** Runs the lander in a child once; result: how it ended. */
 async function landInChild(world: World, crash: { at?: string; after?: number; killAfterMs?: number } = {}) {
   const at = crash.at ? { crashAt: crash.at, crashAfter: crash.after ?? 1 } : {};
-  const run = await runChild({ repo: world.repo.dir, manifest, settings: world.settings, ...at, steps: [{ op: 'land' }] });
+  // The moving remote's check pushes from another clone: it acts outside the candidate on purpose, so it runs unconfined.
+  const seam = world.moving ? { unconfinedChecks: true } : {};
+  const run = await runChild({ repo: world.repo.dir, manifest, settings: world.settings, ...at, ...seam, steps: [{ op: 'land' }] });
   if (crash.killAfterMs !== undefined) setTimeout(() => run.child.kill('SIGKILL'), crash.killAfterMs);
   return run.done;
 }
