@@ -34,6 +34,12 @@ export interface ExecValue {
   changed: ChangedPath[];
   /** How many paths changed in all (more than `changed.length` when capped). */
   changedCount: number;
+  /**
+   * Changes a command made that were not kept, each with the code a file tool would have
+   * answered (a `copy` workspace's command writing `.git` or `gatefs.yaml`: `PROTECTED_PATH`);
+   * absent when every change was kept.
+   */
+  notKept?: { path: string; code: string; message: string }[];
 }
 
 /** A started background run. */

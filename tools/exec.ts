@@ -59,6 +59,7 @@ export const ExecValueSchema = Type.Object({
   truncated: Type.Boolean(),
   changed: Type.Array(Type.Object({ path: Type.String(), status: Type.String() })),
   changedCount: Type.Integer(),
+  notKept: Type.Optional(Type.Array(Type.Object({ path: Type.String(), code: Type.String(), message: Type.String() }))),
 });
 
 const Output = Type.Union([ExecValueSchema, Type.Object({ runId: Type.String() })], { type: 'object' });

@@ -191,7 +191,7 @@ export class CommandService implements CommandRequests {
       ended: running.done.then(async (done) => {
         const kept = done.overlayChanges && this.target.keepChanges ? await this.target.keepChanges(done.overlayChanges) : undefined;
         const result = kept ? withKeptChanges(done, kept) : done;
-        const value = this.valueOf(result);
+        const value = this.valueOf(result, kept?.notKept);
         run.value = value;
         this.record(shown, cwd, result, value, tag);
         if (!background) runs.delete(id);
@@ -205,7 +205,7 @@ export class CommandService implements CommandRequests {
 
   private runOf(runId: string): Run {
     const run = this.parts.runs.runsOf(this.target.conversation).get(runId);
-    if (!run || !run.background) throw new ToolFailure('NOT_FOUND', `no background command '${runId}' in this conversation`);
+    if (!run?.background || run === undefined) throw new ToolFailure('NOT_FOUND', `no background command '${runId}' in this conversation`);
     return run;
   }
 
@@ -222,7 +222,7 @@ export class CommandService implements CommandRequests {
   }
 
   /** The agent's view of a run: the tails, and the changed paths from the scans. */
-  private valueOf(result: SandboxRun): ExecValue {
+  private valueOf(result: SandboxRun, notKept: readonly { path: string; code: string; message: string }[] = []): ExecValue {
     const changed = result.scan ? changedPaths(result.scan.before, result.scan.after) : [];
     return {
       exitCode: result.exitCode,
@@ -235,6 +235,9 @@ export class CommandService implements CommandRequests {
       truncated: result.stdoutTruncated || result.stderrTruncated,
       changed: changed.slice(0, MAX_CHANGED).map((c) => ({ path: this.shown(c.path), status: c.status })),
       changedCount: changed.length,
+      ...(notKept.length > 0
+        ? { notKept: notKept.slice(0, MAX_CHANGED).map((n) => ({ path: n.path, code: n.code, message: n.message })) }
+        : {}),
     };
   }
 

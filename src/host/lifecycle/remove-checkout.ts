@@ -29,8 +29,10 @@ export async function removeCheckout(
   const { conversation } = record;
   if (record.backend === 'shared') return false;
   if (record.backend === 'copy') {
-    // The lower folder holds no work (the pinned commit, checked out): it goes first, always.
+    // The lower folder holds no work (the pinned commit, checked out): it goes first, always;
+    // so do the scratch folders of its commands (their changes were kept when each ended).
     await parts.lowers?.remove(conversation);
+    platform.removeWorkspaceFolder('exec', conversation);
     return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
   }
   const path = checkoutOf(platform, conversation, 'worktree');

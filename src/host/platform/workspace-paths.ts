@@ -12,7 +12,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { Backend } from '../../manifest/index.js';
 
 /** The state-directory folders that hold workspaces, one per backend that has its own folder. */
-export type WorkspaceArea = 'worktrees' | 'copies' | 'lowers';
+export type WorkspaceArea = 'worktrees' | 'copies' | 'lowers' | 'exec';
 
 /** What deriving a path needs from the platform. */
 export interface PathBase {
