@@ -38,14 +38,76 @@ import { runOverlay } from './sandbox-overlay.js';
 /** The descriptor the sandbox reads empty files from (a pipe closed at once): `--ro-bind-data`. */
 export const EMPTY_FD = 5;
 
-/** The stdio of a sandbox: no stdin, stdout, stderr, the scans before (3) and after (4), and the empty data (5). */
-export const SANDBOX_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
+/** The descriptor bwrap reports on (`--json-status-fd`): the sandbox's child pid once it runs. */
+const STATUS_FD = 6;
+/** The descriptor bwrap reads its arguments from (`--args`), so no process's command line names a host path. */
+const ARGS_FD = 7;
 
-/** Closes the empty-data descriptor of a started sandbox (bwrap reads it to its end once per empty file). */
-export function closeEmptyData(child: ChildProcess): void {
-  const pipe = (child.stdio as readonly unknown[])[EMPTY_FD] as NodeJS.WritableStream | null | undefined;
-  pipe?.on('error', () => {});
-  pipe?.end();
+/**
+ * The stdio of a sandbox: no stdin, stdout, stderr, the scans before (3) and after (4), the
+ * empty data (5), bwrap's status (6) and its arguments (7).
+ */
+export const SANDBOX_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
+
+/**
+ * bwrap's invocation for `args` (its options, `--`, the command): the command line holds only
+ * the status descriptor, `--args 7` and the command; the options (every host path) are fed on
+ * descriptor 7 (`feedSandbox`). The sandbox's init is bwrap itself, so its `/proc/1/cmdline`
+ * shows no host path.
+ */
+export function bwrapLine(args: readonly string[]): { line: string[]; fed: string[] } {
+  const cut = args.indexOf('--');
+  return {
+    line: ['--json-status-fd', String(STATUS_FD), '--args', String(ARGS_FD), ...args.slice(cut)],
+    fed: args.slice(0, cut),
+  };
+}
+
+/**
+ * Gives a sandbox started with `bwrapLine(…).line` its options (`fed`, NUL-separated on
+ * descriptor 7) and closes the empty-data descriptor (bwrap reads it to its end once per empty file).
+ */
+export function feedSandbox(child: ChildProcess, fed: readonly string[]): void {
+  const fds = child.stdio as readonly unknown[];
+  const argsPipe = fds[ARGS_FD] as NodeJS.WritableStream | null | undefined;
+  argsPipe?.on('error', () => {});
+  argsPipe?.end(fed.map((a) => `${a}\0`).join(''));
+  const empty = fds[EMPTY_FD] as NodeJS.WritableStream | null | undefined;
+  empty?.on('error', () => {});
+  empty?.end();
+}
+
+/**
+ * Resolves true once bwrap reports the sandbox's child running, false when it ends first (it
+ * could not make the sandbox: its reason is on stderr).
+ */
+export function sandboxStarted(child: ChildProcess): Promise<boolean> {
+  const status = (child.stdio as readonly unknown[])[STATUS_FD] as Readable | null | undefined;
+  if (!status) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let text = '';
+    status.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.includes('"child-pid"')) resolve(true);
+    });
+    status.on('error', () => resolve(false));
+    status.on('close', () => resolve(text.includes('"child-pid"')));
+    child.on('close', () => resolve(text.includes('"child-pid"')));
+  });
+}
+
+/**
+ * Waits for `running` (started as `child`) to be under way; when bwrap could not make the
+ * sandbox, waits for its end and throws `SandboxUnavailableError` with bwrap's reason (nothing ran).
+ */
+export async function startedOrUnavailable(child: ChildProcess, running: RunningCommand): Promise<RunningCommand> {
+  if (await sandboxStarted(child)) return running;
+  const run = await running.done;
+  const said = run.stderr.split('\n').find((line) => line.trim() !== '') ?? `it ended with ${run.exitCode ?? run.signal}`;
+  throw new SandboxUnavailableError(
+    `bubblewrap could not make the sandbox (${said.trim().slice(0, 300)})`,
+    'run gatefs doctor to see what this machine allows',
+  );
 }
 
 /** How often the watchdog counts the sandbox's processes and memory, in milliseconds. */
@@ -100,7 +162,7 @@ export class BubblewrapSandbox implements Sandbox {
   }
 
   probe(): Promise<SandboxSupport> {
-    this.support ??= Promise.resolve(this.probeNow());
+    this.support ??= this.probeNow();
     return this.support;
   }
 
@@ -109,6 +171,28 @@ export class BubblewrapSandbox implements Sandbox {
     if (!support.available) throw new SandboxUnavailableError(support.cause, support.fix);
     if (request.plan.overlay) return runOverlay(this.bwrap!, request, (plan, script, extraFds) => this.argv(plan, script, extraFds));
     return startCommand(this.bwrap!, request, (plan, script) => this.argv(plan, script, 2));
+  }
+
+  /** Runs `true` in a sandbox made exactly as commands' are (no binds): does it start and exit 0? */
+  private async trial(): Promise<{ ok: true } | { ok: false; said: string }> {
+    const plan: SandboxPlan = { binds: [], hidden: [], cwd: '/tmp', network: false, env: { PATH: '/usr/bin:/bin' } };
+    try {
+      const running = await startCommand(
+        this.bwrap!,
+        {
+          command: { argv: ['true'] },
+          plan,
+          limits: { timeoutMs: 20_000, memoryBytes: 1024 ** 3, processes: 64, outputBytes: 64 * 1024, keepBytes: 4096 },
+          tag: 'probe',
+          chain: [],
+        },
+        (p, s) => this.argv(p, s, 2),
+      );
+      const run = await running.done;
+      return run.exitCode === 0 ? { ok: true } : { ok: false, said: run.stderr.trim().split('\n')[0] ?? `exit ${run.exitCode}` };
+    } catch (e) {
+      return { ok: false, said: e instanceof SandboxUnavailableError ? e.cause_ : String(e) };
+    }
   }
 
   /** The bwrap argv for `plan`, ending in `/bin/sh -c <script>`. `extraFds`: descriptors past 2 the wrapper writes to. */
@@ -146,13 +230,13 @@ export class BubblewrapSandbox implements Sandbox {
     }
     for (const hidden of plan.hidden) args.push('--tmpfs', hidden, '--remount-ro', hidden);
     args.push('--clearenv');
-    for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
+    for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, name === 'PATH' ? sandboxPath(value, plan) : value);
     args.push('--setenv', 'HOME', '/tmp/home', '--setenv', 'TMPDIR', '/tmp', '--chdir', plan.cwd);
     args.push('--', '/bin/sh', '-c', script);
     return args;
   }
 
-  private probeNow(): SandboxSupport {
+  private async probeNow(): Promise<SandboxSupport> {
     if (!this.bwrap) {
       return {
         available: false,
@@ -162,31 +246,11 @@ export class BubblewrapSandbox implements Sandbox {
       };
     }
     const version = spawnSync(this.bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-    const tried = spawnSync(
-      this.bwrap,
-      [
-        '--unshare-all',
-        '--die-with-parent',
-        '--ro-bind',
-        '/usr',
-        '/usr',
-        ...linkArgs(),
-        '--proc',
-        '/proc',
-        '--dev',
-        '/dev',
-        '--',
-        '/bin/sh',
-        '-c',
-        'exit 0',
-      ],
-      { encoding: 'utf8', timeout: 10_000 },
-    );
-    if (tried.status !== 0) {
-      const said = `${tried.stderr ?? ''}`.trim().split('\n')[0] ?? '';
+    const tried = await this.trial();
+    if (!tried.ok) {
       return {
         available: false,
-        cause: `bubblewrap cannot make a sandbox here (${said || `exit ${tried.status}`})`,
+        cause: `bubblewrap cannot make a sandbox here (${tried.said})`,
         fix:
           'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ ' +
           'kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), or run in a container that permits them',
@@ -207,12 +271,17 @@ export class BubblewrapSandbox implements Sandbox {
 }
 
 /** Starts one command (no overlay) and returns it under way. */
-function startCommand(bwrap: string, request: SandboxRequest, argvOf: (plan: SandboxPlan, script: string) => string[]): RunningCommand {
+async function startCommand(
+  bwrap: string,
+  request: SandboxRequest,
+  argvOf: (plan: SandboxPlan, script: string) => string[],
+): Promise<RunningCommand> {
   const { plan } = request;
   const script = wrapperScript(request);
-  const child = spawn(bwrap, argvOf(plan, script), { stdio: [...SANDBOX_STDIO] });
-  closeEmptyData(child);
-  return superviseCommand(bwrap, request, child, argvOf);
+  const { line, fed } = bwrapLine(argvOf(plan, script));
+  const child = spawn(bwrap, line, { stdio: [...SANDBOX_STDIO] });
+  feedSandbox(child, fed);
+  return startedOrUnavailable(child, superviseCommand(bwrap, request, child, argvOf));
 }
 
 /** The child process as the supervisor uses it: spawned with stdout, stderr and descriptors 3 and 4 as pipes. */
@@ -345,8 +414,9 @@ async function scanOnly(
   const scan = request.plan.scan;
   if (!scan) return null;
   const script = `${findLine(scan.roots, scan.prune)} >&4; printf 'E\\0' >&4`;
-  const child = spawn(bwrap, argvOf(request.plan, script), { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
-  closeEmptyData(child);
+  const { line, fed } = bwrapLine(argvOf(request.plan, script));
+  const child = spawn(bwrap, line, { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  feedSandbox(child, fed);
   const chunks: Buffer[] = [];
   pipeOf(child, 4).on('data', (c: Buffer) => chunks.push(c));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -559,4 +629,22 @@ const SIGNALS: Record<number, string> = {
 
 function signalName(n: number): string {
   return SIGNALS[n] ?? `SIG${n}`;
+}
+
+/**
+ * The server's `PATH` as the sandbox holds it: only absolute entries inside the system folders
+ * shown (`/usr`, `/bin`, `/sbin`, `/lib*`, `/opt`) or a bound place; the others name folders of
+ * the host the command cannot reach (and would show it where the server keeps its tools).
+ * Empty: `/usr/local/bin:/usr/bin:/bin`.
+ */
+export function sandboxPath(value: string, plan: SandboxPlan): string {
+  const places = [
+    '/usr',
+    '/opt',
+    ...SYSTEM_TOP.map((t) => `/${t}`),
+    ...plan.binds.map((b) => b.at),
+    ...(plan.overlay ? [plan.overlay.at] : []),
+  ];
+  const kept = value.split(':').filter((entry) => entry.startsWith('/') && places.some((p) => entry === p || entry.startsWith(`${p}/`)));
+  return kept.length > 0 ? [...new Set(kept)].join(':') : '/usr/local/bin:/usr/bin:/bin';
 }

@@ -31,7 +31,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { closeEmptyData, SANDBOX_STDIO, superviseCommand, wrapperScript } from './bubblewrap-sandbox.js';
+import { bwrapLine, feedSandbox, SANDBOX_STDIO, startedOrUnavailable, superviseCommand, wrapperScript } from './bubblewrap-sandbox.js';
 import { readOverlayUpper } from './overlay-upper.js';
 import { ownPid, ownUid } from './own-process.js';
 import { pidExists } from './process-signals.js';
@@ -92,17 +92,29 @@ export async function runOverlay(
     const plan: SandboxPlan = { ...request.plan, binds: [{ host: `${run}/m`, at: overlay.at, writable: true }, ...request.plan.binds] };
     const supervised = { ...request, plan };
     const stacked = isInside(overlay.lower, overlay.upper) || isInside(overlay.lower, overlay.scratch);
-    const argv = argvOf(plan, wrapperScript(supervised), 2);
+    const invocation = bwrapLine(argvOf(plan, wrapperScript(supervised), 2));
     const child = spawn(
       found.unshare,
-      [...found.namespaces, '--', '/bin/sh', '-c', MOUNT_SCRIPT, 'gatefs-overlay', run, stacked ? '1' : '0', found.options, bwrap, ...argv],
+      [
+        ...found.namespaces,
+        '--',
+        '/bin/sh',
+        '-c',
+        MOUNT_SCRIPT,
+        'gatefs-overlay',
+        run,
+        stacked ? '1' : '0',
+        found.options,
+        bwrap,
+        ...invocation.line,
+      ],
       { stdio: [...SANDBOX_STDIO], env: MOUNT_ENV },
     );
-    closeEmptyData(child);
+    feedSandbox(child, invocation.fed);
     const mountPoints = [...plan.binds.map((b) => b.at), ...plan.hidden]
       .filter((at) => at.startsWith(`${overlay.at}/`))
       .map((at) => at.slice(overlay.at.length + 1));
-    return superviseCommand(
+    const running = superviseCommand(
       bwrap,
       supervised,
       child,
@@ -132,6 +144,7 @@ export async function runOverlay(
         }
       },
     );
+    return await startedOrUnavailable(child, running);
   } catch (e) {
     removeRun(run);
     throw e;

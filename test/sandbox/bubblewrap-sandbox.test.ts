@@ -99,3 +99,38 @@ describe.skipIf(!support.available)('the bubblewrap sandbox', () => {
     expect(r.stdoutTruncated).toBe(true);
   });
 });
+
+describe.skipIf(!support.available)('what a command sees of the server', () => {
+  it("keeps only the PATH entries the sandbox holds, and no host path in any process's command line", async () => {
+    const r = await run('echo "$PATH"; cat /proc/1/cmdline | tr "\\0" " "; echo; cat /proc/*/cmdline 2>/dev/null | tr "\\0" " "', {
+      env: { PATH: `/root/.cargo/bin:${dir}/node_modules/.bin:./node_modules/.bin:/usr/local/bin:/usr/bin:/bin:${at}/bin` },
+    });
+    expect(r.stdout.split('\n')[0]).toBe(`/usr/local/bin:/usr/bin:/bin:${at}/bin`);
+    expect(r.stdout).not.toContain(dir);
+  });
+});
+
+describe.skipIf(!support.available)('when bubblewrap cannot make the sandbox', () => {
+  it('the probe says so, and a start that fails in bwrap itself is SandboxUnavailableError, never a command that exited 1', async () => {
+    const fake = join(dir, 'fake-bwrap');
+    writeFileSync(
+      fake,
+      '#!/bin/sh\ncase "$*" in *MAKE-BWRAP-FAIL*) echo "bwrap: Creating new namespace failed: No space left on device" >&2; exit 1;; esac\nexec /usr/bin/bwrap "$@"\n',
+      { mode: 0o755 },
+    );
+    const flaky = new BubblewrapSandbox({ bwrap: fake });
+    expect((await flaky.probe()).available).toBe(true);
+    const started = flaky.start({ command: { shell: 'echo MAKE-BWRAP-FAIL' }, plan: plan(), limits, tag: 'test', chain: [] });
+    await expect(started).rejects.toMatchObject({
+      name: 'SandboxUnavailableError',
+      message: expect.stringContaining('Creating new namespace failed'),
+    });
+    const broken = new BubblewrapSandbox({ bwrap: join(dir, 'missing-bwrap') });
+    expect(await broken.probe()).toMatchObject({ available: false });
+    writeFileSync(join(dir, 'failing-bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const refusing = await new BubblewrapSandbox({ bwrap: join(dir, 'failing-bwrap') }).probe();
+    expect(refusing).toMatchObject({ available: false, cause: expect.stringContaining('setting up uid map: Permission denied') });
+  });
+});
