@@ -191,7 +191,7 @@ export class BubblewrapSandbox implements Sandbox {
       const run = await running.done;
       return run.exitCode === 0 ? { ok: true } : { ok: false, said: run.stderr.trim().split('\n')[0] ?? `exit ${run.exitCode}` };
     } catch (e) {
-      return { ok: false, said: e instanceof SandboxUnavailableError ? e.cause_ : String(e) };
+      return { ok: false, said: e instanceof SandboxUnavailableError ? e.data.reason : String(e) };
     }
   }
 
@@ -591,17 +591,6 @@ function entryKind(path: string): 'link' | 'folder' | 'file' | 'missing' {
   } catch {
     return 'missing';
   }
-}
-
-function linkArgs(): string[] {
-  const args: string[] = [];
-  for (const top of SYSTEM_TOP) {
-    const host = `/${top}`;
-    const kind = entryKind(host);
-    if (kind === 'link') args.push('--symlink', readlinkSync(host), host);
-    else if (kind === 'folder') args.push('--ro-bind', host, host);
-  }
-  return args;
 }
 
 function findProgram(name: string, path: string): string | null {

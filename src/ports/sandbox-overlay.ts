@@ -37,6 +37,7 @@ import { ownPid, ownUid } from './own-process.js';
 import { pidExists } from './process-signals.js';
 import type { RunningCommand, SandboxOverlay, SandboxPlan, SandboxRequest } from './sandbox.js';
 import { SandboxUnavailableError } from './sandbox.js';
+import { codeOf } from '../../vfs/index.js';
 
 /** Where the programs the overlay needs are looked for. */
 const PROGRAM_FOLDERS = ['/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -132,8 +133,7 @@ export async function runOverlay(
           return { ...ended, overlayChanges: await readOverlayUpper(reading) };
         } catch (e) {
           // Nothing is kept then, and the answer says so (by the error's code: its text may name a host path).
-          const code = (e as { code?: unknown } | null)?.code;
-          const said = typeof code === 'string' ? code : 'an unexpected error';
+          const said = codeOf(e) ?? 'an unexpected error';
           return {
             ...ended,
             overlayChanges: [],

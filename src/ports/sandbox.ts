@@ -10,6 +10,8 @@
  * name. Host paths appear only in `host` fields and never leave the port.
  */
 
+import { CodedError } from '../../vfs/index.js';
+
 /** One folder or file of the host shown in the sandbox. */
 export interface SandboxBind {
   /** The host path (a folder, or a file to cover with itself read-only); '' for an empty read-only file. */
@@ -174,12 +176,10 @@ export interface Sandbox {
 }
 
 /** No sandbox can run here: `cause` says why, `fix` what to do. Nothing was run. */
-export class SandboxUnavailableError extends Error {
-  constructor(
-    readonly cause_: string,
-    readonly fix: string,
-  ) {
-    super(`no kernel sandbox can run here: ${cause_}; ${fix}`);
-    this.name = 'SandboxUnavailableError';
+export class SandboxUnavailableError extends CodedError<'BACKEND_UNAVAILABLE', { reason: string; fix: string }> {
+  override readonly name = 'SandboxUnavailableError';
+
+  constructor(reason: string, fix: string) {
+    super('BACKEND_UNAVAILABLE', `no kernel sandbox can run here: ${reason}; ${fix}`, { reason, fix });
   }
 }

@@ -23,7 +23,7 @@
  */
 import type { ChangedPath } from '../../../tools/index.js';
 import type { SandboxRun } from '../../ports/index.js';
-import { foreignCodeOf, isCodedError, isVfsError, VfsError, type Namespace, type Stat } from '../../../vfs/index.js';
+import { CodedError, foreignCodeOf, isCodedError, isVfsError, VfsError, type Namespace, type Stat } from '../../../vfs/index.js';
 
 /** One change of a command's overlay (src/ports/sandbox.ts `OverlayChange`). */
 type OverlayChange = NonNullable<SandboxRun['overlayChanges']>[number];
@@ -207,12 +207,9 @@ class Keeping {
 }
 
 /** A change the sandbox said cannot be kept, with its code. */
-class Unkept extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+class Unkept extends CodedError<string, Record<string, never>> {
+  constructor(code: string, message: string) {
+    super(code, message, {});
   }
 }
 
