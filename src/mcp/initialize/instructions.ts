@@ -15,12 +15,14 @@ export function workspaceInstructions(conversation?: string, profile: ProfileNam
   const root = conversation === undefined ? '/worktrees/<conversation>' : `/worktrees/${conversation}`;
   const base =
     `gatefs workspace for ${where}. Relative paths resolve in your workspace root ` +
-    `${root}; declared mounts appear at their own paths. Errors carry a stable code.`;
+    `${root}; declared mounts appear at their own paths. Errors carry a stable code. When this server lists exec, ` +
+    `run commands with it (a sandbox that sees this workspace), not a shell of the client.`;
   if (profile !== 'claude-code') return base;
   return (
     `${base} Use this server's Read, Write, Edit, MultiEdit, Glob, Grep and LS for every file: they take the same ` +
     `arguments as Claude Code's built-in tools, and file_path may be absolute under ${root}/ (or a mount path) or ` +
-    `relative to ${root}. Paths of the machine the client runs on are not this workspace and are refused (OUTSIDE_MOUNTS).`
+    `relative to ${root}. Paths of the machine the client runs on are not this workspace and are refused (OUTSIDE_MOUNTS). ` +
+    `When this server lists Bash, run every command with it, not a shell of the client: it runs in a sandbox that sees this workspace.`
   );
 }
 

@@ -41,9 +41,70 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return commitText(value);
     case 'submit':
       return `submitted ${String(value.commit).slice(0, 12)} for ${value.target} as ${value.submissionId} (position ${value.queuePosition} in the queue); the landing report arrives under request id ${value.requestId}`;
+    case 'exec':
+      return typeof value.runId === 'string' && value.exitCode === undefined
+        ? `started in the background as ${value.runId}: read its output with exec_output, end it with exec_kill`
+        : execText(value);
+    case 'exec_output':
+    case 'exec_kill':
+      return runOutputText(value);
+    case 'check':
+      return checkText(value);
     default:
       return JSON.stringify(value, null, 2);
   }
+}
+
+/** How a command ended, in words (`exit code 0`, `timed out`, `ended at its memory limit`, `ended by SIGKILL`). */
+function endingOf(v: Row): string {
+  if (v.timedOut) return `timed out after ${v.durationMs} ms; everything it started was ended`;
+  if (typeof v.limit === 'string') return `ended at its ${v.limit} limit after ${v.durationMs} ms; everything it started was ended`;
+  if (v.exitCode === null || v.exitCode === undefined) return `ended by ${v.signal ?? 'a signal'} after ${v.durationMs} ms`;
+  return `exit code ${v.exitCode} after ${v.durationMs} ms`;
+}
+
+/** The output of a command (stdout, then stderr under its own heading) and what it changed. */
+function outputLines(v: Row): string[] {
+  const lines: string[] = [];
+  const stdout = String(v.stdout ?? '');
+  const stderr = String(v.stderr ?? '');
+  if (v.truncated) lines.push('(the start of the output was cut; the end is kept)');
+  if (stdout !== '') lines.push(stdout.replace(/\n$/, ''));
+  if (stderr !== '') lines.push('stderr:', stderr.replace(/\n$/, ''));
+  return lines;
+}
+
+function changedLines(v: Row): string[] {
+  const changed = (v.changed as Row[] | undefined) ?? [];
+  const letter: Record<string, string> = { added: 'A', modified: 'M', deleted: 'D' };
+  const lines = changed.map((c) => `${letter[String(c.status)] ?? '?'} ${c.path}`);
+  const count = Number(v.changedCount ?? changed.length);
+  if (count > changed.length) lines.push(`(and ${count - changed.length} more)`);
+  const notKept = ((v.notKept as Row[] | undefined) ?? []).map((n) => `not kept: ${n.path} (${n.code}: ${n.message})`);
+  return [...(lines.length > 0 ? [`changed ${count} file(s):`, ...lines] : []), ...notKept];
+}
+
+/** An ended command: its output, how it ended, what it changed. */
+function execText(v: Row): string {
+  return [...outputLines(v), endingOf(v), ...changedLines(v)].join('\n');
+}
+
+/** A background run's output since the last call, and its end once it has one. */
+function runOutputText(v: Row): string {
+  const lines = [`run ${v.runId}: ${v.state === 'ended' ? 'ended' : 'running'}`, ...outputLines(v)];
+  const result = v.result as Row | undefined;
+  if (result) lines.push(endingOf(result), ...changedLines(result));
+  else if (String(v.stdout ?? '') === '' && String(v.stderr ?? '') === '') lines.push('(no new output)');
+  return lines.join('\n');
+}
+
+/** A check: its diagnostics as `path:line:column: severity: message`, then the command's text. */
+function checkText(v: Row): string {
+  const diagnostics = ((v.diagnostics as Row[] | undefined) ?? []).map(
+    (d) => `${d.path}:${d.line}${d.column === undefined ? '' : `:${d.column}`}: ${d.severity}: ${d.message}`,
+  );
+  const head = `check ${v.name}: ${v.exitCode === 0 ? 'passed' : 'failed'}, ${diagnostics.length} diagnostic(s)`;
+  return [head, ...diagnostics, '', execText(v)].join('\n');
 }
 
 /** A change letter per file, then the patch (the file list alone when nothing changed). */
