@@ -28,7 +28,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TailBuffer } from './capped-output.js';
 import type { RunningCommand, Sandbox, SandboxPlan, SandboxRequest, SandboxRun, SandboxSupport, ScanEntry } from './sandbox.js';
@@ -81,19 +81,36 @@ export function feedSandbox(child: ChildProcess, fed: readonly string[]): void {
  * Resolves true once bwrap reports the sandbox's child running, false when it ends first (it
  * could not make the sandbox: its reason is on stderr).
  */
-export function sandboxStarted(child: ChildProcess): Promise<boolean> {
+export async function sandboxStarted(child: ChildProcess): Promise<boolean> {
+  return (await sandboxChildPid(child)) !== null;
+}
+
+const childPids = new WeakMap<ChildProcess, Promise<number | null>>();
+
+/** The host pid of the sandbox's init, as bwrap reports it on its status descriptor; null when bwrap ends without one. */
+export function sandboxChildPid(child: ChildProcess): Promise<number | null> {
+  let known = childPids.get(child);
+  if (known) return known;
   const status = (child.stdio as readonly unknown[])[STATUS_FD] as Readable | null | undefined;
-  if (!status) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    let text = '';
-    status.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (text.includes('"child-pid"')) resolve(true);
-    });
-    status.on('error', () => resolve(false));
-    status.on('close', () => resolve(text.includes('"child-pid"')));
-    child.on('close', () => resolve(text.includes('"child-pid"')));
-  });
+  known = !status
+    ? Promise.resolve(null)
+    : new Promise((resolve) => {
+        let text = '';
+        const found = () => {
+          const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+          return m ? Number(m[1]) : null;
+        };
+        status.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+          const pid = found();
+          if (pid !== null) resolve(pid);
+        });
+        status.on('error', () => resolve(null));
+        status.on('close', () => resolve(found()));
+        child.on('close', () => resolve(found()));
+      });
+  childPids.set(child, known);
+  return known;
 }
 
 /**
@@ -141,6 +158,31 @@ const ETC_ALLOWED = [
   'gitconfig',
 ];
 
+/** Writable files of /proc that act on the whole machine, covered read-only when present. */
+const PROC_COVERED = ['/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs', '/proc/acpi', '/proc/scsi'];
+
+/**
+ * bwrap's own environment: its init stays in the sandbox, where `/proc/1/environ` is readable,
+ * so it gets none of the server's (the command's comes from the plan, after `--clearenv`).
+ */
+const BWRAP_ENV = { PATH: '/usr/bin:/bin' };
+
+/** The size of the sandbox's /tmp and /dev/shm when the plan gives none (the memory limit, as `start` sets it). */
+const DEFAULT_TMPFS_BYTES = 1024 ** 3;
+
+/**
+ * Processes the kernel allows beyond the limit: the sandbox's init and the wrapper's shell, and
+ * room for the watchdog (which ends the tree past limit + 2) to see a fork bomb that the kernel
+ * holds near its cap, so the answer names the processes limit rather than a timeout.
+ */
+const NPROC_SLACK = 6;
+
+/** What shells and runtimes print when the kernel refuses a fork (EAGAIN at the process limit). */
+const FORK_REFUSED = /\b(?:Cannot fork|can't fork|fork: (?:retry: )?Resource temporarily unavailable)\b/;
+
+/** A kill asked before bwrap reported its child waits this long for the report before ending bwrap anyway. */
+const UNREPORTED_KILL_MS = 5000;
+
 /** Top-level system folders shown read-only (as links when the host has them as links). */
 const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
@@ -169,6 +211,7 @@ export class BubblewrapSandbox implements Sandbox {
   async start(request: SandboxRequest): Promise<RunningCommand> {
     const support = await this.probe();
     if (!support.available) throw new SandboxUnavailableError(support.cause, support.fix);
+    request = { ...request, plan: { ...request.plan, tmpfsBytes: request.limits.memoryBytes } };
     if (request.plan.overlay) return runOverlay(this.bwrap!, request, (plan, script, extraFds) => this.argv(plan, script, extraFds));
     return startCommand(this.bwrap!, request, (plan, script) => this.argv(plan, script, 2));
   }
@@ -206,6 +249,8 @@ export class BubblewrapSandbox implements Sandbox {
       ...(plan.network ? ['--share-net'] : ['--unshare-net']),
       '--die-with-parent',
       '--new-session',
+      '--cap-drop',
+      'ALL',
       '--hostname',
       'gatefs',
       '--ro-bind',
@@ -223,7 +268,14 @@ export class BubblewrapSandbox implements Sandbox {
       const host = `/etc/${name}`;
       if (entryKind(host) !== 'missing') args.push('--ro-bind', host, host);
     }
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/tmp/home');
+    // Root in the sandbox is the host's root to the kernel's permission checks: /proc's global
+    // writable files (sysctls, the SysRq trigger) are covered read-only; /dev is read-only but
+    // for its devices; the tmpfs folders are sized to the memory limit (their bytes count towards it).
+    args.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
+    for (const covered of PROC_COVERED) args.push('--ro-bind-try', covered, covered);
+    const tmpfsSize = String(plan.tmpfsBytes ?? DEFAULT_TMPFS_BYTES);
+    args.push('--dev', '/dev', '--size', tmpfsSize, '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
+    args.push('--size', tmpfsSize, '--tmpfs', '/tmp', '--dir', '/tmp/home');
     for (const bind of plan.binds) {
       if (bind.host === '') args.push('--ro-bind-data', String(EMPTY_FD), bind.at);
       else args.push(bind.writable ? '--bind' : '--ro-bind', bind.host, bind.at);
@@ -279,7 +331,7 @@ async function startCommand(
   const { plan } = request;
   const script = wrapperScript(request);
   const { line, fed } = bwrapLine(argvOf(plan, script));
-  const child = spawn(bwrap, line, { stdio: [...SANDBOX_STDIO] });
+  const child = spawn(bwrap, line, { stdio: [...SANDBOX_STDIO], env: BWRAP_ENV });
   feedSandbox(child, fed);
   return startedOrUnavailable(child, superviseCommand(bwrap, request, child, argvOf));
 }
@@ -312,14 +364,32 @@ export function superviseCommand(
   let timedOut = false;
   let limit: SandboxRun['limit'];
   let killed = false;
+  // The sandbox's init (host pid), once bwrap reports it. A kill before then waits for it: a
+  // SIGKILL reaching bwrap while its child is not yet bound to die with it would leave the
+  // sandbox running unsupervised.
+  let sandboxPid: number | null = null;
+  let reported = false;
+  const killNow = () => {
+    for (const pid of [sandboxPid, child.pid]) {
+      if (!pid) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  void sandboxChildPid(child).then((pid) => {
+    sandboxPid = pid;
+    reported = true;
+    if (killed) killNow();
+  });
   const kill = () => {
     if (killed) return;
     killed = true;
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      /* already gone */
-    }
+    if (reported) killNow();
+    // bwrap that never reports its child is stuck before the sandbox exists: end it anyway.
+    else setTimeout(() => !reported && killNow(), UNREPORTED_KILL_MS).unref();
   };
   const over = (stream: StreamTail) => {
     if (stream.total > limits.outputBytes && !limit) {
@@ -334,9 +404,16 @@ export function superviseCommand(
   pipeOf(child, 2).on('data', (chunk: Buffer) => {
     err.push(chunk);
     over(err);
+    // The kernel refused a fork at the processes limit (it counts per user namespace, for any
+    // user but root): a fork bomb held at the cap burns out between two watchdog looks, then
+    // the command would sit until its timeout. A shell saying so ends it with the limit named.
+    if (!limit && !killed && FORK_REFUSED.test(chunk.toString('latin1'))) {
+      limit = 'processes';
+      kill();
+    }
   });
   pipeOf(child, 3).on('data', (chunk: Buffer) => before.push(chunk));
-  pipeOf(child, 4).on('data', (chunk: Buffer) => after.push(chunk));
+  pipeOf(child, 4).on('data', () => {});
   for (const fd of [3, 4]) pipeOf(child, fd).on('error', () => {});
   const timer = setTimeout(() => {
     timedOut = true;
@@ -344,13 +421,18 @@ export function superviseCommand(
   }, limits.timeoutMs);
   const watched: Watched = {
     pid: child.pid ?? -1,
-    // The sandbox's init and the wrapper's shell are not the command's.
+    sandboxPid: () => sandboxPid,
     seen(usage) {
-      if (killed) return;
+      // Once ended, anything of the tree still seen is ended too, until bwrap has closed.
+      if (killed) {
+        if (reported) for (const pid of usage.pids) signalKill(pid);
+        return;
+      }
+      // The sandbox's init and the wrapper's shell are not the command's.
       if (usage.processes > limits.processes + 2) {
         limit ??= 'processes';
         kill();
-      } else if (usage.residentBytes > limits.memoryBytes) {
+      } else if (usage.residentBytes + usage.tmpfsBytes > limits.memoryBytes) {
         limit ??= 'memory';
         kill();
       }
@@ -368,8 +450,7 @@ export function superviseCommand(
     let scan: SandboxRun['scan'];
     if (request.plan.scan) {
       const beforeList = parseScan(Buffer.concat(before));
-      let afterList = parseScan(Buffer.concat(after));
-      if (beforeList && !afterList) afterList = await scanOnly(bwrap, request, argvOf);
+      const afterList = beforeList ? await scanOnly(bwrap, request, argvOf) : null;
       if (beforeList && afterList) scan = { before: beforeList, after: afterList };
     }
     // The wrapper exits with the command's status; a command ended by a signal exits 128+n from the shell.
@@ -414,8 +495,12 @@ async function scanOnly(
   const scan = request.plan.scan;
   if (!scan) return null;
   const script = `${findLine(scan.roots, scan.prune)} >&4; printf 'E\\0' >&4`;
-  const { line, fed } = bwrapLine(argvOf(request.plan, script));
-  const child = spawn(bwrap, line, { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  // Only the binds whose place is made in the sandbox's own root: the command may have put a
+  // link where a nested one would be mounted (what is nested is pruned from the listing anyway).
+  const binds = request.plan.binds.filter((b) => !request.plan.binds.some((o) => o !== b && b.at.startsWith(`${o.at}/`)));
+  const plan: SandboxPlan = { ...request.plan, binds, hidden: [], overlay: undefined };
+  const { line, fed } = bwrapLine(argvOf(plan, script));
+  const child = spawn(bwrap, line, { stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: BWRAP_ENV });
   feedSandbox(child, fed);
   const chunks: Buffer[] = [];
   pipeOf(child, 4).on('data', (c: Buffer) => chunks.push(c));
@@ -434,19 +519,27 @@ async function scanOnly(
  */
 export function wrapperScript(request: SandboxRequest): string {
   const { plan, limits } = request;
-  const limited = `prlimit --core=0 --nproc=${limits.processes} --`;
+  // The kernel counts the sandbox's init and this shell too; the watchdog ends the tree a process earlier (`NPROC_SLACK`).
+  const limited = `prlimit --core=0 --nproc=${limits.processes + NPROC_SLACK} --`;
   const inner =
     'shell' in request.command ? `/bin/sh -c ${shellQuote(request.command.shell)}` : request.command.argv.map(shellQuote).join(' ');
-  const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi 3>&- 4>&- 5>&- </dev/null`;
+  const run = `if command -v prlimit >/dev/null 2>&1; then ${limited} ${inner}; else ${inner}; fi </dev/null`;
+  // The descriptors past stderr are closed before the command starts, so nothing it runs holds
+  // one (not even through pidfd_getfd on this shell); the list after comes from a listing-only
+  // sandbox once the command has ended (`scanOnly`).
   if (!plan.scan) return `exec 3>&- 4>&- 5>&-; ${run}`;
   const find = findLine(plan.scan.roots, plan.scan.prune);
-  return `${find} >&3; printf 'E\\0' >&3; exec 3>&-; ${run}; s=$?; ${find} >&4; printf 'E\\0' >&4; exit $s`;
+  return `${find} >&3; printf 'E\\0' >&3; exec 3>&- 4>&- 5>&-; ${run}`;
 }
 
-/** A `find` over `roots` (missing ones skipped) leaving out `prune` and `.git` names, printing `type size mtime inode path` records ended by NUL. */
+/**
+ * A `find` over `roots` (missing ones skipped) leaving out `prune` and `.git` names, printing
+ * `type size mtime/ctime inode path` records ended by NUL (the change time, which no program can
+ * set back, tells a change apart whose size and mtime were put back).
+ */
 function findLine(roots: readonly string[], prune: readonly string[]): string {
   const pruned = [...prune.map((p) => `-path ${shellQuote(p)}`), '-name .git'].join(' -o ');
-  return `find ${roots.map(shellQuote).join(' ')} \\( ${pruned} \\) -prune -o -printf '%y %s %T@ %i %p\\0' 2>/dev/null`;
+  return `find ${roots.map(shellQuote).join(' ')} \\( ${pruned} \\) -prune -o -printf '%y %s %T@/%C@ %i %p\\0' 2>/dev/null`;
 }
 
 /** A scan list as a map (sandbox path → entry), or null when it did not end with its end mark. */
@@ -472,11 +565,15 @@ export function shellQuote(value: string): string {
 interface Usage {
   processes: number;
   residentBytes: number;
+  /** Bytes held in the sandbox's own tmpfs (`/tmp`, `/dev/shm`): memory no process owns. */
+  tmpfsBytes: number;
+  pids: number[];
 }
 
-/** One sandbox the watchdog looks at: its bwrap process and what to do with what it counted. */
+/** One sandbox the watchdog looks at: its bwrap process, its init once known, and what to do with what it counted. */
 interface Watched {
   readonly pid: number;
+  sandboxPid(): number | null;
   seen(usage: Usage): void;
 }
 
@@ -503,7 +600,7 @@ class Watchdog {
 
   private tick(): void {
     const children = processChildren();
-    for (const w of [...this.watched]) if (w.pid > 0) w.seen(usageOf(children, w.pid));
+    for (const w of [...this.watched]) if (w.pid > 0) w.seen(usageOf(children, w.pid, w.sandboxPid()));
   }
 }
 
@@ -534,14 +631,16 @@ function processChildren(): Map<number, number[]> {
   return children;
 }
 
-/** The descendants of `pid` and their resident memory. */
-function usageOf(children: ReadonlyMap<number, number[]>, pid: number): Usage {
+/** The descendants of `pid` and their resident memory, and what the sandbox of init `sandboxPid` holds in its tmpfs. */
+function usageOf(children: ReadonlyMap<number, number[]>, pid: number, sandboxPid: number | null): Usage {
   let processes = 0;
   let residentBytes = 0;
+  const pids: number[] = [];
   const queue = [...(children.get(pid) ?? [])];
   while (queue.length > 0) {
     const next = queue.pop()!;
     processes++;
+    pids.push(next);
     try {
       residentBytes += Number(readFileSync(`/proc/${next}/statm`, 'latin1').split(' ')[1]) * 4096;
     } catch {
@@ -549,7 +648,26 @@ function usageOf(children: ReadonlyMap<number, number[]>, pid: number): Usage {
     }
     for (const c of children.get(next) ?? []) queue.push(c);
   }
-  return { processes, residentBytes };
+  const tmpfsBytes = sandboxPid === null ? 0 : usedBytes(`/proc/${sandboxPid}/root/tmp`) + usedBytes(`/proc/${sandboxPid}/root/dev/shm`);
+  return { processes, residentBytes, tmpfsBytes, pids };
+}
+
+/** Bytes in use on the file system at `path` (0 when it cannot be looked at). */
+function usedBytes(path: string): number {
+  try {
+    const fs = statfsSync(path);
+    return (fs.blocks - fs.bfree) * fs.bsize;
+  } catch {
+    return 0;
+  }
+}
+
+function signalKill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
 }
 
 /** A stream's kept tail, its total size, and what arrived since the last `takeNew`. */

@@ -70,6 +70,8 @@ export interface SandboxPlan {
    * (`roots`), leaving out `prune` (read-only places inside them and `.git` names); absent: no report.
    */
   readonly scan?: { readonly roots: readonly string[]; readonly prune: readonly string[] };
+  /** Bytes each of the sandbox's tmpfs folders (`/tmp`, `/dev/shm`) may hold; the port sets it to the memory limit. */
+  readonly tmpfsBytes?: number;
 }
 
 /** Limits of one command; each hit ends the whole process tree and is named in `SandboxRun`. */

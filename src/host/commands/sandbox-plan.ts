@@ -26,6 +26,7 @@ import type { Backend, MountSpec } from '../../manifest/index.js';
 import type { SandboxBind, SandboxPlan } from '../../ports/index.js';
 import { OVERLAY_META } from '../../../vfs/index.js';
 import type { FolderState } from '../platform/index.js';
+import { ToolFailure } from '../../../tools/index.js';
 
 /** What the plan is built from (host paths are the platform's; they never leave the plan's `host` fields). */
 export interface PlanFacts {
@@ -95,22 +96,36 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
     const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
     if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
   }
+  // Relative mounts and shared folders: a command goes without one whose place a link took.
+  const optional: string[] = [];
   for (const m of facts.mounts.filter((m) => !m.path.startsWith('/'))) {
     const host = facts.join(copy?.lower ?? facts.checkoutPath, m.path);
     if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${m.path}`, false);
+    optional.push(`${root}/${m.path}`);
   }
   if (facts.backend !== 'shared') {
     for (const rel of facts.share) {
       const host = facts.join(facts.repo, rel);
       if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${rel}`, false);
+      optional.push(`${root}/${rel}`);
     }
   }
   const absolute = facts.mounts.filter((m) => m.path.startsWith('/')).sort((a, b) => a.path.length - b.path.length);
   for (const m of absolute) bindFolder(m.path, m.path, m.writable);
+  const dropped = linkedMountPoints(
+    facts,
+    [...binds.map((b) => b.at), ...hidden],
+    [
+      ...binds.filter((b) => b.writable).map((b) => ({ at: b.at, hosts: [b.host] })),
+      ...(copy ? [{ at: root, hosts: [copy.upper, copy.lower] }] : []),
+    ],
+    new Set(optional),
+  );
+  const kept = (at: string) => !dropped.some((d) => at === d || at.startsWith(`${d}/`));
   return {
-    binds,
+    binds: binds.filter((b) => kept(b.at)),
     ...(copy ? { overlay: copy } : {}),
-    hidden,
+    hidden: hidden.filter(kept),
     cwd,
     network: facts.network,
     env: facts.env,
@@ -135,4 +150,49 @@ function copyOverlay(facts: PlanFacts, root: string): SandboxPlan['overlay'] {
     reserved: [OVERLAY_META],
     scratch: copy.scratch,
   };
+}
+
+/**
+ * The places the sandbox shows something at (a mount point, a cover) that lie inside a writable
+ * folder with a symbolic link (or a file) on their way or at their end: bwrap makes mount points
+ * by path and would follow the link out of the workspace while it still sees the host (a command
+ * can plant one for the next: rename a folder above a shared folder and put a link in its
+ * place). What is missing is made inside the folder, which is fine. An `optional` place (a shared
+ * folder, a relative mount) is left out of the sandbox then (the result: the command runs
+ * without it, and can take the link away); any other (a cover) refuses the command with
+ * `SYMLINK_ESCAPE`, nothing run. `containers`: the writable folders (a copy's overlay: its upper
+ * and its lower).
+ */
+function linkedMountPoints(
+  facts: PlanFacts,
+  places: readonly string[],
+  containers: readonly { at: string; hosts: readonly string[] }[],
+  optional: ReadonlySet<string>,
+): string[] {
+  const dropped: string[] = [];
+  for (const place of places) {
+    const container = containers.filter((c) => place.startsWith(`${c.at}/`)).sort((a, b) => b.at.length - a.at.length)[0];
+    if (!container) continue;
+    const parts = place.slice(container.at.length + 1).split('/');
+    for (const host of container.hosts) {
+      for (let i = 0; i < parts.length; i++) {
+        const state = facts.folderState(facts.join(host, parts.slice(0, i + 1).join('/')));
+        const last = i === parts.length - 1;
+        if (state === 'missing') break;
+        if (state === 'link' || (!last && state !== 'folder')) {
+          const shown = `${container.at}/${parts.slice(0, i + 1).join('/')}`;
+          if (optional.has(place)) {
+            dropped.push(place);
+            break;
+          }
+          throw new ToolFailure(
+            'SYMLINK_ESCAPE',
+            `'${shown}' is a ${state === 'link' ? 'symbolic link' : 'file'} where the sandbox shows a mount at '${place}': remove it (delete) and run the command again; nothing ran`,
+            shown,
+          );
+        }
+      }
+    }
+  }
+  return dropped;
 }
