@@ -63,7 +63,18 @@ async function roundTrip(report: Report, tmp: string): Promise<void> {
   const manifest = join(tmp, 'exec.yaml');
   writeFileSync(manifest, 'roles:\n  - name: bench\n    tools: [read, exec]\n');
   const client = new Client({ name: 'gatefs-bench', version: '1' });
-  const args = [join(root, 'dist/src/cli/main.js'), 'serve', '--repo', repo, '--state-dir', join(tmp, 'state'), '--manifest', manifest, '--conversation', 'bench'];
+  const args = [
+    join(root, 'dist/src/cli/main.js'),
+    'serve',
+    '--repo',
+    repo,
+    '--state-dir',
+    join(tmp, 'state'),
+    '--manifest',
+    manifest,
+    '--conversation',
+    'bench',
+  ];
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
   try {
     const exec = async () => {
@@ -127,7 +138,8 @@ async function typeCheck(report: Report, tmp: string): Promise<void> {
     await host.prepare({ conversation: 'tsc' });
     const inWorkspace = async () => {
       const r = await host.gate.call('tsc', 'exec', { command: 'npx tsc --noEmit -p .' });
-      if (!r.ok || (r.value as { exitCode: number }).exitCode !== 0) throw new Error(`tsc in the workspace failed: ${JSON.stringify(r).slice(0, 500)}`);
+      if (!r.ok || (r.value as { exitCode: number }).exitCode !== 0)
+        throw new Error(`tsc in the workspace failed: ${JSON.stringify(r).slice(0, 500)}`);
     };
     const inCheckout = () => {
       const r = spawnSync('npx', ['tsc', '--noEmit', '-p', '.'], { cwd: root, encoding: 'utf8' });

@@ -360,7 +360,6 @@ export function superviseCommand(
   const out = new StreamTail(limits.keepBytes);
   const err = new StreamTail(limits.keepBytes);
   const before: Buffer[] = [];
-  const after: Buffer[] = [];
   let timedOut = false;
   let limit: SandboxRun['limit'];
   let killed = false;

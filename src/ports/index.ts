@@ -6,7 +6,14 @@
  * is entered by its own path, by the disk host only (test/architecture.test.ts `SIDE_DOORS`).
  */
 export { BubblewrapSandbox } from './bubblewrap-sandbox.js';
-export { type RunningCommand, type Sandbox, type SandboxBind, type SandboxPlan, type SandboxRun, SandboxUnavailableError } from './sandbox.js';
+export {
+  type RunningCommand,
+  type Sandbox,
+  type SandboxBind,
+  type SandboxPlan,
+  type SandboxRun,
+  SandboxUnavailableError,
+} from './sandbox.js';
 export { ScriptedSandbox } from './scripted-sandbox.js';
 export { CHECK_OUTPUT_BYTES, type CheckRun, type CheckRunner, type CheckSpec, checkOutput } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';

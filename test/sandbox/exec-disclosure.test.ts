@@ -24,12 +24,20 @@ describe.skipIf(!support.available)('commands in a sparse projection', () => {
     const host = (opened.host = await createHost({
       repo: repo.dir,
       manifest: {
-        roles: [{ name: 'implementer', tools: ['read', 'request_files', 'exec'], workspace: { backend: 'worktree', progressive_disclosure: policy } }],
+        roles: [
+          {
+            name: 'implementer',
+            tools: ['read', 'request_files', 'exec'],
+            workspace: { backend: 'worktree', progressive_disclosure: policy },
+          },
+        ],
       },
     }));
     await host.prepare({ conversation: 'a', role: 'implementer' });
     const find = async () => {
-      const r = await host.gate.call('a', 'exec', { command: "find . -path ./.git -prune -o -type f -print | sort; cat src/secret.ts 2>&1 | head -1" });
+      const r = await host.gate.call('a', 'exec', {
+        command: 'find . -path ./.git -prune -o -type f -print | sort; cat src/secret.ts 2>&1 | head -1',
+      });
       return (r as { value: { stdout: string } }).value.stdout;
     };
     expect(await find()).toBe('./README.md\n./src/schema/card.ts\ncat: src/secret.ts: No such file or directory\n');
