@@ -32,7 +32,7 @@ export async function removeCheckout(
     // The lower folder holds no work (the pinned commit, checked out): it goes first, always;
     // so do the scratch folders of its commands (their changes were kept when each ended).
     await parts.lowers?.remove(conversation);
-    platform.removeWorkspaceFolder('exec', conversation);
+    if (platform.folderState(platform.join(platform.stateDir, 'exec')) === 'folder') platform.removeWorkspaceFolder('exec', conversation);
     return platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !discard });
   }
   const path = checkoutOf(platform, conversation, 'worktree');
