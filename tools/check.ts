@@ -55,13 +55,12 @@ export const checkTool = defineTool({
   output: Output,
   annotations: { title: 'Run a check', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   writes: true,
-  paths: (input) => input.paths ?? [],
+  // The paths are only read (a check of files in a read-only mount is fine), so they are resolved
+  // here, through the same confined walk, rather than checked writable by the gate.
+  paths: () => [],
   async handler(input, ctx) {
-    return ok(
-      await commandsOf(ctx).check(
-        input.name,
-        ctx.resolved.map((r) => r.path),
-      ),
-    );
+    const paths: string[] = [];
+    for (const p of input.paths ?? []) paths.push((await ctx.namespace.resolveLinks(p, 'check')).path);
+    return ok(await commandsOf(ctx).check(input.name, paths));
   },
 });

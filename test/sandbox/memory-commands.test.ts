@@ -130,3 +130,25 @@ describe('commands on the memory host', () => {
     expect(await host.gate.call('r1', 'exec', { command: 'true' })).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
   });
 });
+
+describe('check on read-only places', () => {
+  it('takes paths in a read-only mount: a check reads them', async () => {
+    const sandbox = new ScriptedSandbox();
+    const host = await createMemoryHost({
+      files: { 'src/a.ts': 'x\n' },
+      folders: { '/data/ref': { 'r.ts': 'r\n' } },
+      manifest: {
+        roles: [{ name: 'agent', tools: ['read', 'check'], workspace: { mounts: [{ path: '/data/ref', writable: false }] } }],
+        checks: [{ name: 'unit', argv: ['npx', 'vitest', 'run'], paths: true }],
+      },
+      sandbox,
+    });
+    await host.prepare({ conversation: 'm1' });
+    expect(await host.gate.call('m1', 'check', { name: 'unit', paths: ['/data/ref/r.ts', 'src'] })).toMatchObject({ ok: true });
+    expect(sandbox.started[0]!.command).toEqual({ argv: ['npx', 'vitest', 'run', '--', '/data/ref/r.ts', 'src'] });
+    expect(await host.gate.call('m1', 'check', { name: 'unit', paths: ['/etc/passwd'] })).toMatchObject({
+      ok: false,
+      error: { code: 'OUTSIDE_MOUNTS' },
+    });
+  });
+});

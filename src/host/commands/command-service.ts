@@ -205,7 +205,7 @@ export class CommandService implements CommandRequests {
 
   private runOf(runId: string): Run {
     const run = this.parts.runs.runsOf(this.target.conversation).get(runId);
-    if (!run?.background || run === undefined) throw new ToolFailure('NOT_FOUND', `no background command '${runId}' in this conversation`);
+    if (!run?.background) throw new ToolFailure('NOT_FOUND', `no background command '${runId}' in this conversation`);
     return run;
   }
 
