@@ -117,7 +117,7 @@ async function cpuBound(report: Report, sandbox: BubblewrapSandbox, tmp: string)
     const r = spawnSync(process.execPath, ['-e', BURN], { cwd: ws });
     if (r.status !== 0) throw new Error('unconfined burn failed');
   };
-  const { subjectUs, baselineUs } = await measurePair(sandboxed, unconfined, { iterations: 10, rounds: 5, warmup: 1 });
+  const { subjectUs, baselineUs } = await measurePair(sandboxed, unconfined, { iterations: 20, rounds: 10, warmup: 1 });
   report.compare({
     suite: SUITE,
     name: 'CPU-bound command (~1 s of node) in the sandbox',
@@ -145,7 +145,7 @@ async function typeCheck(report: Report, tmp: string): Promise<void> {
       const r = spawnSync('npx', ['tsc', '--noEmit', '-p', '.'], { cwd: root, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`tsc in the checkout failed: ${r.stdout.slice(0, 500)}`);
     };
-    const { subjectUs, baselineUs } = await measurePair(inWorkspace, inCheckout, { iterations: 3, rounds: 3, warmup: 1 });
+    const { subjectUs, baselineUs } = await measurePair(inWorkspace, inCheckout, { iterations: 6, rounds: 6, warmup: 1 });
     report.compare({
       suite: SUITE,
       name: 'npx tsc --noEmit of gatefs in a worktree workspace (share: node_modules) via exec',
