@@ -368,7 +368,10 @@ export function superviseCommand(
   // sandbox running unsupervised.
   let sandboxPid: number | null = null;
   let reported = false;
+  // Once bwrap has exited its pids may belong to other processes: nothing is signalled then.
+  let closedAlready = false;
   const killNow = () => {
+    if (closedAlready) return;
     for (const pid of [sandboxPid, child.pid]) {
       if (!pid) continue;
       try {
@@ -424,7 +427,7 @@ export function superviseCommand(
     seen(usage) {
       // Once ended, anything of the tree still seen is ended too, until bwrap has closed.
       if (killed) {
-        if (reported) for (const pid of usage.pids) signalKill(pid);
+        if (reported && !closedAlready) for (const pid of usage.pids) signalKill(pid);
         return;
       }
       // The sandbox's init and the wrapper's shell are not the command's.
@@ -438,11 +441,18 @@ export function superviseCommand(
     },
   };
   const unwatch = watchdog.watch(watched);
+  child.on('exit', () => {
+    closedAlready = true;
+  });
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('error', () => resolve({ code: null, signal: null }));
-    child.on('close', (code, signal) => resolve({ code, signal }));
+    child.on('close', (code, signal) => {
+      closedAlready = true;
+      resolve({ code, signal });
+    });
   });
   const done = closed.then(async ({ code, signal }) => {
+    closedAlready = true;
     clearTimeout(timer);
     unwatch();
     const durationMs = Math.round(performance.now() - started);
