@@ -14,6 +14,7 @@ import type { CheckRun, CheckRunner, CheckSpec, Sandbox } from '../../ports/inde
 import { checkOutput, CHECK_OUTPUT_BYTES, SandboxUnavailableError } from '../../ports/index.js';
 import { DEFAULT_EXEC } from '../../manifest/index.js';
 import { sandboxPlan, type PlanFacts } from './sandbox-plan.js';
+import type { RunEventData } from '../../state/index.js';
 
 /** Where a check runs when its submission has no conversation chain. */
 const LANDING_AT = 'landing';
@@ -21,19 +22,8 @@ const LANDING_AT = 'landing';
 /** The facts of the host a check's sandbox is planned from (`PlanFacts` without the workspace). */
 export type CheckPlanFacts = Omit<PlanFacts, 'conversation' | 'backend' | 'checkoutPath' | 'mounts' | 'network'>;
 
-/** The run-log `exec` data of one check. */
-export interface CheckRecord {
-  tag: string;
-  chain: string[];
-  argv: string[];
-  cwd: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  sandboxed: true;
-  limit?: string;
-}
+/** The run-log `exec` data of one check (the catalogue's, src/state/run-log-events.ts). */
+type CheckRecord = RunEventData['exec'];
 
 /** Runs the lander's checks in the sandbox (see the file comment). */
 export class SandboxCheckRunner implements CheckRunner {
