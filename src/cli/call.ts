@@ -4,11 +4,14 @@
  * Exit 0 when the tool succeeded, 1 with the error code when it refused.
  */
 import type { Command } from './command.js';
-import { withHost } from './open-host.js';
+import { withHost, withReadingHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
 import { safeToolText } from './safe-tool-text.js';
 import { toolHint, withRemedy } from './remedy.js';
+
+/** Tools that only read: their `call` opens the host quietly (`withReadingHost`). */
+const READING_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'list', 'diff', 'messages', 'exec_output']);
 
 /** The `call` command. */
 export const callCommand: Command = {
@@ -39,7 +42,9 @@ export const callCommand: Command = {
         );
       }
     }
-    const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
+    // A reading tool's call is opened quietly: its tool_call is the one record it leaves.
+    const open = READING_TOOLS.has(tool) ? withReadingHost : withHost;
+    const result = await open(globals, (host) => host.gate.call(conversation, tool, toolArgs));
     if (globals.json) out.json(result);
     else if (result.ok) out.print(safeToolText(tool, result));
     if (!result.ok) out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code, toolHint(tool, result.error.code))}`);

@@ -16,7 +16,7 @@ import { isSavePoint, LANDER_SAVE_POINTS, type SavePointHook } from '../lander/s
 import type { DrainReport } from '../lander/index.js';
 import type { SubmissionStatus } from '../host/work/index.js';
 import type { Command, CommandContext } from './command.js';
-import { withHost } from './open-host.js';
+import { withHost, withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
 import { watchStopSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
@@ -56,7 +56,7 @@ export const landerCommand: Command = {
 
 async function showStatus({ globals, out }: CommandContext): Promise<number> {
   // A read-only look: where there is no state yet the queue is empty, and nothing is created.
-  const rows = (await hasNoState(globals)) ? [] : await withHost(globals, async (host) => host.lander.status());
+  const rows = (await hasNoState(globals)) ? [] : await withReadingHost(globals, async (host) => host.lander.status());
   if (globals.json) out.json(rows);
   else out.print(formatQueue(rows));
   return 0;

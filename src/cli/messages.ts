@@ -6,7 +6,7 @@
 import type { MessageRecord } from '../state/index.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
-import { withHost } from './open-host.js';
+import { withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
 import { withSafeFields } from '../../tools/text/index.js';
 
@@ -22,7 +22,7 @@ export const messagesCommand: Command = {
   async run({ globals, args, out }) {
     const conversation = args[0] === undefined ? undefined : conversationArg(args[0], 'messages');
     // A read-only look: where there is no state yet there are no messages, and nothing is created.
-    const messages = (await hasNoState(globals)) ? [] : await withHost(globals, async (host) => host.messages(conversation));
+    const messages = (await hasNoState(globals)) ? [] : await withReadingHost(globals, async (host) => host.messages(conversation));
     if (globals.json) out.json(messages);
     else out.print(messages.length === 0 ? 'No messages.' : messages.map(formatMessage).join('\n\n'));
     return 0;

@@ -1,6 +1,9 @@
 /**
  * Opens the real host (`createHost`) for a CLI command from the global flags, and closes it
- * when the command is done, whatever happens.
+ * when the command is done, whatever happens. A command that only reads (`status`, `lander
+ * status`, `messages`, `tools`, a reading tool's `call`) opens it with `withReadingHost`: quiet,
+ * so the look appends nothing to the run log (the run log records what agents and operators
+ * did, not gatefs looking at itself).
  */
 import type { CreateHostOptions } from '../host/composition/index.js';
 import type { Host } from '../host/composition/index.js';
@@ -20,7 +23,7 @@ export async function loadCreateHost(): Promise<typeof import('../index.js').cre
  * second state directory (`checkRepoFolder`), and the host's typed errors (ManifestError,
  * WorkspaceError).
  */
-export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint'> = {}): Promise<Host> {
+export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint' | 'quiet'> = {}): Promise<Host> {
   checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
   const createHost = await loadCreateHost();
   return createHost({
@@ -36,7 +39,7 @@ export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptio
 export async function withHost<T>(
   globals: GlobalFlags,
   fn: (host: Host) => Promise<T>,
-  extra: Pick<CreateHostOptions, 'savePoint'> = {},
+  extra: Pick<CreateHostOptions, 'savePoint' | 'quiet'> = {},
 ): Promise<T> {
   const host = await openHost(globals, extra);
   try {
@@ -44,4 +47,13 @@ export async function withHost<T>(
   } finally {
     await host.close();
   }
+}
+
+/**
+ * Runs `fn` with a host opened for a command that only reads, and closes it: `createHost`'s
+ * `quiet` (no `host.start`, no `exec` records of its own git, no recovery of interrupted work,
+ * no lower-folder builds). A tool call made through it still records its `tool_call`.
+ */
+export function withReadingHost<T>(globals: GlobalFlags, fn: (host: Host) => Promise<T>): Promise<T> {
+  return withHost(globals, fn, { quiet: true });
 }

@@ -5,7 +5,7 @@
  * creates nothing (the manifest is still checked).
  */
 import type { Command } from './command.js';
-import { withHost } from './open-host.js';
+import { withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
 import { formatStatusTable } from './status-table.js';
 
@@ -18,7 +18,7 @@ export const statusCommand: Command = {
   options: {},
   optionHelp: [],
   async run({ globals, out }) {
-    const rows = (await hasNoState(globals)) ? [] : await withHost(globals, async (host) => host.status());
+    const rows = (await hasNoState(globals)) ? [] : await withReadingHost(globals, async (host) => host.status());
     if (globals.json) out.json(rows);
     else out.print(formatStatusTable(rows));
     return 0;

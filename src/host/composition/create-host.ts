@@ -78,6 +78,16 @@ export interface CreateHostOptions {
   savePoint?: SavePointHook;
   /** The sandbox agents' commands run in (default: bubblewrap). */
   sandbox?: Sandbox;
+  /**
+   * Open for a command that only reads (`gatefs status`, `lander status`, `messages`, a reading
+   * tool's `call`): nothing is appended to the run log by opening (no `host.start`, no `exec`
+   * records of gatefs's own git commands), interrupted preparations and releases are left for
+   * the next host that is not quiet to recover (a workspace still preparing answers
+   * `WORKSPACE_NOT_READY`), no copy workspace's lower folder is built (reads go to git objects),
+   * and the state directory's git exclude is not written. Not a sandbox: a writing tool called
+   * through it still writes (and its `tool_call` is recorded), only without that recovery.
+   */
+  quiet?: boolean;
 }
 
 /**
@@ -97,7 +107,8 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
   // Real paths throughout, so they compare equal to the paths git reports (a symlinked /tmp).
   const repo = fs.realpathSync(given);
   const clock = options.clock ?? systemClock;
-  const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd));
+  const quiet = options.quiet === true;
+  const exec = new RecordingHostExec(options.exec ?? new NodeHostExec(), (cwd) => relativeToRepo(repo, cwd), quiet ? 'none' : 'tasks');
   const git = new CliGit({ repo, exec, fs });
   const isRepository = await git.isRepository({ tag: 'start', chain: [] });
   const uid = ownUid();
@@ -108,14 +119,14 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
   let locks: ReturnType<typeof openLockFileDir> | undefined;
   try {
     recordOriginOf(store, stateDir, uid ?? 0, !hadDatabase);
-    if (isRepository) excludeStateDir(git.directories.common, git.directories.top, stateDir);
+    if (isRepository && !quiet) excludeStateDir(git.directories.common, git.directories.top, stateDir);
     exec.attach(store.runLog);
     const landing = new CliLandingGit({ repo, exec });
     const authorityFiles = authorityFilesOf(repo, options.manifest, options.settings);
     const writes = { fsync: manifest.writes?.fsync ?? false };
     const confinement = hasProcFd() ? 'procfs' : 'lstat-fallback';
     const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()));
-    const treeCheckout = isRepository ? new CliTreeCheckout({ repo, exec }) : undefined;
+    const treeCheckout = isRepository && !quiet ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
     const sandbox = options.sandbox ?? new BubblewrapSandbox();
     const doors = openWriteDoors(stateDir);
@@ -151,6 +162,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
           (data) => store.runLog.append({ type: 'exec', conversation: data.chain[data.chain.length - 1] ?? null, data }),
         ),
       ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+      ...(quiet ? { quiet } : {}),
     });
   } catch (e) {
     locks?.close();

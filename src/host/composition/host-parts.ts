@@ -65,6 +65,11 @@ export interface WorkspaceHostOptions {
    * absent (the memory host): a copy's pinned tree is always served from git objects.
    */
   treeCheckout?: TreeCheckout;
+  /**
+   * A host for a command that only reads (`createHost`'s `quiet`): `start` neither recovers
+   * interrupted work nor appends `host.start`; the registry still follows the store on lookup.
+   */
+  quiet?: boolean;
 }
 
 /** Every part of one host: what each of its tasks takes a piece of, and the whole guard and liveness port the host itself uses. */

@@ -1,8 +1,17 @@
 /**
- * `RecordingHostExec`: wraps a host-exec port so that every command lands in the run log as an
- * `exec` event: task tag, conversation chain, argv, cwd relative to the repository, exit code,
- * signal, timeout flag and duration. Output bodies are never recorded. Commands run before the
- * run log exists (start-up probes) are held and written when `attach` is called.
+ * `RecordingHostExec`: wraps a host-exec port so that the commands of gatefs's own tasks land in
+ * the run log as `exec` events: task tag, conversation chain, argv, cwd relative to the
+ * repository, exit code, signal, timeout flag and duration. Output bodies are never recorded.
+ * Commands run before the run log exists (start-up probes) are held and written when `attach`
+ * is called.
+ *
+ * What is recorded: the git commands of tasks that change a repository or the state (prepare,
+ * release, recover, commit, submit, the lander, subagents, disclosure, lower folders). What is
+ * not: the looks a host takes of itself (`LOOKING_TASKS`: the start-up probes, `diff`), whose
+ * answers are the host's business and whose non-zero exits are answers, not failures (the run
+ * log is what agents and operators did: the `tool_call` or the command's own events say it);
+ * and nothing at all for a quiet host (`createHost({ quiet: true })`, a read-only command).
+ * An agent's sandboxed commands are recorded by the command service, not here.
  */
 import { codeOf } from '../../../vfs/index.js';
 import type { EventDraft } from '../../state/index.js';
@@ -13,7 +22,13 @@ interface ExecEventSink {
   append(draft: EventDraft): unknown;
 }
 
-/** A host-exec wrapper that writes one `exec` run-log event per command (see the file comment). */
+/**
+ * Task tags whose commands only look (see the file comment): `start` (is this a repository,
+ * what git tracks under the state directory) and `diff` (the diff tool and `gatefs diff`).
+ */
+export const LOOKING_TASKS: ReadonlySet<string> = new Set(['start', 'diff']);
+
+/** A host-exec wrapper that writes one `exec` run-log event per recorded command (see the file comment). */
 export class RecordingHostExec implements HostExec {
   private sink?: ExecEventSink;
   private readonly held: EventDraft<'exec'>[] = [];
@@ -21,10 +36,12 @@ export class RecordingHostExec implements HostExec {
   /**
    * @param inner the port that really runs commands
    * @param relativeCwd maps a cwd to the path shown in the log (relative to the repository)
+   * @param recording `'tasks'`: every command but those of `LOOKING_TASKS`; `'none'`: nothing (a quiet host)
    */
   constructor(
     private readonly inner: HostExec,
     private readonly relativeCwd: (cwd: string) => string,
+    private readonly recording: 'tasks' | 'none' = 'tasks',
   ) {}
 
   /** Starts writing to `sink`, first flushing the events held so far. */
@@ -34,6 +51,7 @@ export class RecordingHostExec implements HostExec {
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
+    if (this.recording === 'none' || LOOKING_TASKS.has(request.tag)) return this.inner.run(request);
     let result: ExecResult | undefined;
     let failure: unknown;
     try {

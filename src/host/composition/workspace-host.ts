@@ -76,9 +76,14 @@ export class WorkspaceHost implements Host {
     this.subagents = this.subagentsOf(parts);
   }
 
-  /** Builds a host and recovers the state already in the store (registrations, interrupted preparations). */
+  /**
+   * Builds a host and recovers the state already in the store (registrations, interrupted
+   * preparations). A quiet host (`options.quiet`) does neither recover nor record its start:
+   * its registry is filled from the store on lookup.
+   */
   static async start(options: WorkspaceHostOptions): Promise<WorkspaceHost> {
     const host = new WorkspaceHost(options);
+    if (options.quiet) return host;
     await recoverWorkspaces(host.parts);
     options.store.runLog.append({
       type: 'host.start',
