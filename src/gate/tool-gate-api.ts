@@ -11,6 +11,8 @@ export interface CallContext {
   holder?: string;
   /** Conversation chain of the caller (parent conversations first), for the run log. */
   chain?: readonly string[];
+  /** The tool name the client called, when a profile maps it onto the gate tool (recorded as `clientTool`). */
+  clientTool?: string;
 }
 
 /** The gate as a host exposes it. */

@@ -22,7 +22,9 @@
  *      and for a compare-and-swap call on a host file (edit; write or delete with an
  *      expectedSha256 string) the cross-process lock too (`BUSY` when another process holds
  *      it past the wait bound; nothing is changed then);
- *   6. run the handler; append exactly one `tool_call` record to the run log.
+ *   6. run the handler; append exactly one `tool_call` record to the run log: the tool (and the
+ *      client's name for it, `context.clientTool`), the outcome, the duration and the paths the
+ *      call named (as resolved in step 4 when it got there, else as written; never contents).
  * It never throws: an unexpected exception becomes `INTERNAL`, here and only here. It imports
  * no process or git module: registration checks are Registry lookups, files go through the
  * Namespace.
@@ -47,6 +49,11 @@ import type { CrossProcessHold, CrossProcessLocks } from '../ports/index.js';
 import type { WriteDoor } from '../ports/index.js';
 import { toToolError } from './tool-error.js';
 import { type RunLogSink, UNKNOWN_TOOL, toolCallRecord } from './audit-record.js';
+
+/** What one call's record learns as the call goes: its paths, as written, then as resolved. */
+interface CallTrace {
+  paths?: readonly string[];
+}
 
 /** Who holds exclusive write on a workspace (the occupancy table); absent means nobody. */
 export interface OccupancyCheck {
@@ -87,16 +94,21 @@ export class ToolGate implements ToolGateApi {
   async call(conversation: string, tool: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = this.options.clock.now();
     const definition = typeof tool === 'string' ? this.byName.get(tool) : undefined;
+    const trace: CallTrace = {};
     let result: ToolResult;
     try {
-      result = await this.run(conversation, tool, definition, args, context);
+      result = await this.run(conversation, tool, definition, args, context, trace);
     } catch (e) {
       result = { ok: false, error: toToolError(e) };
     }
     const id = isConversationId(conversation) ? conversation : null;
     const outcome = result.ok ? 'ok' : result.error.code;
+    const clientTool = typeof context.clientTool === 'string' ? context.clientTool : undefined;
     this.options.runLog.append(
-      toolCallRecord(id, definition?.name ?? UNKNOWN_TOOL, outcome, Math.max(0, this.options.clock.now() - started)),
+      toolCallRecord(id, definition?.name ?? UNKNOWN_TOOL, outcome, Math.max(0, this.options.clock.now() - started), {
+        ...(trace.paths ? { paths: trace.paths } : {}),
+        ...(clientTool !== undefined ? { clientTool } : {}),
+      }),
     );
     return result;
   }
@@ -124,6 +136,7 @@ export class ToolGate implements ToolGateApi {
     definition: ToolDefinition | undefined,
     args: unknown,
     context: CallContext,
+    trace: CallTrace,
   ): Promise<ToolResult> {
     if (!definition) {
       throw refuse(
@@ -132,7 +145,7 @@ export class ToolGate implements ToolGateApi {
       );
     }
     const valid = definition.validate(args);
-    if (!valid.ok) throw refuse('INVALID_INPUT', valid.message);
+    if (!valid.ok) throw new ToolFailure('INVALID_INPUT', valid.message, undefined, { ...valid.details });
     const registration = this.registration(conversation);
     if (!registration.tools.has(definition.name)) {
       throw refuse('TOOL_NOT_ALLOWED', `the role '${registration.role}' does not declare the tool '${definition.name}'`);
@@ -140,7 +153,8 @@ export class ToolGate implements ToolGateApi {
     const ns = registration.namespace;
     if (!ns) throw refuse('WORKSPACE_NOT_READY', `the workspace of '${conversation}' has no namespace yet`);
     const input = valid.value;
-    if (!definition.writes) return this.runReading(conversation, definition, input, registration, context);
+    trace.paths = definition.paths(input);
+    if (!definition.writes) return this.runReading(conversation, definition, input, registration, context, trace);
     // The door is entered before the paths are resolved (which reads the disk), so a write
     // issued before a release began holds the door from the moment it is called; what the
     // paths alone refuse is refused first, without entering it.
@@ -157,7 +171,7 @@ export class ToolGate implements ToolGateApi {
         throw refuse('OCCUPIED', `the workspace of '${conversation}' is held for exclusive write by another holder`);
       const resolved = await this.resolvePaths(ns, definition, input);
       if (!Array.isArray(resolved)) return resolved;
-      return await this.runInside(conversation, definition, input, resolved, registration, context);
+      return await this.runInside(conversation, definition, input, resolved, registration, context, trace);
     } finally {
       pass?.leave();
     }
@@ -176,6 +190,7 @@ export class ToolGate implements ToolGateApi {
     input: unknown,
     registration: Registration,
     context: CallContext,
+    trace: CallTrace,
   ): Promise<ToolResult> {
     const ns = registration.namespace!;
     const paths = definition.paths(input);
@@ -187,7 +202,7 @@ export class ToolGate implements ToolGateApi {
       } catch (e) {
         return { ok: false, error: toToolError(e, ns) };
       }
-      const result = await this.runInside(conversation, definition, input, written, registration, context);
+      const result = await this.runInside(conversation, definition, input, written, registration, context, trace);
       if (result.ok || result.error.code !== 'SYMLINK_ESCAPE') return result;
       first = { written, result };
     }
@@ -195,7 +210,7 @@ export class ToolGate implements ToolGateApi {
     if (!Array.isArray(resolved)) return resolved;
     // No link to follow after all (it changed meanwhile): the first answer stands.
     if (first && resolved.every((r, i) => r.path === first.written[i].path)) return first.result;
-    return this.runInside(conversation, definition, input, resolved, registration, context);
+    return this.runInside(conversation, definition, input, resolved, registration, context, trace);
   }
 
   /**
@@ -223,8 +238,10 @@ export class ToolGate implements ToolGateApi {
     resolved: Resolved[],
     registration: Registration,
     context: CallContext,
+    trace: CallTrace,
   ): Promise<ToolResult> {
     const ns = registration.namespace!;
+    trace.paths = resolved.map((r) => ns.display(r.path));
     const ctx = {
       conversation,
       disclosure: registration.disclosure,

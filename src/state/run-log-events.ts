@@ -113,6 +113,15 @@ export interface RunEventData {
   // Work and subagents.
   'work.commit': { sha: string; files: number };
   'work.failed': { op: string; code: string; message: string };
+  'work.apply': {
+    applied: number;
+    conflicts: number;
+    skipped: number;
+    unchanged: number;
+    resumed: boolean;
+    /** The paths applied, then the conflicting ones, at most 100 (never contents). */
+    paths: string[];
+  };
   'subagent.start': { parent: string; base: string };
   'subagent.land': { parent: string; from: string; to: string; commits: number };
   'subagent.landed': { parent: string; head: string; commits: number };
@@ -158,7 +167,7 @@ export type EventDraft<T extends RunEventType = RunEventType> = {
 /** One line per event type: what happened. */
 export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   tool_call:
-    'A tool call went through the gate: the tool, its outcome (ok or the error code) and how long it took; never arguments or contents.',
+    'A tool call went through the gate: the tool (and clientTool, the name the client called where a profile maps it), its outcome (ok or the error code), how long it took and the paths it named (as resolved; for grep and list the folder searched); never other arguments or contents.',
   exec: 'gatefs ran a command on the host (git, a check): its task tag, conversation chain, argv, folder, exit code, signal and duration; never output.',
   'host.start': 'A host opened the state directory: how it confines workspaces and how many are recorded.',
   'registry.unavailable':
@@ -201,6 +210,8 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   'recover.unavailable': 'A recovered workspace could not be registered for tool calls.',
   'work.commit': 'A commit was made on a workspace’s branch (the commit tool or gatefs commit): its sha and how many files it changed.',
   'work.failed': 'diff, commit or submit failed unexpectedly for a workspace: the operation, the code and the message.',
+  'work.apply':
+    'A copy workspace’s changes were applied to its source folder (gatefs apply; not for --dry-run): how many paths were applied, conflicted, skipped or already there, whether an interrupted apply was finished, and the paths.',
   'subagent.start': 'A subagent was started from its parent’s branch head (base).',
   'subagent.land': "A subagent's landing on its parent's branch began: the parent's head (from), the child's (to), the commits.",
   'subagent.landed': "A subagent landed on its parent's branch and was released.",

@@ -384,7 +384,9 @@ export const CLAUDE_CODE_PROFILE: ToolProfile = {
     const valid = validate(args);
     if (!valid.ok) return own({ code: 'INVALID_INPUT', message: valid.message });
     try {
-      return await tool.run(valid.value as never, { gate, view, refuse: (error) => refusal(name, error, tool.fields, view) });
+      // The gate records the name the client called (`Glob`, `LS`, …) beside the gate tool's.
+      const named = gate.as(name);
+      return await tool.run(valid.value as never, { gate: named, view, refuse: (error) => refusal(name, error, tool.fields, view) });
     } catch (e) {
       // A refusal of the profile's own mapping (an unknown type, an unusable glob list); anything else is a bug.
       if (e instanceof ToolFailure) return own(e.toToolError());

@@ -18,6 +18,11 @@ export interface ProfileGate {
   readonly conversation: string;
   /** One gated call of a gate tool (`read`, `edit`, …). Never throws. */
   call(tool: string, args: unknown): Promise<ToolResult>;
+  /**
+   * This gate for the calls one of the profile's own tools makes (`Glob`, `LS`, `Bash`, …): the
+   * run log records that name as the call's `clientTool` where it differs from the gate tool.
+   */
+  as(clientTool: string): ProfileGate;
 }
 
 /** How an MCP server names and shapes the gate's tools (see the file comment). */
@@ -45,8 +50,8 @@ export const GATEFS_PROFILE: ToolProfile = {
  * The `ProfileGate` of `host` for one conversation and occupancy holder. A throw from the gate
  * (it promises never to) becomes `INTERNAL` without its message, which could carry a host path.
  */
-export function gateOf(host: Pick<Host, 'gate'>, conversation: string, holder: string | undefined): ProfileGate {
-  const context = holder ? { holder } : undefined;
+export function gateOf(host: Pick<Host, 'gate'>, conversation: string, holder: string | undefined, clientTool?: string): ProfileGate {
+  const context = holder || clientTool ? { ...(holder ? { holder } : {}), ...(clientTool ? { clientTool } : {}) } : undefined;
   return {
     conversation,
     async call(tool, args) {
@@ -56,5 +61,6 @@ export function gateOf(host: Pick<Host, 'gate'>, conversation: string, holder: s
         return { ok: false, error: { code: 'INTERNAL', message: 'the gate failed unexpectedly' } };
       }
     },
+    as: (name) => gateOf(host, conversation, holder, name),
   };
 }
