@@ -13,7 +13,7 @@
  * It only looks at names on disk (`.git`, `gatefs.origin`); it never runs git and never follows
  * what a `.git` file points to.
  */
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from './usage-error.js';
 
@@ -67,6 +67,25 @@ function enclosingWorkspace(folder: string): { stateDir: string; id: string } | 
  */
 export function defaultRepoFolder(cwd: string): string {
   return gitTop(resolve(cwd)) ?? resolve(cwd);
+}
+
+/** True when `folder` or a folder above it holds a `.git` entry (where git would find a repository). */
+export function isInGitWorkTree(folder: string): boolean {
+  return gitTop(resolve(folder)) !== null;
+}
+
+/**
+ * What is at `path`, following links as a `--repo` folder is followed: a `folder`, `missing`
+ * (nothing, or a path through a file), `other` (a file, a device), or `unknown` (it cannot be
+ * looked at: no permission, …).
+ */
+export function folderKind(path: string): 'folder' | 'missing' | 'other' | 'unknown' {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unknown';
+  }
 }
 
 /** The nearest folder at or above `folder` holding a `.git` entry (folder or file), or null. */

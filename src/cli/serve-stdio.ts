@@ -11,9 +11,10 @@ import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { watchStopSignals } from './stop-signals.js';
 import { takeEarlyServe } from './early-serve.js';
-import { remedyFor } from './remedy.js';
+import { checkBeforeConnect, problemOf, type ConnectArgs } from './connect-check.js';
 import {
   answerInitializeEarly,
+  problemText,
   SERVER_CAPABILITIES,
   workspaceInstructions,
   gatefsVersion,
@@ -22,15 +23,15 @@ import {
 import { clientWindow } from '../ports/client-window.js';
 import { randomIds } from '../ports/ids.js';
 import { standardInput, standardOutput, workingFolder } from '../ports/process-io.js';
-import { codeOf } from '../../vfs/coded-error.js';
-import { ManifestError } from '../manifest/manifest-error.js';
 import type { Host } from '../host/composition/index.js';
 
 /**
  * `serve` over stdio: answers `initialize` before anything heavy loads, then opens the host,
  * chooses the conversation, prepares and occupies its workspace in the background while it
- * serves (`WorkspaceReadiness`). Exit 1 (with the error on stderr) when the session ended
- * without its workspace ever being ready.
+ * serves (`WorkspaceReadiness`). A cause known before the answer (`checkBeforeConnect`) ends its
+ * instructions; every refused call carries the cause's text and facts (`problemOf`). Warns on
+ * stderr when stdin is a terminal (a person typed the command, no client is attached). Exit 1
+ * (with the error on stderr) when the session ended without its workspace ever being ready.
  */
 export async function serveOverStdio(
   role: string | undefined,
@@ -40,6 +41,13 @@ export async function serveOverStdio(
   const choice = conversationFlag(flags.conversation);
   const fixed = choice === AUTO ? undefined : choice;
   const taken = takeEarlyServe();
+  const args: ConnectArgs = {
+    ...(typeof flags.repo === 'string' ? { repo: flags.repo } : {}),
+    ...(typeof flags.manifest === 'string' ? { manifest: flags.manifest } : {}),
+    ...(typeof flags['state-dir'] === 'string' ? { stateDir: flags['state-dir'] } : {}),
+    ...(role ? { role } : {}),
+  };
+  const problem = taken?.problem ?? checkBeforeConnect(args, globals).catch(() => null);
   const early =
     taken?.early ??
     answerInitializeEarly({
@@ -49,10 +57,19 @@ export async function serveOverStdio(
         name: 'gatefs',
         version: gatefsVersion(),
         capabilities: SERVER_CAPABILITIES,
-        instructions: workspaceInstructions(fixed, profileName),
+        instructions: problem.then((p) => workspaceInstructions(fixed, profileName, p)),
       },
     });
   const stop = taken?.stop ?? watchStopSignals(out.progress);
+  if (standardInput().isTTY)
+    out.progress(
+      'stdin is a terminal: gatefs serve expects an MCP client (Claude Code, Cursor, the MCP Inspector) to talk to it over ' +
+        'stdin and stdout; see gatefs serve --help for the client config. To try the tools by hand: gatefs demo, or ' +
+        'gatefs prepare my-task then gatefs call my-task read \'{"path":"README.md"}\'. Serving anyway; Ctrl-C stops.',
+    );
+  const context = { args, globals, hostPaths: true };
+  const explain = (e: unknown) => problemText(problemOf(e, context));
+  const detailsOf = (e: unknown) => ({ ...problemOf(e, context).details });
   try {
     const [{ serveStdio, WorkspaceReadiness }, { newHolderId }, { profileNamed }] = await Promise.all([
       import('../mcp/stdio/index.js'),
@@ -72,13 +89,18 @@ export async function serveOverStdio(
       ...(role ? { role } : {}),
       holder,
       log: out.progress,
-      explain: clientSafeReason,
+      explain,
+      detailsOf,
     });
+    const found = await problem; // settles the early answer first: its instructions and the SDK's agree
+    if (found) out.progress(`the workspace cannot be prepared: ${problemText(found)} (the client's instructions say so)`);
     const end = await serveStdio(readiness, {
       ...(fixed ? { conversation: fixed } : {}),
       stop: stop.stopped,
       log: out.progress,
-      explain: clientSafeReason,
+      explain,
+      detailsOf,
+      problem: found,
       input: early.handOver(),
       output: standardOutput(),
       profile: profileNamed(profileName),
@@ -123,12 +145,4 @@ function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): {
   const { conversation, how } = host.autoConversation({ folder, window });
   const why = { reconnected: 'this window reconnected', reused: "a closed window's workspace, continued", new: 'a new workspace' }[how];
   return { conversation, note: `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}` };
-}
-
-/** What a client may read about a failure: its code, the manifest key, and what to do; never a host path. */
-function clientSafeReason(e: unknown): string {
-  const code = codeOf(e);
-  const key = e instanceof ManifestError && e.keyPath ? ` at ${e.keyPath}` : '';
-  const remedy = remedyFor(code) ?? "the gatefs server's log (its stderr) says why";
-  return `${code ?? 'an unexpected error'}${key}: ${remedy}`;
 }

@@ -3,7 +3,7 @@
  * The first signal resolves `stopped` with its name, so the server can finish the calls in
  * flight and free the workspace's occupancy before the process ends; a second signal while that
  * runs ends the process at once (exit code 128 + the signal's number, as a shell reports it),
- * for a stop that hangs. MCP clients send SIGTERM after closing stdin; a terminal sends SIGINT
+ * for a stop that hangs; the first signal's line says so ("press Ctrl-C again to stop now"). MCP clients send SIGTERM after closing stdin; a terminal sends SIGINT
  * (Ctrl-C) or SIGHUP (closed).
  */
 import { exitNow } from '../ports/process-io.js';
@@ -32,7 +32,8 @@ export function watchStopSignals(log: (line: string) => void): StopWatch {
       exitNow(128 + SIGNALS[name]);
     }
     stopping = true;
-    log(`${name} received: finishing the calls in flight and freeing the workspace`);
+    const again = name === 'SIGINT' ? 'press Ctrl-C again' : `send ${name} again`;
+    log(`${name} received: finishing the calls in flight and freeing the workspace; ${again} to stop now`);
     resolve(name);
   });
   return {

@@ -80,6 +80,17 @@ export class ManifestError extends CodedError<ManifestErrorCode, ManifestErrorDa
     return this.data.line;
   }
 
+  /**
+   * The value the manifest holds there, as the detail quotes it (`worktre` from
+   * `expected one of shared, worktree, copy, got "worktre"`); null when the detail names none.
+   */
+  get got(): string | null {
+    const m = /, got (.+)$/.exec(this.detail);
+    if (!m) return null;
+    const value = m[1]!;
+    return /^".*"$/.test(value) ? value.slice(1, -1) : value;
+  }
+
   /** The same error, located in `origin` (used once the YAML position is known). */
   at(origin: ManifestErrorOrigin): ManifestError {
     return new ManifestError(this.code, this.keyPath, this.detail, origin, { cause: this.cause });

@@ -30,6 +30,11 @@ interface ServerIdentity {
   instructions?: string;
 }
 
+/** The server's identity, its instructions possibly still being worked out (a check of the workspace's cause). */
+interface EarlyServerIdentity extends Omit<ServerIdentity, 'instructions'> {
+  instructions?: string | Promise<string>;
+}
+
 /** The result the SDK's `Server` gives an initialize asking for `requested` (see `_oninitialize`). */
 export function initializeResult(requested: unknown, server: ServerIdentity): Record<string, unknown> {
   const known = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested);
@@ -62,7 +67,11 @@ export interface EarlyAnswer {
 interface EarlyInitializeOptions {
   stdin: Readable;
   stdout: Writable;
-  server: ServerIdentity;
+  /**
+   * Who answers. Instructions given as a promise delay the answer until they settle (a rejected
+   * one answers without them); when `handOver` comes first, the request is left to the SDK.
+   */
+  server: EarlyServerIdentity;
   /** Called once the answer is written. */
   onAnswered?: (answer: EarlyAnswer) => void;
 }
@@ -70,6 +79,7 @@ interface EarlyInitializeOptions {
 /** Starts reading `stdin` (see the file comment). */
 export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: EarlyInitializeOptions): EarlyInitialize {
   let watching = true;
+  let handedOver = false;
   let ended = false;
   let answered: EarlyAnswer | null = null;
   const chunks: Buffer[] = [];
@@ -90,9 +100,16 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
     watching = false;
     const request = initializeRequest(head.subarray(0, newline));
     if (request === null) return;
-    answered = { id: request.id, result: initializeResult(request.protocolVersion, server) };
-    stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: answered.id, result: answered.result })}\n`);
-    onAnswered?.(answered);
+    const answer = (instructions: string | undefined) => {
+      if (handedOver) return; // the SDK's server answers it now
+      const { name, version, capabilities } = server;
+      const identity = { name, version, capabilities, ...(instructions === undefined ? {} : { instructions }) };
+      answered = { id: request.id, result: initializeResult(request.protocolVersion, identity) };
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: answered.id, result: answered.result })}\n`);
+      onAnswered?.(answered);
+    };
+    if (typeof server.instructions === 'object') server.instructions.then(answer, () => answer(undefined));
+    else answer(server.instructions);
   };
   const onEnd = () => (ended = true);
   stdin.on('data', onData);
@@ -100,6 +117,7 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
   return {
     handOver() {
       watching = false;
+      handedOver = true;
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       stdin.pause();

@@ -11,3 +11,9 @@ export { answerInitializeEarly, type EarlyAnswer, type EarlyInitialize } from '.
 export { SERVER_CAPABILITIES, workspaceInstructions } from './instructions.js';
 export { PROFILE_NAMES, isProfileName, type ProfileName } from './profile-name.js';
 export { gatefsVersion } from './version.js';
+export {
+  problemInstructions,
+  problemText,
+  type WorkspaceProblem,
+  type WorkspaceProblemDetails,
+} from './workspace-problem.js';

@@ -5,12 +5,20 @@
  */
 
 import type { ProfileName } from './profile-name.js';
+import { problemInstructions, type WorkspaceProblem } from './workspace-problem.js';
 
 /**
  * The instructions for `conversation`, or for a session whose conversation is chosen later
- * (`--conversation auto`), under the tool profile `profile` (default `gatefs`).
+ * (`--conversation auto`), under the tool profile `profile` (default `gatefs`). A `problem` known
+ * before the answer (the workspace cannot be prepared) ends them, so the agent reads the cause
+ * before its first call.
  */
-export function workspaceInstructions(conversation?: string, profile: ProfileName = 'gatefs'): string {
+export function workspaceInstructions(conversation?: string, profile: ProfileName = 'gatefs', problem?: WorkspaceProblem | null): string {
+  const text = profileInstructions(conversation, profile);
+  return problem ? `${text}\n\n${problemInstructions(problem)}` : text;
+}
+
+function profileInstructions(conversation: string | undefined, profile: ProfileName): string {
   const where = conversation === undefined ? 'this client window' : `conversation "${conversation}"`;
   const root = conversation === undefined ? '/worktrees/<conversation>' : `/worktrees/${conversation}`;
   const base =

@@ -4,7 +4,7 @@
  * stdio `WorkspaceReadiness`, over HTTP `HttpReadiness` for a conversation `--allow-new` prepares).
  *
  * - `initialize` needs nothing (it is often answered before this server even exists:
- *   `initialize/early-initialize.ts`).
+ *   `initialize/early-initialize.ts`); a cause known by then (`options.problem`) ends its instructions.
  * - `tools/list` waits for the host to open and the conversation to be chosen (well under a
  *   second), then lists the role's tools, prepared or not. When the host cannot open (a broken
  *   `gatefs.yaml`, an untrusted state directory) it answers a JSON-RPC error saying why.
@@ -20,7 +20,7 @@ import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { trackCall } from './calls-in-flight.js';
 import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
-import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/index.js';
+import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions, type WorkspaceProblem } from '../initialize/index.js';
 import type { ReadinessSource } from './readiness.js';
 
 /** How often a waiting call is sent a progress notification, in ms. */
@@ -30,8 +30,12 @@ const PROGRESS_EVERY_MS = 1000;
 interface WaitingServerOptions {
   /** The conversation named in the instructions (undefined: chosen later, `--conversation auto`). */
   conversation?: string;
-  /** A failure the client may see (no host paths). */
+  /** A failure as the client reads it: what is wrong and what to do. */
   explain: (e: unknown) => string;
+  /** The facts of a failure, sent as `tools/list`'s JSON-RPC error data. */
+  detailsOf?: (e: unknown) => Record<string, unknown>;
+  /** Why the workspace cannot be prepared, when known before `initialize`: the instructions end with it. */
+  problem?: WorkspaceProblem | null;
   /** The names and shapes the tools are offered under (default: `GATEFS_PROFILE`). */
   profile?: ToolProfile;
 }
@@ -41,14 +45,14 @@ export function createWaitingMcpServer(readiness: ReadinessSource, options: Wait
   const profile = options.profile ?? GATEFS_PROFILE;
   const server = new Server(
     { name: 'gatefs', version: gatefsVersion() },
-    { capabilities: { ...SERVER_CAPABILITIES }, instructions: workspaceInstructions(options.conversation, profile.name) },
+    { capabilities: { ...SERVER_CAPABILITIES }, instructions: workspaceInstructions(options.conversation, profile.name, options.problem) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
       const declared = await readiness.tools();
       return { tools: profile.tools(declared, readiness.conversationId ?? options.conversation) };
     } catch (e) {
-      throw new McpError(ErrorCode.InternalError, `gatefs cannot serve this workspace: ${options.explain(e)}`);
+      throw new McpError(ErrorCode.InternalError, `gatefs cannot serve this workspace: ${options.explain(e)}`, options.detailsOf?.(e));
     }
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { callsSettled, createWaitingMcpServer, type Readiness } from '../protocol/index.js';
 import type { ToolProfile } from '../profiles/index.js';
 import { CappedStdioTransport } from './capped-stdio-transport.js';
-import type { EarlyAnswer } from '../initialize/index.js';
+import type { EarlyAnswer, WorkspaceProblem } from '../initialize/index.js';
 import type { WorkspaceReadiness } from './workspace-readiness.js';
 
 /** Options of `serveStdio`. */
@@ -22,8 +22,12 @@ interface StdioServeOptions {
   stop?: Promise<string>;
   /** One-line notes for the operator (the CLI passes stderr). */
   log?: (line: string) => void;
-  /** A failure the client may see (no host paths). */
+  /** A failure as the client reads it: what is wrong and what to do. */
   explain: (e: unknown) => string;
+  /** The facts of a failure for `tools/list`'s error data (the folder, file, line, the value it got). */
+  detailsOf?: (e: unknown) => Record<string, unknown>;
+  /** Why the workspace cannot be prepared, when known before the initialize answer: the instructions end with it. */
+  problem?: WorkspaceProblem | null;
   /** The names and shapes the tools are offered under (`--profile`; default: the gate's own). */
   profile?: ToolProfile;
   /** stdin as the early initialize reader hands it over (`EarlyInitialize.handOver`), and what it answered. */
@@ -51,6 +55,8 @@ export async function serveStdio(readiness: WorkspaceReadiness, options: StdioSe
     const server = createWaitingMcpServer(readiness, {
       conversation: options.conversation,
       explain: options.explain,
+      ...(options.detailsOf ? { detailsOf: options.detailsOf } : {}),
+      ...(options.problem ? { problem: options.problem } : {}),
       ...(options.profile ? { profile: options.profile } : {}),
     });
     const transport = new CappedStdioTransport({

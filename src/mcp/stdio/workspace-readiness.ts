@@ -7,9 +7,10 @@
  *
  * A step that fails is not final: the next call that needs it runs it again (a workspace another
  * window held may be free by then; a manifest fixed on disk is not re-read, the host is kept).
- * A failure is answered with a tool error whose text says what failed and what to do, never a
- * host path (the operator's stderr gets the full line): `OCCUPIED` when another live session
- * holds the workspace, else `WORKSPACE_NOT_READY`.
+ * A failure is answered with a tool error whose text says what failed and what to do, and whose
+ * `details` carry the facts (`options.explain`, `options.detailsOf`: the folder, the manifest's
+ * file and line, the value it got): `OCCUPIED` when another live session holds the workspace,
+ * else `WORKSPACE_NOT_READY`.
  */
 import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 import type { ToolDescriptor, ToolError } from '../../../tools/index.js';
@@ -32,8 +33,10 @@ interface ReadinessOptions {
   holder: string;
   /** One-line notes for the operator (stderr). */
   log: (line: string) => void;
-  /** The client-safe text of a failure (its code and what to do; no host path). */
+  /** A failure as the client reads it: what is wrong (the folder, file:line, the value it got) and what to do. */
   explain: (e: unknown) => string;
+  /** The facts of a failure, for the tool error's `details` (the folder, file, line, got). */
+  detailsOf?: (e: unknown) => Record<string, unknown>;
 }
 
 /** The host is open and the conversation known. */
@@ -187,6 +190,7 @@ export class WorkspaceReadiness implements ReadinessSource {
       : {
           code: 'WORKSPACE_NOT_READY',
           message: `the workspace of "${conversation}" could not be made ready (${codeOf(e) ?? 'an unexpected error'}): ${why}; the next call tries again`,
+          ...(this.options.detailsOf ? { details: this.options.detailsOf(e) } : {}),
         };
     return { ok: false, error, cause: e };
   }
