@@ -90,22 +90,32 @@ describe('ToolGate: registration, role, occupancy (steps 2, 3, 5)', () => {
 });
 
 describe('ToolGate: audit and internal errors (step 6)', () => {
-  it('appends exactly one tool_call record per call, with outcome and duration, never contents or paths', async () => {
+  it('appends exactly one tool_call record per call, with outcome, duration and the paths named, never contents', async () => {
     const s = setupGate();
-    addWorkspace(s, 'a', { files: { 'secret-name.txt': 'TOP SECRET CONTENT' } });
+    addWorkspace(s, 'a', { files: { 'secret-name.txt': 'TOP SECRET CONTENT', 'docs/a.md': 'x' } });
     await s.gate.call('a', 'read', { path: 'secret-name.txt' });
     await s.gate.call('a', 'read', { path: 'missing.txt' });
     await s.gate.call('a', 'write', { path: 'new.txt', content: 'MORE SECRET' });
     await s.gate.call('a', 'grep', { pattern: 'SECRET', output: 'content' });
-    await s.gate.call('a', 'bogus', {});
+    await s.gate.call('a', 'list', { path: './docs/' }, { clientTool: 'LS' });
+    await s.gate.call('a', 'read', { path: '../outside.txt' });
+    await s.gate.call('a', 'read', { nope: 1 });
+    await s.gate.call('a', 'bogus', {}, { clientTool: 'Bogus' });
     expect(s.log).toEqual([
-      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'ok', durationMs: 1 } },
-      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'NOT_FOUND', durationMs: 1 } },
-      { type: 'tool_call', conversation: 'a', data: { tool: 'write', outcome: 'ok', durationMs: 1 } },
-      { type: 'tool_call', conversation: 'a', data: { tool: 'grep', outcome: 'ok', durationMs: 1 } },
-      { type: 'tool_call', conversation: 'a', data: { tool: '(unknown)', outcome: 'TOOL_NOT_ALLOWED', durationMs: 1 } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'ok', durationMs: 1, paths: ['secret-name.txt'] } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'NOT_FOUND', durationMs: 1, paths: ['missing.txt'] } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'write', outcome: 'ok', durationMs: 1, paths: ['new.txt'] } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'grep', outcome: 'ok', durationMs: 1, paths: ['.'] } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'list', outcome: 'ok', durationMs: 1, paths: ['docs'], clientTool: 'LS' } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'PATH_ESCAPE', durationMs: 1, paths: ['../outside.txt'] } },
+      { type: 'tool_call', conversation: 'a', data: { tool: 'read', outcome: 'INVALID_INPUT', durationMs: 1 } },
+      {
+        type: 'tool_call',
+        conversation: 'a',
+        data: { tool: '(unknown)', outcome: 'TOOL_NOT_ALLOWED', durationMs: 1, clientTool: 'Bogus' },
+      },
     ]);
-    expect(JSON.stringify(s.log)).not.toMatch(/SECRET|secret-name|new\.txt/);
+    expect(JSON.stringify(s.log)).not.toMatch(/SECRET|CONTENT/);
   });
 
   it('turns an unexpected throw into INTERNAL once, without leaking its message', async () => {
