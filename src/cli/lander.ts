@@ -29,7 +29,7 @@ export const landerCommand: Command = {
   name: 'lander',
   summary: 'land queued submissions (run, or keep running with --watch) and show the queue (status)',
   usage: 'gatefs lander run [--target BRANCH] [--watch] [--interval SECONDS] | gatefs lander status',
-  positionals: ['action'],
+  positionals: ['action?'],
   options: { target: { type: 'string' }, watch: { type: 'boolean' }, interval: { type: 'string' } },
   optionHelp: [
     ['--target BRANCH', 'run: only the queue of this branch (default: every branch with queued work)'],
@@ -50,9 +50,19 @@ export const landerCommand: Command = {
     const action = ctx.args[0];
     if (action === 'status') return showStatus(ctx);
     if (action === 'run') return runLander(ctx);
-    throw new UsageError(`lander needs an action: run or status (got "${String(action).slice(0, 40)}")`, 'lander');
+    const got = action === undefined ? '' : ` (got "${terminalSafeLine(action.slice(0, 40))}")`;
+    throw new UsageError(
+      `lander needs an action${got}:\n${LANDER_ACTIONS.map(([a, what]) => `  ${a.padEnd(7)}${what}`).join('\n')}`,
+      'lander',
+    );
   },
 };
+
+/** The actions of `gatefs lander`, listed when none (or an unknown one) is given. */
+const LANDER_ACTIONS: readonly (readonly [string, string])[] = [
+  ['run', 'land every queued submission once (--watch: keep landing new ones; --target BRANCH: one queue)'],
+  ['status', 'show the queue: each submission, its state, and why it failed or is blocked'],
+];
 
 async function showStatus({ globals, out }: CommandContext): Promise<number> {
   // A read-only look: where there is no state yet the queue is empty, and nothing is created.
@@ -157,9 +167,24 @@ function printReport(json: boolean, out: CommandContext['out'], report: DrainRep
   out.print(lines.length > 0 ? lines.join('\n') : 'nothing to land');
 }
 
-/** The queue as a table. */
+/**
+ * The queue as a table, then a line for each submission that is blocked (why, and what unblocks
+ * it) or failed (what its submitter was told). Agent- and repository-written text (file names, a
+ * check's message) is shown terminal-safe on one line.
+ */
 function formatQueue(rows: readonly SubmissionStatus[]): string {
   if (rows.length === 0) return 'The queue is empty. Submit work with: gatefs submit <conversation> --divergence None';
+  const notes: string[] = [];
+  for (const s of rows) {
+    if (s.blocked)
+      notes.push(`${s.id} is blocked: ${terminalSafeLine(s.blocked.why)}.\n  To unblock: ${terminalSafeLine(s.blocked.unblock)}.`);
+    else if (s.failure !== null)
+      notes.push(`${s.id} failed: ${terminalSafeLine(s.failure)} (${s.conversation} reads the details with the messages tool)`);
+  }
+  return [queueTable(rows), ...(notes.length > 0 ? ['', ...notes] : [])].join('\n');
+}
+
+function queueTable(rows: readonly SubmissionStatus[]): string {
   return formatTable(
     ['SUBMISSION', 'CONVERSATION', 'TARGET', 'STATE', 'COMMIT', 'LANDED', 'PUSH', 'REASON'],
     rows.map((s) => [
@@ -170,7 +195,7 @@ function formatQueue(rows: readonly SubmissionStatus[]): string {
       s.commit.slice(0, 12),
       s.landedSha?.slice(0, 12),
       s.pushError ? `failing (${s.pushAttempts} tries)` : s.pushAttempts > 0 ? 'pushed' : '',
-      s.reason,
+      s.blocked ? `blocked: ${s.reason}` : s.reason,
     ]),
   );
 }

@@ -1,6 +1,8 @@
 /**
  * The lander's checks over one candidate: run one after another in the lander's checkout (each
- * with its timeout and the submitter's conversation chain), stopping at the first failure. Used
+ * with its timeout and the submitter's conversation chain), stopping at the first failure, whose
+ * report names every check that ran with its exit code and duration, and the failing one's output
+ * tail. Used
  * for a submission's candidate and again for its re-merge onto a remote that moved.
  */
 import type { CheckRun, CheckRunner, CheckSpec } from '../ports/index.js';
@@ -25,13 +27,19 @@ export async function runChecks(
   for (const check of checks) {
     const run = await runner.run(check, dir, chain);
     ran();
+    if (run.exitCode !== 0 || run.timedOut) return { ok: false, failure: checkFailure(check, run, results) };
     results.push({ name: check.name, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs });
-    if (run.exitCode !== 0 || run.timedOut) return { ok: false, failure: checkFailure(check, run) };
   }
   return { ok: true, results };
 }
 
-function checkFailure(check: CheckSpec, run: CheckRun): Extract<LanderFailure, { check: string }> {
+/**
+ * The failure of `check`: its name, exit code, duration and output tail (the runner keeps at
+ * most `CHECK_OUTPUT_BYTES` of it), and every check that ran before it (`passed`) with the failing
+ * one last, so the submitter sees what ran, how it ended and how long each took.
+ */
+function checkFailure(check: CheckSpec, run: CheckRun, passed: readonly CheckSummary[]): Extract<LanderFailure, { check: string }> {
+  const failed = { name: check.name, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs };
   return {
     reason: run.timedOut ? 'CHECK_TIMED_OUT' : 'CHECK_FAILED',
     message: run.timedOut
@@ -42,5 +50,7 @@ function checkFailure(check: CheckSpec, run: CheckRun): Extract<LanderFailure, {
     timedOut: run.timedOut,
     output: run.output,
     outputTruncated: run.truncated,
+    durationMs: run.durationMs,
+    checks: [...passed, { ...failed, output: run.output, outputTruncated: run.truncated }],
   };
 }

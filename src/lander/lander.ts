@@ -14,7 +14,8 @@
  * 3. record `checked`; move the target from that head to the candidate by compare-and-swap and
  *    read it back — a target that moved meanwhile (a person's commit) sends the submission back
  *    to step 1 (re-merged, re-checked, never a lost commit); a move that would overwrite the
- *    checked-out checkout's uncommitted, untracked or ignored files is `blocked` (nothing moves);
+ *    checked-out checkout's uncommitted, untracked or ignored files is `blocked` (nothing moves;
+ *    why is recorded on the submission until it moves on);
  * 4. record `landed.sha` (written once: the store refuses to change it); push with retries
  *    (landing-push.ts: a failure or an unreachable remote keeps the local landing and the next
  *    run tries again; a remote another lander moved gets the landing re-merged onto its head,
@@ -286,11 +287,13 @@ export class Lander {
     const candidate = sub.candidateSha;
     const moved = expected === candidate ? { outcome: 'moved' as const } : await git.fastForward(sub.target, expected, candidate, context);
     if (moved.outcome === 'blocked') {
-      this.options.store.runLog.append({
-        type: 'lander.blocked',
-        conversation: sub.conversation,
-        data: { submission: sub.id, reason: moved.reason, files: moved.files },
-      });
+      // Recorded on the submission (why, and since when) for `lander status` and the submitter's `messages`.
+      const blocked = { reason: moved.reason, files: moved.files, at: this.options.clock.now() };
+      this.steps.record(
+        sub,
+        { state: 'checked', blocked },
+        { type: 'lander.blocked', data: { submission: sub.id, reason: moved.reason, files: moved.files } },
+      );
       report.blocked.push({ submission: sub.id, reason: moved.reason, files: moved.files });
       return 'stop';
     }
@@ -300,7 +303,8 @@ export class Lander {
       const contains = head !== null && (head === candidate || (await git.isAncestor(candidate, head, context)));
       if (!contains) {
         // Someone moved the target after the candidate was checked: merge and check again.
-        this.steps.record(sub, { state: 'queued' }, { type: 'lander.target_moved', data: { submission: sub.id, expected, head } });
+        const patch = { state: 'queued', ...(sub.blocked ? { blocked: null } : {}) } as const;
+        this.steps.record(sub, patch, { type: 'lander.target_moved', data: { submission: sub.id, expected, head } });
         return 'continue';
       }
       // Moved by an earlier run of this lander that died before recording it (and maybe built on since).
@@ -310,7 +314,7 @@ export class Lander {
     }
     const landed = this.steps.record(
       sub,
-      { state: 'landed', landedSha },
+      { state: 'landed', landedSha, ...(sub.blocked ? { blocked: null } : {}) },
       { type: 'lander.landed', data: { submission: sub.id, landedSha, target: sub.target } },
     );
     this.steps.save('landed', landed);

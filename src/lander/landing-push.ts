@@ -168,8 +168,9 @@ export class LandingPush {
     if (merged.sha !== local) {
       const moved = await git.fastForward(sub.target, local, merged.sha, context);
       if (moved.outcome === 'blocked') {
-        this.steps.note(current, {}, { type: 'lander.blocked', data: { submission: sub.id, reason: moved.reason, files: moved.files } });
-        return { kind: 'blocked', reason: moved.reason, files: moved.files, sub: current };
+        const blocked = { reason: moved.reason, files: moved.files, at: this.options.clock.now() };
+        const event = { type: 'lander.blocked', data: { submission: sub.id, reason: moved.reason, files: moved.files } } as const;
+        return { kind: 'blocked', reason: moved.reason, files: moved.files, sub: this.steps.note(current, { blocked }, event) };
       }
       if (moved.outcome === 'stale') {
         // A person (or another lander of this clone) moved the branch: the next try starts over.
@@ -185,7 +186,13 @@ export class LandingPush {
   private confirm(sub: LandedSubmission, remoteSha: string, accepted: boolean): PushOutcome {
     const pushed = this.steps.record(
       sub,
-      { state: 'pushed', pushedSha: remoteSha, pushAttempts: sub.pushAttempts + 1, pushError: null },
+      {
+        state: 'pushed',
+        pushedSha: remoteSha,
+        pushAttempts: sub.pushAttempts + 1,
+        pushError: null,
+        ...(sub.blocked ? { blocked: null } : {}),
+      },
       { type: 'lander.pushed', data: { submission: sub.id, remote: this.options.push, pushedSha: remoteSha, accepted } },
     );
     this.steps.save('pushed', pushed);

@@ -16,7 +16,9 @@ const STARTER = `# gatefs.yaml: the roles your agents run as.
 roles:
   - name: agent
     # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
-    tools: [read, grep, list, edit, write]   # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, exec, exec_output, exec_kill, check
+    # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages,
+    # exec, exec_output, exec_kill, check   (diff, commit, submit bring work home; messages reads the landing's outcome)
+    tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages]
     workspace:
       backend: worktree         # shared | worktree | copy   (container is not available)
       # mounts:                 # extra places the agent sees, each with its own write flag

@@ -17,6 +17,7 @@ export const TOOL_NAMES = [
   'diff',
   'commit',
   'submit',
+  'messages',
   'exec',
   'exec_output',
   'exec_kill',

@@ -10,7 +10,9 @@ export { StateError, type StateErrorCode } from './state-error.js';
 export { type FileIdentity, formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from './state-origin.js';
 export { StateStore } from './store.js';
 export {
+  type BlockedMove,
   type CheckedSubmission,
+  type CheckResult,
   type CheckingSubmission,
   type CheckSummary,
   type LandedSubmission,

@@ -2,7 +2,9 @@
  * The `messages` table: the outbox of the messages port (`host.messages(conversation)`). Each
  * message is keyed by a submission-scoped request id (`UNIQUE`): writing the same message again
  * (a lander resuming after a crash) changes nothing, so each report, note and input exists once.
- * The lander writes a message in the same transaction as the step that produces it.
+ * The lander writes a message in the same transaction as the step that produces it. `read_at`
+ * records when the `messages` tool first returned a message to its conversation (the tool's
+ * `unread` reads what has none); nothing else about a message ever changes.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../ports/index.js';
@@ -22,6 +24,8 @@ export interface MessageRecord {
   submission: string | null;
   body: Record<string, unknown>;
   createdAt: number;
+  /** When the `messages` tool first returned it to its conversation; null while it has not. */
+  readAt: number | null;
 }
 
 /** What `deliver` takes. */
@@ -35,6 +39,7 @@ interface Row {
   submission: string | null;
   body: string;
   created_at: number;
+  read_at: number | null;
 }
 
 /** Prepared statements over `messages`. Construct once per connection. */
@@ -42,6 +47,9 @@ export class MessageTable {
   private readonly insert: Statement;
   private readonly byConversation: Statement;
   private readonly all: Statement;
+  private readonly unreadOf: Statement;
+  private readonly markOne: Statement;
+  private readonly markAll: (conversation: string, seqs: readonly number[], at: number) => number;
 
   constructor(
     db: Database,
@@ -53,6 +61,13 @@ export class MessageTable {
     );
     this.byConversation = db.prepare('SELECT * FROM messages WHERE conversation = ? ORDER BY seq');
     this.all = db.prepare('SELECT * FROM messages ORDER BY seq');
+    this.unreadOf = db.prepare('SELECT * FROM messages WHERE conversation = ? AND read_at IS NULL ORDER BY seq');
+    this.markOne = db.prepare('UPDATE messages SET read_at = @at WHERE seq = @seq AND conversation = @conversation AND read_at IS NULL');
+    this.markAll = db.transaction((conversation: string, seqs: readonly number[], at: number) => {
+      let marked = 0;
+      for (const seq of seqs) marked += this.markOne.run({ seq, conversation, at }).changes;
+      return marked;
+    });
   }
 
   /** Stores a message unless one with its request id exists. Result: true when it was new. */
@@ -71,15 +86,32 @@ export class MessageTable {
 
   /** The messages for `conversation` (every message when undefined), oldest first. */
   list(conversation?: string): MessageRecord[] {
-    const rows = (conversation === undefined ? this.all.all() : this.byConversation.all(conversation)) as Row[];
-    return rows.map((r) => ({
-      seq: r.seq,
-      requestId: r.request_id,
-      conversation: r.conversation,
-      kind: r.kind,
-      submission: r.submission,
-      body: JSON.parse(r.body) as Record<string, unknown>,
-      createdAt: r.created_at,
-    }));
+    return ((conversation === undefined ? this.all.all() : this.byConversation.all(conversation)) as Row[]).map(recordOf);
   }
+
+  /** The messages for `conversation` the `messages` tool has not returned yet, oldest first. */
+  unread(conversation: string): MessageRecord[] {
+    return (this.unreadOf.all(conversation) as Row[]).map(recordOf);
+  }
+
+  /**
+   * Marks the messages `seqs` of `conversation` read now (those already read keep their time; a
+   * seq of another conversation is left alone), in one transaction. Result: how many were marked.
+   */
+  markRead(conversation: string, seqs: readonly number[]): number {
+    return seqs.length === 0 ? 0 : this.markAll(conversation, seqs, this.clock.now());
+  }
+}
+
+function recordOf(r: Row): MessageRecord {
+  return {
+    seq: r.seq,
+    requestId: r.request_id,
+    conversation: r.conversation,
+    kind: r.kind,
+    submission: r.submission,
+    body: JSON.parse(r.body) as Record<string, unknown>,
+    createdAt: r.created_at,
+    readAt: r.read_at,
+  };
 }

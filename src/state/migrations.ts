@@ -151,6 +151,14 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'pushed_sha is recorded once and never changes'); END;
     `,
   },
+  {
+    version: 6,
+    description: 'messages.read_at: when the messages tool first returned a message; submissions.blocked: why a move is blocked',
+    sql: `
+      ALTER TABLE messages ADD COLUMN read_at INTEGER;
+      ALTER TABLE submissions ADD COLUMN blocked TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -27,6 +27,24 @@ export interface CheckSummary {
   durationMs: number;
 }
 
+/** One check that ran on a refused candidate: its summary, and for the one that failed the tail of its output. */
+export interface CheckResult extends CheckSummary {
+  /** The end of what it printed (at most `CHECK_OUTPUT_BYTES`), on the check that failed only. */
+  output?: string;
+  outputTruncated?: boolean;
+}
+
+/**
+ * Why the target's move to a checked candidate is blocked right now (the checkout that has the
+ * target checked out would lose files): `reason` (`UNCOMMITTED_CHANGES`, `UNTRACKED_FILES`), the
+ * files in the way, and when it was found. Cleared once the submission moves on.
+ */
+export interface BlockedMove {
+  reason: string;
+  files: string[];
+  at: number;
+}
+
 /** Why the lander refused a submission: what the submitter's input says (the `reason` is stable). */
 export type LanderFailure =
   /** The target branch does not exist. */
@@ -44,6 +62,10 @@ export type LanderFailure =
       timedOut: boolean;
       output: string;
       outputTruncated: boolean;
+      /** How long the failing check ran (absent in records older than it). */
+      durationMs?: number;
+      /** Every check that ran on the candidate, in order, the failing one last with its output tail (absent in older records). */
+      checks?: CheckResult[];
     };
 
 /** What a submission that did not fail records about its checks: their results, or that the target already held the work. */
@@ -85,6 +107,8 @@ interface SubmissionBase {
   pushedSha: string | null;
   pushAttempts: number;
   pushError: string | null;
+  /** Why the target's move is blocked right now (a `checked` or `landed` submission), else null. */
+  blocked: BlockedMove | null;
   outcome: LandingOutcome;
   createdAt: number;
   updatedAt: number;
@@ -188,6 +212,7 @@ export interface SubmissionRow {
   pushed_sha: string | null;
   push_attempts: number;
   push_error: string | null;
+  blocked: string | null;
   outcome: string;
   created_at: number;
   updated_at: number;
@@ -261,6 +286,7 @@ function commonOf(row: SubmissionRow, bad: Bad): Omit<SubmissionBase, 'outcome'>
     pushedSha: row.pushed_sha,
     pushAttempts: row.push_attempts,
     pushError: row.push_error,
+    blocked: row.blocked === null ? null : blockedOf(parseJson(row.blocked, bad), bad),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -289,6 +315,19 @@ function isCheckSummary(v: unknown): v is CheckSummary {
     typeof v.timedOut === 'boolean' &&
     typeof v.durationMs === 'number'
   );
+}
+
+function blockedOf(v: unknown, bad: Bad): BlockedMove {
+  if (!isRecord(v) || typeof v.reason !== 'string' || !isStringList(v.files) || typeof v.at !== 'number')
+    throw bad('blocked does not say why (reason, files, at)');
+  return { reason: v.reason, files: v.files, at: v.at };
+}
+
+function isCheckResult(v: unknown): v is CheckResult {
+  if (!isRecord(v) || !isCheckSummary(v)) return false;
+  const { output, outputTruncated } = v;
+  if (output === undefined) return outputTruncated === undefined;
+  return typeof output === 'string' && typeof outputTruncated === 'boolean';
 }
 
 function landingOutcomeOf(v: unknown, bad: Bad): LandingOutcome {
@@ -322,7 +361,21 @@ function failureOf(v: unknown, bad: Bad): LanderFailure {
         typeof output === 'string' &&
         typeof outputTruncated === 'boolean';
       if (!ok) throw bad('outcome does not describe the check that failed (its name, exit code and output)');
-      return { reason, message, check, exitCode, timedOut, output, outputTruncated };
+      const { durationMs, checks } = v;
+      if (durationMs !== undefined && typeof durationMs !== 'number') throw bad('outcome.durationMs is not a number');
+      if (checks !== undefined && !(Array.isArray(checks) && checks.every(isCheckResult)))
+        throw bad('outcome.checks is not a list of check results');
+      return {
+        reason,
+        message,
+        check,
+        exitCode,
+        timedOut,
+        output,
+        outputTruncated,
+        ...(durationMs === undefined ? {} : { durationMs }),
+        ...(checks === undefined ? {} : { checks }),
+      };
     }
     default:
       throw bad(`outcome.reason '${String(reason)}' is not a lander failure`);

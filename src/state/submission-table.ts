@@ -17,6 +17,7 @@ import {
   parseSubmission,
   submissionIn,
   type QueuedSubmission,
+  type BlockedMove,
   type LanderFailure,
   type LandingOutcome,
   type SubmissionRecord,
@@ -44,6 +45,8 @@ export type SubmissionPatch = Partial<{
   pushedSha: string;
   pushAttempts: number;
   pushError: string | null;
+  /** Why the target's move is blocked (null: it is not, or no longer). */
+  blocked: BlockedMove | null;
   /** The checks' results (or `alreadyLanded`), or the failure of a `failed` submission. */
   outcome: LandingOutcome | LanderFailure;
 }>;
@@ -58,6 +61,7 @@ const COLUMNS: Readonly<Record<keyof SubmissionPatch, string>> = {
   pushedSha: 'pushed_sha',
   pushAttempts: 'push_attempts',
   pushError: 'push_error',
+  blocked: 'blocked',
   outcome: 'outcome',
 };
 
@@ -137,7 +141,7 @@ export class SubmissionTable {
     const keys = Object.keys(patch) as (keyof SubmissionPatch)[];
     const sets = keys.map((k) => `${COLUMNS[k]} = @${k}`);
     const values: Record<string, unknown> = { id, at: this.clock.now() };
-    for (const k of keys) values[k] = k === 'outcome' ? stableStringify(patch.outcome) : patch[k];
+    for (const k of keys) values[k] = k === 'outcome' || (k === 'blocked' && patch.blocked) ? stableStringify(patch[k]) : patch[k];
     let changes: number;
     try {
       changes = this.db.prepare(`UPDATE submissions SET ${[...sets, 'updated_at = @at'].join(', ')} WHERE id = @id`).run(values).changes;

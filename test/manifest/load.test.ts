@@ -25,12 +25,12 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('the default manifest', () => {
-  it('is one role agent, backend worktree, tools read grep list edit write', () => {
+  it('is one role agent, backend worktree, with the tools that bring work home and read its outcome', () => {
     const m = loadManifest(undefined);
     expect(m.roles).toHaveLength(1);
     expect(m.roles[0]).toMatchObject({
       name: 'agent',
-      tools: ['read', 'grep', 'list', 'edit', 'write'],
+      tools: ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'diff', 'commit', 'submit', 'messages'],
       workspace: { backend: 'worktree', mounts: [], progressiveDisclosure: null },
       artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
     });
@@ -40,7 +40,7 @@ describe('the default manifest', () => {
   it('is a fresh copy each time', () => {
     const a = defaultManifest();
     a.roles[0]!.tools.pop();
-    expect(defaultManifest().roles[0]!.tools).toHaveLength(5);
+    expect(defaultManifest().roles[0]!.tools).toHaveLength(11);
   });
 });
 
@@ -189,7 +189,7 @@ describe('an already parsed object', () => {
   it('errors name the source as (manifest object)', () => {
     const e = thrown(() => loadManifest({ roles: [{ name: 'a' }] })) as ManifestError;
     expect(e.message).toBe(
-      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, exec, exec_output, exec_kill, check",
+      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages, exec, exec_output, exec_kill, check",
     );
   });
 

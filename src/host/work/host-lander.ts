@@ -4,7 +4,7 @@
  * (`<stateDir>/lander/<target>`: a real folder gatefs made, never a link), and lists the queue
  * for `gatefs lander status`.
  */
-import { Lander, type DrainReport } from '../../lander/index.js';
+import { blockedMoveText, Lander, type DrainReport } from '../../lander/index.js';
 import type { SavePointHook } from '../../lander/index.js';
 import type { CheckRunner } from '../../ports/index.js';
 import type { SubmissionRecord } from '../../state/index.js';
@@ -34,8 +34,12 @@ export interface SubmissionStatus {
   attempts: number;
   pushAttempts: number;
   pushError: string | null;
-  /** Why it failed, when it did. */
+  /** Why it failed (`CHECK_FAILED`, …), or why its move is blocked (`UNCOMMITTED_CHANGES`, `UNTRACKED_FILES`); null otherwise. */
   reason: string | null;
+  /** A checked (or landed, re-merged) submission whose move onto its target is blocked right now: why, and what unblocks it. */
+  blocked: { reason: string; files: string[]; since: number; why: string; unblock: string } | null;
+  /** What a failed submission's submitter was told (one line), when it failed. */
+  failure: string | null;
 }
 
 /** What the host's lander uses of the host: the store, git and folders through the platform, the settings, the clock, ids, this process. */
@@ -94,8 +98,16 @@ export function landerStatus(store: Pick<StateStore, 'submissions'>): Submission
     attempts: s.attempts,
     pushAttempts: s.pushAttempts,
     pushError: s.pushError,
-    reason: s.state === 'failed' ? s.outcome.reason : null,
+    reason: s.state === 'failed' ? s.outcome.reason : (blockedOf(s)?.reason ?? null),
+    blocked: blockedOf(s),
+    failure: s.state === 'failed' ? s.outcome.message : null,
   }));
+}
+
+/** The blocked move of a submission that is waiting for it (`checked`, or `landed` with a re-merge to move). */
+function blockedOf(s: SubmissionRecord): SubmissionStatus['blocked'] {
+  if (s.blocked === null || (s.state !== 'checked' && s.state !== 'landed')) return null;
+  return { reason: s.blocked.reason, files: s.blocked.files, since: s.blocked.at, ...blockedMoveText(s.blocked, s.target) };
 }
 
 /**
