@@ -8,7 +8,7 @@
  * against the base name at any depth, ripgrep's `--glob` rule), `ignoreCase?`, `output?` `files` |
  * `content` | `count` (default files), `context?` (0–20 lines before and after, content mode),
  * `before?`, `after?` (0–20 each, taking precedence over `context` on their side, like rg `-B`,
- * `-A` over `-C`), `multiline?` (a match may span lines, like rg `-U`: `line-matcher.ts`),
+ * `-A` over `-C`; with `files` or `count` output any of them is `INVALID_INPUT`, never ignored), `multiline?` (a match may span lines, like rg `-U`: `line-matcher.ts`),
  * `offset?` (results passed over first, for paging), `maxResults?` (default 500, at most 10,000:
  * files, hits or counts).
  *
@@ -87,7 +87,7 @@ const Input = Type.Object(
         description: 'files: matching file paths (default); content: matching lines; count: matching lines per file.',
       }),
     ),
-    context: Lines('Lines of context before and after each match (content output only).'),
+    context: Lines('Lines of context before and after each match (output: "content" only; refused with files or count output).'),
     before: Lines('Lines of context before each match (content output; overrides context on that side).'),
     after: Lines('Lines of context after each match (content output; overrides context on that side).'),
     multiline: Type.Optional(
@@ -145,6 +145,7 @@ export const grepTool = defineTool({
   writes: false,
   paths: (input) => [input.path ?? '.'],
   async handler(input, ctx) {
+    refuseIdleContext(input);
     const compiled = compileMatcher(input.pattern, {
       literal: input.literal,
       ignoreCase: input.ignoreCase,
@@ -158,6 +159,25 @@ export const grepTool = defineTool({
     }
   },
 });
+
+/**
+ * Context lines exist only in `content` output: `context`, `before` or `after` with `files` or
+ * `count` output is refused (`INVALID_INPUT` on the field) rather than ignored, so a model that
+ * asked for context learns it got none and how to get it.
+ */
+function refuseIdleContext(input: GrepInput): void {
+  const mode: GrepMode = input.output ?? 'files';
+  if (mode === 'content') return;
+  const field = (['context', 'before', 'after'] as const).find((f) => input[f] !== undefined);
+  if (field === undefined) return;
+  const shown = input.output === undefined ? `the default output "files"` : `output "${mode}"`;
+  throw new ToolFailure(
+    'INVALID_INPUT',
+    `${field}: context lines apply to output "content" only, not to ${shown}: pass output: "content" to see the matching lines with ${field} lines around them, or leave ${field} out`,
+    undefined,
+    { problem: 'invalid', field, expected: 'output "content"', suggestion: 'content' },
+  );
+}
 
 type GrepInput = {
   path?: string;

@@ -8,7 +8,7 @@
  * `ToolContext`, which offers only ports declared in tools/ or vfs/.
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { compileInput, type InputCheck } from './input-check.js';
 import type { Namespace } from '../vfs/index.js';
 import type { Resolved } from '../vfs/index.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
@@ -71,8 +71,12 @@ export interface ToolDefinition<I = any, O = any> {
   compareAndSwap?(input: I): boolean;
   /** Runs the tool. May return a failure or throw `VfsError` / `ToolFailure`; anything else becomes `INTERNAL`. */
   handler(input: I, ctx: ToolContext): Promise<ToolResult<O>>;
-  /** Validates unknown arguments against the compiled input schema. */
-  validate(args: unknown): { ok: true; value: I } | { ok: false; field: string; message: string };
+  /**
+   * Validates unknown arguments against the compiled input schema: the value, or the first
+   * problem as a message naming the field, the fields taken and the closest one, and as data
+   * (`InputProblem`, the `details` of `INVALID_INPUT`).
+   */
+  validate(args: unknown): InputCheck<I>;
   /** The MCP-ready descriptor (plain JSON Schemas, no TypeBox symbols). */
   readonly descriptor: ToolDescriptor;
 }
@@ -102,7 +106,7 @@ export function defineTool<S extends TObject, O>(spec: ToolSpec<S, O>): ToolDefi
   if (spec.input.additionalProperties !== false) {
     throw new Error(`tool ${spec.name}: the input schema must set additionalProperties: false`);
   }
-  const validate = compileInput<Static<S>>(spec.input);
+  const validate = compileInput<Static<S>>(spec.input, spec.name);
   return {
     name: spec.name,
     description: spec.description,
@@ -148,41 +152,4 @@ export function plainJsonSchema(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
-/** What a compiled input validator answers: the value, or the first field at fault and a message naming it. */
-export type InputCheck<I> = { ok: true; value: I } | { ok: false; field: string; message: string };
-
-/**
- * Compiles an input schema once (TypeBox's compiler) into a validator that answers the value or
- * the first problem, as every tool's `validate` does (also used by the MCP profiles, whose
- * schemas use another client's argument names).
- */
-export function compileInput<I>(schema: TObject): (args: unknown) => InputCheck<I> {
-  const check = TypeCompiler.Compile(schema);
-  return (args) => validateWith<I>(check, args);
-}
-
-function validateWith<I>(check: TypeCheck<TObject>, args: unknown): InputCheck<I> {
-  if (check.Check(args)) return { ok: true, value: args as I };
-  const first = check.Errors(args).First();
-  if (!first) return { ok: false, field: 'arguments', message: 'arguments: invalid' };
-  const field = first.path === '' ? 'arguments' : first.path.slice(1).replace(/\//g, '.');
-  const shownField = field.length > 80 ? `${field.slice(0, 80)}…` : field;
-  return { ok: false, field: shownField, message: `${shownField}: ${explain(first.message, first.schema)}` };
-}
-
-/** Turns TypeBox's message into words for a model, using the schema for unions. */
-function explain(message: string, schema: TSchema): string {
-  if (message === 'Expected required property') return 'required';
-  if (message === 'Unexpected property') return 'unknown field (not in the schema)';
-  if (message === 'Expected union value' && Array.isArray(schema.anyOf)) {
-    const parts = (schema.anyOf as TSchema[]).map(describe);
-    return `expected ${parts.join(' or ')}`;
-  }
-  return message.charAt(0).toLowerCase() + message.slice(1);
-}
-
-function describe(s: TSchema): string {
-  if (s.const !== undefined) return JSON.stringify(s.const);
-  if (s.type === 'string' && typeof s.pattern === 'string') return `a string matching ${s.pattern}`;
-  return typeof s.type === 'string' ? s.type : 'a valid value';
-}
+export { compileInput, type InputCheck, type InputProblem } from './input-check.js';

@@ -133,9 +133,13 @@ describe('Read', () => {
     expect(host.structured?.error.code).toBe('OUTSIDE_MOUNTS');
     expect(host.text).toContain(`this workspace is ${ROOT}: pass a path relative to it, or an absolute path under it`);
     const bad = await call('Read', { path: 'src/a.ts' });
-    expect(bad.structured?.error).toEqual({ code: 'INVALID_INPUT', message: 'file_path: required' });
+    expect(bad.structured?.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: 'path: unknown field (not in the schema); did you mean file_path? Read takes: file_path (required), offset, limit.',
+      details: { problem: 'unknown_field', field: 'path', suggestion: 'file_path', fields: ['file_path', 'offset', 'limit'] },
+    });
     expect((await call('Read', { file_path: 'src/a.ts', pages: '1-2' })).structured?.error.message).toBe(
-      'pages: unknown field (not in the schema)',
+      'pages: unknown field (not in the schema). Read takes: file_path (required), offset, limit.',
     );
   });
 });

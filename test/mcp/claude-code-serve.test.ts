@@ -140,7 +140,9 @@ describe('serve --profile claude-code over stdio', () => {
       expect([tool, r.isError, r.structured.error?.code]).toEqual([tool, true, code]);
       expect(r.text.startsWith(`${code}: `)).toBe(true);
     }
-    expect((await callTool(client, 'Read', { path: 'README.md' })).text).toBe('INVALID_INPUT: file_path: required');
+    expect((await callTool(client, 'Read', { path: 'README.md' })).text).toBe(
+      'INVALID_INPUT: path: unknown field (not in the schema); did you mean file_path? Read takes: file_path (required), offset, limit.',
+    );
   });
 
   it('a hostile path reads nothing outside and changes nothing outside', async () => {

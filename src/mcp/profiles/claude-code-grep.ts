@@ -4,6 +4,10 @@
  * grep's value as Claude Code's Grep answers (`Found 3 files` and the paths; `path:line:text`
  * lines; `path:count` lines and the total), paths absolute.
  *
+ * Context (`-A`, `-B`, `-C`, `context`) with `files_with_matches` or `count` output is ignored, as
+ * Claude Code's Grep ignores it (its schema: "requires output_mode: content, ignored otherwise"),
+ * where the gate's own `grep` refuses it; the answer's notes say it was ignored.
+ *
  * Where it differs from Claude Code, and says so in the answer: `head_limit` and `offset` count
  * matches in content mode (each with its context lines), not printed lines; context shows at
  * most 20 lines each side; `head_limit: 0` returns at most 10,000 entries; files come in path
@@ -27,6 +31,8 @@ const GREP_DEFAULT_HEAD_LIMIT = 250;
 const GREP_MOST = 10_000;
 /** The most context lines grep shows on each side. */
 const CONTEXT_MOST = 20;
+/** Grep's context arguments, which only content mode uses. */
+const CONTEXT_FIELDS = ['-A', '-B', '-C', 'context'] as const;
 
 /** grep's arguments for a Grep call, and the notes its answer carries (what was capped). Throws `INVALID_INPUT` for a glob or type it cannot use. */
 export function grepArgs(input: Input): { args: Record<string, unknown>; notes: string[] } {
@@ -41,6 +47,9 @@ export function grepArgs(input: Input): { args: Record<string, unknown>; notes: 
   if (glob !== undefined) args.glob = glob;
   if (input['-i']) args.ignoreCase = true;
   if (input.multiline) args.multiline = true;
+  const idle = mode === 'content' ? [] : CONTEXT_FIELDS.filter((f) => input[f] !== undefined);
+  if (idle.length > 0)
+    notes.push(`${idle.join(', ')} apply to output_mode: "content" only and were ignored, as Claude Code's Grep ignores them; pass output_mode: "content" to see lines`);
   if (mode === 'content') {
     const capped = (n: number | undefined) => {
       if (n === undefined) return undefined;

@@ -296,7 +296,7 @@ const COMPILED = new Map<string, Compiled>(
     tool.name,
     {
       tool,
-      validate: compileInput(tool.input),
+      validate: compileInput(tool.input, tool.name),
       inputJson: JSON.stringify(plainJsonSchema(tool.input)),
       ...(tool.output
         ? { outputJson: JSON.stringify({ type: 'object', anyOf: [plainJsonSchema(tool.output), errorEnvelopeSchema] }) }
@@ -382,7 +382,7 @@ export const CLAUDE_CODE_PROFILE: ToolProfile = {
     // The profile's own refusals already speak its field names; the gate's are translated.
     const own = (error: ToolError) => refusal(name, error, {}, view);
     const valid = validate(args);
-    if (!valid.ok) return own({ code: 'INVALID_INPUT', message: valid.message });
+    if (!valid.ok) return own({ code: 'INVALID_INPUT', message: valid.message, details: { ...valid.details } });
     try {
       // The gate records the name the client called (`Glob`, `LS`, …) beside the gate tool's.
       const named = gate.as(name);
