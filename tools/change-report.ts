@@ -1,6 +1,7 @@
 /**
  * What edit shows of a change, so checking it needs no second read: a unified diff (as
- * `git diff` prints one file, three lines of context) and a snippet of the new text, numbered as
+ * `git diff` prints one file: only the lines that changed, by the shortest line diff of the
+ * changed window (tools/changed-lines.ts), three lines of context) and a snippet of the new text, numbered as
  * read numbers lines, four lines around each change.
  *
  * Both are built from the text around the changes only (no index of the whole file), so their
@@ -8,6 +9,7 @@
  * characters on a line boundary, with a last line saying so; lines in them longer than 2,000
  * characters are cut like read cuts them.
  */
+import { type ChangedRun, changedRuns } from './changed-lines.js';
 import type { LineChange } from './text/index.js';
 import { cutLine, numberedLine } from './text/index.js';
 
@@ -73,35 +75,59 @@ class CappedLines {
 
 function unifiedDiff(path: string, before: string, after: string, changes: readonly LineChange[]): CappedLines {
   const out = new CappedLines();
-  if (changes.length === 0) return out;
+  const runs = changedRuns(before, after, changes);
+  let run = runs.next().value;
+  if (!run) return out;
   out.push(`--- a/${path}`, changes.length);
   out.push(`+++ b/${path}`, changes.length);
-  // Group changes whose context overlaps into one hunk, as diff does.
-  let i = 0;
-  while (i < changes.length && !out.cut) {
-    let j = i;
-    while (j + 1 < changes.length && changes[j + 1].oldStart - changes[j].oldEnd <= 2 * DIFF_CONTEXT_LINES) j++;
-    const lead = linesBefore(before, changes[i].oldFrom, DIFF_CONTEXT_LINES);
-    const tail = linesFrom(before, changes[j].oldTo, DIFF_CONTEXT_LINES);
-    const oldFrom = changes[i].oldStart - lead.length;
-    const newFrom = changes[i].newStart - lead.length;
-    const oldCount = changes[j].oldEnd + tail.length - oldFrom;
-    const newCount = changes[j].newEnd + tail.length - newFrom;
-    out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`, changes.length - i);
-    let oldNo = oldFrom;
-    let newNo = newFrom;
-    for (const l of lead) push(out, ' ', l, ++oldNo, ++newNo, changes.length - i);
-    for (let k = i; k <= j && !out.cut; k++) {
-      const c = changes[k];
-      const left = changes.length - k;
-      if (k > i) for (const l of linesBetween(before, changes[k - 1].oldTo, c.oldFrom)) push(out, ' ', l, ++oldNo, ++newNo, left);
-      for (const l of linesBetween(before, c.oldFrom, c.oldTo)) if (!push(out, '-', l, ++oldNo, newNo, left)) break;
-      for (const l of linesBetween(after, c.newFrom, c.newTo)) if (!push(out, '+', l, oldNo, ++newNo, left)) break;
+  while (run && !out.cut) {
+    // Runs whose context overlaps make one hunk, as git's diff makes them.
+    const hunk: ChangedRun[] = [run];
+    let next = runs.next().value;
+    while (next && next.oldLine - endOf(hunk[hunk.length - 1] as ChangedRun) <= 2 * DIFF_CONTEXT_LINES) {
+      hunk.push(next);
+      next = runs.next().value;
     }
-    for (const l of tail) push(out, ' ', l, ++oldNo, ++newNo, changes.length - j - 1);
-    i = j + 1;
+    writeHunk(out, before, hunk, changes.length);
+    run = next;
   }
   return out;
+}
+
+/** The old line after a run's removed lines (0-based). */
+function endOf(run: ChangedRun): number {
+  return run.oldLine + run.removed.length;
+}
+
+function writeHunk(out: CappedLines, before: string, hunk: readonly ChangedRun[], changeCount: number): void {
+  const first = hunk[0] as ChangedRun;
+  const last = hunk[hunk.length - 1] as ChangedRun;
+  const lead = linesBefore(before, first.oldFrom, DIFF_CONTEXT_LINES);
+  const tail = linesFrom(before, last.oldTo, DIFF_CONTEXT_LINES);
+  const oldFrom = first.oldLine - lead.length;
+  const newFrom = first.newLine - lead.length;
+  const oldCount = endOf(last) + tail.length - oldFrom;
+  const newCount = last.newLine + last.added.length + tail.length - newFrom;
+  const left = changeCount - first.change;
+  if (!out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`, left)) return;
+  let oldNo = oldFrom;
+  let newNo = newFrom;
+  for (const l of lead) push(out, ' ', l, ++oldNo, ++newNo, left);
+  for (let k = 0; k < hunk.length && !out.cut; k++) {
+    const run = hunk[k] as ChangedRun;
+    const remaining = changeCount - run.change;
+    const between = k > 0 ? linesBetween(before, (hunk[k - 1] as ChangedRun).oldTo, run.oldFrom) : [];
+    for (const l of between) push(out, ' ', l, ++oldNo, ++newNo, remaining);
+    for (const l of run.removed) if (!push(out, '-', lineOf(l), ++oldNo, newNo, remaining)) break;
+    for (const l of run.added) if (!push(out, '+', lineOf(l), oldNo, ++newNo, remaining)) break;
+  }
+  for (const l of tail) push(out, ' ', l, ++oldNo, ++newNo, changeCount - last.change);
+}
+
+/** A line as `changedRuns` gives it (with its '\n', when it has one) as a `Line`. */
+function lineOf(raw: string): Line {
+  if (!raw.endsWith('\n')) return { text: raw, newline: false };
+  return { text: raw.slice(0, raw.endsWith('\r\n') ? -2 : -1), newline: true };
 }
 
 /** `start,count` of a hunk header: 1-based, or the line before when the range is empty. */

@@ -8,6 +8,7 @@ import { prepareCommand } from './prepare.js';
 import { statusCommand } from './status.js';
 import { logCommand } from './log.js';
 import { callCommand } from './call.js';
+import { toolsCommand } from './tools.js';
 import { execCommand } from './exec.js';
 import { checkCommand } from './check.js';
 import { serveCommand } from './serve.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand,
   logCommand,
   callCommand,
+  toolsCommand,
   execCommand,
   checkCommand,
   serveCommand,

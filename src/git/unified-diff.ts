@@ -5,7 +5,7 @@
  * first 8 KiB (git's test). A side without a final newline is marked
  * `\ No newline at end of file`. Rename detection and function-name hunk headers are not done.
  */
-import { diffLines, type LineEdit } from './line-diff.js';
+import { diffLines, type LineEdit } from '../../tools/text/index.js';
 
 /** One side of a changed file: its git mode (`100644`, `100755`, `120000`), blob oid and bytes. */
 export interface PatchSide {

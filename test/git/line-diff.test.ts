@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffLines, type LineEdit } from '../../src/git/line-diff.js';
+import { diffLines, type LineEdit } from '../../tools/text/index.js';
 
 /** Rebuilds both sides from an edit script (old: ' ' and '-', new: ' ' and '+'). */
 function sides(a: readonly string[], b: readonly string[], edits: readonly LineEdit[]) {

@@ -52,6 +52,32 @@ describe('edit: one replacement', () => {
     expect(await content('a.ts')).toBe('const a = 1;\nconst b = 3;\n');
   });
 
+  it("shows only the lines that changed when oldString spans unchanged lines, as git's diff does", async () => {
+    const file = `${Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
+    const { edit, content } = setup({ 'f.txt': file });
+    const oldString = 'line 4\nline 5\nline 6\nline 7\nline 8\n';
+    const v = valueOf(await edit({ path: 'f.txt', oldString, newString: 'line 4\nline 5\nline six\nline 7\nline 8\nline 8b\n' }));
+    expect(await content('f.txt')).toBe(file.replace(oldString, 'line 4\nline 5\nline six\nline 7\nline 8\nline 8b\n'));
+    expect(v.diff).toBe(
+      [
+        '--- a/f.txt',
+        '+++ b/f.txt',
+        '@@ -3,9 +3,10 @@',
+        ' line 3',
+        ' line 4',
+        ' line 5',
+        '-line 6',
+        '+line six',
+        ' line 7',
+        ' line 8',
+        '+line 8b',
+        ' line 9',
+        ' line 10',
+        ' line 11',
+      ].join('\n'),
+    );
+  });
+
   it('inserts the replacement literally ($& and $1 are not patterns)', async () => {
     const { edit, content } = setup({ 'a.txt': 'price = X' });
     valueOf(await edit({ path: 'a.txt', oldString: 'X', newString: '$& $1 $$' }));

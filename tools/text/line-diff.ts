@@ -23,6 +23,18 @@ const DEFAULT_MAX_EDITS = 4000;
  * every new line once as ' ' (by its old index) or '+'. Deterministic.
  */
 export function diffLines(a: readonly string[], b: readonly string[], maxEdits = DEFAULT_MAX_EDITS): LineEdit[] {
+  return editScript(a, b, maxEdits, true) as LineEdit[];
+}
+
+/**
+ * The edit script as `diffLines` gives it, or null (instead of a whole replacement) when the two
+ * sides need more than `maxEdits` inserted plus deleted lines.
+ */
+export function shortestDiff(a: readonly string[], b: readonly string[], maxEdits = DEFAULT_MAX_EDITS): LineEdit[] | null {
+  return editScript(a, b, maxEdits, false);
+}
+
+function editScript(a: readonly string[], b: readonly string[], maxEdits: number, replaceOverCap: boolean): LineEdit[] | null {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -31,7 +43,9 @@ export function diffLines(a: readonly string[], b: readonly string[], maxEdits =
     endA--;
     endB--;
   }
-  const middle = myers(a.slice(start, endA), b.slice(start, endB), maxEdits) ?? replaceAll(endA - start, endB - start);
+  let middle = myers(a.slice(start, endA), b.slice(start, endB), maxEdits);
+  if (!middle && !replaceOverCap) return null;
+  middle ??= replaceAll(endA - start, endB - start);
   const edits: LineEdit[] = [];
   for (let i = 0; i < start; i++) edits.push({ op: ' ', index: i });
   for (const e of middle) edits.push({ op: e.op, index: e.index + start });
