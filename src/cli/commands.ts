@@ -20,6 +20,7 @@ import { landerCommand } from './lander.js';
 import { messagesCommand } from './messages.js';
 import { subagentCommand } from './subagent.js';
 import { doctorCommand } from './doctor.js';
+import { tokenCommand } from './token.js';
 
 /** The commands of the `gatefs` binary (docs/ARCHITECTURE.md § CLI). */
 export const COMMANDS: readonly Command[] = [
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   execCommand,
   checkCommand,
   serveCommand,
+  tokenCommand,
   releaseCommand,
   diffCommand,
   commitCommand,

@@ -57,7 +57,7 @@ export const serveCommand: Command = {
       "the tool names: gatefs (read, grep, list, edit, write, …; default) or claude-code (Claude Code's Read, Write, Edit, MultiEdit, Glob, Grep, LS)",
     ],
     ['--http HOST:PORT', 'serve Streamable HTTP at http://HOST:PORT/mcp/<conversation> instead of stdio'],
-    ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: a new token'],
+    ['--token-file F', 'HTTP: the bearer token is the first line of F (mode 600, yours); default: the one kept for this address'],
     ['--no-token', 'HTTP on a loopback address only: require no token (any local process may connect)'],
     [
       '--allow-new',
@@ -76,8 +76,10 @@ export const serveCommand: Command = {
     '',
     'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task (or',
     '/c/my-task/mcp, for clients that append /mcp: MCP Inspector 0.15) with the header',
-    '"Authorization: Bearer <token>". Without --token-file the server generates a token at every start, prints it once',
-    'on stderr and saves it to <state dir>/serve-token (mode 600); GATEFS_TOKEN=<token> sets it from the environment.',
+    '"Authorization: Bearer <token>". Without --token-file the server keeps one token per address in the state dir',
+    '(<state dir>/serve-token-127.0.0.1-8808, mode 600), made at the first start and kept across restarts until',
+    '"gatefs token rotate" (a running server takes the new one at once); "gatefs token show" prints it.',
+    'GATEFS_TOKEN=<token> sets it from the environment.',
     'A token on the command line (--token) is refused: every local user can read it in ps or /proc/<pid>/cmdline.',
     'Each conversation must be prepared first (gatefs prepare ID), unless the server runs with --allow-new.',
     'The server also shows a read-only status page at http://127.0.0.1:8808/ (workspaces, occupancy, the lander queue, the run',
@@ -133,7 +135,7 @@ async function serveOverHttp(
     try {
       const token = auth.settle();
       const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, profile, log: out.progress });
-      auth.announce(out.progress);
+      auth.announce(out.progress, running.port);
       if (!address.loopback)
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);
       const door = token === null ? ' (no token: every local process may connect)' : ' (bearer token required)';

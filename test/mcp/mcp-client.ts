@@ -3,6 +3,7 @@
  * `gatefs serve`) and over Streamable HTTP, plus small readers for tool results.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -58,7 +59,8 @@ export interface HttpServer {
 
 /** Spawns `gatefs serve --http 127.0.0.1:0 <args>` and waits for its "serving" line. */
 export function startHttpServer(args: string[], cwd: string, env: Record<string, string> = {}): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', ...args], {
+  const listen = args.includes('--http') ? [] : ['--http', '127.0.0.1:0'];
+  const child = spawn(process.execPath, [BIN, 'serve', ...listen, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: 'pipe',
@@ -76,7 +78,7 @@ export function startHttpServer(args: string[], cwd: string, env: Record<string,
           child,
           base: m[1],
           port: Number(m[2]),
-          token: /bearer token for this run .*: (\S+)\n/.exec(err)?.[1],
+          token: /bearer token for \S+ \(.*\): (\S+)\n/.exec(err)?.[1],
           stderr: () => err,
           stop: () =>
             new Promise<void>((done) => {
@@ -86,6 +88,18 @@ export function startHttpServer(args: string[], cwd: string, env: Record<string,
             }),
         });
       }
+    });
+  });
+}
+
+/** A TCP port free on 127.0.0.1 now (bound to port 0, then closed): for a server that must restart on one address. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }

@@ -1,8 +1,8 @@
 /**
  * Attack class P, the network door, against a real `gatefs serve --http` process:
  * - no token by default → a token is generated, shown once on stderr, saved with mode 600 to
- *   `<stateDir>/serve-token` (a link planted there is replaced, its target untouched), absent
- *   from the command line, and a new one at every start;
+ *   `<stateDir>/serve-token-<host>-<port>` (a link planted there is replaced, its target
+ *   untouched, never read), absent from the command line, and kept for that address;
  * - a token file others can read, or a token too weak, is refused before serving;
  * - unlimited workspace creation → without `--allow-new` nothing is created, whatever is asked;
  * - one session evicting another → a flood of initializes leaves the victim's session working;
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
-import { callTool, httpClient, startHttpServer, type HttpServer } from '../mcp/mcp-client.js';
+import { callTool, freePort, httpClient, startHttpServer, type HttpServer } from '../mcp/mcp-client.js';
 import { MAX_MESSAGE_BYTES } from '../../src/mcp/message-limits/message-limit.js';
 
 let repo: ReturnType<typeof sampleRepo>;
@@ -26,6 +26,7 @@ let token: string;
 let sentinel: string;
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 let sentinelHash: string;
+let tokenFile: string;
 
 async function post(
   path: string,
@@ -55,8 +56,10 @@ beforeAll(async () => {
   sentinel = join(repo.root, 'sentinel.txt');
   writeFileSync(sentinel, 'outside bytes\n', { mode: 0o644 });
   sentinelHash = sha(sentinel);
-  symlinkSync(sentinel, join(repo.dir, '.gatefs/serve-token'));
-  server = await startHttpServer(['--repo', repo.dir], repo.root);
+  const port = await freePort();
+  tokenFile = join(repo.dir, `.gatefs/serve-token-127.0.0.1-${port}`);
+  symlinkSync(sentinel, tokenFile);
+  server = await startHttpServer(['--http', `127.0.0.1:${port}`, '--repo', repo.dir], repo.root);
   token = server.token!;
 });
 
@@ -69,14 +72,15 @@ describe('P: a token by default', () => {
   it('is generated, shown once on stderr, saved with mode 600, and not on the command line', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(server.stderr().split(token).length - 1).toBe(1);
-    const file = join(repo.dir, '.gatefs/serve-token');
+    const file = tokenFile;
     expect(lstatSync(file).isFile()).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).toBe(`${token}\n`);
     expect(readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8')).not.toContain(token);
   });
 
-  it('the link planted at serve-token was replaced, its target untouched', () => {
+  it('the link planted at the token file was replaced, its target untouched and never read', () => {
+    expect(server.stderr()).toContain('is a link; gatefs never follows one there: replaced by a new token');
     expect(sha(sentinel)).toBe(sentinelHash);
     expect(statSync(sentinel).mode & 0o777).toBe(0o644);
   });
@@ -92,7 +96,9 @@ describe('P: a token by default', () => {
       const body = JSON.parse(r.text);
       expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
       expect(body.error.message).toMatch(reason);
-      expect(body.error.message).toMatch(/the token is in the file serve-token in the \.gatefs folder of the repository it serves/);
+      expect(body.error.message).toContain(
+        `the token is in the file serve-token-127.0.0.1-${server.port} in the .gatefs folder of the repository it serves`,
+      );
       expect(r.text).not.toContain(repo.root);
       expect(r.text).not.toContain(token);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="gatefs"/);
@@ -115,7 +121,7 @@ describe('P: the token stays out of agent tools', () => {
     const cli = (args: string[]) => gatefs([...args, '--repo', repo.dir, '--manifest', manifest]);
     expect((await cli(['prepare', 'sharer', '--role', 'sharer'])).code).toBe(0);
     const outputs = [
-      await cli(['call', 'sharer', 'read', '{"path":".gatefs/serve-token"}']),
+      await cli(['call', 'sharer', 'read', JSON.stringify({ path: `.gatefs/serve-token-127.0.0.1-${server.port}` })]),
       await cli(['call', 'sharer', 'grep', JSON.stringify({ pattern: token.slice(0, 20), literal: true })]),
       await cli(['call', 'sharer', 'list', '{"pattern":"**/*token*"}']),
     ];
@@ -245,7 +251,7 @@ describe('P: bytes that are not UTF-8', () => {
 });
 
 describe('P: a token the operator chooses', () => {
-  it('--token-file readable by others is refused before serving; mode 600 serves and leaves serve-token alone', async () => {
+  it('--token-file readable by others is refused before serving; mode 600 serves and leaves the kept token alone', async () => {
     const file = join(repo.root, 'my-token');
     writeFileSync(file, 'chosen-token-0123456789abcdef\n');
     chmodSync(file, 0o644);
@@ -253,7 +259,7 @@ describe('P: a token the operator chooses', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`the token file ${file} has mode 644: group or others may read or change it; run "chmod 600 ${file}"`);
     chmodSync(file, 0o600);
-    const before = readFileSync(join(repo.dir, '.gatefs/serve-token'), 'utf8');
+    const before = readFileSync(tokenFile, 'utf8');
     const chosen = await startHttpServer(['--repo', repo.dir, '--token-file', file], repo.root);
     try {
       expect(chosen.token).toBeUndefined(); // nothing generated, nothing printed
@@ -270,7 +276,7 @@ describe('P: a token the operator chooses', () => {
         body: '{}',
       });
       expect(denied.status).toBe(401);
-      expect(readFileSync(join(repo.dir, '.gatefs/serve-token'), 'utf8')).toBe(before);
+      expect(readFileSync(tokenFile, 'utf8')).toBe(before);
     } finally {
       await chosen.stop();
     }

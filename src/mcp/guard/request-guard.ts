@@ -101,7 +101,7 @@ function checkBearer(authorization: string | undefined, token: string, how: stri
   if (!sameSecret(m[1], token)) {
     return {
       status: 401,
-      reason: `unauthorized: the bearer token is not this server's (a generated token changes at every start); ${how}`,
+      reason: `unauthorized: the bearer token is not this server's (it may have been rotated with gatefs token rotate, or be another server's); ${how}`,
       challenge: 'Bearer realm="gatefs", error="invalid_token"',
     };
   }

@@ -32,10 +32,17 @@ import { gatefsVersion } from '../initialize/index.js';
 /** Options of `serveHttp`. */
 export interface HttpServeOptions {
   address: ListenAddress;
-  /** Bearer token every request must carry; `null` for none, allowed on a loopback address only. */
-  token: string | null;
-  /** Where clients find the token, for 401 messages; never a host path (see `GuardPolicy`). */
-  tokenHint?: string;
+  /**
+   * Bearer token every request must carry; `null` for none, allowed on a loopback address only;
+   * or a function answering the token in force at each request (a saved token file that
+   * `gatefs token rotate` may replace: `SavedTokenWatch`).
+   */
+  token: string | null | (() => string | null);
+  /**
+   * Where clients find the token, for 401 messages; never a host path (see `GuardPolicy`). A
+   * function is given the bound port (a saved token file is named by it).
+   */
+  tokenHint?: string | ((port: number) => string);
   /** Prepare workspaces for conversations that have none (`--allow-new`; default false). */
   allowNew?: boolean;
   /** Role for conversations the server prepares (with `allowNew`). */
@@ -84,8 +91,9 @@ export class InsecureBindError extends CodedError<'INSECURE_BIND'> {
  * and is then served by `HttpSessions`; an unexpected failure answers 500 and is logged.
  */
 export async function serveHttp(host: Host, options: HttpServeOptions): Promise<RunningHttpServer> {
-  const { address, token } = options;
-  if (!address.loopback && token === null) {
+  const { address } = options;
+  const tokenNow = typeof options.token === 'function' ? options.token : () => options.token as string | null;
+  if (!address.loopback && tokenNow() === null) {
     throw new InsecureBindError(`refusing to serve on ${address.host} without a token: only a loopback address may run with --no-token`);
   }
   const log = options.log ?? (() => undefined);
@@ -99,7 +107,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     ...(options.profile ? { profile: options.profile } : {}),
   });
   const status = new StatusRoutes(host, {
-    token,
+    token: tokenNow,
     allowedHosts: () => admission.guard.allowedHosts,
     sessions: () => sessions.openPerConversation(),
     version: gatefsVersion(),
@@ -119,6 +127,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     if (closing) return reply(res, 503, 'the server is shutting down');
     const url = new URL(req.url ?? '/', 'http://gatefs.invalid');
     if (isStatusPath(url.pathname)) return status.handle(req, res, url);
+    admission.guard.token = tokenNow();
     const request = await admitRequest(req, res, admission);
     if (request) await sessions.serve(req, res, request);
   }
@@ -126,6 +135,10 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const port = await listen(server, address);
   const stopReaping = sessions.startReaping();
   admission.guard.allowedHosts = allowedHostHeaders(address, port);
+  if (typeof options.tokenHint === 'function') {
+    admission.guard.tokenHint = options.tokenHint(port);
+    admission.howTo = tokenHowTo(admission.guard.tokenHint);
+  }
   const shown = address.host.includes(':') ? `[${address.host}]` : address.host;
   return {
     url: `http://${shown}:${port}`,
@@ -146,7 +159,8 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
 
 /** The guard chain's policy; its Host allow list refuses every request until the server is bound. */
 function admissionPolicy(options: HttpServeOptions, log: (line: string) => void): AdmissionPolicy {
-  const { token, tokenHint } = options;
+  const token = typeof options.token === 'function' ? options.token() : options.token;
+  const tokenHint = typeof options.tokenHint === 'function' ? undefined : options.tokenHint;
   return {
     guard: { allowedHosts: new Set<string>(), token, tokenHint },
     howTo: token === null ? 'this server needs no token' : tokenHowTo(tokenHint),

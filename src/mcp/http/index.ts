@@ -15,7 +15,20 @@ import type { HttpServeOptions, RunningHttpServer } from './http-server.js';
 
 export { DEFAULT_CREATION_LIMITS } from './creation-budget.js';
 export { ListenAddressError, parseListenAddress, type ListenAddress } from './listen-address.js';
-export { checkToken, generateToken, readTokenFile, SERVE_TOKEN_FILE, TokenError, writeServeToken } from './serve-token.js';
+export {
+  addressText,
+  checkToken,
+  generateToken,
+  listSavedTokens,
+  readSavedToken,
+  readTokenFile,
+  SavedTokenWatch,
+  savedTokenName,
+  TokenError,
+  writeServeToken,
+  type SavedTokenFile,
+  type TokenAddress,
+} from './serve-token.js';
 export { DEFAULT_SESSION_LIMITS } from './session-table.js';
 
 /**

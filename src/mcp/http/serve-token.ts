@@ -1,8 +1,15 @@
 /**
- * The bearer token of `gatefs serve --http`: generating one, saving it for the operator at
- * `<stateDir>/serve-token`, and reading one the operator chose (`--token-file`, `GATEFS_TOKEN`).
- * This file implements a host port: it is the one place that draws secrets from the system's
- * random source and writes them to disk.
+ * The bearer token of `gatefs serve --http`: generating one, keeping it for the operator at
+ * `<stateDir>/serve-token-<host>-<port>` (one per server address, so two servers on one state dir
+ * never overwrite each other's, and kept across restarts until `gatefs token rotate`), watching
+ * that file so a rotation takes effect in a running server, and reading one the operator chose
+ * (`--token-file`, `GATEFS_TOKEN`). This file implements a host port: it is the one place that
+ * draws secrets from the system's random source and writes them to disk.
+ *
+ * The state dir is treated as hostile-ish: a saved token is read without following a link, and
+ * only from a regular file of this user's with mode 600 and one name (a token another user could
+ * have read or planted is no secret); it is written to a fresh file created exclusively without
+ * following links, then renamed over the name.
  *
  * Not guarded against: a state dir that is itself a link (the host resolves it before this runs;
  * the state checks decide whether to trust it) or the root user reading any file.
@@ -14,7 +21,9 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
+  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -25,8 +34,10 @@ import { join } from 'node:path';
 import { CodedError, foreignCodeOf } from '../../../vfs/index.js';
 import { ownUid } from '../../ports/index.js';
 
-/** Name of the generated token's file in the state dir. */
-export const SERVE_TOKEN_FILE = 'serve-token';
+/** What the name of every saved token's file in the state dir starts with. */
+const SERVE_TOKEN_PREFIX = 'serve-token-';
+/** `serve-token-<host>-<port>`; an IPv6 host in brackets. */
+const SAVED_NAME = /^serve-token-(\[[0-9a-f:.]+\]|[a-z0-9.]+)-(\d{1,5})$/;
 
 /** Shortest token accepted from the operator (characters). */
 const MIN_TOKEN_LENGTH = 16;
@@ -111,17 +122,91 @@ export function readTokenFile(file: string): string {
   }
 }
 
+/** A server address a token is kept for: the `--http` host (lower case) and the bound port. */
+export interface TokenAddress {
+  host: string;
+  port: number;
+}
+
+/** `host:port` as people write it (`[::1]:8808` for IPv6). */
+export function addressText({ host, port }: TokenAddress): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The name of the token file kept for `address` in the state dir: `serve-token-127.0.0.1-8808`, `serve-token-[::1]-8808`. */
+export function savedTokenName(address: TokenAddress): string {
+  return `${SERVE_TOKEN_PREFIX}${address.host.includes(':') ? `[${address.host}]` : address.host}-${address.port}`;
+}
+
+/** One saved token file: the address it is kept for and its path. */
+export interface SavedTokenFile {
+  address: TokenAddress;
+  file: string;
+}
+
+/** The token files kept in `stateDir` (by name; none when it does not exist), ordered by address. */
+export function listSavedTokens(stateDir: string): SavedTokenFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch (e) {
+    if (foreignCodeOf(e) === 'ENOENT') return [];
+    throw e;
+  }
+  const found: SavedTokenFile[] = [];
+  for (const name of names.sort()) {
+    const m = SAVED_NAME.exec(name);
+    if (!m || Number(m[2]) > 65535) continue;
+    const host = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
+    found.push({ address: { host, port: Number(m[2]) }, file: join(stateDir, name) });
+  }
+  return found;
+}
+
 /**
- * Saves `token` as `<stateDir>/serve-token`, mode 0600, and returns that path. The bytes go to a
- * fresh file created exclusively without following links (`O_CREAT | O_EXCL | O_NOFOLLOW`),
- * synced, then renamed over the name: a link planted at `serve-token` is replaced, never
- * followed, and a reader sees the old token or the new one, never a part. Throws the file
- * system's error (for example `EISDIR` when `serve-token` is a folder).
+ * Reads a saved token (`savedTokenName`): `null` when there is no such file; else its first line.
+ * Throws `TokenError` `BAD_TOKEN_FILE` when the name is a link (never followed), not a regular
+ * file, another user's, open to group or others, or has more than one name (a hard link), and
+ * `BAD_TOKEN` when it holds no valid token: a saved token must be one this user wrote.
  */
-export function writeServeToken(stateDir: string, token: string): string {
+export function readSavedToken(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (e) {
+    const code = foreignCodeOf(e);
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw new TokenError('BAD_TOKEN_FILE', `the saved token ${file} is a link; gatefs never follows one there`);
+    throw new TokenError('BAD_TOKEN_FILE', `cannot open the saved token ${file}: ${code ?? (e as Error).message}`, { cause: e });
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new TokenError('BAD_TOKEN_FILE', `the saved token ${file} is not a regular file`);
+    const uid = ownUid();
+    if (uid !== null && st.uid !== uid) throw new TokenError('BAD_TOKEN_FILE', `the saved token ${file} belongs to another user`);
+    if ((st.mode & 0o077) !== 0) throw new TokenError('BAD_TOKEN_FILE', `the saved token ${file} is open to group or others`);
+    if (st.nlink !== 1) throw new TokenError('BAD_TOKEN_FILE', `the saved token ${file} has ${st.nlink} names (a hard link)`);
+    const buffer = Buffer.alloc(MAX_TOKEN_LENGTH + 2);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return checkToken(buffer.toString('utf8', 0, length).split('\n')[0]!.trim(), `the saved token ${file}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Saves `token` for `address` in `stateDir` (`savedTokenName`), mode 0600, and returns the path.
+ * The bytes go to a fresh file created exclusively without following links
+ * (`O_CREAT | O_EXCL | O_NOFOLLOW`), synced, then renamed over the name: a link planted there is
+ * replaced, never followed, and a reader (a running server watching it) sees the old token or
+ * the new one, never a part. Throws the file system's error (for example `EISDIR` when the name
+ * is a folder).
+ */
+export function writeServeToken(stateDir: string, address: TokenAddress, token: string): string {
   const dir = realpathSync(stateDir);
-  const target = join(dir, SERVE_TOKEN_FILE);
-  const temp = join(dir, `.${SERVE_TOKEN_FILE}-${randomBytes(6).toString('hex')}`);
+  const name = savedTokenName(address);
+  const target = join(dir, name);
+  const temp = join(dir, `.${name}-${randomBytes(6).toString('hex')}`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     fchmodSync(fd, 0o600);
@@ -140,4 +225,49 @@ export function writeServeToken(stateDir: string, token: string): string {
     throw e;
   }
   return target;
+}
+
+/**
+ * The token a running server requires, kept in a saved token file and followed when that file
+ * changes (`gatefs token rotate` renames a new one over it): `current()` looks at the name
+ * (`lstat`, one system call) and, when its identity (inode, change time, size) differs from the
+ * last one read, reads it again with `readSavedToken`. The old token stops working at the first
+ * request after the rename. A file that disappears, or whose replacement is refused (a link,
+ * another user's, open to others, no valid token), leaves the last good token in force and is
+ * reported once through `onRefused`.
+ */
+export class SavedTokenWatch {
+  private identity: string;
+
+  constructor(
+    readonly file: string,
+    private token: string,
+    private readonly onRefused: (reason: string) => void = () => undefined,
+  ) {
+    this.identity = identityOf(file);
+  }
+
+  /** The token in force now. */
+  current(): string {
+    const now = identityOf(this.file);
+    if (now === this.identity) return this.token;
+    this.identity = now;
+    if (now === '') {
+      this.onRefused(`the saved token ${this.file} was removed; the server keeps the token it has until gatefs token rotate`);
+      return this.token;
+    }
+    try {
+      const next = readSavedToken(this.file);
+      if (next !== null) this.token = next;
+    } catch (e) {
+      this.onRefused(`${(e as Error).message}; the server keeps the token it has`);
+    }
+    return this.token;
+  }
+}
+
+/** inode, change time and size of `file`'s name (not followed), or '' when there is none. */
+function identityOf(file: string): string {
+  const st = lstatSync(file, { throwIfNoEntry: false, bigint: true });
+  return st ? `${st.ino}:${st.ctimeNs}:${st.size}` : '';
 }

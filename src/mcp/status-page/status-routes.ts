@@ -32,8 +32,8 @@ export function isStatusPath(path: string): boolean {
 
 /** What the routes need. */
 interface StatusRoutesOptions {
-  /** The bearer token (null: `--no-token`). */
-  token: string | null;
+  /** The bearer token in force now (null: `--no-token`); asked at every request, so a rotated token takes effect at once. */
+  token: () => string | null;
   /** The Host header values the server answers to (filled once it listens). */
   allowedHosts: () => Set<string> | null;
   /** Open MCP sessions per conversation, now. */
@@ -67,7 +67,7 @@ export class StatusRoutes {
     secure(res, nonce);
     if (url.pathname === '/login') return this.login(req, res, nonce);
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'the status page is read-only: GET it');
-    if (!mayViewStatus(req.headers, this.options.token)) {
+    if (!mayViewStatus(req.headers, this.options.token())) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="gatefs"');
       if (url.pathname === '/') return html(res, 401, signInPageHtml({ nonce, wrong: false }));
       return plain(res, 401, 'unauthorized: send the header Authorization: Bearer <token>, or sign in on the page at /');
@@ -94,7 +94,7 @@ export class StatusRoutes {
     if (req.method !== 'POST') return plain(res, 405, 'POST the sign-in form to /login');
     const body = await readSmallBody(req);
     const token = body === null ? null : new URLSearchParams(body).get('token');
-    const expected = this.options.token;
+    const expected = this.options.token();
     if (expected !== null && (token === null || !isTheToken(token.trim(), expected))) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="gatefs"');
       return html(res, 401, signInPageHtml({ nonce, wrong: true }));
