@@ -10,6 +10,7 @@ import type { DrainReport } from '../../lander/index.js';
 import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
+import type { ApplyOptions, ApplyReport } from '../apply/index.js';
 import type { AutoConversation, AutoConversationRequest } from '../occupancy/index.js';
 import type { LandSubagentResult } from '../subagents/index.js';
 import type { StartSubagentOptions } from '../subagents/index.js';
@@ -19,6 +20,7 @@ import type { WorkspaceStatus } from '../lifecycle/index.js';
 
 export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
 export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
+export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from '../apply/index.js';
 
 /** The lander of a host: lands pending submissions and lists the queue (src/host/work/host-lander.ts). */
 export interface HostLander {
@@ -71,6 +73,14 @@ export interface Host {
    * `UNKNOWN_CONVERSATION` (none, not ready, released) or `BACKEND_UNAVAILABLE` (not a git worktree).
    */
   work(conversation: string): WorkRequests;
+  /**
+   * Writes a `copy` workspace's changes (files added, changed, deleted; modes; folders) back to
+   * the folder it was copied from, each only if the source still holds what the copy started
+   * from, all or nothing (src/host/apply/apply-copy.ts); `dryRun` writes nothing. Answers the
+   * report (conflicts are in it, not thrown). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`,
+   * `BACKEND_UNAVAILABLE` (not a copy), `BUSY`.
+   */
+  apply(conversation: string, options?: ApplyOptions): Promise<ApplyReport>;
   /** What the lander delivered to `conversation` (every message when omitted), oldest first. */
   messages(conversation?: string): MessageRecord[];
   readonly subagents: HostSubagents;

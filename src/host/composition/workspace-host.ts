@@ -20,6 +20,7 @@ import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
+import { hostApply, recordBaseAfterPrepare, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
 import { refreshRegistration } from '../lifecycle/index.js';
@@ -102,7 +103,12 @@ export class WorkspaceHost implements Host {
     const running = this.inFlight.get(options.conversation);
     if (running) return running;
     const task = this.queue
-      .add(async () => statusRowOf(this.parts, await prepareWorkspace(this.parts, options, options.chain ?? [])))
+      .add(async () => {
+        const record = await prepareWorkspace(this.parts, options, options.chain ?? []);
+        // A plain-folder copy's base for `apply`; without it, apply refuses the paths it cannot check.
+        await recordBaseAfterPrepare(this.parts, record).catch(() => undefined);
+        return statusRowOf(this.parts, record);
+      })
       .finally(() => this.inFlight.delete(options.conversation));
     this.inFlight.set(options.conversation, task);
     return task;
@@ -139,6 +145,18 @@ export class WorkspaceHost implements Host {
   work(conversation: string): WorkRequests {
     this.checkOpen();
     return operatorWork(this.parts.registry, conversation);
+  }
+
+  /**
+   * Writes a `copy` workspace's changes back to its source folder; see `hostApply`
+   * (src/host/apply/). Runs in the task queue; `BUSY` while the conversation is being prepared.
+   */
+  apply(conversation: string, options: ApplyOptions = {}): Promise<ApplyReport> {
+    this.checkOpen();
+    if (this.inFlight.has(conversation)) {
+      return Promise.reject(new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation }));
+    }
+    return this.queue.add(() => hostApply(this.parts, conversation, options));
   }
 
   /** The messages port: what the lander delivered to `conversation` (every message when omitted), oldest first. */
