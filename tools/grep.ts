@@ -88,8 +88,8 @@ const Input = Type.Object(
       }),
     ),
     context: Lines('Lines of context before and after each match (output: "content" only; refused with files or count output).'),
-    before: Lines('Lines of context before each match (content output; overrides context on that side).'),
-    after: Lines('Lines of context after each match (content output; overrides context on that side).'),
+    before: Lines('Lines of context before each match (output: "content" only; overrides context on that side).'),
+    after: Lines('Lines of context after each match (output: "content" only; overrides context on that side).'),
     multiline: Type.Optional(
       Type.Boolean({
         description:

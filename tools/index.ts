@@ -24,9 +24,7 @@ export type {
 } from './command-requests.js';
 export { type ToolDescriptor, type ToolError, ToolFailure, type ToolResult } from './result.js';
 export { SyntaxReportSchema } from './syntax-check.js';
-export { compileInput, type InputCheck, type InputProblem, plainJsonSchema, type ToolDefinition } from './tool.js';
-export { argumentRows, typeWords, type ArgumentRow, type JsonSchema } from './schema-words.js';
-export { closestName } from './closest-name.js';
+export { compileInput, type InputCheck, plainJsonSchema, type ToolDefinition } from './tool.js';
 export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from './work-requests.js';
 export { WORK_TOOLS } from './work-tools.js';
 export { WRITE_MAX_CONTENT_CHARS, type WriteValue } from './write.js';

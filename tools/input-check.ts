@@ -59,7 +59,13 @@ function validateWith<I>(check: TypeCheck<TObject>, root: TObject, name: string 
     if (errors.length >= ERRORS_READ) break;
   }
   const first = errors[0];
-  if (!first) return failure('arguments', 'arguments: invalid', { problem: 'invalid', field: 'arguments', fields: fieldNames(root), required: requiredOf(root) });
+  if (!first)
+    return failure('arguments', 'arguments: invalid', {
+      problem: 'invalid',
+      field: 'arguments',
+      fields: fieldNames(root),
+      required: requiredOf(root),
+    });
   const unknown = errors.find((e) => e.message === 'Unexpected property');
   if (unknown) return unknownField(unknown, errors, args, name);
   return otherProblem(first, root, name);
@@ -73,10 +79,15 @@ function unknownField(error: ValueError, errors: readonly ValueError[], args: un
   const required = requiredOf(holder);
   const given = segments.at(-1) ?? '';
   const sameHolder = (e: ValueError) => locate(e.path).parent === parent;
-  const alsoUnknown = errors.filter((e) => e !== error && e.message === 'Unexpected property' && sameHolder(e)).map((e) => locate(e.path).name);
+  const alsoUnknown = errors
+    .filter((e) => e !== error && e.message === 'Unexpected property' && sameHolder(e))
+    .map((e) => locate(e.path).name);
   const missing = unique(errors.filter((e) => e.message === 'Expected required property' && sameHolder(e)).map((e) => locate(e.path).name));
   const holderValue = valueAt(args, segments.slice(0, -1));
-  const suggestion = closestName(given, fields.filter((f) => !isGiven(holderValue, f)));
+  const suggestion = closestName(
+    given,
+    fields.filter((f) => !isGiven(holderValue, f)),
+  );
   const words = [`${shorten(field)}: unknown field (not in the schema)`];
   if (suggestion !== undefined) words.push(`did you mean ${suggestion}?`);
   if (alsoUnknown.length > 0) words.push(`also unknown: ${alsoUnknown.map(shorten).join(', ')}`);
@@ -110,7 +121,8 @@ function otherProblem(error: ValueError, root: TObject, name: string | undefined
     return failure(field, message, { problem: 'required', field, fields, required, expected });
   }
   const choices = constantsOf(schema);
-  const suggestion = typeof error.value === 'string' && choices.length > 0 ? closestName(error.value, choices, { values: true }) : undefined;
+  const suggestion =
+    typeof error.value === 'string' && choices.length > 0 ? closestName(error.value, choices, { values: true }) : undefined;
   const hint = suggestion === undefined ? '' : `; did you mean ${JSON.stringify(suggestion)}?`;
   const message = `${shorten(field)}: ${explain(error.message, schema)}${hint}`;
   return failure(field, message, {

@@ -45,6 +45,11 @@ export interface Command {
   optionHelp: [string, string][];
   /** Extra help paragraphs (examples, what the output means). */
   details?: string;
+  /**
+   * The command's own `--help` text for the positionals given with it (`gatefs call ID read
+   * --help`: that tool's arguments), when it has one; absent or undefined: the standard help.
+   */
+  help?(args: string[]): Promise<string | undefined>;
   /** Runs the command; resolves to the exit code (0 ok, 1 tool or domain error). */
   run(ctx: CommandContext): Promise<number>;
 }

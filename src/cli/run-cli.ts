@@ -36,7 +36,7 @@ export async function runCli(argv: string[], commands: readonly Command[] = COMM
       return line.help ? EXIT.ok : EXIT.usage;
     }
     if (line.help) {
-      out.print(commandHelp(line.command));
+      out.print((await line.command.help?.(line.args)) ?? commandHelp(line.command));
       return EXIT.ok;
     }
     const globals = resolveGlobalFlags(line.flags, workingFolder());

@@ -2,3 +2,4 @@
 export { createHost, type CreateHostOptions } from './create-host.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host.js';
 export { WorkspaceHost } from './workspace-host.js';
+export { GATE_TOOLS } from './gate-tools.js';

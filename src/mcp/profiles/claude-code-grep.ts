@@ -49,7 +49,9 @@ export function grepArgs(input: Input): { args: Record<string, unknown>; notes: 
   if (input.multiline) args.multiline = true;
   const idle = mode === 'content' ? [] : CONTEXT_FIELDS.filter((f) => input[f] !== undefined);
   if (idle.length > 0)
-    notes.push(`${idle.join(', ')} apply to output_mode: "content" only and were ignored, as Claude Code's Grep ignores them; pass output_mode: "content" to see lines`);
+    notes.push(
+      `${idle.join(', ')} apply to output_mode: "content" only and were ignored, as Claude Code's Grep ignores them; pass output_mode: "content" to see lines`,
+    );
   if (mode === 'content') {
     const capped = (n: number | undefined) => {
       if (n === undefined) return undefined;

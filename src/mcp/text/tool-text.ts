@@ -4,6 +4,7 @@
  */
 import type { ToolResult } from '../../../tools/index.js';
 import { numberLines } from '../../../tools/text/index.js';
+import { messagesText } from './messages-text.js';
 
 /** A result value, read field by field. */
 export type Row = Record<string, unknown>;
@@ -40,7 +41,9 @@ export function toolResultText(tool: string, result: ToolResult): string {
     case 'commit':
       return commitText(value);
     case 'submit':
-      return `submitted ${String(value.commit).slice(0, 12)} for ${value.target} as ${value.submissionId} (position ${value.queuePosition} in the queue); the landing report arrives under request id ${value.requestId}`;
+      return `submitted ${String(value.commit).slice(0, 12)} for ${value.target} as ${value.submissionId} (position ${value.queuePosition} in the queue); once the lander has run, read the outcome with messages {"requestId": "${value.requestId}"}`;
+    case 'messages':
+      return messagesText(value);
     case 'exec':
       return typeof value.runId === 'string' && value.exitCode === undefined
         ? `started in the background as ${value.runId}: read its output with exec_output, end it with exec_kill`
@@ -111,7 +114,11 @@ function checkText(v: Row): string {
 function diffText(v: Row): string {
   const files = (v.files as Row[] | undefined) ?? [];
   const letter: Record<string, string> = { added: 'A', modified: 'M', deleted: 'D', typechange: 'T' };
-  const head = `changes against ${v.base} (${String(v.baseSha).slice(0, 12)}): ${files.length} file(s)`;
+  const against =
+    typeof v.landedOn === 'string'
+      ? `changes not yet on ${v.landedOn} (since ${String(v.baseSha).slice(0, 12)}, where your landed work ends)`
+      : `changes against ${v.base} (${String(v.baseSha).slice(0, 12)})`;
+  const head = `${against}: ${files.length} file(s)`;
   if (files.length === 0) return `${head}\n(no changes)`;
   const list = files.map((f) => `${letter[String(f.status)] ?? '?'} ${f.path}`);
   const cut = v.truncated ? ['(patch truncated: pass a path to see one file or folder)'] : [];
