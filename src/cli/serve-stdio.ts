@@ -136,13 +136,15 @@ function conversationFlag(value: FlagValues[string]): string {
 /**
  * `--conversation auto` once the host is open: the client's working folder is the current folder
  * when it is the repository or inside it, else the repository (a client that starts servers in
- * its home folder with `--repo`); the window is the process that started this server.
+ * its home folder with `--repo`); the window is the process that started this server. `resumed`
+ * when it continues a closed window's workspace (the agent is then told of its uncommitted files).
  */
-function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string } {
+function autoChoice(host: Host, globals: GlobalFlags, env: NodeJS.ProcessEnv): { conversation: string; note: string; resumed: boolean } {
   const cwd = workingFolder();
   const folder = cwd === globals.repo || cwd.startsWith(`${globals.repo}/`) ? cwd : globals.repo;
   const window = clientWindow(env);
   const { conversation, how } = host.autoConversation({ folder, window });
   const why = { reconnected: 'this window reconnected', reused: "a closed window's workspace, continued", new: 'a new workspace' }[how];
-  return { conversation, note: `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}` };
+  const note = `conversation "${conversation}" for the client window (process ${window.pid}) in ${folder}: ${why}`;
+  return { conversation, note, resumed: how === 'reused' };
 }

@@ -23,4 +23,9 @@ export interface ReadinessSource {
   tools(): Promise<ToolDescriptor[]>;
   /** The conversation, once known (after `tools()` resolves, always). */
   readonly conversationId: string | undefined;
+  /**
+   * Once, a note the agent must read with its next tool answer (the workspace it continues holds
+   * uncommitted files from an earlier window), else undefined. Optional: HTTP has none.
+   */
+  takeNotice?(): string | undefined;
 }

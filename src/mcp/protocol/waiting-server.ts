@@ -12,7 +12,9 @@
  *   carries a `progressToken`, the client gets a `notifications/progress` at once and then every
  *   second, naming what it waits for (so it shows progress and its request timeout restarts);
  *   a workspace that cannot be made ready is a tool error (`WORKSPACE_NOT_READY`, `OCCUPIED`)
- *   saying why and what to do.
+ *   saying why and what to do. The first answer after the workspace is ready starts with the
+ *   readiness's notice, when it has one (`takeNotice`: a continued workspace's uncommitted files):
+ *   the initialize answer went out before the workspace was chosen, so its instructions cannot say it.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -61,7 +63,9 @@ export function createWaitingMcpServer(readiness: ReadinessSource, options: Wait
       const token = request.params._meta?.progressToken;
       const ready = readiness.isReady || token === undefined ? await readiness.ready() : await withProgress(readiness, token, extra);
       if (!ready.ok) return profile.refusal(name, ready.error);
-      return profile.call(name, args ?? {}, gateOf(ready.host, ready.conversation, ready.holder));
+      const result = await profile.call(name, args ?? {}, gateOf(ready.host, ready.conversation, ready.holder));
+      const notice = readiness.takeNotice?.();
+      return notice ? { ...result, content: [{ type: 'text', text: `Note from gatefs: ${notice}` }, ...result.content] } : result;
     };
     return trackCall(server, call());
   });

@@ -19,8 +19,14 @@ import { codeOf } from '../../../vfs/index.js';
 import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
 import { describeFailure } from '../text/index.js';
 
-/** The conversation to serve: an id, or how to choose one once the host is open. */
-type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string });
+/**
+ * The conversation to serve: an id, or how to choose one once the host is open (`resumed`: it
+ * continues the workspace of an earlier, closed client window).
+ */
+type ConversationChoice = string | ((host: Host) => { conversation: string; note?: string; resumed?: boolean });
+
+/** How many uncommitted files the resume notice names. */
+const NOTICE_NAMES = 5;
 
 /** What `WorkspaceReadiness` is given. */
 interface ReadinessOptions {
@@ -62,6 +68,9 @@ export class WorkspaceReadiness implements ReadinessSource {
   private running?: Promise<Readiness>;
   private closed = false;
   private last?: Readiness;
+  private resumed = false;
+  /** The resume notice: undefined until looked for, null when there is none or it was given. */
+  private notice?: string | null;
   /** What the session waits for now, for progress messages. */
   phase = 'starting';
 
@@ -146,6 +155,7 @@ export class WorkspaceReadiness implements ReadinessSource {
       else {
         const chosen = choice(this.host);
         this.conversation = chosen.conversation;
+        this.resumed = chosen.resumed === true;
         if (chosen.note) this.options.log(chosen.note);
       }
     }
@@ -166,6 +176,11 @@ export class WorkspaceReadiness implements ReadinessSource {
       this.phase = `occupying the workspace of "${conversation}"`;
       if (this.closed) return stopping();
       this.session = await openSession(host, conversation, holder);
+      if (this.resumed && this.notice === undefined) {
+        this.phase = `looking for uncommitted files in the workspace of "${conversation}"`;
+        this.notice = await uncommittedNotice(host, conversation);
+        if (this.notice) log(`the workspace of "${conversation}" continues a closed window's: ${this.notice}`);
+      }
       this.phase = 'ready';
       log(`workspace of "${conversation}" ready (role ${status.role}, ${status.backend}); this session holds it`);
       if (status.confinement === 'lstat-fallback')
@@ -174,6 +189,16 @@ export class WorkspaceReadiness implements ReadinessSource {
     } catch (e) {
       return this.refused(e, conversation);
     }
+  }
+
+  /**
+   * Once: the note for the agent when this session continues a closed window's workspace that
+   * holds uncommitted files (how many, a few names, and that `diff` shows them), else undefined.
+   */
+  takeNotice(): string | undefined {
+    const notice = this.notice ?? undefined;
+    if (notice !== undefined) this.notice = null;
+    return notice;
   }
 
   private refused(e: unknown, conversation: string): Readiness {
@@ -194,4 +219,27 @@ export class WorkspaceReadiness implements ReadinessSource {
         };
     return { ok: false, error, cause: e };
   }
+}
+
+/**
+ * The resume note for `conversation`'s workspace, or null when it holds no uncommitted files or
+ * cannot say (a backend without a branch: `copy`, `shared`). Asks the workspace's own diff
+ * against its last commit (`host.work().diff`, git through the host's neutral runner: no hook,
+ * filter or fsmonitor of the repository runs).
+ */
+async function uncommittedNotice(host: Host, conversation: string): Promise<string | null> {
+  let files: { path: string }[];
+  try {
+    files = (await host.work(conversation).diff({ base: 'head', maxPatchBytes: 0 })).files;
+  } catch {
+    return null;
+  }
+  if (files.length === 0) return null;
+  const n = files.length;
+  const names = files.slice(0, NOTICE_NAMES).map((f) => f.path);
+  const more = n > names.length ? ` and ${n - names.length} more` : '';
+  return (
+    `this workspace continues the work of an earlier client window and holds ${n} uncommitted file${n === 1 ? '' : 's'} ` +
+    `from before: ${names.join(', ')}${more}. The diff tool (base "head") shows them; keep, commit or undo them as the user wants.`
+  );
 }
