@@ -1,9 +1,12 @@
 /**
- * `gatefs log`: the run log (every tool call with its outcome code, preparations, occupancy,
- * releases, git commands, landings), newest last, one event a line; `--json` prints one JSON
- * object a line instead (JSON Lines: `seq`, `at`, `time`, `type`, `conversation`, `data`), and
- * `--follow` keeps printing new events as any gatefs process over the same state directory
- * appends them, until Ctrl-C.
+ * `gatefs log`: the run log (every tool call with its outcome code and paths, preparations,
+ * occupancy, releases, the git commands of gatefs's tasks, agents' commands, landings), newest
+ * last, one event with every field of its data, nothing cut: on a terminal a long event wraps
+ * under its DETAILS column, `--wide` keeps it on one line with every git argv word; `--json`
+ * prints one JSON object a line instead (JSON Lines: `seq`, `at`, `time`, `type`,
+ * `conversation`, `data`); `--failed` keeps only the records that report a failure
+ * (src/state/run-log-failures.ts); `--follow` keeps printing new events as any gatefs process
+ * over the same state directory appends them, until Ctrl-C.
  *
  * A read-only look (`openStateReader`): where nothing was prepared yet it says so and creates
  * nothing (no state directory, no database); `--follow` then waits for the first event.
@@ -14,8 +17,9 @@ import type { Output } from './output.js';
 import { conversationArg } from './conversation-arg.js';
 import { checkRepoFolder } from './repo-folder-check.js';
 import { UsageError } from './usage-error.js';
-import { formatEventLine } from './run-log.js';
-import type { RunEvent } from '../state/index.js';
+import { type EventLineOptions, formatEventLine } from './run-log.js';
+import type { EventFilter, RunEvent } from '../state/index.js';
+import { isFailureEvent } from '../state/index.js';
 import type { StateReader } from '../host/state-trust/index.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { exitNow, standardOutput } from '../ports/process-io.js';
@@ -30,17 +34,31 @@ const FOLLOW_EVERY_MS = 250;
 export const logCommand: Command = {
   name: 'log',
   summary: 'show the run log (tool calls, preparations, occupancy, git commands, landings); --follow to keep watching',
-  usage: 'gatefs log [--conversation ID] [--tail N] [--follow] [--json]',
+  usage: 'gatefs log [--conversation ID] [--tail N] [--failed] [--wide] [--follow] [--json]',
   positionals: [],
-  options: { conversation: { type: 'string' }, tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' } },
+  options: {
+    conversation: { type: 'string' },
+    tail: { type: 'string' },
+    failed: { type: 'boolean' },
+    wide: { type: 'boolean' },
+    follow: { type: 'boolean', short: 'f' },
+  },
   optionHelp: [
     ['--conversation ID', "only this conversation's events"],
     ['--tail N', `the last N events (default ${DEFAULT_TAIL}; 0: every event)`],
+    ['--failed', 'only failures: tool calls not ok, commands that failed, failed preparations, releases, landings'],
+    ['--wide', 'one line per event, every git argv word (no wrapping, no folding)'],
     ['-f, --follow', 'keep printing new events as they are appended, until Ctrl-C'],
   ],
   details: [
-    'Columns: SEQ (the event number), TIME (UTC), TYPE, CONVERSATION, DETAILS (tool, outcome code, git argv, …;',
-    'never file contents). With --json: one JSON object per line, for jq or a script.',
+    'Columns: SEQ (the event number), TIME (UTC), TYPE, CONVERSATION, DETAILS (every field of the record: tool,',
+    'outcome, paths, git argv, exit code, …; never file contents). Nothing is cut: on a terminal a long record',
+    "wraps under DETAILS; git's safety settings (-c …) show folded as [N -c settings] unless --wide.",
+    '--failed: a tool call whose outcome is not ok; an agent or lander command that exited non-zero, was',
+    "killed, timed out or hit a limit; a gatefs git command killed, timed out or not run (git's own non-zero",
+    'exits are answers: the task records its failure itself); every failed or rolled-back preparation, refused,',
+    'aborted or undone release, failed recovery, blocked, failed or unpushed landing, work.failed.',
+    'With --json: one JSON object per line, for jq or a script.',
     'Reads the state database only: it creates nothing where nothing was prepared.',
   ].join('\n'),
   async run({ globals, flags, out }) {
@@ -51,15 +69,25 @@ export const logCommand: Command = {
     standardOutput().on('error', (e) => {
       if (foreignCodeOf(e) === 'EPIPE') exitNow(0);
     });
+    const failedOnly = flags.failed === true;
     const { openStateReader } = await import('../host/state-trust/index.js');
     let reader = await openStateReader(where(globals));
-    const print = printer(out, globals.json);
+    const stdout = standardOutput();
+    const width = flags.wide !== true && stdout.isTTY && stdout.columns > 0 ? stdout.columns : undefined;
+    const print = printer(out, globals.json, { wide: flags.wide === true, ...(width ? { width } : {}) });
+    const kept = (e: RunEvent) => !failedOnly || isFailureEvent(e);
     let last = 0;
     try {
       if (reader) {
-        const shown = reader.events({ ...(conversation ? { conversation } : {}), ...(tail > 0 ? { last: tail } : {}) });
+        const filter: EventFilter = conversation ? { conversation } : {};
+        const shown = failedOnly
+          ? reader
+              .events(filter)
+              .filter(kept)
+              .slice(tail > 0 ? -tail : 0)
+          : reader.events({ ...filter, ...(tail > 0 ? { last: tail } : {}) });
         for (const e of shown) print(e);
-        last = shown.at(-1)?.seq ?? lastSeq(reader);
+        last = failedOnly ? lastSeq(reader) : (shown.at(-1)?.seq ?? lastSeq(reader));
       }
       if (!flags.follow) {
         if (!reader && !globals.json)
@@ -73,7 +101,7 @@ export const logCommand: Command = {
           reader ??= await openStateReader(where(globals));
           if (!reader) continue;
           for (const e of reader.events({ afterSeq: last, ...(conversation ? { conversation } : {}) })) {
-            print(e);
+            if (kept(e)) print(e);
             last = e.seq;
           }
         }
@@ -106,8 +134,8 @@ function lastSeq(reader: StateReader): number {
 }
 
 /** Prints one event as a line, or as one JSON object a line. */
-function printer(out: Output, json: boolean): (e: RunEvent) => void {
-  if (!json) return (e) => out.print(formatEventLine(e));
+function printer(out: Output, json: boolean, layout: EventLineOptions): (e: RunEvent) => void {
+  if (!json) return (e) => out.print(formatEventLine(e, layout));
   return (e) =>
     out.jsonLine({
       seq: e.seq,

@@ -1,10 +1,48 @@
 /**
- * `summarizeEvent`: the few data fields of a run-log event a person scans for (tool, outcome
- * code, git argv, role, branch, holder, …), as one short line, for `gatefs log`, `gatefs demo`
- * and the status page. Never file contents: the run log holds none.
+ * How a run-log event's data reads as text. `summarizeEvent`: the few fields a person scans for
+ * (tool, outcome code, git argv, role, branch, holder, …) as one short line, for `gatefs demo`
+ * and the status page. `describeEvent`: every field, none cut, for `gatefs log`. Never file
+ * contents: the run log holds none.
  */
 
-const SHOWN_KEYS = ['tool', 'outcome', 'code', 'tag', 'argv', 'exitCode', 'role', 'backend', 'branch', 'holder', 'mode', 'paths'];
+const SHOWN_KEYS = [
+  'tool',
+  'clientTool',
+  'outcome',
+  'code',
+  'tag',
+  'argv',
+  'exitCode',
+  'role',
+  'backend',
+  'branch',
+  'holder',
+  'mode',
+  'paths',
+];
+
+/** Fields `describeEvent` puts first, in this order; the others follow in name order. */
+const LEADING_KEYS = [
+  'tool',
+  'clientTool',
+  'outcome',
+  'paths',
+  'code',
+  'reason',
+  'submission',
+  'tag',
+  'argv',
+  'exitCode',
+  'signal',
+  'timedOut',
+  'limit',
+  'error',
+  'role',
+  'backend',
+  'branch',
+  'holder',
+  'mode',
+];
 
 /** The summary of `data`: `key=value` pairs of the shown keys, at most `max` characters (default 100). */
 export function summarizeEvent(data: Record<string, unknown>, max = 100): string {
@@ -16,4 +54,59 @@ export function summarizeEvent(data: Record<string, unknown>, max = 100): string
     parts.push(`${key}=${key === 'argv' ? `"${text}"` : text}`);
   }
   return parts.join(' ').slice(0, max);
+}
+
+/** How `describeEvent` shows a git argv. */
+export interface DescribeOptions {
+  /**
+   * Fold the run of `-c name=value` settings gatefs gives every git command (hooks, filters and
+   * signing off) into `[N -c settings]`, so the subcommand shows; default true. The folded
+   * words are the same on every git command gatefs runs; `--json` and `--wide` show them.
+   */
+  foldGitSettings?: boolean;
+}
+
+/**
+ * Every field of `data` as `key=value` pairs, the leading fields first (tool, outcome, paths,
+ * argv, exit code, signal, …), none cut: strings bare when they hold no space, quote or `=`,
+ * else as JSON; lists comma-joined (argv space-joined in quotes); objects as JSON. Null fields
+ * and `timedOut=false` are left out.
+ */
+export function describeEvent(data: Record<string, unknown>, options: DescribeOptions = {}): string {
+  const keys = [
+    ...LEADING_KEYS.filter((k) => k in data),
+    ...Object.keys(data)
+      .filter((k) => !LEADING_KEYS.includes(k))
+      .sort(),
+  ];
+  const parts: string[] = [];
+  for (const key of keys) {
+    const v = data[key];
+    if (v === undefined || v === null || (key === 'timedOut' && v === false)) continue;
+    if (key === 'argv' && Array.isArray(v)) {
+      const words = v.map(String);
+      parts.push(`argv="${(options.foldGitSettings === false ? words : foldGitSettings(words)).join(' ')}"`);
+    } else parts.push(`${key}=${shown(v)}`);
+  }
+  return parts.join(' ');
+}
+
+function shown(v: unknown): string {
+  if (Array.isArray(v)) return v.every((x) => typeof x === 'string') ? v.map(bare).join(',') : JSON.stringify(v);
+  if (typeof v === 'object') return JSON.stringify(v);
+  return bare(v);
+}
+
+function bare(v: unknown): string {
+  const text = String(v);
+  return text === '' || /[\s"'=,]/.test(text) ? JSON.stringify(text) : text;
+}
+
+/** `git -c a=b -c c=d … rest` as `git [2 -c settings] rest`; any other argv as it is. */
+function foldGitSettings(argv: readonly string[]): string[] {
+  if (argv[0] !== 'git') return [...argv];
+  let i = 1;
+  while (argv[i] === '-c' && i + 1 < argv.length) i += 2;
+  const settings = (i - 1) / 2;
+  return settings < 2 ? [...argv] : ['git', `[${settings} -c settings]`, ...argv.slice(i)];
 }
