@@ -82,10 +82,13 @@ function unifiedDiff(path: string, before: string, after: string, changes: reado
   out.push(`+++ b/${path}`, changes.length);
   while (run && !out.cut) {
     // Runs whose context overlaps make one hunk, as git's diff makes them.
+    // Past what the report can show, the hunk is cut anyway: runs stop being diffed there.
     const hunk: ChangedRun[] = [run];
+    let size = sizeOf(run);
     let next = runs.next().value;
-    while (next && next.oldLine - endOf(hunk[hunk.length - 1] as ChangedRun) <= 2 * DIFF_CONTEXT_LINES) {
+    while (next && size <= REPORT_MAX_CHARS && next.oldLine - endOf(hunk[hunk.length - 1] as ChangedRun) <= 2 * DIFF_CONTEXT_LINES) {
       hunk.push(next);
+      size += sizeOf(next);
       next = runs.next().value;
     }
     writeHunk(out, before, hunk, changes.length);
@@ -94,9 +97,17 @@ function unifiedDiff(path: string, before: string, after: string, changes: reado
   return out;
 }
 
+/** Characters of a run's changed lines (at least one per line). */
+function sizeOf(run: ChangedRun): number {
+  let size = 0;
+  for (const l of run.removed) size += l.length + 1;
+  for (const l of run.added) size += l.length + 1;
+  return size;
+}
+
 /** The old line after a run's removed lines (0-based). */
 function endOf(run: ChangedRun): number {
-  return run.oldLine + run.removed.length;
+  return run.oldLine + run.oldCount;
 }
 
 function writeHunk(out: CappedLines, before: string, hunk: readonly ChangedRun[], changeCount: number): void {
@@ -107,7 +118,7 @@ function writeHunk(out: CappedLines, before: string, hunk: readonly ChangedRun[]
   const oldFrom = first.oldLine - lead.length;
   const newFrom = first.newLine - lead.length;
   const oldCount = endOf(last) + tail.length - oldFrom;
-  const newCount = last.newLine + last.added.length + tail.length - newFrom;
+  const newCount = last.newLine + last.newCount + tail.length - newFrom;
   const left = changeCount - first.change;
   if (!out.push(`@@ -${range(oldFrom, oldCount)} +${range(newFrom, newCount)} @@`, left)) return;
   let oldNo = oldFrom;

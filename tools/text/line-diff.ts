@@ -60,36 +60,36 @@ function replaceAll(n: number, m: number): LineEdit[] {
   return edits;
 }
 
-/** Myers' forward greedy search with the trace kept per step; null past `maxEdits`. */
+/**
+ * Myers' forward greedy search; null past `maxEdits`. `v` holds, per diagonal k (at k + offset),
+ * the furthest x reached; after step d the slice for diagonals -d..d is kept for the backtrack.
+ */
 function myers(a: readonly string[], b: readonly string[], maxEdits: number): LineEdit[] | null {
   const n = a.length;
   const m = b.length;
   if (n === 0 || m === 0) return replaceAll(n, m);
   const limit = Math.min(n + m, maxEdits);
+  const offset = limit + 1;
+  const v = new Int32Array(2 * limit + 3);
   const trace: Int32Array[] = [];
-  // v[k + d] for diagonals k in -d..d, for the current d; read from the previous step's array.
-  let prev = new Int32Array(1);
   for (let d = 0; d <= limit; d++) {
-    const v = new Int32Array(2 * d + 1);
     for (let k = -d; k <= d; k += 2) {
-      const at = (kk: number) => prev[kk + d - 1] as number;
       let x: number;
       if (d === 0) x = 0;
-      else if (k === -d || (k !== d && at(k - 1) < at(k + 1))) x = at(k + 1);
-      else x = at(k - 1) + 1;
+      else if (k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))) x = v[offset + k + 1] as number;
+      else x = (v[offset + k - 1] as number) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
-      v[k + d] = x;
+      v[offset + k] = x;
       if (x >= n && y >= m) {
-        trace.push(v);
+        trace.push(v.slice(offset - d, offset + d + 1));
         return backtrack(trace, n, m);
       }
     }
-    trace.push(v);
-    prev = v;
+    trace.push(v.slice(offset - d, offset + d + 1));
   }
   return null;
 }
