@@ -3,9 +3,11 @@
  * deletions and new files that are not ignored.
  *
  * Input: `path?` (a file or folder of the workspace; default the whole workspace), `base?`:
- * `pinned` (default: the commit the workspace was prepared from, so committed work shows too) or
+ * `pinned` (default: the commit the workspace was prepared from, so committed work shows too; once
+ * work of it landed, the last commit of it the target holds, so only work not yet home shows) or
  * `head` (the branch's last commit: only what is not committed yet).
- * Value: `base`, `baseSha`, `files: [{path, status}]` (status added|modified|deleted|typechange),
+ * Value: `base`, `baseSha`, `landedOn?` (the target, when the base moved for a landing),
+ * `files: [{path, status}]` (status added|modified|deleted|typechange),
  * `patch` (unified diff, at most 256 KiB) and `truncated`. Git runs host-side (the host's work
  * port); nothing the repository configures runs. Errors: the path codes, `OUTSIDE_MOUNTS` for a
  * path in another mount, `NOT_A_WORKTREE` for a workspace that is not a git worktree.
@@ -39,6 +41,7 @@ const Output = Type.Object({
   files: Type.Array(FileSchema),
   patch: Type.String(),
   truncated: Type.Boolean(),
+  landedOn: Type.Optional(Type.String()),
 });
 
 /** The `diff` tool (see the module comment). */
@@ -46,7 +49,8 @@ export const diffTool = defineTool({
   name: 'diff',
   description:
     'Show what you changed in your workspace: the changed files (added, modified, deleted) and a unified diff. ' +
-    'base "pinned" (default) compares with the commit your workspace started from, so committed work shows too; ' +
+    'base "pinned" (default) compares with the commit your workspace started from (once your work has landed, with the last of it the target holds), ' +
+    'so committed work not yet landed shows too; ' +
     'base "head" shows only what is not committed yet. Limit it to a file or folder with path.',
   input: Input,
   output: Output,

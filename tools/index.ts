@@ -25,6 +25,15 @@ export type {
 export { type ToolDescriptor, type ToolError, ToolFailure, type ToolResult } from './result.js';
 export { SyntaxReportSchema } from './syntax-check.js';
 export { compileInput, type InputCheck, plainJsonSchema, type ToolDefinition } from './tool.js';
-export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from './work-requests.js';
+export type {
+  CheckOutcome,
+  CommitValue,
+  DiffValue,
+  MessagesValue,
+  MessageView,
+  PendingSubmission,
+  SubmitValue,
+  WorkRequests,
+} from './work-requests.js';
 export { WORK_TOOLS } from './work-tools.js';
 export { WRITE_MAX_CONTENT_CHARS, type WriteValue } from './write.js';

@@ -4,7 +4,8 @@
  *
  * Input: `divergence` (how the work differs from what was asked: "None" when it matches),
  * `summary?` (what the work does, for the report and the note to whoever started the branch).
- * Value: `submissionId`, `requestId` (the landing report arrives under it, exactly once),
+ * Value: `submissionId`, `requestId` (the landing report arrives under it, exactly once: the
+ * `messages` tool reads it with `{requestId}`),
  * `queuePosition` (1: next in line), `commit`, `target`.
  * Errors: `DIRTY_WORKTREE` while anything is not committed (commit first), `QUEUE_REJECTED`
  * (nothing to land beyond the target, no target branch), `NOT_A_WORKTREE`, `OCCUPIED`.
@@ -41,7 +42,8 @@ export const submitTool = defineTool({
   description:
     'Submit your committed work to be landed: it is merged onto the target branch, checked, and fast-forwarded there. ' +
     'Everything must be committed first (use commit). divergence says how the work differs from the request ("None" when it matches). ' +
-    'You get a submissionId and a requestId; the landing report (or the failed check with its output) arrives later under that id.',
+    'You get a submissionId and a requestId; read the outcome with messages {requestId} (the checks that ran with their exit codes, ' +
+    'or the failing check with the end of its output); it arrives once the lander has run.',
   input: Input,
   output: Output,
   annotations: { title: 'Submit', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -13,7 +13,6 @@ export { StateStore } from './store.js';
 export {
   type BlockedMove,
   type CheckedSubmission,
-  type CheckResult,
   type CheckingSubmission,
   type CheckSummary,
   type LandedSubmission,

@@ -153,10 +153,18 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: 'messages.read_at: when the messages tool first returned a message; submissions.blocked: why a move is blocked',
+    description: 'messages.read_at: when the messages tool first returned a message; submissions.blocked: why a move is blocked; submissions by conversation',
     sql: `
       ALTER TABLE messages ADD COLUMN read_at INTEGER;
       ALTER TABLE submissions ADD COLUMN blocked TEXT;
+      CREATE INDEX submissions_by_conversation ON submissions (conversation, seq);
+    `,
+  },
+  {
+    version: 7,
+    description: "occupancy.client: the MCP client's name from initialize (clientInfo.name), to name a holder by",
+    sql: `
+      ALTER TABLE occupancy ADD COLUMN client TEXT;
     `,
   },
 ];

@@ -72,6 +72,8 @@ export class SubmissionTable {
   private readonly pendingOf: Statement;
   private readonly all: Statement;
   private readonly landedOf: Statement;
+  private readonly byConversation: Statement;
+  private readonly lastLandedOf: Statement;
 
   constructor(
     private readonly db: Database,
@@ -86,6 +88,8 @@ export class SubmissionTable {
       `SELECT * FROM submissions WHERE target = ? AND state IN (${PENDING_STATES.map((s) => `'${s}'`).join(', ')}) ORDER BY seq`,
     );
     this.all = db.prepare('SELECT * FROM submissions ORDER BY seq');
+    this.byConversation = db.prepare('SELECT * FROM submissions WHERE conversation = ? ORDER BY seq');
+    this.lastLandedOf = db.prepare('SELECT * FROM submissions WHERE root = ? AND landed_sha IS NOT NULL ORDER BY seq DESC LIMIT 1');
     this.landedOf = db.prepare(`SELECT root, COUNT(*) AS n FROM submissions WHERE landed_sha IS NOT NULL GROUP BY root`);
   }
 
@@ -120,6 +124,17 @@ export class SubmissionTable {
   /** Every submission, oldest first. */
   list(): SubmissionRecord[] {
     return (this.all.all() as SubmissionRow[]).map(parseSubmission);
+  }
+
+  /** The submissions `conversation` made, oldest first. */
+  ofConversation(conversation: string): SubmissionRecord[] {
+    return (this.byConversation.all(conversation) as SubmissionRow[]).map(parseSubmission);
+  }
+
+  /** The last submission of the lineage of `root` that landed (its target points at or past it), or null. */
+  landedOfRoot(root: string): SubmissionRecord | null {
+    const row = this.lastLandedOf.get(root) as SubmissionRow | undefined;
+    return row ? parseSubmission(row) : null;
   }
 
   /** Landed submissions per lineage root. */

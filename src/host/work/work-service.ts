@@ -1,6 +1,6 @@
 /**
- * `WorkService`: the host's side of `diff`, `commit` and `submit` for one `worktree` workspace
- * (implements the tools' `WorkRequests` port). Git runs through the landing port (host exec,
+ * `WorkService`: the host's side of `diff`, `commit`, `submit` and `messages` for one `worktree`
+ * workspace (implements the tools' `WorkRequests` port). Git runs through the landing port (host exec,
  * everything the repository could make git run neutralised); the checkout path is derived from
  * the state directory and the conversation id, never read from a record. The author of a
  * commit is the conversation (`<id> <id@gatefs.invalid>`), the committer gatefs, the time the
@@ -9,7 +9,7 @@
 import type { GitContext } from '../../git/index.js';
 import type { GitIdentity } from '../../git/index.js';
 import { submitWork } from '../../lander/index.js';
-import type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../../../tools/index.js';
+import type { CommitValue, DiffValue, MessagesValue, SubmitValue, WorkRequests } from '../../../tools/index.js';
 import type { LanderSettings } from '../../manifest/index.js';
 import type { Clock } from '../../ports/index.js';
 import type { IdSource } from '../../ports/index.js';
@@ -19,6 +19,7 @@ import { branchOf, checkoutOf } from '../platform/index.js';
 import { ToolFailure } from '../../../tools/index.js';
 import { codeOf } from '../../../vfs/index.js';
 import { stateDirNames } from '../state-trust/index.js';
+import { conversationMessages } from './conversation-messages.js';
 
 /** The committer of every commit gatefs makes (merges, agents' commits). */
 export const GATEFS_COMMITTER: GitIdentity = { name: 'gatefs', email: 'gatefs@gatefs.invalid' };
@@ -58,6 +59,10 @@ export class WorkService implements WorkRequests {
     return this.logged('submit', () => this.submitNow(request));
   }
 
+  async messages(request: { requestId?: string; unread: boolean; max: number }): Promise<MessagesValue> {
+    return conversationMessages(this.parts.store, this.conversation, request);
+  }
+
   /**
    * Runs one request; a failure that is not a refusal for the agent (a git failure, which the
    * gate shows the agent only as INTERNAL) is kept in the run log with its message for the operator.
@@ -80,13 +85,43 @@ export class WorkService implements WorkRequests {
 
   private async diffNow(request: { base: 'pinned' | 'head'; paths?: readonly string[]; maxPatchBytes: number }): Promise<DiffValue> {
     const context = this.context('diff');
-    const baseSha = request.base === 'pinned' ? this.pinnedSha : await this.head(context);
+    const home = request.base === 'pinned' ? await this.homeBase(context) : null;
+    const baseSha = request.base === 'pinned' ? (home?.sha ?? this.pinnedSha) : await this.head(context);
     const found = await this.parts.platform.landing.diff(
       this.path,
       { base: baseSha, maxPatchBytes: request.maxPatchBytes, ...(request.paths ? { paths: request.paths } : {}) },
       context,
     );
-    return { base: request.base, baseSha, files: found.files, patch: found.patch, truncated: found.truncated };
+    return {
+      base: request.base,
+      baseSha,
+      files: found.files,
+      patch: found.patch,
+      truncated: found.truncated,
+      ...(home ? { landedOn: home.target } : {}),
+    };
+  }
+
+  /**
+   * Where `diff`'s pinned base has moved once work of this workspace landed (docs/ARCHITECTURE.md
+   * § Lander, "after a landing"): the newest commit the branch shares with the target the last
+   * landing of this lineage went to (`git merge-base`), when that commit descends from the pinned
+   * one, so a diff shows only work not yet home. Derived from the branch and the target every
+   * time, never stored: nothing to update at landing, so nothing a crash can leave half done, and
+   * a landing by hand or by a subagent counts too. Null (the pinned commit stays the base) before
+   * any landing of this lineage, or when the target is gone.
+   */
+  private async homeBase(context: GitContext): Promise<{ sha: string; target: string } | null> {
+    const { store, platform } = this.parts;
+    const root = store.lineage.of(this.conversation).root;
+    const landed = store.submissions.landedOfRoot(root);
+    if (landed === null) return null;
+    const git = platform.landing;
+    const [head, targetHead] = await Promise.all([this.head(context), git.readRef(landed.target, context)]);
+    if (targetHead === null) return null;
+    const shared = await git.mergeBase(targetHead, head, context);
+    if (shared === null || shared === this.pinnedSha || !(await git.isAncestor(this.pinnedSha, shared, context))) return null;
+    return { sha: shared, target: landed.target.replace(/^refs\/heads\//, '') };
   }
 
   private async commitNow(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {

@@ -16,7 +16,7 @@
  * | `BashOutput` | `exec_output` (`filter` applied here, in a worker) | `bash_id`, `filter` |
  * | `KillShell` | `exec_kill` | `shell_id` |
  *
- * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`, `check`) keep
+ * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`, `messages`, `check`) keep
  * their gatefs names, arguments and results. A profile tool is listed when the role declares its
  * gate tool. Paths: `file_path` and `path` are namespace paths, absolute (`/worktrees/<id>/…`, a
  * mount path) or relative to the workspace root; a path of the client's machine is refused by the
@@ -268,7 +268,7 @@ const killShell: ProfileTool<typeof KillShellInput> = {
 };
 
 /** The gate tools this profile offers under their own names. */
-const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'check']);
+const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'messages', 'check']);
 
 /** A profile tool, compiled: its validator and its JSON Schemas (once, at load). */
 interface Compiled {
