@@ -7,7 +7,7 @@
  * tool's arguments from its schema, as `gatefs tools` does (neither opens the host).
  */
 import type { Command } from './command.js';
-import { withHost } from './open-host.js';
+import { withHost, withReadingHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { UsageError } from './usage-error.js';
 import { safeToolText } from './safe-tool-text.js';
@@ -15,6 +15,9 @@ import { toolHint, withRemedy } from './remedy.js';
 import { commandHelp } from './help.js';
 import { toolText } from './tool-arguments.js';
 import { closestName } from '../../tools/closest-name.js';
+
+/** Tools that only read: their `call` opens the host quietly (`withReadingHost`). */
+const READING_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'list', 'diff', 'messages', 'exec_output']);
 
 /** The `call` command. */
 export const callCommand: Command = {
@@ -74,7 +77,9 @@ export const callCommand: Command = {
         );
       }
     }
-    const result = await withHost(globals, (host) => host.gate.call(conversation, tool, toolArgs));
+    // A reading tool's call is opened quietly: its tool_call is the one record it leaves.
+    const open = READING_TOOLS.has(tool) ? withReadingHost : withHost;
+    const result = await open(globals, (host) => host.gate.call(conversation, tool, toolArgs));
     if (globals.json) out.json(result);
     else if (result.ok) out.print(safeToolText(tool, result));
     if (!result.ok) {
