@@ -75,7 +75,9 @@ function tree(dir: string): Record<string, string> {
 }
 
 function hashOf(dir: string): string {
-  return createHash('sha256').update(JSON.stringify(tree(dir))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(tree(dir)))
+    .digest('hex');
 }
 
 const upperOf = (repo: string, conversation: string) => join(repo, '.gatefs/copies', conversation);
@@ -111,7 +113,14 @@ describe('gatefs apply over a plain folder', () => {
     symlinkSync('README.md', join(upperOf(src, 'c'), 'readme-link'));
 
     const dry = await host.apply('c', { dryRun: true });
-    expect(tree(src)).toEqual({ 'README.md': 'hello\n', 'docs/': '/', 'docs/a.md': 'a\n', 'old/': '/', 'old/gone.txt': 'bye\n', 'run.sh': 'echo hi\n' });
+    expect(tree(src)).toEqual({
+      'README.md': 'hello\n',
+      'docs/': '/',
+      'docs/a.md': 'a\n',
+      'old/': '/',
+      'old/gone.txt': 'bye\n',
+      'run.sh': 'echo hi\n',
+    });
     expect(dry.entries.filter((e) => e.status === 'would-apply').map((e) => e.path)).toEqual([
       'README.md',
       'docs/a.md',
@@ -138,7 +147,10 @@ describe('gatefs apply over a plain folder', () => {
     });
     expect(statSync(join(src, 'run.sh')).mode & 0o777).toBe(0o755);
     // One record, paths without contents.
-    const records = host.events().slice(before).filter((e) => e.type === 'work.apply');
+    const records = host
+      .events()
+      .slice(before)
+      .filter((e) => e.type === 'work.apply');
     expect(records).toHaveLength(1);
     expect(records[0]!.data).toMatchObject({ applied: 8, conflicts: 0, skipped: 1, resumed: false });
     expect(JSON.stringify(records[0])).not.toContain('hello, world');
@@ -189,9 +201,12 @@ describe('gatefs apply over a plain folder', () => {
       ]);
       expect(hashOf(src)).toBe(before);
     }
-    expect(host.events().filter((e) => e.type === 'work.apply').map((e) => e.data)).toEqual([
-      { applied: 0, conflicts: 1, skipped: 2, unchanged: 0, resumed: false, paths: ['b.txt'] },
-    ]);
+    expect(
+      host
+        .events()
+        .filter((e) => e.type === 'work.apply')
+        .map((e) => e.data),
+    ).toEqual([{ applied: 0, conflicts: 1, skipped: 2, unchanged: 0, resumed: false, paths: ['b.txt'] }]);
     // The copy keeps its work. Once the copy holds what the source holds, b.txt is settled and the rest applies.
     await call(host, 'write', { path: 'b.txt', content: 'theirs b\n' });
     expect(await host.apply('c')).toMatchObject({ complete: true, counts: { applied: 2, conflicts: 0 } });
@@ -251,7 +266,10 @@ describe('gatefs apply over a git checkout', () => {
     const host = await createHost({ repo: repo.dir });
     cleanups.push(() => host.close());
     await host.prepare({ conversation: 'w' });
-    await expect(host.apply('w')).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE', data: { hint: expect.stringContaining('gatefs commit w') } });
+    await expect(host.apply('w')).rejects.toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      data: { hint: expect.stringContaining('gatefs commit w') },
+    });
     await expect(host.apply('nobody')).rejects.toMatchObject({ code: 'UNKNOWN_CONVERSATION' });
   });
 });

@@ -50,8 +50,9 @@ export async function applyCopy(parts: ApplyParts, options: ApplyOptions = {}): 
   try {
     let journal = await readJournal(upper);
     const resumed = journal !== undefined && !dryRun;
+    let overlayReset = false;
     if (journal?.phase === 'resetting' && !dryRun) {
-      await finishApply(parts, source, journal.entries, save);
+      overlayReset = await finishApply(parts, source, journal.entries, save);
       await removeJournal(upper);
       journal = undefined;
     }
@@ -61,7 +62,6 @@ export async function applyCopy(parts: ApplyParts, options: ApplyOptions = {}): 
     if (dryRun || blocked) return report(parts, steps, new Map(), { dryRun, blocked, resumed, overlayReset: false });
     const outcome = new Map<Step, Omit<ApplyEntry, 'path' | 'kind' | 'change'>>();
     const toApply = steps.filter((s) => s.status === 'apply');
-    let overlayReset = false;
     if (toApply.length > 0 || steps.some((s) => s.status === 'unchanged')) {
       await writeJournal(upper, { phase: 'writing', entries: toApply.map(journalEntry) });
       save('apply.journaled', null);
