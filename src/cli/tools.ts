@@ -16,7 +16,7 @@ import type { Command } from './command.js';
 import type { GlobalFlags } from './global-flags.js';
 import type { ToolDescriptor } from '../../tools/index.js';
 import { conversationArg } from './conversation-arg.js';
-import { withHost } from './open-host.js';
+import { withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
 import { UsageError } from './usage-error.js';
 import { toolSheets, toolsText, type OfferedTool } from './tool-arguments.js';
@@ -86,7 +86,7 @@ async function chooseTools(
 /** The role recorded for `conversation`'s workspace, if `gatefs status` lists one. */
 async function recordedRole(globals: GlobalFlags, conversation: string): Promise<string | undefined> {
   if (await hasNoState(globals)) return undefined;
-  const rows = await withHost(globals, async (host) => host.status());
+  const rows = await withReadingHost(globals, async (host) => host.status());
   const row = rows.find((r) => r.conversation === conversation);
   return row?.role;
 }
