@@ -94,7 +94,7 @@ export function problemOf(e: unknown, context: ProblemContext): WorkspaceProblem
   return {
     summary: context.hostPaths ? message : code,
     remedy,
-    details: { cause: code },
+    details: { cause: code, ...(context.hostPaths ? { folder: context.globals.repo } : {}) },
   };
 }
 

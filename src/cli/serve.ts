@@ -14,6 +14,7 @@ import { UsageError } from './usage-error.js';
 import { watchStopSignals } from './stop-signals.js';
 import { resolveServeAuth, TOKEN_ON_COMMAND_LINE } from './serve-auth.js';
 import { serveOverStdio } from './serve-stdio.js';
+import { checkBeforeConnect } from './connect-check.js';
 import {
   DEFAULT_CREATION_LIMITS as CREATION,
   DEFAULT_SESSION_LIMITS as SESSIONS,
@@ -131,6 +132,7 @@ async function serveOverHttp(
   try {
     const { profileNamed } = await import('../mcp/profiles/index.js');
     const profile = profileNamed(profileName);
+    await refuseMissingFolder(flags, globals);
     const host = await openHost(globals);
     try {
       const token = auth.settle();
@@ -155,4 +157,20 @@ async function serveOverHttp(
   } finally {
     stop.dispose();
   }
+}
+
+/**
+ * `serve --http` refuses to start on a repository folder that is missing, or named with a
+ * variable nobody expanded (`${workspaceFolder}`), saying so (`UsageError`, exit 2): no client
+ * could be served. A manifest mistake already stops the start (its file:line and value are in the
+ * error); a folder that is not a git repository may still serve prepared copy workspaces.
+ */
+async function refuseMissingFolder(flags: CommandContext['flags'], globals: CommandContext['globals']): Promise<void> {
+  const args = {
+    ...(typeof flags.repo === 'string' ? { repo: flags.repo } : {}),
+    ...(typeof flags['state-dir'] === 'string' ? { stateDir: flags['state-dir'] } : {}),
+  };
+  const problem = await checkBeforeConnect(args, { ...globals, manifest: undefined });
+  if (problem && ['UNEXPANDED_VARIABLE', 'FOLDER_MISSING', 'NOT_A_FOLDER'].includes(problem.details.cause))
+    throw new UsageError(`${problem.summary}: ${problem.remedy}`, 'serve');
 }

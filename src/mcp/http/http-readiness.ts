@@ -66,8 +66,13 @@ export class HttpReadiness implements ReadinessSource {
     } catch (e) {
       this.phase = 'failed';
       const code = codeOf(e) ?? 'an unexpected error';
-      const message = `the workspace of "${this.conversation}" could not be prepared (${code}); the server log says why; open a new session to try again`;
-      return { ok: false, error: { code: 'WORKSPACE_NOT_READY', message }, cause: e };
+      const details = preparationFacts(e);
+      const facts = Object.entries(details)
+        .filter(([k]) => k !== 'cause')
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      const message = `the workspace of "${this.conversation}" could not be prepared (${code}${facts ? `: ${facts}` : ''}); the server log says why; open a new session to try again`;
+      return { ok: false, error: { code: 'WORKSPACE_NOT_READY', message, details }, cause: e };
     }
     try {
       this.phase = `occupying the workspace of "${this.conversation}"`;
@@ -88,4 +93,17 @@ export class HttpReadiness implements ReadinessSource {
   private outcome(status: WorkspaceStatus, session: Session): Readiness {
     return { ok: true, host: this.host, conversation: this.conversation, status, holder: session.holder };
   }
+}
+
+/**
+ * The facts of a failed preparation an HTTP client may read (no host path: the client did not
+ * write the server's command line): its code, and the reason, backend, manifest key, line and the
+ * value it got when the error names them.
+ */
+function preparationFacts(e: unknown): Record<string, unknown> {
+  const data = (e as { data?: Record<string, unknown> } | null)?.data ?? {};
+  const facts: Record<string, unknown> = { cause: codeOf(e) ?? 'ERROR' };
+  for (const key of ['reason', 'backend', 'keyPath', 'line', 'role', 'ref'])
+    if (typeof data[key] === 'string' || typeof data[key] === 'number') facts[key] = data[key];
+  return facts;
 }
