@@ -69,7 +69,7 @@ export interface DescribeOptions {
 /**
  * Every field of `data` as `key=value` pairs, the leading fields first (tool, outcome, paths,
  * argv, exit code, signal, …), none cut: strings bare when they hold no space, quote or `=`,
- * else as JSON; lists comma-joined (argv space-joined in quotes); objects as JSON. Null fields
+ * else as JSON; lists comma-joined (`[]` when empty; argv space-joined in quotes); objects as JSON. Null fields
  * and `timedOut=false` are left out.
  */
 export function describeEvent(data: Record<string, unknown>, options: DescribeOptions = {}): string {
@@ -92,6 +92,7 @@ export function describeEvent(data: Record<string, unknown>, options: DescribeOp
 }
 
 function shown(v: unknown): string {
+  if (Array.isArray(v) && v.length === 0) return '[]';
   if (Array.isArray(v)) return v.every((x) => typeof x === 'string') ? v.map(bare).join(',') : JSON.stringify(v);
   if (typeof v === 'object') return JSON.stringify(v);
   return bare(v);
