@@ -5,6 +5,7 @@
  */
 export { isToolErrorCode, TOOL_ERROR_CODES, type ToolErrorCode } from './codes.js';
 export type { DisclosureOutcome, DisclosureProblem, DisclosureRequests, RequestFilesValue } from './disclosure-requests.js';
+export { closestName } from './closest-name.js';
 export { applyEditSteps, checkEditSteps, type EditStep, UnmatchedEditStep } from './edit-steps.js';
 export { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS, type EditValue } from './edit.js';
 export { FILE_TOOLS } from './file-tools.js';

@@ -1,6 +1,6 @@
 /**
- * Help texts: `gatefs --help` (every command with its summary) and `gatefs <command> --help`
- * (synopsis, flags, global flags, details).
+ * Help texts: `gatefs --help` / `gatefs help` (every command with its summary) and
+ * `gatefs <command> --help` / `gatefs help <command>` (synopsis, flags, global flags, details).
  */
 import type { Command } from './command.js';
 import { GLOBAL_HELP } from './global-flags.js';
@@ -24,7 +24,8 @@ export function mainHelp(commands: readonly Command[]): string {
     'Global flags:',
     rows(GLOBAL_HELP),
     '',
-    'Run "gatefs <command> --help" for a command\'s flags. Start with "gatefs demo".',
+    'Run "gatefs help <command>" (or "gatefs <command> --help") for a command\'s flags; "gatefs version" (or -v) prints the version.',
+    'Start with "gatefs demo".',
     'Exit codes: 0 ok, 1 a tool or workspace error (its code is printed), 2 a usage error.',
   ].join('\n');
 }

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Command, FlagValues } from './command.js';
 import { GLOBAL_OPTIONS } from './global-flags.js';
 import { UsageError } from './usage-error.js';
+import { closestName } from '../../tools/index.js';
 
 /** A parsed command line. `command` is undefined for bare `gatefs` / `gatefs --help`. */
 interface CommandLine {
@@ -18,19 +19,29 @@ interface CommandLine {
   version: boolean;
 }
 
+/** Words that read as commands but ask about gatefs itself: `help [CMD]` and `version`. */
+const HELP_WORD = 'help';
+const VERSION_WORD = 'version';
+
 /**
- * Parses `argv` (without `node` and the script) against `commands`. Throws `UsageError` for an
- * unknown command or flag, a flag missing its value, or the wrong number of positionals.
+ * Parses `argv` (without `node` and the script) against `commands`. `gatefs help [CMD [ARGS]]`
+ * reads as `gatefs [CMD [ARGS]] --help`; `gatefs version` and `gatefs -v` as `gatefs --version`.
+ * Throws `UsageError` for an unknown command (naming the closest one) or flag, a flag missing its
+ * value, or the wrong number of positionals.
  */
 export function parseCommandLine(argv: string[], commands: readonly Command[]): CommandLine {
   const first = commandWordIndex(argv);
   const word = first >= 0 ? argv[first] : undefined;
+  if (word === HELP_WORD) return parseCommandLine([...argv.slice(0, first), ...argv.slice(first + 1), '--help'], commands);
+  if (word === VERSION_WORD) return parseCommandLine([...argv.slice(0, first), '--version', ...argv.slice(first + 1)], commands);
   const command = word === undefined ? undefined : commands.find((c) => c.name === word);
-  if (word !== undefined && !command) {
-    throw new UsageError(`unknown command "${word}"; the commands are ${commands.map((c) => c.name).join(', ')}`);
-  }
+  if (word !== undefined && !command) throw unknownCommand(word, commands);
   const rest = first >= 0 ? [...argv.slice(0, first), ...argv.slice(first + 1)] : argv;
-  const options = { ...GLOBAL_OPTIONS, ...(command?.options ?? {}), ...(command ? {} : { version: { type: 'boolean' as const } }) };
+  const options = {
+    ...GLOBAL_OPTIONS,
+    ...(command?.options ?? {}),
+    ...(command ? {} : { version: { type: 'boolean' as const, short: 'v' } }),
+  };
   let parsed: { values: FlagValues; positionals: string[]; tokens: { kind: string; index: number }[] };
   try {
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true }) as typeof parsed;
@@ -41,6 +52,14 @@ export function parseCommandLine(argv: string[], commands: readonly Command[]): 
   const { before, after } = command?.afterDashes ? splitAtDashes(parsed) : { before: parsed.positionals, after: [] };
   if (command && !help) checkPositionals(command, before);
   return { command, flags: parsed.values, args: before, rest: after, help, version: parsed.values.version === true };
+}
+
+/** The usage error of an unknown command word: the closest command, when one is close, and every command. */
+function unknownCommand(word: string, commands: readonly Command[]): UsageError {
+  const names = commands.map((c) => c.name);
+  const closest = closestName(word, [...names, HELP_WORD, VERSION_WORD]);
+  const guess = closest === undefined ? '' : ` (did you mean "${closest}"?)`;
+  return new UsageError(`unknown command "${word}"${guess}; the commands are ${names.join(', ')}`);
 }
 
 /** The positionals before the first `--` and the words after it. */

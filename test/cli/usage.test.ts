@@ -13,9 +13,11 @@ const COMMANDS = [
   'status',
   'log',
   'call',
+  'tools',
   'exec',
   'check',
   'serve',
+  'token',
   'release',
   'diff',
   'commit',
@@ -62,16 +64,41 @@ describe('gatefs --help', () => {
     expect(r.stdout).toContain('Usage: gatefs <command>');
   });
 
-  it('--version prints the package version', async () => {
-    const r = await gatefs(['--version']);
+  it.each([['--version'], ['-v'], ['version']])('%s prints the package version and exits 0', async (word) => {
+    const r = await gatefs([word]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+\S*$/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('gatefs help prints the main help and exits 0, naming help <command> and version', async () => {
+    const r = await gatefs(['help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await gatefs(['--help'])).stdout);
+    expect(r.stdout).toContain('gatefs help <command>');
+    expect(r.stdout).toContain('gatefs version');
+  });
+
+  it.each(['serve', 'lander', 'call', 'release'])('gatefs help <command> prints what gatefs <command> --help prints (%s)', async (command) => {
+    const viaWord = await gatefs(['help', command]);
+    expect(viaWord.code).toBe(0);
+    expect(viaWord.stdout).toContain(`Usage: gatefs ${command}`);
+    expect(viaWord.stdout).toBe((await gatefs([command, '--help'])).stdout);
+  });
+
+  it('gatefs help of an unknown command is a usage error naming the closest command', async () => {
+    const r = await gatefs(['help', 'sever']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^gatefs: unknown command "sever" \(did you mean "serve"\?\); the commands are demo, /);
   });
 });
 
 describe('usage errors exit 2 with one line naming the fix', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown command', ['frobnicate'], /unknown command "frobnicate"; the commands are demo, init/],
+    ['a misspelt command', ['stauts'], /unknown command "stauts" \(did you mean "status"\?\); the commands are demo, init/],
+    ['a shortened command', ['land', 'run'], /unknown command "land" \(did you mean "lander"\?\)/],
+    ['a misspelt commit', ['comit', 'c1'], /unknown command "comit" \(did you mean "commit"\?\)/],
     ['unknown flag', ['status', '--colour'], /unknown flag '--colour'/],
     ['missing conversation', ['prepare'], /prepare needs <conversation>; missing <conversation>/],
     ['too many arguments', ['release', 'a', 'b'], /unexpected "b"/],
