@@ -16,6 +16,7 @@ import { releaseCommand } from './release.js';
 import { diffCommand } from './diff.js';
 import { commitCommand } from './commit.js';
 import { submitCommand } from './submit.js';
+import { applyCommand } from './apply.js';
 import { landerCommand } from './lander.js';
 import { messagesCommand } from './messages.js';
 import { subagentCommand } from './subagent.js';
@@ -39,6 +40,7 @@ export const COMMANDS: readonly Command[] = [
   diffCommand,
   commitCommand,
   submitCommand,
+  applyCommand,
   landerCommand,
   messagesCommand,
   subagentCommand,

@@ -22,7 +22,10 @@ export function operatorWork(registry: Pick<Registry, 'lookup'>, conversation: s
     throw new WorkspaceError(
       'BACKEND_UNAVAILABLE',
       `the workspace of '${conversation}' is not a git worktree: it has no branch to diff, commit or submit`,
-      { conversation },
+      {
+        conversation,
+        hint: `a copy workspace's changes go home with: gatefs apply ${conversation} (--dry-run first shows what it would write); a shared one works in the checkout itself`,
+      },
     );
   }
   return registration.work;
