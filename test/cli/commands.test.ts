@@ -156,7 +156,7 @@ describe('prepare, status, call, release', () => {
     expect(dirty.stderr).toContain(
       `(commit the work on its branch in ${join(repo.dir, '.gatefs/worktrees/c1')} (ignored files cannot be committed`,
     );
-    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*or release with discard \(gatefs release --discard\)/);
+    expect(dirty.stderr).toMatch(/^gatefs: error: DIRTY_WORKTREE: .*NOTES\.md.*or release with discard \(gatefs release c1 --discard\)/);
     noStack(dirty.stderr);
     const clean = await run('release', 'c2');
     expect(clean.code).toBe(0);

@@ -109,7 +109,7 @@ describe('release of the other backends says what happened to them', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(
       `gatefs: error: DIRTY_WORKTREE: conversation 'k1' has changed or new files: README.md (these files exist only in the copy's folder ${join(repo.dir, '.gatefs/copies/k1')}: ` +
-        'copy out what you want to keep, then release with discard (gatefs release --discard) to delete them)',
+        'copy out what you want to keep, then release with discard (gatefs release k1 --discard) to delete them)',
     );
     const discarded = await m('release', 'k1', '--discard');
     expect(discarded.stdout).toBe('released "k1": workspace removed\nthe copy\'s changed and new files were discarded\n');
@@ -164,7 +164,7 @@ describe('a killed server', () => {
       const refused = await run('release', 'c5');
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
-        /^gatefs: error: OCCUPIED: .*not released \(stop that session first, or release with force \(gatefs release --force\) to end its occupancy\)$/m,
+        /^gatefs: error: OCCUPIED: .*not released \(stop that session first, or release with force \(gatefs release c5 --force\) to end its occupancy\)$/m,
       );
       const forced = await run('release', 'c5', '--force');
       expect(forced.code).toBe(0);

@@ -31,9 +31,9 @@ export function dirtyRefusal(
   const folder = checkoutOf(parts.platform, conversation, record.backend);
   const hint =
     record.backend === 'copy'
-      ? `these files exist only in the copy's folder ${folder}: copy out what you want to keep, then release with discard (gatefs release --discard) to delete them`
+      ? `these files exist only in the copy's folder ${folder}: copy out what you want to keep, then release with discard (gatefs release ${conversation} --discard) to delete them`
       : `commit the work on its branch in ${folder} (ignored files cannot be committed: move them out or delete them), ` +
-        'or release with discard (gatefs release --discard) to delete it; the branch and its commits are kept either way';
+        `or release with discard (gatefs release ${conversation} --discard) to delete it; the branch and its commits are kept either way`;
   const what = record.backend === 'copy' ? 'changed or new files' : 'work that is not committed (changed, untracked or ignored files)';
   return new WorkspaceError('DIRTY_WORKTREE', `conversation '${conversation}' has ${what}: ${shown}`, { conversation, files, hint });
 }

@@ -53,7 +53,7 @@ export function takeOccupancy(
         `conversation '${conversation}' is in use by '${current}' (${String(e.data.mode)}): it was not released`,
         {
           ...e.data,
-          hint: 'stop that session first, or release with force (gatefs release --force) to end its occupancy',
+          hint: `stop that session first, or release with force (gatefs release ${conversation} --force) to end its occupancy`,
         },
       );
     }
