@@ -9,6 +9,7 @@ import type { CreateMemoryHostOptions, MemoryHost } from './host/memory/index.js
 export { createHost, type CreateHostOptions } from './host/composition/index.js';
 export { WorkspaceHost } from './host/composition/index.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/index.js';
+export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from './host/composition/index.js';
 export type { CallContext, ToolGateApi } from './gate/index.js';
 export type { DrainReport } from './lander/index.js';
 export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/index.js';

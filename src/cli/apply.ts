@@ -7,7 +7,7 @@
  * source holds every change that can be applied, 1 on a conflict. `--json` prints the report.
  */
 import { terminalSafeLine } from '../../tools/text/index.js';
-import type { ApplyEntry, ApplyReport } from '../host/composition/host.js';
+import type { ApplyEntry, ApplyReport } from '../host/composition/index.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withHost } from './open-host.js';
