@@ -55,7 +55,7 @@ export function formatEventLine(e: RunEvent, options: EventLineOptions = {}): st
   const lines = wrapWords(details, width - indent);
   const pad = ' '.repeat(indent);
   return first === null
-    ? [prefix, ...lines.map((l) => pad + l)].join('\n')
+    ? [prefix.trimEnd(), ...lines.map((l) => pad + l)].join('\n')
     : [first + lines[0], ...lines.slice(1).map((l) => pad + l)].join('\n');
 }
 
