@@ -50,18 +50,15 @@ export const landerCommand: Command = {
     const action = ctx.args[0];
     if (action === 'status') return showStatus(ctx);
     if (action === 'run') return runLander(ctx);
-    const got = action === undefined ? '' : ` (got "${terminalSafeLine(action.slice(0, 40))}")`;
-    throw new UsageError(
-      `lander needs an action${got}:\n${LANDER_ACTIONS.map(([a, what]) => `  ${a.padEnd(7)}${what}`).join('\n')}`,
-      'lander',
-    );
+    const got = action === undefined ? '' : ` (got "${action.slice(0, 40)}")`;
+    throw new UsageError(`lander needs an action${got}: ${LANDER_ACTIONS.map(([a, what]) => `${a} (${what})`).join(', or ')}`, 'lander');
   },
 };
 
-/** The actions of `gatefs lander`, listed when none (or an unknown one) is given. */
+/** The actions of `gatefs lander`, listed when none (or an unknown one) is given (one line: usage errors print one). */
 const LANDER_ACTIONS: readonly (readonly [string, string])[] = [
-  ['run', 'land every queued submission once (--watch: keep landing new ones; --target BRANCH: one queue)'],
-  ['status', 'show the queue: each submission, its state, and why it failed or is blocked'],
+  ['run', 'land every queued submission once; --watch keeps landing new ones, --target BRANCH lands one queue'],
+  ['status', 'show the queue, and why a submission failed or is blocked'],
 ];
 
 async function showStatus({ globals, out }: CommandContext): Promise<number> {

@@ -153,7 +153,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: 'messages.read_at: when the messages tool first returned a message; submissions.blocked: why a move is blocked; submissions by conversation',
+    description:
+      'messages.read_at: when the messages tool first returned a message; submissions.blocked: why a move is blocked; submissions by conversation',
     sql: `
       ALTER TABLE messages ADD COLUMN read_at INTEGER;
       ALTER TABLE submissions ADD COLUMN blocked TEXT;

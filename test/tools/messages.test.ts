@@ -23,7 +23,14 @@ class Checks implements CheckRunner {
   }
 }
 
-const SETTINGS = { lander: { checks: [{ name: 'types', command: 'npx tsc' }, { name: 'unit', command: 'npx vitest run' }] } };
+const SETTINGS = {
+  lander: {
+    checks: [
+      { name: 'types', command: 'npx tsc' },
+      { name: 'unit', command: 'npx vitest run' },
+    ],
+  },
+};
 
 function memoryHost(checks: CheckRunner): Promise<MemoryHost> {
   // No manifest: the default role must be enough for the whole loop.
@@ -87,10 +94,21 @@ describe('messages', () => {
     expect(input).toMatchObject({ kind: 'input', outcome: 'failed', reason: 'CHECK_FAILED', requestId, submissionId, target: 'main' });
     expect(input!.checks).toEqual([
       { name: 'types', exitCode: 0, timedOut: false, durationMs: 41 },
-      { name: 'unit', exitCode: 3, timedOut: false, durationMs: 42, output: 'FAIL src/c.test.ts\nexpected 3, got 4\n', outputTruncated: false },
+      {
+        name: 'unit',
+        exitCode: 3,
+        timedOut: false,
+        durationMs: 42,
+        output: 'FAIL src/c.test.ts\nexpected 3, got 4\n',
+        outputTruncated: false,
+      },
     ]);
     expect(input!.message).toBe(`${submissionId} was not landed: check 'unit' failed with exit code 3`);
-    expect(h.lander.status()[0]).toMatchObject({ state: 'failed', reason: 'CHECK_FAILED', failure: "check 'unit' failed with exit code 3" });
+    expect(h.lander.status()[0]).toMatchObject({
+      state: 'failed',
+      reason: 'CHECK_FAILED',
+      failure: "check 'unit' failed with exit code 3",
+    });
     await h.close();
   });
 

@@ -136,7 +136,7 @@ function checkList(v: unknown): CheckOutcome[] {
     if (typeof c !== 'object' || c === null || typeof c.name !== 'string') return [];
     const exitCode = typeof c.exitCode === 'number' ? c.exitCode : null;
     const output = typeof c.output === 'string' ? { output: c.output, outputTruncated: c.outputTruncated === true } : {};
-    return [{ name: c.name, exitCode, timedOut: c.timedOut === true, durationMs: Number(c.durationMs) || 0, ...output }];
+    return [{ name: c.name, exitCode, timedOut: c.timedOut === true, durationMs: Math.round(Number(c.durationMs)) || 0, ...output }];
   });
 }
 

@@ -21,7 +21,7 @@ export function messagesText(v: Row): string {
 function messageBlock(m: Row): string {
   const lines = [`[${m.requestId}] ${m.kind}: ${m.message}`];
   for (const c of (m.checks as Row[] | undefined) ?? []) {
-    lines.push(`  check ${c.name}: ${checkEnding(c)}, ${c.durationMs} ms`);
+    lines.push(`  check ${c.name}: ${checkEnding(c)}, ${Math.round(Number(c.durationMs))} ms`);
     if (typeof c.output === 'string' && c.output !== '') {
       lines.push(`    output${c.outputTruncated ? ' (last part)' : ''}:`, indented(c.output, '      '));
     }
