@@ -74,6 +74,8 @@ export const serveCommand: Command = {
     "that reconnects gets its own again, and a closed window's workspace goes to the next window, so none pile up.",
     'The server answers initialize at once and prepares the workspace in the background: tool calls wait for it, with',
     'progress notifications when the client asks for them, and a tool error saying why when it cannot be made ready.',
+    'A cause known at connect (a missing --repo folder, a client variable left unexpanded, no git repository for a worktree',
+    "role, a gatefs.yaml mistake with its file:line) ends the initialize instructions; each call's error carries it too.",
     '',
     'HTTP: gatefs serve --http 127.0.0.1:8808, then point the client at http://127.0.0.1:8808/mcp/my-task (or',
     '/c/my-task/mcp, for clients that append /mcp: MCP Inspector 0.15) with the header',
