@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { RUN_EVENT_DOCS, RUN_EVENT_TYPES } from '../../src/state/run-log-events.js';
+import { FAILURE_EVENT_TYPES, isFailureEvent } from '../../src/state/run-log-failures.js';
 import { scanFiles } from '../import-graph.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -89,5 +90,37 @@ describe('the run-log catalogue', () => {
       expect(RUN_EVENT_DOCS[type].length, type).toBeGreaterThan(30);
       expect(RUN_EVENT_DOCS[type], type).not.toContain('\n');
     }
+  });
+});
+
+describe('which records are failures (gatefs log --failed)', () => {
+  const exec = (data: Record<string, unknown>) => ({
+    type: 'exec',
+    data: { tag: 'prepare', argv: ['git'], exitCode: 0, signal: null, timedOut: false, ...data },
+  });
+
+  it('names only types of the catalogue, and every type whose name says it failed, was refused or undone', () => {
+    for (const type of FAILURE_EVENT_TYPES) expect(RUN_EVENT_TYPES, type).toContain(type);
+    const named = RUN_EVENT_TYPES.filter((t) =>
+      /failed|refused|aborted|undone|unavailable|unusable|blocked|unreachable|rolled_back/.test(t),
+    );
+    expect(named.filter((t) => !FAILURE_EVENT_TYPES.has(t))).toEqual([]);
+    for (const type of ['prepare.ready', 'lander.landed', 'release', 'host.start', 'occupancy.acquire', 'progressive_disclosure'])
+      expect(isFailureEvent({ type, data: {} }), type).toBe(false);
+  });
+
+  it('a tool call is a failure when its outcome is not ok', () => {
+    expect(isFailureEvent({ type: 'tool_call', data: { tool: 'read', outcome: 'ok' } })).toBe(false);
+    expect(isFailureEvent({ type: 'tool_call', data: { tool: 'read', outcome: 'NOT_FOUND' } })).toBe(true);
+  });
+
+  it("a sandboxed command fails on any non-zero exit; gatefs's own git only when killed, timed out or not run", () => {
+    expect(isFailureEvent(exec({ sandboxed: true, exitCode: 0 }))).toBe(false);
+    expect(isFailureEvent(exec({ sandboxed: true, exitCode: 1 }))).toBe(true);
+    expect(isFailureEvent(exec({ sandboxed: true, exitCode: null, limit: 'memory' }))).toBe(true);
+    expect(isFailureEvent(exec({ exitCode: 1 }))).toBe(false);
+    expect(isFailureEvent(exec({ exitCode: null, signal: 'SIGKILL' }))).toBe(true);
+    expect(isFailureEvent(exec({ exitCode: null, timedOut: true }))).toBe(true);
+    expect(isFailureEvent(exec({ exitCode: null, error: 'ENOENT' }))).toBe(true);
   });
 });
