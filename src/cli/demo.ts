@@ -86,7 +86,9 @@ async function tour(repo: string, out: Output): Promise<void> {
     const commands = events.filter((e) => e.type === 'exec').length;
     out.print(indent(formatRunLog(events.filter((e) => e.type !== 'exec'))));
     out.print(`  (+ ${commands} git commands run by the preparations, recorded as "exec" events with their argv)`);
-    out.print('\nNext: read README.md "Use it with your agent" to serve a real repository over MCP.');
+    out.print(
+      '\nNext: README.md "Quick start" takes a repository of yours from install to a landed change; "Connect your agent" serves it to your agent over MCP.',
+    );
   } finally {
     await host.close();
   }

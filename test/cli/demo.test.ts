@@ -26,6 +26,8 @@ it('gatefs demo tours isolation, a read-only mount, escapes, disclosure and the 
     expect(r.stdout).toContain('export const retries = 3;');
     expect(r.stdout).toMatch(/SEQ\s+TYPE\s+CONVERSATION\s+DETAILS/);
     expect(r.stdout).toMatch(/tool_call\s+alice\s+tool=write outcome=READ_ONLY/);
+    // The last line sends a new user to README sections that exist (test/cli/readme-anchors.test.ts checks them).
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^Next: README\.md "Quick start" .*"Connect your agent"/);
     expect(r.stdout).not.toContain(tmp);
     expect(readdirSync(tmp)).toEqual([]);
   } finally {
