@@ -124,7 +124,9 @@ function otherProblem(error: ValueError, root: TObject, name: string | undefined
   const suggestion =
     typeof error.value === 'string' && choices.length > 0 ? closestName(error.value, choices, { values: true }) : undefined;
   const hint = suggestion === undefined ? '' : `; did you mean ${JSON.stringify(suggestion)}?`;
-  const message = `${shorten(field)}: ${explain(error.message, schema)}${hint}`;
+  // Arguments that are not an object at all: say what the object holds.
+  const fieldList = segments.length === 0 && fields.length > 0 ? `. ${takes(intro, fields, required)}` : '';
+  const message = `${shorten(field)}: ${explain(error.message, schema)}${hint}${fieldList}`;
   return failure(field, message, {
     problem: 'invalid',
     field,

@@ -114,6 +114,12 @@ describe('INVALID_INPUT through the gate', () => {
     expect(value.details).toMatchObject({ problem: 'invalid', suggestion: 'content', expected: '"files" | "content" | "count"' });
   });
 
+  it('arguments that are not an object say what the object holds', async () => {
+    const error = errorOf(await setup().gate.call('a', 'read', 'src/a.ts'));
+    expect(error.message).toBe('arguments: expected object. read takes: path (required), offset, limit.');
+    expect(error.details).toMatchObject({ problem: 'invalid', field: 'arguments', fields: ['path', 'offset', 'limit'] });
+  });
+
   it('every field of every gate tool is found again from a slip of it (case, snake_case, a dropped letter)', () => {
     for (const tool of GATE_TOOLS) {
       const properties = (tool.inputSchema as TObject).properties;

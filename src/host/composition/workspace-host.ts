@@ -20,7 +20,7 @@ import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { hostApply, recordBaseAfterPrepare, type ApplyOptions, type ApplyReport } from '../apply/index.js';
+import { hostApply, recordBaseAfterPrepare, setBaseAside, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
 import { refreshRegistration } from '../lifecycle/index.js';
@@ -137,7 +137,14 @@ export class WorkspaceHost implements Host {
     return this.queuedRelease(conversation, async () => {
       const chain = options.chain ?? this.parts.store.lineage.of(conversation).chain;
       await refuseUnlanded(this.parts, conversation, chain);
-      return releaseWorkspace(this.parts, conversation, options, chain);
+      // An untouched plain-folder copy's apply base is no work (src/host/apply/host-apply.ts).
+      const restoreBase = await setBaseAside(this.parts, conversation);
+      try {
+        return await releaseWorkspace(this.parts, conversation, options, chain);
+      } catch (e) {
+        await restoreBase().catch(() => undefined);
+        throw e;
+      }
     });
   }
 
