@@ -230,6 +230,34 @@ describe('gatefs apply over a plain folder', () => {
   });
 });
 
+describe('release after apply', () => {
+  it('releases an untouched plain copy, and one whose changes were all applied, without calling them work', async () => {
+    const src = plainFolder({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const host = await copyHost(src);
+    await host.prepare({ conversation: 'u' });
+    expect(await host.release('u')).toMatchObject({ removed: true });
+    await host.prepare({ conversation: 'd' });
+    await call(host, 'write', { path: 'a.txt', content: 'A\n' }, 'd');
+    await call(host, 'delete', { path: 'b.txt' }, 'd');
+    await expect(host.release('d')).rejects.toMatchObject({ code: 'DIRTY_WORKTREE' });
+    expect(await host.apply('d')).toMatchObject({ complete: true, overlayReset: true });
+    expect(await host.release('d')).toMatchObject({ removed: true });
+    expect(tree(src)).toEqual({ 'a.txt': 'A\n' });
+  });
+
+  it('keeps the base of a copy whose release was refused, so its later changes still apply', async () => {
+    const src = plainFolder({ 'a.txt': 'a\n' });
+    const host = await copyHost(src);
+    await host.prepare({ conversation: 'o' });
+    host.acquire('o', 'someone-else');
+    await expect(host.release('o')).rejects.toMatchObject({ code: 'OCCUPIED' });
+    host.releaseOccupancy('o', 'someone-else');
+    await call(host, 'write', { path: 'a.txt', content: 'A\n' }, 'o');
+    expect(await host.apply('o')).toMatchObject({ complete: true, counts: { applied: 1, conflicts: 0 } });
+    expect(readFileSync(join(src, 'a.txt'), 'utf8')).toBe('A\n');
+  });
+});
+
 describe('gatefs apply over a git checkout', () => {
   it('writes into the working tree against the pinned commit; the copy keeps showing its files and a second apply has nothing to do', async () => {
     const repo = makeTempRepo({ 'README.md': 'one\n', 'src/x.ts': 'x\n', 'src/y.ts': 'y\n' });

@@ -14,7 +14,7 @@
  * Result: true when the overlay was reset to nothing (no upper entry and no whiteout left).
  */
 import { isVfsError } from '../../../vfs/index.js';
-import { readBase, readWhiteouts, writeBase, writeWhiteouts, type JournalEntry } from './apply-records.js';
+import { readBase, readWhiteouts, removeWhiteouts, writeBase, writeWhiteouts, type JournalEntry } from './apply-records.js';
 import type { ApplyParts } from './apply-copy.js';
 import type { ApplySavePoint } from './apply-types.js';
 import { upperEntries } from './copy-plan.js';
@@ -54,7 +54,8 @@ export async function finishApply(
     for (const e of below) if (!(await settled(e))) allSettled = false;
     if (!gone && !allSettled) kept.push(w);
   }
-  if (kept.length !== whiteouts.length) await writeWhiteouts(upper, kept);
+  if (kept.length === 0 && whiteouts.length > 0) await removeWhiteouts(upper);
+  else if (kept.length !== whiteouts.length) await writeWhiteouts(upper, kept);
   const folders = [...(await upperEntries(parts.overlay))].filter(([, type]) => type === 'directory').map(([path]) => path);
   folders.sort((a, b) => b.split('/').length - a.split('/').length);
   for (const dir of folders) {

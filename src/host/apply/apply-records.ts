@@ -62,6 +62,11 @@ export function writeBase(upper: WritableLayer, base: BaseRecord): Promise<void>
   return writeJson(upper, BASE_FILE, { version: 1, complete: base.complete, paths: sortedObject(base.paths) });
 }
 
+/** Removes the base record (missing is fine). */
+export async function removeBase(upper: WritableLayer): Promise<void> {
+  await upper.remove(BASE_FILE).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
+}
+
 /** Reads the journal; undefined when no apply is unfinished. `INTERNAL` for a corrupt one. */
 export async function readJournal(upper: WritableLayer): Promise<Journal | undefined> {
   const parsed = await readJson(upper, JOURNAL_FILE);
@@ -93,6 +98,11 @@ export async function removeJournal(upper: WritableLayer): Promise<void> {
  */
 export function writeWhiteouts(upper: WritableLayer, paths: readonly string[]): Promise<void> {
   return writeJson(upper, WHITEOUT_FILE, { version: 1, whiteouts: [...paths].sort() });
+}
+
+/** Removes the whiteout list (an overlay without one has none; the caller reopens the view). */
+export async function removeWhiteouts(upper: WritableLayer): Promise<void> {
+  await upper.remove(WHITEOUT_FILE).catch((e: unknown) => (isVfsError(e, 'NOT_FOUND') ? undefined : Promise.reject(e)));
 }
 
 async function readJson(upper: WritableLayer, path: string): Promise<unknown> {

@@ -20,6 +20,8 @@ import { refreshRegistration, type OpenViews } from '../lifecycle/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import { applyCopy } from './apply-copy.js';
 import { isCopyOverlay, type ApplyOptions, type ApplyReport, type CopyOverlay } from './apply-types.js';
+import { readBase, readJournal, readWhiteouts, removeBase } from './apply-records.js';
+import { upperEntries } from './copy-plan.js';
 import { recordApplyBase } from './record-base.js';
 
 /** What an apply takes of the host's parts. */
@@ -72,6 +74,28 @@ export async function recordBaseAfterPrepare(parts: Pick<HostApplyParts, 'views'
   if (record.backend !== 'copy' || record.pinnedSha !== null || record.state !== 'ready') return;
   const layer = parts.views.get(record.conversation)?.namespace.resolve(workspaceRoot(record.conversation)).mount.layer;
   if (isCopyOverlay(layer)) await recordApplyBase(layer);
+}
+
+/**
+ * Before a release: the base record of an untouched plain-folder copy (an upper holding nothing
+ * else, no journal) is set aside, since a release without `discard` removes only an empty copy
+ * folder and the record is no work. Result: an undo that takes the record again, for a release
+ * that was refused; taking it again is exact while the copy is untouched (nothing has been copied
+ * up from the source yet). A copy holding work keeps its record (the release refuses it anyway,
+ * or, with `discard`, removes everything).
+ */
+export async function setBaseAside(parts: Pick<HostApplyParts, 'views' | 'store'>, conversation: string): Promise<() => Promise<void>> {
+  const record = parts.store.workspaces.get(conversation);
+  const nothing = async () => undefined;
+  if (record?.backend !== 'copy' || record.pinnedSha !== null || record.state !== 'ready') return nothing;
+  const layer = parts.views.get(conversation)?.namespace.resolve(workspaceRoot(conversation)).mount.layer;
+  if (!isCopyOverlay(layer) || (await readBase(layer.upper)) === undefined || (await readJournal(layer.upper)) !== undefined)
+    return nothing;
+  if ((await upperEntries(layer)).size > 0 || (await readWhiteouts(layer.upper)).length > 0) return nothing;
+  await removeBase(layer.upper);
+  return async () => {
+    await recordApplyBase(layer);
+  };
 }
 
 function overlayOf(parts: Pick<HostApplyParts, 'views'>, conversation: string): CopyOverlay {
