@@ -79,9 +79,11 @@ function unknownField(error: ValueError, errors: readonly ValueError[], args: un
   const required = requiredOf(holder);
   const given = segments.at(-1) ?? '';
   const sameHolder = (e: ValueError) => locate(e.path).parent === parent;
+  // Names the agent wrote are echoed cut to 80 characters, at most 10 of them.
   const alsoUnknown = errors
     .filter((e) => e !== error && e.message === 'Unexpected property' && sameHolder(e))
-    .map((e) => locate(e.path).name);
+    .slice(0, 10)
+    .map((e) => shorten(locate(e.path).name));
   const missing = unique(errors.filter((e) => e.message === 'Expected required property' && sameHolder(e)).map((e) => locate(e.path).name));
   const holderValue = valueAt(args, segments.slice(0, -1));
   const suggestion = closestName(
@@ -90,7 +92,7 @@ function unknownField(error: ValueError, errors: readonly ValueError[], args: un
   );
   const words = [`${shorten(field)}: unknown field (not in the schema)`];
   if (suggestion !== undefined) words.push(`did you mean ${suggestion}?`);
-  if (alsoUnknown.length > 0) words.push(`also unknown: ${alsoUnknown.map(shorten).join(', ')}`);
+  if (alsoUnknown.length > 0) words.push(`also unknown: ${alsoUnknown.join(', ')}`);
   const alsoMissing = missing.filter((m) => m !== suggestion);
   if (alsoMissing.length > 0) words.push(`missing: ${alsoMissing.join(', ')} (required)`);
   const said = words.join('; ');
@@ -138,7 +140,7 @@ function otherProblem(error: ValueError, root: TObject, name: string | undefined
 }
 
 function failure(field: string, message: string, details: InputProblem): InputCheck<never> {
-  return { ok: false, field: shorten(field), message, details };
+  return { ok: false, field: shorten(field), message, details: { ...details, field: shorten(details.field) } };
 }
 
 /** "grep takes: pattern (required), path, glob." */

@@ -166,3 +166,17 @@ describe('INVALID_INPUT under the claude-code profile', () => {
     });
   });
 });
+
+describe('INVALID_INPUT echoes what the agent wrote only in part', () => {
+  it('cuts a long unknown name to 80 characters and names at most 10 others', async () => {
+    const long = 'k'.repeat(5000);
+    const args: Record<string, unknown> = { path: 'src/a.ts', [long]: 1 };
+    for (let i = 0; i < 40; i++) args[`extra${i}`] = i;
+    const error = errorOf(await setup().gate.call('a', 'read', args));
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.message.length).toBeLessThan(400);
+    expect(JSON.stringify(error.details).length).toBeLessThan(1000);
+    expect(error.details?.field).toBe(`${'k'.repeat(80)}…`);
+    expect((error.details?.alsoUnknown as string[]).length).toBe(10);
+  });
+});
