@@ -79,12 +79,15 @@ describe('gatefs --help', () => {
     expect(r.stdout).toContain('gatefs version');
   });
 
-  it.each(['serve', 'lander', 'call', 'release'])('gatefs help <command> prints what gatefs <command> --help prints (%s)', async (command) => {
-    const viaWord = await gatefs(['help', command]);
-    expect(viaWord.code).toBe(0);
-    expect(viaWord.stdout).toContain(`Usage: gatefs ${command}`);
-    expect(viaWord.stdout).toBe((await gatefs([command, '--help'])).stdout);
-  });
+  it.each(['serve', 'lander', 'call', 'release'])(
+    'gatefs help <command> prints what gatefs <command> --help prints (%s)',
+    async (command) => {
+      const viaWord = await gatefs(['help', command]);
+      expect(viaWord.code).toBe(0);
+      expect(viaWord.stdout).toContain(`Usage: gatefs ${command}`);
+      expect(viaWord.stdout).toBe((await gatefs([command, '--help'])).stdout);
+    },
+  );
 
   it('gatefs help of an unknown command is a usage error naming the closest command', async () => {
     const r = await gatefs(['help', 'sever']);
