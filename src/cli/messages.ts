@@ -8,7 +8,7 @@ import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
-import { withSafeFields } from '../../tools/text/index.js';
+import { terminalSafeLine, withSafeFields } from '../../tools/text/index.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {
@@ -44,18 +44,30 @@ function formatMessage(record: MessageRecord): string {
   const head = `[${m.requestId}] ${m.kind} to ${m.conversation}`;
   if (m.kind === 'report') {
     const pushed = b.pushed ? ', pushed' : '';
-    return `${head}: ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)}${pushed}`;
+    return [
+      `${head}: ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)}${pushed}`,
+      ...checkLines(b.checks),
+    ].join('\n');
   }
   if (m.kind === 'note') {
     const summary = typeof b.summary === 'string' && b.summary.trim() !== '' ? `\n${indented(b.summary, '  ')}` : '';
     return `${head}: ${b.from}'s ${b.submissionId} landed on ${b.target} at ${String(b.landedSha).slice(0, 12)} (divergence: ${b.divergence})${summary}`;
   }
-  const lines = [`${head}: ${b.submissionId} was not landed: ${b.message ?? b.reason}`];
+  const lines = [`${head}: ${b.submissionId} was not landed: ${b.message ?? b.reason}`, ...checkLines(b.checks)];
   if (Array.isArray(b.conflicts) && b.conflicts.length > 0) lines.push(`  conflicts: ${b.conflicts.join(', ')}`);
   if (typeof b.output === 'string' && b.output !== '') {
     lines.push(`  output${b.outputTruncated ? ' (last part)' : ''}:`, indented(b.output, '    '));
   }
   return lines.join('\n');
+}
+
+/** One line per check that ran (a body's `checks`): its name (repository-written: kept to its line), how it ended, how long it took. */
+function checkLines(checks: unknown): string[] {
+  if (!Array.isArray(checks)) return [];
+  return checks.map((c: Record<string, unknown>) => {
+    const ending = c.timedOut === true ? 'timed out' : typeof c.exitCode === 'number' ? `exit code ${c.exitCode}` : 'killed or not started';
+    return `  check ${terminalSafeLine(String(c.name))}: ${ending}, ${Math.round(Number(c.durationMs) || 0)} ms`;
+  });
 }
 
 /** Each line of `text` (trailing blank lines dropped) after `prefix`. */

@@ -109,6 +109,11 @@ describe('messages over MCP', () => {
     expect(input.checks[0].output).toBeUndefined();
     expect(refused.text).toMatch(/check lint: exit code 0, \d+ ms/);
     expect(refused.text).toMatch(/check unit: exit code 3, \d+ ms\n {4}output:\n {6}running unit/);
+    // The operator's view of the same message.
+    const printed = await cli(['messages', 'a', '--repo', repo.dir]);
+    expect(printed.text).toMatch(
+      /was not landed: check 'unit' failed with exit code 3\n {2}check lint: exit code 0, \d+ ms\n {2}check unit: exit code 3, \d+ ms\n {2}output:/,
+    );
     // Read by its id: not unread any more.
     expect((await ok(agent, 'messages', { unread: true })).structured.messages).toEqual([]);
 
