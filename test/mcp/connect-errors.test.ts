@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BIN, ROOT, gatefs, git, sampleRepo } from '../cli/run-gatefs.js';
-import { callTool, stdioClient } from './mcp-client.js';
+import { callTool, httpClient, startHttpServer, stdioClient } from './mcp-client.js';
 
 let root: string;
 const open: Client[] = [];
@@ -144,6 +144,23 @@ describe('serve --http', () => {
     const v = await gatefs(['serve', '--http', '127.0.0.1:0', '--no-token', '--repo', '${workspaceFolder}'], { cwd: root });
     expect(v.code).toBe(2);
     expect(v.stderr).toContain('${workspaceFolder} is a variable the MCP client did not expand');
+  });
+
+  it('--allow-new over a folder that is not a git repository: each call says why, with its facts and no host path', async () => {
+    const plain = join(root, 'plain-http');
+    mkdirSync(plain);
+    const server = await startHttpServer(['--repo', plain, '--no-token', '--allow-new'], plain);
+    try {
+      const client = await httpClient(`${server.base}/mcp/web`);
+      open.push(client);
+      const error = await refusal(client);
+      expect(error.code).toBe('WORKSPACE_NOT_READY');
+      expect(error.message).toContain('could not be prepared (NOT_A_GIT_REPOSITORY) (backend worktree)');
+      expect(error.details).toEqual({ cause: 'NOT_A_GIT_REPOSITORY', backend: 'worktree' });
+      expect(JSON.stringify(error)).not.toContain(plain); // an HTTP client did not write the server's command line
+    } finally {
+      await server.stop();
+    }
   });
 });
 

@@ -71,7 +71,7 @@ export class HttpReadiness implements ReadinessSource {
         .filter(([k]) => k !== 'cause')
         .map(([k, v]) => `${k} ${v}`)
         .join(', ');
-      const message = `the workspace of "${this.conversation}" could not be prepared (${code}${facts ? `: ${facts}` : ''}); the server log says why; open a new session to try again`;
+      const message = `the workspace of "${this.conversation}" could not be prepared (${code})${facts ? ` (${facts})` : ''}; the server log says why; open a new session to try again`;
       return { ok: false, error: { code: 'WORKSPACE_NOT_READY', message, details }, cause: e };
     }
     try {
@@ -104,6 +104,6 @@ function preparationFacts(e: unknown): Record<string, unknown> {
   const data = (e as { data?: Record<string, unknown> } | null)?.data ?? {};
   const facts: Record<string, unknown> = { cause: codeOf(e) ?? 'ERROR' };
   for (const key of ['reason', 'backend', 'keyPath', 'line', 'role', 'ref'])
-    if (typeof data[key] === 'string' || typeof data[key] === 'number') facts[key] = data[key];
+    if ((typeof data[key] === 'string' && data[key] !== '') || typeof data[key] === 'number') facts[key] = data[key];
   return facts;
 }
