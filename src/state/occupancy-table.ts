@@ -1,5 +1,6 @@
 /**
- * Occupancy: who is working in a conversation's workspace, and how. Any number of holders may
+ * Occupancy: who is working in a conversation's workspace, and how (and, when known, for which
+ * client: the MCP client's name from initialize). Any number of holders may
  * hold `shared-read` together; `exclusive-write` excludes every other holder. Records are kept
  * after release (with `releasedAt`) as history. Each record names the process that took it
  * (pid and start time), so a holder whose process is gone can be ended by the next caller.
@@ -23,6 +24,8 @@ export interface OccupancyRecord {
   releasedAt: number | null;
   /** The process that took it; absent when none was given (or the record predates them). */
   process?: ProcessIdentity;
+  /** The client the holder serves (an MCP client's `clientInfo.name`), when known: what people call the holder. */
+  client?: string;
 }
 
 /** A request to occupy a conversation. */
@@ -32,6 +35,8 @@ interface OccupancyRequest {
   mode: OccupancyMode;
   /** The process taking it (recorded so a later caller can tell when it is gone). */
   process?: ProcessIdentity;
+  /** The client the holder serves (`OccupancyRecord.client`); given again for a held record, it replaces the name. */
+  client?: string;
 }
 
 /** An active record as `blockingOccupant` and `acquire` see it (with its row id). */
@@ -57,6 +62,7 @@ interface Row {
   released_at: number | null;
   pid: number | null;
   pid_start: string | null;
+  client: string | null;
 }
 
 function fromRow(r: Row): OccupancyRecord {
@@ -67,6 +73,7 @@ function fromRow(r: Row): OccupancyRecord {
     acquiredAt: r.acquired_at,
     releasedAt: r.released_at,
     ...(r.pid === null ? {} : { process: { pid: r.pid, start: r.pid_start } }),
+    ...(r.client === null ? {} : { client: r.client }),
   };
 }
 
@@ -82,17 +89,19 @@ export class OccupancyTable {
   private readonly releaseById: Statement;
   private readonly releaseHolder: Statement;
   private readonly blocker: Statement;
+  private readonly renameClient: Statement;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
   ) {
-    const cols = 'id, conversation, holder, mode, acquired_at, released_at, pid, pid_start';
+    const cols = 'id, conversation, holder, mode, acquired_at, released_at, pid, pid_start, client';
     this.active = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? AND released_at IS NULL ORDER BY id`);
     this.history = db.prepare(`SELECT ${cols} FROM occupancy WHERE conversation = ? ORDER BY id`);
     this.insert = db.prepare(
-      `INSERT INTO occupancy (conversation, holder, mode, acquired_at, pid, pid_start) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`,
+      `INSERT INTO occupancy (conversation, holder, mode, acquired_at, pid, pid_start, client) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${cols}`,
     );
+    this.renameClient = db.prepare(`UPDATE occupancy SET client = ? WHERE id = ? RETURNING ${cols}`);
     this.releaseById = db.prepare('UPDATE occupancy SET released_at = ? WHERE id = ? AND released_at IS NULL');
     this.releaseHolder = db.prepare('UPDATE occupancy SET released_at = ? WHERE conversation = ? AND holder = ? AND released_at IS NULL');
     this.blocker = db.prepare(
@@ -135,10 +144,17 @@ export class OccupancyTable {
           );
         }
         const mine = rows.find((r) => r.holder === holder);
-        if (mine && mine.mode === mode) return { record: fromRow(mine), ended };
+        const client = request.client ?? mine?.client ?? null;
+        if (mine && mine.mode === mode) {
+          const kept = client === mine.client ? mine : (this.renameClient.get(client, mine.id) as Row);
+          return { record: fromRow(kept), ended };
+        }
         if (mine) this.releaseById.run(now, mine.id);
         const p = request.process;
-        return { record: fromRow(this.insert.get(conversation, holder, mode, now, p?.pid ?? null, p?.start ?? null) as Row), ended };
+        return {
+          record: fromRow(this.insert.get(conversation, holder, mode, now, p?.pid ?? null, p?.start ?? null, client) as Row),
+          ended,
+        };
       })
       .immediate();
   }

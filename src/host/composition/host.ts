@@ -59,10 +59,11 @@ export interface Host {
   /**
    * Occupies a conversation's workspace for `holder` (default `exclusive-write`: the gate then
    * refuses other holders' writes with `OCCUPIED`), recording this process (pid and start
-   * time); a holder whose process is gone is ended first. Throws `WorkspaceError` `OCCUPIED`
-   * or `UNKNOWN_CONVERSATION`.
+   * time); a holder whose process is gone is ended first. `client` names whom the holder serves
+   * (an MCP client's name; given again for the same holder, it replaces the name). Throws
+   * `WorkspaceError` `OCCUPIED` or `UNKNOWN_CONVERSATION`.
    */
-  acquire(conversation: string, holder: string, mode?: OccupancyMode): OccupancyRecord;
+  acquire(conversation: string, holder: string, mode?: OccupancyMode, client?: string): OccupancyRecord;
   /** Ends `holder`'s occupancy of a conversation. Result: true when it held one. */
   releaseOccupancy(conversation: string, holder: string): boolean;
   /** The lander: `run({ target? })` lands pending submissions; `status()` lists them, oldest first. */

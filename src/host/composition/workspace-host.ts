@@ -175,15 +175,17 @@ export class WorkspaceHost implements Host {
   /**
    * Occupies a conversation's workspace for `holder` as this process (default mode
    * `exclusive-write`: other holders' writes are then refused by the gate with `OCCUPIED`).
-   * Holders whose process is gone are ended first (`occupancy.holder_gone`). Throws
-   * `WorkspaceError` `UNKNOWN_CONVERSATION`, or `OCCUPIED` naming the current live holder.
+   * Holders whose process is gone are ended first (`occupancy.holder_gone`). `client` names
+   * whom the holder serves (an MCP client's `clientInfo.name`; shown as the holder by `status`
+   * and the status page). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, or `OCCUPIED` naming
+   * the current live holder.
    */
-  acquire(conversation: string, holder: string, mode: OccupancyMode = 'exclusive-write'): OccupancyRecord {
+  acquire(conversation: string, holder: string, mode: OccupancyMode = 'exclusive-write', client?: string): OccupancyRecord {
     this.checkOpen();
     if (!this.parts.store.workspaces.get(conversation)) {
       throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
     }
-    const record = this.parts.occupancy.acquire(conversation, holder, mode);
+    const record = this.parts.occupancy.acquire(conversation, holder, mode, client);
     this.parts.store.runLog.append({ type: 'occupancy.acquire', conversation, data: { holder, mode } });
     return record;
   }

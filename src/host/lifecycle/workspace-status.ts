@@ -25,6 +25,8 @@ export interface WorkspaceStatus {
   pinnedSha: string | null;
   /** Holder of the current occupancy, if any. */
   holder: string | null;
+  /** The client that holder serves (an MCP client's `clientInfo.name`), when it said. */
+  holderClient?: string;
   /**
    * How folder access is confined on this host: `procfs` (handle walk through /proc/self/fd),
    * `lstat-fallback` (the weaker per-component check, SECURITY.md §3) or `memory`.
@@ -72,6 +74,7 @@ function statusOf(
     branch: record.branch,
     pinnedSha: record.pinnedSha,
     holder: writer?.holder ?? null,
+    ...(writer?.client ? { holderClient: writer.client } : {}),
     ...(confinement ? { confinement } : {}),
   };
 }

@@ -42,12 +42,13 @@ export class OccupancyGuard {
 
   /**
    * Occupies `conversation` for `holder` in `mode` as this process, ending gone holders
-   * first. Throws `WorkspaceError` `OCCUPIED` naming a live holder (or an interrupted release).
+   * first; `client` names whom the holder serves (an MCP client's name). Throws
+   * `WorkspaceError` `OCCUPIED` naming a live holder (or an interrupted release).
    */
-  acquire(conversation: string, holder: string, mode: OccupancyMode): OccupancyRecord {
+  acquire(conversation: string, holder: string, mode: OccupancyMode, client?: string): OccupancyRecord {
     try {
       const { record, ended } = this.store.occupancy.acquire(
-        { conversation, holder, mode, process: this.liveness.self },
+        { conversation, holder, mode, process: this.liveness.self, ...(client === undefined ? {} : { client }) },
         (r) => this.isGone(r) && !this.isReleaseHolder(r),
       );
       for (const gone of ended) this.logGone(gone, 'acquire');

@@ -21,7 +21,7 @@ import type { Host } from '../../host/composition/index.js';
 import type { Clock } from '../../ports/index.js';
 import { randomIds } from '../../ports/index.js';
 import { codeOf } from '../../../vfs/index.js';
-import { createMcpServer, callsSettled, createWaitingMcpServer, ensureWorkspace, type Session } from '../protocol/index.js';
+import { clientNameOf, createMcpServer, callsSettled, createWaitingMcpServer, ensureWorkspace, type Session } from '../protocol/index.js';
 import type { ToolProfile } from '../profiles/index.js';
 import { HttpReadiness } from './http-readiness.js';
 import { ConversationOccupants } from './conversation-occupants.js';
@@ -158,7 +158,7 @@ export class HttpSessions {
       this.host,
       conversation,
       preparation,
-      () => this.occupants.occupy(conversation),
+      () => this.occupants.occupy(conversation, clientOf(request)),
       (line) => log(`session ${id} ${line}`),
       role,
     );
@@ -211,7 +211,7 @@ export class HttpSessions {
     const { conversation } = request;
     let session: Session;
     try {
-      session = await this.occupants.occupy(conversation);
+      session = await this.occupants.occupy(conversation, clientOf(request));
     } catch (e) {
       this.options.log(`session for ${conversation} refused: ${describeFailure(e)}`);
       reply(res, 409, `the workspace cannot be occupied now${withCode(e)}`, SERVER_ERROR, request.rpcId);
@@ -325,4 +325,10 @@ function isRefusal<T>(slot: T | SessionRefusal): slot is SessionRefusal {
 function withCode(e: unknown): string {
   const code = codeOf(e);
   return code === undefined ? '' : ` (${code})`;
+}
+
+/** The client's name from an initialize request's body (`clientInfo.name`), when it gives one. */
+function clientOf(request: AdmittedRequest): string | undefined {
+  const body = request.body as { params?: unknown } | null | undefined;
+  return clientNameOf(typeof body === 'object' && body !== null && !Array.isArray(body) ? body.params : undefined);
 }

@@ -12,5 +12,5 @@ export { callsSettled } from './calls-in-flight.js';
 export { ensureWorkspace } from './ensure-workspace.js';
 export type { Readiness, ReadinessSource } from './readiness.js';
 export { createMcpServer } from './server.js';
-export { newHolderId, openSession, type Session } from './session.js';
+export { clientNameOf, newHolderId, openSession, type Session } from './session.js';
 export { createWaitingMcpServer } from './waiting-server.js';

@@ -40,19 +40,34 @@ function occupant(e: unknown): string | undefined {
   return isWorkspaceError(e, 'OCCUPIED') && typeof e.data.holder === 'string' ? e.data.holder : undefined;
 }
 
+/** Longest client name kept for a holder (characters); a longer `clientInfo.name` is cut. */
+const MAX_CLIENT_NAME = 80;
+
 /**
- * Opens a session for `holder` on `conversation`. When an orphaned holder (its server process
- * died) occupies the workspace, that occupancy is ended and acquired anew. Otherwise throws
- * what the host's `acquire` throws (a `WorkspaceError` `OCCUPIED` naming the live holder).
+ * The client's name from an MCP `initialize` request's params (`clientInfo.name`), trimmed and
+ * cut to 80 characters, or undefined when it gives none. Client-written text: whoever shows it
+ * escapes it.
  */
-export async function openSession(host: Host, conversation: string, holder: string): Promise<Session> {
+export function clientNameOf(initializeParams: unknown): string | undefined {
+  const info = (initializeParams as { clientInfo?: { name?: unknown } } | null | undefined)?.clientInfo;
+  const name = typeof info?.name === 'string' ? info.name.trim() : '';
+  return name === '' ? undefined : [...name].slice(0, MAX_CLIENT_NAME).join('');
+}
+
+/**
+ * Opens a session for `holder` on `conversation`, recording `client` (the MCP client's name) as
+ * whom it serves. When an orphaned holder (its server process died) occupies the workspace,
+ * that occupancy is ended and acquired anew. Otherwise throws what the host's `acquire` throws
+ * (a `WorkspaceError` `OCCUPIED` naming the live holder).
+ */
+export async function openSession(host: Host, conversation: string, holder: string, client?: string): Promise<Session> {
   try {
-    await host.acquire(conversation, holder);
+    await host.acquire(conversation, holder, undefined, client);
   } catch (e) {
     const current = occupant(e);
     if (!current || !isOrphanedHolder(current)) throw e;
     await host.releaseOccupancy(conversation, current);
-    await host.acquire(conversation, holder);
+    await host.acquire(conversation, holder, undefined, client);
   }
   let open = true;
   return {

@@ -3,7 +3,8 @@
  * While at least one page listens, one timer looks at the host every `everyMs` (the state
  * database, so workspaces prepared by another gatefs process show up too) and sends each
  * listener only what changed: `workspaces` and `summary` (the table's rows and the counts),
- * `lander` (the queue), `log` (run-log events after the last one sent). Each event's data is
+ * `lander` (the queue), `log` (run-log events after the last one sent, with the newest seq as
+ * the event id, so a browser that reconnects by itself asks for what follows). Each event's data is
  * one JSON string of ready HTML (`status-rows.ts`). A comment every 15 s keeps proxies from
  * closing an idle stream. With no listener nothing runs.
  *
@@ -111,8 +112,8 @@ export class StatusFeed {
         }
         const fresh = events.filter((e) => e.seq > l.sent.seq);
         if (fresh.length > 0) {
-          send(l.res, 'log', eventRowsHtml(fresh));
           l.sent.seq = fresh.at(-1)!.seq;
+          send(l.res, 'log', eventRowsHtml(fresh), l.sent.seq);
         }
       }
     } catch (e) {
@@ -121,7 +122,10 @@ export class StatusFeed {
   }
 }
 
-/** One server-sent event whose data is `html` as a JSON string (one line, whatever it holds). */
-function send(res: ServerResponse, event: string, html: string): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(html)}\n\n`);
+/**
+ * One server-sent event whose data is `html` as a JSON string (one line, whatever it holds); `id`
+ * (the newest run-log seq sent) comes back as `Last-Event-ID` when the browser reconnects.
+ */
+function send(res: ServerResponse, event: string, html: string, id?: number): void {
+  res.write(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(html)}\n\n`);
 }

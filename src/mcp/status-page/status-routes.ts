@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Host } from '../../host/composition/index.js';
 import { checkOrigin } from '../guard/index.js';
-import { isTheToken, mayViewStatus, statusCookieHeader } from './status-auth.js';
+import { isTheToken, mayViewStatus, requestPort, statusCookieHeader } from './status-auth.js';
 import { StatusFeed } from './status-feed.js';
 import { signInPageHtml, statusPageHtml } from './status-page.js';
 import { statusSnapshot } from './status-snapshot.js';
@@ -79,8 +79,9 @@ export class StatusRoutes {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         return void res.end(JSON.stringify(statusSnapshot(this.host, this.options.sessions())));
       default: {
-        const after = Number(url.searchParams.get('after'));
-        return this.feed.listen(res, Number.isSafeInteger(after) && after > 0 ? after : 0);
+        // A browser reconnecting by itself sends the last event id it saw; a page that reconnects sends `after`.
+        const seqs = [url.searchParams.get('after'), req.headers['last-event-id']].map(Number);
+        return this.feed.listen(res, Math.max(0, ...seqs.filter((n) => Number.isSafeInteger(n))));
       }
     }
   }
@@ -99,7 +100,7 @@ export class StatusRoutes {
       res.setHeader('WWW-Authenticate', 'Bearer realm="gatefs"');
       return html(res, 401, signInPageHtml({ nonce, wrong: true }));
     }
-    if (expected !== null) res.setHeader('Set-Cookie', statusCookieHeader(expected));
+    if (expected !== null) res.setHeader('Set-Cookie', statusCookieHeader(expected, requestPort(req.headers)));
     res.writeHead(303, { Location: '/' });
     res.end();
   }

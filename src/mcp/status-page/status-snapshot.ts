@@ -7,7 +7,7 @@
  */
 import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 import type { RunEvent } from '../../state/index.js';
-import { summarizeEvent } from '../../state/index.js';
+import { isFailureEvent, summarizeEvent } from '../../state/index.js';
 
 /** Run-log events the page shows at most. */
 const LOG_TAIL = 200;
@@ -22,6 +22,8 @@ export interface WorkspaceRow {
   branch: string | null;
   pinned: string | null;
   holder: string | null;
+  /** The client(s) the holder serves (MCP `clientInfo.name`), when they said: what the page calls the holder. */
+  holderClient: string | null;
   /** Open MCP sessions of this server on it. */
   sessions: number;
   parent: string | null;
@@ -38,6 +40,8 @@ export interface SubmissionRow {
   landed: string | null;
   attempts: number;
   reason: string | null;
+  /** True when the submission failed (a check, a conflict, …): the page marks it. */
+  failed?: boolean;
 }
 
 /** One run-log line. */
@@ -47,6 +51,8 @@ export interface EventRow {
   type: string;
   conversation: string | null;
   details: string;
+  /** True when the record reports a failure (`isFailureEvent`: a tool call not ok, a failed landing, …). */
+  failed?: boolean;
 }
 
 /** The whole page's data. */
@@ -73,6 +79,7 @@ function workspaceRow(w: WorkspaceStatus, sessions: number): WorkspaceRow {
     branch: w.branch,
     pinned: w.pinnedSha ? w.pinnedSha.slice(0, 12) : null,
     holder: w.holder,
+    holderClient: w.holder === null ? null : (w.holderClient ?? null),
     sessions,
     parent: w.parent ?? null,
     landed: w.landed ?? null,
@@ -90,6 +97,7 @@ export function landerRows(host: Host): SubmissionRow[] {
     landed: s.landedSha ? s.landedSha.slice(0, 12) : null,
     attempts: s.attempts,
     reason: s.reason,
+    failed: s.state === 'failed',
   }));
 }
 
@@ -100,7 +108,14 @@ export function eventRows(host: Host, afterSeq?: number): EventRow[] {
 }
 
 function eventRow(e: RunEvent): EventRow {
-  return { seq: e.seq, at: e.at, type: e.type, conversation: e.conversation, details: summarizeEvent(e.data, 160) };
+  return {
+    seq: e.seq,
+    at: e.at,
+    type: e.type,
+    conversation: e.conversation,
+    details: summarizeEvent(e.data, 160),
+    failed: isFailureEvent(e),
+  };
 }
 
 /** Everything the page shows now. */
