@@ -18,7 +18,8 @@
  * the next page starts, when more results exist), `filesSearched`, `skipped` (`ignored` entries,
  * `binary` and `tooLarge` files, when any), `hint` (when the answer may not be what was meant: a
  * pattern that can match a line break found nothing line by line, a pattern searched as
- * multiline because it holds a line break, a glob that matched no file).
+ * multiline because it holds a line break, a glob that matched no file; a `files` answer that
+ * found files says how to see the lines).
  *
  * Skips: `.git`, what `.gitignore` files ignore (nested ones too), binary files (NUL in the
  * first 8 KiB), symlinks (never followed, files or folders), special files, files over 32 MiB.
@@ -240,6 +241,9 @@ async function searchWith(
   return results.value(hintFor(compiled, input, results, candidates, ns.display(start.path)));
 }
 
+/** The hint of a `files` answer that found files: how to see the lines (an agent may have wanted them). */
+export const GREP_FILES_ONLY_HINT = 'matching files only: output: "content" shows the matching lines, output: "count" how many per file';
+
 /** The hint of an answer that may not be what was meant (see the module comment), if any. */
 function hintFor(
   compiled: CompiledPattern,
@@ -251,7 +255,7 @@ function hintFor(
   if (compiled.multilineImplied) {
     return 'the pattern holds a line break, so it was searched with multiline: true (a match may span lines)';
   }
-  if (!results.isEmpty) return undefined;
+  if (!results.isEmpty) return (input.output ?? 'files') === 'files' ? GREP_FILES_ONLY_HINT : undefined;
   if (input.glob !== undefined && candidates.entries.length === 0) {
     const how = input.glob.includes('/') ? `matched against paths below '${shown}'` : 'matched against file names';
     return `no file matches the glob '${input.glob}' (${how}); list with the same pattern shows what it selects`;

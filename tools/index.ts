@@ -10,6 +10,7 @@ export { applyEditSteps, checkEditSteps, type EditStep, UnmatchedEditStep } from
 export { EDIT_MAX_STEPS, EDIT_STEP_MAX_CHARS, type EditValue } from './edit.js';
 export { FILE_TOOLS } from './file-tools.js';
 export type { GrepValue } from './grep/grep-results.js';
+export { GREP_FILES_ONLY_HINT } from './grep.js';
 export type { ListValue } from './list.js';
 export { MAX_PATH_ARG_CHARS } from './path-arg.js';
 export type { ReadImageValue, ReadValue } from './read.js';

@@ -29,8 +29,14 @@ function setup() {
 }
 
 describe('grep output modes', () => {
-  it('a files answer lists the files, then says output: "content" shows the lines', async () => {
-    const { text } = setup();
+  it('a files answer lists the files, then says output: "content" shows the lines (text and structuredContent)', async () => {
+    const { s: gate, text } = setup();
+    expect(toCallToolResult('grep', await gate.gate.call('a', 'grep', { pattern: 'TODO' })).structuredContent).toEqual({
+      files: ['src/a.ts', 'src/b.ts'],
+      truncated: false,
+      filesSearched: 3,
+      hint: 'matching files only: output: "content" shows the matching lines, output: "count" how many per file',
+    });
     expect(await text({ pattern: 'TODO' })).toBe(
       ['src/a.ts', 'src/b.ts', '(matching files only: output: "content" shows the matching lines, output: "count" how many per file)'].join(
         '\n',
@@ -73,7 +79,9 @@ describe('Grep under the claude-code profile', () => {
     const text = (r.content as { text: string }[])[0].text;
     expect(text.split('\n').slice(0, 3)).toEqual(['Found 2 files', '/worktrees/a/src/a.ts', '/worktrees/a/src/b.ts']);
     expect(text).toContain('(-A, -C apply to output_mode: "content" only and were ignored, as Claude Code\'s Grep ignores them');
-    expect((r.structuredContent as { notes: string[] }).notes[0]).toContain('-A, -C apply to output_mode: "content" only');
+    expect((r.structuredContent as { notes: string[] }).notes).toEqual([
+      '-A, -C apply to output_mode: "content" only and were ignored, as Claude Code\'s Grep ignores them; pass output_mode: "content" to see lines',
+    ]);
     // In content mode they are honoured, with no such note.
     const content = await CLAUDE_CODE_PROFILE.call(
       'Grep',

@@ -84,6 +84,7 @@ describe.each(kinds)('grep over %s', (_kind, makeLayer) => {
       truncated: false,
       filesSearched: 7,
       skipped: { ignored: 3, binary: 1 },
+      hint: 'matching files only: output: "content" shows the matching lines, output: "count" how many per file',
     });
     expect(JSON.stringify(v)).not.toContain('SENTINEL');
   });

@@ -16,7 +16,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GrepValue } from '../../../tools/index.js';
-import { ToolFailure } from '../../../tools/index.js';
+import { GREP_FILES_ONLY_HINT, ToolFailure } from '../../../tools/index.js';
 import { contentLines, searchedNote, type Row } from '../text/index.js';
 import type { GrepInput } from './claude-code-schemas.js';
 import { ripgrepTypeGlob } from './ripgrep-types.js';
@@ -163,7 +163,9 @@ export function grepAnswer(value: GrepValue, input: Input, notes: readonly strin
   if (input.offset) structured.appliedOffset = input.offset;
   structured.filesSearched = value.filesSearched;
   if (value.skipped) structured.skipped = value.skipped;
-  const said = [...notes, ...(value.hint ? [value.hint] : [])];
+  // grep's pointer to its content output speaks gatefs's argument names; Claude Code's Grep says nothing there.
+  const hint = value.hint === GREP_FILES_ONLY_HINT ? undefined : value.hint;
+  const said = [...notes, ...(hint ? [hint] : [])];
   if (said.length > 0) structured.notes = said;
   const page: string[] = [];
   if (value.nextOffset !== undefined) page.push(`more results: continue with offset ${value.nextOffset}`);

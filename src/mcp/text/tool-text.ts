@@ -220,7 +220,7 @@ function pageNotes(v: Row, what: string, narrow: string): string[] {
 }
 
 /**
- * ripgrep's shapes: file paths (then how to get the lines: `output: "content"`); `path:count`; content as `path:line:text` for a matching line and
+ * ripgrep's shapes: file paths; `path:count`; content as `path:line:text` for a matching line and
  * `path-line-text` for a context line, each line once, `--` between groups that do not touch
  * (when context was asked for). An empty answer says how many files were searched and skipped.
  */
@@ -233,8 +233,6 @@ function grepText(v: Row): string {
   }
   if (lines.length === 0) lines.push(`(no matches; ${searchedNote(v)})`);
   lines.push(...pageNotes(v, 'results', 'search a narrower path'));
-  if (Array.isArray(v.files) && v.files.length > 0)
-    lines.push('(matching files only: output: "content" shows the matching lines, output: "count" how many per file)');
   if (typeof v.hint === 'string') lines.push(`(${v.hint})`);
   return lines.join('\n');
 }
