@@ -17,7 +17,7 @@ import { dirname, relative } from 'node:path';
 import type { WorkspaceProblem } from '../mcp/initialize/index.js';
 import type { ManifestError } from '../manifest/index.js';
 import { folderKind, isInGitWorkTree } from './repo-folder-check.js';
-import { codeOf } from '../../vfs/coded-error.js';
+import { CodedError, codeOf } from '../../vfs/coded-error.js';
 import type { GlobalFlags } from './global-flags.js';
 import { remedyFor } from './remedy.js';
 
@@ -72,8 +72,27 @@ export async function checkBeforeConnect(args: ConnectArgs, globals: GlobalFlags
   return null;
 }
 
+/**
+ * A problem found before connecting that must stop the host from opening: a `--state-dir` or
+ * `--manifest` holding a variable nobody expanded would otherwise be made or read as a literal
+ * `${...}` folder. Its code is the problem's cause.
+ */
+export class ConnectProblemError extends CodedError<string, { readonly problem: WorkspaceProblem }> {
+  override readonly name = 'ConnectProblemError';
+
+  constructor(readonly problem: WorkspaceProblem) {
+    super(problem.details.cause, problem.summary, { problem });
+  }
+}
+
+/** True when `problem` must keep the host from opening (see `ConnectProblemError`). */
+export function isBlocking(problem: WorkspaceProblem | null): problem is WorkspaceProblem {
+  return problem?.details.cause === 'UNEXPANDED_VARIABLE';
+}
+
 /** `e` (what opening, choosing or preparing failed with) as a problem. */
 export function problemOf(e: unknown, context: ProblemContext): WorkspaceProblem {
+  if (e instanceof ConnectProblemError) return e.problem;
   const code = codeOf(e) ?? 'ERROR';
   const remedy = remedyFor(code) ?? "the gatefs server's log (its stderr) says why";
   if (isManifestError(e)) return manifestProblem(e, context, remedy);

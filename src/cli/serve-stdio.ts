@@ -11,7 +11,7 @@ import { openHost } from './open-host.js';
 import { conversationArg } from './conversation-arg.js';
 import { watchStopSignals } from './stop-signals.js';
 import { takeEarlyServe } from './early-serve.js';
-import { checkBeforeConnect, problemOf, type ConnectArgs } from './connect-check.js';
+import { checkBeforeConnect, ConnectProblemError, isBlocking, problemOf, type ConnectArgs } from './connect-check.js';
 import {
   answerInitializeEarly,
   problemText,
@@ -84,7 +84,12 @@ export async function serveOverStdio(
         : `serving over stdio${names}; choosing this client window's conversation in the background`,
     );
     const readiness = new WorkspaceReadiness({
-      openHost: () => openHost(globals),
+      // A flag holding an unexpanded variable would make or read a literal `${...}` folder: the host stays shut.
+      openHost: async () => {
+        const found = await problem;
+        if (isBlocking(found)) throw new ConnectProblemError(found);
+        return openHost(globals);
+      },
       conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
       ...(role ? { role } : {}),
       holder,

@@ -8,7 +8,7 @@
  * client, the first Ctrl-C says a second one stops at once, and a second one does.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,20 @@ describe('the cause is in the instructions at connect, and in every call', () =>
       got: '${workspaceFolder}',
       folder: join(root, '${workspaceFolder}'),
     });
+  });
+
+  it('an unexpanded ${HOME} in --state-dir: said at connect and on every call, and no literal ${HOME} folder is made', async () => {
+    const repo = sampleRepo();
+    try {
+      const { client, instructions } = await connect(['--repo', repo.dir, '--state-dir', '${HOME}/state', '--conversation', 'st'], root);
+      expect(instructions).toContain('--state-dir is "${HOME}/state": ${HOME} is a variable the MCP client did not expand');
+      const error = await refusal(client);
+      expect(error.code).toBe('WORKSPACE_NOT_READY');
+      expect(error.details).toEqual({ cause: 'UNEXPANDED_VARIABLE', flag: '--state-dir', got: '${HOME}/state' });
+      expect(existsSync(join(root, '${HOME}'))).toBe(false);
+    } finally {
+      repo.cleanup();
+    }
   });
 
   it('a folder that is not a git repository, for the default role (backend worktree)', async () => {
