@@ -8,7 +8,7 @@ import { DIFF_MAX_PATCH_BYTES } from '../../tools/diff.js';
 import { safeToolText } from './safe-tool-text.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
-import { withHost } from './open-host.js';
+import { withReadingHost } from './open-host.js';
 import { UsageError } from './usage-error.js';
 import { workspacePaths } from './workspace-path-flag.js';
 
@@ -29,7 +29,7 @@ export const diffCommand: Command = {
     const base = flags.base ?? 'pinned';
     if (base !== 'pinned' && base !== 'head') throw new UsageError(`--base must be pinned or head, got "${String(base)}"`, 'diff');
     const paths = workspacePaths(flags.path, 'diff');
-    const value = await withHost(globals, async (host) =>
+    const value = await withReadingHost(globals, async (host) =>
       host.work(conversation).diff({ base, maxPatchBytes: DIFF_MAX_PATCH_BYTES, ...(paths.length > 0 ? { paths } : {}) }),
     );
     if (globals.json) out.json(value);

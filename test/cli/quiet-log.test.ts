@@ -1,6 +1,6 @@
 /**
  * The run log records what agents and operators did, not gatefs looking at itself: a session
- * of read-only commands (status, lander status, messages, log, tools, a reading tool's call) through
+ * of read-only commands (status, lander status, messages, log, tools, diff, a reading tool's call) through
  * the built binary leaves the record count unchanged but for the calls' own `tool_call`
  * records; gatefs's start-up git probes are never recorded; a `tool_call` names the paths the
  * call touched and, over MCP with the claude-code profile, the tool the client called (Glob and
@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterAll(() => repo?.cleanup());
 
 describe('read-only CLI commands append nothing to the run log', () => {
-  it('status, lander status, messages, log and tools leave the record count unchanged', async () => {
+  it('status, lander status, messages, log, tools and diff leave the record count unchanged', async () => {
     const before = await events();
     expect(before.length).toBeGreaterThan(0);
     for (const args of [
@@ -53,6 +53,7 @@ describe('read-only CLI commands append nothing to the run log', () => {
       ['log', '--failed'],
       ['log', '--wide', '--conversation', 'alpha'],
       ['tools', 'alpha'],
+      ['diff', 'alpha'],
     ]) {
       const r = await run(...args);
       expect(r.code, `gatefs ${args.join(' ')}: ${r.stderr}`).toBe(0);
