@@ -230,6 +230,27 @@ describe('gatefs apply over a plain folder', () => {
   });
 });
 
+describe('writes during an apply', () => {
+  it('are refused with OCCUPIED while the apply holds the workspace, and land nothing', async () => {
+    const src = plainFolder({ 'a.txt': 'a\n' });
+    const host = await copyHost(src);
+    await host.prepare({ conversation: 'c' });
+    await call(host, 'write', { path: 'a.txt', content: 'A\n' });
+    let during: Promise<unknown> | undefined;
+    const report = await host.apply('c', {
+      savePoint: (point) => {
+        if (point === 'apply.journaled') during = host.gate.call('c', 'write', { path: 'b.txt', content: 'late\n' });
+      },
+    });
+    expect(report).toMatchObject({ complete: true, overlayReset: true });
+    expect(await during).toMatchObject({ ok: false, error: { code: 'OCCUPIED' } });
+    expect(tree(src)).toEqual({ 'a.txt': 'A\n' });
+    expect(await host.gate.call('c', 'read', { path: 'b.txt' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    // Once it is done, writes are served again.
+    await call(host, 'write', { path: 'b.txt', content: 'after\n' });
+  });
+});
+
 describe('release after apply', () => {
   it('releases an untouched plain copy, and one whose changes were all applied, without calling them work', async () => {
     const src = plainFolder({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
