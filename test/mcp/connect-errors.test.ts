@@ -220,6 +220,39 @@ describe.skipIf(!hasScript)('serve typed in a terminal (a pseudo-terminal made b
 });
 
 describe('a second Ctrl-C', () => {
+  it('gatefs serve with a command in flight: the first SIGINT waits for it and says so, the second ends the server with 130', async () => {
+    const repo = sampleRepo();
+    try {
+      writeFileSync(join(repo.dir, 'gatefs.yaml'), 'roles:\n  - name: dev\n    tools: [read, exec]\n');
+      git(repo.dir, 'add', 'gatefs.yaml');
+      git(repo.dir, 'commit', '--quiet', '-m', 'role with exec');
+      const child = spawn(process.execPath, [BIN, 'serve', '--conversation', 'ctrlc'], { cwd: repo.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      child.stdout.resume();
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/call', params: { name: 'exec', arguments: { command: 'touch started; sleep 120' } } });
+      const started = join(repo.dir, '.gatefs', 'worktrees', 'ctrlc', 'started');
+      for (let i = 0; i < 1200 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50)); // hang detector: 60 s
+      expect(existsSync(started)).toBe(true); // the command runs: a call is in flight
+      child.kill('SIGINT');
+      for (let i = 0; i < 1200 && !err.includes('press Ctrl-C again'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(err).toContain('SIGINT received: finishing the calls in flight and freeing the workspace; press Ctrl-C again to stop now');
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(err).toContain('SIGINT again: exiting now, without waiting for the calls in flight');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   it('while the first stop waits, ends the process at once with 130 (128 + SIGINT)', async () => {
     // The stop watch of gatefs serve, built, in a process whose stop never finishes by itself
     // (as when a call in flight hangs).
