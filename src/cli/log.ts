@@ -19,7 +19,7 @@ import { checkRepoFolder } from './repo-folder-check.js';
 import { UsageError } from './usage-error.js';
 import { type EventLineOptions, formatEventLine } from './run-log.js';
 import type { EventFilter, RunEvent } from '../state/index.js';
-import { isFailureEvent } from '../state/index.js';
+import { isFailureEvent } from '../state/run-log-failures.js';
 import type { StateReader } from '../host/state-trust/index.js';
 import { foreignCodeOf } from '../../vfs/coded-error.js';
 import { exitNow, standardOutput } from '../ports/process-io.js';

@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from '../state/index.js';
 import { formatTable } from './table.js';
-import { describeEvent, summarizeEvent } from '../state/index.js';
+import { describeEvent, summarizeEvent } from '../state/event-summary.js';
 import { terminalSafeLine } from '../../tools/text/index.js';
 
 /** Formats the last `limit` events as a table (all of them when `limit` is omitted). */

@@ -103,11 +103,17 @@ function bare(v: unknown): string {
   return text === '' || /[\s"'=,]/.test(text) ? JSON.stringify(text) : text;
 }
 
-/** `git -c a=b -c c=d … rest` as `git [2 -c settings] rest`; any other argv as it is. */
+/**
+ * A program's leading run of two or more `-c name=value` settings (gatefs's git safety settings)
+ * as `[N -c settings]`: `prog -c a.b=1 -c c.d=2 rest` → `prog [2 -c settings] rest`. Any other
+ * argv as it is (a shell's single `-c 'script'` is never folded).
+ */
 function foldGitSettings(argv: readonly string[]): string[] {
-  if (argv[0] !== 'git') return [...argv];
   let i = 1;
-  while (argv[i] === '-c' && i + 1 < argv.length) i += 2;
+  while (argv[i] === '-c' && i + 1 < argv.length && SETTING.test(argv[i + 1]!)) i += 2;
   const settings = (i - 1) / 2;
-  return settings < 2 ? [...argv] : ['git', `[${settings} -c settings]`, ...argv.slice(i)];
+  return settings < 2 ? [...argv] : [argv[0]!, `[${settings} -c settings]`, ...argv.slice(i)];
 }
+
+/** A configuration setting as `-c` takes it: `section.name=value`. */
+const SETTING = /^[A-Za-z][\w-]*(\.[\w-]+)+=/;

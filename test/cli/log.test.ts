@@ -229,6 +229,8 @@ describe('formatEventLine', () => {
     const joined = lines.map((l, i) => (i === 0 ? l.slice(80) : l.trim())).join(' ');
     expect(joined).toBe(formatEventLine(event).slice(80));
     expect(joined).toContain('exitCode=137 signal=SIGKILL limit=memory');
+    // A shell's single -c is the command itself: never folded like git's settings.
+    expect(joined).toContain('argv="/bin/sh -c npx vitest run --reporter=verbose test/a.test.ts test/b.test.ts"');
   });
 
   it('on a narrow terminal puts the details under a short indent; --wide ignores the width', () => {
