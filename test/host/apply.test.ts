@@ -164,6 +164,23 @@ describe('gatefs apply over a plain folder', () => {
     expect(tree(src)['README.md']).toBe('hello, world\n');
   });
 
+  it('applies a file replaced by a folder and a folder replaced by a file', async () => {
+    const src = plainFolder({ x: 'file x\n', 'y/z.txt': 'z\n', 'keep.txt': 'k\n' });
+    const host = await copyHost(src);
+    await host.prepare({ conversation: 'c' });
+    await call(host, 'delete', { path: 'x' });
+    await call(host, 'write', { path: 'x/a.txt', content: 'a in x\n' });
+    await call(host, 'delete', { path: 'y/z.txt' });
+    await namespaceOf(host, 'c').remove('/worktrees/c/y');
+    await call(host, 'write', { path: 'y', content: 'file y\n' });
+    const report = await host.apply('c');
+    expect(report).toMatchObject({ complete: true, counts: { conflicts: 0 } });
+    expect(tree(src)).toEqual({ 'keep.txt': 'k\n', 'x/': '/', 'x/a.txt': 'a in x\n', y: 'file y\n' });
+    expect(await host.gate.call('c', 'read', { path: 'x/a.txt' })).toMatchObject({ ok: true, value: { content: 'a in x\n' } });
+    expect(await host.gate.call('c', 'read', { path: 'y' })).toMatchObject({ ok: true, value: { content: 'file y\n' } });
+    expect((await host.apply('c')).entries).toEqual([]);
+  });
+
   it('resets the overlay to empty when everything was applied; a file the source gains later shows in the workspace', async () => {
     const src = plainFolder({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const host = await copyHost(src);

@@ -32,7 +32,10 @@ export async function finishApply(
   const base = (await readBase(upper)) ?? { complete: !parts.pinned, paths: new Map<string, string>() };
   const paths = new Map(base.paths);
   for (const e of entries) {
-    if (e.new === 'd') continue;
+    if (e.new === 'd') {
+      if (base.complete) paths.delete(e.path);
+      continue;
+    }
     if (e.new === '-' && base.complete) paths.delete(e.path);
     else paths.set(e.path, e.new);
   }
@@ -40,15 +43,17 @@ export async function finishApply(
   save('apply.based', null);
   if (parts.pinned) return false;
 
+  // A path may have two entries (a file removed, then a folder made there): the last one is what it holds now.
+  const final = [...new Map(entries.map((e) => [e.path, e])).values()];
   const settled = async (e: JournalEntry) => (await source.digest(e.path).catch(() => ({ digest: '?' }))).digest === e.new;
-  for (const e of entries) {
+  for (const e of final) {
     if (e.new === '-' || e.new === 'd') continue;
     if ((await digestOf(upper, e.path)).digest === e.new && (await settled(e))) await removeIfThere(() => upper.remove(e.path));
   }
   const whiteouts = await readWhiteouts(upper);
   const kept: string[] = [];
   for (const w of whiteouts) {
-    const below = entries.filter((e) => e.path === w || e.path.startsWith(`${w}/`));
+    const below = final.filter((e) => e.path === w || e.path.startsWith(`${w}/`));
     const gone = (await source.digest(w).catch(() => ({ digest: '?' }))).digest === '-';
     let allSettled = below.length > 0;
     for (const e of below) if (!(await settled(e))) allSettled = false;
