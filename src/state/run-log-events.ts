@@ -168,8 +168,9 @@ export type EventDraft<T extends RunEventType = RunEventType> = {
 export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   tool_call:
     'A tool call went through the gate: the tool (and clientTool, the name the client called where a profile maps it), its outcome (ok or the error code), how long it took and the paths it named (as resolved; for grep and list the folder searched); never other arguments or contents.',
-  exec: 'gatefs ran a command on the host (git, a check): its task tag, conversation chain, argv, folder, exit code, signal and duration; never output.',
-  'host.start': 'A host opened the state directory: how it confines workspaces and how many are recorded.',
+  exec: "A command ran: git for a gatefs task that changes something (prepare, release, commit, submit, the lander; not the host's own looks), or an agent's or the lander's sandboxed command: its task tag, conversation chain, argv, folder, exit code, signal and duration; never output.",
+  'host.start':
+    'A host opened the state directory to serve or to change something (a command that only reads opens quietly and records nothing): how it confines workspaces and how many are recorded.',
   'registry.unavailable':
     'A recorded workspace could not be registered for tool calls (its folder is a link, its role is gone, …): the code and why.',
   'prepare.start':
