@@ -6,11 +6,13 @@
  * is called.
  *
  * What is recorded: the git commands of tasks that change a repository or the state (prepare,
- * release, recover, commit, submit, the lander, subagents, disclosure, lower folders). What is
- * not: the looks a host takes of itself (`LOOKING_TASKS`: the start-up probes, `diff`), whose
- * answers are the host's business and whose non-zero exits are answers, not failures (the run
- * log is what agents and operators did: the `tool_call` or the command's own events say it);
- * and nothing at all for a quiet host (`createHost({ quiet: true })`, a read-only command).
+ * release, recover, commit, submit, the lander, subagents, disclosure). What is not
+ * (`UNRECORDED_TASKS`): the looks a host takes of itself (the start-up probes, `diff`), whose
+ * answers are the host's business and whose non-zero exits are answers, not failures, and the
+ * lower folders gatefs builds for itself in the background, whose `lower.*` records say how each
+ * build went (the run log is what agents and operators did: the `tool_call` or the task's own
+ * records say it); and nothing at all for a quiet host (`createHost({ quiet: true })`, a
+ * read-only command).
  * An agent's sandboxed commands are recorded by the command service, not here.
  */
 import { codeOf } from '../../../vfs/index.js';
@@ -23,10 +25,11 @@ interface ExecEventSink {
 }
 
 /**
- * Task tags whose commands only look (see the file comment): `start` (is this a repository,
- * what git tracks under the state directory) and `diff` (the diff tool and `gatefs diff`).
+ * Task tags whose commands are not recorded (see the file comment): `start` (is this a
+ * repository, what git tracks under the state directory), `diff` (the diff tool and `gatefs
+ * diff`) and `lower-folder` (a copy workspace's cache of its pinned commit).
  */
-export const LOOKING_TASKS: ReadonlySet<string> = new Set(['start', 'diff']);
+export const UNRECORDED_TASKS: ReadonlySet<string> = new Set(['start', 'diff', 'lower-folder']);
 
 /** A host-exec wrapper that writes one `exec` run-log event per recorded command (see the file comment). */
 export class RecordingHostExec implements HostExec {
@@ -36,7 +39,7 @@ export class RecordingHostExec implements HostExec {
   /**
    * @param inner the port that really runs commands
    * @param relativeCwd maps a cwd to the path shown in the log (relative to the repository)
-   * @param recording `'tasks'`: every command but those of `LOOKING_TASKS`; `'none'`: nothing (a quiet host)
+   * @param recording `'tasks'`: every command but those of `UNRECORDED_TASKS`; `'none'`: nothing (a quiet host)
    */
   constructor(
     private readonly inner: HostExec,
@@ -51,7 +54,7 @@ export class RecordingHostExec implements HostExec {
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
-    if (this.recording === 'none' || LOOKING_TASKS.has(request.tag)) return this.inner.run(request);
+    if (this.recording === 'none' || UNRECORDED_TASKS.has(request.tag)) return this.inner.run(request);
     let result: ExecResult | undefined;
     let failure: unknown;
     try {
