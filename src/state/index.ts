@@ -1,6 +1,7 @@
 /** The state module: the SQLite store of workspaces, the run log, occupancy and preparation locks. */
 export type { EventFilter, RunEvent } from './event-log.js';
 export { summarizeEvent } from './event-summary.js';
+export { isFailureEvent } from './run-log-failures.js';
 export type { MessageKind, MessageRecord } from './message-table.js';
 export type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from './occupancy-table.js';
 export type { LockOwner } from './preparation-lock.js';
