@@ -71,7 +71,8 @@ export function applyText(report: ApplyReport): string {
 function entryLine(e: ApplyEntry): string {
   const what = e.status === 'conflict' ? 'CONFLICT' : e.status === 'would-apply' ? 'would apply' : e.status;
   const path = `${terminalSafeLine(e.path)}${e.kind === 'folder' ? '/' : ''}`;
-  const why = e.reason ? ` (${e.code ? `${e.code}: ` : ''}${e.reason})` : e.code ? ` (${e.code})` : '';
+  const code = e.code === 'CONFLICT' ? undefined : e.code;
+  const why = e.reason ? ` (${code ? `${code}: ` : ''}${e.reason})` : code ? ` (${code})` : '';
   return `${what.padEnd(11)} ${e.change.padEnd(8)} ${path}${why}`;
 }
 

@@ -82,7 +82,7 @@ describe('gatefs apply', () => {
       counts: { conflicts: 1, skipped: 1 },
       entries: [
         { path: 'ideas.md', status: 'skipped' },
-        { path: 'todo.md', status: 'conflict' },
+        { path: 'todo.md', status: 'conflict', code: 'CONFLICT' },
       ],
     });
   });

@@ -213,7 +213,14 @@ describe('gatefs apply over a plain folder', () => {
       expect(report.complete).toBe(false);
       expect(report.entries).toEqual([
         { path: 'a.txt', kind: 'file', change: 'modified', status: 'skipped', reason: expect.stringContaining('all or nothing') },
-        { path: 'b.txt', kind: 'file', change: 'modified', status: 'conflict', reason: 'the source changed since the copy started' },
+        {
+          path: 'b.txt',
+          kind: 'file',
+          change: 'modified',
+          status: 'conflict',
+          code: 'CONFLICT',
+          reason: 'the source changed since the copy started',
+        },
         { path: 'c.txt', kind: 'file', change: 'deleted', status: 'skipped', reason: expect.stringContaining('all or nothing') },
       ]);
       expect(hashOf(src)).toBe(before);
@@ -320,7 +327,14 @@ describe('gatefs apply over a git checkout', () => {
     writeFileSync(join(repo.dir, 'README.md'), 'person\n');
     await call(host, 'write', { path: 'README.md', content: 'agent\n' }, 'g');
     expect((await host.apply('g')).entries).toEqual([
-      { path: 'README.md', kind: 'file', change: 'modified', status: 'conflict', reason: 'the source changed since the copy started' },
+      {
+        path: 'README.md',
+        kind: 'file',
+        change: 'modified',
+        status: 'conflict',
+        code: 'CONFLICT',
+        reason: 'the source changed since the copy started',
+      },
     ]);
     expect(readFileSync(join(repo.dir, 'README.md'), 'utf8')).toBe('person\n');
   });

@@ -71,7 +71,7 @@ export async function applyCopy(parts: ApplyParts, options: ApplyOptions = {}): 
           outcome.set(step, { status: 'applied' });
           save('apply.changed', step.path);
         } catch (e) {
-          const code = codeOf(e) ?? 'INTERNAL';
+          const code = e instanceof SourceChanged ? 'CONFLICT' : (codeOf(e) ?? 'INTERNAL');
           const reason = e instanceof SourceChanged ? e.message : `the change could not be made (${code})`;
           outcome.set(step, { status: 'conflict', code, reason });
         }
@@ -89,9 +89,7 @@ export async function applyCopy(parts: ApplyParts, options: ApplyOptions = {}): 
 }
 
 /** A path the source changed between the plan and its write. */
-class SourceChanged extends Error {
-  readonly code = 'CONFLICT';
-}
+class SourceChanged extends Error {}
 
 /** Makes one planned change in the source, looking at the path again just before. */
 async function change(parts: ApplyParts, source: SourceFolder, step: Step, save: (p: ApplySavePoint, path: string) => void): Promise<void> {

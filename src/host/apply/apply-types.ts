@@ -32,8 +32,8 @@ export interface ApplyOptions {
  * What became of one path:
  * - `applied`: the source holds the copy's version now;
  * - `would-apply`: (dry run) it would be applied;
- * - `conflict`: the source no longer holds what the copy started from (`reason`), or cannot be
- *   reached there (`code`: `SYMLINK_ESCAPE`, …); nothing was written for it;
+ * - `conflict`: the source no longer holds what the copy started from (`code` `CONFLICT`, `reason`
+ *   says how), or cannot be reached there (`code`: `SYMLINK_ESCAPE`, …); nothing was written for it;
  * - `skipped`: not applied, `reason` says why (a link, a protected path, another path's conflict).
  */
 export type ApplyStatus = 'applied' | 'would-apply' | 'conflict' | 'skipped';

@@ -79,13 +79,15 @@ export async function planApply(inputs: PlanInputs): Promise<Step[]> {
     if (have.digest === want && (op !== 'write' || have.mode === mode)) return { ...step, status: 'unchanged' };
     if (op === 'rmdir' || (op === 'mkdir' && (have.digest === '-' || removals.has(path)))) return { ...step, status: 'apply' };
     if (op === 'write' && removals.get(path) === 'directory') return { ...step, status: 'apply' };
-    if (op === 'mkdir') return { ...step, status: 'conflict', reason: 'the source holds something else than a folder there' };
+    if (op === 'mkdir')
+      return { ...step, status: 'conflict', code: 'CONFLICT', reason: 'the source holds something else than a folder there' };
     const base = await baseOf(inputs, path);
     const allowed = new Set([base, journaled.get(path), ...(op === 'write' ? [want] : [])]);
     if (allowed.has(have.digest) || (base === undefined && have.digest === '-')) return { ...step, status: 'apply' };
     return {
       ...step,
       status: 'conflict',
+      code: 'CONFLICT',
       reason:
         base === undefined
           ? 'the source holds this path and there is no record of what it held when the copy started'
@@ -108,6 +110,7 @@ export async function planApply(inputs: PlanInputs): Promise<Step[]> {
             mode: 0,
             have: 'd',
             status: 'conflict',
+            code: 'CONFLICT',
             reason: `'${blocked.path}' below it is not removed`,
           }
         : await decide(path, 'folder', 'rmdir', '-', 0),
