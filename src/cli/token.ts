@@ -30,7 +30,7 @@ export const tokenCommand: Command = {
   name: 'token',
   summary: 'show or rotate the bearer tokens serve --http keeps per server address',
   usage: 'gatefs token show [--address HOST:PORT] | gatefs token rotate [--address HOST:PORT]',
-  positionals: ['action'],
+  positionals: ['action?'],
   options: { address: { type: 'string' } },
   optionHelp: [['--address HOST:PORT', 'only the token of this server address (as given to serve --http); default: every one']],
   details: [
@@ -48,7 +48,11 @@ export const tokenCommand: Command = {
     const action = ctx.args[0];
     if (action === 'show') return show(ctx);
     if (action === 'rotate') return rotate(ctx);
-    throw new UsageError(`token needs an action: show or rotate (got "${String(action).slice(0, 40)}")`, 'token');
+    const got = action === undefined ? '' : ` (got "${action.slice(0, 40)}")`;
+    throw new UsageError(
+      `token needs an action${got}: show (print each kept token with its address and file), or rotate (replace it with a new one)`,
+      'token',
+    );
   },
 };
 
