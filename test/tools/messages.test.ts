@@ -163,6 +163,22 @@ describe('messages', () => {
     await h.close();
   });
 
+  it("a subagent's landing moves its parent's diff base once the parent holds the child's work; the parent gets the note", async () => {
+    const h = await memoryHost(new Checks());
+    await h.prepare({ conversation: 'p' });
+    await h.subagents.start({ parent: 'p', child: 'k' });
+    const { requestId } = await submitFile(h, 'k', 'src/k.ts', 'k\n');
+    expect((await h.lander.run()).landed).toHaveLength(1);
+    // Before the parent holds the child's commits nothing of its own is home: its diff is as it was.
+    expect(await h.gate.call('p', 'diff', {})).toMatchObject({ ok: true, value: { files: [] } });
+    expect((await h.gate.call('p', 'diff', {})) as object).not.toHaveProperty('value.landedOn');
+    await h.subagents.land('k');
+    expect(await h.gate.call('p', 'diff', {})).toMatchObject({ ok: true, value: { files: [], landedOn: 'main' } });
+    const note = (await messages(h, 'p', { unread: true })).messages;
+    expect(note.map((m) => [m.kind, m.requestId, m.from])).toEqual([['note', `${requestId}/note`, 'k']]);
+    await h.close();
+  });
+
   it('diff after a landing shows only the work not yet on main', async () => {
     const h = await memoryHost(new Checks());
     await h.prepare({ conversation: 'a' });
