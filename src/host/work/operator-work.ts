@@ -24,7 +24,7 @@ export function operatorWork(registry: Pick<Registry, 'lookup'>, conversation: s
       `the workspace of '${conversation}' is not a git worktree: it has no branch to diff, commit or submit`,
       {
         conversation,
-        hint: `a copy workspace's changes go home with gatefs apply ${conversation} (add --dry-run to see first what it would write); a shared one works in the checkout itself`,
+        hint: `a copy workspace's changes go home with gatefs apply ${conversation}, and gatefs apply ${conversation} --dry-run shows first what it would write; a shared one works in the checkout itself`,
       },
     );
   }
