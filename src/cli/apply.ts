@@ -10,7 +10,7 @@ import { terminalSafeLine } from '../../tools/text/index.js';
 import type { ApplyEntry, ApplyReport } from '../host/composition/index.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
-import { withHost } from './open-host.js';
+import { withHost, withReadingHost } from './open-host.js';
 
 /** The `apply` command. */
 export const applyCommand: Command = {
@@ -33,7 +33,8 @@ export const applyCommand: Command = {
   async run({ globals, flags, args, out }) {
     const conversation = conversationArg(args[0], 'apply');
     const dryRun = flags['dry-run'] === true;
-    const report = await withHost(globals, (host) => host.apply(conversation, { dryRun }));
+    // A dry run only reads: a quiet host, so it adds nothing to the run log.
+    const report = await (dryRun ? withReadingHost : withHost)(globals, (host) => host.apply(conversation, { dryRun }));
     if (globals.json) out.json(report);
     else out.print(applyText(report));
     return report.complete ? 0 : 1;

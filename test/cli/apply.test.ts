@@ -43,7 +43,9 @@ describe('gatefs apply', () => {
     await ok('call', 'n', 'write', JSON.stringify({ path: 'week/monday.md', content: 'gym\n' }));
     await ok('call', 'n', 'delete', JSON.stringify({ path: 'ideas.md' }));
 
+    const logged = (await ok('--json', 'log')).stdout;
     const dry = await ok('apply', 'n', '--dry-run');
+    expect((await ok('--json', 'log')).stdout).toBe(logged);
     expect(dry.stdout).toContain('would apply modified todo.md');
     expect(dry.stdout).toContain('would apply deleted  ideas.md');
     expect(dry.stdout).toContain('dry run: 4 paths would be applied; nothing was written');
