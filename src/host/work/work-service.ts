@@ -37,6 +37,8 @@ export interface WorkParts {
 export class WorkService implements WorkRequests {
   private readonly path: string;
   private readonly branch: string;
+  /** The last `homeBase` answer and what it was computed for (`<last landing id>:<branch head>`). */
+  private home?: { key: string; base: { sha: string; target: string } | null };
 
   constructor(
     private readonly parts: WorkParts,
@@ -104,24 +106,28 @@ export class WorkService implements WorkRequests {
 
   /**
    * Where `diff`'s pinned base has moved once work of this workspace landed (docs/ARCHITECTURE.md
-   * § Lander, "after a landing"): the newest commit the branch shares with the target the last
-   * landing of this lineage went to (`git merge-base`), when that commit descends from the pinned
-   * one, so a diff shows only work not yet home. Derived from the branch and the target every
-   * time, never stored: nothing to update at landing, so nothing a crash can leave half done, and
-   * a landing by hand or by a subagent counts too. Null (the pinned commit stays the base) before
-   * any landing of this lineage, or when the target is gone.
+   * § Lander, "What the submitter reads"): the newest commit the branch shares with the target the
+   * last landing of this lineage went to (`git merge-base`), when that commit descends from the
+   * pinned one, so a diff shows only work not yet home. Derived from the store, the branch and the
+   * target, never stored: nothing to update at landing, so nothing a crash can leave half done, and
+   * a subagent's landing counts once its parent holds its commits. Null (the pinned commit stays
+   * the base) before any landing of this lineage, or when the target is gone. The answer is kept
+   * per (last landing, branch head): a later diff costs one ref read until either changes.
    */
   private async homeBase(context: GitContext): Promise<{ sha: string; target: string } | null> {
     const { store, platform } = this.parts;
-    const root = store.lineage.of(this.conversation).root;
-    const landed = store.submissions.landedOfRoot(root);
+    const landed = store.submissions.landedOfRoot(store.lineage.of(this.conversation).root);
     if (landed === null) return null;
+    const head = await this.head(context);
+    const key = `${landed.id}:${head}`;
+    if (this.home?.key === key) return this.home.base;
     const git = platform.landing;
-    const [head, targetHead] = await Promise.all([this.head(context), git.readRef(landed.target, context)]);
-    if (targetHead === null) return null;
-    const shared = await git.mergeBase(targetHead, head, context);
-    if (shared === null || shared === this.pinnedSha || !(await git.isAncestor(this.pinnedSha, shared, context))) return null;
-    return { sha: shared, target: landed.target.replace(/^refs\/heads\//, '') };
+    const targetHead = await git.readRef(landed.target, context);
+    const shared = targetHead === null ? null : await git.mergeBase(targetHead, head, context);
+    const moved = shared !== null && shared !== this.pinnedSha && (await git.isAncestor(this.pinnedSha, shared, context));
+    const base = moved ? { sha: shared, target: landed.target.replace(/^refs\/heads\//, '') } : null;
+    this.home = { key, base };
+    return base;
   }
 
   private async commitNow(request: { message: string; paths?: readonly string[] }): Promise<CommitValue> {
