@@ -93,6 +93,7 @@ export async function serveOverStdio(
       conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
       ...(role ? { role } : {}),
       holder,
+      client: () => early.clientName(),
       log: out.progress,
       explain,
       detailsOf,

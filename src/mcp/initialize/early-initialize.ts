@@ -55,6 +55,8 @@ export interface EarlyInitialize {
    * stream once the transport listens; from then on every line is the transport's.
    */
   handOver(): { stream: Readable; answered: EarlyAnswer | null };
+  /** The client's name from the initialize request read (`clientInfo.name`), once one was read. */
+  clientName(): string | undefined;
 }
 
 /** The initialize request answered early: its id and the result written. */
@@ -82,6 +84,7 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
   let handedOver = false;
   let ended = false;
   let answered: EarlyAnswer | null = null;
+  let clientName: string | undefined;
   const chunks: Buffer[] = [];
   let held = 0;
   const onData = (chunk: Buffer | string) => {
@@ -100,6 +103,7 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
     watching = false;
     const request = initializeRequest(head.subarray(0, newline));
     if (request === null) return;
+    clientName = request.clientName;
     const answer = (instructions: string | undefined) => {
       if (handedOver) return; // the SDK's server answers it now
       const { name, version, capabilities } = server;
@@ -115,6 +119,7 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
   stdin.on('data', onData);
   stdin.once('end', onEnd);
   return {
+    clientName: () => clientName,
     handOver() {
       watching = false;
       handedOver = true;
@@ -133,7 +138,7 @@ export function answerInitializeEarly({ stdin, stdout, server, onAnswered }: Ear
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The id and asked version of `line` when it is a JSON-RPC initialize request the SDK would accept, else null. */
-function initializeRequest(line: Buffer): { id: string | number; protocolVersion: string } | null {
+function initializeRequest(line: Buffer): { id: string | number; protocolVersion: string; clientName: string } | null {
   let message: unknown;
   try {
     message = JSON.parse(strictUtf8.decode(line));
@@ -146,7 +151,7 @@ function initializeRequest(line: Buffer): { id: string | number; protocolVersion
   if (!isObject(params) || typeof params.protocolVersion !== 'string' || !isObject(params.capabilities)) return null;
   const info = params.clientInfo;
   if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
-  return { id, protocolVersion: params.protocolVersion };
+  return { id, protocolVersion: params.protocolVersion, clientName: info.name };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

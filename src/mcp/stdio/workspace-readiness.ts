@@ -16,7 +16,7 @@ import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 import type { ToolDescriptor, ToolError } from '../../../tools/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
 import { codeOf } from '../../../vfs/index.js';
-import { ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
+import { clientNameOf, ensureWorkspace, openSession, type Session, type Readiness, type ReadinessSource } from '../protocol/index.js';
 import { describeFailure } from '../text/index.js';
 
 /**
@@ -37,6 +37,8 @@ interface ReadinessOptions {
   role?: string;
   /** The occupancy holder of this session. */
   holder: string;
+  /** The client's name from its initialize (`clientInfo.name`), when known: recorded with the holder. */
+  client?: () => string | undefined;
   /** One-line notes for the operator (stderr). */
   log: (line: string) => void;
   /** A failure as the client reads it: what is wrong (the folder, file:line, the value it got) and what to do. */
@@ -175,7 +177,7 @@ export class WorkspaceReadiness implements ReadinessSource {
         log(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
       this.phase = `occupying the workspace of "${conversation}"`;
       if (this.closed) return stopping();
-      this.session = await openSession(host, conversation, holder);
+      this.session = await openSession(host, conversation, holder, clientNameOf({ clientInfo: { name: this.options.client?.() } }));
       if (this.resumed && this.notice === undefined) {
         this.phase = `looking for uncommitted files in the workspace of "${conversation}"`;
         this.notice = await uncommittedNotice(host, conversation);
