@@ -114,6 +114,55 @@ describe('OAuth probes get a plain answer at once, without a token', () => {
   });
 });
 
+describe('a token that changes while the server runs (a kept token rotated)', () => {
+  it('the next request needs the new token: the old one gets 401 on MCP and the page, and its page cookie no longer opens it', async () => {
+    let current = 'first-token-0123456789abcdef';
+    const rotating = await serveHttp(host, {
+      address: parseListenAddress('127.0.0.1:0'),
+      token: () => current,
+      tokenHint: (port) => `the file serve-token-127.0.0.1-${port}`,
+    });
+    try {
+      const port = new URL(rotating.url).port;
+      const json = (token: string, cookie?: string) =>
+        fetch(`${rotating.url}/status.json`, { headers: cookie ? { Cookie: cookie } : { Authorization: `Bearer ${token}` } });
+      const login = await fetch(`${rotating.url}/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ token: current }),
+        redirect: 'manual',
+      });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      expect(cookie).toMatch(new RegExp(`^gatefs_status_${port}=`));
+      expect((await json(current)).status).toBe(200);
+      expect((await json('', cookie)).status).toBe(200);
+
+      const old = current;
+      current = 'second-token-0123456789abcdef';
+      expect((await json(old)).status).toBe(401);
+      expect((await json('', cookie)).status).toBe(401);
+      expect((await json(current)).status).toBe(200);
+      const mcp = await fetch(`${rotating.url}/mcp/task`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${old}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(mcp.status).toBe(401);
+      const message = ((await mcp.json()) as { error: { message: string } }).error.message;
+      expect(message).toContain(`the token is in the file serve-token-127.0.0.1-${port}`);
+      const c = new Client({ name: 'rotated', version: '1' });
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(`${rotating.url}/mcp/open`), {
+          requestInit: { headers: { Authorization: `Bearer ${current}` } },
+        }),
+      );
+      expect((await c.callTool({ name: 'read', arguments: { path: 'README.md' } })).isError).toBeFalsy();
+      await c.close();
+    } finally {
+      await rotating.close();
+    }
+  });
+});
+
 describe('--no-token', () => {
   it('serves a loopback address without any header', async () => {
     const open = await serveHttp(host, { address: parseListenAddress('127.0.0.1:0'), token: null });
