@@ -5,13 +5,14 @@
  * server restarted with another token, or it was rotated) says so and shows the sign-in form
  * instead of reconnecting forever; while the feed is down the tables are dimmed and the badge
  * says how old the numbers are. Failure rows are marked (`status-rows.ts`), and the layout fits
- * a 400 px wide screen (tables scroll inside their box). Every piece is rendered on the server, with
+ * a 400 px wide screen (the workspaces and the run log reflow into labelled lines, the lander
+ * queue scrolls inside its box). Every piece is rendered on the server, with
  * every value HTML-escaped (`status-rows.ts`); the live updates (`status-feed.ts`) send the same fragments, so
  * the page's script only puts them in place and filters rows. One inline script and one style
  * sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
  */
 import type { StatusSnapshot } from './status-snapshot.js';
-import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
+import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, WORKSPACE_COLUMNS, workspaceRowsHtml } from './status-rows.js';
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -32,7 +33,11 @@ b.failed{color:#ff8182}b.failed .mark{color:inherit}
 #logtable,#logtable tbody{display:block}#logtable thead{display:none}
 #logtable tr{display:flex;flex-wrap:wrap;gap:0 6px;padding:3px 0;border-bottom:1px solid #d8dee4;background:#fff}
 #logtable td{border:0;padding:0 4px;background:none}#logtable td:last-child{flex-basis:100%;min-width:0}
-#logtable tr.fail{background:#ffebe9;box-shadow:inset 4px 0 #cf222e}#logtable tr.fail td:first-child{box-shadow:none}}`;
+#logtable tr.fail{background:#ffebe9;box-shadow:inset 4px 0 #cf222e}#logtable tr.fail td:first-child{box-shadow:none}
+#wstable,#wstable tbody{display:block}#wstable thead{display:none}
+#wstable tr{display:flex;flex-wrap:wrap;gap:0 10px;padding:4px 0;border-bottom:1px solid #d8dee4;background:#fff}#wstable tr[hidden]{display:none}
+#wstable td{border:0;padding:0 4px}#wstable td::before{content:attr(data-l) ": ";color:#57606a;font:12px system-ui,sans-serif}
+#wstable td:first-child{flex-basis:100%;font-weight:600}#wstable td:first-child::before{content:none}}`;
 
 const SCRIPT = `
 const $ = (id) => document.getElementById(id);
@@ -105,8 +110,8 @@ export function statusPageHtml(snapshot: StatusSnapshot, options: { nonce: strin
     '</div>' +
     '<section><h2>Workspaces</h2><p><input id="q" type="search" placeholder="filter: conversation, role, branch, holder…" size="40"> ' +
     '<select id="state"><option value="">every state</option><option>ready</option><option>preparing</option><option>released</option></select> ' +
-    '<span id="shown"></span></p><div class="scroll"><table>' +
-    th(['Conversation', 'Role', 'Backend', 'Guarantee', 'State', 'Branch', 'Pinned', 'Holder', 'Sessions', 'Parent', 'Landed']) +
+    '<span id="shown"></span></p><div class="scroll"><table id="wstable">' +
+    th(WORKSPACE_COLUMNS) +
     `<tbody id="ws">${workspaceRowsHtml(snapshot.workspaces)}</tbody></table></div></section>` +
     '<section id="lander"><h2>Lander queue</h2><div class="scroll"><table>' +
     th(['Submission', 'Conversation', 'Target', 'State', 'Commit', 'Landed', 'Reason']) +

@@ -41,6 +41,27 @@ function holderCell(w: WorkspaceRow): string {
   return `<td class="holder" title="${esc(w.holder)}"><b>${esc(w.holderClient)}</b> · ${esc(w.conversation)}</td>`;
 }
 
+/** The columns of the workspaces table, in order. */
+export const WORKSPACE_COLUMNS = [
+  'Conversation',
+  'Role',
+  'Backend',
+  'Guarantee',
+  'State',
+  'Branch',
+  'Pinned',
+  'Holder',
+  'Sessions',
+  'Parent',
+  'Landed',
+];
+
+/** A row's cells, each with its column's name (`data-l`), which a narrow page shows before the value (the row reflows, no header). */
+function labelled(cellsHtml: string): string {
+  let i = 0;
+  return cellsHtml.replace(/<td(?=[ >])/g, () => `<td data-l="${WORKSPACE_COLUMNS[i++] ?? ''}"`);
+}
+
 /** The rows of the workspaces table (each carries its lower-cased text for the filter). */
 export function workspaceRowsHtml(rows: readonly WorkspaceRow[]): string {
   return rows
@@ -51,12 +72,14 @@ export function workspaceRowsHtml(rows: readonly WorkspaceRow[]): string {
         .toLowerCase();
       return (
         `<tr data-s="${esc(search)}" class="st-${esc(w.state)}">` +
-        `<td class="id">${esc(w.conversation)}</td>` +
-        cells([w.role, w.backend, w.guarantee]) +
-        `<td><span class="badge">${esc(w.state)}</span></td>` +
-        cells([w.branch, w.pinned]) +
-        holderCell(w) +
-        cells([w.sessions, w.parent, w.landed]) +
+        labelled(
+          `<td class="id">${esc(w.conversation)}</td>` +
+            cells([w.role, w.backend, w.guarantee]) +
+            `<td><span class="badge">${esc(w.state)}</span></td>` +
+            cells([w.branch, w.pinned]) +
+            holderCell(w) +
+            cells([w.sessions, w.parent, w.landed]),
+        ) +
         '</tr>'
       );
     })
