@@ -38,7 +38,10 @@ export const GLOBAL_HELP: [string, string][] = [
   ['--repo DIR', 'the repository to work on (default: the top of the git repository holding the current folder, else the current folder)'],
   ['--state-dir DIR', 'where gatefs keeps its state (default: <repo>/.gatefs)'],
   ['--manifest FILE', 'the manifest (default: <repo>/gatefs.yaml if present, else one role "agent")'],
-  ['--settings FILE', 'lander settings (JSON: checks, push remote, target branch; default: the lander: key of the manifest)'],
+  [
+    '--settings FILE',
+    'lander settings, JSON: {"lander": {"checks": [...], "push": REMOTE, "branch": B}} (default: the lander: key of the manifest)',
+  ],
   ['--json', 'print machine-readable JSON instead of tables'],
   ['-h, --help', 'show help'],
 ];

@@ -20,11 +20,12 @@ const REMEDIES: Readonly<Record<string, string>> = {
   WORKSPACE_RELEASED: 'prepare it again (gatefs prepare <conversation>): a worktree continues its branch and commits',
   UNKNOWN_ROLE: 'use a role named in gatefs.yaml (or drop --role for the first one)',
   FILE_NOT_FOUND: 'pass --manifest an existing file, or run gatefs init',
-  UNKNOWN_KEY: 'fix the key in gatefs.yaml (gatefs init writes a commented example)',
-  INVALID_VALUE: 'fix the value in gatefs.yaml',
-  MISSING_KEY: 'add the key to gatefs.yaml',
-  PARSE_ERROR: 'fix the YAML syntax in gatefs.yaml',
-  DUPLICATE: 'remove the duplicate from gatefs.yaml',
+  UNKNOWN_KEY:
+    'fix the key in the file named above (gatefs init writes a commented gatefs.yaml; a --settings file holds {"lander": {...}})',
+  INVALID_VALUE: 'fix the value in the file named above',
+  MISSING_KEY: 'add the key to the file named above',
+  PARSE_ERROR: 'fix the syntax of the file named above',
+  DUPLICATE: 'remove the duplicate from the file named above',
   EADDRINUSE: 'another program (another gatefs serve?) listens there: stop it, or pass --http another port',
 };
 

@@ -261,7 +261,9 @@ describe('the session is the occupancy holder', () => {
     const w = await callTool(second.client, 'write', { path: 'second.txt', content: 'x' });
     expect(w.isError).toBe(true);
     expect(w.structured.error.code).toBe('OCCUPIED');
-    expect(w.structured.error.message).toMatch(/another live MCP session holds the workspace of "alpha": OCCUPIED: an MCP session holds/);
+    expect(w.structured.error.message).toMatch(
+      /another live MCP session holds the workspace of "alpha": conversation 'alpha' is occupied by 'mcp-\d+-[0-9a-f]+' \(exclusive-write\).*an MCP session holds this workspace/,
+    );
     expect(w.structured.error.message).not.toContain(repo.dir);
     expect(existsSync(join(repo.dir, '.gatefs/worktrees/alpha/second.txt'))).toBe(false);
     const exited = new Promise<number | null>((resolve) => {
