@@ -103,7 +103,12 @@ function viewOf(m: MessageRecord, targets: ReadonlyMap<string, string>): Message
     };
   }
   const pushed = b.pushed === true;
-  const ran = b.alreadyLanded === true ? 'the target already held it' : `${checks.length} check(s) passed`;
+  const ran =
+    b.alreadyLanded === true
+      ? 'the target already held it'
+      : checks.length === 0
+        ? 'no checks are set (the lander: key of gatefs.yaml)'
+        : `${checks.length} check(s) passed`;
   return {
     ...common,
     outcome: 'landed',
