@@ -16,6 +16,7 @@
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from './usage-error.js';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 /** The file every gatefs state directory holds (see `src/host/state-trust/state-trust.ts`). */
 const ORIGIN_FILE = 'gatefs.origin';
@@ -83,7 +84,7 @@ export function folderKind(path: string): 'folder' | 'missing' | 'other' | 'unkn
   try {
     return statSync(path).isDirectory() ? 'folder' : 'other';
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = foreignCodeOf(e);
     return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unknown';
   }
 }

@@ -21,7 +21,7 @@
  * apply that was not a dry run (the overlay's whiteouts changed behind it). One `work.apply`
  * record per apply (not for a dry run): counts and paths, never contents.
  */
-import { codeOf } from '../../../vfs/index.js';
+import { CodedError, codeOf } from '../../../vfs/index.js';
 import type { EventDraft } from '../../state/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import { readBase, readJournal, removeJournal, writeJournal, type JournalEntry } from './apply-records.js';
@@ -88,8 +88,12 @@ export async function applyCopy(parts: ApplyParts, options: ApplyOptions = {}): 
   }
 }
 
-/** A path the source changed between the plan and its write. */
-class SourceChanged extends Error {}
+/** A path the source changed between the plan and its write (reported as that path's `CONFLICT`). */
+class SourceChanged extends CodedError<'CONFLICT'> {
+  constructor(message: string) {
+    super('CONFLICT', message, {});
+  }
+}
 
 /** Makes one planned change in the source, looking at the path again just before. */
 async function change(parts: ApplyParts, source: SourceFolder, step: Step, save: (p: ApplySavePoint, path: string) => void): Promise<void> {
