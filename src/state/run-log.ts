@@ -1,15 +1,25 @@
 /**
- * `RunLog`: the store's run log as one object — append now, append after the current turn of
- * the event loop (the tool-call audit records), flush, read. Writes go through `EventLog`; the
+ * `RunLog`: the store's run log as one object — append now, append soon (the tool-call audit
+ * records, many to a commit), flush, read. Writes go through `EventLog`; the
  * events `appendSoon` holds are written before any other append, read or close of the store.
  */
 import type { EventFilter, EventLog, RunEvent, StampedEvent } from './event-log.js';
 import type { EventDraft } from './run-log-events.js';
 
+/**
+ * How long `appendSoon` holds its events before one commit writes them all: a commit costs
+ * ~80 µs of the server's CPU, as much as the rest of a small read's work, and an agent's calls
+ * come in bursts. Written sooner by any other append, read or close, and when
+ * `APPEND_SOON_MAX_HELD` are held.
+ */
+export const APPEND_SOON_MS = 20;
+/** The most events `appendSoon` holds before it writes them at once. */
+const APPEND_SOON_MAX_HELD = 256;
+
 /** The run log of one `StateStore` (see the file comment). */
 export class RunLog {
   private readonly pending: StampedEvent[] = [];
-  private flushTimer: NodeJS.Immediate | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
 
   /**
    * @param log the `events` table's statements
@@ -27,27 +37,33 @@ export class RunLog {
   }
 
   /**
-   * Appends one run-log event after the current turn of the event loop (the tool-call audit
-   * records): its time is taken now and its order among this store's events is kept, but the
-   * write (a commit, ~90 µs) happens after the caller's answer went out, and events appended
-   * within one turn share one commit. Written before any other append, read or close of this
-   * store; a process killed within that turn loses them. Throws `TypeError` for unserializable data.
+   * Appends one run-log event soon (the tool-call audit records): its time is taken now and its
+   * order among this store's events is kept, but the write happens after the caller's answer
+   * went out, within `APPEND_SOON_MS`, and the events appended meanwhile share one commit.
+   * Written before any other append, read or close of this store; a process killed within that
+   * window loses them. Throws `TypeError` for unserializable data.
    */
   appendSoon(draft: EventDraft): void {
     this.pending.push(this.log.stamp(draft));
-    this.flushTimer ??= setImmediate(() => {
-      try {
-        this.flush();
-      } catch {
-        // The database is busy or failing: the events stay held, and the next append, read or
-        // close writes them or throws to its caller.
-      }
-    });
+    if (this.pending.length >= APPEND_SOON_MAX_HELD) {
+      this.flushSoon();
+      return;
+    }
+    this.flushTimer ??= setTimeout(() => this.flushSoon(), APPEND_SOON_MS);
+  }
+
+  /** `flush`, keeping the events held when the database is busy or failing (the next append, read or close writes them or throws to its caller). */
+  private flushSoon(): void {
+    try {
+      this.flush();
+    } catch {
+      // held: see above
+    }
   }
 
   /** Writes the events `appendSoon` holds (nothing when there are none); on failure they stay held. */
   flush(): void {
-    if (this.flushTimer) clearImmediate(this.flushTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pending.length === 0 || !this.isOpen()) return;
     const events = this.pending;
