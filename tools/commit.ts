@@ -16,9 +16,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { PathArg } from './path-arg.js';
-import { ToolFailure, ok } from './result.js';
+import { ok } from './result.js';
 import { defineTool } from './tool.js';
-import type { CommitValue } from './work-requests.js';
+import { type CommitValue, workOf } from './work-requests.js';
 import { repositoryPaths } from './work-paths.js';
 
 /** Longest commit message, in characters. */
@@ -53,12 +53,7 @@ export const commitTool = defineTool({
   writes: true,
   paths: () => [],
   async handler(input, ctx) {
-    const work = ctx.work;
-    if (!work)
-      throw new ToolFailure(
-        'NOT_A_WORKTREE',
-        `the workspace of '${ctx.conversation}' is not a git worktree, so it has no branch to commit to`,
-      );
+    const work = workOf(ctx, ', so it has no branch to commit to');
     const paths = input.paths === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, input.paths, 'commit', true);
     return ok<CommitValue>(await work.commit({ message: input.message, ...(paths.length > 0 ? { paths } : {}) }));
   },

@@ -14,9 +14,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { PathArg } from './path-arg.js';
-import { ToolFailure, ok } from './result.js';
+import { ok } from './result.js';
 import { defineTool } from './tool.js';
-import type { DiffValue } from './work-requests.js';
+import { type DiffValue, workOf } from './work-requests.js';
 import { repositoryPaths } from './work-paths.js';
 
 /** Most bytes of patch a diff returns. */
@@ -58,8 +58,7 @@ export const diffTool = defineTool({
   writes: false,
   paths: () => [],
   async handler(input, ctx) {
-    const work = ctx.work;
-    if (!work) throw new ToolFailure('NOT_A_WORKTREE', `the workspace of '${ctx.conversation}' is not a git worktree, so it has no diff`);
+    const work = workOf(ctx, ', so it has no diff');
     const paths = input.path === undefined ? [] : await repositoryPaths(ctx.namespace, ctx.conversation, [input.path], 'diff', false);
     return ok<DiffValue>(
       await work.diff({ base: input.base ?? 'pinned', maxPatchBytes: DIFF_MAX_PATCH_BYTES, ...(paths.length > 0 ? { paths } : {}) }),

@@ -14,9 +14,9 @@
  * Errors: `NOT_A_WORKTREE` (a workspace that cannot submit work gets no landing messages).
  */
 import { Type } from '@sinclair/typebox';
-import { ToolFailure, ok } from './result.js';
+import { ok } from './result.js';
 import { defineTool } from './tool.js';
-import type { MessagesValue } from './work-requests.js';
+import { type MessagesValue, workOf } from './work-requests.js';
 
 /** Most messages one call returns. */
 export const MESSAGES_MAX = 20;
@@ -90,12 +90,7 @@ export const messagesTool = defineTool({
   writes: false,
   paths: () => [],
   async handler(input, ctx) {
-    const work = ctx.work;
-    if (!work)
-      throw new ToolFailure(
-        'NOT_A_WORKTREE',
-        `the workspace of '${ctx.conversation}' is not a git worktree: it cannot submit work, so no landing messages come to it`,
-      );
+    const work = workOf(ctx, ': it cannot submit work, so no landing messages come to it');
     return ok<MessagesValue>(
       await work.messages({
         ...(input.requestId === undefined ? {} : { requestId: input.requestId }),

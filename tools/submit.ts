@@ -11,9 +11,9 @@
  * (nothing to land beyond the target, no target branch), `NOT_A_WORKTREE`, `OCCUPIED`.
  */
 import { Type } from '@sinclair/typebox';
-import { ToolFailure, ok } from './result.js';
+import { ok } from './result.js';
 import { defineTool } from './tool.js';
-import type { SubmitValue } from './work-requests.js';
+import { type SubmitValue, workOf } from './work-requests.js';
 
 const Input = Type.Object(
   {
@@ -50,12 +50,7 @@ export const submitTool = defineTool({
   writes: true,
   paths: () => [],
   async handler(input, ctx) {
-    const work = ctx.work;
-    if (!work)
-      throw new ToolFailure(
-        'NOT_A_WORKTREE',
-        `the workspace of '${ctx.conversation}' is not a git worktree, so there is no branch to land`,
-      );
+    const work = workOf(ctx, ', so there is no branch to land');
     return ok<SubmitValue>(await work.submit({ divergence: input.divergence, ...(input.summary ? { summary: input.summary } : {}) }));
   },
 });

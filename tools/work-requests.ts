@@ -10,6 +10,7 @@
  * Paths in requests are repository-relative (the tool has resolved and confined the agent's
  * paths first). Refusals are thrown as `ToolFailure` with the public codes.
  */
+import { ToolFailure } from './result.js';
 
 /** How one file changed. */
 type FileChange = 'added' | 'modified' | 'deleted' | 'typechange';
@@ -144,4 +145,13 @@ export interface WorkRequests {
    * submissions (under `requestId` when given).
    */
   messages(request: { requestId?: string; unread: boolean; max: number }): Promise<MessagesValue>;
+}
+
+/**
+ * The way home of the calling workspace (`ToolContext.work`), or the tool's `NOT_A_WORKTREE`
+ * failure: `why` ends the message ("…is not a git worktree, so it has no diff").
+ */
+export function workOf(ctx: { readonly work?: WorkRequests; readonly conversation: string }, why: string): WorkRequests {
+  if (ctx.work) return ctx.work;
+  throw new ToolFailure('NOT_A_WORKTREE', `the workspace of '${ctx.conversation}' is not a git worktree${why}`);
 }
