@@ -23,7 +23,10 @@ export async function loadCreateHost(): Promise<typeof import('../index.js').cre
  * second state directory (`checkRepoFolder`), and the host's typed errors (ManifestError,
  * WorkspaceError).
  */
-export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptions, 'savePoint' | 'quiet'> = {}): Promise<Host> {
+export async function openHost(
+  globals: GlobalFlags,
+  extra: Pick<CreateHostOptions, 'savePoint' | 'quiet' | 'lowerBuilds'> = {},
+): Promise<Host> {
   checkRepoFolder({ repo: globals.repo, given: globals.repoGiven });
   const createHost = await loadCreateHost();
   return createHost({
@@ -35,13 +38,16 @@ export async function openHost(globals: GlobalFlags, extra: Pick<CreateHostOptio
   });
 }
 
-/** Runs `fn` with an open host and closes the host afterwards. */
+/**
+ * Runs `fn` with an open host and closes the host afterwards: a host for one command, which
+ * builds no copy workspace's lower folder (a build would only be started to be stopped at close).
+ */
 export async function withHost<T>(
   globals: GlobalFlags,
   fn: (host: Host) => Promise<T>,
-  extra: Pick<CreateHostOptions, 'savePoint' | 'quiet'> = {},
+  extra: Pick<CreateHostOptions, 'savePoint' | 'quiet' | 'lowerBuilds'> = {},
 ): Promise<T> {
-  const host = await openHost(globals, extra);
+  const host = await openHost(globals, { lowerBuilds: false, ...extra });
   try {
     return await fn(host);
   } finally {

@@ -88,6 +88,13 @@ export interface CreateHostOptions {
    * through it still writes (and its `tool_call` is recorded), only without that recovery.
    */
   quiet?: boolean;
+  /**
+   * False for a host that lives for one command (the CLI's, but `serve`): no copy workspace's
+   * lower folder is built, since the build would be stopped at close, leaving only its
+   * `lower.building` and `lower.stopped` records (reads go to git objects meanwhile, as before a
+   * build). Default true.
+   */
+  lowerBuilds?: boolean;
 }
 
 /**
@@ -126,7 +133,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
     const writes = { fsync: manifest.writes?.fsync ?? false };
     const confinement = hasProcFd() ? 'procfs' : 'lstat-fallback';
     const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()));
-    const treeCheckout = isRepository && !quiet ? new CliTreeCheckout({ repo, exec }) : undefined;
+    const treeCheckout = isRepository && !quiet && options.lowerBuilds !== false ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
     const sandbox = options.sandbox ?? new BubblewrapSandbox();
     const doors = openWriteDoors(stateDir);
