@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from './command.js';
 import { withHost } from './open-host.js';
-import { checkRepoFolder } from './repo-folder-check.js';
+import { checkRepoFolder, isInGitWorkTree } from './repo-folder-check.js';
 import { workingFolder } from '../ports/process-io.js';
 
 /** The `init` command. */
@@ -23,7 +23,9 @@ export const initCommand: Command = {
     const manifestPath = globals.manifest ?? join(globals.repo, 'gatefs.yaml');
     const existed = existsSync(manifestPath);
     const { starterManifestText } = await import('../manifest/index.js');
-    if (!existed) writeFileSync(manifestPath, starterManifestText(), { flag: 'wx' });
+    // Outside any git repository a worktree cannot be made: the starter's role is a copy there.
+    const backend = isInGitWorkTree(globals.repo) ? 'worktree' : 'copy';
+    if (!existed) writeFileSync(manifestPath, starterManifestText({ backend }), { flag: 'wx' });
     const stateDir = globals.stateDir ?? join(globals.repo, '.gatefs');
     const stateExisted = existsSync(stateDir);
     await withHost({ ...globals, manifest: manifestPath }, async () => undefined);

@@ -46,7 +46,15 @@ roles:
 # writes: { fsync: false }
 `;
 
-/** Returns the commented starter manifest text; it loads to the default manifest. */
-export function starterManifestText(): string {
-  return STARTER;
+/**
+ * Returns the commented starter manifest text; it loads to the default manifest. With `backend:
+ * 'copy'` (for a folder outside any git repository, where a worktree cannot be made) the role's
+ * backend is `copy`, brought home with `gatefs apply`.
+ */
+export function starterManifestText(options: { backend?: 'worktree' | 'copy' } = {}): string {
+  if (options.backend !== 'copy') return STARTER;
+  return STARTER.replace(
+    '      backend: worktree         # shared | worktree | copy',
+    '      backend: copy             # not a git repository: an overlay copy, brought home with gatefs apply ID; shared | worktree | copy',
+  );
 }

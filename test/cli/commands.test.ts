@@ -45,6 +45,26 @@ describe('init', () => {
   });
 });
 
+describe('init in a folder that is not a git repository', () => {
+  it('gives the starter role a copy workspace, which prepares there and goes home with apply', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatefs-init-plain-'));
+    try {
+      writeFileSync(join(dir, 'notes.txt'), 'one\n');
+      expect((await gatefs(['init'], { cwd: dir })).code).toBe(0);
+      expect(readFileSync(join(dir, 'gatefs.yaml'), 'utf8')).toMatch(/^ {6}backend: copy +# not a git repository/m);
+      const prepared = await gatefs(['prepare', 'p', '--json'], { cwd: dir });
+      expect(prepared.code).toBe(0);
+      expect(JSON.parse(prepared.stdout).backend).toBe('copy');
+      expect((await gatefs(['call', 'p', 'write', '{"path":"notes.txt","content":"two\\n"}'], { cwd: dir })).code).toBe(0);
+      expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('one\n');
+      expect((await gatefs(['apply', 'p'], { cwd: dir })).code).toBe(0);
+      expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('two\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('status before anything was prepared', () => {
   it('says there are no workspaces and creates no state directory; a broken manifest is still reported', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatefs-status-'));

@@ -238,6 +238,14 @@ describe('the starter manifest', () => {
     expect(parseManifestText(starterManifestText(), 'gatefs.yaml')).toEqual(defaultManifest());
   });
 
+  it('for a folder outside git, its role is a copy and nothing else differs', () => {
+    const copy = parseManifestText(starterManifestText({ backend: 'copy' }), 'gatefs.yaml');
+    const expected = defaultManifest();
+    expected.roles[0]!.workspace.backend = 'copy';
+    expected.roles[0]!.artifacts.autoPatch = false; // auto-patches are a worktree's default only
+    expect(copy).toEqual(expected);
+  });
+
   it('its commented examples load too once uncommented', () => {
     const uncommented = starterManifestText()
       .split('\n')
