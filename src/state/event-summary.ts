@@ -44,13 +44,22 @@ const LEADING_KEYS = [
   'mode',
 ];
 
-/** The summary of `data`: `key=value` pairs of the shown keys, at most `max` characters (default 100). */
+/**
+ * The summary of `data`: `key=value` pairs of the shown keys, at most `max` characters (default
+ * 100), a git argv with its safety settings folded (`describeEvent`), so the subcommand shows.
+ */
 export function summarizeEvent(data: Record<string, unknown>, max = 100): string {
   const parts: string[] = [];
   for (const key of SHOWN_KEYS) {
     const v = data[key];
     if (v === undefined || v === null) continue;
-    const text = Array.isArray(v) ? v.join(key === 'argv' ? ' ' : ',') : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const text = Array.isArray(v)
+      ? key === 'argv'
+        ? foldGitSettings(v.map(String)).join(' ')
+        : v.join(',')
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
     parts.push(`${key}=${key === 'argv' ? `"${text}"` : text}`);
   }
   return parts.join(' ').slice(0, max);

@@ -16,6 +16,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { RUN_EVENT_DOCS, RUN_EVENT_TYPES } from '../../src/state/run-log-events.js';
 import { FAILURE_EVENT_TYPES, isFailureEvent } from '../../src/state/run-log-failures.js';
+import { summarizeEvent } from '../../src/state/event-summary.js';
 import { scanFiles } from '../import-graph.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -122,5 +123,14 @@ describe('which records are failures (gatefs log --failed)', () => {
     expect(isFailureEvent(exec({ exitCode: null, signal: 'SIGKILL' }))).toBe(true);
     expect(isFailureEvent(exec({ exitCode: null, timedOut: true }))).toBe(true);
     expect(isFailureEvent(exec({ exitCode: null, error: 'ENOENT' }))).toBe(true);
+  });
+});
+
+describe('the one-line summary (the status page, gatefs log --tail)', () => {
+  it("shows which git command ran: gatefs's safety settings folded, the subcommand within the cut", () => {
+    const argv = ['git', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.splitIndex=false'];
+    const line = summarizeEvent({ tag: 'prepare', argv: [...argv, 'worktree', 'add', '-b', 'gatefs/c', 'x'], exitCode: 0 }, 160);
+    expect(line).toBe('tag=prepare argv="git [3 -c settings] worktree add -b gatefs/c x" exitCode=0');
+    expect(summarizeEvent({ argv: ['/bin/sh', '-c', 'npm test'] })).toBe('argv="/bin/sh -c npm test"');
   });
 });
