@@ -8,7 +8,7 @@ import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
 import { withReadingHost } from './open-host.js';
 import { hasNoState } from './state-presence.js';
-import { terminalSafeLine, withSafeFields } from '../../tools/text/index.js';
+import { indented, terminalSafeLine, withSafeFields } from '../../tools/text/index.js';
 
 /** The `messages` command. */
 export const messagesCommand: Command = {
@@ -68,13 +68,4 @@ function checkLines(checks: unknown): string[] {
     const ending = c.timedOut === true ? 'timed out' : typeof c.exitCode === 'number' ? `exit code ${c.exitCode}` : 'killed or not started';
     return `  check ${terminalSafeLine(String(c.name))}: ${ending}, ${Math.round(Number(c.durationMs) || 0)} ms`;
   });
-}
-
-/** Each line of `text` (trailing blank lines dropped) after `prefix`. */
-function indented(text: string, prefix: string): string {
-  return text
-    .trimEnd()
-    .split('\n')
-    .map((l) => `${prefix}${l}`)
-    .join('\n');
 }

@@ -4,13 +4,12 @@
  * fresh repository with the default role (no gatefs.yaml), and the change they make is on the
  * repository's branch afterwards.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readmeSnippet } from './readme-snippets.js';
-import { BIN, git, type RunResult } from './run-gatefs.js';
+import { BIN, git, run, type RunResult } from './run-gatefs.js';
 
 let repo: { dir: string; root: string; cleanup: () => void };
 let bin: string;
@@ -38,23 +37,7 @@ afterEach(() => repo.cleanup());
 
 /** Runs one line of the snippet with sh in the repository, `gatefs` on PATH (60 s hang detector). */
 function sh(line: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', line], {
-      cwd: repo.dir,
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, GATEFS_DEBUG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return run('sh', ['-c', line], { cwd: repo.dir, env: { PATH: `${bin}:${process.env.PATH}` } });
 }
 
 it("the README's quick start lands its change on the repository's branch in five commands", async () => {

@@ -18,8 +18,17 @@ export interface RunResult {
 
 /** Runs `gatefs <args>` in `cwd` and collects its output (times out after 60 s). */
 export function gatefs(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<RunResult> {
+  return run(process.execPath, [BIN, ...args], options);
+}
+
+/** Runs `command <args>` in `cwd` (default: the checkout), `input` on its stdin, and collects its output (killed after 60 s: a hang detector). */
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, GATEFS_DEBUG: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -57,3 +57,12 @@ export function numberLines(content: string, startLine: number): string {
 
 /** The first line numbers, already padded (read's default window is 2,000 lines). */
 const PADDED: readonly string[] = Array.from({ length: 4001 }, (_, i) => String(i).padStart(6));
+
+/** Each line of `text` (trailing blank lines dropped) after `prefix`: a block shown below its header. */
+export function indented(text: string, prefix: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => `${prefix}${l}`)
+    .join('\n');
+}

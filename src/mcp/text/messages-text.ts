@@ -5,6 +5,7 @@
  * the queue, and for a blocked one why and what unblocks it.
  */
 import type { Row } from './tool-text.js';
+import { indented } from '../../../tools/text/index.js';
 
 /** The text of a `messages` value. */
 export function messagesText(v: Row): string {
@@ -43,12 +44,4 @@ function checkEnding(c: Row): string {
   if (c.timedOut) return 'timed out';
   if (c.exitCode === null || c.exitCode === undefined) return 'killed or could not start';
   return `exit code ${c.exitCode}`;
-}
-
-function indented(text: string, prefix: string): string {
-  return text
-    .trimEnd()
-    .split('\n')
-    .map((l) => `${prefix}${l}`)
-    .join('\n');
 }
