@@ -181,7 +181,9 @@ describe('serve --http', () => {
 /** Runs `command` (argv) on a pseudo-terminal through util-linux `script`; what the terminal shows and how to type. */
 function onTerminal(argv: string[], cwd: string) {
   const quoted = argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-qefc', quoted, '/dev/null'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  // `exec`: script(1) runs the command through $SHELL -c, or /bin/sh when SHELL is unset (as on CI);
+  // dash then stays the terminal's foreground process, dies of the Ctrl-C itself, and script reports its 130.
+  const child = spawn('script', ['-qefc', `exec ${quoted}`, '/dev/null'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   child.stdout.on('data', (d) => (shown += d));
   child.stderr.on('data', (d) => (shown += d));
