@@ -123,8 +123,9 @@ function refuseShadowingMounts(mounts: readonly MountSpec[], policy: DisclosureP
  * `backend: container` (there is no fallback), and `ManifestError` for: duplicate tools
  * (`DUPLICATE`), mount path rules (`INVALID_VALUE`) and duplicate mounts (`DUPLICATE`),
  * disclosure path rules, a policy on a non-worktree backend or without `request_files`,
- * `request_files` without a policy, and a relative mount that shadows a folder of the workspace
- * (`refuseShadowingMounts`) (`INVALID_VALUE`).
+ * `request_files` without a policy, a relative mount that shadows a folder of the workspace
+ * (`refuseShadowingMounts`), and a relative mount or `share:` on `backend: empty`
+ * (`refuseRepositoryViews`) (`INVALID_VALUE`).
  */
 export function roleFromFile(role: RoleFile, index: number): Role {
   const at = `roles[${index}]`;
@@ -132,7 +133,7 @@ export function roleFromFile(role: RoleFile, index: number): Role {
   if (backend === 'container') {
     throw new WorkspaceError(
       'BACKEND_UNAVAILABLE',
-      `${at}.workspace.backend: the container backend is not available in this gatefs (use shared, worktree or copy); there is no fallback`,
+      `${at}.workspace.backend: the container backend is not available in this gatefs (use shared, worktree, copy or empty); there is no fallback`,
       { role: role.name, backend, keyPath: `${at}.workspace.backend` },
     );
   }
@@ -144,6 +145,8 @@ export function roleFromFile(role: RoleFile, index: number): Role {
   const mounts = mountsFrom(role, at);
   const progressiveDisclosure = disclosureFrom(role, at, backend);
   refuseShadowingMounts(mounts, progressiveDisclosure, `${at}.workspace`);
+  const share = shareFromFile(role.share, at);
+  if (typedBackend === 'empty') refuseRepositoryViews(mounts, share, at);
   return {
     name: role.name,
     maxVisits: role.max_visits ?? null,
@@ -160,6 +163,30 @@ export function roleFromFile(role: RoleFile, index: number): Role {
     },
     subagents: { isolate: role.subagents?.isolate ?? 'worktree' },
     exec: execFromFile(role.exec, at),
-    share: shareFromFile(role.share, at),
+    share,
   };
+}
+
+/**
+ * `backend: empty` has no repository and no pinned commit: a relative mount (shown from the pinned
+ * commit) or a `share:` folder (from the source checkout) would have nothing to show, so either is
+ * refused here, at load, rather than when a conversation is prepared. Throws `ManifestError`
+ * `INVALID_VALUE` naming the first one.
+ */
+function refuseRepositoryViews(mounts: readonly MountSpec[], share: readonly string[], at: string): void {
+  const relative = mounts.findIndex((m) => !m.path.startsWith('/'));
+  if (relative >= 0) {
+    throw new ManifestError(
+      'INVALID_VALUE',
+      `${at}.workspace.mounts[${relative}].path`,
+      `the relative mount '${mounts[relative]!.path}' needs a pinned commit to show, and backend empty has none (no repository): mount an absolute host folder instead, or use backend worktree or copy`,
+    );
+  }
+  if (share.length > 0) {
+    throw new ManifestError(
+      'INVALID_VALUE',
+      `${at}.share[0]`,
+      `share: '${share[0]}' is a folder of the source checkout, and backend empty has none: mount an absolute host folder instead`,
+    );
+  }
 }

@@ -21,8 +21,8 @@ const ToolSchema = Type.Union(
 );
 
 const BackendSchema = Type.Union(
-  ['shared', 'worktree', 'copy', 'container'].map((b) => Type.Literal(b)),
-  { description: 'one of shared, worktree, copy' },
+  ['shared', 'worktree', 'copy', 'empty', 'container'].map((b) => Type.Literal(b)),
+  { description: 'one of shared, worktree, copy, empty' },
 );
 
 const MountSchema = Type.Object(

@@ -27,10 +27,13 @@ export const TOOL_NAMES = [
 /** One agent tool name. */
 type ToolName = (typeof TOOL_NAMES)[number];
 
-/** How a role's workspace is made (docs/ARCHITECTURE.md § Glossary, "backend": `shared`, `worktree`, `copy`). */
-export type Backend = 'shared' | 'worktree' | 'copy';
+/**
+ * How a role's workspace is made (docs/ARCHITECTURE.md § Glossary, "backend": `shared`, `worktree`, `copy`,
+ * `empty` — a confined folder of its own that starts empty, with no repository behind it).
+ */
+export type Backend = 'shared' | 'worktree' | 'copy' | 'empty';
 
-/** What a backend promises: `confined` (a workspace of its own) for `worktree` and `copy`, `none` for `shared`. */
+/** What a backend promises: `confined` (a workspace of its own) for `worktree`, `copy` and `empty`, `none` for `shared`. */
 export type Guarantee = 'none' | 'confined';
 
 /** A mount: a relative path projected from the pinned snapshot, or an absolute host folder. */

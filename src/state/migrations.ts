@@ -168,6 +168,31 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE occupancy ADD COLUMN client TEXT;
     `,
   },
+  {
+    version: 8,
+    description: "workspaces.backend admits 'empty' (a scratch folder with no repository): the table rebuilt with the wider CHECK",
+    sql: `
+      CREATE TABLE workspaces_v8 (
+        conversation  TEXT PRIMARY KEY,
+        role          TEXT NOT NULL,
+        backend       TEXT NOT NULL CHECK (backend IN ('shared', 'worktree', 'copy', 'empty')),
+        guarantee     TEXT NOT NULL CHECK (guarantee IN ('none', 'confined')),
+        state         TEXT NOT NULL CHECK (state IN ('preparing', 'ready', 'released', 'failed')),
+        branch        TEXT,
+        base_ref      TEXT,
+        pinned_sha    TEXT,
+        checkout_path TEXT,
+        error         TEXT,
+        data          TEXT NOT NULL DEFAULT '{}',
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO workspaces_v8 SELECT conversation, role, backend, guarantee, state, branch, base_ref, pinned_sha,
+        checkout_path, error, data, created_at, updated_at FROM workspaces;
+      DROP TABLE workspaces;
+      ALTER TABLE workspaces_v8 RENAME TO workspaces;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -93,7 +93,7 @@ describe('checkCommandLine: what the early answer says before the CLI loads', ()
     writeFileSync(join(repo, 'gatefs.yaml'), 'roles:\n  - name: dev\n    tools: [read]\n    workspace:\n      backend: worktre\n');
     const problem = await checkCommandLine({ repo });
     expect(problem?.summary).toBe(
-      `${join(repo, 'gatefs.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, got "worktre"`,
+      `${join(repo, 'gatefs.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, empty, got "worktre"`,
     );
     expect(problem?.details).toEqual({
       cause: 'INVALID_VALUE',

@@ -114,7 +114,7 @@ describe('loading from a file', () => {
       line: 5,
     });
     expect(e.message).toBe(
-      `${fixture('bad-backend.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, got "worktrees"`,
+      `${fixture('bad-backend.yaml')}:5: roles[0].workspace.backend: expected one of shared, worktree, copy, empty, got "worktrees"`,
     );
   });
 

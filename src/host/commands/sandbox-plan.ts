@@ -32,7 +32,7 @@ import { ToolFailure } from '../../../tools/index.js';
 export interface PlanFacts {
   readonly conversation: string;
   readonly backend: Backend;
-  /** The workspace folder (worktree, the shared checkout). */
+  /** The workspace folder (worktree, the shared checkout, an empty backend's scratch folder). */
   readonly checkoutPath: string;
   readonly repo: string;
   readonly stateDir: string;
@@ -70,13 +70,17 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
   const hidden: string[] = [];
   const prune: string[] = [];
   const roots: string[] = [];
-  /** A host folder bound at `at`, with what it holds of the protected entries covered. */
-  const bindFolder = (host: string, at: string, writable: boolean) => {
+  /**
+   * A host folder bound at `at`, with what it holds of the protected entries covered; `coverGit`
+   * false: a `.git` there is the workspace's own files (an empty backend's scratch folder has no
+   * repository, so nothing named `.git` in it points at the host).
+   */
+  const bindFolder = (host: string, at: string, writable: boolean, coverGit = true) => {
     binds.push({ host, at, writable });
     if (writable) roots.push(at);
     else prune.push(at);
     const git = facts.join(host, '.git');
-    const gitState = facts.folderState(git);
+    const gitState = coverGit ? facts.folderState(git) : 'missing';
     if (gitState === 'folder') hidden.push(`${at}/.git`);
     else if (gitState !== 'missing') binds.push({ host: EMPTY_FILE, at: `${at}/.git`, writable: false });
     const state = facts.relativeInside(host, facts.stateDir);
@@ -92,7 +96,7 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
   };
   const copy = facts.backend === 'copy' ? copyOverlay(facts, root) : undefined;
   if (!copy) {
-    bindFolder(facts.checkoutPath, root, true);
+    bindFolder(facts.checkoutPath, root, true, facts.backend !== 'empty');
     const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
     if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
   }

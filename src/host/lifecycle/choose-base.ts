@@ -15,8 +15,9 @@ import type { RegistrationParts } from './registration.js';
 import type { PrepareOptions } from './workspace-types.js';
 
 /**
- * The base ref and the commit it pins (both null for a folder that is not a git repository).
- * Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a base asked for, without a repository), `BAD_REF`,
+ * The base ref and the commit it pins (both null for a folder that is not a git repository, and
+ * always for `empty`, which starts from nothing). Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a
+ * base asked for, without a repository), `BAD_REF` (also: any base asked for an `empty` workspace),
  * `PREPARATION_FAILED` (`BRANCH_EXISTS`); nothing is recorded yet.
  */
 export async function chooseBase(
@@ -26,6 +27,16 @@ export async function chooseBase(
   context: GitContext,
 ): Promise<{ baseRef: string | null; pinnedSha: string | null }> {
   const { conversation } = options;
+  if (backend === 'empty') {
+    if (options.baseRef !== undefined) {
+      throw new WorkspaceError(
+        'BAD_REF',
+        `'${conversation}' has backend empty: its workspace starts empty, from no commit, so it takes no base (${options.baseRef}); prepare it without one`,
+        { conversation, backend, ref: options.baseRef },
+      );
+    }
+    return { baseRef: null, pinnedSha: null };
+  }
   const isRepository = await platform.git.isRepository(context);
   if (!isRepository && (backend === 'worktree' || options.baseRef !== undefined)) {
     throw new WorkspaceError(

@@ -2,8 +2,8 @@
  * `materialize`: the preparation of a workspace that is not ready (new, released, or whose
  * checkout vanished): the base is chosen (choose-base.ts), the workspace recorded `preparing`
  * before anything is created and registered so (the gate answers `WORKSPACE_NOT_READY`), then
- * what its backend needs is created — the disclosure state and the worktree, or the copy's
- * upper folder — each recorded in `data.created` before it is created, and the workspace
+ * what its backend needs is created — the disclosure state and the worktree, the copy's
+ * upper folder, or the empty backend's scratch folder — each recorded in `data.created` before it is created, and the workspace
  * registered `ready` only once its checkout exists. On failure exactly what was created is
  * removed (`rollbackPreparation`) and the record forgotten.
  */
@@ -106,10 +106,11 @@ async function build(parts: RegistrationParts, role: Role, context: GitContext, 
   }
   if (backend === 'worktree') draft.data.reused = await checkOutWorktree(parts.platform, draft.record, context, markCreated);
   if (backend === 'copy') {
-    makeCopyFolder(parts.platform, conversation, markCreated);
+    makeOwnFolder(parts.platform, conversation, 'copy', markCreated);
     // A lower folder an earlier workspace of this id left (it may hold another commit).
     await parts.lowers?.remove(conversation);
   }
+  if (backend === 'empty') makeOwnFolder(parts.platform, conversation, 'empty', markCreated);
   save();
   registerReady(parts, draft.record);
   draft.record = store.workspaces.update(conversation, { state: 'ready' });
@@ -121,9 +122,18 @@ async function build(parts: RegistrationParts, role: Role, context: GitContext, 
   return draft.record;
 }
 
-/** Creates the copy's upper folder when missing (recorded first); an existing folder is kept, anything else refused (`PATH_EXISTS`). */
-function makeCopyFolder(platform: HostPlatform, conversation: string, markCreated: (created: CreatedByPreparation) => void): void {
-  const checkoutPath = checkoutOf(platform, conversation, 'copy');
+/**
+ * Creates the copy's upper folder or the empty backend's scratch folder when missing (recorded
+ * first); an existing folder is kept (a workspace whose release or preparation a crash cut short:
+ * what it holds is work), anything else refused (`PATH_EXISTS`).
+ */
+function makeOwnFolder(
+  platform: HostPlatform,
+  conversation: string,
+  backend: 'copy' | 'empty',
+  markCreated: (created: CreatedByPreparation) => void,
+): void {
+  const checkoutPath = checkoutOf(platform, conversation, backend);
   const found = platform.folderState(checkoutPath);
   if (found === 'missing') {
     markCreated({ folder: true });

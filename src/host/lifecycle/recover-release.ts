@@ -6,7 +6,8 @@
  *   occupancy ended, and the workspace registered `ready` again;
  * - step `removing` (the check had passed, or `discard` was asked): finished — the rest of the
  *   checkout is removed the confined way (`<stateDir>/worktrees/<id>`; a copy's lower folder,
- *   and its upper folder only if it holds no file unless `discard`), git forgets the worktree, the record becomes
+ *   and its upper folder only if it holds no file unless `discard`; an empty backend's scratch folder
+ *   the same way), git forgets the worktree, the record becomes
  *   `released`. Gatefs writes were held off since the check, but another program may have
  *   written: without `discard`, work found in what is left (changed, untracked or ignored
  *   files still present) undoes the release instead, as do a check that fails and a failed
@@ -21,7 +22,7 @@ import type { GitContext } from '../../git/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './release-record.js';
-import { removeWorktreeOf } from './rollback-preparation.js';
+import { removeScratchFolder, removeWorktreeOf } from './rollback-preparation.js';
 import type { HostPlatform } from '../platform/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
@@ -47,7 +48,7 @@ export async function recoverRelease(parts: RegistrationParts, record: Workspace
     else if (record.backend === 'copy') {
       await parts.lowers?.remove(conversation);
       parts.platform.removeWorkspaceFolder('copies', conversation, { onlyIfEmpty: !pending.discard });
-    }
+    } else if (record.backend === 'empty') removeScratchFolder(parts.platform, conversation, !pending.discard);
   } catch (e) {
     return undo(parts, record, pending, e);
   }

@@ -18,6 +18,7 @@ import type { StateStore } from '../../state/index.js';
 import type { Registration, Registry } from '../../gate/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import { workspaceData } from './workspace-data.js';
+import { emptyWork } from './empty-work.js';
 import { openWorkspaceView, type WorkspaceView } from '../views/index.js';
 import { attachDisclosure } from '../../disclosure/index.js';
 import { findRole } from '../../manifest/index.js';
@@ -98,6 +99,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     namespace: view.namespace,
     ...(service ? { disclosure: service } : {}),
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
+    ...(record.backend === 'empty' ? { work: emptyWork(record.conversation) } : {}),
     ...commandsOf(parts, record, role, checkoutPath, view),
   };
   parts.registry.set(registration);

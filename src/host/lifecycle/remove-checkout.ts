@@ -3,7 +3,8 @@
  * worktree remove` (no force: git checks once more); a discarded one by the confined removal of
  * `<stateDir>/worktrees/<id>` and `git worktree prune`; a copy's lower folder
  * `<stateDir>/lowers/<id>` (no work; a build of it is stopped first) and its upper folder
- * `<stateDir>/copies/<id>` the confined way (only empty folders unless `discard`). `shared`:
+ * `<stateDir>/copies/<id>` the confined way (only empty folders unless `discard`); an empty
+ * backend's scratch folder `<stateDir>/scratch/<id>` the same way. `shared`:
  * nothing is removed. Paths are derived, never read from the record.
  */
 import { isGitError, type GitContext } from '../../git/index.js';
@@ -11,7 +12,7 @@ import type { WorkspaceRecord } from '../../state/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { dirtyRefusal } from './dirty-refusal.js';
 import type { RegistrationParts } from './registration.js';
-import { removeWorktreeOf } from './rollback-preparation.js';
+import { removeScratchFolder, removeWorktreeOf } from './rollback-preparation.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /**
@@ -28,6 +29,7 @@ export async function removeCheckout(
   const { platform } = parts;
   const { conversation } = record;
   if (record.backend === 'shared') return false;
+  if (record.backend === 'empty') return removeScratchFolder(platform, conversation, !discard);
   if (record.backend === 'copy') {
     // The lower folder holds no work (the pinned commit, checked out): it goes first, always;
     // so do the scratch folders of its commands (their changes were kept when each ended).

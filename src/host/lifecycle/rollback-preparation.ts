@@ -12,7 +12,8 @@
  * anyone's work. The branch — `gatefs/<id>`, never a name from the record — is deleted only
  * while it still points at the pinned commit; a copy
  * folder `<stateDir>/copies/<id>` is removed the same confined way, and any lower folder
- * `<stateDir>/lowers/<id>` (src/host/lower/lower-folders.ts) with it. Each step that fails is
+ * `<stateDir>/lowers/<id>` (src/host/lower/lower-folders.ts) with it, and an empty backend's
+ * scratch folder `<stateDir>/scratch/<id>` the same way. Each step that fails is
  * reported in the result, never thrown, so the rest still runs.
  */
 import type { PreparationRollback } from '../../state/index.js';
@@ -46,9 +47,10 @@ export async function rollbackPreparation(
   if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
     await deleteCreatedBranch(platform, record.conversation, record.pinnedSha, context, report);
   }
-  if (created.folder && record.backend === 'copy') {
+  if (created.folder && (record.backend === 'copy' || record.backend === 'empty')) {
     try {
-      platform.removeWorkspaceFolder('copies', record.conversation);
+      if (record.backend === 'copy') platform.removeWorkspaceFolder('copies', record.conversation);
+      else removeScratchFolder(platform, record.conversation, false);
       report.removedFolder = true;
     } catch (e) {
       report.problems.push(`folder: ${(e as Error).message}`);
@@ -72,6 +74,17 @@ export async function removeWorktreeOf(platform: HostPlatform, conversation: str
   // A lock left by a killed `worktree add` survives prune; remove --force twice drops it.
   const known = (await platform.git.listWorktrees(context)).some((w) => platform.relativeInside(w.path, path) === '');
   if (known) await platform.git.removeWorktree(path, context, { force: true });
+}
+
+/**
+ * Removes an empty workspace's scratch folder `<stateDir>/scratch/<conversation>` the confined
+ * way (`removeWorkspaceFolder`); with `onlyIfEmpty`, only its folders (a file there stops it
+ * with `DIRTY_WORKTREE`). Result: true when something was removed; false when there is no
+ * scratch area at all (no empty workspace was ever made). Throws `STATE_UNTRUSTED` for a link.
+ */
+export function removeScratchFolder(platform: HostPlatform, conversation: string, onlyIfEmpty: boolean): boolean {
+  if (platform.folderState(platform.join(platform.stateDir, 'scratch')) === 'missing') return false;
+  return platform.removeWorkspaceFolder('scratch', conversation, { onlyIfEmpty });
 }
 
 /**

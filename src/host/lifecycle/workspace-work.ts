@@ -3,8 +3,9 @@
  * `releaseWorkspace` (step 2). Changed, untracked and ignored files of a worktree
  * (`git status --ignored`, fsmonitor off, and the files inside submodule folders never checked
  * out, which git does not report: src/host/lifecycle/worktree-work-files.ts), every file of a copy's upper folder (deletions show
- * as `(deleted files)`), nothing for `shared`. The folder is the derived one
- * (`<stateDir>/worktrees/<id>`, `copies/<id>`), looked at without following a link.
+ * as `(deleted files)`), every file (and link) of an empty backend's scratch folder — only folders
+ * are not work there — and nothing for `shared`. The folder is the derived one
+ * (`<stateDir>/worktrees/<id>`, `copies/<id>`, `scratch/<id>`), looked at without following a link.
  */
 import type { GitContext, WorktreeInfo } from '../../git/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
@@ -39,6 +40,7 @@ export async function workOf(platform: HostPlatform, record: WorkspaceRecord, co
     );
   }
   if (record.backend === 'copy') return copyWork(platform, path);
+  if (record.backend === 'empty') return platform.listFiles(path);
   return worktreeWork(platform, record.conversation, path, context, discard);
 }
 

@@ -2,7 +2,8 @@
  * Where a workspace lives on the host, derived — never read from a record (docs/ARCHITECTURE.md
  * § Trust boundary, "Derived paths": no host path is taken from a record). A `worktree` workspace is
  * `<stateDir>/worktrees/<id>` on branch `gatefs/<id>`, a `copy` workspace's upper folder
- * `<stateDir>/copies/<id>`, and a `shared` workspace the repository itself. The id is
+ * `<stateDir>/copies/<id>`, an `empty` workspace the scratch folder `<stateDir>/scratch/<id>`
+ * (no branch, no repository), and a `shared` workspace the repository itself. The id is
  * validated before it becomes a path part or a branch name, so a record can neither name a
  * folder to open or remove nor a branch (say `main`) to delete.
  */
@@ -12,7 +13,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { Backend } from '../../manifest/index.js';
 
 /** The state-directory folders that hold workspaces, one per backend that has its own folder. */
-export type WorkspaceArea = 'worktrees' | 'copies' | 'lowers' | 'exec';
+export type WorkspaceArea = 'worktrees' | 'copies' | 'scratch' | 'lowers' | 'exec';
 
 /** What deriving a path needs from the platform. */
 export interface PathBase {
@@ -23,7 +24,16 @@ export interface PathBase {
 
 /** The area of a backend's workspaces, or null for `shared` (the repository itself). */
 function areaOf(backend: Backend): WorkspaceArea | null {
-  return backend === 'worktree' ? 'worktrees' : backend === 'copy' ? 'copies' : null;
+  switch (backend) {
+    case 'worktree':
+      return 'worktrees';
+    case 'copy':
+      return 'copies';
+    case 'empty':
+      return 'scratch';
+    case 'shared':
+      return null;
+  }
 }
 
 /**

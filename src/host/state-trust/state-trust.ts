@@ -42,7 +42,7 @@ import { DATABASE_FILE, lstatOrNull, ORIGIN_FILE, untrustedState } from './untru
 
 const JOURNALS = ['-wal', '-shm', '-journal'];
 /** The folders gatefs makes in its state directory (`locks/` on the first compare-and-swap call, `lowers/` on a copy's first read). */
-const STATE_FOLDERS = ['worktrees', 'copies', 'locks', 'lowers', 'exec'];
+const STATE_FOLDERS = ['worktrees', 'copies', 'scratch', 'locks', 'lowers', 'exec'];
 
 /** What `inspectStateDir` found. */
 interface StateDirFacts {

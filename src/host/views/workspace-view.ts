@@ -4,6 +4,8 @@
  *
  * - `worktree`: the worktree folder, writable.
  * - `shared`: the integration checkout, writable.
+ * - `empty`: its scratch folder `<stateDir>/scratch/<id>`, writable, like a worktree's folder
+ *   but with no repository behind it (no pinned commit; relative mounts are refused at load).
  * - `copy`: an overlay whose upper is the durable copy folder and whose lower is the pinned
  *   commit's tree: served from git objects at first (a git-tree layer: O(1)), switched to the
  *   commit checked out into its lower folder once the host has made it (`WorkspaceView.lower`,
@@ -56,7 +58,7 @@ import { ViewFolders, identityKey } from './view-folders.js';
 export interface WorkspaceViewSpec {
   conversation: string;
   backend: Backend;
-  /** Worktree folder (`worktree`), the checkout (`shared`) or the copy's upper folder (`copy`). */
+  /** Worktree folder (`worktree`), the checkout (`shared`), the copy's upper folder (`copy`) or the scratch folder (`empty`). */
   checkoutPath: string;
   /** The pinned commit, or null for a folder that is not a git repository. */
   pinnedSha: string | null;
@@ -259,6 +261,8 @@ function rootLayer(parts: ViewParts): WritableLayer {
     }
     case 'shared':
       return writableFolder(parts, spec.checkoutPath, 'checkout', root);
+    case 'empty':
+      return writableFolder(parts, spec.checkoutPath, 'scratch folder', root, true);
     case 'copy': {
       const upper = folders.open(spec.checkoutPath, 'copy folder', root, parts.guard, true).layer;
       const tree = parts.snapshot('');
