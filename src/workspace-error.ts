@@ -34,7 +34,9 @@ export type WorkspaceErrorCode =
   /** The state directory or database was not created by gatefs on this machine (it came with the repository); `data.hint` says what to do. */
   | 'STATE_UNTRUSTED'
   /** A subagent's branch holds commits its parent lacks (release refused: land or discard it), or cannot be fast-forwarded onto the parent (`data.reason` `PARENT_MOVED`). */
-  | 'NOT_CLEAN';
+  | 'NOT_CLEAN'
+  /** No snapshot of the conversation has that id; `data.available` lists the ones it has. */
+  | 'SNAPSHOT_NOT_FOUND';
 
 /**
  * The finer conditions a `WorkspaceError` names in `data.reason`, under its code. Stable like the

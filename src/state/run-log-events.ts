@@ -122,7 +122,12 @@ export interface RunEventData {
     /** The paths applied, then the conflicting ones, at most 100 (never contents). */
     paths: string[];
   };
-  'subagent.start': { parent: string; base: string };
+  // Snapshots; `snapshot` is the number within the conversation.
+  'snapshot.taken': { snapshot: number; reason: string; label: string | null; files: number; changed: number; storedBytes: number };
+  'snapshot.restoring': { snapshot: number; before: number };
+  'snapshot.restored': { snapshot: number; before: number; written: number; removed: number; resumed: boolean };
+  'snapshot.dropped': { count: number };
+  'subagent.start': { parent: string; base: string; from?: 'working'; snapshot?: number };
   'subagent.land': { parent: string; from: string; to: string; commits: number };
   'subagent.landed': { parent: string; head: string; commits: number };
   'subagent.discarded': { parent: string };
@@ -222,6 +227,11 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   'lander.checking': 'The candidate was made (a merge, or the submitted commit for a fast-forward) and recorded; the checks run next.',
   'lander.checked': 'Every check passed on the candidate (or the target already held the work: alreadyLanded); the target moves next.',
   'lander.target_moved': 'The target branch moved since the candidate was checked: the submission is merged and checked again.',
+  'snapshot.taken':
+    "A snapshot of the conversation's whole workspace was recorded (who took it, its label, its files, how many changed since the last one and the bytes it added to the store).",
+  'snapshot.restoring': 'A restore begins: the workspace as it was is snapshot `before`; a crash from here on is finished by the next host.',
+  'snapshot.restored': 'The workspace holds exactly the snapshot again (written and removed entries; resumed: finished after a crash).',
+  'snapshot.dropped': "A released workspace's snapshots were removed with it (release without --keep-snapshots).",
   'lander.blocked':
     'Moving the target would overwrite files of the checkout that has it checked out: nothing moved; the next run tries again.',
   'lander.landed': 'The target branch points at the landed commit, recorded once and never changed.',

@@ -18,6 +18,7 @@ import { codeOf } from '../../vfs/index.js';
 import { EventLog } from './event-log.js';
 import { LanderLocks } from './lander-locks.js';
 import { LineageTable } from './lineage-table.js';
+import { SnapshotTable } from './snapshot-table.js';
 import { MessageTable } from './message-table.js';
 import { migrate } from './migrations.js';
 import { OccupancyTable } from './occupancy-table.js';
@@ -61,6 +62,8 @@ export class StateStore {
   readonly lineage: LineageTable;
   /** The slots `serve --conversation auto` windows hold. */
   readonly windowClaims: WindowClaimTable;
+  /** Snapshots of workspaces, the stamps of each conversation's last one, restores in progress. */
+  readonly snapshots: SnapshotTable;
   /** The proof of origin recorded when the database was created (see `state-origin.ts`). */
   readonly origin: OriginRecord;
 
@@ -80,6 +83,7 @@ export class StateStore {
     this.messages = new MessageTable(db, clock);
     this.lineage = new LineageTable(db, clock);
     this.windowClaims = new WindowClaimTable(db, clock);
+    this.snapshots = new SnapshotTable(db);
     this.origin = new OriginRecord(db);
   }
 

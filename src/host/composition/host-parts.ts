@@ -27,6 +27,7 @@ import type { SyncedRegistry } from '../lifecycle/index.js';
 import type { StatusParts } from '../lifecycle/index.js';
 import { LowerFolders } from '../lower/index.js';
 import { OccupancyGuard } from '../occupancy/index.js';
+import { SnapshotService, type SnapshotSavePoint } from '../snapshots/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
@@ -65,6 +66,8 @@ export interface WorkspaceHostOptions {
    * absent (the memory host): a copy's pinned tree is always served from git objects.
    */
   treeCheckout?: TreeCheckout;
+  /** Called at each save point of a snapshot or restore (the crash tests end the process there). */
+  snapshotSavePoint?: (point: SnapshotSavePoint) => void;
   /**
    * A host for a command that only reads (`createHost`'s `quiet`): `start` neither recovers
    * interrupted work nor appends `host.start`; the registry still follows the store on lookup.
@@ -78,7 +81,12 @@ export type HostParts = PreparationParts &
   RecoveryParts &
   WorkParts &
   LanderParts &
-  StatusParts & { readonly occupancy: OccupancyGuard; readonly liveness: ProcessLiveness; readonly commandRuns: CommandRuns };
+  StatusParts & {
+    readonly occupancy: OccupancyGuard;
+    readonly liveness: ProcessLiveness;
+    readonly commandRuns: CommandRuns;
+    readonly snapshots: SnapshotService;
+  };
 
 /** What the parts call back into: the host's own call tracker and task queue. */
 interface HostCallbacks {
@@ -111,7 +119,7 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
       })
     : undefined;
   const commandRuns = new CommandRuns();
-  const parts: HostParts = {
+  const parts = {
     platform,
     store,
     registry,
@@ -126,9 +134,23 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     drain: (conversation) => callbacks.drain(conversation),
     workFor: (conversation, pinnedSha) => new WorkService(parts, conversation, pinnedSha),
     commandRuns,
-    commands: { sandbox: options.sandbox, env: options.commandEnv, runs: commandRuns, ids },
+    commands: {
+      sandbox: options.sandbox,
+      env: options.commandEnv,
+      runs: commandRuns,
+      ids,
+      checkpoint: async (conversation, label) => (await parts.snapshots.snapshot(conversation, { label, reason: 'exec' })).snapshotId,
+    },
+    snapshotsFor: (conversation) =>
+      parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
     ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     ...(lowers ? { lowers } : {}),
-  };
+  } as Omit<HostParts, 'snapshots'> as HostParts;
+  (parts as { snapshots: SnapshotService }).snapshots = new SnapshotService({
+    ...parts,
+    drain: (conversation) => callbacks.drain(conversation),
+    commandsRunning: (conversation) => commandRuns.isRunning(conversation),
+    ...(options.snapshotSavePoint ? { savePoint: options.snapshotSavePoint } : {}),
+  });
   return parts;
 }

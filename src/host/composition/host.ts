@@ -14,6 +14,7 @@ import type { ApplyOptions, ApplyReport } from '../apply/index.js';
 import type { AutoConversation, AutoConversationRequest } from '../occupancy/index.js';
 import type { LandSubagentResult } from '../subagents/index.js';
 import type { StartSubagentOptions } from '../subagents/index.js';
+import type { RestoreResult, SnapshotInfo, SnapshotOptions } from '../snapshots/index.js';
 import type { SubmissionStatus } from '../work/index.js';
 import type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
 import type { WorkspaceStatus } from '../lifecycle/index.js';
@@ -21,6 +22,7 @@ import type { WorkspaceStatus } from '../lifecycle/index.js';
 export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
 export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from '../apply/index.js';
+export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from '../snapshots/index.js';
 
 /** The lander of a host: lands pending submissions and lists the queue (src/host/work/host-lander.ts). */
 export interface HostLander {
@@ -85,6 +87,20 @@ export interface Host {
   /** What the lander delivered to `conversation` (every message when omitted), oldest first. */
   messages(conversation?: string): MessageRecord[];
   readonly subagents: HostSubagents;
+  /**
+   * Takes a snapshot of a conversation's whole workspace (tracked, untracked and ignored files,
+   * modes, empty folders, links as links; never a mount), numbered per conversation; see
+   * src/host/snapshots/. Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, `BUSY`.
+   */
+  snapshot(conversation: string, options?: SnapshotOptions): Promise<SnapshotInfo>;
+  /**
+   * Returns a conversation's workspace to exactly a snapshot's files, modes and folders, after
+   * taking an automatic snapshot of it as it is (`before`), so no restore loses work. Throws
+   * `WorkspaceError` `SNAPSHOT_NOT_FOUND` (data.available), `UNKNOWN_CONVERSATION`, `BUSY`.
+   */
+  restore(conversation: string, snapshotId: string): Promise<RestoreResult>;
+  /** A conversation's snapshots, oldest first (kept ones of a released workspace too). */
+  snapshots(conversation: string): SnapshotInfo[];
   /**
    * The tools `conversation` will offer once its workspace is ready, as `gate.tools` lists
    * them, before it is: its recorded role's, else `role`'s, else the manifest's first role's.

@@ -36,6 +36,7 @@ import type { SubagentParts } from '../subagents/index.js';
 import { landerStatus, runLander } from '../work/index.js';
 import { operatorWork } from '../work/index.js';
 import { declaredToolsOf, GATE_TOOLS } from './gate-tools.js';
+import type { RestoreResult, SnapshotInfo, SnapshotOptions } from '../snapshots/index.js';
 import type { Host, HostLander, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
 import { assembleParts, type HostParts, type WorkspaceHostOptions } from './host-parts.js';
 
@@ -86,6 +87,8 @@ export class WorkspaceHost implements Host {
     const host = new WorkspaceHost(options);
     if (options.quiet) return host;
     await recoverWorkspaces(host.parts);
+    // A restore a crash interrupted is finished before anything is served.
+    await host.parts.snapshots.recover();
     options.store.runLog.append({
       type: 'host.start',
       conversation: null,
@@ -139,13 +142,49 @@ export class WorkspaceHost implements Host {
       await refuseUnlanded(this.parts, conversation, chain);
       // An untouched plain-folder copy's apply base is no work (src/host/apply/host-apply.ts).
       const restoreBase = await setBaseAside(this.parts, conversation);
+      let result: ReleaseResult;
       try {
-        return await releaseWorkspace(this.parts, conversation, options, chain);
+        result = await releaseWorkspace(this.parts, conversation, options, chain);
       } catch (e) {
         await restoreBase().catch(() => undefined);
         throw e;
       }
+      return this.afterRelease(conversation, result, options);
     });
+  }
+
+  /** Takes a snapshot of a conversation's workspace; see `SnapshotService` (src/host/snapshots/). */
+  snapshot(conversation: string, options: SnapshotOptions = {}): Promise<SnapshotInfo> {
+    this.checkOpen();
+    if (this.inFlight.has(conversation)) return Promise.reject(this.beingPrepared(conversation));
+    return this.parts.snapshots.snapshot(conversation, options);
+  }
+
+  /** Restores a snapshot; see `restoreSnapshot` (src/host/snapshots/restore-snapshot.ts). */
+  restore(conversation: string, snapshotId: string): Promise<RestoreResult> {
+    this.checkOpen();
+    if (this.inFlight.has(conversation)) return Promise.reject(this.beingPrepared(conversation));
+    return this.parts.snapshots.restore(conversation, snapshotId);
+  }
+
+  snapshots(conversation: string): SnapshotInfo[] {
+    this.checkOpen();
+    return this.parts.snapshots.list(conversation);
+  }
+
+  /** After a release: the snapshots go with the workspace unless kept (`keepSnapshots`). */
+  private async afterRelease(conversation: string, result: ReleaseResult, options: ReleaseOptions): Promise<ReleaseResult> {
+    if (options.keepSnapshots) return result;
+    const backend = this.parts.store.workspaces.get(conversation)?.backend ?? 'worktree';
+    const dropped = await this.parts.snapshots.drop(conversation, backend).catch((e: unknown) => {
+      this.parts.store.runLog.append({ type: 'recover.failed', conversation, data: { message: `snapshots not removed: ${(e as Error)?.message ?? String(e)}` } });
+      return 0;
+    });
+    return dropped > 0 ? { ...result, snapshotsDropped: dropped } : result;
+  }
+
+  private beingPrepared(conversation: string): WorkspaceError {
+    return new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
   }
 
   /** See `Host.work` and `operatorWork`. */
@@ -253,10 +292,22 @@ export class WorkspaceHost implements Host {
       platform: hostParts.platform,
       prepare: (options) => this.prepare(options),
       releaseChecked: (conversation, options) =>
-        this.queuedRelease(conversation, () => releaseWorkspace(hostParts, conversation, { ...options }, options.chain)),
+        this.queuedRelease(conversation, async () =>
+          this.afterRelease(conversation, await releaseWorkspace(hostParts, conversation, { ...options }, options.chain), options),
+        ),
     };
     return {
-      start: (options) => startSubagent(parts, options),
+      start: async (options) => {
+        const started = await startSubagent(parts, options);
+        if (options.from !== 'working') return started;
+        const taken = await hostParts.snapshots.fork(options.parent, options.child);
+        hostParts.store.runLog.append({
+          type: 'subagent.start',
+          conversation: options.child,
+          data: { parent: options.parent, base: started.pinnedSha ?? '', from: 'working', snapshot: Number(taken.snapshotId) },
+        });
+        return started;
+      },
       land: (child) => landSubagent(parts, child),
       discard: (child) => discardSubagent(parts, child),
     };

@@ -1,0 +1,155 @@
+/**
+ * `SnapshotService`: a host's snapshots — take, restore, list, drop with a released workspace,
+ * fork a subagent from its parent's working state, finish restores a crash interrupted — one
+ * operation at a time per conversation in this process (a snapshot and a restore of the same
+ * workspace never interleave), and the `SnapshotRequests` port the `checkpoint` and `rollback`
+ * tools call (`requestsFor`).
+ */
+import type { CheckpointValue, RollbackValue, SnapshotRequests } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
+import { isToolErrorCode } from '../../../tools/index.js';
+import type { GitContext } from '../../git/index.js';
+import { isWorkspaceError } from '../../workspace-error.js';
+import { decodeManifestIds, loadSnapshot } from './snapshot-contents.js';
+import { oidOf, readFolder } from './snapshot-entries.js';
+import type { SnapshotParts } from './snapshot-parts.js';
+import { snapshotRef, snapshotTargetOf } from './snapshot-parts.js';
+import { finishInterruptedRestores, makeFolderHold, restoreSnapshot, rowOf, type RestoreOptions } from './restore-snapshot.js';
+import type { RestoreResult, SnapshotInfo, SnapshotOptions } from './snapshot-types.js';
+import { infoOf, takeSnapshot } from './take-snapshot.js';
+
+/** See the file comment. */
+export class SnapshotService {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly parts: SnapshotParts) {}
+
+  /** Takes a snapshot (see takeSnapshot). */
+  snapshot(conversation: string, options: SnapshotOptions = {}): Promise<SnapshotInfo> {
+    return this.inTurn(conversation, async () => (await takeSnapshot(this.parts, conversation, options)).info);
+  }
+
+  /** Restores one (see restoreSnapshot). */
+  restore(conversation: string, snapshotId: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+    return this.inTurn(conversation, () => restoreSnapshot(this.parts, conversation, snapshotId, options));
+  }
+
+  /** The conversation's snapshots, oldest first. */
+  list(conversation: string): SnapshotInfo[] {
+    return this.parts.store.snapshots.list(conversation).map(infoOf);
+  }
+
+  /** Count and stored bytes of a conversation's snapshots (for status). */
+  totals(conversation: string): { count: number; bytes: number } {
+    return this.parts.store.snapshots.totalsOf(conversation);
+  }
+
+  /** Finishes the restores a crashed process left (at host start). */
+  recover(): Promise<void> {
+    return finishInterruptedRestores(this.parts);
+  }
+
+  /**
+   * Removes every snapshot of a conversation (its workspace was released without
+   * `keepSnapshots`): the refs of worktree snapshots, and the content-store objects no other
+   * snapshot holds. Result: how many were removed.
+   */
+  drop(conversation: string, backend: string): Promise<number> {
+    return this.inTurn(conversation, async () => {
+      const rows = this.parts.store.snapshots.list(conversation);
+      const context: GitContext = { tag: 'snapshot', chain: this.parts.store.lineage.of(conversation).chain };
+      const platform = this.parts.platform;
+      const refs = rows.filter((r) => r.commit !== null).map((r) => snapshotRef(conversation, r.n));
+      // Refs of snapshots whose process died before their row: listed by prefix.
+      if (backend === 'worktree' || refs.length > 0) {
+        const left = await platform.snapshotGit.listRefs(platform.repo, `refs/gatefs/snapshots/${conversation}/`, context).catch(() => []);
+        for (const l of left) if (!refs.includes(l.ref)) refs.push(l.ref);
+        if (refs.length > 0) await platform.snapshotGit.deleteRefs(platform.repo, refs, context);
+      }
+      const dropped = rows.filter((r) => r.manifest !== null).map((r) => r.manifest!);
+      this.parts.store.snapshots.removeAll(conversation);
+      if (dropped.length > 0) await this.collect(dropped);
+      if (rows.length > 0) this.parts.store.runLog.append({ type: 'snapshot.dropped', conversation, data: { count: rows.length } });
+      return rows.length;
+    });
+  }
+
+  /**
+   * Makes `child`'s workspace hold `parent`'s working state: a snapshot of the parent (reason
+   * `fork`), whose files then replace the child's (a worktree prepared from the parent's branch
+   * head). Result: the parent's snapshot.
+   */
+  async fork(parent: string, child: string): Promise<SnapshotInfo> {
+    const taken = await this.snapshot(parent, { reason: 'fork', label: `fork to ${child}` });
+    await this.inTurn(child, async () => {
+      const target = snapshotTargetOf(this.parts, child);
+      const context: GitContext = { tag: 'snapshot', chain: this.parts.store.lineage.of(child).chain };
+      const wanted = await loadSnapshot(this.parts, rowOf(this.parts, parent, taken.snapshotId), context);
+      const now = await readFolder(this.parts, child, target.folder, { useStamps: false, hash: async (_p, bytes) => oidOf(target.kind, bytes) });
+      await makeFolderHold(this.parts, target, now.entries, wanted, context);
+      this.parts.store.snapshots.forgetStamps(child);
+    });
+    return taken;
+  }
+
+  /** The port the `checkpoint` and `rollback` tools of `conversation` call. */
+  requestsFor(conversation: string, isBlocked: (holder: string | undefined) => string | null): SnapshotRequests {
+    const refuseOccupied = (holder: string | undefined) => {
+      const blocking = isBlocked(holder);
+      if (blocking) throw new ToolFailure('OCCUPIED', `another session holds this workspace (${blocking})`, undefined, { holder: blocking });
+    };
+    return {
+      checkpoint: async (label, holder): Promise<CheckpointValue> => {
+        refuseOccupied(holder);
+        const info = await asTool(() => this.snapshot(conversation, { reason: 'checkpoint', ...(label === undefined ? {} : { label }) }));
+        return { snapshotId: info.snapshotId, label: info.label, files: info.files, bytes: info.bytes, storedBytes: info.storedBytes };
+      },
+      rollback: async (snapshotId, holder): Promise<RollbackValue> => {
+        refuseOccupied(holder);
+        const r = await asTool(() => this.restore(conversation, snapshotId, { inCall: true }));
+        return { snapshotId: r.snapshotId, before: r.before.snapshotId, written: r.written, removed: r.removed };
+      },
+      list: () => this.list(conversation).map((s) => ({ snapshotId: s.snapshotId, label: s.label, reason: s.reason, createdAt: s.createdAt })),
+    };
+  }
+
+  /** Removes the content-store objects of `manifests` that no remaining snapshot holds. */
+  private async collect(manifests: readonly string[]): Promise<void> {
+    const store = this.parts.platform.contentStore;
+    const kept = new Set<string>();
+    for (const id of this.parts.store.snapshots.manifests()) {
+      kept.add(id);
+      for (const oid of await decodeManifestIds(store, id)) kept.add(oid);
+    }
+    const gone = new Set<string>();
+    for (const id of manifests) {
+      if (!kept.has(id)) gone.add(id);
+      for (const oid of await decodeManifestIds(store, id)) if (!kept.has(oid)) gone.add(oid);
+    }
+    store.remove([...gone]);
+  }
+
+  /** Runs `task` after every earlier operation on `conversation` in this process. */
+  private inTurn<T>(conversation: string, task: () => Promise<T>): Promise<T> {
+    const next = (this.tails.get(conversation) ?? Promise.resolve()).then(task, task);
+    const tail = next.catch(() => undefined);
+    this.tails.set(conversation, tail);
+    void tail.then(() => {
+      if (this.tails.get(conversation) === tail) this.tails.delete(conversation);
+    });
+    return next;
+  }
+}
+
+/** Runs a host operation for a tool: a `WorkspaceError` becomes a `ToolFailure` of the same code (its message names no host path). */
+async function asTool<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (isWorkspaceError(e) && isToolErrorCode(e.code)) {
+      const { reason: _r, ...details } = e.data as Record<string, unknown>;
+      throw new ToolFailure(e.code, e.message, undefined, details);
+    }
+    throw e;
+  }
+}
