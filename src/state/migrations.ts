@@ -193,6 +193,44 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE workspaces_v8 RENAME TO workspaces;
     `,
   },
+  {
+    version: 9,
+    description:
+      'snapshots of workspaces; the file stamps of the last one (unchanged files are not read again); restores in progress (their journal)',
+    sql: `
+      CREATE TABLE snapshots (
+        conversation TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        label TEXT,
+        reason TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        backend TEXT NOT NULL,
+        commit_sha TEXT,
+        manifest TEXT,
+        files INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        stored_bytes INTEGER NOT NULL,
+        PRIMARY KEY (conversation, n)
+      ) STRICT;
+      CREATE TABLE snapshot_stamps (
+        conversation TEXT NOT NULL,
+        path TEXT NOT NULL,
+        stamp TEXT NOT NULL,
+        oid TEXT NOT NULL,
+        PRIMARY KEY (conversation, path)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE snapshot_heads (
+        conversation TEXT PRIMARY KEY,
+        n INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE snapshot_restores (
+        conversation TEXT PRIMARY KEY,
+        target INTEGER NOT NULL,
+        before INTEGER NOT NULL,
+        started_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
