@@ -217,6 +217,7 @@ const SIDE_DOORS: Readonly<Record<string, { importers: readonly string[]; why: s
   },
   'src/git/memory-git.ts': { importers: ['src/host/memory'], why: 'the in-memory git loads isomorphic-git and memfs' },
   'src/git/memory-landing-git.ts': { importers: ['src/host/memory'], why: 'the in-memory git loads isomorphic-git and memfs' },
+  'src/git/memory-snapshot-git.ts': { importers: ['src/host/memory'], why: 'the in-memory git loads isomorphic-git and memfs' },
   'src/git/memory-remote.ts': { importers: ['src/host/memory', 'src/testing'], why: 'the in-memory git loads isomorphic-git and memfs' },
 };
 

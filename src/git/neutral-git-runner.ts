@@ -80,7 +80,11 @@ export class NeutralGitRunner {
    * Runs `git <neutral -c flags> <args>` in the session. A non-zero exit is a result. `extra`
    * adds to the request (standard input, an abort signal, an output cap).
    */
-  run(s: GitSession, args: readonly string[], extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes'> = {}): Promise<ExecResult> {
+  run(
+    s: GitSession,
+    args: readonly string[],
+    extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes' | 'onStdout'> = {},
+  ): Promise<ExecResult> {
     const { cwd, env, context } = s;
     return this.exec.run({
       argv: ['git', ...NEUTRAL_CONFIG_ARGS, ...args],
@@ -98,7 +102,7 @@ export class NeutralGitRunner {
     s: GitSession,
     args: readonly string[],
     operation: string,
-    extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes'> = {},
+    extra: Pick<ExecRequest, 'input' | 'signal' | 'maxOutputBytes' | 'onStdout'> = {},
   ): Promise<ExecResult> {
     const r = await this.run(s, args, extra);
     if (r.exitCode !== 0) throw commandFailure(operation, r);

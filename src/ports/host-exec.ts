@@ -22,8 +22,18 @@ export interface ExecRequest {
   tag: string;
   /** The caller's conversation chain, parent conversations first (may be empty). */
   chain: readonly string[];
-  /** Bytes written to the process's standard input, which is then closed. */
-  input?: string | Uint8Array;
+  /**
+   * Bytes written to the process's standard input, which is then closed. Chunks of an async
+   * iterable are written one at a time, each after the pipe took the one before (backpressure),
+   * so a large input never sits in memory at once; when the iterable throws, the program is ended
+   * with SIGKILL (the result reports it; the error is the caller's to keep).
+   */
+  input?: string | Uint8Array | AsyncIterable<Uint8Array>;
+  /**
+   * Receives standard output as it arrives, as bytes, instead of the result's `stdout` (then '')
+   * and its cap: for binary output and output of any length.
+   */
+  onStdout?: (chunk: Uint8Array) => void;
   /**
    * Which part of a stream longer than the cap is kept: `head` (the default) keeps the first
    * bytes, `tail` the last (what a failing check printed at the end). A tail cut at a byte that

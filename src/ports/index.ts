@@ -18,7 +18,7 @@ export { ScriptedSandbox } from './scripted-sandbox.js';
 export { CHECK_OUTPUT_BYTES, type CheckRun, type CheckRunner, type CheckSpec, checkOutput } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
-export { type ExecRequest, type ExecResult, type HostExec, HostExecError } from './host-exec.js';
+export { type ExecRequest, type ExecResult, type HostExec, HostExecError, forbiddenHostExec } from './host-exec.js';
 export { type IdSource, randomIds, SequentialIds } from './ids.js';
 export { isMissingPath } from './missing-path.js';
 export { NodeHostExec } from './node-host-exec.js';

@@ -12,6 +12,8 @@
  * merged over it.
  */
 import { spawn } from 'node:child_process';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
 import { HostExecError, type ExecRequest, type ExecResult, type HostExec } from './host-exec.js';
 import { foreignCodeOf } from '../../vfs/index.js';
@@ -86,7 +88,7 @@ export class NodeHostExec implements HostExec {
       };
       if (request.signal?.aborted) abort();
       else request.signal?.addEventListener('abort', abort, { once: true });
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stdout.on('data', (chunk: Buffer) => (request.onStdout ? request.onStdout(chunk) : out.push(chunk)));
       child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('error', (e) => {
         spawnError = e;
@@ -99,8 +101,10 @@ export class NodeHostExec implements HostExec {
       child.stdin.on('error', () => {
         /* the program exited before reading its input: its exit status tells the story */
       });
-      if (request.input !== undefined) child.stdin.end(request.input);
-      else child.stdin.end();
+      const input = request.input;
+      if (input === undefined) child.stdin.end();
+      else if (typeof input === 'string' || input instanceof Uint8Array) child.stdin.end(input);
+      else void feed(input, child.stdin).then((threw) => threw && abort());
       child.on('close', (code, signal) => {
         if (timer) clearTimeout(timer);
         request.signal?.removeEventListener('abort', abort);
@@ -118,4 +122,22 @@ export class NodeHostExec implements HostExec {
       });
     });
   }
+}
+
+/**
+ * Writes `source`'s chunks to `sink` with backpressure and closes it. Result: true when the source
+ * threw (a pipe closed by the program is its exit status's story, not a source failure).
+ */
+async function feed(source: AsyncIterable<Uint8Array>, sink: Writable): Promise<boolean> {
+  let threw = false;
+  async function* guarded(): AsyncGenerator<Uint8Array> {
+    try {
+      yield* source;
+    } catch {
+      threw = true;
+    }
+    if (threw) throw new Error('input source failed');
+  }
+  await pipeline(Readable.from(guarded(), { objectMode: false }), sink).catch(() => undefined);
+  return threw;
 }

@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliGit } from '../../git/index.js';
-import { CliLandingGit } from '../../git/index.js';
+import { CliLandingGit, CliSnapshotGit } from '../../git/index.js';
 import { CliTreeCheckout } from '../../git/index.js';
 import { chooseLanderSettings } from '../../manifest/index.js';
 import type { CheckRunner } from '../../ports/index.js';
@@ -132,7 +132,8 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
     const authorityFiles = authorityFilesOf(repo, options.manifest, options.settings);
     const writes = { fsync: manifest.writes?.fsync ?? false };
     const confinement = hasProcFd() ? 'procfs' : 'lstat-fallback';
-    const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()));
+    const snapshotGit = new CliSnapshotGit({ exec });
+    const platform = new DiskPlatform(repo, stateDir, git, landing, confinement, authorityFiles, writes, String(ownPid()), snapshotGit);
     const treeCheckout = isRepository && !quiet && options.lowerBuilds !== false ? new CliTreeCheckout({ repo, exec }) : undefined;
     const opened = (locks = openLockFileDir(stateDir));
     const sandbox = options.sandbox ?? new BubblewrapSandbox();

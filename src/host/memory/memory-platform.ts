@@ -6,7 +6,8 @@
  */
 import type { Volume } from 'memfs';
 import type { GitPort } from '../../git/index.js';
-import type { LandingGit } from '../../git/index.js';
+import type { LandingGit, SnapshotGit } from '../../git/index.js';
+import { MemorySnapshotGit } from '../../git/memory-snapshot-git.js';
 import type { HostIdentity } from '../../../vfs/index.js';
 import { MemoryLayer } from '../../../vfs/memory-layer.js';
 import { isConversationId } from '../../../vfs/index.js';
@@ -27,6 +28,8 @@ export class MemoryPlatform implements HostPlatform {
     readonly stateDir: string,
     readonly git: GitPort,
     readonly landing: LandingGit,
+    /** Worktree snapshots over isomorphic-git in the same volume. */
+    readonly snapshotGit: SnapshotGit = new MemorySnapshotGit({ volume }),
   ) {}
 
   openFolder(path: string): OpenedFolder {

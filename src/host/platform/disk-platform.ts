@@ -8,9 +8,10 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { GitPort } from '../../git/index.js';
 import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
 import { openHostFolder } from '../../../vfs/index.js';
-import { isMissingPath } from '../../ports/index.js';
+import { forbiddenHostExec, isMissingPath } from '../../ports/index.js';
+import { CliSnapshotGit } from '../../git/index.js';
 import { removeBeneath } from './confined-removal.js';
-import type { LandingGit } from '../../git/index.js';
+import type { LandingGit, SnapshotGit } from '../../git/index.js';
 import type { WritePolicy } from '../../manifest/index.js';
 import { appendProjectMemoryFile } from './project-memory-file.js';
 import type { FolderState, HostPlatform, OpenedFolder } from './platform.js';
@@ -31,6 +32,8 @@ export class DiskPlatform implements HostPlatform {
     readonly writes: WritePolicy = { fsync: false },
     /** The tag of the temp files its folders write through (vfs/host-layer.ts `HostLayerOptions.tempTag`; the composition passes the pid). */
     private readonly tempTag?: string,
+    /** Worktree snapshots (the composition passes a `CliSnapshotGit` on its exec port). */
+    readonly snapshotGit: SnapshotGit = new CliSnapshotGit({ exec: forbiddenHostExec }),
   ) {
     this.confinement = confinement;
   }

@@ -7,6 +7,7 @@
  */
 import type { GitPort } from '../../git/index.js';
 import type { LandingGit } from '../../git/index.js';
+import type { SnapshotGit } from '../../git/index.js';
 import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
 import type { WritableLayer } from '../../../vfs/index.js';
 import type { WorkspaceArea } from './workspace-paths.js';
@@ -29,6 +30,8 @@ export interface HostPlatform {
   readonly git: GitPort;
   /** Git for diff, commit, the lander and subagents. */
   readonly landing: LandingGit;
+  /** Worktree snapshots as commit objects on private refs (src/git/snapshot-git.ts). */
+  readonly snapshotGit: SnapshotGit;
   /** Which guarantee the platform's folder layers give: `procfs`, `lstat-fallback` or `memory`. */
   readonly confinement: string;
   /**
