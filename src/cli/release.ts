@@ -51,7 +51,9 @@ export const releaseCommand: Command = {
       lines.push(
         backend === 'copy'
           ? "the copy's changed and new files were discarded"
-          : 'uncommitted work was discarded (the branch and its commits are kept)',
+          : backend === 'empty'
+            ? "the scratch folder's files were discarded"
+            : 'uncommitted work was discarded (the branch and its commits are kept)',
       );
     if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (flags['delete-branch']) {

@@ -11,7 +11,7 @@ const REMEDIES: Readonly<Record<string, string>> = {
     'commit or discard the changes in the workspace, then release again; or release with --discard to delete them (a branch and its commits are kept)',
   BAD_REF: 'pass --base a branch, tag or commit that exists in the repository (a repository without commits needs a first commit)',
   NOT_A_GIT_REPOSITORY: 'pass --repo a git repository, or give the role backend: copy in gatefs.yaml (gatefs init writes one)',
-  BACKEND_UNAVAILABLE: 'use backend worktree, copy or shared in gatefs.yaml',
+  BACKEND_UNAVAILABLE: 'use backend worktree, copy, empty or shared in gatefs.yaml',
   BUSY: 'another process is preparing this conversation; retry when it has finished',
   OCCUPIED:
     'an MCP session holds this workspace: HOLDER in gatefs status is mcp-<pid of that gatefs serve>-…; close that client or stop that server, and retry',

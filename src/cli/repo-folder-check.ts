@@ -2,7 +2,7 @@
  * `checkRepoFolder`: refuses, before anything is created, a repository folder that would give
  * gatefs a second state directory by mistake:
  *
- * - a gatefs workspace (`<stateDir>/worktrees/<id>` or `<stateDir>/copies/<id>`, or a folder in
+ * - a gatefs workspace (`<stateDir>/worktrees/<id>`, `copies/<id>` or `scratch/<id>`, or a folder in
  *   one): a state directory made there would sit inside an agent's workspace, and its
  *   conversations would not be the ones of the real repository. Refused with or without `--repo`.
  *
@@ -46,14 +46,18 @@ export function checkRepoFolder({ repo }: RepoFolder): void {
   }
 }
 
+/** The state-directory folders that hold workspaces (and a copy's lower folders). */
+const WORKSPACE_AREAS = ['worktrees', 'copies', 'scratch', 'lowers'];
+
 /**
  * The workspace (state dir and id) `folder` is in, if any: a `<dir>/worktrees/<id>`,
- * `<dir>/copies/<id>` or `<dir>/lowers/<id>` (a copy's lower folder) whose `<dir>` holds `gatefs.origin`.
+ * `<dir>/copies/<id>`, `<dir>/scratch/<id>` (an empty workspace) or `<dir>/lowers/<id>` (a copy's
+ * lower folder) whose `<dir>` holds `gatefs.origin`.
  */
 function enclosingWorkspace(folder: string): { stateDir: string; id: string } | null {
   for (let path = folder; dirname(path) !== path; path = dirname(path)) {
     const kind = dirname(path);
-    if (basename(kind) !== 'worktrees' && basename(kind) !== 'copies' && basename(kind) !== 'lowers') continue;
+    if (!WORKSPACE_AREAS.includes(basename(kind))) continue;
     const stateDir = dirname(kind);
     if (existsSync(join(stateDir, ORIGIN_FILE))) return { stateDir, id: basename(path) };
   }

@@ -14,7 +14,11 @@ import { COMMANDS } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
+import { withPendingRelease } from '../../src/host/lifecycle/release-record.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
+import { systemClock } from '../../src/ports/clock.js';
+import { nodeProcessLiveness } from '../../src/ports/node-process-liveness.js';
+import { StateStore } from '../../src/state/index.js';
 import { makeTempRepo } from './temp-repo.js';
 
 const support = await new BubblewrapSandbox().probe();
@@ -200,6 +204,53 @@ describe('an empty workspace over a plain folder', () => {
     rmSync(join(repo, '.gatefs/scratch/e1'), { recursive: true });
     const again = await open(repo);
     expect(await again.prepare({ conversation: 'e1' })).toMatchObject({ backend: 'empty', state: 'ready' });
+    expect(readdirSync(join(repo, '.gatefs/scratch/e1'))).toEqual([]);
+  });
+
+  it('finishes a release a crash cut short while removing, unless a file appeared: then it is undone and the file kept', async () => {
+    const repo = plainRepo();
+    const first = await open(repo);
+    await first.prepare({ conversation: 'gone' });
+    await first.prepare({ conversation: 'kept' });
+    await first.close();
+    // What a release killed after its check leaves: the record says `removing`.
+    const store = StateStore.open(join(repo, '.gatefs/gatefs.db'), { clock: systemClock, liveness: nodeProcessLiveness });
+    for (const id of ['gone', 'kept']) {
+      const record = store.workspaces.get(id)!;
+      store.workspaces.update(id, {
+        data: withPendingRelease(record.data, { step: 'removing', holder: 'killed-release', discard: false }),
+      });
+    }
+    store.close();
+    mkdirSync(join(repo, '.gatefs/scratch/gone/only/folders'), { recursive: true });
+    writeFileSync(join(repo, '.gatefs/scratch/kept/late.txt'), 'written after the check\n');
+    const next = await open(repo);
+    expect(next.events().filter((e) => e.type === 'release.finished')).toMatchObject([
+      { conversation: 'gone', data: { backend: 'empty' } },
+    ]);
+    expect(next.events().filter((e) => e.type === 'release.undone')).toMatchObject([{ conversation: 'kept' }]);
+    expect(existsSync(join(repo, '.gatefs/scratch/gone'))).toBe(false);
+    expect(readFileSync(join(repo, '.gatefs/scratch/kept/late.txt'), 'utf8')).toBe('written after the check\n');
+    expect(await value(next, 'kept', 'read', { path: 'late.txt' })).toMatchObject({ content: 'written after the check\n' });
+    expect(next.status().map((w) => [w.conversation, w.state])).toEqual(
+      expect.arrayContaining([
+        ['gone', 'released'],
+        ['kept', 'ready'],
+      ]),
+    );
+  });
+
+  it('rolls back a preparation a crash interrupted: its folder goes, and the next prepare starts empty', async () => {
+    const repo = plainRepo();
+    const first = await open(repo);
+    await first.prepare({ conversation: 'e1' });
+    await first.close();
+    const store = StateStore.open(join(repo, '.gatefs/gatefs.db'), { clock: systemClock, liveness: nodeProcessLiveness });
+    store.workspaces.update('e1', { state: 'preparing' });
+    store.close();
+    writeFileSync(join(repo, '.gatefs/scratch/e1/half.txt'), 'half made\n');
+    const next = await open(repo);
+    await next.prepare({ conversation: 'e1' });
     expect(readdirSync(join(repo, '.gatefs/scratch/e1'))).toEqual([]);
   });
 
