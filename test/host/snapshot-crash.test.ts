@@ -1,0 +1,140 @@
+/**
+ * Snapshots and restores under SIGKILL: the operation runs in a real child process that kills
+ * itself at each save point (`SNAPSHOT_SAVE_POINTS`). After the kill and a new host, the workspace
+ * holds either the old state or the new one, never a mix: a snapshot cut short is no snapshot (the
+ * workspace untouched, the next one takes its number); a restore cut short after its journal is
+ * finished by the next host, and the state before it is still a snapshot that brings it back.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/composition/create-host.js';
+import { SNAPSHOT_SAVE_POINTS } from '../../src/host/snapshots/snapshot-parts.js';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { makeTempRepo } from './temp-repo.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** What a test undoes when it ends (the tests of this file run at once, each with its own repository). */
+type Cleanup = (fn: () => unknown) => void;
+
+const manifestOf = (backend: string) => ({ roles: [{ name: 'r', tools: ['read', 'write'], workspace: { backend } }] });
+
+/** Everything below `root` but `.git`: type, bytes or target, and mode, by path. */
+function stateOf(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      if (name === '.git') continue;
+      const path = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(join(root, path));
+      const mode = (st.mode & 0o777).toString(8);
+      if (st.isSymbolicLink()) out[path] = `link ${readlinkSync(join(root, path))}`;
+      else if (st.isDirectory()) {
+        out[path] = `dir ${mode}`;
+        walk(path);
+      } else out[path] = `file ${mode} ${readFileSync(join(root, path), 'utf8')}`;
+    }
+  };
+  walk('');
+  return out;
+}
+
+function write(root: string, files: Record<string, string>) {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(root, dirname(path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+}
+
+/** A workspace holding state A as snapshot 1, then changed to state B; the host closed again. */
+async function prepared(backend: 'worktree' | 'copy' | 'empty', cleanup: Cleanup) {
+  const repo = makeTempRepo({ 'README.md': '# demo\n', 'keep.txt': 'kept\n', 'd/x.txt': 'x\n' });
+  cleanup(() => repo.cleanup());
+  const manifest = manifestOf(backend);
+  const area = backend === 'worktree' ? 'worktrees' : backend === 'copy' ? 'copies' : 'scratch';
+  const root = join(repo.dir, '.gatefs', area, 'a');
+  const host = await createHost({ repo: repo.dir, manifest });
+  await host.prepare({ conversation: 'a' });
+  // State A: many files, so a restore is cut in the middle of its writes.
+  const many: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) many[`gen/f${i}.txt`] = `A ${i}\n`;
+  write(root, { ...many, 'mode.sh': '#!/bin/sh\n', 'empty-dir/.keep-no': 'x' });
+  rmSync(join(root, 'empty-dir/.keep-no'));
+  chmodSync(join(root, 'mode.sh'), 0o755);
+  symlinkSync('keep.txt', join(root, 'link'));
+  await host.snapshot('a');
+  const stateA = stateOf(root);
+  // State B: every generated file changed, some gone, new ones, a link now a file, the folder removed.
+  for (let i = 0; i < 30; i++) if (i % 3 === 0) rmSync(join(root, `gen/f${i}.txt`));
+  for (let i = 0; i < 30; i++) if (i % 3 !== 0) writeFileSync(join(root, `gen/f${i}.txt`), `B ${i}\n`);
+  write(root, { 'new/b.txt': 'only in B\n' });
+  rmSync(join(root, 'link'));
+  writeFileSync(join(root, 'link'), 'a file now\n');
+  rmSync(join(root, 'empty-dir'), { recursive: true });
+  chmodSync(join(root, 'mode.sh'), 0o644);
+  const stateB = stateOf(root);
+  await host.close();
+  return { repo: repo.dir, manifest, root, stateA, stateB };
+}
+
+function runChild(input: object): Promise<{ signal: string | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join(here, 'snapshot-child.ts'), JSON.stringify(input)], {
+    cwd: resolve(here, '../..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((res) => child.on('close', (_code, signal) => res({ signal, stdout, stderr })));
+}
+
+// Each test waits on child processes and git, so the tests of this file run at once.
+describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace', (backend) => {
+  it('a snapshot killed before its record is no snapshot: the workspace is untouched and the next snapshot takes its number', async ({ onTestFinished }) => {
+    const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
+    const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'snapshot', crashAt: 'snapshot.objects' });
+    expect(run.signal, run.stderr).toBe('SIGKILL');
+    const host = await createHost({ repo: p.repo, manifest: p.manifest });
+    onTestFinished(() => host.close());
+    expect(stateOf(p.root)).toEqual(p.stateB);
+    expect(host.snapshots('a').map((s) => s.snapshotId)).toEqual(['1']);
+    expect((await host.snapshot('a')).snapshotId).toBe('2');
+    await host.restore('a', '1');
+    expect(stateOf(p.root)).toEqual(p.stateA);
+    await host.restore('a', '2');
+    expect(stateOf(p.root)).toEqual(p.stateB);
+  }, 60_000);
+
+  it.for(SNAPSHOT_SAVE_POINTS.filter((p) => p.startsWith('restore.')))(
+    'a restore killed at %s is finished by the next host; the state before it is snapshot 2',
+    async (crashAt, { onTestFinished }) => {
+      const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
+      const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'restore', snapshotId: '1', crashAt });
+      expect(run.signal, run.stderr).toBe('SIGKILL');
+      const host = await createHost({ repo: p.repo, manifest: p.manifest });
+      onTestFinished(() => host.close());
+      expect(stateOf(p.root)).toEqual(p.stateA);
+      expect(host.events().filter((e) => e.type === 'snapshot.restored').at(-1)?.data).toMatchObject({ snapshot: 1, resumed: true });
+      expect(host.snapshots('a').map((s) => [s.snapshotId, s.reason])).toEqual([
+        ['1', 'manual'],
+        ['2', 'restore'],
+      ]);
+      await host.restore('a', '2');
+      expect(stateOf(p.root)).toEqual(p.stateB);
+    },
+    60_000,
+  );
+
+  it.runIf(backend === 'worktree')('a restore killed before its journal leaves the old state; the next host has nothing to finish', async ({ onTestFinished }) => {
+    const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
+    const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'restore', snapshotId: '1', crashAt: 'snapshot.objects' });
+    expect(run.signal, run.stderr).toBe('SIGKILL');
+    const host = await createHost({ repo: p.repo, manifest: p.manifest });
+    onTestFinished(() => host.close());
+    expect(stateOf(p.root)).toEqual(p.stateB);
+    expect(host.snapshots('a').map((s) => s.snapshotId)).toEqual(['1']);
+  }, 60_000);
+});
