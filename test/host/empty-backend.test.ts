@@ -6,7 +6,7 @@
  * discarded, and a second host on the same state directory serves what the first left. Hostile
  * cases: a link planted in the folder, an id with `..`, two conversations side by side.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,9 @@ describe('an empty workspace over a plain folder', () => {
     });
     const folder = join(repo, '.gatefs/scratch/e1');
     expect(readdirSync(folder)).toEqual([]);
+    // Private like the other areas of the state directory (its trust check refuses one others may write).
+    expect(lstatSync(join(repo, '.gatefs/scratch')).mode & 0o077).toBe(0);
+    expect(lstatSync(folder).mode & 0o077).toBe(0);
     expect(paths(await value(host, 'e1', 'list', { pattern: '**' }))).toEqual([]);
     expect((await failure(host, 'e1', 'read', { path: 'source.txt' })).code).toBe('NOT_FOUND');
     expect(host.status()).toEqual([

@@ -137,7 +137,8 @@ function makeOwnFolder(
   const found = platform.folderState(checkoutPath);
   if (found === 'missing') {
     markCreated({ folder: true });
-    platform.makeFolder(checkoutPath);
+    // Private like the state directory's other areas: the trust check refuses a scratch area others may write.
+    platform.makeFolder(checkoutPath, 0o700);
   } else if (found !== 'folder') {
     throw failure(
       conversation,

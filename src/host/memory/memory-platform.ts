@@ -51,8 +51,8 @@ export class MemoryPlatform implements HostPlatform {
     }
   }
 
-  makeFolder(path: string): void {
-    this.volume.mkdirSync(path, { recursive: true });
+  makeFolder(path: string, mode?: number): void {
+    this.volume.mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
   }
 
   folderState(path: string): FolderState {

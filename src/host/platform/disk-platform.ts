@@ -72,8 +72,8 @@ export class DiskPlatform implements HostPlatform {
     }
   }
 
-  makeFolder(path: string): void {
-    mkdirSync(path, { recursive: true });
+  makeFolder(path: string, mode?: number): void {
+    mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
   }
 
   folderState(path: string): FolderState {

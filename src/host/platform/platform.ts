@@ -51,8 +51,8 @@ export interface HostPlatform {
   identityOf(path: string): HostIdentity | null;
   /** True when the path exists (no link followed at the last component). Throws as `identityOf`. */
   exists(path: string): boolean;
-  /** Creates a folder and its parents (like `mkdir -p`). */
-  makeFolder(path: string): void;
+  /** Creates a folder and its parents (like `mkdir -p`); `mode` (e.g. 0o700) for each folder created, else the default. */
+  makeFolder(path: string, mode?: number): void;
   /**
    * What is at `path` (no link followed at the last component). `missing` only when nothing
    * is there (`ENOENT` / `ENOTDIR`); any other failure to look is thrown, never `missing`.
