@@ -36,6 +36,7 @@ export const TOOL_ERROR_CODES = [
   'NOT_A_WORKTREE',
   'BACKEND_UNAVAILABLE',
   'CROSS_MOUNT',
+  'SNAPSHOT_NOT_FOUND',
   'INTERNAL',
 ] as const;
 
@@ -86,9 +87,11 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
   NOT_A_WORKTREE:
     'diff, commit, submit: the workspace is not a git worktree (its backend is shared or copy), so it has no branch of its own to diff, commit to or land.',
   BACKEND_UNAVAILABLE:
-    'exec, check: no kernel sandbox can run here (bubblewrap missing, user namespaces disabled) or the workspace cannot be shown in one; the message names the cause and the fix. Nothing ran: a command never runs unconfined. gatefs doctor says what works on this machine.',
+    "exec, check: no kernel sandbox can run here (bubblewrap missing, user namespaces disabled) or the workspace cannot be shown in one; the message names the cause and the fix. Nothing ran: a command never runs unconfined. gatefs doctor says what works on this machine. checkpoint, rollback: the workspace takes no snapshots (a shared workspace is the user's own checkout).",
   CROSS_MOUNT:
     'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
+  SNAPSHOT_NOT_FOUND:
+    "rollback: the conversation has no snapshot with that id (ids are its own: another conversation's are never visible); details.available lists the ids there are.",
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

@@ -40,11 +40,15 @@ export interface ExecValue {
    * absent when every change was kept.
    */
   notKept?: { path: string; code: string; message: string }[];
+  /** `exec` with the role's `exec: { checkpoint: true }`: the snapshot taken before the command (`rollback` to it undoes the command). */
+  checkpoint?: string;
 }
 
 /** A started background run. */
 export interface BackgroundValue {
   runId: string;
+  /** The snapshot taken before the command, as for `ExecValue.checkpoint`. */
+  checkpoint?: string;
 }
 
 /** What `exec_output` and `exec_kill` answer: the output since the last call, and the end once there is one. */

@@ -6,7 +6,9 @@
  * `exec.timeout`), `background?`. Value: `exitCode`, `signal?`, `timedOut`, `limit?`,
  * `durationMs`, the tails of `stdout` and `stderr`, `truncated`, `changed` (files added,
  * modified or deleted in writable places) and `changedCount`; with `background: true`, a
- * `runId` at once (read it with `exec_output`, end it with `exec_kill`).
+ * `runId` at once (read it with `exec_output`, end it with `exec_kill`). With the role's
+ * `exec: { checkpoint: true }`, `checkpoint`: the snapshot taken before the command started
+ * (`rollback` to it undoes what the command did); when none can be taken, nothing runs.
  *
  * The command sees the namespace and nothing else of the host; it ends with everything it
  * started at its timeout. A writing tool for the gate: occupancy and the write door apply
@@ -60,9 +62,12 @@ export const ExecValueSchema = Type.Object({
   changed: Type.Array(Type.Object({ path: Type.String(), status: Type.String() })),
   changedCount: Type.Integer(),
   notKept: Type.Optional(Type.Array(Type.Object({ path: Type.String(), code: Type.String(), message: Type.String() }))),
+  checkpoint: Type.Optional(Type.String()),
 });
 
-const Output = Type.Union([ExecValueSchema, Type.Object({ runId: Type.String() })], { type: 'object' });
+const Output = Type.Union([ExecValueSchema, Type.Object({ runId: Type.String(), checkpoint: Type.Optional(Type.String()) })], {
+  type: 'object',
+});
 
 /** The conversation's command port, or `BACKEND_UNAVAILABLE`. */
 export function commandsOf(ctx: ToolContext): CommandRequests {

@@ -16,6 +16,9 @@ export { MAX_PATH_ARG_CHARS } from './path-arg.js';
 export type { ReadImageValue, ReadValue } from './read.js';
 export { requestFilesTool } from './request-files.js';
 export { COMMAND_TOOLS } from './command-tools.js';
+export { SNAPSHOT_TOOLS } from './snapshot-tools.js';
+export { CHECKPOINT_MAX_LABEL } from './checkpoint.js';
+export type { CheckpointValue, RollbackValue, SnapshotListing, SnapshotRequests } from './snapshot-requests.js';
 export type {
   BackgroundValue,
   ChangedPath,

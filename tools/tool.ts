@@ -14,6 +14,7 @@ import type { Resolved } from '../vfs/index.js';
 import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
 import type { CommandRequests } from './command-requests.js';
+import type { SnapshotRequests } from './snapshot-requests.js';
 import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
@@ -26,6 +27,8 @@ export interface ToolContext {
   readonly work?: WorkRequests;
   /** The conversation's commands in its sandbox (`Registration.commands`), when its role declares a command tool. */
   readonly commands?: CommandRequests;
+  /** The conversation's own snapshots (`Registration.snapshots`), when its workspace takes them. */
+  readonly snapshots?: SnapshotRequests;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */

@@ -20,6 +20,9 @@ import { applyCommand } from './apply.js';
 import { landerCommand } from './lander.js';
 import { messagesCommand } from './messages.js';
 import { subagentCommand } from './subagent.js';
+import { snapshotCommand } from './snapshot.js';
+import { snapshotsCommand } from './snapshots.js';
+import { restoreCommand } from './restore.js';
 import { doctorCommand } from './doctor.js';
 import { tokenCommand } from './token.js';
 
@@ -44,5 +47,8 @@ export const COMMANDS: readonly Command[] = [
   landerCommand,
   messagesCommand,
   subagentCommand,
+  snapshotCommand,
+  snapshotsCommand,
+  restoreCommand,
   doctorCommand,
 ];

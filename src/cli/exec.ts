@@ -72,6 +72,10 @@ export const execCommand: Command = {
     return withHost(globals, async (host) => {
       const started = await host.gate.call(conversation, 'exec', input);
       if (!started.ok) return refused(started, out, globals.json);
+      const checkpoint = (started.value as { checkpoint?: string }).checkpoint;
+      if (checkpoint !== undefined && !globals.json) {
+        out.progress(`snapshot ${checkpoint} was taken before the command: gatefs restore ${conversation} ${checkpoint} undoes it`);
+      }
       if (flags.background !== true) {
         const value = started.value as ExecValue;
         if (globals.json) out.json(value);

@@ -1,16 +1,18 @@
 /**
  * The readable form of workspace rows (`gatefs status`, `prepare`, `serve` logs): one row per
  * workspace with the columns of docs/ARCHITECTURE.md § CLI, then its parent (a subagent) or, for a
- * root conversation, how many submissions of its lineage have landed.
+ * root conversation, how many submissions of its lineage have landed, and its snapshots (how many,
+ * and their size in the store).
  */
 import type { WorkspaceStatus } from '../host/composition/index.js';
+import { formatBytes } from './snapshot-text.js';
 import { formatTable } from './table.js';
 
 /** Formats workspace rows as a table; the pinned sha is shortened to 12 characters. */
 export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
   if (rows.length === 0) return 'No workspaces yet. Prepare one with: gatefs prepare <conversation>';
   const table = formatTable(
-    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER', 'PARENT', 'LANDED'],
+    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER', 'PARENT', 'LANDED', 'SNAPSHOTS'],
     rows.map((w) => [
       w.conversation,
       w.role,
@@ -22,6 +24,7 @@ export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
       w.holder,
       w.parent,
       w.parent ? '' : w.landed,
+      w.snapshots && w.snapshots.count > 0 ? `${w.snapshots.count} (${formatBytes(w.snapshots.bytes)})` : '',
     ]),
   );
   // SECURITY.md §3: the weaker walk (no procfs) is reported, never silent.

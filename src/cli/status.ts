@@ -12,7 +12,7 @@ import { formatStatusTable } from './status-table.js';
 /** The `status` command. */
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'show every workspace: conversation, role, backend, guarantee, state, branch, pinned sha, holder',
+  summary: 'show every workspace: conversation, role, backend, guarantee, state, branch, pinned sha, holder, snapshots',
   usage: 'gatefs status [--json]',
   positionals: [],
   options: {},

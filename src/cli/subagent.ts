@@ -1,9 +1,10 @@
 /**
- * `gatefs subagent start <parent> <child> [--role R]`, `gatefs subagent land <child>` and
- * `gatefs subagent discard <child>`: a child conversation in its own worktree made from its
- * parent's branch head (src/host/subagents/). `land` fast-forwards the parent's branch to the
- * child's work and releases the child; `discard` removes a clean child checkout and keeps its
- * branch.
+ * `gatefs subagent start <parent> <child> [--role R] [--from head|working]`, `gatefs subagent land
+ * <child>` and `gatefs subagent discard <child>`: a child conversation in its own worktree made
+ * from its parent's branch head or, with `--from working`, from its parent's working state
+ * (uncommitted and untracked files included) (src/host/subagents/). `land` fast-forwards the
+ * parent's branch to the child's work and releases the child; `discard` removes a clean child
+ * checkout and keeps its branch.
  */
 import type { Command, CommandContext } from './command.js';
 import { conversationArg } from './conversation-arg.js';
@@ -16,21 +17,28 @@ export const subagentCommand: Command = {
   name: 'subagent',
   summary: "start a child conversation from a parent's branch, land its work onto the parent, or discard it",
   usage:
-    'gatefs subagent start <parent> <child> [--role R] [--isolate worktree] | gatefs subagent land <child> | gatefs subagent discard <child>',
+    'gatefs subagent start <parent> <child> [--role R] [--isolate worktree] [--from head|working] | gatefs subagent land <child> | gatefs subagent discard <child>',
   positionals: ['action', 'conversation', 'child?'],
-  options: { role: { type: 'string' }, isolate: { type: 'string' } },
+  options: { role: { type: 'string' }, isolate: { type: 'string' }, from: { type: 'string' } },
   optionHelp: [
     ['--role R', "start: the child's role (default: the parent's)"],
     ['--isolate M', "start: how the child is isolated: worktree (the only one; default: the role's subagents.isolate)"],
+    [
+      '--from F',
+      "start: head (default): the head of the parent's branch; working: the parent's files as they are now (uncommitted, untracked and ignored ones too)",
+    ],
   ],
   details: [
-    "start makes the child's worktree from the head of the parent's branch (gatefs/<parent>); the child's",
-    'commands carry the chain parent → child in the run log. land needs a clean child checkout and a',
-    "parent branch the child's work can fast-forward; the parent's worktree files follow (its own",
-    'uncommitted changes are kept, or the landing is refused when they would be overwritten). A child',
-    'whose branch holds commits its parent lacks cannot be released: land it or discard it.',
+    "start makes the child's worktree from the head of the parent's branch (gatefs/<parent>), or with",
+    "--from working from the parent's working state (a snapshot of it, taken first); the child's",
+    'commands carry the chain parent → child in the run log. Landing a child always goes through',
+    "commits: land needs a clean child checkout and a parent branch the child's work can fast-forward;",
+    "the parent's worktree files follow (its own uncommitted changes are kept, or the landing is",
+    'refused when they would be overwritten). A child whose branch holds commits its parent lacks',
+    'cannot be released: land it or discard it.',
     'Examples:',
     '  gatefs subagent start fix-login fix-login-tests',
+    '  gatefs subagent start fix-login fix-login-try --from working',
     '  gatefs subagent land fix-login-tests',
     '  gatefs subagent discard fix-login-tests',
   ].join('\n'),
@@ -53,8 +61,12 @@ async function start({ globals, flags, args, out }: CommandContext): Promise<num
       'subagent',
     );
   }
+  if (flags.from !== undefined && flags.from !== 'head' && flags.from !== 'working') {
+    throw new UsageError(`--from must be head or working, got "${String(flags.from).slice(0, 40)}"`, 'subagent');
+  }
+  const from = flags.from === 'working' ? ('working' as const) : undefined;
   const status = await withHost(globals, async (host) =>
-    host.subagents.start({ parent, child, isolate: 'worktree', ...(role ? { role } : {}) }),
+    host.subagents.start({ parent, child, isolate: 'worktree', ...(role ? { role } : {}), ...(from ? { from } : {}) }),
   );
   if (globals.json) out.json(status);
   else out.print(formatStatusTable([status]));

@@ -12,6 +12,7 @@ import { workspaceRoot } from '../../vfs/index.js';
 import type { DisclosureRequests } from '../../tools/index.js';
 import type { WorkRequests } from '../../tools/index.js';
 import type { CommandRequests } from '../../tools/index.js';
+import type { SnapshotRequests } from '../../tools/index.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
@@ -34,6 +35,8 @@ export interface Registration {
   readonly work?: WorkRequests;
   /** Commands in the workspace's sandbox (a `ready` workspace whose role declares a command tool); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   readonly commands?: CommandRequests;
+  /** The conversation's own snapshots (a `ready` workspace that takes them); absent: `checkpoint` and `rollback` answer `BACKEND_UNAVAILABLE`. */
+  readonly snapshots?: SnapshotRequests;
 }
 
 /** The registrations of one host, by conversation id (see the file comment). */

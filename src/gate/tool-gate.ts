@@ -247,6 +247,7 @@ export class ToolGate implements ToolGateApi {
       disclosure: registration.disclosure,
       work: registration.work,
       commands: registration.commands,
+      snapshots: registration.snapshots,
       namespace: ns,
       resolved,
       holder: context.holder,

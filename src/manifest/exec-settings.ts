@@ -16,6 +16,7 @@ export const DEFAULT_EXEC: Readonly<ExecSettings> = Object.freeze({
   processes: 256,
   outputBytes: 1024 ** 2,
   env: ['PATH', 'LANG', 'TERM'],
+  checkpoint: false,
 });
 
 /** The longest a command may run: 600 s. */
@@ -29,6 +30,7 @@ export interface ExecFile {
   processes?: number;
   output?: string | number;
   env?: string[];
+  checkpoint?: boolean;
 }
 
 /** A check as written under `checks:` (shape checked). */
@@ -85,6 +87,7 @@ export function execFromFile(raw: ExecFile | undefined, at: string): ExecSetting
     processes: raw?.processes ?? DEFAULT_EXEC.processes,
     outputBytes: raw?.output === undefined ? DEFAULT_EXEC.outputBytes : parseSize(raw.output, `${key}.output`),
     env: [...new Set(env)],
+    checkpoint: raw?.checkpoint ?? DEFAULT_EXEC.checkpoint,
   };
 }
 

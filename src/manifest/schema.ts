@@ -77,8 +77,9 @@ const ExecSchema = Type.Object(
     processes: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536, description: 'a whole number from 1 to 65536' })),
     output: Type.Optional(SizeSchema),
     env: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { description: 'a list of environment variable names' })),
+    checkpoint: Type.Optional(Type.Boolean({ description: 'true or false: take a snapshot before each exec command' })),
   },
-  { ...strict, description: 'a mapping with network, timeout, memory, processes, output, env' },
+  { ...strict, description: 'a mapping with network, timeout, memory, processes, output, env, checkpoint' },
 );
 
 const RoleSchema = Type.Object(

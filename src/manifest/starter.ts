@@ -17,7 +17,8 @@ roles:
   - name: agent
     # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
     # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages,
-    # exec, exec_output, exec_kill, check   (diff, commit, submit bring work home; messages reads the landing's outcome)
+    # exec, exec_output, exec_kill, check, checkpoint, rollback   (diff, commit, submit bring work home; messages reads
+    # the landing's outcome; checkpoint saves the whole workspace and rollback returns to a checkpoint)
     tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages]
     workspace:
       backend: worktree         # shared | worktree | copy   (container is not available)
@@ -28,7 +29,8 @@ roles:
     # subagents: { isolate: worktree }   # gatefs subagent start: a child's own worktree (the only isolation)
     # Commands (tools exec, exec_output, exec_kill, check) run in a kernel sandbox that sees this
     # workspace and its mounts only (gatefs doctor says whether one can run here). Defaults shown:
-    # exec: { network: false, timeout: 120, memory: 2G, processes: 256, output: 1M, env: [PATH, LANG, TERM] }
+    # exec: { network: false, timeout: 120, memory: 2G, processes: 256, output: 1M, env: [PATH, LANG, TERM], checkpoint: false }
+    #   (checkpoint: true takes a snapshot before each exec command, so rollback can undo what it did)
     # share: [node_modules]     # ignored folders of your checkout shown read-only in the workspace
 
   # A least-privilege role: starts with a few files and asks for more with request_files.

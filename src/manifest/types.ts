@@ -22,6 +22,8 @@ export const TOOL_NAMES = [
   'exec_output',
   'exec_kill',
   'check',
+  'checkpoint',
+  'rollback',
 ] as const;
 
 /** One agent tool name. */
@@ -99,6 +101,8 @@ export interface ExecSettings {
   outputBytes: number;
   /** Names of the server's environment variables passed through (default PATH, LANG, TERM). */
   env: string[];
+  /** True: a snapshot of the workspace is taken before each `exec` command (reason `exec`), so it can be rolled back; default false. */
+  checkpoint: boolean;
 }
 
 /** An operator-declared check (`checks:`) an agent may run by name with the `check` tool. */

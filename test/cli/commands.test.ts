@@ -92,7 +92,9 @@ describe('prepare, status, call, release', () => {
   it('prepare pins HEAD and prints the workspace; --json gives the same as data', async () => {
     const table = await run('prepare', 'c1');
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^CONVERSATION\s+ROLE\s+BACKEND\s+GUARANTEE\s+STATE\s+BRANCH\s+PINNED\s+HOLDER\s+PARENT\s+LANDED$/m);
+    expect(table.stdout).toMatch(
+      /^CONVERSATION\s+ROLE\s+BACKEND\s+GUARANTEE\s+STATE\s+BRANCH\s+PINNED\s+HOLDER\s+PARENT\s+LANDED\s+SNAPSHOTS$/m,
+    );
     expect(table.stdout).toMatch(/^c1\s+implementer\s+worktree\s+confined\s+ready\s/m);
     expect(table.stderr).toContain('preparing "c1"');
     const json = await run('prepare', 'c2', '--json');

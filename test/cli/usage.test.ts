@@ -25,6 +25,9 @@ const COMMANDS = [
   'lander',
   'messages',
   'subagent',
+  'snapshot',
+  'snapshots',
+  'restore',
   'doctor',
 ];
 

@@ -69,7 +69,7 @@ describe('diff, commit, submit, lander, messages', () => {
     expect(messages.stdout).toContain(`[${submit.requestId}] report to fix: ${submit.submissionId} landed on main`);
     expect(messages.stdout).toContain('fixes it');
     const status = await ok(['status']);
-    expect(status.stdout.split('\n')[0]).toMatch(/PARENT\s+LANDED$/);
+    expect(status.stdout.split('\n')[0]).toMatch(/PARENT\s+LANDED\s+SNAPSHOTS$/);
     expect(status.stdout.split('\n')[1]).toMatch(/\s1$/);
   });
 

@@ -34,6 +34,16 @@ const copying = (async () => {
   return host;
 })();
 
+/** A memory host whose copy conversation `s` may checkpoint and roll back. */
+const snapshotting = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'checkpoint', 'rollback'], workspace: { backend: 'copy' } }] },
+  });
+  await host.prepare({ conversation: 's' });
+  return host;
+})();
+
 /** A memory host on a machine where no sandbox can run: its agent declares exec. */
 const unsandboxed = (async () => {
   const host = await createMemoryHost({
@@ -143,6 +153,7 @@ describe('error codes', () => {
     NOT_A_WORKTREE: async () => (await copying).gate.call('c', 'diff', {}),
     BACKEND_UNAVAILABLE: async () => (await unsandboxed).gate.call('x', 'exec', { command: 'true' }),
     CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
+    SNAPSHOT_NOT_FOUND: async () => (await snapshotting).gate.call('s', 'rollback', { snapshotId: '99' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

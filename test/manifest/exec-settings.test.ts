@@ -28,11 +28,17 @@ describe('exec:', () => {
       processes: 64,
       outputBytes: 64 * 1024,
       env: ['PATH', 'CI'],
+      checkpoint: false,
     });
     expect(loadManifest({ roles: [{ ...role, exec: { memory: '1GiB', output: 4096 } }] }).roles[0]!.exec).toMatchObject({
       memoryBytes: 1024 ** 3,
       outputBytes: 4096,
     });
+  });
+
+  it('takes checkpoint: true (a snapshot before each command); off unless asked', () => {
+    expect(loadManifest({ roles: [{ ...role, exec: { checkpoint: true } }] }).roles[0]!.exec.checkpoint).toBe(true);
+    expect(loadManifest({ roles: [role] }).roles[0]!.exec.checkpoint).toBe(false);
   });
 
   it.each([
@@ -43,6 +49,7 @@ describe('exec:', () => {
     [{ env: ['A-B'] }, 'roles[0].exec.env[0]'],
     [{ processes: 0 }, 'roles[0].exec.processes'],
     [{ shell: 'bash' }, 'roles[0].exec.shell'],
+    [{ checkpoint: 'yes' }, 'roles[0].exec.checkpoint'],
   ])('refuses %j at its key', (exec, keyPath) => {
     expect(thrown(() => loadManifest({ roles: [{ ...role, exec }] }))).toMatchObject({ keyPath });
   });

@@ -8,6 +8,10 @@
  *
  * Runs are kept per conversation in `CommandRuns`, so a release and the host's close end every
  * run of the conversation first.
+ *
+ * With the role's `exec: { checkpoint: true }`, a snapshot of the workspace is taken before each
+ * `exec` command starts (`CommandTarget.checkpoint`); its id is in the answer (`checkpoint`), and a
+ * snapshot that cannot be taken stops the command before it runs.
  */
 import type { BackgroundValue, ChangedPath, CheckValue, CommandRequests, ExecValue, RunOutputValue } from '../../../tools/index.js';
 import { ToolFailure } from '../../../tools/index.js';
@@ -24,6 +28,8 @@ export const MAX_BACKGROUND_RUNS = 4;
 export const ANSWER_KEEP_BYTES = 30_000;
 /** Changed paths an answer lists (`changedCount` counts them all). */
 export const MAX_CHANGED = 200;
+/** Characters of a command its checkpoint's label keeps. */
+const CHECKPOINT_LABEL_COMMAND_CHARS = 80;
 /** Ended background runs kept for a last `exec_output`. */
 const KEPT_ENDED = 16;
 
@@ -81,6 +87,11 @@ export interface CommandTarget {
   keepChanges?(changes: NonNullable<SandboxRun['overlayChanges']>): Promise<KeptChanges>;
   /** True for an absolute namespace path the conversation can reach (a diagnostic's path). */
   reachable(path: string): boolean;
+  /**
+   * Takes a snapshot of the workspace labelled `label` (reason `exec`) and answers its id; called
+   * before each `exec` command when the role's `exec.checkpoint` is on. A throw stops the command.
+   */
+  checkpoint?(label: string): Promise<string>;
 }
 
 /** One conversation's commands (see the file comment). */
@@ -103,9 +114,30 @@ export class CommandService implements CommandRequests {
       );
     }
     const timeoutMs = Math.min(request.timeoutMs ?? this.target.exec.timeoutMs, this.target.exec.timeoutMs);
+    const checkpoint = await this.checkpointBefore(request.command);
     const run = await this.start({ shell: request.command }, request.cwd, timeoutMs, request.command, request.background);
-    if (!request.background) return run.ended;
-    return { runId: run.id };
+    const taken = checkpoint === undefined ? {} : { checkpoint };
+    if (!request.background) return { ...(await run.ended), ...taken };
+    return { runId: run.id, ...taken };
+  }
+
+  /**
+   * The snapshot taken before a command when the role asks for one (`exec.checkpoint`): its id, or
+   * undefined when none is asked for. Labelled `before exec: <the command, cut to 80 characters>`.
+   * Throws what taking it throws (the command then does not run); `BACKEND_UNAVAILABLE` when the
+   * role asks for one and this workspace takes none.
+   */
+  private async checkpointBefore(command: string): Promise<string | undefined> {
+    if (!this.target.exec.checkpoint) return undefined;
+    if (!this.target.checkpoint) {
+      throw new ToolFailure(
+        'BACKEND_UNAVAILABLE',
+        'the role takes a snapshot before each command (exec: { checkpoint: true }), and this workspace takes none: nothing ran',
+      );
+    }
+    const oneLine = command.replace(/\s+/g, ' ').trim();
+    const cut = oneLine.length > CHECKPOINT_LABEL_COMMAND_CHARS ? `${oneLine.slice(0, CHECKPOINT_LABEL_COMMAND_CHARS - 1)}…` : oneLine;
+    return this.target.checkpoint(`before exec: ${cut}`);
   }
 
   async output(runId: string, waitMs: number): Promise<RunOutputValue> {

@@ -9,7 +9,7 @@
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
 import type { WorkRequests } from '../../../tools/index.js';
-import { ToolFailure } from '../../../tools/index.js';
+import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
 import type { IdSource, Sandbox } from '../../ports/index.js';
 import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
 import type { Role } from '../../manifest/index.js';
@@ -48,6 +48,11 @@ export interface RegistrationParts {
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly runs: CommandRuns;
     readonly ids: IdSource;
+    /**
+     * Takes a snapshot of `conversation`'s workspace labelled `label` (reason `exec`) and answers
+     * its id: called before each `exec` command of a role with `exec: { checkpoint: true }`.
+     */
+    readonly checkpoint?: (conversation: string, label: string) => Promise<string>;
   };
   /** The diff, commit and submit service of the `worktree` workspace of `conversation` pinned at `pinnedSha` (src/host/work/work-service.ts). */
   workFor(conversation: string, pinnedSha: string): WorkRequests;
@@ -185,6 +190,7 @@ function commandsOf(
       exec: role.exec,
       plan: (cwd) => (isCopy ? copyFactsOf(parts, record).then((copy) => sandboxPlan(facts(copy), cwd)) : sandboxPlan(facts(), cwd)),
       ...(keeper ? { keepChanges: (changes) => keeper.keep(changes) } : {}),
+      ...(commands.checkpoint ? { checkpoint: checkpointBefore(commands.checkpoint, record.conversation) } : {}),
       reachable: (path) => {
         try {
           view.namespace.resolve(path);
@@ -196,6 +202,26 @@ function commandsOf(
     },
   );
   return { commands: service };
+}
+
+/**
+ * The snapshot before a command of `conversation` (`CommandTarget.checkpoint`): a refusal the host
+ * throws (a `WorkspaceError` with a tool error code: `BUSY`, `OCCUPIED`, `BACKEND_UNAVAILABLE`) is
+ * answered to the agent as that code with a message of its own (a host message may name host
+ * paths); anything else is thrown as it is.
+ */
+function checkpointBefore(take: (conversation: string, label: string) => Promise<string>, conversation: string) {
+  return async (label: string): Promise<string> => {
+    try {
+      return await take(conversation, label);
+    } catch (e) {
+      if (e instanceof ToolFailure) throw e;
+      if (e instanceof WorkspaceError && isToolErrorCode(e.code)) {
+        throw new ToolFailure(e.code, `no snapshot could be taken before the command (${e.code}), so it did not run; retry it`);
+      }
+      throw e;
+    }
+  };
 }
 
 /** How long a command in a copy workspace waits for its lower folder being made elsewhere (100 ms steps). */

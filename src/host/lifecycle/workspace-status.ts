@@ -36,6 +36,8 @@ export interface WorkspaceStatus {
   parent?: string | null;
   /** For a root conversation: how many submissions of its lineage (itself and its subagents) have landed. */
   landed?: number;
+  /** The conversation's snapshots: how many, and the bytes they hold in the store. */
+  snapshots?: { count: number; bytes: number };
 }
 
 /** What a status row uses of the host: the store, the platform's confinement, and which holders are shown. */

@@ -25,6 +25,8 @@ export interface ReleaseOptions {
   discard?: boolean;
   /** Release even while another live session occupies the workspace (its occupancy is ended). */
   force?: boolean;
+  /** Keep the conversation's snapshots after the workspace goes (default: they go with it); `host.snapshots` still lists them. */
+  keepSnapshots?: boolean;
   /** The caller's conversation chain (parent conversations first), for the run log. */
   chain?: readonly string[];
 }

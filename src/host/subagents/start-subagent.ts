@@ -16,6 +16,11 @@ export interface StartSubagentOptions {
   isolate?: 'worktree';
   /** The child's role (default: the parent's). */
   role?: string;
+  /**
+   * What the child starts from: `head` (default), the head of the parent's branch; `working`, the
+   * parent's working state as it is (a snapshot of it: uncommitted, untracked and ignored files too).
+   */
+  from?: 'head' | 'working';
 }
 
 /** Starts a subagent (see the file comment). Throws `WorkspaceError` `UNKNOWN_CONVERSATION`, `BACKEND_UNAVAILABLE`, what `prepare` throws. */

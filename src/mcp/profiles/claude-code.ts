@@ -268,7 +268,7 @@ const killShell: ProfileTool<typeof KillShellInput> = {
 };
 
 /** The gate tools this profile offers under their own names. */
-const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'messages', 'check']);
+const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'messages', 'check', 'checkpoint', 'rollback']);
 
 /** A profile tool, compiled: its validator and its JSON Schemas (once, at load). */
 interface Compiled {

@@ -46,13 +46,20 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return messagesText(value);
     case 'exec':
       return typeof value.runId === 'string' && value.exitCode === undefined
-        ? `started in the background as ${value.runId}: read its output with exec_output, end it with exec_kill`
-        : execText(value);
+        ? [
+            `started in the background as ${value.runId}: read its output with exec_output, end it with exec_kill`,
+            ...checkpointLines(value),
+          ].join('\n')
+        : [execText(value), ...checkpointLines(value)].join('\n');
     case 'exec_output':
     case 'exec_kill':
       return runOutputText(value);
     case 'check':
       return checkText(value);
+    case 'checkpoint':
+      return checkpointText(value);
+    case 'rollback':
+      return `rolled back to checkpoint ${value.snapshotId}: ${value.written} entries written, ${value.removed} removed; the state before is checkpoint ${value.before}: rollback {"snapshotId": "${value.before}"} undoes this`;
     default:
       return JSON.stringify(value, null, 2);
   }
@@ -85,6 +92,18 @@ function changedLines(v: Row): string[] {
   if (count > changed.length) lines.push(`(and ${count - changed.length} more)`);
   const notKept = ((v.notKept as Row[] | undefined) ?? []).map((n) => `not kept: ${n.path} (${n.code}: ${n.message})`);
   return [...(lines.length > 0 ? [`changed ${count} file(s):`, ...lines] : []), ...notKept];
+}
+
+/** A checkpoint taken: its id, label and size, and how to return to it. */
+function checkpointText(v: Row): string {
+  const label = typeof v.label === 'string' ? ` (${JSON.stringify(v.label)})` : '';
+  return `checkpoint ${v.snapshotId}${label}: ${v.files} file(s), ${v.bytes} bytes, ${v.storedBytes} bytes new in the store; rollback {"snapshotId": "${v.snapshotId}"} returns to it`;
+}
+
+/** The checkpoint an `exec` took before its command (`exec: { checkpoint: true }`), when it took one. */
+function checkpointLines(v: Row): string[] {
+  if (typeof v.checkpoint !== 'string') return [];
+  return [`checkpoint ${v.checkpoint} was taken before the command: rollback {"snapshotId": "${v.checkpoint}"} undoes what it did`];
 }
 
 /** An ended command: its output, how it ended, what it changed. */
