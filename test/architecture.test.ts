@@ -372,6 +372,14 @@ const DISK_BY_PATH: readonly { match: string; why: string }[] = [
     why: 'host ports: lock and door files under <stateDir>/locks, /proc reads for liveness and the client window; trust the state dir they are given',
   },
   {
+    match: 'src/ports/disk-folder-image.ts',
+    why: 'snapshots read and restore workspace folders beneath held handles (/proc/self/fd, O_NOFOLLOW at every level); the root path itself is trusted up to its last component',
+  },
+  {
+    match: 'src/ports/content-store-dir.ts',
+    why: 'snapshot blobs at <stateDir>/snapshots/objects (temp + fsync + rename, the object opened O_NOFOLLOW); trusts the state dir it is given',
+  },
+  {
     match: 'src/host/state-trust/state-trust.ts',
     why: 'lstats and lists the state directory to prove it is a real folder of this user; a change after the check is caught by the origin check, not here',
   },

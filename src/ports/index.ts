@@ -17,6 +17,11 @@ export {
 export { ScriptedSandbox } from './scripted-sandbox.js';
 export { CHECK_OUTPUT_BYTES, type CheckRun, type CheckRunner, type CheckSpec, checkOutput } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
+export type { ContentStore } from './content-store.js';
+export { ContentStoreDir } from './content-store-dir.js';
+export { DiskFolderImage } from './disk-folder-image.js';
+export { byPath, type FolderImage, FolderImageError, type FolderScan, type ImageEntry, segmentsOf } from './folder-image.js';
+export { MemoryContentStore } from './memory-content-store.js';
 export type { CrossProcessHold, CrossProcessLocks } from './cross-process-locks.js';
 export { type ExecRequest, type ExecResult, type HostExec, HostExecError, forbiddenHostExec } from './host-exec.js';
 export { type IdSource, randomIds, SequentialIds } from './ids.js';

@@ -12,7 +12,8 @@ import type { HostIdentity } from '../../../vfs/index.js';
 import { MemoryLayer } from '../../../vfs/memory-layer.js';
 import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { isMissingPath } from '../../ports/index.js';
+import { type ContentStore, type FolderImage, isMissingPath, MemoryContentStore } from '../../ports/index.js';
+import { MemoryFolderImage } from './memory-folder-image.js';
 import type { FolderState, HostPlatform, OpenedFolder } from '../platform/index.js';
 import type { WorkspaceArea } from '../platform/index.js';
 
@@ -21,6 +22,10 @@ type Vol = InstanceType<typeof Volume>;
 /** The host platform inside one memfs volume: memory layers and isomorphic-git. */
 export class MemoryPlatform implements HostPlatform {
   readonly confinement = 'memory';
+  /** Snapshots' view of workspace folders in the volume (memory-folder-image.ts). */
+  readonly folderImage: FolderImage;
+  /** Snapshot blobs, in a Map. */
+  readonly contentStore: ContentStore = new MemoryContentStore();
 
   constructor(
     readonly volume: Vol,
@@ -30,7 +35,9 @@ export class MemoryPlatform implements HostPlatform {
     readonly landing: LandingGit,
     /** Worktree snapshots over isomorphic-git in the same volume. */
     readonly snapshotGit: SnapshotGit = new MemorySnapshotGit({ volume }),
-  ) {}
+  ) {
+    this.folderImage = new MemoryFolderImage(volume);
+  }
 
   openFolder(path: string): OpenedFolder {
     if (!this.exists(path)) this.makeFolder(path);

@@ -10,6 +10,7 @@ import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
 import { openHostFolder } from '../../../vfs/index.js';
 import { forbiddenHostExec, isMissingPath } from '../../ports/index.js';
 import { CliSnapshotGit } from '../../git/index.js';
+import { type ContentStore, ContentStoreDir, DiskFolderImage, type FolderImage } from '../../ports/index.js';
 import { removeBeneath } from './confined-removal.js';
 import type { LandingGit, SnapshotGit } from '../../git/index.js';
 import type { WritePolicy } from '../../manifest/index.js';
@@ -20,6 +21,10 @@ import type { WorkspaceArea } from './workspace-paths.js';
 /** The host platform on the real disk: confined host layers and the CLI git port. */
 export class DiskPlatform implements HostPlatform {
   readonly confinement: string;
+  /** Snapshots' view of workspace folders: held handles, no link followed (src/ports/disk-folder-image.ts). */
+  readonly folderImage: FolderImage = new DiskFolderImage();
+  /** Snapshot blobs at `<stateDir>/snapshots/objects`. */
+  readonly contentStore: ContentStore;
 
   constructor(
     readonly repo: string,
@@ -36,6 +41,7 @@ export class DiskPlatform implements HostPlatform {
     readonly snapshotGit: SnapshotGit = new CliSnapshotGit({ exec: forbiddenHostExec }),
   ) {
     this.confinement = confinement;
+    this.contentStore = new ContentStoreDir(stateDir);
   }
 
   /**

@@ -6,6 +6,7 @@
  * volume paths in memory) and never reach an agent.
  */
 import type { GitPort } from '../../git/index.js';
+import type { ContentStore, FolderImage } from '../../ports/index.js';
 import type { LandingGit } from '../../git/index.js';
 import type { SnapshotGit } from '../../git/index.js';
 import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
@@ -34,6 +35,10 @@ export interface HostPlatform {
   readonly snapshotGit: SnapshotGit;
   /** Which guarantee the platform's folder layers give: `procfs`, `lstat-fallback` or `memory`. */
   readonly confinement: string;
+  /** Workspace folders read and written entry by entry, never following a link (snapshots and restores). */
+  readonly folderImage: FolderImage;
+  /** Content-addressed blobs of `copy` and `empty` snapshots (`<stateDir>/snapshots/objects` on disk). */
+  readonly contentStore: ContentStore;
   /**
    * Platform paths of the files that grant agents their authority (the manifest loaded, the
    * settings file): wherever a workspace shows them, they are readable and never changed.
