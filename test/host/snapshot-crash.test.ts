@@ -110,6 +110,7 @@ describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace
 
   it.for(SNAPSHOT_SAVE_POINTS.filter((p) => p.startsWith('restore.')))(
     'a restore killed at %s is finished by the next host; the state before it is snapshot 2',
+    { timeout: 60_000 },
     async (crashAt, { onTestFinished }) => {
       const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
       const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'restore', snapshotId: '1', crashAt });
@@ -125,7 +126,6 @@ describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace
       await host.restore('a', '2');
       expect(stateOf(p.root)).toEqual(p.stateB);
     },
-    60_000,
   );
 
   it.runIf(backend === 'worktree')('a restore killed before its journal leaves the old state; the next host has nothing to finish', async ({ onTestFinished }) => {

@@ -19,7 +19,7 @@ import type { ToolGateApi } from '../../gate/index.js';
 import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
-import { WorkspaceError } from '../../workspace-error.js';
+import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
 import { hostApply, recordBaseAfterPrepare, setBaseAside, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
@@ -292,9 +292,17 @@ export class WorkspaceHost implements Host {
       platform: hostParts.platform,
       prepare: (options) => this.prepare(options),
       releaseChecked: (conversation, options) =>
-        this.queuedRelease(conversation, async () =>
-          this.afterRelease(conversation, await releaseWorkspace(hostParts, conversation, { ...options }, options.chain), options),
-        ),
+        this.queuedRelease(conversation, async () => {
+          const release = (discard: boolean) => releaseWorkspace(hostParts, conversation, { ...options, discard }, options.chain);
+          const result = await release(false).catch(async (e: unknown) => {
+            // A child started from working state holds its parent's untracked and ignored files: unchanged, they are not its work.
+            const parent = hostParts.store.lineage.of(conversation).parent;
+            const files = isWorkspaceError(e, 'DIRTY_WORKTREE') ? ((e.data as { files?: string[] }).files ?? []) : [];
+            if (parent && files.length > 0 && (await hostParts.snapshots.untouchedSinceFork(conversation, parent, files))) return release(true);
+            throw e;
+          });
+          return this.afterRelease(conversation, result, options);
+        }),
     };
     return {
       start: async (options) => {

@@ -2,3 +2,4 @@
 export { SNAPSHOT_SAVE_POINTS, type SnapshotParts, type SnapshotSavePoint } from './snapshot-parts.js';
 export { SnapshotService } from './snapshot-service.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from './snapshot-types.js';
+export { gitBlobId } from './snapshot-entries.js';

@@ -36,6 +36,11 @@ export interface FolderRead {
   readonly skipped: string[];
 }
 
+/** The git blob id of `bytes` (sha-1 object format). */
+export function gitBlobId(bytes: Uint8Array): string {
+  return oidOf('git', bytes);
+}
+
 /** The object id of `bytes` in a store of `kind`. */
 export function oidOf(kind: SnapshotKind, bytes: Uint8Array): string {
   if (kind === 'store') return createHash('sha256').update(bytes).digest('hex');

@@ -92,6 +92,34 @@ export class SnapshotService {
     return taken;
   }
 
+  /**
+   * True when `child` was started from `parent`'s working state and every entry at or below each
+   * of `paths` (its untracked and ignored files, as a release's refusal lists them, a folder with
+   * a trailing '/') is exactly as the fork gave it: they are the parent's files, not the child's
+   * work, and a landing may remove them with the child.
+   */
+  async untouchedSinceFork(child: string, parent: string, paths: readonly string[]): Promise<boolean> {
+    const fork = this.parts.store.snapshots
+      .list(parent)
+      .filter((r) => r.reason === 'fork' && r.label === `fork to ${child}`)
+      .at(-1);
+    if (!fork || paths.length === 0) return false;
+    const target = snapshotTargetOf(this.parts, child);
+    const context: GitContext = { tag: 'snapshot', chain: this.parts.store.lineage.of(child).chain };
+    const given = new Map((await loadSnapshot(this.parts, fork, context)).map((e) => [e.path, e]));
+    const now = await readFolder(this.parts, child, target.folder, { hash: async (_p, bytes) => oidOf(target.kind, bytes) });
+    const roots = paths.map((p) => p.replace(/\/$/, ''));
+    const inside = (path: string) => roots.some((r) => path === r || path.startsWith(`${r}/`));
+    for (const e of now.entries) {
+      if (!inside(e.path)) continue;
+      const g = given.get(e.path);
+      if (!g || g.kind !== e.kind) return false;
+      if (e.kind === 'file' && g.kind === 'file' && (e.oid !== g.oid || e.mode !== g.mode)) return false;
+      if (e.kind === 'link' && g.kind === 'link' && e.target !== g.target) return false;
+    }
+    return true;
+  }
+
   /** The port the `checkpoint` and `rollback` tools of `conversation` call. */
   requestsFor(conversation: string, isBlocked: (holder: string | undefined) => string | null): SnapshotRequests {
     const refuseOccupied = (holder: string | undefined) => {

@@ -3,7 +3,8 @@
  * branch must be an ancestor of the child's (else `NOT_CLEAN`, reason `PARENT_MOVED`); a child
  * branch holding the state directory's name is `NOT_CLEAN` (reason `PROTECTED_PATH`); the
  * parent's branch is moved to the child's head by compare-and-swap, the parent's worktree files
- * following (`DIRTY_WORKTREE` when its own changes or untracked files are in the way); then the
+ * following (`DIRTY_WORKTREE` when its own changes or untracked files are in the way, unless each
+ * already holds exactly what the landing brings: identical-in-the-way.ts); then the
  * child is released and its branch, now contained in the parent's, deleted.
  */
 import type { GitContext } from '../../git/index.js';
@@ -11,6 +12,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { ReleaseResult } from '../lifecycle/index.js';
 import { branchOf, checkoutOf } from '../platform/index.js';
 import { stateDirNames } from '../state-trust/index.js';
+import { setIdenticalAside, type SetAside } from './identical-in-the-way.js';
 import { parentOf, refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
 
 /** The result of `subagents.land`. */
@@ -99,7 +101,23 @@ async function fastForwardParent(parts: SubagentParts, child: string, parent: st
   }
   const commits = await landing.countAhead(heads.parent, heads.child, context);
   parts.store.runLog.append({ type: 'subagent.land', conversation: child, data: { parent, from: heads.parent, to: heads.child, commits } });
-  const moved = await landing.fastForward(refOf(parent), heads.parent, heads.child, context);
+  let moved = await landing.fastForward(refOf(parent), heads.parent, heads.child, context);
+  // A child started from the parent's working state brings back the parent's own files as they
+  // are: untracked ones are checked first, uncommitted ones when the checkout runs, so twice.
+  const asides: SetAside[] = [];
+  const putBack = async () => {
+    for (const a of asides.reverse()) await a.putBack();
+  };
+  for (let round = 0; round < 2 && moved.outcome === 'blocked'; round++) {
+    const aside = await setIdenticalAside(parts, parent, heads, moved.reason, moved.files, context);
+    if (!aside) break;
+    asides.push(aside);
+    moved = await landing.fastForward(refOf(parent), heads.parent, heads.child, context).catch(async (e: unknown) => {
+      await putBack();
+      throw e;
+    });
+  }
+  if (moved.outcome !== 'moved') await putBack();
   if (moved.outcome === 'blocked') {
     const what =
       moved.reason === 'UNTRACKED_FILES' ? 'untracked or ignored files in the way of' : 'uncommitted changes that would be overwritten by';

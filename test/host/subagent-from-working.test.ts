@@ -1,0 +1,64 @@
+/**
+ * `subagents.start({ from: 'working' })`: the child starts from its parent's working state — its
+ * uncommitted, untracked and ignored files — not only its branch head, through a snapshot of the
+ * parent (reason `fork`). The parent's files are untouched; the child's work comes home through
+ * commits as any subagent's does.
+ */
+import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/composition/create-host.js';
+import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { makeTempRepo } from './temp-repo.js';
+
+const manifest = {
+  roles: [{ name: 'agent', tools: ['read', 'write', 'edit', 'commit', 'list'], workspace: { backend: 'worktree' } }],
+};
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('a subagent started from working state', () => {
+  it("holds the parent's uncommitted, untracked and ignored files; the parent is untouched; its commits land back", async () => {
+    const repo = makeTempRepo({ 'README.md': '# r\n', 'notes.txt': 'one\ntwo\n', '.gitignore': 'cache/\n' });
+    cleanups.push(() => repo.cleanup());
+    const host = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => host.close());
+    await host.prepare({ conversation: 'p' });
+    const wt = (id: string) => join(repo.dir, '.gatefs/worktrees', id);
+    await host.gate.call('p', 'edit', { path: 'notes.txt', oldString: 'two', newString: 'TWO (uncommitted)' });
+    await host.gate.call('p', 'write', { path: 'draft.md', content: 'untracked draft\n' });
+    mkdirSync(join(wt('p'), 'cache'));
+    writeFileSync(join(wt('p'), 'cache/built.bin'), 'ignored\n');
+    const parentHead = repo.git('rev-parse', 'gatefs/p');
+
+    const child = await host.subagents.start({ parent: 'p', child: 'k', from: 'working' });
+    expect(child).toMatchObject({ conversation: 'k', parent: 'p', pinnedSha: parentHead });
+    expect(readFileSync(join(wt('k'), 'notes.txt'), 'utf8')).toBe('one\nTWO (uncommitted)\n');
+    expect(readFileSync(join(wt('k'), 'draft.md'), 'utf8')).toBe('untracked draft\n');
+    expect(readFileSync(join(wt('k'), 'cache/built.bin'), 'utf8')).toBe('ignored\n');
+    // The parent keeps its files, and its snapshot records the fork.
+    expect(readFileSync(join(wt('p'), 'notes.txt'), 'utf8')).toBe('one\nTWO (uncommitted)\n');
+    expect(host.snapshots('p')).toMatchObject([{ snapshotId: '1', reason: 'fork', label: 'fork to k' }]);
+    expect(host.events().find((e) => e.type === 'subagent.start' && e.data.from === 'working')?.data).toMatchObject({ parent: 'p', snapshot: 1 });
+
+    await host.gate.call('k', 'write', { path: 'child.txt', content: 'child work\n' });
+    const committed = await host.gate.call('k', 'commit', { message: 'child: carry on from the draft' });
+    expect(committed).toMatchObject({ ok: true });
+    const landed = await host.subagents.land('k');
+    expect(landed).toMatchObject({ child: 'k', parent: 'p', commits: 1 });
+    expect(repo.git('show', 'gatefs/p:draft.md')).toBe('untracked draft');
+    expect(readFileSync(join(wt('p'), 'child.txt'), 'utf8')).toBe('child work\n');
+    expect(existsSync(wt('k'))).toBe(false);
+  });
+
+  it('works the same on the memory host', async () => {
+    const host = await createMemoryHost({ files: { 'README.md': '# r\n' }, manifest });
+    await host.prepare({ conversation: 'p' });
+    await host.gate.call('p', 'write', { path: 'draft.md', content: 'draft\n' });
+    await host.subagents.start({ parent: 'p', child: 'k', from: 'working' });
+    expect(await host.gate.call('k', 'read', { path: 'draft.md' })).toMatchObject({ ok: true, value: { content: expect.stringContaining('draft') } });
+    await host.close();
+  });
+});
