@@ -10,6 +10,7 @@ export { createHost, type CreateHostOptions } from './host/composition/index.js'
 export { WorkspaceHost } from './host/composition/index.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from './host/composition/index.js';
+export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from './host/composition/index.js';
 export type { CallContext, ToolGateApi } from './gate/index.js';
 export type { DrainReport } from './lander/index.js';
 export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/index.js';
@@ -19,6 +20,7 @@ export type { StartSubagentOptions } from './host/subagents/index.js';
 export type { MessageKind, MessageRecord } from './state/index.js';
 export type { CheckRun, CheckRunner, CheckSpec } from './ports/index.js';
 export type { CommitValue, DiffValue, SubmitValue, WorkRequests } from '../tools/index.js';
+export type { CheckpointValue, RollbackValue, SnapshotListing, SnapshotRequests } from '../tools/index.js';
 export type { Backend, Guarantee } from './manifest/index.js';
 export type { RunEvent } from './state/index.js';
 export type { RunEventData, RunEventType } from './state/index.js';

@@ -65,6 +65,10 @@ export class DiskFolderImage implements FolderImage {
     } finally {
       closeSync(fd);
     }
+    // A file changed this close to the scan may change again within the same timestamp tick
+    // (the kernel's clock is coarser than a nanosecond): its stamp must not vouch for it later.
+    const freshSince = BigInt(Date.now() - FRESH_MS) * 1_000_000n;
+    for (const e of entries) if (e.kind === 'file' && BigInt(e.stamp.split(':')[3]!) >= freshSince) e.fresh = true;
     return { entries: entries.sort(byPath), skipped: skipped.sort() };
   }
 
@@ -278,6 +282,9 @@ function scanEntry(
     if (target !== null) entries.push({ path, kind: 'link', target });
   } else skipped.push(path);
 }
+
+/** How recent a file's change is `fresh` (see `ImageEntry`): well above a timestamp tick and clock steps between the two clocks. */
+const FRESH_MS = 1000;
 
 /** A regular file's entry (mode, size, stamp from one bigint `lstat`); gone or swapped: left out or skipped. */
 function fileEntry(name: string, path: string, entries: ImageEntry[], skipped: string[]): void {

@@ -6,7 +6,7 @@ export type { MessageKind, MessageRecord } from './message-table.js';
 export type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from './occupancy-table.js';
 export type { LockOwner } from './preparation-lock.js';
 export type { EventDraft, PreparationRollback, RunEventBody, RunEventData, RunEventType } from './run-log-events.js';
-export type { FileStamp, RestoreJournal, SnapshotRow } from './snapshot-table.js';
+export type { FileStamp, SnapshotRow } from './snapshot-table.js';
 export { stableStringify } from './stable-json.js';
 export { StateError, type StateErrorCode } from './state-error.js';
 export { type FileIdentity, formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from './state-origin.js';

@@ -139,6 +139,21 @@ describe.each(['worktree', 'copy', 'empty'] as const)('a %s workspace', (backend
   });
 });
 
+describe.each(['worktree', 'empty'] as const)('a %s snapshot right after a write', (backend) => {
+  it('sees a same-size change made in the same instant (the stamp of a file this fresh is not trusted)', async () => {
+    const { host, folderOf } = await setup(backend);
+    const root = folderOf('a');
+    for (let round = 0; round < 5; round++) {
+      writeFileSync(join(root, 'same.txt'), `v${round}-aaaa`);
+      const before = await host.snapshot('a');
+      writeFileSync(join(root, 'same.txt'), `v${round}-bbbb`); // same size, same second
+      await host.snapshot('a');
+      await host.restore('a', before.snapshotId);
+      expect(readFileSync(join(root, 'same.txt'), 'utf8')).toBe(`v${round}-aaaa`);
+    }
+  });
+});
+
 describe('a worktree snapshot', () => {
   it('is a commit on refs/gatefs/snapshots/<conversation>/<n>: the branch, HEAD and the index are untouched; release removes it unless kept', async () => {
     const { repo, host, folderOf } = await setup('worktree');

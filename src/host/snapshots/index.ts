@@ -1,5 +1,5 @@
 /** The front door of src/host/snapshots: per-conversation snapshots and restore (docs/ARCHITECTURE.md § Snapshots). */
-export { SNAPSHOT_SAVE_POINTS, type SnapshotParts, type SnapshotSavePoint } from './snapshot-parts.js';
+export type { SnapshotSavePoint } from './snapshot-parts.js';
 export { SnapshotService } from './snapshot-service.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from './snapshot-types.js';
 export { gitBlobId } from './snapshot-entries.js';

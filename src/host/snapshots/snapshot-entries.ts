@@ -30,6 +30,8 @@ export interface FolderRead {
   readonly changed: Set<string>;
   /** Stamped paths of the last snapshot that are gone. */
   readonly gone: string[];
+  /** The object ids of the last snapshot's files, by path. */
+  readonly lastOids: ReadonlyMap<string, string>;
   /** The snapshot the previous stamps describe (null: none, every file counts as changed). */
   readonly head: number | null;
   /** Special files left out (FIFOs, sockets, devices). */
@@ -38,13 +40,12 @@ export interface FolderRead {
 
 /** The git blob id of `bytes` (sha-1 object format). */
 export function gitBlobId(bytes: Uint8Array): string {
-  return oidOf('git', bytes);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 /** The object id of `bytes` in a store of `kind`. */
 export function oidOf(kind: SnapshotKind, bytes: Uint8Array): string {
-  if (kind === 'store') return createHash('sha256').update(bytes).digest('hex');
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+  return kind === 'store' ? createHash('sha256').update(bytes).digest('hex') : gitBlobId(bytes);
 }
 
 /** The stamp a link is remembered by (its target is all there is to it). */
@@ -104,5 +105,6 @@ export async function readFolder(
     stamps.set(e.path, { stamp: e.fresh ? '' : stamp, oid });
   }
   const gone = [...last.files.keys()].filter((p) => !stamps.has(p));
-  return { entries, stamps, changed, gone, head: last.head, skipped: scan.skipped };
+  const lastOids = new Map([...last.files].map(([path, f]) => [path, f.oid]));
+  return { entries, stamps, changed, gone, lastOids, head: last.head, skipped: scan.skipped };
 }

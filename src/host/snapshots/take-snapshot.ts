@@ -87,11 +87,9 @@ async function writeToGit(
   if (read.head !== null && parent === null) read = await readFolder(parts, conversation, folder, { useStamps: false });
   const image = parts.platform.folderImage;
   const changes: SnapshotChange[] = read.gone.map((path) => ({ path, kind: 'delete' }));
-  let storedBytes = 0;
   for (const e of read.entries) {
     if (!read.changed.has(e.path)) continue;
     if (e.kind === 'file') {
-      storedBytes += e.size;
       changes.push({ path: e.path, kind: 'file', executable: isExecutable(e.mode), bytes: () => image.read(folder, e.path) });
     } else if (e.kind === 'link') {
       changes.push({ path: e.path, kind: 'link', target: e.target });
@@ -107,6 +105,12 @@ async function writeToGit(
     context,
   );
   const entries = read.entries.map((e) => (e.kind === 'file' && e.oid === '' ? { ...e, oid: oids.get(e.path) ?? '' } : e));
+  // Bytes the store gained: files whose content is new to this conversation's snapshots (a file read
+  // again only because its stamp changed, with the same bytes, adds nothing; git keeps each blob once).
+  const storedBytes = entries.reduce(
+    (sum, e) => sum + (e.kind === 'file' && read.changed.has(e.path) && read.lastOids.get(e.path) !== e.oid ? e.size : 0),
+    0,
+  );
   for (const [path, stamp] of read.stamps) if (stamp.oid === '') read.stamps.set(path, { ...stamp, oid: oids.get(path) ?? '' });
   return { read: { ...read, entries }, commit, manifest: null, storedBytes };
 }
