@@ -17,6 +17,7 @@ const REMEDIES: Readonly<Record<string, string>> = {
     'an MCP session holds this workspace: HOLDER in gatefs status is mcp-<pid of that gatefs serve>-…; close that client or stop that server, and retry',
   PREPARATION_FAILED: 'nothing was left half-made; fix the cause above and prepare again',
   UNKNOWN_CONVERSATION: 'prepare it first: gatefs prepare <conversation>',
+  SNAPSHOT_NOT_FOUND: 'gatefs snapshots <conversation> lists the snapshots there are',
   WORKSPACE_RELEASED: 'prepare it again (gatefs prepare <conversation>): a worktree continues its branch and commits',
   UNKNOWN_ROLE: 'use a role named in gatefs.yaml (or drop --role for the first one)',
   FILE_NOT_FOUND: 'pass --manifest an existing file, or run gatefs init',

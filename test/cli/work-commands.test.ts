@@ -70,7 +70,7 @@ describe('diff, commit, submit, lander, messages', () => {
     expect(messages.stdout).toContain('fixes it');
     const status = await ok(['status']);
     expect(status.stdout.split('\n')[0]).toMatch(/PARENT\s+LANDED\s+SNAPSHOTS$/);
-    expect(status.stdout.split('\n')[1]).toMatch(/\s1$/);
+    expect(status.stdout.split('\n')[1]).toMatch(/\s1\s+-$/);
   });
 
   it('a failed check shows in lander status and messages with the output tail', async () => {

@@ -10,6 +10,11 @@ import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { ScriptedSandbox } from '../../src/ports/scripted-sandbox.js';
 import { toolResultText } from '../../src/mcp/text/index.js';
 import type { ToolResult } from '../../tools/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Value } from '@sinclair/typebox/value';
+import { CLAUDE_CODE_PROFILE } from '../../src/mcp/profiles/claude-code.js';
+import { BashValue } from '../../src/mcp/profiles/claude-code-schemas.js';
+import { gateOf } from '../../src/mcp/profiles/tool-profile.js';
 
 type Backend = 'worktree' | 'copy';
 
@@ -210,5 +215,28 @@ describe('the text a client shows', () => {
       /^rolled back to checkpoint 1: \d+ entries written, \d+ removed; the state before is checkpoint 2: rollback \{"snapshotId": "2"\} undoes this$/,
     );
     expect(toolResultText('rollback', await call('rollback', { snapshotId: '9' }))).toMatch(/^SNAPSHOT_NOT_FOUND: /);
+  });
+});
+
+describe('under the claude-code profile', () => {
+  it('checkpoint and rollback keep their names, and Bash says which checkpoint it took before the command', async () => {
+    const { host } = await world('worktree', { checkpoint: true });
+    const listed = CLAUDE_CODE_PROFILE.tools(host.declaredTools('c'), 'c').map((t) => t.name);
+    expect(listed).toContain('checkpoint');
+    expect(listed).toContain('rollback');
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r: CallToolResult = await CLAUDE_CODE_PROFILE.call(name, args, gateOf(host, 'c', undefined));
+      return {
+        text: (r.content as { text?: string }[]).map((c) => c.text).join('\n'),
+        structured: r.structuredContent as Record<string, unknown>,
+      };
+    };
+    const taken = await call('checkpoint', { label: 'start' });
+    expect(taken.text).toMatch(/^checkpoint 1 \("start"\)/);
+    const bash = await call('Bash', { command: 'make clean' });
+    expect(bash.structured.checkpoint).toBe('2');
+    expect(Value.Check(BashValue, bash.structured)).toBe(true);
+    expect(bash.text).toContain('checkpoint 2 was taken before the command: rollback {"snapshotId": "2"} undoes it');
+    expect((await call('rollback', { snapshotId: '2' })).text).toMatch(/^rolled back to checkpoint 2: /);
   });
 });

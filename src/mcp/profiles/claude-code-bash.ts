@@ -39,12 +39,14 @@ export function bashArgs(input: Static<typeof BashInput>): Record<string, unknow
 
 /** Bash: a started background shell's id, or the ended command's output and end. */
 export function bashAnswer(value: ExecValue | BackgroundValue, view: PathView): CallToolResult {
+  const checkpoint = value.checkpoint === undefined ? {} : { checkpoint: value.checkpoint };
   if ('runId' in value) {
-    return answer(`Command running in background with ID: ${value.runId}`, {
+    return answer([`Command running in background with ID: ${value.runId}`, ...checkpointLine(value.checkpoint)].join('\n'), {
       stdout: '',
       stderr: '',
       interrupted: false,
       backgroundTaskId: value.runId,
+      ...checkpoint,
     });
   }
   const changed = value.changed.map((c) => ({ path: view.absolute(c.path), status: c.status }));
@@ -53,6 +55,7 @@ export function bashAnswer(value: ExecValue | BackgroundValue, view: PathView): 
   if (end) lines.push(end);
   if (value.truncated) lines.push('(output cut: only the end of each stream is kept)');
   lines.push(...changedText(changed, value.changedCount));
+  lines.push(...checkpointLine(value.checkpoint));
   return answer(lines.length > 0 ? lines.join('\n') : '(no output)', {
     stdout: value.stdout,
     stderr: value.stderr,
@@ -65,7 +68,15 @@ export function bashAnswer(value: ExecValue | BackgroundValue, view: PathView): 
     truncated: value.truncated,
     changed,
     changedCount: value.changedCount,
+    ...checkpoint,
   });
+}
+
+/** The line naming the snapshot taken before the command (`exec: { checkpoint: true }`), when one was. */
+function checkpointLine(checkpoint: string | undefined): string[] {
+  return checkpoint === undefined
+    ? []
+    : [`checkpoint ${checkpoint} was taken before the command: rollback {"snapshotId": "${checkpoint}"} undoes it`];
 }
 
 /** A regex as `filter` gives it: its source and flags, a leading `(?i)`/`(?s)`/`(?m)` taken as flags. `INVALID_INPUT` when it does not compile. */

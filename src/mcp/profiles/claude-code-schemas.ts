@@ -259,6 +259,8 @@ export const BashValue = Type.Object({
   truncated: Type.Optional(Type.Boolean()),
   changed: Type.Optional(Type.Array(ChangedFile)),
   changedCount: Type.Optional(Type.Integer()),
+  /** With the role's `exec: { checkpoint: true }`: the snapshot taken before the command (the `rollback` tool returns to it). */
+  checkpoint: Type.Optional(Type.String()),
 });
 
 /** What BashOutput answers: Claude Code's BashOutput result fields. */
