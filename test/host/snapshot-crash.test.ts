@@ -93,7 +93,9 @@ function runChild(input: object): Promise<{ signal: string | null; stdout: strin
 
 // Each test waits on child processes and git, so the tests of this file run at once.
 describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace', (backend) => {
-  it('a snapshot killed before its record is no snapshot: the workspace is untouched and the next snapshot takes its number', async ({ onTestFinished }) => {
+  it('a snapshot killed before its record is no snapshot: the workspace is untouched and the next snapshot takes its number', async ({
+    onTestFinished,
+  }) => {
     const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
     const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'snapshot', crashAt: 'snapshot.objects' });
     expect(run.signal, run.stderr).toBe('SIGKILL');
@@ -118,7 +120,12 @@ describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace
       const host = await createHost({ repo: p.repo, manifest: p.manifest });
       onTestFinished(() => host.close());
       expect(stateOf(p.root)).toEqual(p.stateA);
-      expect(host.events().filter((e) => e.type === 'snapshot.restored').at(-1)?.data).toMatchObject({ snapshot: 1, resumed: true });
+      expect(
+        host
+          .events()
+          .filter((e) => e.type === 'snapshot.restored')
+          .at(-1)?.data,
+      ).toMatchObject({ snapshot: 1, resumed: true });
       expect(host.snapshots('a').map((s) => [s.snapshotId, s.reason])).toEqual([
         ['1', 'manual'],
         ['2', 'restore'],
@@ -128,13 +135,24 @@ describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace
     },
   );
 
-  it.runIf(backend === 'worktree')('a restore killed before its journal leaves the old state; the next host has nothing to finish', async ({ onTestFinished }) => {
-    const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
-    const run = await runChild({ repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'restore', snapshotId: '1', crashAt: 'snapshot.objects' });
-    expect(run.signal, run.stderr).toBe('SIGKILL');
-    const host = await createHost({ repo: p.repo, manifest: p.manifest });
-    onTestFinished(() => host.close());
-    expect(stateOf(p.root)).toEqual(p.stateB);
-    expect(host.snapshots('a').map((s) => s.snapshotId)).toEqual(['1']);
-  }, 60_000);
+  it.runIf(backend === 'worktree')(
+    'a restore killed before its journal leaves the old state; the next host has nothing to finish',
+    async ({ onTestFinished }) => {
+      const p = await prepared(backend, (fn) => onTestFinished(async () => void (await fn())));
+      const run = await runChild({
+        repo: p.repo,
+        manifest: p.manifest,
+        conversation: 'a',
+        op: 'restore',
+        snapshotId: '1',
+        crashAt: 'snapshot.objects',
+      });
+      expect(run.signal, run.stderr).toBe('SIGKILL');
+      const host = await createHost({ repo: p.repo, manifest: p.manifest });
+      onTestFinished(() => host.close());
+      expect(stateOf(p.root)).toEqual(p.stateB);
+      expect(host.snapshots('a').map((s) => s.snapshotId)).toEqual(['1']);
+    },
+    60_000,
+  );
 });

@@ -6,7 +6,18 @@
  * folders and links as links, never writes through a link planted since, and never touches
  * another conversation or a shared `/archive`.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,7 +144,10 @@ describe.each(['worktree', 'copy', 'empty'] as const)('a %s workspace', (backend
     await host.gate.call('a', 'write', { path: 'work.md', content: 'v2' });
     const rb = await host.gate.call('a', 'rollback', { snapshotId: '1' });
     expect(rb).toMatchObject({ ok: true, value: { snapshotId: '1', before: '2' } });
-    expect(await host.gate.call('a', 'read', { path: 'work.md' })).toMatchObject({ ok: true, value: { content: expect.stringContaining('v1') } });
+    expect(await host.gate.call('a', 'read', { path: 'work.md' })).toMatchObject({
+      ok: true,
+      value: { content: expect.stringContaining('v1') },
+    });
     // b cannot roll back to a's snapshot numbers: b has none.
     expect(await host.gate.call('b', 'rollback', { snapshotId: '1' })).toMatchObject({ ok: false, error: { code: 'SNAPSHOT_NOT_FOUND' } });
   });
@@ -161,12 +175,20 @@ describe('a worktree snapshot', () => {
     writeFileSync(join(root, 'README.md'), 'changed\n');
     plant(root, { 'untracked.md': 'u\n', 'node_modules/x.js': 'x\n' });
     const git = (...args: string[]) => repo.git('-C', root, ...args);
-    const before = { head: git('rev-parse', 'HEAD'), branch: git('symbolic-ref', 'HEAD'), status: git('status', '--porcelain', '--ignored') };
+    const before = {
+      head: git('rev-parse', 'HEAD'),
+      branch: git('symbolic-ref', 'HEAD'),
+      status: git('status', '--porcelain', '--ignored'),
+    };
     const snap = await host.snapshot('a');
     expect(repo.git('rev-parse', 'refs/gatefs/snapshots/a/1')).toBe(snap.commit);
     expect(repo.git('show', `${snap.commit}:README.md`)).toBe('changed');
     expect(repo.git('show', `${snap.commit}:node_modules/x.js`)).toBe('x');
-    expect({ head: git('rev-parse', 'HEAD'), branch: git('symbolic-ref', 'HEAD'), status: git('status', '--porcelain', '--ignored') }).toEqual(before);
+    expect({
+      head: git('rev-parse', 'HEAD'),
+      branch: git('symbolic-ref', 'HEAD'),
+      status: git('status', '--porcelain', '--ignored'),
+    }).toEqual(before);
     // A second snapshot with nothing changed adds nothing to the store.
     const again = await host.snapshot('a');
     expect(again.storedBytes).toBe(0);

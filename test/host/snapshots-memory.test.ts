@@ -71,7 +71,8 @@ describe.each(['wt', 'cp'])('snapshots of a %s workspace (memory host)', (role) 
     await host.gate.call('b', 'write', { path: '/archive/b.md', content: 'from b' });
     await host.gate.call('a', 'write', { path: '/archive/a.md', content: 'a changed it' });
     await host.restore('a', snap.snapshotId);
-    const read = async (c: string, path: string) => text(((await host.gate.call(c, 'read', { path })) as { value: { content: string } }).value.content);
+    const read = async (c: string, path: string) =>
+      text(((await host.gate.call(c, 'read', { path })) as { value: { content: string } }).value.content);
     expect(await read('a', 'mine.txt')).toContain('a1');
     expect(await read('b', 'mine.txt')).toContain('b2');
     expect(await read('a', '/archive/a.md')).toContain('a changed it');

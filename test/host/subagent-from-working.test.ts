@@ -41,7 +41,10 @@ describe('a subagent started from working state', () => {
     // The parent keeps its files, and its snapshot records the fork.
     expect(readFileSync(join(wt('p'), 'notes.txt'), 'utf8')).toBe('one\nTWO (uncommitted)\n');
     expect(host.snapshots('p')).toMatchObject([{ snapshotId: '1', reason: 'fork', label: 'fork to k' }]);
-    expect(host.events().find((e) => e.type === 'subagent.start' && e.data.from === 'working')?.data).toMatchObject({ parent: 'p', snapshot: 1 });
+    expect(host.events().find((e) => e.type === 'subagent.start' && e.data.from === 'working')?.data).toMatchObject({
+      parent: 'p',
+      snapshot: 1,
+    });
 
     await host.gate.call('k', 'write', { path: 'child.txt', content: 'child work\n' });
     const committed = await host.gate.call('k', 'commit', { message: 'child: carry on from the draft' });
@@ -58,7 +61,10 @@ describe('a subagent started from working state', () => {
     await host.prepare({ conversation: 'p' });
     await host.gate.call('p', 'write', { path: 'draft.md', content: 'draft\n' });
     await host.subagents.start({ parent: 'p', child: 'k', from: 'working' });
-    expect(await host.gate.call('k', 'read', { path: 'draft.md' })).toMatchObject({ ok: true, value: { content: expect.stringContaining('draft') } });
+    expect(await host.gate.call('k', 'read', { path: 'draft.md' })).toMatchObject({
+      ok: true,
+      value: { content: expect.stringContaining('draft') },
+    });
     await host.close();
   });
 });

@@ -59,7 +59,11 @@ export async function restoreSnapshot(
     const wanted = await loadSnapshot(parts, row, context);
     const before = await takeSnapshot(parts, conversation, { reason: 'restore', label: `before restoring snapshot ${row.n}` });
     parts.store.snapshots.beginRestore(conversation, row.n, Number(before.info.snapshotId), parts.clock.now());
-    parts.store.runLog.append({ type: 'snapshot.restoring', conversation, data: { snapshot: row.n, before: Number(before.info.snapshotId) } });
+    parts.store.runLog.append({
+      type: 'snapshot.restoring',
+      conversation,
+      data: { snapshot: row.n, before: Number(before.info.snapshotId) },
+    });
     parts.savePoint?.('restore.journaled');
     const done = await makeFolderHold(parts, target, before.entries, wanted, context);
     finish(parts, conversation, row.n, Number(before.info.snapshotId), done, false);
@@ -90,7 +94,7 @@ export async function finishInterruptedRestores(parts: SnapshotParts): Promise<v
     const target = snapshotTargetOf(parts, conversation);
     const context = contextOf(parts, conversation);
     const wanted = await loadSnapshot(parts, row, context);
-    const now = await readFolder(parts, conversation, target.folder, {
+    const now = await readFolder(parts, target, {
       useStamps: false,
       hash: async (_path, bytes) => oidOf(target.kind, bytes),
     });
@@ -174,7 +178,8 @@ async function bytesOf(
 ): Promise<(oid: string) => Promise<Uint8Array>> {
   if (target.kind === 'store') return (oid) => parts.platform.contentStore.get(oid);
   const oids = [...new Set(toWrite.flatMap((e) => (e.kind === 'file' ? [e.oid] : [])))];
-  const blobs = oids.length > 0 ? await parts.platform.snapshotGit.readBlobs(parts.platform.repo, oids, context) : new Map<string, Uint8Array>();
+  const blobs =
+    oids.length > 0 ? await parts.platform.snapshotGit.readBlobs(parts.platform.repo, oids, context) : new Map<string, Uint8Array>();
   return async (oid) => {
     const bytes = blobs.get(oid);
     if (!bytes) throw new WorkspaceError('SNAPSHOT_NOT_FOUND', `an object of the snapshot is missing (${oid})`, { oid });

@@ -70,7 +70,11 @@ export function isExecutable(mode: number): boolean {
 }
 
 /** Every entry of `row`, sorted by path. Throws `WorkspaceError` `SNAPSHOT_NOT_FOUND` when its objects are gone. */
-export async function loadSnapshot(parts: Pick<SnapshotParts, 'platform'>, row: SnapshotRow, context: GitContext): Promise<SnapshotEntry[]> {
+export async function loadSnapshot(
+  parts: Pick<SnapshotParts, 'platform'>,
+  row: SnapshotRow,
+  context: GitContext,
+): Promise<SnapshotEntry[]> {
   const what = `${row.n} of '${row.conversation}'`;
   if (row.manifest !== null) {
     let bytes: Uint8Array;
@@ -100,7 +104,13 @@ export async function loadSnapshot(parts: Pick<SnapshotParts, 'platform'>, row: 
     if (t.mode === '120000') {
       entries.set(t.path, { path: t.path, kind: 'link', target: new TextDecoder().decode(targets.get(t.oid) ?? new Uint8Array()) });
     } else {
-      entries.set(t.path, { path: t.path, kind: 'file', mode: meta.modes.get(t.path) ?? (t.mode === '100755' ? 0o755 : 0o644), size: -1, oid: t.oid });
+      entries.set(t.path, {
+        path: t.path,
+        kind: 'file',
+        mode: meta.modes.get(t.path) ?? (t.mode === '100755' ? 0o755 : 0o644),
+        size: -1,
+        oid: t.oid,
+      });
     }
   }
   for (const [path, mode] of meta.folders) {

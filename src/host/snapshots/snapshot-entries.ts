@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { ImageEntry } from '../../ports/index.js';
 import type { FileStamp } from '../../state/index.js';
-import type { SnapshotKind, SnapshotParts } from './snapshot-parts.js';
-import { skipInSnapshot } from './snapshot-parts.js';
+import type { SnapshotKind, SnapshotParts, SnapshotTarget } from './snapshot-parts.js';
+import { skipperOf } from './snapshot-parts.js';
 
 /** One entry of a snapshot. */
 export type SnapshotEntry =
@@ -69,13 +69,15 @@ export type ChangedFileSink = (path: string, bytes: Uint8Array) => Promise<strin
  */
 export async function readFolder(
   parts: Pick<SnapshotParts, 'platform' | 'store'>,
-  conversation: string,
-  folder: string,
+  target: SnapshotTarget,
   options: { hash?: ChangedFileSink; useStamps?: boolean } = {},
 ): Promise<FolderRead> {
   const image = parts.platform.folderImage;
-  const scan = await image.scan(folder, { skip: skipInSnapshot });
-  const last = options.useStamps === false ? { head: null, files: new Map<string, FileStamp>() } : parts.store.snapshots.stamps(conversation);
+  const { folder } = target;
+  const conversation = target.record.conversation;
+  const scan = await image.scan(folder, { skip: skipperOf(target.record.backend) });
+  const last =
+    options.useStamps === false ? { head: null, files: new Map<string, FileStamp>() } : parts.store.snapshots.stamps(conversation);
   const entries: SnapshotEntry[] = [];
   const stamps = new Map<string, FileStamp>();
   const changed = new Set<string>();

@@ -14,7 +14,7 @@
  */
 import type { Clock } from '../../ports/index.js';
 import type { StateStore, WorkspaceRecord } from '../../state/index.js';
-import { isDotGitName } from '../../../vfs/index.js';
+import { isDotGitName, OVERLAY_META } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import type { refreshRegistration } from '../lifecycle/index.js';
 import type { HostPlatform } from '../platform/index.js';
@@ -36,7 +36,13 @@ export type SnapshotParts = Parameters<typeof refreshRegistration>[0] & {
 };
 
 /** The save points, in the order a restore passes them (a snapshot passes the first only). */
-export const SNAPSHOT_SAVE_POINTS = ['snapshot.objects', 'restore.journaled', 'restore.removed', 'restore.writing', 'restore.written'] as const;
+export const SNAPSHOT_SAVE_POINTS = [
+  'snapshot.objects',
+  'restore.journaled',
+  'restore.removed',
+  'restore.writing',
+  'restore.written',
+] as const;
 export type SnapshotSavePoint = (typeof SNAPSHOT_SAVE_POINTS)[number];
 
 /** Which object store a snapshot's files go to: git objects for a worktree, the content store for the others. */
@@ -65,14 +71,29 @@ export function snapshotTargetOf(parts: Pick<SnapshotParts, 'store' | 'platform'
       { conversation, backend: record.backend, hint: 'snapshots are taken of worktree, copy and empty workspaces' },
     );
   }
-  return { record, folder: checkoutOf(parts.platform, conversation, record.backend), kind: record.backend === 'worktree' ? 'git' : 'store' };
+  return {
+    record,
+    folder: checkoutOf(parts.platform, conversation, record.backend),
+    kind: record.backend === 'worktree' ? 'git' : 'store',
+  };
 }
 
-/** Left out of every snapshot: a `.git` at any depth (a worktree's link to its repository, a nested repository's). */
-export function skipInSnapshot(path: string): boolean {
-  const slash = path.lastIndexOf('/');
-  return isDotGitName(path.slice(slash + 1));
+/**
+ * What is left out of a snapshot of a `backend` workspace (and so never changed by a restore): a
+ * `.git` at any depth (a worktree's link to its repository, a nested repository's), and in a
+ * copy's upper folder the overlay's records other than its whiteout list (`apply`'s base and
+ * journal: what the source folder held, which a restore of the workspace must not rewind).
+ */
+export function skipperOf(backend: string): (path: string) => boolean {
+  return (path) => {
+    const slash = path.lastIndexOf('/');
+    if (isDotGitName(path.slice(slash + 1))) return true;
+    return backend === 'copy' && path.startsWith(`${OVERLAY_META}/`) && path !== `${OVERLAY_META}/${WHITEOUT_LIST}`;
+  };
 }
+
+/** The overlay's whiteout list, in its records folder (vfs/whiteout-set.ts). */
+const WHITEOUT_LIST = 'whiteouts.json';
 
 /** `WorkspaceError` `SNAPSHOT_NOT_FOUND` for `snapshotId` of `conversation`, naming the ones there are. */
 export function snapshotNotFound(conversation: string, snapshotId: string, available: readonly string[]): WorkspaceError {

@@ -85,7 +85,7 @@ export class SnapshotService {
       const target = snapshotTargetOf(this.parts, child);
       const context: GitContext = { tag: 'snapshot', chain: this.parts.store.lineage.of(child).chain };
       const wanted = await loadSnapshot(this.parts, rowOf(this.parts, parent, taken.snapshotId), context);
-      const now = await readFolder(this.parts, child, target.folder, { useStamps: false, hash: async (_p, bytes) => oidOf(target.kind, bytes) });
+      const now = await readFolder(this.parts, target, { useStamps: false, hash: async (_p, bytes) => oidOf(target.kind, bytes) });
       await makeFolderHold(this.parts, target, now.entries, wanted, context);
       this.parts.store.snapshots.forgetStamps(child);
     });
@@ -107,7 +107,7 @@ export class SnapshotService {
     const target = snapshotTargetOf(this.parts, child);
     const context: GitContext = { tag: 'snapshot', chain: this.parts.store.lineage.of(child).chain };
     const given = new Map((await loadSnapshot(this.parts, fork, context)).map((e) => [e.path, e]));
-    const now = await readFolder(this.parts, child, target.folder, { hash: async (_p, bytes) => oidOf(target.kind, bytes) });
+    const now = await readFolder(this.parts, target, { hash: async (_p, bytes) => oidOf(target.kind, bytes) });
     const roots = paths.map((p) => p.replace(/\/$/, ''));
     const inside = (path: string) => roots.some((r) => path === r || path.startsWith(`${r}/`));
     for (const e of now.entries) {
@@ -124,7 +124,8 @@ export class SnapshotService {
   requestsFor(conversation: string, isBlocked: (holder: string | undefined) => string | null): SnapshotRequests {
     const refuseOccupied = (holder: string | undefined) => {
       const blocking = isBlocked(holder);
-      if (blocking) throw new ToolFailure('OCCUPIED', `another session holds this workspace (${blocking})`, undefined, { holder: blocking });
+      if (blocking)
+        throw new ToolFailure('OCCUPIED', `another session holds this workspace (${blocking})`, undefined, { holder: blocking });
     };
     return {
       checkpoint: async (label, holder): Promise<CheckpointValue> => {
@@ -137,7 +138,8 @@ export class SnapshotService {
         const r = await asTool(() => this.restore(conversation, snapshotId, { inCall: true }));
         return { snapshotId: r.snapshotId, before: r.before.snapshotId, written: r.written, removed: r.removed };
       },
-      list: () => this.list(conversation).map((s) => ({ snapshotId: s.snapshotId, label: s.label, reason: s.reason, createdAt: s.createdAt })),
+      list: () =>
+        this.list(conversation).map((s) => ({ snapshotId: s.snapshotId, label: s.label, reason: s.reason, createdAt: s.createdAt })),
     };
   }
 

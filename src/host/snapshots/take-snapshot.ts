@@ -82,9 +82,9 @@ async function writeToGit(
   const conversation = record.conversation;
   const git = parts.platform.snapshotGit;
   const repo = parts.platform.repo;
-  let read = await readFolder(parts, conversation, folder);
+  let read = await readFolder(parts, target);
   const parent = read.head === null ? null : (parts.store.snapshots.get(conversation, read.head)?.commit ?? null);
-  if (read.head !== null && parent === null) read = await readFolder(parts, conversation, folder, { useStamps: false });
+  if (read.head !== null && parent === null) read = await readFolder(parts, target, { useStamps: false });
   const image = parts.platform.folderImage;
   const changes: SnapshotChange[] = read.gone.map((path) => ({ path, kind: 'delete' }));
   for (const e of read.entries) {
@@ -127,7 +127,7 @@ async function writeToStore(parts: SnapshotParts, target: SnapshotTarget): Promi
     }
     return id;
   };
-  const read = await readFolder(parts, target.record.conversation, target.folder, { hash: (_path, bytes) => keep(bytes) });
+  const read = await readFolder(parts, target, { hash: (_path, bytes) => keep(bytes) });
   const manifest = await keep(encodeManifest(read.entries));
   return { read, commit: null, manifest, storedBytes };
 }

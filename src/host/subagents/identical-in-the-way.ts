@@ -38,7 +38,8 @@ export async function setIdenticalAside(
   const { snapshotGit, folderImage, repo } = parts.platform;
   const folder = checkoutOf(parts.platform, parent, 'worktree');
   const childTree = new Map((await snapshotGit.listTree(repo, heads.child, context)).map((e) => [e.path, e]));
-  const parentTree = reason === 'UNCOMMITTED_CHANGES' ? new Map((await snapshotGit.listTree(repo, heads.parent, context)).map((e) => [e.path, e])) : null;
+  const parentTree =
+    reason === 'UNCOMMITTED_CHANGES' ? new Map((await snapshotGit.listTree(repo, heads.parent, context)).map((e) => [e.path, e])) : null;
   const held: { path: string; bytes: Uint8Array; mode: number }[] = [];
   for (const path of files) {
     const incoming = childTree.get(path);
@@ -51,11 +52,16 @@ export async function setIdenticalAside(
     held.push({ path, bytes, mode });
   }
   const committedBytes = parentTree
-    ? await snapshotGit.readBlobs(repo, held.map((h) => parentTree.get(h.path)!.oid), context)
+    ? await snapshotGit.readBlobs(
+        repo,
+        held.map((h) => parentTree.get(h.path)!.oid),
+        context,
+      )
     : new Map<string, Uint8Array>();
   for (const h of held) {
     const committed = parentTree?.get(h.path);
-    if (committed) await folderImage.writeFile(folder, h.path, committedBytes.get(committed.oid)!, committed.mode === '100755' ? 0o755 : 0o644);
+    if (committed)
+      await folderImage.writeFile(folder, h.path, committedBytes.get(committed.oid)!, committed.mode === '100755' ? 0o755 : 0o644);
     else await folderImage.remove(folder, h.path);
   }
   return {
