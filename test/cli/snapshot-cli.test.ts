@@ -190,18 +190,25 @@ describe('status, release and subagents with snapshots', () => {
     expect(json.find((w) => w.conversation === 'c1')?.snapshots?.count).toBe(2);
   });
 
-  it('release drops the snapshots unless --keep-snapshots', async () => {
+  it('release drops the snapshots unless --keep-snapshots; kept ones restore into the workspace prepared again', async () => {
     await ok(['prepare', 'c1']);
     await ok(['prepare', 'c2']);
+    writeFileSync(join(worktree('c1'), 'work.txt'), 'uncommitted work\n');
     await ok(['snapshot', 'c1']);
     await ok(['snapshot', 'c2']);
-    const kept = await ok(['release', 'c1', '--keep-snapshots']);
+    const kept = await ok(['release', 'c1', '--discard', '--keep-snapshots']);
     expect(kept.stdout).toContain('its snapshots are kept: gatefs snapshots c1 lists them');
     await ok(['release', 'c2']);
     expect(JSON.parse((await ok(['snapshots', 'c1', '--json'])).stdout)).toHaveLength(1);
     const dropped = await run(['snapshots', 'c2', '--json']);
     if (dropped.code === 0) expect(JSON.parse(dropped.stdout)).toEqual([]);
     else expect(dropped.stderr).toContain('UNKNOWN_CONVERSATION');
+
+    expect((await run(['restore', 'c1', '1'])).stderr).toContain('UNKNOWN_CONVERSATION');
+    await ok(['prepare', 'c1']);
+    expect(existsSync(join(worktree('c1'), 'work.txt'))).toBe(false);
+    await ok(['restore', 'c1', '1']);
+    expect(readFileSync(join(worktree('c1'), 'work.txt'), 'utf8')).toBe('uncommitted work\n');
   });
 
   it("subagent start --from working gives the child the parent's uncommitted and untracked files; --from head does not", async () => {
