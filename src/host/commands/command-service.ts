@@ -52,6 +52,12 @@ export class CommandRuns {
     return runs;
   }
 
+  /** True while a run of `conversation` is under way. */
+  isRunning(conversation: string): boolean {
+    for (const run of this.byConversation.get(conversation)?.values() ?? []) if (run.value === undefined) return true;
+    return false;
+  }
+
   /** Ends every run of `conversation` (whole process trees) and waits for them. */
   async stop(conversation: string): Promise<void> {
     const runs = this.byConversation.get(conversation);

@@ -24,6 +24,7 @@ import type { CheckRunner } from '../../ports/index.js';
 import { DEFAULT_EXEC } from '../../manifest/index.js';
 import { SandboxCheckRunner } from '../commands/index.js';
 import type { SavePointHook } from '../../lander/index.js';
+import type { SnapshotSavePoint } from '../snapshots/index.js';
 import { loadManifest } from '../../manifest/index.js';
 import { systemClock, type Clock } from '../../ports/index.js';
 import type { HostExec } from '../../ports/index.js';
@@ -76,6 +77,8 @@ export interface CreateHostOptions {
   checks?: CheckRunner;
   /** Called at each lander save point (the crash test kills the process there). */
   savePoint?: SavePointHook;
+  /** Called at each snapshot and restore save point (the crash tests kill the process there). */
+  snapshotSavePoint?: (point: SnapshotSavePoint) => void;
   /** The sandbox agents' commands run in (default: bubblewrap). */
   sandbox?: Sandbox;
   /**
@@ -170,6 +173,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
           (data) => store.runLog.append({ type: 'exec', conversation: data.chain[data.chain.length - 1] ?? null, data }),
         ),
       ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+      ...(options.snapshotSavePoint ? { snapshotSavePoint: options.snapshotSavePoint } : {}),
       ...(quiet ? { quiet } : {}),
     });
   } catch (e) {

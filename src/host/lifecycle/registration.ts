@@ -8,7 +8,7 @@
  * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
-import type { WorkRequests } from '../../../tools/index.js';
+import type { SnapshotRequests, WorkRequests } from '../../../tools/index.js';
 import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
 import type { IdSource, Sandbox } from '../../ports/index.js';
 import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
@@ -56,6 +56,8 @@ export interface RegistrationParts {
   };
   /** The diff, commit and submit service of the `worktree` workspace of `conversation` pinned at `pinnedSha` (src/host/work/work-service.ts). */
   workFor(conversation: string, pinnedSha: string): WorkRequests;
+  /** The `checkpoint` and `rollback` port of `conversation` (src/host/snapshots/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  snapshotsFor?(conversation: string): SnapshotRequests;
 }
 
 /** The identity of the workspace folder each open view was opened over (null: the platform has none). */
@@ -105,6 +107,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     ...(service ? { disclosure: service } : {}),
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
     ...(record.backend === 'empty' ? { work: emptyWork(record.conversation) } : {}),
+    ...(record.backend !== 'shared' && parts.snapshotsFor ? { snapshots: parts.snapshotsFor(record.conversation) } : {}),
     ...commandsOf(parts, record, role, checkoutPath, view),
   };
   parts.registry.set(registration);

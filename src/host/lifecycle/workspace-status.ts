@@ -78,5 +78,6 @@ function statusOf(
     holder: writer?.holder ?? null,
     ...(writer?.client ? { holderClient: writer.client } : {}),
     ...(confinement ? { confinement } : {}),
+    snapshots: store.snapshots.totalsOf(record.conversation),
   };
 }

@@ -42,4 +42,6 @@ export interface ReleaseResult {
   discarded?: boolean;
   /** With `force`: the live holders whose occupancy was ended. */
   forcedHolders?: string[];
+  /** How many snapshots went with the workspace (released without `keepSnapshots`). */
+  snapshotsDropped?: number;
 }

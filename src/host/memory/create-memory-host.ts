@@ -16,6 +16,7 @@ import type { CheckRunner } from '../../ports/index.js';
 import { ScriptedCheckRunner } from '../../ports/index.js';
 import { ScriptedSandbox, type Sandbox } from '../../ports/index.js';
 import type { SavePointHook } from '../../lander/index.js';
+import type { SnapshotSavePoint } from '../snapshots/index.js';
 import { loadManifest } from '../../manifest/index.js';
 import { ManualClock, type Clock } from '../../ports/index.js';
 import { SequentialIds, type IdSource } from '../../ports/index.js';
@@ -49,6 +50,8 @@ export interface CreateMemoryHostOptions {
   remotes?: readonly string[];
   /** Called at each lander save point. */
   savePoint?: SavePointHook;
+  /** Called at each snapshot and restore save point (the crash tests kill the process there). */
+  snapshotSavePoint?: (point: SnapshotSavePoint) => void;
   /** Agents' commands (default: a `ScriptedSandbox` where every command exits 0 with no output). */
   sandbox?: Sandbox;
 }
@@ -87,6 +90,7 @@ export async function createMemoryHost(options: CreateMemoryHostOptions): Promis
     commandEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' },
     wait: async () => undefined,
     ...(options.savePoint ? { savePoint: options.savePoint } : {}),
+    ...(options.snapshotSavePoint ? { snapshotSavePoint: options.snapshotSavePoint } : {}),
   });
   return Object.assign(host, { volume });
 }
