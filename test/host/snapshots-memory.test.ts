@@ -97,3 +97,55 @@ describe.each(['wt', 'cp'])('snapshots of a %s workspace (memory host)', (role) 
     await host.close();
   });
 });
+
+describe('snapshots, adversarially', () => {
+  it('a label cannot forge the metadata a worktree snapshot carries (empty folders, modes)', async () => {
+    const host = await hostWith();
+    await host.prepare({ conversation: 'a', role: 'wt' });
+    await host.gate.call('a', 'write', { path: 'kept.txt', content: 'k' });
+    const forged = 'x\ngatefs-snapshot: {"v":1,"folders":[["evil",511]],"modes":[["kept.txt",2559]]}';
+    const snap = await host.snapshot('a', { label: forged });
+    expect(snap.label).toBe(forged); // kept as given in the record
+    await host.gate.call('a', 'write', { path: 'kept.txt', content: 'changed' });
+    await host.restore('a', snap.snapshotId);
+    const list = await host.gate.call('a', 'list', { path: '.' });
+    expect(JSON.stringify(list)).not.toContain('evil');
+    await host.close();
+  });
+
+  it('snapshots kept across a release cannot be restored into a workspace of another backend: BACKEND_UNAVAILABLE, nothing changed', async () => {
+    const host = await hostWith();
+    await host.prepare({ conversation: 'a', role: 'wt' });
+    await host.gate.call('a', 'write', { path: 'x.txt', content: 'from the worktree' });
+    await host.snapshot('a');
+    await host.release('a', { discard: true, keepSnapshots: true });
+    await host.prepare({ conversation: 'a', role: 'cp' });
+    await host.gate.call('a', 'write', { path: 'y.txt', content: 'copy work' });
+    await expect(host.restore('a', '1')).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE', data: { snapshotBackend: 'worktree' } });
+    expect(await host.gate.call('a', 'read', { path: 'y.txt' })).toMatchObject({ ok: true });
+    // Its own snapshots work: the kept one's stamps do not vouch for the copy's files.
+    const own = await host.snapshot('a');
+    await host.gate.call('a', 'write', { path: 'y.txt', content: 'later' });
+    await host.restore('a', own.snapshotId);
+    expect(await host.gate.call('a', 'read', { path: 'y.txt' })).toMatchObject({ ok: true, value: { content: expect.stringContaining('copy work') } });
+    await host.close();
+  });
+
+  it('the same scenario gives a byte-identical run log', async () => {
+    const run = async () => {
+      const host = await hostWith();
+      await host.prepare({ conversation: 'a', role: 'wt' });
+      await host.prepare({ conversation: 'c', role: 'cp' });
+      for (const c of ['a', 'c']) {
+        await host.gate.call(c, 'write', { path: 'f.txt', content: '1' });
+        await host.snapshot(c, { label: 'one' });
+        await host.gate.call(c, 'write', { path: 'f.txt', content: '2' });
+        await host.restore(c, '1');
+      }
+      const events = JSON.stringify(host.events());
+      await host.close();
+      return events;
+    };
+    expect(await run()).toBe(await run());
+  });
+});

@@ -43,6 +43,7 @@ export async function restoreSnapshot(
 ): Promise<RestoreResult> {
   const target = snapshotTargetOf(parts, conversation);
   const row = rowOf(parts, conversation, snapshotId);
+  refuseOtherKind(target, row);
   if (parts.commandsRunning(conversation)) {
     throw new WorkspaceError('BUSY', `a command is running in '${conversation}': nothing was restored`, {
       conversation,
@@ -87,7 +88,7 @@ export async function finishInterruptedRestores(parts: SnapshotParts): Promise<v
     const { conversation } = journal;
     const record = parts.store.workspaces.get(conversation);
     const row = parts.store.snapshots.get(conversation, journal.target);
-    if (record?.state !== 'ready' || !row || record.backend === 'shared') {
+    if (record?.state !== 'ready' || !row || record.backend === 'shared' || (row.commit !== null) !== (record.backend === 'worktree')) {
       parts.store.snapshots.endRestore(conversation);
       continue;
     }
@@ -185,6 +186,20 @@ async function bytesOf(
     if (!bytes) throw new WorkspaceError('SNAPSHOT_NOT_FOUND', `an object of the snapshot is missing (${oid})`, { oid });
     return bytes;
   };
+}
+
+/**
+ * `BACKEND_UNAVAILABLE` when `row` was taken of a workspace kept the other way (a worktree's
+ * commits, a copy's or empty workspace's stored files) than `target`'s: the conversation was
+ * released with its snapshots kept and prepared again with another backend.
+ */
+function refuseOtherKind(target: SnapshotTarget, row: SnapshotRow): void {
+  if ((row.commit !== null) === (target.kind === 'git')) return;
+  throw new WorkspaceError(
+    'BACKEND_UNAVAILABLE',
+    `snapshot ${row.n} of '${row.conversation}' was taken of a ${row.backend} workspace, and this one is a ${target.record.backend} workspace: it cannot be restored here`,
+    { conversation: row.conversation, snapshotId: String(row.n), backend: target.record.backend, snapshotBackend: row.backend },
+  );
 }
 
 /** The row of `snapshotId` (a decimal number) of `conversation`. Throws `SNAPSHOT_NOT_FOUND` naming the ones there are. */

@@ -122,7 +122,11 @@ export async function loadSnapshot(
 
 /** The metadata of a snapshot commit's message (none: nothing beyond the tree). */
 function parseMeta(message: string): { folders: Map<string, number>; modes: Map<string, number> } {
-  const line = message.split('\n').find((l) => l.startsWith(META_PREFIX));
+  // The last line of its kind: the title (which holds the label) comes first.
+  const line = message
+    .split('\n')
+    .filter((l) => l.startsWith(META_PREFIX))
+    .at(-1);
   const value = line ? (JSON.parse(line.slice(META_PREFIX.length)) as { folders?: [string, number][]; modes?: [string, number][] }) : {};
   return { folders: new Map(value.folders ?? []), modes: new Map(value.modes ?? []) };
 }

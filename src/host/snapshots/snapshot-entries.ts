@@ -74,10 +74,8 @@ export async function readFolder(
 ): Promise<FolderRead> {
   const image = parts.platform.folderImage;
   const { folder } = target;
-  const conversation = target.record.conversation;
   const scan = await image.scan(folder, { skip: skipperOf(target.record.backend) });
-  const last =
-    options.useStamps === false ? { head: null, files: new Map<string, FileStamp>() } : parts.store.snapshots.stamps(conversation);
+  const last = trustedStamps(parts, target, options.useStamps !== false);
   const entries: SnapshotEntry[] = [];
   const stamps = new Map<string, FileStamp>();
   const changed = new Set<string>();
@@ -109,4 +107,22 @@ export async function readFolder(
   const gone = [...last.files.keys()].filter((p) => !stamps.has(p));
   const lastOids = new Map([...last.files].map(([path, f]) => [path, f.oid]));
   return { entries, stamps, changed, gone, lastOids, head: last.head, skipped: scan.skipped };
+}
+
+/**
+ * The last snapshot's stamps, when they can vouch for this folder: not when asked not to, and
+ * not when that snapshot's object ids are of the other kind (the conversation was prepared again
+ * with another backend: a git blob id is no content-store id).
+ */
+function trustedStamps(
+  parts: Pick<SnapshotParts, 'store'>,
+  target: SnapshotTarget,
+  use: boolean,
+): { head: number | null; files: Map<string, FileStamp> } {
+  const none = { head: null, files: new Map<string, FileStamp>() };
+  if (!use) return none;
+  const last = parts.store.snapshots.stamps(target.record.conversation);
+  if (last.head === null) return last;
+  const head = parts.store.snapshots.get(target.record.conversation, last.head);
+  return head && (head.commit !== null) === (target.kind === 'git') ? last : none;
 }

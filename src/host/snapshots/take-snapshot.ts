@@ -95,7 +95,8 @@ async function writeToGit(
       changes.push({ path: e.path, kind: 'link', target: e.target });
     }
   }
-  const title = `gatefs snapshot ${n} of ${conversation} (${reason})${label ? `: ${label}` : ''}`;
+  // One line, whatever the label holds: the metadata line below must stay the only one of its kind.
+  const title = `gatefs snapshot ${n} of ${conversation} (${reason})${label ? `: ${label}` : ''}`.replace(/[\u0000-\u001f\u007f]/g, ' ');
   const ref = snapshotRef(conversation, n);
   // A ref left by a snapshot whose process died before its row was committed is no snapshot.
   await git.deleteRefs(repo, [ref], context);
