@@ -17,6 +17,8 @@ export interface ContentStore {
   has(id: string): boolean;
   /** Bytes stored for `id` (0 when missing or malformed). */
   sizeOf(id: string): number;
+  /** Makes every object put since the last flush durable (a crash after it loses none of them). */
+  flush(): Promise<void>;
   /** Removes the objects; missing or malformed ids are fine. */
   remove(ids: readonly string[]): void;
 }

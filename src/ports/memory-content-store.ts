@@ -28,6 +28,10 @@ export class MemoryContentStore implements ContentStore {
     return this.objects.get(id)?.length ?? 0;
   }
 
+  async flush(): Promise<void> {
+    // Nothing to make durable in memory.
+  }
+
   remove(ids: readonly string[]): void {
     for (const id of ids) this.objects.delete(id);
   }

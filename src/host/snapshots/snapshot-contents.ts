@@ -12,36 +12,70 @@ import type { SnapshotEntry } from './snapshot-entries.js';
 import type { SnapshotParts } from './snapshot-parts.js';
 
 /** The manifest's format version. */
-const MANIFEST_VERSION = 1;
+const MANIFEST_VERSION = 2;
 /** The line of a snapshot commit's message that carries its metadata. */
 const META_PREFIX = 'gatefs-snapshot: ';
 
 type ManifestEntry = ['d', string, number] | ['f', string, number, number, string] | ['l', string, string];
 
-/** A stored snapshot's manifest, as bytes for the content store. */
-export function encodeManifest(entries: readonly SnapshotEntry[]): Uint8Array {
-  const list: ManifestEntry[] = entries.map((e) =>
-    e.kind === 'dir' ? ['d', e.path, e.mode] : e.kind === 'file' ? ['f', e.path, e.mode, e.size, e.oid] : ['l', e.path, e.target],
-  );
-  return new TextEncoder().encode(JSON.stringify({ v: MANIFEST_VERSION, entries: list }));
+/** The content store a manifest is written to and read from. */
+type Store = SnapshotParts['platform']['contentStore'];
+
+/**
+ * Writes a stored snapshot's manifest: one object per folder listing the entries directly in it
+ * (so a folder nothing changed in is the same object as last time, stored once), and the root
+ * object listing every folder with its object. `keep` stores bytes and answers their id.
+ * Result: the root object's id.
+ */
+export async function writeManifest(entries: readonly SnapshotEntry[], keep: (bytes: Uint8Array) => Promise<string>): Promise<string> {
+  const byFolder = new Map<string, ManifestEntry[]>([['', []]]);
+  for (const e of entries) {
+    const slash = e.path.lastIndexOf('/');
+    const folder = slash < 0 ? '' : e.path.slice(0, slash);
+    let list = byFolder.get(folder);
+    if (!list) byFolder.set(folder, (list = []));
+    list.push(
+      e.kind === 'dir' ? ['d', e.path, e.mode] : e.kind === 'file' ? ['f', e.path, e.mode, e.size, e.oid] : ['l', e.path, e.target],
+    );
+  }
+  const folders: [string, string][] = [];
+  for (const [folder, list] of byFolder) folders.push([folder, await keep(encoded({ v: MANIFEST_VERSION, entries: list }))]);
+  return keep(encoded({ v: MANIFEST_VERSION, folders }));
 }
 
-/** The entries of a manifest. Throws `WorkspaceError` `SNAPSHOT_NOT_FOUND` when it is not one. */
-function decodeManifest(bytes: Uint8Array, what: string): SnapshotEntry[] {
-  let value: { v?: unknown; entries?: unknown };
+function encoded(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value));
+}
+
+/** Reads a stored object as JSON. Throws `WorkspaceError` `SNAPSHOT_NOT_FOUND` when it is missing or not JSON. */
+async function objectOf(store: Store, id: string, what: string): Promise<{ v?: unknown; entries?: unknown; folders?: unknown }> {
   try {
-    value = JSON.parse(new TextDecoder().decode(bytes)) as typeof value;
+    return JSON.parse(new TextDecoder().decode(await store.get(id))) as { v?: unknown };
   } catch {
     throw damaged(what);
   }
-  if (value.v !== MANIFEST_VERSION || !Array.isArray(value.entries)) throw damaged(what);
-  return (value.entries as ManifestEntry[]).map((e) =>
-    e[0] === 'd'
-      ? { path: e[1], kind: 'dir', mode: e[2] }
-      : e[0] === 'f'
-        ? { path: e[1], kind: 'file', mode: e[2], size: e[3], oid: e[4] }
-        : { path: e[1], kind: 'link', target: e[2] },
-  );
+}
+
+/** The entries of a manifest, sorted by path, and the ids of the objects it is made of (for removal). */
+async function readManifest(store: Store, id: string, what: string): Promise<{ entries: SnapshotEntry[]; parts: string[] }> {
+  const root = await objectOf(store, id, what);
+  if (root.v !== MANIFEST_VERSION || !Array.isArray(root.folders)) throw damaged(what);
+  const entries: SnapshotEntry[] = [];
+  const parts = [id];
+  for (const [, chunk] of root.folders as [string, string][]) {
+    parts.push(chunk);
+    const list = await objectOf(store, chunk, what);
+    if (!Array.isArray(list.entries)) throw damaged(what);
+    for (const e of list.entries as ManifestEntry[])
+      entries.push(
+        e[0] === 'd'
+          ? { path: e[1], kind: 'dir', mode: e[2] }
+          : e[0] === 'f'
+            ? { path: e[1], kind: 'file', mode: e[2], size: e[3], oid: e[4] }
+            : { path: e[1], kind: 'link', target: e[2] },
+      );
+  }
+  return { entries: entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), parts };
 }
 
 function damaged(what: string): WorkspaceError {
@@ -76,15 +110,7 @@ export async function loadSnapshot(
   context: GitContext,
 ): Promise<SnapshotEntry[]> {
   const what = `${row.n} of '${row.conversation}'`;
-  if (row.manifest !== null) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await parts.platform.contentStore.get(row.manifest);
-    } catch {
-      throw damaged(what);
-    }
-    return decodeManifest(bytes, what);
-  }
+  if (row.manifest !== null) return (await readManifest(parts.platform.contentStore, row.manifest, what)).entries;
   if (row.commit === null) throw damaged(what);
   const git = parts.platform.snapshotGit;
   const repo = parts.platform.repo;
@@ -131,10 +157,11 @@ function parseMeta(message: string): { folders: Map<string, number>; modes: Map<
   return { folders: new Map(value.folders ?? []), modes: new Map(value.modes ?? []) };
 }
 
-/** The manifest id's object ids (its files'); none when it cannot be read (already gone). */
-export async function decodeManifestIds(store: SnapshotParts['platform']['contentStore'], id: string): Promise<string[]> {
+/** Every object id a manifest holds: its own objects and its files'; none when it cannot be read (already gone). */
+export async function manifestObjectIds(store: Store, id: string): Promise<string[]> {
   try {
-    return decodeManifest(await store.get(id), id).flatMap((e) => (e.kind === 'file' ? [e.oid] : []));
+    const { entries, parts } = await readManifest(store, id, id);
+    return [...parts, ...entries.flatMap((e) => (e.kind === 'file' ? [e.oid] : []))];
   } catch {
     return [];
   }

@@ -10,7 +10,7 @@ import { ToolFailure } from '../../../tools/index.js';
 import { isToolErrorCode } from '../../../tools/index.js';
 import type { GitContext } from '../../git/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { decodeManifestIds, loadSnapshot } from './snapshot-contents.js';
+import { manifestObjectIds, loadSnapshot } from './snapshot-contents.js';
 import { oidOf, readFolder } from './snapshot-entries.js';
 import type { SnapshotParts } from './snapshot-parts.js';
 import { snapshotRef, snapshotTargetOf } from './snapshot-parts.js';
@@ -149,12 +149,12 @@ export class SnapshotService {
     const kept = new Set<string>();
     for (const id of this.parts.store.snapshots.manifests()) {
       kept.add(id);
-      for (const oid of await decodeManifestIds(store, id)) kept.add(oid);
+      for (const oid of await manifestObjectIds(store, id)) kept.add(oid);
     }
     const gone = new Set<string>();
     for (const id of manifests) {
       if (!kept.has(id)) gone.add(id);
-      for (const oid of await decodeManifestIds(store, id)) if (!kept.has(oid)) gone.add(oid);
+      for (const oid of await manifestObjectIds(store, id)) if (!kept.has(oid)) gone.add(oid);
     }
     store.remove([...gone]);
   }

@@ -15,7 +15,7 @@
  */
 import type { GitContext, SnapshotChange } from '../../git/index.js';
 import type { SnapshotRow } from '../../state/index.js';
-import { encodeManifest, isExecutable, snapshotMeta } from './snapshot-contents.js';
+import { isExecutable, snapshotMeta, writeManifest } from './snapshot-contents.js';
 import { oidOf, readFolder, type FolderRead, type SnapshotEntry } from './snapshot-entries.js';
 import type { SnapshotParts, SnapshotTarget } from './snapshot-parts.js';
 import { snapshotRef, snapshotTargetOf } from './snapshot-parts.js';
@@ -129,7 +129,9 @@ async function writeToStore(parts: SnapshotParts, target: SnapshotTarget): Promi
     return id;
   };
   const read = await readFolder(parts, target, { hash: (_path, bytes) => keep(bytes) });
-  const manifest = await keep(encodeManifest(read.entries));
+  const manifest = await writeManifest(read.entries, keep);
+  // Every object is on disk before the snapshot's row says it exists.
+  await store.flush();
   return { read, commit: null, manifest, storedBytes };
 }
 
