@@ -57,19 +57,21 @@ export class DiskFolderImage implements FolderImage {
   }
 
   async scan(root: string, options: { skip?(path: string): boolean } = {}): Promise<FolderScan> {
-    const entries: ImageEntry[] = [];
-    const skipped: string[] = [];
+    // A file changed this close to the scan may change again within the same timestamp tick:
+    // its stamp must not vouch for its bytes later (`fresh`).
+    const scan: ScanState = {
+      entries: [],
+      skipped: [],
+      freshSince: Date.now() - FRESH_MS,
+      ...(options.skip ? { skip: options.skip } : {}),
+    };
     const fd = openRoot('scan', root);
     try {
-      scanFolder(fd, '', options.skip, entries, skipped);
+      scanFolder(fd, '', scan);
     } finally {
       closeSync(fd);
     }
-    // A file changed this close to the scan may change again within the same timestamp tick
-    // (the kernel's clock is coarser than a nanosecond): its stamp must not vouch for it later.
-    const freshSince = BigInt(Date.now() - FRESH_MS) * 1_000_000n;
-    for (const e of entries) if (e.kind === 'file' && BigInt(e.stamp.split(':')[3]!) >= freshSince) e.fresh = true;
-    return { entries: entries.sort(byPath), skipped: skipped.sort() };
+    return { entries: scan.entries.sort(byPath), skipped: scan.skipped.sort() };
   }
 
   async read(root: string, rel: string): Promise<Uint8Array> {
@@ -231,31 +233,28 @@ function refusal(op: string, rel: string, e: unknown, fd: number, name: string, 
   return new FolderImageError('NOT_DIRECTORY', op, rel, { cause: e });
 }
 
-/** Lists the held folder `fd` (root-relative `rel`) into `entries` / `skipped`, folders recursively. */
-function scanFolder(
-  fd: number,
-  rel: string,
-  skip: ((path: string) => boolean) | undefined,
-  entries: ImageEntry[],
-  skipped: string[],
-): void {
+/** What a scan collects, and what it asks of each entry. */
+interface ScanState {
+  readonly entries: ImageEntry[];
+  readonly skipped: string[];
+  readonly skip?: (path: string) => boolean;
+  /** Files whose ctime (ms) is at or after this are `fresh`. */
+  readonly freshSince: number;
+}
+
+/** Lists the held folder `fd` (root-relative `rel`) into the scan, folders recursively. */
+function scanFolder(fd: number, rel: string, scan: ScanState): void {
   const prefix = rel === '' ? '' : `${rel}/`;
   for (const dirent of readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true })) {
     const path = prefix + dirent.name;
-    if (skip?.(path)) continue;
-    scanEntry(fd, dirent, path, skip, entries, skipped);
+    if (scan.skip?.(path)) continue;
+    scanEntry(fd, dirent, path, scan);
   }
 }
 
 /** One entry of a scanned folder. A folder swapped for something else mid-scan is reported as what it now is. */
-function scanEntry(
-  fd: number,
-  dirent: Dirent,
-  path: string,
-  skip: ((path: string) => boolean) | undefined,
-  entries: ImageEntry[],
-  skipped: string[],
-): void {
+function scanEntry(fd: number, dirent: Dirent, path: string, scan: ScanState): void {
+  const { entries, skipped } = scan;
   const name = at(fd, dirent.name);
   if (dirent.isDirectory()) {
     let sub: number;
@@ -266,17 +265,17 @@ function scanEntry(
       if (code !== 'ELOOP' && code !== 'ENOTDIR' && code !== 'ENOENT') throw e;
       const st = lstatSync(name, { throwIfNoEntry: false });
       if (st?.isSymbolicLink()) entries.push({ path, kind: 'link', target: readlinkSync(name) });
-      else if (st?.isFile()) fileEntry(name, path, entries, skipped);
+      else if (st?.isFile()) fileEntry(name, path, scan);
       else if (st) skipped.push(path);
       return;
     }
     try {
       entries.push({ path, kind: 'dir', mode: fstatSync(sub).mode & 0o7777 });
-      scanFolder(sub, path, skip, entries, skipped);
+      scanFolder(sub, path, scan);
     } finally {
       closeSync(sub);
     }
-  } else if (dirent.isFile()) fileEntry(name, path, entries, skipped);
+  } else if (dirent.isFile()) fileEntry(name, path, scan);
   else if (dirent.isSymbolicLink()) {
     const target = readlinkOrNull(name);
     if (target !== null) entries.push({ path, kind: 'link', target });
@@ -286,9 +285,14 @@ function scanEntry(
 /** How recent a file's change is `fresh` (see `ImageEntry`): well above a timestamp tick and clock steps between the two clocks. */
 const FRESH_MS = 1000;
 
-/** A regular file's entry (mode, size, stamp from one bigint `lstat`); gone or swapped: left out or skipped. */
-function fileEntry(name: string, path: string, entries: ImageEntry[], skipped: string[]): void {
-  const st = lstatSync(name, { bigint: true, throwIfNoEntry: false });
+/**
+ * A regular file's entry (mode, size, stamp from one `lstat`); gone or swapped: left out or
+ * skipped. The times are milliseconds with their fraction (a double keeps the microseconds of a
+ * nanosecond timestamp), which is finer than the kernel's tick; a plain `lstat` costs some 15%
+ * less than a bigint one, and a scan is 20,000 of them for 20,000 files.
+ */
+function fileEntry(name: string, path: string, { entries, skipped, freshSince }: ScanState): void {
+  const st = lstatSync(name, { throwIfNoEntry: false });
   if (!st) {
     // Gone since the listing, or a name that is not UTF-8 (unreachable by its decoded text).
     skipped.push(path);
@@ -305,9 +309,10 @@ function fileEntry(name: string, path: string, entries: ImageEntry[], skipped: s
   entries.push({
     path,
     kind: 'file',
-    mode: Number(st.mode & 0o7777n),
-    size: Number(st.size),
-    stamp: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
+    mode: st.mode & 0o7777,
+    size: st.size,
+    stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`,
+    ...(st.ctimeMs >= freshSince ? { fresh: true } : {}),
   });
 }
 

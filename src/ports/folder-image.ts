@@ -11,7 +11,8 @@ import { CodedError } from '../../vfs/index.js';
 /**
  * One entry below a root. `path`: root-relative, '/'-separated, no leading './'. `mode`: the
  * permission bits only (`& 0o7777`). `stamp`: changes whenever the file's bytes may have changed
- * (disk: `${ino}:${size}:${mtimeNs}:${ctimeNs}`; memory: the same fields plus a digest of the bytes).
+ * (disk: `${ino}:${size}:${mtimeMs}:${ctimeMs}`, the times with their sub-millisecond fraction;
+ * memory: the same fields plus a digest of the bytes).
  * `fresh`: the file changed so recently (disk: its ctime within a second of the scan) that a later
  * change could keep the same stamp, so the stamp must not vouch for its bytes next time.
  */

@@ -67,7 +67,6 @@ export class SnapshotTable {
   private readonly putStamp: Statement;
   private readonly dropStamp: Statement;
   private readonly dropStamps: Statement;
-  private readonly headOf: Statement;
   private readonly putHead: Statement;
   private readonly dropHead: Statement;
   private readonly dropRows: Statement;
@@ -77,6 +76,13 @@ export class SnapshotTable {
   private readonly dropJournal: Statement;
   private readonly totals: Statement;
   private readonly allManifests: Statement;
+  private readonly headRow: Statement;
+  /**
+   * The stamps last read or written per conversation in this process, with the head row they
+   * describe (its number and time): read again only when the head moved (another process took a
+   * snapshot, or the snapshots were removed and numbered anew). 20,000 rows cost some 40 ms to read.
+   */
+  private readonly cached = new Map<string, { head: number; at: number; files: Map<string, FileStamp> }>();
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare(
@@ -93,7 +99,6 @@ export class SnapshotTable {
     );
     this.dropStamp = db.prepare('DELETE FROM snapshot_stamps WHERE conversation = ? AND path = ?');
     this.dropStamps = db.prepare('DELETE FROM snapshot_stamps WHERE conversation = ?');
-    this.headOf = db.prepare('SELECT n FROM snapshot_heads WHERE conversation = ?');
     this.putHead = db.prepare(
       'INSERT INTO snapshot_heads (conversation, n) VALUES (?, ?) ON CONFLICT (conversation) DO UPDATE SET n = excluded.n',
     );
@@ -107,6 +112,9 @@ export class SnapshotTable {
     this.dropJournal = db.prepare('DELETE FROM snapshot_restores WHERE conversation = ?');
     this.totals = db.prepare('SELECT COUNT(*) AS count, COALESCE(SUM(stored_bytes), 0) AS bytes FROM snapshots WHERE conversation = ?');
     this.allManifests = db.prepare('SELECT manifest FROM snapshots WHERE manifest IS NOT NULL');
+    this.headRow = db.prepare(
+      'SELECT h.n AS n, s.created_at AS at FROM snapshot_heads h LEFT JOIN snapshots s ON s.conversation = h.conversation AND s.n = h.n WHERE h.conversation = ?',
+    );
   }
 
   /** The conversation's snapshots, oldest first. */
@@ -130,13 +138,20 @@ export class SnapshotTable {
     return this.totals.get(conversation) as { count: number; bytes: number };
   }
 
-  /** The stamps of the conversation's last snapshot, by path, and the snapshot they describe (null: none). */
-  stamps(conversation: string): { head: number | null; files: Map<string, FileStamp> } {
-    const head = (this.headOf.get(conversation) as { n: number } | undefined)?.n ?? null;
+  /**
+   * The stamps of the conversation's last snapshot, by path, and the snapshot they describe (null:
+   * none). The map is the table's own: callers read it, never change it.
+   */
+  stamps(conversation: string): { head: number | null; files: ReadonlyMap<string, FileStamp> } {
+    const head = this.headRow.get(conversation) as { n: number; at: number | null } | undefined;
+    if (!head) return { head: null, files: new Map() };
+    const cached = this.cached.get(conversation);
+    if (cached && cached.head === head.n && cached.at === head.at) return { head: head.n, files: cached.files };
     const files = new Map<string, FileStamp>();
     for (const r of this.stampsOf.all(conversation) as { path: string; stamp: string; oid: string }[])
       files.set(r.path, { stamp: r.stamp, oid: r.oid });
-    return { head, files };
+    this.cached.set(conversation, { head: head.n, at: head.at ?? -1, files });
+    return { head: head.n, files };
   }
 
   /**
@@ -152,10 +167,18 @@ export class SnapshotTable {
         this.putHead.run(row.conversation, row.n);
       })
       .immediate();
+    const cached = this.cached.get(row.conversation);
+    this.cached.delete(row.conversation);
+    if (cached) {
+      for (const path of gone) cached.files.delete(path);
+      for (const [path, s] of stamps) cached.files.set(path, s);
+      this.cached.set(row.conversation, { head: row.n, at: row.createdAt, files: cached.files });
+    }
   }
 
   /** Forgets the stamps (the next snapshot reads every file again). */
   forgetStamps(conversation: string): void {
+    this.cached.delete(conversation);
     this.db
       .transaction(() => {
         this.dropStamps.run(conversation);
@@ -166,6 +189,7 @@ export class SnapshotTable {
 
   /** Removes every snapshot row, stamp and head of a conversation. */
   removeAll(conversation: string): void {
+    this.cached.delete(conversation);
     this.db
       .transaction(() => {
         this.dropRows.run(conversation);

@@ -118,8 +118,8 @@ function trustedStamps(
   parts: Pick<SnapshotParts, 'store'>,
   target: SnapshotTarget,
   use: boolean,
-): { head: number | null; files: Map<string, FileStamp> } {
-  const none = { head: null, files: new Map<string, FileStamp>() };
+): { head: number | null; files: ReadonlyMap<string, FileStamp> } {
+  const none = { head: null, files: new Map<string, FileStamp>() as ReadonlyMap<string, FileStamp> };
   if (!use) return none;
   const last = parts.store.snapshots.stamps(target.record.conversation);
   if (last.head === null) return last;

@@ -98,13 +98,20 @@ async function writeToGit(
   // One line, whatever the label holds: the metadata line below must stay the only one of its kind.
   const title = `gatefs snapshot ${n} of ${conversation} (${reason})${label ? `: ${label}` : ''}`.replace(/[\u0000-\u001f\u007f]/g, ' ');
   const ref = snapshotRef(conversation, n);
-  // A ref left by a snapshot whose process died before its row was committed is no snapshot.
-  await git.deleteRefs(repo, [ref], context);
-  const { commit, oids } = await git.writeSnapshot(
-    repo,
-    { ref, parent, changes, message: `${title}\n\n${snapshotMeta(read.entries)}\n`, time: Math.floor(parts.clock.now() / 1000) },
-    context,
-  );
+  const write = () =>
+    git.writeSnapshot(
+      repo,
+      { ref, parent, changes, message: `${title}\n\n${snapshotMeta(read.entries)}\n`, time: Math.floor(parts.clock.now() / 1000) },
+      context,
+    );
+  const { commit, oids } = await write().catch(async (e: unknown) => {
+    // A ref left by a snapshot whose process died before its row was committed is no snapshot:
+    // it goes, and the write is tried once more (a snapshot ref is never moved).
+    const left = await git.listRefs(repo, ref, context).catch(() => []);
+    if (!left.some((l) => l.ref === ref)) throw e;
+    await git.deleteRefs(repo, [ref], context);
+    return write();
+  });
   const entries = read.entries.map((e) => (e.kind === 'file' && e.oid === '' ? { ...e, oid: oids.get(e.path) ?? '' } : e));
   // Bytes the store gained: files whose content is new to this conversation's snapshots (a file read
   // again only because its stamp changed, with the same bytes, adds nothing; git keeps each blob once).
