@@ -45,6 +45,7 @@ describe('createHost with the worktree backend', () => {
       confinement: 'procfs',
       parent: null,
       landed: 0,
+      snapshots: { count: 0, bytes: 0 },
     });
     expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
     expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);
