@@ -40,7 +40,8 @@ export const snapshotCommand: Command = {
     const named = info.label === null ? '' : ` (${JSON.stringify(info.label)})`;
     out.print(
       [
-        `snapshot ${info.snapshotId} of "${conversation}"${named}: ${info.files} file(s), ${formatBytes(info.bytes)}; ${formatBytes(info.storedBytes)} new in the store`,
+        // A copy's snapshot holds what it changed over its pinned files (which never change): say so.
+        `snapshot ${info.snapshotId} of "${conversation}"${named}: ${info.files} file(s)${info.backend === 'copy' ? ' changed over its pinned files' : ''}, ${formatBytes(info.bytes)}; ${formatBytes(info.storedBytes)} new in the store`,
         `return to it with: gatefs restore ${conversation} ${info.snapshotId}`,
       ].join('\n'),
     );
