@@ -6,18 +6,15 @@
  * changed, and the next apply finishes the work: the source holds every change, no temp file is
  * left, the overlay is reset and a third apply has nothing to do.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import { APPLY_SAVE_POINTS } from '../../src/host/apply/apply-types.js';
-import { RUN_TYPESCRIPT } from '../run-typescript.js';
 import { APPLY_MANIFEST } from './apply-manifest.js';
+import { runChildScript } from './run-child-script.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -65,17 +62,7 @@ async function prepared(): Promise<{ src: string; outside: string }> {
 }
 
 /** Runs one apply in a child process. */
-function runChild(input: object): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join(here, 'apply-child.ts'), JSON.stringify(input)], {
-    cwd: resolve(here, '../..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr })));
-}
+const runChild = (input: object) => runChildScript('apply-child.ts', input);
 
 /** The source's files (temp files of an apply listed apart). */
 function sourceFiles(src: string): { files: Record<string, string>; temps: string[] } {

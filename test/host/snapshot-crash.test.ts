@@ -5,17 +5,14 @@
  * workspace untouched, the next one takes its number); a restore cut short after its journal is
  * finished by the next host, and the state before it is still a snapshot that brings it back.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import { SNAPSHOT_SAVE_POINTS } from '../../src/host/snapshots/snapshot-parts.js';
-import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { runChildScript } from './run-child-script.js';
 import { makeTempRepo } from './temp-repo.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 /** What a test undoes when it ends (the tests of this file run at once, each with its own repository). */
 type Cleanup = (fn: () => unknown) => void;
 
@@ -79,17 +76,8 @@ async function prepared(backend: 'worktree' | 'copy' | 'empty', cleanup: Cleanup
   return { repo: repo.dir, manifest, root, stateA, stateB };
 }
 
-function runChild(input: object): Promise<{ signal: string | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join(here, 'snapshot-child.ts'), JSON.stringify(input)], {
-    cwd: resolve(here, '../..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((res) => child.on('close', (_code, signal) => res({ signal, stdout, stderr })));
-}
+/** Runs one snapshot or restore in a child process. */
+const runChild = (input: object) => runChildScript('snapshot-child.ts', input);
 
 // Each test waits on child processes and git, so the tests of this file run at once.
 describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace', (backend) => {
