@@ -69,6 +69,8 @@ export const releaseCommand: Command = {
             : 'uncommitted work was discarded (the branch and its commits are kept)',
       );
     if (keepSnapshots) lines.push(`its snapshots are kept: gatefs snapshots ${result.conversation} lists them`);
+    else if (result.snapshotsDropped)
+      lines.push(`its ${result.snapshotsDropped} snapshot(s) went with it (--keep-snapshots keeps them next time)`);
     if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (flags['delete-branch']) {
       lines.push(result.branchDeleted ? 'branch deleted' : `branch kept${result.branchKeptReason ? `: ${result.branchKeptReason}` : ''}`);
