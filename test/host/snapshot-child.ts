@@ -13,6 +13,8 @@ const input = JSON.parse(process.argv[2] ?? '{}') as {
   op: 'snapshot' | 'restore';
   snapshotId?: string;
   crashAt?: string;
+  /** Wall-clock ms to wait for once the host is open (children started together then snapshot at one instant). */
+  startAt?: number;
 };
 const host = await createHost({
   repo: input.repo,
@@ -21,6 +23,7 @@ const host = await createHost({
     if (point === input.crashAt) process.kill(process.pid, 'SIGKILL');
   },
 });
+if (input.startAt) await new Promise((r) => setTimeout(r, Math.max(0, input.startAt! - Date.now())));
 try {
   const out = input.op === 'snapshot' ? await host.snapshot(input.conversation) : await host.restore(input.conversation, input.snapshotId!);
   process.stdout.write(`${JSON.stringify({ out })}\n`);

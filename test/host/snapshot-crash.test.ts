@@ -144,3 +144,20 @@ describe.concurrent.each(['worktree', 'copy', 'empty'] as const)('a %s workspace
     60_000,
   );
 });
+
+describe('two processes', () => {
+  it('taking a snapshot of one conversation at once all succeed, numbered one after the other', async ({ onTestFinished }) => {
+    const p = await prepared('worktree', (fn) => onTestFinished(async () => void (await fn())));
+    // Each child opens its host, then all three snapshot at the same instant.
+    const input = { repo: p.repo, manifest: p.manifest, conversation: 'a', op: 'snapshot', startAt: Date.now() + 8000 };
+    const runs = await Promise.all([runChild(input), runChild(input), runChild(input)]);
+    const ids = runs.map((r) => (JSON.parse(r.stdout.trim()) as { out?: { snapshotId: string } }).out?.snapshotId).sort();
+    expect(ids, runs.map((r) => r.stdout + r.stderr).join('\n')).toEqual(['2', '3', '4']);
+    const host = await createHost({ repo: p.repo, manifest: p.manifest });
+    onTestFinished(() => host.close());
+    for (const id of ids) {
+      await host.restore('a', id!);
+      expect(stateOf(p.root)).toEqual(p.stateB);
+    }
+  }, 60_000);
+});

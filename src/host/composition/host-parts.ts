@@ -150,6 +150,7 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     ...parts,
     drain: (conversation) => callbacks.drain(conversation),
     commandsRunning: (conversation) => commandRuns.isRunning(conversation),
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(options.snapshotSavePoint ? { savePoint: options.snapshotSavePoint } : {}),
   });
   return parts;

@@ -19,7 +19,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { refreshRegistration } from '../lifecycle/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import { checkoutOf } from '../platform/index.js';
-import type { WriteDoors } from '../../ports/index.js';
+import type { ProcessLiveness, WriteDoors } from '../../ports/index.js';
 
 /** What a snapshot or restore takes of the host's parts. */
 export type SnapshotParts = Parameters<typeof refreshRegistration>[0] & {
@@ -33,6 +33,10 @@ export type SnapshotParts = Parameters<typeof refreshRegistration>[0] & {
   commandsRunning(conversation: string): boolean;
   /** Called at each save point of a snapshot or restore (the crash tests end the process there). */
   savePoint?: (point: SnapshotSavePoint) => void;
+  /** Who this process is (the cross-process snapshot lock names it). */
+  readonly liveness: Pick<ProcessLiveness, 'self'>;
+  /** Waits between tries of a lock another process holds. */
+  wait(ms: number): Promise<void>;
 };
 
 /** The save points, in the order a restore passes them (a snapshot passes the first only). */
