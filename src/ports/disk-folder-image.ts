@@ -278,7 +278,9 @@ function scanEntry(fd: number, dirent: Dirent, path: string, scan: ScanState): v
   } else if (dirent.isFile()) fileEntry(name, path, scan);
   else if (dirent.isSymbolicLink()) {
     const target = readlinkOrNull(name);
-    if (target !== null) entries.push({ path, kind: 'link', target });
+    // No longer a link (replaced since the listing): looked at again as what it is now.
+    if (target === NOT_A_LINK) fileEntry(name, path, scan);
+    else if (target !== null) entries.push({ path, kind: 'link', target });
   } else skipped.push(path);
 }
 
@@ -316,15 +318,20 @@ function fileEntry(name: string, path: string, { entries, skipped, freshSince }:
   });
 }
 
-/** The target of the link `name`, or null when it went away. */
-function readlinkOrNull(name: string): string | null {
+/** The target of the link `name`, null when it went away, `NOT_A_LINK` when something else took its place. */
+function readlinkOrNull(name: string): string | null | typeof NOT_A_LINK {
   try {
     return readlinkSync(name);
   } catch (e) {
-    if (foreignCodeOf(e) === 'ENOENT') return null;
+    const code = foreignCodeOf(e);
+    if (code === 'ENOENT') return null;
+    if (code === 'EINVAL') return NOT_A_LINK;
     throw e;
   }
 }
+
+/** What `readlinkOrNull` answers for a name that is there but no link (EINVAL). */
+const NOT_A_LINK = Symbol('not a link');
 
 /** 512-byte blocks of the regular files below the held folder `fd`. */
 function blocksBelow(fd: number): number {

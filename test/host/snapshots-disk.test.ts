@@ -201,3 +201,36 @@ describe('a worktree snapshot', () => {
     expect(host.snapshots('b')).toHaveLength(1);
   });
 });
+
+describe('a snapshot while a process rewrites files through temp names and renames', () => {
+  it('is taken (the folder read again) or refused BUSY, never a failure from a file that moved under it', async () => {
+    const { host, folderOf } = await setup('worktree');
+    const root = folderOf('a');
+    const { spawn } = await import('node:child_process');
+    const churn = spawn(
+      'sh',
+      ['-c', 'i=0; while [ $i -lt 4000 ]; do echo $i > t.tmp; mv t.tmp t; ln -sf t l.tmp; mv -T l.tmp link; i=$((i+1)); done'],
+      {
+        cwd: root,
+        stdio: 'ignore',
+      },
+    );
+    const ended = new Promise((r) => churn.on('close', r));
+    cleanups.push(() => {
+      churn.kill('SIGKILL');
+      return ended;
+    });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++)
+      outcomes.push(
+        await host.snapshot('a').then(
+          () => 'ok',
+          (e: { code?: string }) => e.code ?? String(e),
+        ),
+      );
+    churn.kill('SIGKILL');
+    await ended;
+    expect(outcomes.filter((o) => o !== 'ok' && o !== 'BUSY')).toEqual([]);
+    expect(outcomes).toContain('ok');
+  });
+});

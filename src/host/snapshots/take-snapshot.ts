@@ -15,6 +15,8 @@
  */
 import type { GitContext, SnapshotChange } from '../../git/index.js';
 import type { SnapshotRow } from '../../state/index.js';
+import { isCodedError } from '../../../vfs/index.js';
+import { WorkspaceError } from '../../workspace-error.js';
 import { isExecutable, snapshotMeta, writeManifest } from './snapshot-contents.js';
 import { oidOf, readFolder, type FolderRead, type SnapshotEntry } from './snapshot-entries.js';
 import type { SnapshotParts, SnapshotTarget } from './snapshot-parts.js';
@@ -34,7 +36,9 @@ export async function takeSnapshot(parts: SnapshotParts, conversation: string, o
   const n = parts.store.snapshots.nextNumber(conversation);
   const label = options.label ?? null;
   const reason = options.reason ?? 'manual';
-  const written = target.kind === 'git' ? await writeToGit(parts, target, n, label, reason, context) : await writeToStore(parts, target);
+  const written = await whileFilesHoldStill(conversation, () =>
+    target.kind === 'git' ? writeToGit(parts, target, n, label, reason, context) : writeToStore(parts, target),
+  );
   parts.savePoint?.('snapshot.objects');
   const { read, commit, manifest, storedBytes } = written;
   const files = read.entries.filter((e) => e.kind !== 'dir');
@@ -60,6 +64,35 @@ export async function takeSnapshot(parts: SnapshotParts, conversation: string, o
   });
   return { info: infoOf(row), entries: read.entries };
 }
+
+/** Reads of a folder a snapshot tries before giving up on files that keep changing under it. */
+const READ_ATTEMPTS = 3;
+
+/**
+ * Runs `write` again (from a new scan) when a file changed kind or went away between the scan
+ * and its read — a command writing through temp files and renames, say — at most
+ * `READ_ATTEMPTS` times; then `BUSY`. Nothing is recorded by a failed attempt (a worktree's ref
+ * is not created when a read fails; stored objects are harmless).
+ */
+async function whileFilesHoldStill<T>(conversation: string, write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (e) {
+      if (!isCodedError(e) || !MOVED_UNDERFOOT.has(e.code)) throw e;
+      if (attempt >= READ_ATTEMPTS) {
+        throw new WorkspaceError(
+          'BUSY',
+          `files of '${conversation}' kept changing while the snapshot read them (${e.code} at '${String((e.data as { path?: string }).path ?? '')}'): nothing was recorded`,
+          { conversation, hint: 'take it again, or once the command writing there has ended' },
+        );
+      }
+    }
+  }
+}
+
+/** Folder-image codes that mean an entry changed between the scan and its read. */
+const MOVED_UNDERFOOT = new Set(['NOT_FOUND', 'NOT_REGULAR_FILE', 'SYMLINK_ESCAPE', 'NOT_DIRECTORY']);
 
 /** What writing a snapshot's objects gave. */
 interface Written {
