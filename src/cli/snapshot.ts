@@ -43,6 +43,11 @@ export const snapshotCommand: Command = {
         // A copy's snapshot holds what it changed over its pinned files (which never change): say so.
         `snapshot ${info.snapshotId} of "${conversation}"${named}: ${info.files} file(s)${info.backend === 'copy' ? ' changed over its pinned files' : ''}, ${formatBytes(info.bytes)}; ${formatBytes(info.storedBytes)} new in the store`,
         `return to it with: gatefs restore ${conversation} ${info.snapshotId}`,
+        ...(info.skipped > 0
+          ? [
+              `left out: ${info.skipped} entr${info.skipped === 1 ? 'y' : 'ies'} it cannot hold (FIFOs, sockets, devices, names that are not UTF-8; gatefs log --conversation ${conversation} names them)`,
+            ]
+          : []),
       ].join('\n'),
     );
     return 0;

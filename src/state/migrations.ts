@@ -210,6 +210,7 @@ export const MIGRATIONS: readonly Migration[] = [
         files INTEGER NOT NULL,
         bytes INTEGER NOT NULL,
         stored_bytes INTEGER NOT NULL,
+        skipped INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (conversation, n)
       ) STRICT;
       CREATE TABLE snapshot_stamps (

@@ -123,7 +123,16 @@ export interface RunEventData {
     paths: string[];
   };
   // Snapshots; `snapshot` is the number within the conversation.
-  'snapshot.taken': { snapshot: number; reason: string; label: string | null; files: number; changed: number; storedBytes: number };
+  'snapshot.taken': {
+    snapshot: number;
+    reason: string;
+    label: string | null;
+    files: number;
+    changed: number;
+    storedBytes: number;
+    /** Entries left out (special files, names that are not UTF-8), at most 20. */
+    skipped?: string[];
+  };
   'snapshot.restoring': { snapshot: number; before: number };
   'snapshot.restored': { snapshot: number; before: number; written: number; removed: number; resumed: boolean };
   'snapshot.dropped': { count: number };
@@ -229,7 +238,8 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   'lander.target_moved': 'The target branch moved since the candidate was checked: the submission is merged and checked again.',
   'snapshot.taken':
     "A snapshot of the conversation's whole workspace was recorded (who took it, its label, its files, how many changed since the last one and the bytes it added to the store).",
-  'snapshot.restoring': 'A restore begins: the workspace as it was is snapshot `before`; a crash from here on is finished by the next host.',
+  'snapshot.restoring':
+    'A restore begins: the workspace as it was is snapshot `before`; a crash from here on is finished by the next host.',
   'snapshot.restored': 'The workspace holds exactly the snapshot again (written and removed entries; resumed: finished after a crash).',
   'snapshot.dropped': "A released workspace's snapshots were removed with it (release without --keep-snapshots).",
   'lander.blocked':

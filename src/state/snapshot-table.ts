@@ -27,6 +27,8 @@ export interface SnapshotRow {
   files: number;
   bytes: number;
   storedBytes: number;
+  /** Entries left out: special files (FIFOs, sockets, devices) and names that are not UTF-8. */
+  skipped: number;
 }
 
 /** A file's stamp and object id as the last snapshot saw them. */
@@ -55,6 +57,7 @@ interface Row {
   files: number;
   bytes: number;
   stored_bytes: number;
+  skipped: number;
 }
 
 /** Prepared statements over the snapshot tables. Construct once per connection. */
@@ -86,8 +89,8 @@ export class SnapshotTable {
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare(
-      `INSERT INTO snapshots (conversation, n, label, reason, created_at, backend, commit_sha, manifest, files, bytes, stored_bytes)
-       VALUES (@conversation, @n, @label, @reason, @createdAt, @backend, @commit, @manifest, @files, @bytes, @storedBytes)`,
+      `INSERT INTO snapshots (conversation, n, label, reason, created_at, backend, commit_sha, manifest, files, bytes, stored_bytes, skipped)
+       VALUES (@conversation, @n, @label, @reason, @createdAt, @backend, @commit, @manifest, @files, @bytes, @storedBytes, @skipped)`,
     );
     this.byConversation = db.prepare('SELECT * FROM snapshots WHERE conversation = ? ORDER BY n');
     this.one = db.prepare('SELECT * FROM snapshots WHERE conversation = ? AND n = ?');
@@ -244,5 +247,6 @@ function rowOf(r: Row): SnapshotRow {
     files: r.files,
     bytes: r.bytes,
     storedBytes: r.stored_bytes,
+    skipped: r.skipped,
   };
 }

@@ -234,3 +234,22 @@ describe('a snapshot while a process rewrites files through temp names and renam
     expect(outcomes).toContain('ok');
   });
 });
+
+describe('entries a snapshot cannot hold', () => {
+  it('a FIFO and a name that is not UTF-8 are counted as left out and named in the run log; a restore leaves them as they are', async () => {
+    const { host, folderOf } = await setup('empty');
+    const root = folderOf('a');
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0xfe]), Buffer.from('bad')]), 'precious');
+    writeFileSync(join(root, 'ok.txt'), 'fine');
+    const snap = await host.snapshot('a');
+    expect(snap).toMatchObject({ files: 1, skipped: 2 });
+    const taken = host
+      .events()
+      .filter((e) => e.type === 'snapshot.taken')
+      .at(-1);
+    expect((taken?.data as { skipped?: string[] }).skipped).toHaveLength(2);
+    expect(host.snapshots('a')[0]?.skipped).toBe(2);
+  });
+});

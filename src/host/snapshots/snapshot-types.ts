@@ -25,6 +25,11 @@ export interface SnapshotInfo {
   bytes: number;
   /** Bytes this snapshot added to the store: 0 when nothing changed since the one before. */
   storedBytes: number;
+  /**
+   * Entries of the workspace it could not hold, left as they are by a restore: special files
+   * (FIFOs, sockets, devices) and names that are not UTF-8 (the run log's `snapshot.taken` names them).
+   */
+  skipped: number;
   /** A worktree snapshot's commit (`refs/gatefs/snapshots/<conversation>/<n>`); null for stored ones. */
   commit: string | null;
 }

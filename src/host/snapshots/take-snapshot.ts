@@ -54,13 +54,22 @@ export async function takeSnapshot(parts: SnapshotParts, conversation: string, o
     files: files.length,
     bytes: files.reduce((sum, e) => sum + (e.kind === 'file' ? e.size : 0), 0),
     storedBytes,
+    skipped: read.skipped.length,
   };
   const changedStamps = new Map([...read.stamps].filter(([path]) => read.changed.has(path) || read.stamps.get(path)!.stamp === ''));
   parts.store.snapshots.record(row, read.head === null ? read.stamps : changedStamps, read.gone);
   parts.store.runLog.append({
     type: 'snapshot.taken',
     conversation,
-    data: { snapshot: n, reason, label, files: row.files, changed: read.changed.size, storedBytes },
+    data: {
+      snapshot: n,
+      reason,
+      label,
+      files: row.files,
+      changed: read.changed.size,
+      storedBytes,
+      ...(read.skipped.length > 0 ? { skipped: read.skipped.slice(0, 20) } : {}),
+    },
   });
   return { info: infoOf(row), entries: read.entries };
 }
@@ -187,6 +196,7 @@ export function infoOf(row: SnapshotRow): SnapshotInfo {
     files: row.files,
     bytes: row.bytes,
     storedBytes: row.storedBytes,
+    skipped: row.skipped,
     commit: row.commit,
   };
 }
