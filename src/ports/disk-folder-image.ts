@@ -96,6 +96,20 @@ export class DiskFolderImage implements FolderImage {
     }
   }
 
+  async readLink(root: string, rel: string): Promise<string> {
+    const segments = segmentsOf('readLink', rel);
+    const name = segments.pop()!;
+    const parent = walkTo('readLink', root, segments);
+    try {
+      const target = readlinkOrNull(at(parent, name));
+      if (target === null) throw new FolderImageError('NOT_FOUND', 'readLink', rel);
+      if (target === NOT_A_LINK) throw new FolderImageError('NOT_REGULAR_FILE', 'readLink', rel);
+      return target;
+    } finally {
+      closeSync(parent);
+    }
+  }
+
   async remove(root: string, rel: string): Promise<void> {
     const segments = segmentsOf('remove', rel);
     const name = segments.pop()!;

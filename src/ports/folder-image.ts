@@ -44,6 +44,12 @@ export interface FolderImage {
    */
   read(root: string, rel: string): Promise<Uint8Array>;
   /**
+   * The target of the link at rel (the folders on the way opened without following a link).
+   * Throws `FolderImageError` `NOT_FOUND`, `NOT_REGULAR_FILE` (something else is there),
+   * `SYMLINK_ESCAPE` (a link on the way) or `NOT_DIRECTORY`.
+   */
+  readLink(root: string, rel: string): Promise<string>;
+  /**
    * Removes rel: a file, a link (never its target) or a folder with everything below it
    * (links inside removed as links). Missing is fine, and so is a link or file on the way
    * (nothing can be at rel without following it).

@@ -4,7 +4,7 @@
  * parent (reason `fork`). The parent's files are untouched; the child's work comes home through
  * commits as any subagent's does.
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
@@ -54,6 +54,33 @@ describe('a subagent started from working state', () => {
     expect(repo.git('show', 'gatefs/p:draft.md')).toBe('untracked draft');
     expect(readFileSync(join(wt('p'), 'child.txt'), 'utf8')).toBe('child work\n');
     expect(existsSync(wt('k'))).toBe(false);
+  });
+
+  it("lands back over the parent's own untracked link and file as they are; a file the parent changed since is still a refusal, and nothing moves", async () => {
+    const repo = makeTempRepo({ 'README.md': '# r\n', 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    cleanups.push(() => repo.cleanup());
+    const host = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => host.close());
+    await host.prepare({ conversation: 'p' });
+    const wt = (id: string) => join(repo.dir, '.gatefs/worktrees', id);
+    symlinkSync('a.txt', join(wt('p'), 'plink'));
+    writeFileSync(join(wt('p'), 'draft.md'), 'draft\n');
+    await host.subagents.start({ parent: 'p', child: 'k', from: 'working' });
+    expect(readlinkSync(join(wt('k'), 'plink'))).toBe('a.txt');
+    expect(await host.gate.call('k', 'commit', { message: 'carry the draft and the link' })).toMatchObject({ ok: true });
+    // The parent changes its draft meanwhile: that is its own work, and the landing refuses to overwrite it.
+    writeFileSync(join(wt('p'), 'draft.md'), 'draft, edited after the fork\n');
+    await expect(host.subagents.land('k')).rejects.toMatchObject({
+      code: 'DIRTY_WORKTREE',
+      data: { files: expect.arrayContaining(['draft.md']) },
+    });
+    expect(readlinkSync(join(wt('p'), 'plink'))).toBe('a.txt');
+    expect(readFileSync(join(wt('p'), 'draft.md'), 'utf8')).toBe('draft, edited after the fork\n');
+    // Put back as the child has it: the landing goes through.
+    writeFileSync(join(wt('p'), 'draft.md'), 'draft\n');
+    expect(await host.subagents.land('k')).toMatchObject({ commits: 1 });
+    expect(readlinkSync(join(wt('p'), 'plink'))).toBe('a.txt');
+    expect(repo.git('show', 'gatefs/p:draft.md')).toBe('draft');
   });
 
   it('works the same on the memory host', async () => {

@@ -64,6 +64,15 @@ export class MemoryFolderImage implements FolderImage {
     return new Uint8Array(this.volume.readFileSync(full) as Buffer);
   }
 
+  async readLink(root: string, rel: string): Promise<string> {
+    const segments = segmentsOf('readLink', rel);
+    const full = `${this.folderAt('readLink', root, segments.slice(0, -1))}/${segments[segments.length - 1]}`;
+    const kind = this.kindOf(full);
+    if (kind === 'missing') throw new FolderImageError('NOT_FOUND', 'readLink', rel);
+    if (kind !== 'link') throw new FolderImageError('NOT_REGULAR_FILE', 'readLink', rel);
+    return String(this.volume.readlinkSync(full));
+  }
+
   async remove(root: string, rel: string): Promise<void> {
     const segments = segmentsOf('remove', rel);
     let parent: string;

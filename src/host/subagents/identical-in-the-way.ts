@@ -4,14 +4,15 @@
  * working state (`from: 'working'`), whose commits carry the parent's uncommitted and untracked
  * files — nothing of the parent's would be lost by the checkout, so they are set aside: an
  * untracked file is removed, an uncommitted one given its committed bytes back, and the landing
- * writes them again. A file that differs in bytes or in its executable bit, a folder, or a link
- * stays a refusal. `putBack` returns every file set aside to what it held, when the landing
+ * writes them again (a link too, when its target is the one the landing brings). A file or link
+ * that differs, or a folder, stays a refusal. `putBack` returns every file set aside to what it held, when the landing
  * fails after all.
  *
  * Files are compared by git blob id (sha-1 of the bytes read through the folder image, never
  * following a link); a repository of another object format never matches, so it refuses as before.
  */
 import type { GitContext } from '../../git/index.js';
+import type { FolderImage } from '../../ports/index.js';
 import type { BlockedReason } from '../../git/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { gitBlobId } from '../snapshots/index.js';
@@ -37,36 +38,58 @@ export async function setIdenticalAside(
   if (files.length === 0 || files.some((f) => f.endsWith('/'))) return null;
   const { snapshotGit, folderImage, repo } = parts.platform;
   const folder = checkoutOf(parts.platform, parent, 'worktree');
-  const childTree = new Map((await snapshotGit.listTree(repo, heads.child, context)).map((e) => [e.path, e]));
-  const parentTree =
-    reason === 'UNCOMMITTED_CHANGES' ? new Map((await snapshotGit.listTree(repo, heads.parent, context)).map((e) => [e.path, e])) : null;
-  const held: { path: string; bytes: Uint8Array; mode: number }[] = [];
+  const treeOf = async (commit: string) => new Map((await snapshotGit.listTree(repo, commit, context)).map((e) => [e.path, e]));
+  const childTree = await treeOf(heads.child);
+  const parentTree = reason === 'UNCOMMITTED_CHANGES' ? await treeOf(heads.parent) : null;
+  const held: Held[] = [];
   for (const path of files) {
     const incoming = childTree.get(path);
-    if (!incoming || incoming.mode === '120000') return null;
-    const bytes = await folderImage.read(folder, path).catch(() => null);
-    if (bytes === null || gitBlobId(bytes) !== incoming.oid) return null;
-    const mode = incoming.mode === '100755' ? 0o755 : 0o644;
-    const committed = parentTree?.get(path);
-    if (parentTree && (!committed || committed.mode === '120000')) return null;
-    held.push({ path, bytes, mode });
+    if (!incoming) return null;
+    const here = await heldAt(folderImage, folder, path, incoming.mode);
+    if (!here || gitBlobId(here.kind === 'link' ? new TextEncoder().encode(here.target) : here.bytes) !== incoming.oid) return null;
+    if (parentTree && !parentTree.get(path)) return null;
+    held.push(here);
   }
-  const committedBytes = parentTree
-    ? await snapshotGit.readBlobs(
-        repo,
-        held.map((h) => parentTree.get(h.path)!.oid),
-        context,
-      )
-    : new Map<string, Uint8Array>();
-  for (const h of held) {
-    const committed = parentTree?.get(h.path);
-    if (committed)
-      await folderImage.writeFile(folder, h.path, committedBytes.get(committed.oid)!, committed.mode === '100755' ? 0o755 : 0o644);
-    else await folderImage.remove(folder, h.path);
+  const committed = parentTree ? held.map((h) => parentTree.get(h.path)!) : [];
+  const committedBytes =
+    committed.length > 0
+      ? await snapshotGit.readBlobs(repo, [...new Set(committed.map((c) => c.oid))], context)
+      : new Map<string, Uint8Array>();
+  const undo = async (h: Held) =>
+    h.kind === 'link' ? folderImage.makeLink(folder, h.path, h.target) : folderImage.writeFile(folder, h.path, h.bytes, h.mode);
+  const done: Held[] = [];
+  try {
+    for (const [i, h] of held.entries()) {
+      const c = committed[i];
+      if (!c) await folderImage.remove(folder, h.path);
+      else if (c.mode === '120000') await folderImage.makeLink(folder, h.path, new TextDecoder().decode(committedBytes.get(c.oid)!));
+      else await folderImage.writeFile(folder, h.path, committedBytes.get(c.oid)!, c.mode === '100755' ? 0o755 : 0o644);
+      done.push(h);
+    }
+  } catch (e) {
+    for (const h of done) await undo(h);
+    throw e;
   }
   return {
     putBack: async () => {
-      for (const h of held) await folderImage.writeFile(folder, h.path, h.bytes, h.mode);
+      for (const h of held) await undo(h);
     },
   };
+}
+
+/** What a file or link in the parent's way held, to compare and to put back. */
+type Held = { path: string; kind: 'file'; bytes: Uint8Array; mode: number } | { path: string; kind: 'link'; target: string };
+
+/**
+ * What is at `path` in `folder` when it is of the kind the landing brings there (`mode`: a link,
+ * or a regular file, put back with the landing's executable bit), or null when it is something
+ * else or gone.
+ */
+async function heldAt(image: FolderImage, folder: string, path: string, mode: string): Promise<Held | null> {
+  if (mode === '120000') {
+    const target = await image.readLink(folder, path).catch(() => null);
+    return target === null ? null : { path, kind: 'link', target };
+  }
+  const bytes = await image.read(folder, path).catch(() => null);
+  return bytes === null ? null : { path, kind: 'file', bytes, mode: mode === '100755' ? 0o755 : 0o644 };
 }

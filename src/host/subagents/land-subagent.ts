@@ -125,6 +125,7 @@ async function fastForwardParent(parts: SubagentParts, child: string, parent: st
       conversation: parent,
       reason: moved.reason,
       files: moved.files,
+      hint: `commit, move or remove them in '${parent}' (or make them hold what '${child}' brings), then land again: gatefs subagent land ${child}`,
     });
   }
   if (moved.outcome === 'stale')
