@@ -18,9 +18,8 @@ import { type RollbackValue, snapshotsOf } from './snapshot-requests.js';
 
 const Input = Type.Object(
   {
-    snapshotId: Type.String({
-      minLength: 1,
-      maxLength: 64,
+    // A model often writes the id as the number it reads: 3 is taken as "3".
+    snapshotId: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 1 })], {
       description: 'The snapshotId a checkpoint answered (like "3").',
     }),
   },
@@ -54,6 +53,6 @@ export const rollbackTool = defineTool({
   writes: false,
   paths: () => [],
   async handler(input, ctx) {
-    return ok<RollbackValue>(await snapshotsOf(ctx).rollback(input.snapshotId, ctx.holder));
+    return ok<RollbackValue>(await snapshotsOf(ctx).rollback(String(input.snapshotId), ctx.holder));
   },
 });

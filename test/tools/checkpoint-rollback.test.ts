@@ -240,3 +240,19 @@ describe('under the claude-code profile', () => {
     expect((await call('rollback', { snapshotId: '2' })).text).toMatch(/^rolled back to checkpoint 2: /);
   });
 });
+
+describe('rollback, as a model writes it', () => {
+  it('takes the id as the number it reads (3 as "3"); zero, a fraction or a negative is INVALID_INPUT', async () => {
+    const { host, call } = await world();
+    await valueOf(call('write', { path: 'notes.md', content: 'one' }));
+    await valueOf(call('checkpoint', {}));
+    await valueOf(call('write', { path: 'notes.md', content: 'two' }));
+    expect(await valueOf(call('rollback', { snapshotId: 1 }))).toMatchObject({ snapshotId: '1', before: '2' });
+    expect(await valueOf<{ content: string }>(call('read', { path: 'notes.md' }))).toMatchObject({
+      content: expect.stringContaining('one'),
+    });
+    for (const bad of [0, 1.5, -1])
+      expect(await call('rollback', { snapshotId: bad })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+    await host.close();
+  });
+});

@@ -141,7 +141,8 @@ export class CommandService implements CommandRequests {
         'the role takes a snapshot before each command (exec: { checkpoint: true }), and this workspace takes none: nothing ran',
       );
     }
-    const oneLine = command.replace(/\s+/g, ' ').trim();
+    // One line of printable text, like a label the agent gives (control characters become spaces).
+    const oneLine = command.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
     const cut = oneLine.length > CHECKPOINT_LABEL_COMMAND_CHARS ? `${oneLine.slice(0, CHECKPOINT_LABEL_COMMAND_CHARS - 1)}…` : oneLine;
     return this.target.checkpoint(`before exec: ${cut}`);
   }
