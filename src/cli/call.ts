@@ -83,10 +83,12 @@ export const callCommand: Command = {
     if (globals.json) out.json(result);
     else if (result.ok) out.print(safeToolText(tool, result));
     if (!result.ok) {
+      // A refusal that knows its case (details.hint: the backend, the folder) says it instead of the table.
+      const detailed = result.error.details?.hint;
       const own =
         result.error.code === 'INVALID_INPUT'
           ? `its arguments: gatefs call ${conversation} ${tool} --help`
-          : toolHint(tool, result.error.code);
+          : (toolHint(tool, result.error.code) ?? (typeof detailed === 'string' ? detailed : undefined));
       out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code, own)}`);
     }
     return result.ok ? 0 : 1;

@@ -3,6 +3,7 @@
  * when, who took it, label, files, size) or, with `--json`, the `SnapshotInfo` array. A read-only
  * look: it opens the host quietly.
  */
+import { WorkspaceError } from '../workspace-error.js';
 import type { SnapshotInfo } from '../host/composition/index.js';
 import type { Command } from './command.js';
 import { conversationArg } from './conversation-arg.js';
@@ -28,7 +29,14 @@ export const snapshotsCommand: Command = {
   ].join('\n'),
   async run({ globals, args, out }) {
     const conversation = conversationArg(args[0], 'snapshots');
-    const list = await withReadingHost(globals, async (host) => host.snapshots(conversation));
+    const list = await withReadingHost(globals, async (host) => {
+      const found = host.snapshots(conversation);
+      // Kept snapshots of a released workspace are listed; a conversation gatefs never saw is a mistake worth saying.
+      if (found.length === 0 && !host.status().some((s) => s.conversation === conversation)) {
+        throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
+      }
+      return found;
+    });
     if (globals.json) out.json(list);
     else out.print(formatSnapshotTable(conversation, list));
     return 0;
