@@ -8,7 +8,10 @@
  * fall anywhere among the calls of a burst and so reorder their run-log records (a burst of a
  * read and a `.ts` write, replayed 60 times in a fresh process: the first play alone ordered them
  * otherwise). The grammars of the files the scenarios write are loaded before the property;
- * after that a check settles in microtasks like the rest of the memory host.
+ * after that a check settles in microtasks like the rest of the memory host. So are the modules
+ * the tools load on first use: one play of every tool in every workspace comes first (`warmUp`;
+ * without it, a burst of a copy's `list` and `edit` came out in either order under load, the
+ * first play of the scenario alone).
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -139,8 +142,32 @@ async function loadGrammars(): Promise<void> {
   }
 }
 
+/**
+ * One play of every tool in every workspace, before the property: a module or grammar a tool
+ * loads on its first use (a dynamic import, a wasm file) is real I/O whose end can fall anywhere
+ * among a burst's calls, as the grammars' can (see the file comment).
+ */
+async function warmUp(): Promise<void> {
+  const everything: Step[] = (Object.keys(roles) as Conv[]).map((c) => ({
+    op: 'burst' as const,
+    calls: [
+      { c, tool: 'list', args: { pattern: '**' } },
+      { c, tool: 'grep', args: { pattern: 'alpha', output: 'content' } },
+      { c, tool: 'read', args: { path: 'README.md' } },
+      { c, tool: 'edit', args: { path: 'README.md', oldString: 'alpha', newString: 'q' } },
+      { c, tool: 'write', args: { path: 'src/new.ts', content: 'x' } },
+      { c, tool: 'exec', args: { command: 'npm test', cwd: 'src', background: true } },
+      { c, tool: 'exec_output', args: { runId: 'run-1' } },
+    ],
+  }));
+  await play(everything);
+}
+
 describe('memory host determinism under random scenarios', () => {
-  beforeAll(loadGrammars);
+  beforeAll(async () => {
+    await loadGrammars();
+    await warmUp();
+  });
 
   it('the same scenario gives byte-identical answers, status and run log', async () => {
     await fc.assert(
