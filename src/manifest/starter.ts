@@ -21,7 +21,7 @@ roles:
     # the landing's outcome; checkpoint saves the whole workspace and rollback returns to a checkpoint)
     tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages]
     workspace:
-      backend: worktree         # shared | worktree | copy   (container is not available)
+      backend: worktree         # shared | worktree | copy | empty   (container is not available)
       # mounts:                 # extra places the agent sees, each with its own write flag
       #   - { path: .campaign, writable: false }   # relative: from the pinned commit, read-only
       #   - { path: /data/out, writable: true }    # absolute: a host folder at the same path
@@ -56,7 +56,7 @@ roles:
 export function starterManifestText(options: { backend?: 'worktree' | 'copy' } = {}): string {
   if (options.backend !== 'copy') return STARTER;
   return STARTER.replace(
-    '      backend: worktree         # shared | worktree | copy',
-    '      backend: copy             # not a git repository: an overlay copy, brought home with gatefs apply ID; shared | worktree | copy',
+    '      backend: worktree         # shared | worktree | copy | empty   (container is not available)',
+    '      backend: copy             # not a git repository: an overlay copy, brought home with gatefs apply ID; shared | worktree | copy | empty',
   );
 }
