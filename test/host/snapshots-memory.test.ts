@@ -127,7 +127,10 @@ describe('snapshots, adversarially', () => {
     const own = await host.snapshot('a');
     await host.gate.call('a', 'write', { path: 'y.txt', content: 'later' });
     await host.restore('a', own.snapshotId);
-    expect(await host.gate.call('a', 'read', { path: 'y.txt' })).toMatchObject({ ok: true, value: { content: expect.stringContaining('copy work') } });
+    expect(await host.gate.call('a', 'read', { path: 'y.txt' })).toMatchObject({
+      ok: true,
+      value: { content: expect.stringContaining('copy work') },
+    });
     await host.close();
   });
 

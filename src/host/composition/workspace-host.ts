@@ -177,7 +177,11 @@ export class WorkspaceHost implements Host {
     if (options.keepSnapshots) return result;
     const backend = this.parts.store.workspaces.get(conversation)?.backend ?? 'worktree';
     const dropped = await this.parts.snapshots.drop(conversation, backend).catch((e: unknown) => {
-      this.parts.store.runLog.append({ type: 'recover.failed', conversation, data: { message: `snapshots not removed: ${(e as Error)?.message ?? String(e)}` } });
+      this.parts.store.runLog.append({
+        type: 'recover.failed',
+        conversation,
+        data: { message: `snapshots not removed: ${(e as Error)?.message ?? String(e)}` },
+      });
       return 0;
     });
     return dropped > 0 ? { ...result, snapshotsDropped: dropped } : result;
@@ -298,7 +302,8 @@ export class WorkspaceHost implements Host {
             // A child started from working state holds its parent's untracked and ignored files: unchanged, they are not its work.
             const parent = hostParts.store.lineage.of(conversation).parent;
             const files = isWorkspaceError(e, 'DIRTY_WORKTREE') ? ((e.data as { files?: string[] }).files ?? []) : [];
-            if (parent && files.length > 0 && (await hostParts.snapshots.untouchedSinceFork(conversation, parent, files))) return release(true);
+            if (parent && files.length > 0 && (await hostParts.snapshots.untouchedSinceFork(conversation, parent, files)))
+              return release(true);
             throw e;
           });
           return this.afterRelease(conversation, result, options);
