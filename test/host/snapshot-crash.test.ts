@@ -161,3 +161,31 @@ describe('two processes', () => {
     }
   }, 60_000);
 });
+
+describe('a restore the next host cannot finish', () => {
+  it('(its snapshot objects gone) is named by recover.failed; the host still opens and serves; the journal stays for the next start', async ({
+    onTestFinished,
+  }) => {
+    const p = await prepared('empty', (fn) => onTestFinished(async () => void (await fn())));
+    const run = await runChild({
+      repo: p.repo,
+      manifest: p.manifest,
+      conversation: 'a',
+      op: 'restore',
+      snapshotId: '1',
+      crashAt: 'restore.journaled',
+    });
+    expect(run.signal, run.stderr).toBe('SIGKILL');
+    rmSync(join(p.repo, '.gatefs/snapshots/objects'), { recursive: true, force: true });
+    const host = await createHost({ repo: p.repo, manifest: p.manifest });
+    onTestFinished(() => host.close());
+    const failed = host.events().filter((e) => e.type === 'recover.failed' && e.conversation === 'a');
+    expect(failed.at(-1)?.data).toMatchObject({ message: expect.stringContaining('restore of snapshot 1 not finished') });
+    expect(stateOf(p.root)).toEqual(p.stateB); // nothing was changed before the journal's first removal
+    expect(await host.gate.call('a', 'read', { path: 'mode.sh' })).toMatchObject({ ok: true });
+    await host.close();
+    const again = await createHost({ repo: p.repo, manifest: p.manifest });
+    onTestFinished(() => again.close());
+    expect(again.events().filter((e) => e.type === 'recover.failed' && e.conversation === 'a')).toHaveLength(2);
+  }, 60_000);
+});

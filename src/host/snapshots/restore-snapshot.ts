@@ -81,7 +81,8 @@ export async function restoreSnapshot(
 /**
  * Finishes every restore a crashed process left journaled (see the file comment): the folder is
  * read as it is (every file hashed: its stamps are not trusted) and brought to the snapshot.
- * A workspace no longer ready has its journal row dropped.
+ * A workspace no longer ready has its journal row dropped; one that cannot be finished keeps it
+ * and gets a `recover.failed` record (the next start tries again), never stopping the host.
  */
 export async function finishInterruptedRestores(parts: SnapshotParts): Promise<void> {
   for (const journal of parts.store.snapshots.allJournals()) {
@@ -92,17 +93,28 @@ export async function finishInterruptedRestores(parts: SnapshotParts): Promise<v
       parts.store.snapshots.endRestore(conversation);
       continue;
     }
-    const target = snapshotTargetOf(parts, conversation);
-    const context = contextOf(parts, conversation);
-    const wanted = await loadSnapshot(parts, row, context);
-    const now = await readFolder(parts, target, {
-      useStamps: false,
-      hash: async (_path, bytes) => oidOf(target.kind, bytes),
-    });
-    parts.store.snapshots.forgetStamps(conversation);
-    const done = await makeFolderHold(parts, target, now.entries, wanted, context);
-    finish(parts, conversation, journal.target, journal.before, done, true);
-    refreshRegistration(parts, conversation, undefined, () => false);
+    try {
+      const target = snapshotTargetOf(parts, conversation);
+      const context = contextOf(parts, conversation);
+      const wanted = await loadSnapshot(parts, row, context);
+      const now = await readFolder(parts, target, {
+        useStamps: false,
+        hash: async (_path, bytes) => oidOf(target.kind, bytes),
+      });
+      parts.store.snapshots.forgetStamps(conversation);
+      const done = await makeFolderHold(parts, target, now.entries, wanted, context);
+      finish(parts, conversation, journal.target, journal.before, done, true);
+      refreshRegistration(parts, conversation, undefined, () => false);
+    } catch (e) {
+      // One workspace that cannot be finished (its snapshot's objects gone, its folder unreadable)
+      // keeps its journal for the next start and says why; the host still opens for the others.
+      const message = e instanceof Error ? e.message : String(e);
+      parts.store.runLog.append({
+        type: 'recover.failed',
+        conversation,
+        data: { message: `restore of snapshot ${journal.target} not finished: ${message}` },
+      });
+    }
   }
 }
 
