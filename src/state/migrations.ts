@@ -232,6 +232,67 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 10,
+    description:
+      'runs and visits (the n-th conversation of a role in a run is its visit n), handoffs and ends of visits, the artifacts each handoff collected or rejected, and the auto-patches of worktree visits',
+    sql: `
+      CREATE TABLE runs (
+        run TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        ended_by TEXT
+      ) STRICT;
+      CREATE TABLE visits (
+        conversation TEXT PRIMARY KEY,
+        run TEXT NOT NULL,
+        role TEXT NOT NULL,
+        visit INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        ending TEXT CHECK (ending IN ('handoff', 'end')),
+        UNIQUE (run, role, visit)
+      ) STRICT;
+      CREATE TABLE handoffs (
+        id INTEGER PRIMARY KEY,
+        run TEXT NOT NULL,
+        conversation TEXT NOT NULL,
+        role TEXT NOT NULL,
+        visit INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('handoff', 'end')),
+        to_role TEXT,
+        message TEXT,
+        folder TEXT,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX handoffs_by_run ON handoffs (run, id);
+      CREATE TABLE artifacts (
+        handoff INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        record TEXT NOT NULL CHECK (record IN ('artifact_collected', 'artifact_rejected')),
+        sha256 TEXT,
+        bytes INTEGER,
+        code TEXT,
+        reason TEXT,
+        PRIMARY KEY (handoff, seq)
+      ) STRICT;
+      CREATE TABLE patches (
+        conversation TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        run TEXT NOT NULL,
+        role TEXT NOT NULL,
+        visit INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        base_sha TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        files INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (conversation, n)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -24,6 +24,7 @@ import { migrate } from './migrations.js';
 import { OccupancyTable } from './occupancy-table.js';
 import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive } from './preparation-lock.js';
 import { RunLog } from './run-log.js';
+import { RunTable } from './run-table.js';
 import { OriginRecord } from './state-origin.js';
 import { StateError } from './state-error.js';
 import { SubmissionTable } from './submission-table.js';
@@ -64,6 +65,8 @@ export class StateStore {
   readonly windowClaims: WindowClaimTable;
   /** Snapshots of workspaces, the stamps of each conversation's last one, restores in progress. */
   readonly snapshots: SnapshotTable;
+  /** Runs, visits, handoffs with their artifact records, auto-patches (src/state/run-table.ts). */
+  readonly runs: RunTable;
   /** The proof of origin recorded when the database was created (see `state-origin.ts`). */
   readonly origin: OriginRecord;
 
@@ -84,6 +87,7 @@ export class StateStore {
     this.lineage = new LineageTable(db, clock);
     this.windowClaims = new WindowClaimTable(db, clock);
     this.snapshots = new SnapshotTable(db);
+    this.runs = new RunTable(db, clock);
     this.origin = new OriginRecord(db);
   }
 

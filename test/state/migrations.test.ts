@@ -51,17 +51,22 @@ describe('opening', () => {
       .pluck()
       .all();
     expect(tables).toEqual([
+      'artifacts',
       'events',
+      'handoffs',
       'lineage',
       'messages',
       'meta',
       'occupancy',
+      'patches',
       'preparation_locks',
+      'runs',
       'snapshot_heads',
       'snapshot_restores',
       'snapshot_stamps',
       'snapshots',
       'submissions',
+      'visits',
       'window_claims',
       'workspaces',
     ]);
