@@ -135,7 +135,8 @@ const cases: Record<string, () => Promise<unknown>> = {
   },
   async 'fork-bomb'() {
     const token = `bomb${randomBytes(4).toString('hex')}`;
-    const v = await exec(`sh -c ${sh(`: ${token}; b() { b | b & }; b; sleep 20`)}`, { timeoutMs: 8_000 });
+    // 15 s for the bomb to reach the cap with both cores busy (it took over 8 s once in a loaded full run); the sleep outlasts it.
+    const v = await exec(`sh -c ${sh(`: ${token}; b() { b | b & }; b; sleep 30`)}`, { timeoutMs: 15_000 });
     return { exitCode: v.exitCode, timedOut: v.timedOut, limit: v.limit ?? null, left: await leftOver(token, 10_000) };
   },
   async timeout() {
