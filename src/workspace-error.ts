@@ -36,7 +36,15 @@ export type WorkspaceErrorCode =
   /** A subagent's branch holds commits its parent lacks (release refused: land or discard it), or cannot be fast-forwarded onto the parent (`data.reason` `PARENT_MOVED`). */
   | 'NOT_CLEAN'
   /** No snapshot of the conversation has that id; `data.available` lists the ones it has. */
-  | 'SNAPSHOT_NOT_FOUND';
+  | 'SNAPSHOT_NOT_FOUND'
+  /** Preparing refused: the role already had `max_visits` conversations in the run (`data.run`, `role`, `maxVisits`, `visits`); nothing was made. */
+  | 'VISITS_EXHAUSTED'
+  /** Preparing refused: the run was ended by an `end` (`data.run`, `endedBy`); nothing was made. */
+  | 'RUN_ENDED'
+  /** No run of that name is recorded (`data.run`). */
+  | 'UNKNOWN_RUN'
+  /** A handoff or end refused: the visit already ended (a handoff or end was recorded), or its run was ended (`data.run`, `visit`, `handoff`); nothing was collected. */
+  | 'VISIT_ENDED';
 
 /**
  * The finer conditions a `WorkspaceError` names in `data.reason`, under its code. Stable like the
@@ -46,7 +54,10 @@ export type WorkspaceErrorCode =
 export const WORKSPACE_ERROR_REASON_DOCS = {
   // PREPARATION_FAILED
   BAD_CONVERSATION_ID: 'PREPARATION_FAILED: the conversation id is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no folder.',
+  BAD_RUN_NAME: 'PREPARATION_FAILED: a run name is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no artifact folder.',
+  BAD_ARTIFACT_FOLDER: "PREPARATION_FAILED: a handoff's artifact folder name is not <role>-v<visit>, so it names no folder.",
   ROLE_MISMATCH: 'PREPARATION_FAILED: the conversation is already prepared with another role (data.role).',
+  RUN_MISMATCH: 'PREPARATION_FAILED: the conversation already has its visit in another run (data.run) than the one asked for.',
   BASE_MISMATCH:
     'PREPARATION_FAILED: the conversation is already prepared from another commit than the base asked for (data.pinnedSha, data.baseSha).',
   BRANCH_EXISTS: "PREPARATION_FAILED: the conversation's branch from an earlier preparation points elsewhere than the base asked for.",

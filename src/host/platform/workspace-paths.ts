@@ -72,3 +72,54 @@ export function checkConversationId(conversation: string): void {
     );
   }
 }
+
+/**
+ * The name grammar of a handoff's artifact folder, `<role>-v<visit>`: a folder-safe role name
+ * (`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`, checked at manifest load for roles that hand off) and a
+ * visit number from 1.
+ */
+export const ARTIFACT_FOLDER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}-v[1-9][0-9]{0,8}$/;
+
+/** The folder of the seed inventories of a run's shared receivers (no `-v<n>` suffix: never a handoff's folder). */
+const INVENTORY_FOLDER = 'inventory';
+
+/**
+ * The host folder of one handoff's collected artifacts, `<stateDir>/artifacts/<run>/<folder>`
+ * (`folder` is `<role>-v<visit>`, as `handoffs.folder` records it). Both are checked before they
+ * become path parts, so a forged record never names a path: throws `WorkspaceError`
+ * `PREPARATION_FAILED` with data.reason `BAD_RUN_NAME` (a run outside the conversation grammar)
+ * or `BAD_ARTIFACT_FOLDER` (a folder outside `ARTIFACT_FOLDER`).
+ */
+export function artifactFolderOf(base: PathBase, run: string, folder: string): string {
+  checkRunName(run);
+  if (typeof folder !== 'string' || !ARTIFACT_FOLDER.test(folder)) {
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(folder).slice(0, 80)}' is not an artifact folder name (<role>-v<visit>)`, {
+      run,
+      folder: String(folder).slice(0, 80),
+      reason: 'BAD_ARTIFACT_FOLDER',
+    });
+  }
+  return base.join(base.stateDir, `artifacts/${run}/${folder}`);
+}
+
+/**
+ * The host folder a `shared` receiver's seed inventory is written to and shown from (at
+ * namespace path `/artifacts`), `<stateDir>/artifacts/<run>/inventory/<conversation>`. Throws
+ * `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_RUN_NAME` or `BAD_CONVERSATION_ID`)
+ * for a name outside its grammar.
+ */
+export function inventoryFolderOf(base: PathBase, run: string, conversation: string): string {
+  checkRunName(run);
+  checkConversationId(conversation);
+  return base.join(base.stateDir, `artifacts/${run}/${INVENTORY_FOLDER}/${conversation}`);
+}
+
+/** Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_RUN_NAME`) unless `run` is in the conversation grammar. */
+export function checkRunName(run: string): void {
+  if (!isConversationId(run)) {
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(run).slice(0, 80)}' is not a valid run name (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
+      run: String(run).slice(0, 80),
+      reason: 'BAD_RUN_NAME',
+    });
+  }
+}
