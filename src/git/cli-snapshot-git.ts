@@ -26,6 +26,7 @@
  */
 import type { HostExec } from '../ports/index.js';
 import { GitError, type GitContext } from './git-port.js';
+import { cliSnapshotPatch } from './cli-snapshot-patch.js';
 import { assertFullRef, assertSha } from './landing-names.js';
 import { NeutralGitRunner, commandFailure as failure, refReadFailure, type GitSession } from './neutral-git-runner.js';
 import {
@@ -37,6 +38,8 @@ import {
   snapshotMessage,
   type SnapshotChange,
   type SnapshotGit,
+  type SnapshotPatch,
+  type SnapshotPatchRequest,
   type SnapshotTreeEntry,
   type SnapshotWrite,
 } from './snapshot-git.js';
@@ -144,6 +147,10 @@ export class CliSnapshotGit implements SnapshotGit {
         const [ref, sha] = line.split('\0');
         return { ref: ref!, sha: sha! };
       });
+  }
+
+  snapshotPatch(_repo: string, o: SnapshotPatchRequest, context: GitContext): Promise<SnapshotPatch> {
+    return cliSnapshotPatch(this.git, o, context);
   }
 
   async deleteRefs(repo: string, refs: readonly string[], context: GitContext): Promise<void> {

@@ -16,6 +16,7 @@ import { isMissingPath } from '../ports/index.js';
 import { GitError, type GitContext } from './git-port.js';
 import { assertFullRef, assertSha } from './landing-names.js';
 import { MemoryCheckouts } from './memory-checkouts.js';
+import { memorySnapshotPatch } from './memory-snapshot-patch.js';
 import { readRefSync, swapRefSync } from './memory-refs.js';
 import {
   SNAPSHOT_IDENTITY,
@@ -26,6 +27,8 @@ import {
   refUnder,
   snapshotMessage,
   type SnapshotGit,
+  type SnapshotPatch,
+  type SnapshotPatchRequest,
   type SnapshotTreeEntry,
   type SnapshotWrite,
 } from './snapshot-git.js';
@@ -148,6 +151,10 @@ export class MemorySnapshotGit implements SnapshotGit {
     };
     walk(prefix.replace(/\/$/, ''));
     return found.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+  }
+
+  snapshotPatch(repo: string, o: SnapshotPatchRequest, context: GitContext): Promise<SnapshotPatch> {
+    return memorySnapshotPatch(this.checkouts(repo, 'diff-tree'), o, context);
   }
 
   async deleteRefs(repo: string, refs: readonly string[], _context: GitContext): Promise<void> {

@@ -63,6 +63,32 @@ export interface SnapshotGit {
   listRefs(repo: string, prefix: string, context: GitContext): Promise<{ ref: string; sha: string }[]>;
   /** Deletes the refs (missing fine). */
   deleteRefs(repo: string, refs: readonly string[], context: GitContext): Promise<void>;
+  /**
+   * The binary patch from `o.base` to `o.commit` (a snapshot of the worktree at `o.worktree`),
+   * as `git diff --binary --full-index --no-renames` prints it, limited to what git counts as the
+   * worktree's changes: files the base or the worktree tracks, and untracked files its ignore
+   * rules (`.gitignore` files, `info/exclude`) do not ignore; in a sparse worktree a file outside
+   * the sparse set that the snapshot lacks is no deletion. `git apply` on a checkout of the base
+   * reproduces the snapshot's files. No filter, textconv or external diff runs. Nothing changed:
+   * empty bytes and no files. A malformed sha: `GitError('BAD_REF')`.
+   */
+  snapshotPatch(repo: string, o: SnapshotPatchRequest, context: GitContext): Promise<SnapshotPatch>;
+}
+
+/** What `snapshotPatch` compares (see there). */
+export interface SnapshotPatchRequest {
+  /** The worktree the snapshot was taken of (its ignore rules, index and sparse set apply). */
+  worktree: string;
+  /** The commit compared with (the workspace's pinned base). */
+  base: string;
+  /** The snapshot commit. */
+  commit: string;
+}
+
+/** A patch `snapshotPatch` made: its bytes and the paths it changes (sorted). */
+export interface SnapshotPatch {
+  bytes: Uint8Array;
+  files: string[];
 }
 
 /**

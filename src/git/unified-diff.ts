@@ -4,8 +4,11 @@
  * three lines of context, or `Binary files … differ` when either side holds a NUL byte in its
  * first 8 KiB (git's test). A side without a final newline is marked
  * `\ No newline at end of file`. Rename detection and function-name hunk headers are not done.
+ * With `fullIndex` (`git diff --binary --full-index`), the `index` line holds whole oids and a
+ * binary file's new bytes follow as a `GIT binary patch` literal, so `git apply` can apply it.
  */
 import { diffLines, type LineEdit } from '../../tools/text/index.js';
+import { gitBinaryPatch } from './git-binary-patch.js';
 
 /** One side of a changed file: its git mode (`100644`, `100755`, `120000`), blob oid and bytes. */
 export interface PatchSide {
@@ -17,7 +20,7 @@ export interface PatchSide {
 const CONTEXT = 3;
 const BINARY_PROBE = 8000;
 const NO_NEWLINE = '\\ No newline at end of file\n';
-const ZERO = '0000000';
+const SHORT_ZERO = '0000000';
 
 /** True when git would treat these bytes as binary (a NUL in the first 8000 bytes). */
 function isBinary(bytes: Uint8Array): boolean {
@@ -28,7 +31,14 @@ function isBinary(bytes: Uint8Array): boolean {
  * The patch text for `path` going from `before` to `after` (null: the file is absent on that
  * side; both null is an error of the caller and gives ''). Same bytes and mode: ''.
  */
-export function unifiedFilePatch(path: string, before: PatchSide | null, after: PatchSide | null): string {
+export function unifiedFilePatch(
+  path: string,
+  before: PatchSide | null,
+  after: PatchSide | null,
+  options: { fullIndex?: boolean } = {},
+): string {
+  const short = options.fullIndex ? (oid: string) => oid : shortOid;
+  const ZERO = options.fullIndex ? '0'.repeat((after ?? before)?.oid.length ?? 40) : SHORT_ZERO;
   if (!before && !after) return '';
   if (before && after && before.oid === after.oid && before.mode === after.mode) return '';
   let out = `diff --git a/${path} b/${path}\n`;
@@ -41,7 +51,9 @@ export function unifiedFilePatch(path: string, before: PatchSide | null, after: 
   }
   const oldName = before ? `a/${path}` : '/dev/null';
   const newName = after ? `b/${path}` : '/dev/null';
-  if ((before && isBinary(before.bytes)) || (after && isBinary(after.bytes))) {
+  const binary = options.fullIndex ? (b: Uint8Array) => isBinary(b) || !isUtf8(b) : isBinary;
+  if ((before && binary(before.bytes)) || (after && binary(after.bytes))) {
+    if (options.fullIndex) return `${out}${gitBinaryPatch(after?.bytes ?? new Uint8Array())}`;
     return `${out}Binary files ${oldName} and ${newName} differ\n`;
   }
   const a = splitLines(before?.bytes);
@@ -49,7 +61,17 @@ export function unifiedFilePatch(path: string, before: PatchSide | null, after: 
   return `${out}--- ${oldName}\n+++ ${newName}\n${hunks(a, b, diffLines(a, b))}`;
 }
 
-function short(oid: string): string {
+/** True when the bytes decode as UTF-8 (a text patch of them keeps them). */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function shortOid(oid: string): string {
   return oid.slice(0, 7);
 }
 

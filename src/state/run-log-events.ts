@@ -58,6 +58,8 @@ export interface RunEventData {
   'prepare.start': { role: string; backend: Backend; baseRef: string | null; pinnedSha: string | null };
   'prepare.ready': { backend: Backend; pinnedSha: string | null; branch: string | null; reused: boolean };
   'prepare.reused': { pinnedSha: string | null };
+  /** A conversation got its visit of a role in a run (`visit` is the role's n-th conversation there). */
+  'run.visit': { run: string; role: string; visit: number };
   'prepare.resumed': { branch: string; head: string; pinnedSha: string; landed: boolean };
   'prepare.checkout_missing': { backend: Backend };
   'prepare.rolled_back': PreparationRollback & { interrupted?: true };
@@ -76,8 +78,10 @@ export interface RunEventData {
   'disclosure.initial_missing': { missing: string[]; pinnedSha: string };
   progressive_disclosure: {
     role: string;
+    /** The conversation's visit of its role in its run (the number max_visits counts); null for a workspace prepared before runs existed. */
+    visit: number | null;
     /** The 1-based number of this request in the conversation. */
-    visit: number;
+    request: number;
     /** The paths as requested (cut at 300 characters each). */
     requested: string[];
     reason: string;
@@ -191,6 +195,8 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
     'A preparation recorded the workspace (preparing) with its role, backend, base ref and pinned commit, before creating anything.',
   'prepare.ready': 'A preparation finished: the workspace serves tool calls.',
   'prepare.reused': 'A workspace already ready was prepared again and is served as it is.',
+  'run.visit':
+    "A preparation gave the conversation its visit of its role in a run (the role's n-th conversation there), counted against max_visits.",
   'prepare.resumed':
     "A worktree's branch from an earlier preparation was found: moved up to the base (its work landed) or kept, pinned at the merge base.",
   'prepare.checkout_missing': "A ready workspace's checkout was gone and is made again from the same branch and pin.",

@@ -5,8 +5,11 @@
  */
 import type { Backend } from '../../manifest/index.js';
 
-/** Who took a snapshot. `restore`: the automatic one a restore takes first; `fork`: a subagent started from working state. */
-export type SnapshotReason = 'manual' | 'checkpoint' | 'restore' | 'exec' | 'fork';
+/**
+ * Who took a snapshot. `restore`: the automatic one a restore takes first; `fork`: a subagent
+ * started from working state; `patch`: the state an auto-patch compares with its base (a handoff or end).
+ */
+export type SnapshotReason = 'manual' | 'checkpoint' | 'restore' | 'exec' | 'fork' | 'patch';
 
 /** One snapshot of a conversation's workspace, as `host.snapshots` lists it. */
 export interface SnapshotInfo {
