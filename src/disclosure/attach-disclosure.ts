@@ -49,6 +49,7 @@ export function attachDisclosure(host: DisclosureHost, record: WorkspaceRecord):
       service = new DisclosureService({
         conversation,
         role,
+        visit: () => host.store.runs.visitOf(conversation)?.visit ?? null,
         snapshot,
         projection,
         state,

@@ -3,9 +3,10 @@
  * gate's `tool_call` record it holds paths and the agent's reason, because auditing what was
  * asked for, why, and what was granted is the point of disclosure; it never holds contents.
  *
- * `visit` is the 1-based number of this request in the conversation, counted in the workspace
- * record (so it keeps counting across host restarts). gatefs does not count role visits
- * (`max_visits`) anywhere yet; when it does, the record can carry both.
+ * `visit` is the conversation's visit of its role in its run (the role's n-th conversation there,
+ * the number `max_visits` counts; null for a workspace prepared before runs existed). `request` is
+ * the 1-based number of this request in the conversation, counted in the workspace record (so it
+ * keeps counting across host restarts).
  */
 import { isVfsError } from '../../vfs/index.js';
 import { codeOf } from '../../vfs/index.js';
@@ -28,7 +29,8 @@ export type DisclosureRecord = EventDraft<'progressive_disclosure'> & { conversa
 export function disclosureRecord(fields: {
   conversation: string;
   role: string;
-  visit: number;
+  visit: number | null;
+  request: number;
   requested: readonly string[];
   reason: string;
   outcome: DisclosureOutcome;
@@ -41,6 +43,7 @@ export function disclosureRecord(fields: {
     data: {
       role: fields.role,
       visit: fields.visit,
+      request: fields.request,
       requested: fields.requested.map(shorten),
       reason: fields.reason,
       outcome: fields.outcome,

@@ -34,6 +34,8 @@ import type { PinnedSnapshot } from './pinned-snapshot.js';
 interface DisclosureServiceOptions {
   conversation: string;
   role: string;
+  /** The conversation's visit of its role in its run (null: prepared before runs existed), read for each record. */
+  visit(): number | null;
   snapshot: PinnedSnapshot;
   projection: SparseProjection;
   /** The state as persisted (the service keeps its own copy from here on). */
@@ -120,16 +122,20 @@ export class DisclosureService implements DisclosureHints, DisclosureRequests {
     fresh: string[],
     problems: RecordedProblem[],
   ): RequestFilesValue {
-    const visit = this.state.requests + 1;
+    const request = this.state.requests + 1;
     const next: DisclosureState = {
       ...this.state,
-      requests: visit,
+      requests: request,
       disclosed: fresh.length > 0 ? sortedUnion(this.state.disclosed, fresh) : this.state.disclosed,
       visible: granted.length > 0 ? sortedUnion(this.state.visible, granted) : this.state.visible,
     };
     const { conversation, role } = this.options;
     // Persist first: a projection wider than the record would be lost on restart.
-    this.options.commit(next, disclosureRecord({ conversation, role, visit, requested, reason, outcome, disclosed: fresh, problems }));
+    const visit = this.options.visit();
+    this.options.commit(
+      next,
+      disclosureRecord({ conversation, role, visit, request, requested, reason, outcome, disclosed: fresh, problems }),
+    );
     this.state = next;
     for (const p of fresh) this.disclosed.add(p);
     if (granted.length > 0) this.options.projection.disclose(granted);

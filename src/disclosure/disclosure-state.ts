@@ -3,7 +3,7 @@
  * `disclosure`, so a restarted host rebuilds the same projection: the policy as it was at
  * preparation (a later manifest edit does not widen a running workspace), the disclosed
  * paths, the visible paths (disclosed plus what the agent created through tools, minus what it
- * removed) and the number of `request_files` calls so far (the run log's `visit`).
+ * removed) and the number of `request_files` calls so far (the run log's `request`).
  */
 
 /** The persisted disclosure state of one workspace. */

@@ -235,9 +235,10 @@ describe('progressive disclosure on disk (real git)', () => {
       error: { code: 'NOT_DISCLOSED' },
     });
     await again.gate.call('a', 'request_files', { paths: ['src/secret.ts'], reason: 'after restart' });
-    expect(disclosureRecords(again.events()).map((x) => [x.visit, x.outcome])).toEqual([
-      [1, 'approved'],
-      [2, 'denied'],
+    // The request count goes on across the restart; the visit (the role's first conversation in the run) stays 1.
+    expect(disclosureRecords(again.events()).map((x) => [x.visit, x.request, x.outcome])).toEqual([
+      [1, 1, 'approved'],
+      [1, 2, 'denied'],
     ]);
     expect(repo.git('status', '--porcelain')).toBe('');
   });

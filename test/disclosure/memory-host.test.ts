@@ -105,6 +105,7 @@ describe('progressive disclosure in the memory host', () => {
       {
         role: 'implementer',
         visit: 1,
+        request: 1,
         requested: ['src/schema/deck.ts', '/worktrees/a/src/schema/nested/deep.ts'],
         reason: 'need the deck type',
         outcome: 'approved',
@@ -180,10 +181,11 @@ describe('progressive disclosure in the memory host', () => {
       error: { code: 'NOT_DISCLOSED' },
     });
     expect(host.volume.existsSync('/state/worktrees/a/src/schema/deck.ts')).toBe(false);
-    expect(disclosureRecords(host.events()).map((r) => [r.visit, r.outcome])).toEqual([
-      [1, 'denied'],
-      [2, 'unavailable'],
-      [3, 'denied'],
+    // `request` counts the conversation's requests; `visit` is its role's visit in the run (one conversation: 1).
+    expect(disclosureRecords(host.events()).map((r) => [r.visit, r.request, r.outcome])).toEqual([
+      [1, 1, 'denied'],
+      [1, 2, 'unavailable'],
+      [1, 3, 'denied'],
     ]);
     await host.close();
   });
@@ -280,7 +282,8 @@ describe('progressive disclosure in the memory host', () => {
     for (let i = 0; i < 1000; i++) await host.gate.call('a', 'request_files', { paths: [paths[i % 4]], reason: `r${i}` });
     const records = disclosureRecords(host.events());
     expect(records).toHaveLength(1000);
-    expect(records.map((r) => r.visit)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(records.map((r) => r.request)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(new Set(records.map((r) => r.visit))).toEqual(new Set([1]));
     expect(records.filter((r) => r.outcome === 'approved')).toHaveLength(500);
     expect(records.filter((r) => (r.disclosed as string[]).length > 0)).toHaveLength(2);
     await host.close();

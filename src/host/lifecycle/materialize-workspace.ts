@@ -4,7 +4,7 @@
  * before anything is created and registered so (the gate answers `WORKSPACE_NOT_READY`), then
  * what its backend needs is created — the disclosure state and the worktree, the copy's
  * upper folder, or the empty backend's scratch folder — each recorded in `data.created` before it is created, and the workspace
- * registered `ready` only once its checkout exists. On failure exactly what was created is
+ * registered `ready` only once its checkout exists and its visit is recorded (run-visit.ts). On failure exactly what was created is
  * removed (`rollbackPreparation`) and the record forgotten.
  */
 import { sparseCheckoutOf } from '../../disclosure/index.js';
@@ -19,6 +19,7 @@ import { chooseBase, resumePin } from './choose-base.js';
 import { asPreparationError, failure, markLogged } from './preparation-error.js';
 import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
+import { startRunVisit } from './run-visit.js';
 import type { CreatedByPreparation, WorkspaceData } from './workspace-data.js';
 import type { PrepareOptions } from './workspace-types.js';
 
@@ -41,7 +42,7 @@ export async function materialize(
   const base = await chooseBase(parts.platform, role.workspace.backend, options, context);
   const draft = await recordPreparing(parts, role, options, context, base);
   try {
-    return await build(parts, role, context, draft);
+    return await build(parts, role, context, draft, options.run);
   } catch (e) {
     throw await abandon(parts, draft.record, context, e);
   }
@@ -88,7 +89,13 @@ async function recordPreparing(
  * Creates what the backend needs (the disclosure state and the worktree, or the copy folder),
  * recording each thing in the draft before creating it, then registers the workspace `ready`.
  */
-async function build(parts: RegistrationParts, role: Role, context: GitContext, draft: Draft): Promise<WorkspaceRecord> {
+async function build(
+  parts: RegistrationParts,
+  role: Role,
+  context: GitContext,
+  draft: Draft,
+  run: string | undefined,
+): Promise<WorkspaceRecord> {
   const { store } = parts;
   const { conversation } = draft.record;
   const backend = role.workspace.backend;
@@ -112,6 +119,8 @@ async function build(parts: RegistrationParts, role: Role, context: GitContext, 
   }
   if (backend === 'empty') makeOwnFolder(parts.platform, conversation, 'empty', markCreated);
   save();
+  // Last before serving: a visit lost to a concurrent preparer throws, and what was made is rolled back.
+  startRunVisit(store, conversation, role, run);
   registerReady(parts, draft.record);
   draft.record = store.workspaces.update(conversation, { state: 'ready' });
   store.runLog.append({

@@ -10,12 +10,16 @@
  * - `copy`: a durable upper folder `<stateDir>/copies/<id>` over the pinned commit's tree (or
  *   over the plain folder when the repository is not a git repository).
  * - `shared`: the integration checkout itself (guarantee `none`).
+ * - Runs and visits (run-visit.ts): a new conversation gets the next visit of its role in its run
+ *   once its workspace is made; a refused visit (`RUN_ENDED`, `VISITS_EXHAUSTED`, `RUN_MISMATCH`)
+ *   is refused before anything is made. A reused workspace keeps its visit.
  *
  * Runs under the store's preparation lock (one preparer per conversation across processes).
  * Each thing created is recorded before it is created, so a failure — here or a crash, on the
  * next start — removes exactly that. Errors: `WorkspaceError` `BUSY`, `BAD_REF`,
- * `NOT_A_GIT_REPOSITORY`, `PREPARATION_FAILED` (data.reason: `ROLE_MISMATCH`, `BASE_MISMATCH`,
- * `BRANCH_EXISTS`, `PATH_EXISTS`, `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
+ * `NOT_A_GIT_REPOSITORY`, `RUN_ENDED`, `VISITS_EXHAUSTED`, `PREPARATION_FAILED` (data.reason:
+ * `BAD_RUN_NAME`, `ROLE_MISMATCH`, `RUN_MISMATCH`, `BASE_MISMATCH`, `BRANCH_EXISTS`, `PATH_EXISTS`,
+ * `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
 import type { GitContext } from '../../git/index.js';
 import { findRole } from '../../manifest/index.js';
@@ -24,7 +28,7 @@ import type { IdSource } from '../../ports/index.js';
 import type { ProcessLiveness } from '../../ports/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { checkConversationId, checkoutOf } from '../platform/index.js';
+import { checkConversationId, checkoutOf, checkRunName } from '../platform/index.js';
 import { resolveBase } from './choose-base.js';
 import { materialize } from './materialize-workspace.js';
 import { asPreparationError, isLogged } from './preparation-error.js';
@@ -32,6 +36,7 @@ import { recoverRelease } from './recover-release.js';
 import { registerReady, type RegistrationParts } from './registration.js';
 import { pendingReleaseOf } from './release-record.js';
 import { rollbackPreparation } from './rollback-preparation.js';
+import { refuseVisit, startRunVisit } from './run-visit.js';
 import type { PrepareOptions } from './workspace-types.js';
 
 /** What the preparation task uses of the host: what registering uses, and ids and this process for the preparation lock. */
@@ -52,6 +57,7 @@ export async function prepareWorkspace(
 ): Promise<WorkspaceRecord> {
   const { conversation } = options;
   checkConversationId(conversation);
+  if (options.run !== undefined) checkRunName(options.run);
   const role = findRole(parts.manifest, options.role);
   const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
   const token = parts.ids.next('prepare');
@@ -59,6 +65,7 @@ export async function prepareWorkspace(
     throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared by another process`, { conversation });
   }
   try {
+    refuseVisit(parts.store, conversation, visitRole(parts, conversation, role, options), options.run);
     const existing = await reusable(parts, conversation, context);
     if (existing) return await reuse(parts, existing, role, options, context);
     return await materialize(parts, role, options, context);
@@ -137,7 +144,15 @@ async function reuse(
       );
     }
   }
+  startRunVisit(parts.store, record.conversation, visitRole(parts, record.conversation, role, options), options.run);
   if (parts.registry.lookup(record.conversation)?.state !== 'ready') registerReady(parts, record);
   parts.store.runLog.append({ type: 'prepare.reused', conversation: record.conversation, data: { pinnedSha: record.pinnedSha } });
   return record;
+}
+
+/** The role a visit is counted for: the one asked for, else the role of the conversation's workspace (when the manifest still has it). */
+function visitRole(parts: RegistrationParts, conversation: string, role: Role, options: PrepareOptions): Role {
+  if (options.role !== undefined) return role;
+  const recorded = parts.store.workspaces.get(conversation)?.role;
+  return parts.manifest.roles.find((r) => r.name === recorded) ?? role;
 }

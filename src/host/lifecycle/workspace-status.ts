@@ -1,6 +1,6 @@
 /**
  * `statusRowOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
- * guarantee, state, branch, pinned SHA, the current occupancy holder, the platform's
+ * guarantee, state, branch, pinned SHA, its run and visit, the current occupancy holder, the platform's
  * confinement, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
  */
@@ -23,6 +23,10 @@ export interface WorkspaceStatus {
   state: WorkspaceState;
   branch: string | null;
   pinnedSha: string | null;
+  /** The run of the conversation's visit; null for a workspace prepared before runs existed (until it is prepared again). */
+  run: string | null;
+  /** Its visit number: the n-th conversation of its role in that run; null with `run`. */
+  visit: number | null;
   /** Holder of the current occupancy, if any. */
   holder: string | null;
   /** The client that holder serves (an MCP client's `clientInfo.name`), when it said. */
@@ -67,6 +71,7 @@ function statusOf(
 ): WorkspaceStatus {
   const holders = store.occupancy.current(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
+  const visit = store.runs.visitOf(record.conversation);
   return {
     conversation: record.conversation,
     role: record.role,
@@ -75,6 +80,8 @@ function statusOf(
     state: record.state === 'failed' ? 'released' : record.state,
     branch: record.branch,
     pinnedSha: record.pinnedSha,
+    run: visit?.run ?? null,
+    visit: visit?.visit ?? null,
     holder: writer?.holder ?? null,
     ...(writer?.client ? { holderClient: writer.client } : {}),
     ...(confinement ? { confinement } : {}),

@@ -10,6 +10,11 @@ export interface PrepareOptions {
   role?: string;
   /** Base ref to pin (default: the integration checkout's HEAD). */
   baseRef?: string;
+  /**
+   * The run the conversation's visit belongs to (the conversation-id grammar; default `default`,
+   * or the run of its visit when it has one). A subagent's is its parent's.
+   */
+  run?: string;
   /** The caller's conversation chain (parent conversations first), for the run log. */
   chain?: readonly string[];
 }

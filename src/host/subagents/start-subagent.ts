@@ -1,7 +1,7 @@
 /**
  * `startSubagent` (see subagent-parts.ts): records the lineage (the child's chain is its
  * parent's chain plus itself), then prepares the child's worktree from the head of its parent's
- * branch, with the given role or the parent's.
+ * branch, with the given role or the parent's, in the parent's run (a visit of its role there).
  */
 import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
@@ -45,5 +45,6 @@ export async function startSubagent(parts: SubagentParts, options: StartSubagent
   }
   parts.store.lineage.record(options.child, options.parent);
   parts.store.runLog.append({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
-  return parts.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain });
+  const run = parts.store.runs.visitOf(options.parent)?.run;
+  return parts.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain, ...(run ? { run } : {}) });
 }
