@@ -15,6 +15,13 @@ export const DEFAULT_MAX_FILE_BYTES = 1_048_576;
 /** Default artifact count cap (issue 3): 32 files. */
 export const DEFAULT_MAX_FILES = 32;
 
+/**
+ * The names a role that declares `handoff` may have: its artifact folder is `<role>-v<visit>`
+ * under the run's folder, so the name must be one folder name (the same grammar as
+ * `ARTIFACT_FOLDER` in src/host/platform/workspace-paths.ts).
+ */
+const FOLDER_SAFE_ROLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
 function firstDuplicate<T>(items: readonly T[]): number {
   const seen = new Set<T>();
   for (let i = 0; i < items.length; i++) {
@@ -124,8 +131,9 @@ function refuseShadowingMounts(mounts: readonly MountSpec[], policy: DisclosureP
  * (`DUPLICATE`), mount path rules (`INVALID_VALUE`) and duplicate mounts (`DUPLICATE`),
  * disclosure path rules, a policy on a non-worktree backend or without `request_files`,
  * `request_files` without a policy, a relative mount that shadows a folder of the workspace
- * (`refuseShadowingMounts`), and a relative mount or `share:` on `backend: empty`
- * (`refuseRepositoryViews`) (`INVALID_VALUE`).
+ * (`refuseShadowingMounts`), a relative mount or `share:` on `backend: empty`
+ * (`refuseRepositoryViews`), and a `handoff` role whose name is no folder name or `auto_patch:
+ * true` off `worktree` (`refuseHandoffMistakes`) (`INVALID_VALUE`).
  */
 export function roleFromFile(role: RoleFile, index: number): Role {
   const at = `roles[${index}]`;
@@ -147,6 +155,7 @@ export function roleFromFile(role: RoleFile, index: number): Role {
   refuseShadowingMounts(mounts, progressiveDisclosure, `${at}.workspace`);
   const share = shareFromFile(role.share, at);
   if (typedBackend === 'empty') refuseRepositoryViews(mounts, share, at);
+  refuseHandoffMistakes(role, at, typedBackend);
   return {
     name: role.name,
     maxVisits: role.max_visits ?? null,
@@ -187,6 +196,29 @@ function refuseRepositoryViews(mounts: readonly MountSpec[], share: readonly str
       'INVALID_VALUE',
       `${at}.share[0]`,
       `share: '${share[0]}' is a folder of the source checkout, and backend empty has none: mount an absolute host folder instead`,
+    );
+  }
+}
+
+/**
+ * The artifact rules checked at load: a role that declares `handoff` needs a folder-safe name
+ * (`FOLDER_SAFE_ROLE`: its artifacts land in `<role>-v<visit>`), and `artifacts.auto_patch: true`
+ * is for `worktree` roles only (an auto-patch is a git diff against the pinned base, which only a
+ * worktree has). Throws `ManifestError` `INVALID_VALUE` at `name` or `artifacts.auto_patch`.
+ */
+function refuseHandoffMistakes(role: RoleFile, at: string, backend: Role['workspace']['backend']): void {
+  if (role.tools.includes('handoff') && !FOLDER_SAFE_ROLE.test(role.name)) {
+    throw new ManifestError(
+      'INVALID_VALUE',
+      `${at}.name`,
+      `the role '${role.name}' declares handoff, so its artifacts are kept in a folder named <role>-v<visit>: its name must be 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
+  }
+  if (role.artifacts?.auto_patch === true && backend !== 'worktree') {
+    throw new ManifestError(
+      'INVALID_VALUE',
+      `${at}.artifacts.auto_patch`,
+      `auto_patch: true keeps a git diff of a worktree against its pinned base, and backend ${backend} has none: remove it, or use backend worktree`,
     );
   }
 }

@@ -42,13 +42,22 @@ const DisclosureSchema = Type.Object(
   { ...strict, description: 'a mapping with initial_paths and allowed_paths' },
 );
 
+/**
+ * `source: snapshot`, as Conductor writes it: the workspace is made from the pinned snapshot of the
+ * repository, which is what every gatefs backend does; accepted, and stored nowhere.
+ */
+const SourceSchema = Type.Literal('snapshot', {
+  description: 'snapshot (the only source: every workspace is made from the pinned snapshot of the repository)',
+});
+
 const WorkspaceSchema = Type.Object(
   {
     backend: Type.Optional(BackendSchema),
+    source: Type.Optional(SourceSchema),
     mounts: Type.Optional(Type.Array(MountSchema, { description: 'a list of mounts { path, writable }' })),
     progressive_disclosure: Type.Optional(DisclosureSchema),
   },
-  { ...strict, description: 'a mapping with backend, mounts, progressive_disclosure' },
+  { ...strict, description: 'a mapping with backend, source, mounts, progressive_disclosure' },
 );
 
 const ArtifactsSchema = Type.Object(

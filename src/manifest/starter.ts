@@ -15,16 +15,21 @@ const STARTER = `# gatefs.yaml: the roles your agents run as.
 
 roles:
   - name: agent
-    # max_visits: 3             # how often a conversation of this role may be visited (default: unlimited)
+    # max_visits: 3             # how many conversations of this role a run may have (gatefs prepare ID --run RUN; default: unlimited)
     # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages,
-    # exec, exec_output, exec_kill, check, checkpoint, rollback   (diff, commit, submit bring work home; messages reads
-    # the landing's outcome; checkpoint saves the whole workspace and rollback returns to a checkpoint)
+    # exec, exec_output, exec_kill, check, checkpoint, rollback, handoff, end   (diff, commit, submit bring work home;
+    # messages reads the landing's outcome; checkpoint saves the whole workspace and rollback returns to a checkpoint;
+    # handoff passes named files to another role of the run, end ends the run; a role with handoff needs a
+    # name of letters, digits, '.', '_', '-', since its files are kept in a folder <role>-v<visit>)
     tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages]
     workspace:
       backend: worktree         # shared | worktree | copy | empty   (container is not available)
+      # source: snapshot        # accepted as Conductor writes it: every workspace is made from the pinned snapshot
       # mounts:                 # extra places the agent sees, each with its own write flag
       #   - { path: .campaign, writable: false }   # relative: from the pinned commit, read-only
       #   - { path: /data/out, writable: true }    # absolute: a host folder at the same path
+    # What handoff collects: at most max_files files of at most max_file_bytes each; auto_patch (worktree only,
+    # its default there) keeps a patch of the workspace against its pinned base at each handoff and end.
     # artifacts: { auto_patch: true, max_file_bytes: 1048576, max_files: 32 }
     # subagents: { isolate: worktree }   # gatefs subagent start: a child's own worktree (the only isolation)
     # Commands (tools exec, exec_output, exec_kill, check) run in a kernel sandbox that sees this

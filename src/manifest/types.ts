@@ -24,6 +24,8 @@ export const TOOL_NAMES = [
   'check',
   'checkpoint',
   'rollback',
+  'handoff',
+  'end',
 ] as const;
 
 /** One agent tool name. */

@@ -190,7 +190,7 @@ describe('an already parsed object', () => {
   it('errors name the source as (manifest object)', () => {
     const e = thrown(() => loadManifest({ roles: [{ name: 'a' }] })) as ManifestError;
     expect(e.message).toBe(
-      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages, exec, exec_output, exec_kill, check, checkpoint, rollback",
+      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages, exec, exec_output, exec_kill, check, checkpoint, rollback, handoff, end",
     );
   });
 

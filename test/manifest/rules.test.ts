@@ -181,6 +181,20 @@ const cases: [string, unknown, ManifestErrorCode, string][] = [
     'roles[0].artifacts.auto_patch',
   ],
   ['unknown artifacts key', { roles: [role({ artifacts: { patch: true } })] }, 'UNKNOWN_KEY', 'roles[0].artifacts.patch'],
+  ['workspace source not snapshot', withWorkspace({ source: 'checkout' }), 'INVALID_VALUE', 'roles[0].workspace.source'],
+  ['workspace source not a string', withWorkspace({ source: true }), 'INVALID_VALUE', 'roles[0].workspace.source'],
+  ...(['copy', 'shared', 'empty'] as const).map((backend): [string, unknown, ManifestErrorCode, string] => [
+    `auto_patch true on ${backend}`,
+    { roles: [role({ workspace: { backend }, artifacts: { auto_patch: true } })] },
+    'INVALID_VALUE',
+    'roles[0].artifacts.auto_patch',
+  ]),
+  ...['has space', 'a/b', '-lead', '.hidden', 'é', 'x'.repeat(64)].map((name): [string, unknown, ManifestErrorCode, string] => [
+    `handoff role named ${JSON.stringify(name)}`,
+    { roles: [role({ name: 'ok' }), role({ name, tools: ['read', 'handoff'] })] },
+    'INVALID_VALUE',
+    'roles[1].name',
+  ]),
   [
     'error in the second role',
     { roles: [role({ name: 'a' }), role({ name: 'b', tools: ['reed'] })] },
@@ -198,7 +212,10 @@ describe('manifest rules', () => {
 
   it('names the expected values and the known keys in the message', () => {
     expect(failure(withWorkspace({ backend: 'docker' })).message).toContain('one of shared, worktree, copy');
-    expect(failure(withWorkspace({ mount: [] })).message).toContain('known keys are backend, mounts, progressive_disclosure');
+    expect(failure(withWorkspace({ mount: [] })).message).toContain('known keys are backend, source, mounts, progressive_disclosure');
+    expect(failure(withWorkspace({ source: 'main' })).message).toContain('expected snapshot');
+    expect(failure(withWorkspace({ backend: 'copy' }, { artifacts: { auto_patch: true } })).message).toContain('use backend worktree');
+    expect(failure({ roles: [role({ name: 'code reviewer', tools: ['handoff'] })] }).message).toContain('<role>-v<visit>');
     expect(failure({ roles: [role({ tools: ['bash'] })] }).message).toContain('request_files');
     expect(failure(withWorkspace({ mounts: [{ path: 'src', writable: true }] })).message).toContain(
       "roles[0].workspace.mounts[0].writable: the relative mount 'src' shows the pinned commit and is always read-only: write writable: false, or mount a host folder by its absolute path to make it writable",
@@ -384,9 +401,15 @@ describe('defaults filled in', () => {
 
   it('explicit artifact values win over the defaults', () => {
     const m = loadManifest({
-      roles: [role({ workspace: { backend: 'copy' }, artifacts: { auto_patch: true, max_file_bytes: 10, max_files: 0 } })],
+      roles: [
+        role({ name: 'w', artifacts: { auto_patch: false, max_file_bytes: 10, max_files: 0 } }),
+        role({ name: 'c', workspace: { backend: 'copy' }, artifacts: { auto_patch: false, max_file_bytes: 7 } }),
+      ],
     });
-    expect(m.roles[0]!.artifacts).toEqual({ autoPatch: true, maxFileBytes: 10, maxFiles: 0 });
+    expect(m.roles.map((r) => r.artifacts)).toEqual([
+      { autoPatch: false, maxFileBytes: 10, maxFiles: 0 },
+      { autoPatch: false, maxFileBytes: 7, maxFiles: 32 },
+    ]);
   });
 
   it('does not modify or keep the object it was given', () => {
@@ -425,5 +448,43 @@ describe('path rules hold for generated paths', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('Conductor keys: source, handoff names, auto_patch', () => {
+  it('accepts workspace.source: snapshot on every backend and keeps nothing of it', () => {
+    const m = loadManifest({
+      roles: (['worktree', 'copy', 'shared', 'empty'] as const).map((backend) =>
+        role({ name: backend, workspace: { backend, source: 'snapshot' } }),
+      ),
+    });
+    expect(m.roles.map((r) => r.workspace.backend)).toEqual(['worktree', 'copy', 'shared', 'empty']);
+    expect(m.roles.map((r) => Object.keys(r.workspace).sort())).toEqual(Array(4).fill(['backend', 'mounts', 'progressiveDisclosure']));
+  });
+
+  it('accepts folder-safe names for handoff roles, and any name for roles without handoff', () => {
+    const m = loadManifest({
+      roles: [
+        role({ name: 'Plan.v2_final-1', tools: ['read', 'handoff'] }),
+        role({ name: 'x'.repeat(63), tools: ['read', 'handoff', 'end'] }),
+        role({ name: 'code reviewer', tools: ['read', 'end'] }),
+      ],
+    });
+    expect(m.roles.map((r) => r.tools)).toEqual([
+      ['read', 'handoff'],
+      ['read', 'handoff', 'end'],
+      ['read', 'end'],
+    ]);
+  });
+
+  it('auto_patch defaults to true for worktree and false elsewhere; true is taken on worktree', () => {
+    const m = loadManifest({
+      roles: [
+        role({ name: 'w', artifacts: { auto_patch: true } }),
+        role({ name: 'c', workspace: { backend: 'copy' } }),
+        role({ name: 'c2', workspace: { backend: 'copy' }, artifacts: { auto_patch: false } }),
+      ],
+    });
+    expect(m.roles.map((r) => r.artifacts.autoPatch)).toEqual([true, false, false]);
   });
 });
