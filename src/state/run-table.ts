@@ -146,11 +146,10 @@ export class RunTable {
       handoffsOf: db.prepare('SELECT * FROM handoffs WHERE run = ? ORDER BY id'),
       handoff: db.prepare('SELECT * FROM handoffs WHERE id = ?'),
       handoffsTo: db.prepare("SELECT * FROM handoffs WHERE run = ? AND kind = 'handoff' AND to_role = ? ORDER BY id"),
+      lastHandoff: db.prepare('SELECT MAX(id) AS id FROM handoffs WHERE run = ?'),
       artifactsOf: db.prepare('SELECT * FROM artifacts WHERE handoff = ? ORDER BY seq'),
       allFolders: db.prepare('SELECT run, folder FROM handoffs WHERE folder IS NOT NULL'),
-      allObjects: db.prepare(
-        "SELECT sha256 FROM artifacts WHERE record = 'artifact_collected' UNION SELECT sha256 FROM patches",
-      ),
+      allObjects: db.prepare("SELECT sha256 FROM artifacts WHERE record = 'artifact_collected' UNION SELECT sha256 FROM patches"),
       putPatch: db.prepare(
         `INSERT INTO patches (conversation, n, run, role, visit, reason, base_sha, sha256, bytes, files, created_at)
          VALUES (@conversation, @n, @run, @role, @visit, @reason, @baseSha, @sha256, @bytes, @files, @createdAt)`,
@@ -263,6 +262,15 @@ export class RunTable {
   /** The handoffs of a run addressed to `role`, oldest first (what a receiver of that role is routed). */
   handoffsTo(run: string, role: string): HandoffRow[] {
     return (this.s.handoffsTo!.all(run, role) as HandoffDbRow[]).map((r) => this.withArtifacts(r));
+  }
+
+  /**
+   * The id of the run's newest handoff or end (0 when none): one indexed read, cheap enough for
+   * every tool call, so a receiver's view can tell a handoff arrived since it was opened (any
+   * process).
+   */
+  lastHandoffOf(run: string): number {
+    return (this.s.lastHandoff!.get(run) as { id: number | null }).id ?? 0;
   }
 
   /** Every artifact folder a handoff names, as `{ run, folder }` (to tell a folder a crash left without a record). */

@@ -8,7 +8,7 @@
  * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
-import type { SnapshotRequests, WorkRequests } from '../../../tools/index.js';
+import type { HandoffRequests, SnapshotRequests, WorkRequests } from '../../../tools/index.js';
 import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
 import type { IdSource, Sandbox } from '../../ports/index.js';
 import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
@@ -27,6 +27,7 @@ import type { HostPlatform } from '../platform/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { sameIdentity, type HostIdentity } from '../../../vfs/index.js';
+import { INVENTORY_AT, routingHolds, routingOf, type Routing } from './routed-artifacts.js';
 
 /** The open workspace views of this process, by conversation; closed on release and on host close. */
 export type OpenViews = Map<string, WorkspaceView>;
@@ -58,10 +59,19 @@ export interface RegistrationParts {
   workFor(conversation: string, pinnedSha: string): WorkRequests;
   /** The `checkpoint` and `rollback` port of `conversation` (src/host/snapshots/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   snapshotsFor?(conversation: string): SnapshotRequests;
+  /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  handoffsFor?(conversation: string): HandoffRequests;
+  /**
+   * Writes the seed inventory of the `shared` receiver `conversation` into its inventory folder
+   * (which exists), atomically (src/host/artifacts/); absent: the folder is shown without one.
+   */
+  writeInventory?(conversation: string): void;
 }
 
 /** The identity of the workspace folder each open view was opened over (null: the platform has none). */
 const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
+/** The routed handoffs each open view was opened with (src/host/lifecycle/routed-artifacts.ts). */
+const viewRouting = new WeakMap<WorkspaceView, Routing>();
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
@@ -69,12 +79,14 @@ export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 're
 }
 
 /**
- * Opens the record's view and registers it `ready` (closing any view it replaces). Throws what
+ * Opens the record's view and registers it `ready` (closing any view it replaces; with
+ * `keepReplaced`, the replaced view stays open until the new one closes, so calls in flight over
+ * it finish). A `shared` receiver's seed inventory is written first. Throws what
  * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder), `PREPARATION_FAILED`
  * (reason `BAD_CONVERSATION_ID`) for a record whose id is not one, and `ManifestError`
  * `UNKNOWN_ROLE` when the manifest no longer has the record's role; nothing is registered then.
  */
-export function registerReady(parts: RegistrationParts, record: WorkspaceRecord): Registration {
+export function registerReady(parts: RegistrationParts, record: WorkspaceRecord, options: { keepReplaced?: boolean } = {}): Registration {
   const { platform, views, lowers: hostLowers } = parts;
   const role = findRole(parts.manifest, record.role);
   const checkoutPath = checkoutOf(platform, record.conversation, record.backend);
@@ -83,7 +95,12 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
   const disclosure = attachDisclosure({ store: parts.store, git: platform.git }, { ...record, checkoutPath });
   const lowers = record.backend === 'copy' ? hostLowers : undefined;
   const lowerFolder = lowers?.readyFolder(record) ?? null;
-  const view = openWorkspaceView(platform, objects, {
+  const routing = routingOf(parts, record.conversation, record.backend);
+  if (routing?.inventoryFolder) {
+    platform.makeFolder(routing.inventoryFolder);
+    parts.writeInventory?.(record.conversation);
+  }
+  const opened = openWorkspaceView(platform, objects, {
     ...(disclosure ? { wrapRoot: disclosure.wrapRoot } : {}),
     ...(lowers && !lowerFolder ? { onLowerUse: () => lowers.request(record.conversation) } : {}),
     conversation: record.conversation,
@@ -92,9 +109,22 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
     shares: record.backend === 'shared' ? [] : role.share,
+    ...(routing ? { artifactMounts: artifactMountsOf(routing) } : {}),
   });
+  const replaced = views.get(record.conversation);
+  const view =
+    options.keepReplaced && replaced
+      ? {
+          ...opened,
+          close: () => {
+            opened.close();
+            replaced.close();
+          },
+        }
+      : opened;
   viewFolders.set(view, record.backend === 'shared' ? null : platform.identityOf(checkoutPath));
-  views.get(record.conversation)?.close();
+  if (routing) viewRouting.set(view, routing);
+  if (!options.keepReplaced) replaced?.close();
   views.set(record.conversation, view);
   if (lowerFolder) lowers?.upgrade(record.conversation);
   const service = disclosure?.service();
@@ -108,6 +138,9 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord)
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
     ...(record.backend === 'empty' ? { work: emptyWork(record.conversation) } : {}),
     ...(record.backend !== 'shared' && parts.snapshotsFor ? { snapshots: parts.snapshotsFor(record.conversation) } : {}),
+    ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
+      ? { handoffs: parts.handoffsFor(record.conversation) }
+      : {}),
     ...commandsOf(parts, record, role, checkoutPath, view),
   };
   parts.registry.set(registration);
@@ -141,6 +174,35 @@ export function viewIsCurrent(parts: Pick<RegistrationParts, 'views' | 'platform
   if (then === null) return true;
   const now = parts.platform.identityOf(checkoutOf(parts.platform, record.conversation, record.backend));
   return now !== null && sameIdentity(now, then);
+}
+
+/** The view's artifact mounts for a routing: the routed folders, or a `shared` receiver's inventory folder at `/artifacts`. */
+function artifactMountsOf(routing: Routing): { path: string; folder: string }[] {
+  if (routing.inventoryFolder) return [{ path: INVENTORY_AT, folder: routing.inventoryFolder }];
+  return [...routing.artifactMounts];
+}
+
+/**
+ * True while this process's open view of `conversation` shows the handoffs routed to it now (or
+ * it has none, or is in no run): one indexed read per call (src/host/lifecycle/routed-artifacts.ts).
+ * When a handoff to a `shared` receiver arrived, its seed inventory is written again here and
+ * the answer is true; false when an isolated receiver's view must be opened again to show a new
+ * routed folder.
+ */
+export function followRouting(
+  parts: Pick<RegistrationParts, 'views' | 'platform' | 'store' | 'writeInventory'>,
+  conversation: string,
+): boolean {
+  const view = parts.views.get(conversation);
+  const seen = view ? viewRouting.get(view) : undefined;
+  if (!view || !seen) return true;
+  const backend = seen.shared ? 'shared' : 'worktree';
+  if (routingHolds(parts, conversation, backend, seen)) return true;
+  if (!seen.shared) return false;
+  const now = routingOf(parts, conversation, 'shared');
+  if (now) viewRouting.set(view, now);
+  parts.writeInventory?.(conversation);
+  return true;
 }
 
 /** Closes the conversation's view, if one is open. */

@@ -8,7 +8,7 @@ import { isConversationId } from '../../../vfs/index.js';
 import type { Registration } from '../../gate/index.js';
 import type { RunEventData } from '../../state/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { closeView, registerReady, registrationOf, viewIsCurrent, type RegistrationParts } from './registration.js';
+import { closeView, followRouting, registerReady, registrationOf, viewIsCurrent, type RegistrationParts } from './registration.js';
 
 /** What the refresh uses of the host: what registering uses, and the releases running here. */
 interface RefreshParts extends RegistrationParts {
@@ -34,6 +34,9 @@ export function refreshRegistration(
   // Another process may have released the workspace and prepared it again in between: a view
   // over the folder it replaced is opened anew.
   if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(parts, record)) {
+    // A handoff routed to it since its view opened: the view is opened again to show it; calls
+    // in flight finish over the one it replaces (closed with the new one).
+    if (!followRouting(parts, conversation)) return registerReady(parts, record, { keepReplaced: true });
     // Another process may have finished the copy's lower folder meanwhile.
     parts.lowers?.upgrade(conversation);
     return current;

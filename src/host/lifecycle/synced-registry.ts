@@ -8,6 +8,10 @@
  * `WORKSPACE_RELEASED` here within that time, and a workspace another process released and
  * prepared again is served again (over its new folder) within that time too.
  *
+ * A `ready` entry is also asked `isStale` on every lookup (a check that must stay cheap: the
+ * routed handoffs, src/host/lifecycle/registration.ts `followRouting`): when stale, the store is
+ * asked at once, so a handoff routed to a receiver shows on its next call.
+ *
  * Limit: between a release elsewhere and the next re-check, tools may answer `NOT_FOUND`
  * (the folder is gone) instead of `WORKSPACE_RELEASED`. With a manual clock that never moves,
  * ready entries are never re-checked (the memory host is one process anyway).
@@ -21,6 +25,7 @@ type RegistryRefresh = (conversation: string, current: Registration | undefined)
 /** A Registry that consults the state store (see the file comment). */
 export class SyncedRegistry extends Registry {
   private refresh?: RegistryRefresh;
+  private isStale?: (registration: Registration) => boolean;
   private readonly checkedAt = new Map<string, number>();
 
   constructor(
@@ -30,14 +35,19 @@ export class SyncedRegistry extends Registry {
     super();
   }
 
-  /** Sets the function that reads a conversation from the store and registers it. */
-  syncWith(refresh: RegistryRefresh): void {
+  /**
+   * Sets the function that reads a conversation from the store and registers it, and the check
+   * every lookup of a `ready` entry makes (true: refresh now).
+   */
+  syncWith(refresh: RegistryRefresh, isStale?: (registration: Registration) => boolean): void {
     this.refresh = refresh;
+    this.isStale = isStale;
   }
 
   override lookup(conversation: string): Registration | undefined {
     const hit = super.lookup(conversation);
     if (!this.refresh) return hit;
+    if (hit?.state === 'ready' && this.isStale?.(hit)) return this.refresh(conversation, hit) ?? super.lookup(conversation);
     if (hit?.state === 'ready' || hit?.state === 'released') {
       const now = this.clock.now();
       const last = this.checkedAt.get(conversation);

@@ -20,6 +20,14 @@
  *   writable folder (by path) is also refused by name (`withPathRules`), which covers memory
  *   layers, which have no identity.
  *
+ * - artifact mounts (`artifactMounts`, computed by src/host/lifecycle/routed-artifacts.ts): the
+ *   host-owned folders of the handoffs routed to the conversation, each read-only at its place
+ *   (`artifacts/<role>-v<visit>` under the root, or `/artifacts` for a `shared` receiver's seed
+ *   inventory), opened confined like an absolute read-only mount, `readOnly()`-wrapped, and its
+ *   identity given to every writable layer's guard. They lie inside the state directory, which
+ *   they may (the host made them); a routed folder shadows whatever the workspace holds at its
+ *   place, and one at a place another mount takes is left out.
+ *
  * Every host folder is a root like any other (docs/ARCHITECTURE.md § Trust boundary, "Roots"): it
  * is reached from the state directory, the repository or `/` without following a link
  * (`HostPlatform.openFolder`), and a mount whose folder lies inside the state directory (another
@@ -68,6 +76,12 @@ export interface WorkspaceViewSpec {
    * role's `share:`, e.g. `node_modules`), when the checkout has them as folders.
    */
   shares?: readonly string[];
+  /**
+   * Host-owned folders shown read-only (routed handoff artifacts): `path` workspace-relative
+   * (`artifacts/planner-v1`) or absolute (`/artifacts`), `folder` the host folder, inside the
+   * state directory.
+   */
+  artifactMounts?: readonly { path: string; folder: string }[];
   /** Wraps a `worktree` root layer (progressive disclosure's projection); absent: served as is. */
   wrapRoot?: (root: WritableLayer) => WritableLayer;
   /** `copy` of a commit: called once, on the first read that reaches the pinned tree. */
@@ -175,6 +189,20 @@ function openReadOnlyMounts(
       layer: readOnly(withPathRules(folder.layer, { hidden: folders.stateIn(m.path, m.path) })),
       writable: false,
     });
+  }
+  const root = workspaceRoot(spec.conversation);
+  const taken = new Set([
+    ...spec.mounts.map((m) => (isAbsoluteMount(m) ? m.path : `${root}/${m.path}`)),
+    ...(spec.shares ?? []).map((s) => `${root}/${s}`),
+  ]);
+  for (const a of spec.artifactMounts ?? []) {
+    const at = a.path.startsWith('/') ? a.path : `${root}/${a.path}`;
+    if (taken.has(at)) continue;
+    taken.add(at);
+    // The host made it inside the state directory: opened as the workspace's own folders are.
+    const folder = folders.open(a.folder, 'artifact folder', at, undefined, true);
+    if (folder.identity) guarded.set(identityKey(folder.identity), 'READ_ONLY');
+    mounts.push({ path: at, layer: readOnly(folder.layer), writable: false });
   }
   const guard: HostGuard | undefined = guarded.size > 0 ? (id) => guarded.get(identityKey(id)) : undefined;
   return { mounts, guard };
