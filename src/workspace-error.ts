@@ -54,7 +54,8 @@ export type WorkspaceErrorCode =
 export const WORKSPACE_ERROR_REASON_DOCS = {
   // PREPARATION_FAILED
   BAD_CONVERSATION_ID: 'PREPARATION_FAILED: the conversation id is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no folder.',
-  BAD_RUN_NAME: 'PREPARATION_FAILED: a run name is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no artifact folder.',
+  BAD_RUN_NAME:
+    "PREPARATION_FAILED: a run name is outside ^[a-z0-9][a-z0-9_-]{0,62}$ (or is 'objects', the artifact store's own folder), so it names no artifact folder.",
   BAD_ARTIFACT_FOLDER: "PREPARATION_FAILED: a handoff's artifact folder name is not <role>-v<visit>, so it names no folder.",
   ROLE_MISMATCH: 'PREPARATION_FAILED: the conversation is already prepared with another role (data.role).',
   RUN_MISMATCH: 'PREPARATION_FAILED: the conversation already has its visit in another run (data.run) than the one asked for.',

@@ -26,7 +26,7 @@ describe('artifact paths', () => {
   });
 
   it('a forged run, folder or conversation names no path', () => {
-    for (const run of ['..', '../x', 'A', '', 'a/b', '.staging']) {
+    for (const run of ['..', '../x', 'A', '', 'a/b', '.staging', 'objects']) {
       expect(
         reasonOf(() => artifactFolderOf(base, run, 'planner-v1')),
         run,

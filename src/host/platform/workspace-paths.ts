@@ -114,10 +114,14 @@ export function inventoryFolderOf(base: PathBase, run: string, conversation: str
   return base.join(base.stateDir, `artifacts/${run}/${INVENTORY_FOLDER}/${conversation}`);
 }
 
-/** Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_RUN_NAME`) unless `run` is in the conversation grammar. */
+/** The name no run may have: the artifact store's objects live in `<stateDir>/artifacts/objects`. */
+const RESERVED_RUN = 'objects';
+
+/** Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_RUN_NAME`) unless `run` is in the conversation grammar and not `objects`. */
 export function checkRunName(run: string): void {
-  if (!isConversationId(run)) {
-    throw new WorkspaceError('PREPARATION_FAILED', `'${String(run).slice(0, 80)}' is not a valid run name (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
+  // `objects` is the artifact store's own folder, `<stateDir>/artifacts/objects`: no run may be named so.
+  if (!isConversationId(run) || run === RESERVED_RUN) {
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(run).slice(0, 80)}' is not a valid run name (^[a-z0-9][a-z0-9_-]{0,62}$, not 'objects')`, {
       run: String(run).slice(0, 80),
       reason: 'BAD_RUN_NAME',
     });
