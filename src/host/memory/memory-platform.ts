@@ -12,7 +12,15 @@ import type { HostIdentity } from '../../../vfs/index.js';
 import { MemoryLayer } from '../../../vfs/memory-layer.js';
 import { isConversationId } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { type ContentStore, type FolderImage, isMissingPath, MemoryContentStore } from '../../ports/index.js';
+import {
+  type ArtifactFs,
+  type ArtifactStore,
+  ArtifactStoreDir,
+  type ContentStore,
+  type FolderImage,
+  isMissingPath,
+  MemoryContentStore,
+} from '../../ports/index.js';
 import { MemoryFolderImage } from './memory-folder-image.js';
 import type { FolderState, HostPlatform, OpenedFolder } from '../platform/index.js';
 import type { WorkspaceArea } from '../platform/index.js';
@@ -26,6 +34,8 @@ export class MemoryPlatform implements HostPlatform {
   readonly folderImage: FolderImage;
   /** Snapshot blobs, in a Map. */
   readonly contentStore: ContentStore = new MemoryContentStore();
+  /** Handoff artifacts and auto-patches at `<stateDir>/artifacts` in the volume (the disk layout, hard links included). */
+  readonly artifactStore: ArtifactStore;
 
   constructor(
     readonly volume: Vol,
@@ -37,6 +47,7 @@ export class MemoryPlatform implements HostPlatform {
     readonly snapshotGit: SnapshotGit = new MemorySnapshotGit({ volume }),
   ) {
     this.folderImage = new MemoryFolderImage(volume);
+    this.artifactStore = new ArtifactStoreDir(stateDir, volume as unknown as ArtifactFs, 'memory');
   }
 
   openFolder(path: string): OpenedFolder {

@@ -3,6 +3,7 @@
  * the CLI git port. Folder removal only ever reaches `<stateDir>/worktrees/<id>` and
  * `<stateDir>/copies/<id>`, through the confined removal (`confined-removal.ts`).
  */
+import * as nodeFs from 'node:fs';
 import { lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { GitPort } from '../../git/index.js';
@@ -10,7 +11,14 @@ import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
 import { openHostFolder } from '../../../vfs/index.js';
 import { forbiddenHostExec, isMissingPath } from '../../ports/index.js';
 import { CliSnapshotGit } from '../../git/index.js';
-import { type ContentStore, ContentStoreDir, DiskFolderImage, type FolderImage } from '../../ports/index.js';
+import {
+  type ArtifactStore,
+  ArtifactStoreDir,
+  type ContentStore,
+  ContentStoreDir,
+  DiskFolderImage,
+  type FolderImage,
+} from '../../ports/index.js';
 import { removeBeneath } from './confined-removal.js';
 import type { LandingGit, SnapshotGit } from '../../git/index.js';
 import type { WritePolicy } from '../../manifest/index.js';
@@ -25,6 +33,8 @@ export class DiskPlatform implements HostPlatform {
   readonly folderImage: FolderImage = new DiskFolderImage();
   /** Snapshot blobs at `<stateDir>/snapshots/objects`. */
   readonly contentStore: ContentStore;
+  /** Handoff artifacts and auto-patches at `<stateDir>/artifacts`. */
+  readonly artifactStore: ArtifactStore;
 
   constructor(
     readonly repo: string,
@@ -42,6 +52,7 @@ export class DiskPlatform implements HostPlatform {
   ) {
     this.confinement = confinement;
     this.contentStore = new ContentStoreDir(stateDir);
+    this.artifactStore = new ArtifactStoreDir(stateDir, nodeFs, tempTag ?? 'disk');
   }
 
   /**

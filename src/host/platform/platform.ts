@@ -6,7 +6,7 @@
  * volume paths in memory) and never reach an agent.
  */
 import type { GitPort } from '../../git/index.js';
-import type { ContentStore, FolderImage } from '../../ports/index.js';
+import type { ArtifactStore, ContentStore, FolderImage } from '../../ports/index.js';
 import type { LandingGit } from '../../git/index.js';
 import type { SnapshotGit } from '../../git/index.js';
 import type { HostGuard, HostIdentity } from '../../../vfs/index.js';
@@ -39,6 +39,8 @@ export interface HostPlatform {
   readonly folderImage: FolderImage;
   /** Content-addressed blobs of `copy` and `empty` snapshots (`<stateDir>/snapshots/objects` on disk). */
   readonly contentStore: ContentStore;
+  /** Handoff artifacts and auto-patches: objects and run folders under `<stateDir>/artifacts` (src/ports/artifact-store.ts). */
+  readonly artifactStore: ArtifactStore;
   /**
    * Platform paths of the files that grant agents their authority (the manifest loaded, the
    * settings file): wherever a workspace shows them, they are readable and never changed.
