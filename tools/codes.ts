@@ -37,6 +37,7 @@ export const TOOL_ERROR_CODES = [
   'BACKEND_UNAVAILABLE',
   'CROSS_MOUNT',
   'SNAPSHOT_NOT_FOUND',
+  'VISIT_ENDED',
   'INTERNAL',
 ] as const;
 
@@ -92,6 +93,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     'move: from and to are in different mounts (or on different host file systems); a move stays inside one mount, and a folder holding another mount cannot move: read and write the files instead.',
   SNAPSHOT_NOT_FOUND:
     "rollback: the conversation has no snapshot with that id (ids are its own: another conversation's are never visible); details.available lists the ids there are.",
+  VISIT_ENDED:
+    'handoff, end: this visit already ended (a handoff or end was accepted) or its run was ended by an end; nothing was collected. Other tools keep working in the workspace.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

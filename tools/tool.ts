@@ -15,6 +15,7 @@ import type { DisclosureRequests } from './disclosure-requests.js';
 import type { WorkRequests } from './work-requests.js';
 import type { CommandRequests } from './command-requests.js';
 import type { SnapshotRequests } from './snapshot-requests.js';
+import type { HandoffRequests } from './handoff-requests.js';
 import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
@@ -29,6 +30,8 @@ export interface ToolContext {
   readonly commands?: CommandRequests;
   /** The conversation's own snapshots (`Registration.snapshots`), when its workspace takes them. */
   readonly snapshots?: SnapshotRequests;
+  /** The conversation's `handoff` and `end` (`Registration.handoffs`), when its role declares one. */
+  readonly handoffs?: HandoffRequests;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */

@@ -29,7 +29,7 @@ import { resolveGlobalFlags } from './global-flags.js';
 import { standardError, standardInput, standardOutput, workingFolder } from '../ports/process-io.js';
 
 /** Flags of a stdio `serve` taking a value, and those that do not. */
-const VALUE_FLAGS = new Set(['--conversation', '--role', '--repo', '--state-dir', '--manifest', '--profile']);
+const VALUE_FLAGS = new Set(['--conversation', '--role', '--run', '--repo', '--state-dir', '--manifest', '--profile']);
 const BARE_FLAGS = new Set(['--json']);
 const ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

@@ -92,6 +92,7 @@ export async function serveOverStdio(
       },
       conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
       ...(role ? { role } : {}),
+      ...(typeof flags.run === 'string' ? { run: flags.run } : {}),
       holder,
       client: () => early.clientName(),
       log: out.progress,

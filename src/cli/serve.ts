@@ -24,6 +24,7 @@ import {
 } from '../mcp/http/index.js';
 import { PROFILE_NAMES, isProfileName, type ProfileName } from '../mcp/initialize/index.js';
 import { standardError } from '../ports/process-io.js';
+import { isConversationId } from '../../vfs/workspace-root.js';
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
@@ -35,11 +36,12 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
   usage:
-    'gatefs serve [--conversation ID|auto] [--role R] [--profile gatefs|claude-code] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
+    'gatefs serve [--conversation ID|auto] [--role R] [--run RUN] [--profile gatefs|claude-code] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
     role: { type: 'string' },
+    run: { type: 'string' },
     profile: { type: 'string' },
     http: { type: 'string' },
     token: { type: 'string' },
@@ -53,6 +55,7 @@ export const serveCommand: Command = {
       'stdio: the conversation to serve; auto: one per client window and folder (default: a new id, printed on stderr)',
     ],
     ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
+    ['--run RUN', 'the run of workspaces the server prepares (default: default; stdio; HTTP with --allow-new)'],
     [
       '--profile P',
       "the tool names: gatefs (read, grep, list, edit, write, …; default) or claude-code (Claude Code's Read, Write, Edit, MultiEdit, Glob, Grep, LS)",
@@ -95,6 +98,8 @@ export const serveCommand: Command = {
   async run({ globals, flags, out, env }) {
     if (flags.token !== undefined) throw new UsageError(`--token is not accepted: ${TOKEN_ON_COMMAND_LINE}`, 'serve');
     const role = typeof flags.role === 'string' ? flags.role : undefined;
+    if (flags.run !== undefined && !isConversationId(flags.run))
+      throw new UsageError("--run must be a run name: 1 to 63 lowercase letters, digits, '_' and '-' (like review-1)", 'serve');
     const profile = flags.profile ?? 'gatefs';
     if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(', ')}`, 'serve');
     standardError().on('error', () => undefined); // a client that closed our stderr must not crash the server
@@ -129,6 +134,13 @@ async function serveOverHttp(
       'serve',
     );
   }
+  const run = typeof flags.run === 'string' ? flags.run : undefined;
+  if (run !== undefined && !allowNew) {
+    throw new UsageError(
+      '--run applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --run RUN',
+      'serve',
+    );
+  }
   const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
   const stop = watchStopSignals(out.progress);
   try {
@@ -138,7 +150,16 @@ async function serveOverHttp(
     const host = await openHost(globals);
     try {
       const token = auth.settle();
-      const running = await serveHttp(host, { address, token, tokenHint: auth.hint, allowNew, role, profile, log: out.progress });
+      const running = await serveHttp(host, {
+        address,
+        token,
+        tokenHint: auth.hint,
+        allowNew,
+        role,
+        ...(run ? { run } : {}),
+        profile,
+        log: out.progress,
+      });
       auth.announce(out.progress, running.port);
       if (!address.loopback)
         out.progress(`WARNING: serving on ${address.host} over plain HTTP: the token and every file cross the network unencrypted`);

@@ -1,6 +1,7 @@
 /**
  * The readable form of workspace rows (`gatefs status`, `prepare`, `serve` logs): one row per
- * workspace with the columns of docs/ARCHITECTURE.md § CLI, then its parent (a subagent) or, for a
+ * workspace with the columns of docs/ARCHITECTURE.md § CLI (RUN: `<run>/v<visit>`, the conversation's
+ * visit of its role in its run; empty for a workspace prepared before runs existed), then its parent (a subagent) or, for a
  * root conversation, how many submissions of its lineage have landed, and its snapshots (how many,
  * and their size in the store).
  */
@@ -12,10 +13,11 @@ import { formatTable } from './table.js';
 export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
   if (rows.length === 0) return 'No workspaces yet. Prepare one with: gatefs prepare <conversation>';
   const table = formatTable(
-    ['CONVERSATION', 'ROLE', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER', 'PARENT', 'LANDED', 'SNAPSHOTS'],
+    ['CONVERSATION', 'ROLE', 'RUN', 'BACKEND', 'GUARANTEE', 'STATE', 'BRANCH', 'PINNED', 'HOLDER', 'PARENT', 'LANDED', 'SNAPSHOTS'],
     rows.map((w) => [
       w.conversation,
       w.role,
+      w.run === null ? '' : `${w.run}/v${w.visit}`,
       w.backend,
       w.guarantee,
       w.state,

@@ -13,6 +13,7 @@ import type { DisclosureRequests } from '../../tools/index.js';
 import type { WorkRequests } from '../../tools/index.js';
 import type { CommandRequests } from '../../tools/index.js';
 import type { SnapshotRequests } from '../../tools/index.js';
+import type { HandoffRequests } from '../../tools/index.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
@@ -37,6 +38,8 @@ export interface Registration {
   readonly commands?: CommandRequests;
   /** The conversation's own snapshots (a `ready` workspace that takes them); absent: `checkpoint` and `rollback` answer `BACKEND_UNAVAILABLE`. */
   readonly snapshots?: SnapshotRequests;
+  /** The conversation's `handoff` and `end` (a `ready` workspace whose role declares one); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  readonly handoffs?: HandoffRequests;
 }
 
 /** The registrations of one host, by conversation id (see the file comment). */

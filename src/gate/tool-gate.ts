@@ -248,6 +248,7 @@ export class ToolGate implements ToolGateApi {
       work: registration.work,
       commands: registration.commands,
       snapshots: registration.snapshots,
+      handoffs: registration.handoffs,
       namespace: ns,
       resolved,
       holder: context.holder,

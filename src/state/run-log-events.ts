@@ -140,6 +140,14 @@ export interface RunEventData {
   'snapshot.restoring': { snapshot: number; before: number };
   'snapshot.restored': { snapshot: number; before: number; written: number; removed: number; resumed: boolean };
   'snapshot.dropped': { count: number };
+  /** A handoff was accepted and recorded: the visit it ended, the role handed to, how many declared files were collected and rejected. */
+  'handoff.accepted': { handoff: number; run: string; visit: number; to: string; collected: number; rejected: number };
+  /** A declared file of a handoff was collected into the artifact store. */
+  'artifact.collected': { handoff: number; path: string; sha256: string; bytes: number };
+  /** A declared file of a handoff was not collected (`code`: src/host/artifacts/rejection-codes.ts). */
+  'artifact.rejected': { handoff: number; path: string; code: string };
+  /** An `end` ended its visit and the whole run. */
+  'run.ended': { run: string; handoff: number };
   'subagent.start': { parent: string; base: string; from?: 'working'; snapshot?: number };
   'subagent.land': { parent: string; from: string; to: string; commits: number };
   'subagent.landed': { parent: string; head: string; commits: number };
@@ -248,6 +256,12 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
     'A restore begins: the workspace as it was is snapshot `before`; a crash from here on is finished by the next host.',
   'snapshot.restored': 'The workspace holds exactly the snapshot again (written and removed entries; resumed: finished after a crash).',
   'snapshot.dropped': "A released workspace's snapshots were removed with it (release without --keep-snapshots).",
+  'handoff.accepted':
+    'A handoff ended its visit: its collected files are in the run folder <role>-v<visit> of the artifact store, routed to the role it names.',
+  'artifact.collected': "A declared file of a handoff was collected: its bytes are an object of the artifact store (sha256), linked into the handoff's folder.",
+  'artifact.rejected':
+    'A declared file of a handoff was not collected (a link, a folder, outside the workspace, over a cap, …); the code says which, the handoff still counts.',
+  'run.ended': 'An end ended its visit and the whole run: preparing into the run is refused from now on, and so is every later handoff.',
   'lander.blocked':
     'Moving the target would overwrite files of the checkout that has it checked out: nothing moved; the next run tries again.',
   'lander.landed': 'The target branch points at the landed commit, recorded once and never changed.',

@@ -93,9 +93,9 @@ describe('prepare, status, call, release', () => {
     const table = await run('prepare', 'c1');
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(
-      /^CONVERSATION\s+ROLE\s+BACKEND\s+GUARANTEE\s+STATE\s+BRANCH\s+PINNED\s+HOLDER\s+PARENT\s+LANDED\s+SNAPSHOTS$/m,
+      /^CONVERSATION\s+ROLE\s+RUN\s+BACKEND\s+GUARANTEE\s+STATE\s+BRANCH\s+PINNED\s+HOLDER\s+PARENT\s+LANDED\s+SNAPSHOTS$/m,
     );
-    expect(table.stdout).toMatch(/^c1\s+implementer\s+worktree\s+confined\s+ready\s/m);
+    expect(table.stdout).toMatch(/^c1\s+implementer\s+default\/v1\s+worktree\s+confined\s+ready\s/m);
     expect(table.stderr).toContain('preparing "c1"');
     const json = await run('prepare', 'c2', '--json');
     expect(json.code).toBe(0);
@@ -111,7 +111,9 @@ describe('prepare, status, call, release', () => {
     const again = await run('prepare', 'c1');
     expect(again.code).toBe(0);
     const pinned = git(repo.dir, 'rev-parse', 'HEAD').trim();
-    expect(again.stderr).toBe(`gatefs: "c1" was already prepared (role implementer, pinned ${pinned.slice(0, 12)}): reused as it is\n`);
+    expect(again.stderr).toBe(
+      `gatefs: "c1" was already prepared (role implementer, visit 1 of run default, pinned ${pinned.slice(0, 12)}): reused as it is\n`,
+    );
     git(repo.dir, 'commit', '--quiet', '--allow-empty', '-m', 'move HEAD');
     try {
       const other = await run('prepare', 'c1', '--base', 'HEAD');

@@ -44,6 +44,17 @@ const snapshotting = (async () => {
   return host;
 })();
 
+/** A memory host whose copy conversation `e` has ended its visit (and its run) with `end`. */
+const ended = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'end'], workspace: { backend: 'copy' } }] },
+  });
+  await host.prepare({ conversation: 'e' });
+  await host.gate.call('e', 'end', {});
+  return host;
+})();
+
 /** A memory host on a machine where no sandbox can run: its agent declares exec. */
 const unsandboxed = (async () => {
   const host = await createMemoryHost({
@@ -154,6 +165,7 @@ describe('error codes', () => {
     BACKEND_UNAVAILABLE: async () => (await unsandboxed).gate.call('x', 'exec', { command: 'true' }),
     CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
     SNAPSHOT_NOT_FOUND: async () => (await snapshotting).gate.call('s', 'rollback', { snapshotId: '99' }),
+    VISIT_ENDED: async () => (await ended).gate.call('e', 'end', {}),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

@@ -25,6 +25,7 @@ import { DEFAULT_EXEC } from '../../manifest/index.js';
 import { SandboxCheckRunner } from '../commands/index.js';
 import type { SavePointHook } from '../../lander/index.js';
 import type { SnapshotSavePoint } from '../snapshots/index.js';
+import type { ArtifactSavePoint } from '../artifacts/index.js';
 import { loadManifest } from '../../manifest/index.js';
 import { systemClock, type Clock } from '../../ports/index.js';
 import type { HostExec } from '../../ports/index.js';
@@ -79,6 +80,8 @@ export interface CreateHostOptions {
   savePoint?: SavePointHook;
   /** Called at each snapshot and restore save point (the crash tests kill the process there). */
   snapshotSavePoint?: (point: SnapshotSavePoint) => void;
+  /** Called at each save point of a handoff (the crash test kills the process there). */
+  artifactSavePoint?: (point: ArtifactSavePoint) => void;
   /** The sandbox agents' commands run in (default: bubblewrap). */
   sandbox?: Sandbox;
   /**
@@ -174,6 +177,7 @@ export async function createHost(options: CreateHostOptions): Promise<Host> {
         ),
       ...(options.savePoint ? { savePoint: options.savePoint } : {}),
       ...(options.snapshotSavePoint ? { snapshotSavePoint: options.snapshotSavePoint } : {}),
+      ...(options.artifactSavePoint ? { artifactSavePoint: options.artifactSavePoint } : {}),
       ...(quiet ? { quiet } : {}),
     });
   } catch (e) {

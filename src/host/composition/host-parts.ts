@@ -28,6 +28,7 @@ import type { StatusParts } from '../lifecycle/index.js';
 import { LowerFolders } from '../lower/index.js';
 import { OccupancyGuard } from '../occupancy/index.js';
 import { SnapshotService, type SnapshotSavePoint } from '../snapshots/index.js';
+import { ArtifactService, type ArtifactSavePoint, makeAutoPatch } from '../artifacts/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
@@ -68,6 +69,8 @@ export interface WorkspaceHostOptions {
   treeCheckout?: TreeCheckout;
   /** Called at each save point of a snapshot or restore (the crash tests end the process there). */
   snapshotSavePoint?: (point: SnapshotSavePoint) => void;
+  /** Called at each save point of a handoff (the crash test ends the process there). */
+  artifactSavePoint?: (point: ArtifactSavePoint) => void;
   /**
    * A host for a command that only reads (`createHost`'s `quiet`): `start` neither recovers
    * interrupted work nor appends `host.start`; the registry still follows the store on lookup.
@@ -86,6 +89,7 @@ export type HostParts = PreparationParts &
     readonly liveness: ProcessLiveness;
     readonly commandRuns: CommandRuns;
     readonly snapshots: SnapshotService;
+    readonly artifacts: ArtifactService;
   };
 
 /** What the parts call back into: the host's own call tracker and task queue. */
@@ -143,15 +147,28 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     },
     snapshotsFor: (conversation) =>
       parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
+    handoffsFor: (conversation) => parts.artifacts.requestsFor(conversation),
     ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     ...(lowers ? { lowers } : {}),
-  } as Omit<HostParts, 'snapshots'> as HostParts;
+  } as Omit<HostParts, 'snapshots' | 'artifacts'> as HostParts;
   (parts as { snapshots: SnapshotService }).snapshots = new SnapshotService({
     ...parts,
     drain: (conversation) => callbacks.drain(conversation),
     commandsRunning: (conversation) => commandRuns.isRunning(conversation),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(options.snapshotSavePoint ? { savePoint: options.snapshotSavePoint } : {}),
+  });
+  (parts as { artifacts: ArtifactService }).artifacts = new ArtifactService({
+    manifest: parts.manifest,
+    platform,
+    store,
+    registry,
+    clock,
+    liveness,
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    blockingHolder: (conversation, holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null,
+    autoPatch: (conversation, reason) => makeAutoPatch(parts, conversation, reason),
+    ...(options.artifactSavePoint ? { savePoint: options.artifactSavePoint } : {}),
   });
   return parts;
 }

@@ -11,6 +11,9 @@ import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import type { ApplyOptions, ApplyReport } from '../apply/index.js';
+import type { HandoffRequest, RunArtifact, RunStatus } from '../artifacts/index.js';
+import type { EndValue, HandoffValue } from '../../../tools/index.js';
+import type { RunRow } from '../../state/index.js';
 import type { AutoConversation, AutoConversationRequest } from '../occupancy/index.js';
 import type { LandSubagentResult } from '../subagents/index.js';
 import type { StartSubagentOptions } from '../subagents/index.js';
@@ -37,6 +40,28 @@ export interface HostSubagents {
   start(options: StartSubagentOptions): Promise<WorkspaceStatus>;
   land(child: string): Promise<LandSubagentResult>;
   discard(child: string): Promise<ReleaseResult>;
+}
+
+/**
+ * Runs of a host: roles taking turns, each visit ending with a handoff or an end
+ * (src/host/artifacts/). `handoff` and `end` do what the tools of the same name do, for an
+ * operator, whatever the role declares.
+ */
+export interface HostRuns {
+  /** Every run, oldest first. */
+  list(): RunRow[];
+  /** A run's row, visits, handoffs with their artifact records, and auto-patches. Throws `WorkspaceError` `UNKNOWN_RUN`. */
+  status(run: string): RunStatus;
+  /** Every declared file of a run's handoffs (collected with its store path, or rejected with code and reason). Throws `UNKNOWN_RUN`. */
+  artifacts(run: string): RunArtifact[];
+  /**
+   * Ends `conversation`'s visit, collecting `files` into the artifact store and routing them to
+   * role `to`. Throws `ManifestError` `UNKNOWN_ROLE` (`to`), `WorkspaceError` `VISIT_ENDED`,
+   * `UNKNOWN_CONVERSATION`, `BUSY`.
+   */
+  handoff(conversation: string, request: HandoffRequest): Promise<HandoffValue>;
+  /** Ends `conversation`'s visit and its run. Throws `WorkspaceError` `VISIT_ENDED`, `UNKNOWN_CONVERSATION`, `BUSY`. */
+  end(conversation: string, request?: { message?: string }): Promise<EndValue>;
 }
 
 /**
@@ -101,6 +126,8 @@ export interface Host {
   restore(conversation: string, snapshotId: string): Promise<RestoreResult>;
   /** A conversation's snapshots, oldest first (kept ones of a released workspace too). */
   snapshots(conversation: string): SnapshotInfo[];
+  /** Runs, visits, handoffs and ends, and their artifacts. */
+  readonly runs: HostRuns;
   /**
    * The tools `conversation` will offer once its workspace is ready, as `gate.tools` lists
    * them, before it is: its recorded role's, else `role`'s, else the manifest's first role's.

@@ -37,7 +37,7 @@ import { landerStatus, runLander } from '../work/index.js';
 import { operatorWork } from '../work/index.js';
 import { declaredToolsOf, GATE_TOOLS } from './gate-tools.js';
 import type { RestoreResult, SnapshotInfo, SnapshotOptions } from '../snapshots/index.js';
-import type { Host, HostLander, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
+import type { Host, HostLander, HostRuns, HostSubagents, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStatus } from './host.js';
 import { assembleParts, type HostParts, type WorkspaceHostOptions } from './host-parts.js';
 
 /** The `Host` both factories return (see `Host`). */
@@ -45,6 +45,7 @@ export class WorkspaceHost implements Host {
   readonly gate: ToolGateApi;
   readonly lander: HostLander;
   readonly subagents: HostSubagents;
+  readonly runs: HostRuns;
   private readonly parts: HostParts;
   private readonly queue: PQueue;
   private readonly inFlight = new Map<string, Promise<WorkspaceStatus>>();
@@ -76,6 +77,7 @@ export class WorkspaceHost implements Host {
     this.gate = this.calls;
     this.lander = this.landerOf(options);
     this.subagents = this.subagentsOf(parts);
+    this.runs = this.runsOf(parts);
   }
 
   /**
@@ -89,6 +91,8 @@ export class WorkspaceHost implements Host {
     await recoverWorkspaces(host.parts);
     // A restore a crash interrupted is finished before anything is served.
     await host.parts.snapshots.recover();
+    // Artifact folders a crash left without their handoff record, temp objects of dead writers.
+    host.parts.artifacts.recover();
     options.store.runLog.append({
       type: 'host.start',
       conversation: null,
@@ -285,6 +289,31 @@ export class WorkspaceHost implements Host {
         this.checkOpen();
         return landerStatus(this.parts.store);
       },
+    };
+  }
+
+  /** Runs over this host's parts (src/host/artifacts/); a handoff or end waits for no queue but its conversation's own turn. */
+  private runsOf(parts: HostParts): HostRuns {
+    const open = <T>(conversation: string, task: () => Promise<T>): Promise<T> => {
+      this.checkOpen();
+      if (this.inFlight.has(conversation)) return Promise.reject(this.beingPrepared(conversation));
+      return task();
+    };
+    return {
+      list: () => {
+        this.checkOpen();
+        return parts.artifacts.list();
+      },
+      status: (run) => {
+        this.checkOpen();
+        return parts.artifacts.status(run);
+      },
+      artifacts: (run) => {
+        this.checkOpen();
+        return parts.artifacts.artifacts(run);
+      },
+      handoff: (conversation, request) => open(conversation, () => parts.artifacts.handoff(conversation, request)),
+      end: (conversation, request = {}) => open(conversation, () => parts.artifacts.end(conversation, request)),
     };
   }
 

@@ -61,6 +61,8 @@ export interface RegistrationParts {
   snapshotsFor?(conversation: string): SnapshotRequests;
   /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   handoffsFor?(conversation: string): HandoffRequests;
+  /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  handoffsFor?(conversation: string): HandoffRequests;
   /**
    * Writes the seed inventory of the `shared` receiver `conversation` into its inventory folder
    * (which exists), atomically (src/host/artifacts/); absent: the folder is shown without one.
@@ -138,6 +140,9 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
     ...(record.backend === 'empty' ? { work: emptyWork(record.conversation) } : {}),
     ...(record.backend !== 'shared' && parts.snapshotsFor ? { snapshots: parts.snapshotsFor(record.conversation) } : {}),
+    ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
+      ? { handoffs: parts.handoffsFor(record.conversation) }
+      : {}),
     ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
       ? { handoffs: parts.handoffsFor(record.conversation) }
       : {}),

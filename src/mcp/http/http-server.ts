@@ -47,6 +47,8 @@ export interface HttpServeOptions {
   allowNew?: boolean;
   /** Role for conversations the server prepares (with `allowNew`). */
   role?: string;
+  /** Run of conversations the server prepares (with `allowNew`; default `default`). */
+  run?: string;
   /** Body cap in bytes (default `MAX_MESSAGE_BYTES`, derived from the tool schemas). */
   maxBodyBytes?: number;
   /** Body cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`, derived from the tool schemas). */
@@ -100,6 +102,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const admission = admissionPolicy(options, log);
   const sessions = new HttpSessions(host, {
     role: options.role,
+    ...(options.run ? { run: options.run } : {}),
     sessionLimits: { ...DEFAULT_SESSION_LIMITS, ...options.sessionLimits },
     creationLimits: { ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true },
     clock: options.clock ?? systemClock,

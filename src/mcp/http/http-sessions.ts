@@ -35,6 +35,8 @@ import type { AdmittedRequest } from './http-admission.js';
 interface HttpSessionOptions {
   /** Role for conversations the server prepares (with `creationLimits.allow`). */
   role?: string;
+  /** Run of conversations the server prepares (default: `default`). */
+  run?: string;
   sessionLimits: SessionLimits;
   creationLimits: CreationLimits;
   /** Clock for idle times. */
@@ -134,10 +136,11 @@ export class HttpSessions {
     slot: SessionSlot<Entry>,
   ): Promise<boolean> {
     const { conversation, rpcId } = request;
-    const { log, role } = this.options;
+    const { log, role, run } = this.options;
     let refusal: unknown;
     const preparation = ensureWorkspace(this.host, conversation, {
       role,
+      ...(run ? { run } : {}),
       onProgress: log,
       // Runs before ensureWorkspace's first await: a refusal is known when the call returns.
       reserve: (c) => {
@@ -181,10 +184,11 @@ export class HttpSessions {
 
   /** Makes sure the workspace is ready, preparing it within the creation budget; false once refused. */
   private async prepare(res: ServerResponse, { conversation, rpcId }: AdmittedRequest): Promise<boolean> {
-    const { log, role } = this.options;
+    const { log, role, run } = this.options;
     try {
       await ensureWorkspace(this.host, conversation, {
         role,
+        ...(run ? { run } : {}),
         onProgress: log,
         reserve: (c) => this.creation.take(c, this.host.status().find((w) => w.conversation === c)?.state),
       });

@@ -9,6 +9,8 @@ import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 interface EnsureOptions {
   /** Role for a new workspace (default: the manifest's first role). Ignored when it exists. */
   role?: string;
+  /** Run of a new workspace's visit (default: `default`). Ignored when it exists. */
+  run?: string;
   /** Called with a short line before a preparation starts (the CLI prints it on stderr). */
   onProgress?: (line: string) => void;
   /**
@@ -35,7 +37,7 @@ export async function ensureWorkspace(host: Host, conversation: string, options:
   if (running) return running;
   const settle = options.reserve?.(conversation);
   options.onProgress?.(`preparing workspace for conversation "${conversation}"…`);
-  const job = host.prepare({ conversation, ...(options.role ? { role: options.role } : {}) });
+  const job = host.prepare({ conversation, ...(options.role ? { role: options.role } : {}), ...(options.run ? { run: options.run } : {}) });
   pending.set(conversation, job);
   try {
     return await job;

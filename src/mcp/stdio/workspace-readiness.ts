@@ -35,6 +35,8 @@ interface ReadinessOptions {
   conversation: ConversationChoice;
   /** The role of a workspace this session prepares (default: the manifest's first role). */
   role?: string;
+  /** The run of a workspace this session prepares (default: `default`). */
+  run?: string;
   /** The occupancy holder of this session. */
   holder: string;
   /** The client's name from its initialize (`clientInfo.name`), when known: recorded with the holder. */
@@ -165,14 +167,18 @@ export class WorkspaceReadiness implements ReadinessSource {
   }
 
   private async run(): Promise<Readiness> {
-    const { log, role, holder } = this.options;
+    const { log, role, run, holder } = this.options;
     let conversation = this.conversationId ?? 'this window';
     try {
       const { host } = await this.opened();
       conversation = this.conversation!;
       if (this.closed) return stopping();
       this.phase = `preparing the workspace of "${conversation}"`;
-      const status = (this.status ??= await ensureWorkspace(host, conversation, { ...(role ? { role } : {}), onProgress: log }));
+      const status = (this.status ??= await ensureWorkspace(host, conversation, {
+        ...(role ? { role } : {}),
+        ...(run ? { run } : {}),
+        onProgress: log,
+      }));
       if (role && status.role !== role)
         log(`"${conversation}" already exists with role ${status.role}; --role ${role} applies to new conversations only`);
       this.phase = `occupying the workspace of "${conversation}"`;

@@ -1,0 +1,5 @@
+/** The front door of src/host/artifacts: handoffs, ends, the host-owned artifact store's records and recovery, seed inventories (docs/ARCHITECTURE.md § Runs, handoffs and artifacts). */
+export { ArtifactService } from './artifact-service.js';
+export type { ArtifactSavePoint, HandoffRequest, RunArtifact, RunStatus } from './artifact-types.js';
+export { makeAutoPatch } from './auto-patch.js';
+export { ARTIFACT_REJECTION_DOCS, type ArtifactRejectionCode } from './rejection-codes.js';
