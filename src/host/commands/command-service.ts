@@ -94,6 +94,12 @@ export interface CommandTarget {
   /** True for an absolute namespace path the conversation can reach (a diagnostic's path). */
   reachable(path: string): boolean;
   /**
+   * Called once a command over `plan` has ended (or could not start): takes away what the
+   * sandbox left in the workspace for its own sake (the empty mount points bwrap made for
+   * routed artifact folders). Never throws.
+   */
+  settle?(plan: SandboxPlan): Promise<void>;
+  /**
    * Takes a snapshot of the workspace labelled `label` (reason `exec`) and answers its id; called
    * before each `exec` command when the role's `exec.checkpoint` is on. A throw stops the command.
    */
@@ -198,10 +204,11 @@ export class CommandService implements CommandRequests {
   ): Promise<Run> {
     const { exec, conversation } = this.target;
     let running: RunningCommand;
+    const plan = await this.target.plan(cwd);
     try {
       running = await this.parts.sandbox.start({
         command,
-        plan: await this.target.plan(cwd),
+        plan,
         limits: {
           timeoutMs,
           memoryBytes: exec.memoryBytes,
@@ -213,6 +220,7 @@ export class CommandService implements CommandRequests {
         chain: this.target.chain ?? [conversation],
       });
     } catch (e) {
+      await this.target.settle?.(plan);
       if (e instanceof SandboxUnavailableError) {
         throw new ToolFailure(
           'BACKEND_UNAVAILABLE',
@@ -228,6 +236,7 @@ export class CommandService implements CommandRequests {
       command: running,
       background,
       ended: running.done.then(async (done) => {
+        await this.target.settle?.(plan);
         const kept = done.overlayChanges && this.target.keepChanges ? await this.target.keepChanges(done.overlayChanges) : undefined;
         const result = kept ? withKeptChanges(done, kept) : done;
         const value = this.valueOf(result, kept?.notKept);

@@ -18,6 +18,14 @@
  * there is kept by the host through the namespace afterwards (overlay-changes.ts), so nothing is
  * bound over `gatefs.yaml`: a change to it is refused then, like a tool's.
  *
+ * Routed artifact folders (`artifacts`: a receiver's handoff folders at
+ * `/worktrees/<id>/artifacts/<role>-v<visit>`, a `shared` receiver's inventory folder at
+ * `/artifacts`) are bound read-only, like the view's read-only mounts of them. bwrap makes a
+ * missing mount point inside the writable workspace folder, on the host: the registration takes
+ * the empty folders it made away once the command has ended (`CommandTarget.settle`). A routed
+ * folder whose place holds a file or a link is left out of the sandbox (the command runs without
+ * it), as a shared folder is.
+ *
  * Paths inside the sandbox are namespace paths, so what a command prints names what the file
  * tools name. A folder that is missing on the host (a share not installed, a relative mount a
  * sparse worktree does not hold) is left out, as the file tools show nothing there either.
@@ -44,6 +52,8 @@ export interface PlanFacts {
   readonly env: Readonly<Record<string, string>>;
   /** A `copy` workspace's overlay (required for `copy`; `checkoutPath` is its upper folder). */
   readonly copy?: CopyFacts;
+  /** Routed artifact folders, shown read-only: `at` a namespace path, `host` the store folder. */
+  readonly artifacts?: readonly { readonly at: string; readonly host: string }[];
   /** What is at a host path (no link followed at the last component). */
   folderState(path: string): FolderState;
   join(path: string, tail: string): string;
@@ -113,6 +123,10 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
       if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${rel}`, false);
       optional.push(`${root}/${rel}`);
     }
+  }
+  for (const a of facts.artifacts ?? []) {
+    if (facts.folderState(a.host) === 'folder') bindFolder(a.host, a.at, false);
+    optional.push(a.at);
   }
   const absolute = facts.mounts.filter((m) => m.path.startsWith('/')).sort((a, b) => a.path.length - b.path.length);
   for (const m of absolute) bindFolder(m.path, m.path, m.writable);

@@ -10,7 +10,7 @@
  */
 import type { HandoffRequests, SnapshotRequests, WorkRequests } from '../../../tools/index.js';
 import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
-import type { IdSource, Sandbox } from '../../ports/index.js';
+import type { IdSource, Sandbox, SandboxPlan } from '../../ports/index.js';
 import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
 import type { Role } from '../../manifest/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
@@ -26,8 +26,8 @@ import type { LowerFolders } from '../lower/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import { sameIdentity, type HostIdentity } from '../../../vfs/index.js';
-import { INVENTORY_AT, routingHolds, routingOf, type Routing } from './routed-artifacts.js';
+import { sameIdentity, type HostIdentity, type WritableLayer } from '../../../vfs/index.js';
+import { ARTIFACTS_AT, INVENTORY_AT, routingHolds, routingOf, type Routing } from './routed-artifacts.js';
 
 /** The open workspace views of this process, by conversation; closed on release and on host close. */
 export type OpenViews = Map<string, WorkspaceView>;
@@ -59,8 +59,6 @@ export interface RegistrationParts {
   workFor(conversation: string, pinnedSha: string): WorkRequests;
   /** The `checkpoint` and `rollback` port of `conversation` (src/host/snapshots/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   snapshotsFor?(conversation: string): SnapshotRequests;
-  /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
-  handoffsFor?(conversation: string): HandoffRequests;
   /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   handoffsFor?(conversation: string): HandoffRequests;
   /**
@@ -111,7 +109,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
     shares: record.backend === 'shared' ? [] : role.share,
-    ...(routing ? { artifactMounts: artifactMountsOf(routing) } : {}),
+    ...(routing ? { artifactMounts: routedMounts(routing) } : {}),
   });
   const replaced = views.get(record.conversation);
   const view =
@@ -140,9 +138,6 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     ...(record.backend === 'worktree' && record.pinnedSha ? { work: parts.workFor(record.conversation, record.pinnedSha) } : {}),
     ...(record.backend === 'empty' ? { work: emptyWork(record.conversation) } : {}),
     ...(record.backend !== 'shared' && parts.snapshotsFor ? { snapshots: parts.snapshotsFor(record.conversation) } : {}),
-    ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
-      ? { handoffs: parts.handoffsFor(record.conversation) }
-      : {}),
     ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
       ? { handoffs: parts.handoffsFor(record.conversation) }
       : {}),
@@ -182,7 +177,8 @@ export function viewIsCurrent(parts: Pick<RegistrationParts, 'views' | 'platform
 }
 
 /** The view's artifact mounts for a routing: the routed folders, or a `shared` receiver's inventory folder at `/artifacts`. */
-function artifactMountsOf(routing: Routing): { path: string; folder: string }[] {
+function routedMounts(routing: Routing | undefined): { path: string; folder: string }[] {
+  if (!routing) return [];
   if (routing.inventoryFolder) return [{ path: INVENTORY_AT, folder: routing.inventoryFolder }];
   return [...routing.artifactMounts];
 }
@@ -235,6 +231,7 @@ function commandsOf(
     const value = commands.env[name];
     if (value !== undefined) env[name] = value;
   }
+  const root = `/worktrees/${record.conversation}`;
   const facts = (copy?: CopyFacts): PlanFacts => ({
     conversation: record.conversation,
     backend: record.backend,
@@ -247,18 +244,39 @@ function commandsOf(
     network: role.exec.network,
     env,
     ...(copy ? { copy } : {}),
+    artifacts: routedMounts(routingOf(parts, record.conversation, record.backend)).map((m) => ({
+      at: m.path.startsWith('/') ? m.path : `${root}/${m.path}`,
+      host: m.folder,
+    })),
     folderState: (path) => platform.folderState(path),
     join: (path, tail) => platform.join(path, tail),
     relativeInside: (from, path) => platform.relativeInside(from, path),
   });
   const isCopy = record.backend === 'copy';
+  // The mount points bwrap will make in the workspace folder for routed folders (a copy's are made in its per-command overlay).
+  const made = new WeakMap<SandboxPlan, string[]>();
+  const planned = (plan: SandboxPlan): SandboxPlan => {
+    if (isCopy || record.backend === 'shared') return plan;
+    const points = [
+      ARTIFACTS_AT,
+      ...plan.binds.filter((b) => b.at.startsWith(`${root}/${ARTIFACTS_AT}/`)).map((b) => b.at.slice(root.length + 1)),
+    ];
+    if (points.length > 1)
+      made.set(
+        plan,
+        points.filter((rel) => platform.folderState(platform.join(checkoutPath, rel)) === 'missing'),
+      );
+    return plan;
+  };
   const keeper = isCopy ? new OverlayChangeKeeper(() => parts.views.get(record.conversation)?.namespace) : undefined;
   const service = new CommandService(
     { sandbox: commands.sandbox, store: parts.store, ids: commands.ids, runs: commands.runs, checks: parts.manifest.checks },
     {
       conversation: record.conversation,
       exec: role.exec,
-      plan: (cwd) => (isCopy ? copyFactsOf(parts, record).then((copy) => sandboxPlan(facts(copy), cwd)) : sandboxPlan(facts(), cwd)),
+      plan: (cwd) =>
+        isCopy ? copyFactsOf(parts, record).then((copy) => sandboxPlan(facts(copy), cwd)) : planned(sandboxPlan(facts(), cwd)),
+      settle: (plan) => removeMadePoints(parts.views.get(record.conversation), root, made.get(plan) ?? []),
       ...(keeper ? { keepChanges: (changes) => keeper.keep(changes) } : {}),
       ...(commands.checkpoint ? { checkpoint: checkpointBefore(commands.checkpoint, record.conversation) } : {}),
       reachable: (path) => {
@@ -272,6 +290,24 @@ function commandsOf(
     },
   );
   return { commands: service };
+}
+
+/**
+ * Removes the empty folders `points` (workspace-relative, parents first) that the sandbox made as
+ * mount points, deepest first, through the view's workspace root (the confined walk: no link
+ * followed). One that is not empty (the agent wrote there meanwhile), not a folder or gone is
+ * left as it is.
+ */
+async function removeMadePoints(view: WorkspaceView | undefined, root: string, points: readonly string[]): Promise<void> {
+  if (!view || points.length === 0) return;
+  const layer = view.namespace.resolve(root).mount.layer as Partial<WritableLayer>;
+  for (const rel of [...points].reverse()) {
+    try {
+      await layer.remove?.(rel);
+    } catch {
+      // Not empty, not a folder, or gone: not ours to take.
+    }
+  }
 }
 
 /**
