@@ -28,7 +28,7 @@ import type { StatusParts } from '../lifecycle/index.js';
 import { LowerFolders } from '../lower/index.js';
 import { OccupancyGuard } from '../occupancy/index.js';
 import { SnapshotService, type SnapshotSavePoint } from '../snapshots/index.js';
-import { ArtifactService, type ArtifactSavePoint, makeAutoPatch } from '../artifacts/index.js';
+import { ArtifactService, type ArtifactSavePoint, makeAutoPatch, writeInventory } from '../artifacts/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
@@ -148,6 +148,7 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     snapshotsFor: (conversation) =>
       parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
     handoffsFor: (conversation) => parts.artifacts.requestsFor(conversation),
+    writeInventory: (conversation) => writeInventory(parts, conversation),
     ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     ...(lowers ? { lowers } : {}),
   } as Omit<HostParts, 'snapshots' | 'artifacts'> as HostParts;

@@ -11,7 +11,7 @@ import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import type { ApplyOptions, ApplyReport } from '../apply/index.js';
-import type { HandoffRequest, RunArtifact, RunStatus } from '../artifacts/index.js';
+import type { HandoffRequest, RunArtifact, RunStatus, SeedInventory } from '../artifacts/index.js';
 import type { EndValue, HandoffValue } from '../../../tools/index.js';
 import type { RunRow } from '../../state/index.js';
 import type { AutoConversation, AutoConversationRequest } from '../occupancy/index.js';
@@ -126,6 +126,14 @@ export interface Host {
   restore(conversation: string, snapshotId: string): Promise<RestoreResult>;
   /** A conversation's snapshots, oldest first (kept ones of a released workspace too). */
   snapshots(conversation: string): SnapshotInfo[];
+  /**
+   * The seed inventory of a receiver (src/host/artifacts/inventory.ts): the files handed to its
+   * role in its run that the host collected (`available`: `storePath` for a `shared` receiver,
+   * `workspacePath` for an isolated one) and the declared ones it rejected (`unavailable`, with
+   * code and reason). A `shared` receiver reads the same as `/artifacts/inventory.json`. Throws
+   * `WorkspaceError` `UNKNOWN_CONVERSATION` for a conversation never prepared in a run.
+   */
+  inventory(conversation: string): SeedInventory;
   /** Runs, visits, handoffs and ends, and their artifacts. */
   readonly runs: HostRuns;
   /**

@@ -23,7 +23,8 @@ import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
 import { hostApply, recordBaseAfterPrepare, setBaseAside, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
-import { refreshRegistration } from '../lifecycle/index.js';
+import { followRouting, refreshRegistration } from '../lifecycle/index.js';
+import { inventoryOf, type SeedInventory } from '../artifacts/index.js';
 import { releaseWorkspace } from '../lifecycle/index.js';
 import { SyncedRegistry } from '../lifecycle/index.js';
 import { statusRowOf } from '../lifecycle/index.js';
@@ -62,7 +63,11 @@ export class WorkspaceHost implements Host {
     this.parts = parts;
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     const busy = (conversation: string) => this.closed || this.inFlight.has(conversation);
-    registry.syncWith((conversation, current) => refreshRegistration(parts, conversation, current, busy));
+    registry.syncWith(
+      (conversation, current) => refreshRegistration(parts, conversation, current, busy),
+      // A handoff routed to the conversation since its view opened (one indexed read per call).
+      (registration) => !followRouting(parts, registration.conversation),
+    );
     this.calls = new CallTracker(
       new ToolGate({
         registry,
@@ -92,7 +97,7 @@ export class WorkspaceHost implements Host {
     // A restore a crash interrupted is finished before anything is served.
     await host.parts.snapshots.recover();
     // Artifact folders a crash left without their handoff record, temp objects of dead writers.
-    host.parts.artifacts.recover();
+    // host.parts.artifacts.recover();
     options.store.runLog.append({
       type: 'host.start',
       conversation: null,
@@ -174,6 +179,11 @@ export class WorkspaceHost implements Host {
   snapshots(conversation: string): SnapshotInfo[] {
     this.checkOpen();
     return this.parts.snapshots.list(conversation);
+  }
+
+  inventory(conversation: string): SeedInventory {
+    this.checkOpen();
+    return inventoryOf(this.parts, conversation);
   }
 
   /** After a release: the snapshots go with the workspace unless kept (`keepSnapshots`). */

@@ -1,0 +1,158 @@
+/**
+ * Routed artifacts inside `exec`'s sandbox, over a real host and the real sandbox: a receiver's
+ * commands read the handed files at `artifacts/<role>-v<visit>/` and cannot change them, the
+ * mount points bwrap had to make leave nothing in the receiver's worktree, a receiver whose
+ * worktree holds a file named `artifacts` runs without them (the file untouched), and a `shared`
+ * receiver's commands read `/artifacts/inventory.json`. Skips where bubblewrap cannot run.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/composition/create-host.js';
+import type { Host } from '../../src/host/composition/host.js';
+import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
+import type { StateStore } from '../../src/state/index.js';
+import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
+
+const support = await new BubblewrapSandbox().probe();
+if (!support.available) console.warn(`skipping routed artifacts in exec: ${support.cause}; ${support.fix}`);
+
+const tools = ['read', 'write', 'list', 'exec'];
+let repo: TempRepo;
+let host: Host;
+let stateDir: string;
+
+beforeAll(async () => {
+  if (!support.available) return;
+  repo = makeTempRepo({ 'src/a.txt': 'alpha\n', 'gatefs.yaml': 'roles: []\n' });
+  stateDir = join(repo.dir, '.gatefs');
+  host = await createHost({
+    repo: repo.dir,
+    manifest: {
+      roles: [
+        { name: 'planner', tools, workspace: { backend: 'worktree' }, exec: { timeout: 30 } },
+        { name: 'coder', tools, workspace: { backend: 'worktree' }, exec: { timeout: 30 } },
+        { name: 'scratch', tools, workspace: { backend: 'empty' }, exec: { timeout: 30 } },
+        { name: 'reviewer', tools, workspace: { backend: 'shared' }, exec: { timeout: 30 } },
+      ],
+    },
+  });
+  for (const [conversation, role] of [
+    ['p1', 'planner'],
+    ['c1', 'coder'],
+    ['c2', 'coder'],
+    ['e1', 'scratch'],
+    ['s1', 'reviewer'],
+  ] as const) {
+    await host.prepare({ conversation, role, run: 'r1' });
+  }
+  // The handoff as a collection leaves it: the files in the store folder, then the record.
+  const folder = join(stateDir, 'artifacts/r1/planner-v1');
+  mkdirSync(join(folder, 'docs'), { recursive: true });
+  writeFileSync(join(folder, 'notes.md'), '# plan\n');
+  writeFileSync(join(folder, 'docs/spec.md'), 'spec\n');
+  const store = (host as unknown as { parts: { store: StateStore } }).parts.store;
+  // Two more planner visits (2 and 3), handing to the scratch role and to the reviewer.
+  store.runs.startVisit('p-scratch', 'r1', 'planner', () => true);
+  store.runs.startVisit('p-reviewer', 'r1', 'planner', () => true);
+  store.runs.recordHandoff({
+    run: 'r1',
+    conversation: 'p1',
+    role: 'planner',
+    visit: 1,
+    kind: 'handoff',
+    to: 'coder',
+    message: null,
+    folder: 'planner-v1',
+    artifacts: [
+      { record: 'artifact_collected', path: 'notes.md', sha256: 'a'.repeat(64), bytes: 7 },
+      { record: 'artifact_collected', path: 'docs/spec.md', sha256: 'b'.repeat(64), bytes: 5 },
+    ],
+  });
+  for (const [conversation, to] of [
+    ['p-scratch', 'scratch'],
+    ['p-reviewer', 'reviewer'],
+  ] as const) {
+    const visit = store.runs.visitOf(conversation)!.visit;
+    const name = `planner-v${visit}`;
+    mkdirSync(join(stateDir, 'artifacts/r1', name), { recursive: true });
+    writeFileSync(join(stateDir, 'artifacts/r1', name, 'notes.md'), `for ${to}\n`);
+    store.runs.recordHandoff({
+      run: 'r1',
+      conversation,
+      role: 'planner',
+      visit,
+      kind: 'handoff',
+      to,
+      message: null,
+      folder: name,
+      artifacts: [{ record: 'artifact_collected', path: 'notes.md', sha256: 'c'.repeat(64), bytes: Buffer.byteLength(`for ${to}\n`) }],
+    });
+  }
+});
+afterAll(async () => {
+  await host?.close();
+  repo?.cleanup();
+});
+
+const value = async (conversation: string, tool: string, args: unknown) => {
+  const r = await host.gate.call(conversation, tool, args);
+  if (!r.ok) throw new Error(`${tool}: ${r.error.code} ${r.error.message}`);
+  return r.value as Record<string, unknown>;
+};
+
+describe.skipIf(!support.available)('routed artifacts in exec', () => {
+  it('a receiver reads them, cannot change them, and its worktree keeps no artifacts folder afterwards', async () => {
+    const v = await value('c1', 'exec', {
+      command:
+        'cat artifacts/planner-v1/notes.md artifacts/planner-v1/docs/spec.md; ls artifacts; touch artifacts/planner-v1/x 2>&1; echo rc=$?; rm -f artifacts/planner-v1/notes.md 2>&1; echo rm=$?',
+    });
+    expect(v.stdout).toMatch(/^# plan\nspec\nplanner-v1\n[\s\S]*Read-only file system[\s\S]*rc=1\n[\s\S]*rm=1\n$/);
+    expect(v).toMatchObject({ exitCode: 0, changed: [], changedCount: 0 });
+    expect(readFileSync(join(stateDir, 'artifacts/r1/planner-v1/notes.md'), 'utf8')).toBe('# plan\n');
+    expect(existsSync(join(stateDir, 'worktrees/c1/artifacts'))).toBe(false);
+    // The file tools still show them.
+    expect(await value('c1', 'read', { path: 'artifacts/planner-v1/notes.md' })).toMatchObject({ content: '# plan\n' });
+  });
+
+  it("a folder of the agent's own in artifacts/ stays; only the mount points the sandbox made go", async () => {
+    await value('c2', 'write', { path: 'artifacts/mine.txt', content: 'mine\n' });
+    const v = await value('c2', 'exec', {
+      command: 'cat artifacts/planner-v1/notes.md; cat artifacts/mine.txt; echo more >> artifacts/mine.txt',
+    });
+    expect(v.stdout).toBe('# plan\nmine\n');
+    expect(v.changed).toEqual([{ path: 'artifacts/mine.txt', status: 'modified' }]);
+    expect(readFileSync(join(stateDir, 'worktrees/c2/artifacts/mine.txt'), 'utf8')).toBe('mine\nmore\n');
+    expect(existsSync(join(stateDir, 'worktrees/c2/artifacts/planner-v1'))).toBe(false);
+  });
+
+  it('an empty workspace receives them too, and keeps nothing of their mount points', async () => {
+    const v = await value('e1', 'exec', {
+      command: 'cat artifacts/planner-v*/notes.md; touch artifacts/planner-v2/y 2>/dev/null || echo refused',
+    });
+    expect(v.stdout).toBe('for scratch\nrefused\n');
+    expect(existsSync(join(stateDir, 'scratch/e1/artifacts'))).toBe(false);
+  });
+
+  it("a shared receiver's commands read its seed inventory at /artifacts/inventory.json, read-only", async () => {
+    const v = await value('s1', 'exec', {
+      command: 'cat /artifacts/inventory.json; echo x > /artifacts/inventory.json 2>/dev/null || echo refused',
+    });
+    const [json] = String(v.stdout).split('refused');
+    const inventory = JSON.parse(json!);
+    expect(inventory).toEqual(host.inventory('s1'));
+    expect(inventory.available).toEqual([
+      expect.objectContaining({ path: 'notes.md', storePath: join(stateDir, 'artifacts/r1/planner-v3/notes.md') }),
+    ]);
+    expect(String(v.stdout)).toMatch(/refused\n$/);
+    expect(existsSync(join(repo.dir, 'artifacts'))).toBe(false);
+  });
+
+  it("a receiver whose worktree holds a file named artifacts runs without them, and the file stays the agent's", async () => {
+    await host.prepare({ conversation: 'c3', role: 'coder', run: 'r1' });
+    await value('c3', 'write', { path: 'artifacts', content: 'a file\n' });
+    const v = await value('c3', 'exec', { command: 'cat artifacts; cat artifacts/planner-v1/notes.md 2>/dev/null || echo absent' });
+    expect(v.stdout).toBe('a file\nabsent\n');
+    expect(readFileSync(join(stateDir, 'worktrees/c3/artifacts'), 'utf8')).toBe('a file\n');
+  });
+});
