@@ -219,6 +219,76 @@ describe.each(kinds)('runs and visits (%s)', (_kind, make) => {
   });
 });
 
+describe('two hosts over one state directory (two database connections, as two processes)', () => {
+  it('give concurrent preparations of one run distinct visit numbers', async () => {
+    const repo = makeTempRepo(files);
+    cleanups.push(() => repo.cleanup());
+    const one = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => one.close());
+    const two = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => two.close());
+    const made = await Promise.all(
+      ['b1', 'b2', 'b3', 'b4'].map((c, i) => (i % 2 === 0 ? one : two).prepare({ conversation: c, role: 'reviewer', run: 'r' })),
+    );
+    expect(made.map((s) => s.visit).sort()).toEqual([1, 2, 3, 4]);
+    expect(
+      one
+        .status()
+        .map((s) => s.visit)
+        .sort(),
+    ).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('a workspace prepared before runs existed', () => {
+  it('shows no run and no visit, and takes its visit when it is prepared again', async () => {
+    const repo = makeTempRepo(files);
+    cleanups.push(() => repo.cleanup());
+    const first = await createHost({ repo: repo.dir, manifest });
+    await first.prepare({ conversation: 'old', role: 'reviewer' });
+    await first.close();
+    // What a database migrated from before runs holds: the workspace, no visit row.
+    const store = StateStore.open(join(repo.dir, '.gatefs/gatefs.db'), { clock: systemClock });
+    (store as unknown as { db: { exec(sql: string): void } }).db.exec('DELETE FROM visits; DELETE FROM runs;');
+    store.close();
+    const host = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => host.close());
+    expect(host.status()).toMatchObject([{ conversation: 'old', state: 'ready', run: null, visit: null }]);
+    expect(await host.prepare({ conversation: 'old' })).toMatchObject({ role: 'reviewer', run: 'default', visit: 1 });
+  });
+});
+
+describe('startRunVisit after the workspace is made', () => {
+  it('refuses, recording nothing, when another preparer took the last visit since the check before making it', async () => {
+    const { refuseVisit, startRunVisit } = await import('../../src/host/lifecycle/run-visit.js');
+    const { loadManifest } = await import('../../src/manifest/index.js');
+    const { ManualClock } = await import('../../src/ports/index.js');
+    const store = StateStore.open(':memory:', { clock: new ManualClock() });
+    cleanups.push(() => store.close());
+    const implementer = loadManifest(manifest).roles[0]!;
+    store.runs.startVisit('a1', 'r', 'implementer', () => true);
+    refuseVisit(store, 'a3', implementer, 'r'); // one visit left: allowed before making
+    store.runs.startVisit('a2', 'r', 'implementer', () => true); // a concurrent preparer takes it
+    expect(() => startRunVisit(store, 'a3', implementer, 'r')).toThrow(expect.objectContaining({ code: 'VISITS_EXHAUSTED' }));
+    expect(store.runs.visitOf('a3')).toBeUndefined();
+    expect(store.runLog.read({ type: 'run.visit' })).toEqual([]);
+    store.runs.recordHandoff({
+      run: 'r',
+      conversation: 'a1',
+      role: 'implementer',
+      visit: 1,
+      kind: 'end',
+      to: null,
+      message: null,
+      folder: null,
+      artifacts: [],
+    });
+    const reviewer = loadManifest(manifest).roles[1]!;
+    expect(() => startRunVisit(store, 'b1', reviewer, 'r')).toThrow(expect.objectContaining({ code: 'RUN_ENDED' }));
+    expect(startRunVisit(store, 'b1', reviewer, undefined)).toMatchObject({ run: 'default', visit: 1 });
+  });
+});
+
 describe('the disclosure record', () => {
   it("carries the role's visit in the run and counts requests apart", async () => {
     const host = await createMemoryHost({

@@ -213,6 +213,19 @@ describe('new conversations only with allowNew, within its budget', () => {
   });
 });
 
+describe('the run of conversations the server prepares', () => {
+  it('with allowNew and run, a new conversation takes its visit in that run; one prepared before keeps its own', async () => {
+    await start({ allowNew: true, run: 'r9' }, ['task']);
+    expect((await read((await connect('new-1')).client)).isError).toBeFalsy();
+    expect((await read((await connect('task')).client)).isError).toBeFalsy();
+    const rows = host.status().map((w) => [w.conversation, w.run, w.visit]);
+    expect(rows.sort()).toEqual([
+      ['new-1', 'r9', 1],
+      ['task', 'default', 1],
+    ]);
+  });
+});
+
 describe('a new conversation with allowNew is prepared in the background', () => {
   /** `host` whose `prepare` waits until `open()` is called (everything else is the host's own). */
   function gated(inner: Host): { host: Host; open: () => void } {
