@@ -21,8 +21,8 @@ import { makeTempRepo } from './temp-repo.js';
 const tools = ['read', 'write', 'edit', 'delete', 'move', 'list', 'grep'];
 const manifest = {
   roles: [
-    { name: 'planner', tools, workspace: { backend: 'worktree' } },
-    { name: 'coder', tools, workspace: { backend: 'worktree' } },
+    { name: 'planner', tools: [...tools, 'handoff'], workspace: { backend: 'worktree' } },
+    { name: 'coder', tools: [...tools, 'handoff'], workspace: { backend: 'worktree' } },
     { name: 'tester', tools, workspace: { backend: 'copy' } },
     { name: 'scratch', tools, workspace: { backend: 'empty' } },
     { name: 'reviewer', tools, workspace: { backend: 'shared' } },
@@ -314,5 +314,45 @@ describe.each(kinds)('artifact routing (%s)', (_kind, make) => {
     expect(await value(host, 'c1', 'read', { path: 'artifacts/planner-v1/notes.md' })).toMatchObject({
       content: expect.stringContaining('plan'),
     });
+  });
+
+  it('through the handoff tool: the receiver reads what was collected, a routed file is never collected again, a shared receiver is told at once', async () => {
+    const w = await make();
+    const { host } = w;
+    await host.prepare({ conversation: 'p1', role: 'planner', run: 'r1' });
+    await host.prepare({ conversation: 'c1', role: 'coder', run: 'r1' });
+    await host.prepare({ conversation: 's1', role: 'reviewer', run: 'r1' });
+    await value(host, 'p1', 'write', { path: 'notes.md', content: '# plan\n' });
+    await value(host, 'p1', 'write', { path: 'plan/steps.md', content: '1. do\n' });
+    const handed = await value(host, 'p1', 'handoff', { to: 'coder', files: ['notes.md', 'plan/steps.md', 'nope.md'] });
+    expect(handed).toMatchObject({
+      to: 'coder',
+      collected: [{ path: 'notes.md' }, { path: 'plan/steps.md' }],
+      rejected: [{ path: 'nope.md', code: 'NOT_FOUND' }],
+    });
+    expect(await value(host, 'c1', 'read', { path: 'artifacts/planner-v1/plan/steps.md' })).toMatchObject({ content: '1. do\n' });
+    expect(await codeOf(host, 'c1', 'write', { path: 'artifacts/planner-v1/notes.md', content: 'forged' })).toBe('READ_ONLY');
+    expect(host.inventory('c1')).toMatchObject({
+      available: [
+        { path: 'notes.md', workspacePath: 'artifacts/planner-v1/notes.md', bytes: 7 },
+        { path: 'plan/steps.md', workspacePath: 'artifacts/planner-v1/plan/steps.md' },
+      ],
+      unavailable: [{ path: 'nope.md', code: 'NOT_FOUND' }],
+    });
+
+    // The coder passes a routed file on as its own: it lies in a read-only mount, not in its workspace.
+    await value(host, 'c1', 'write', { path: 'src/fix.ts', content: 'export const fix = 1;\n' });
+    const passed = await value(host, 'c1', 'handoff', { to: 'reviewer', files: ['src/fix.ts', 'artifacts/planner-v1/notes.md'] });
+    expect(passed).toMatchObject({ collected: [{ path: 'src/fix.ts' }], rejected: [{ path: 'artifacts/planner-v1/notes.md' }] });
+    // The shared receiver's inventory was written when the handoff was recorded, before any call of its own.
+    const file = JSON.parse(w.read(`${w.stateDir}/artifacts/r1/inventory/s1/inventory.json`));
+    expect(file).toMatchObject({
+      available: [{ path: 'src/fix.ts', storePath: `${w.stateDir}/artifacts/r1/coder-v1/src/fix.ts` }],
+      unavailable: [{ path: 'artifacts/planner-v1/notes.md' }],
+    });
+    expect(w.read(`${w.stateDir}/artifacts/r1/coder-v1/src/fix.ts`)).toBe('export const fix = 1;\n');
+    expect(file).toEqual(host.inventory('s1'));
+    const read = await value(host, 's1', 'read', { path: '/artifacts/inventory.json' });
+    expect(JSON.parse(String(read.content))).toEqual(file);
   });
 });

@@ -14,7 +14,8 @@
  *    `<run>/<role>-v<visit>`: save point `artifacts.renamed`;
  * 5. the auto-patch of a worktree role with `auto_patch` (auto-patch.ts);
  * 6. one transaction records the handoff, its artifact records and the visit's end (`end`: the
- *    run's too): save point `artifacts.recorded`; then the run log.
+ *    run's too): save point `artifacts.recorded`; then the run log, and the seed inventories of
+ *    the `shared` receivers of its role (inventory.ts).
  * A failure before 6 removes the folder it made; objects stay (content-addressed, named by no
  * record until one needs them). So a record never names a missing object or folder, and a
  * folder without a record is removed by the next collection of that visit or the next host start.
@@ -26,6 +27,7 @@ import type { ArtifactRecord, HandoffRow, PatchRow, VisitRow, WorkspaceRecord } 
 import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
 import type { ArtifactParts, HandoffRequest, RunArtifact, RunStatus } from './artifact-types.js';
 import { collectArtifacts } from './collect-artifacts.js';
+import { writeReceiverInventories } from './inventory.js';
 import { removeRecordlessFolders } from './recover-artifacts.js';
 
 /** The run a conversation prepared before runs existed joins at its first handoff. */
@@ -178,6 +180,7 @@ export class ArtifactService {
       published = false;
       this.parts.savePoint?.('artifacts.recorded');
       this.logHandoff(row);
+      if (row.to !== null) writeReceiverInventories(this.parts, row.run, row.to);
       return { row, patch };
     } finally {
       if (published) platform.artifactStore.removeFolder(visit.run, folder);

@@ -104,3 +104,21 @@ export function writeInventory(parts: InventoryParts, conversation: string): voi
   const bytes = new TextEncoder().encode(`${JSON.stringify(inventory, null, 2)}\n`);
   parts.platform.artifactStore.writeInventory(inventory.run, conversation, bytes);
 }
+
+/**
+ * Writes again the seed inventory of every ready `shared` receiver of `role` in `run` (after a
+ * handoff to it was recorded here; another process's receivers are written on their next call).
+ * A receiver whose inventory cannot be written keeps its old one until then; never throws.
+ */
+export function writeReceiverInventories(parts: InventoryParts, run: string, role: string): void {
+  for (const visit of parts.store.runs.visits(run)) {
+    if (visit.role !== role) continue;
+    const record = parts.store.workspaces.get(visit.conversation);
+    if (record?.state !== 'ready' || record.backend !== 'shared') continue;
+    try {
+      writeInventory(parts, visit.conversation);
+    } catch {
+      // Written on the receiver's next call (src/host/lifecycle/registration.ts `followRouting`).
+    }
+  }
+}
