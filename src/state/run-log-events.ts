@@ -140,6 +140,11 @@ export interface RunEventData {
   'snapshot.restoring': { snapshot: number; before: number };
   'snapshot.restored': { snapshot: number; before: number; written: number; removed: number; resumed: boolean };
   'snapshot.dropped': { count: number };
+  /**
+   * An auto-patch of a worktree visit was kept in the artifact store: its number in the
+   * conversation, object, size, files changed (0: nothing changed) and what made it.
+   */
+  'patch.kept': { n: number; sha256: string; bytes: number; files: number; reason: string };
   /** A handoff was accepted and recorded: the visit it ended, the role handed to, how many declared files were collected and rejected. */
   'handoff.accepted': { handoff: number; run: string; visit: number; to: string; collected: number; rejected: number };
   /** A declared file of a handoff was collected into the artifact store. */
@@ -256,6 +261,8 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
     'A restore begins: the workspace as it was is snapshot `before`; a crash from here on is finished by the next host.',
   'snapshot.restored': 'The workspace holds exactly the snapshot again (written and removed entries; resumed: finished after a crash).',
   'snapshot.dropped': "A released workspace's snapshots were removed with it (release without --keep-snapshots).",
+  'patch.kept':
+    "A worktree visit's auto-patch (a binary git diff of the workspace against its pinned base, untracked files in, ignored ones out) was stored; never routed, never applied.",
   'handoff.accepted':
     'A handoff ended its visit: its collected files are in the run folder <role>-v<visit> of the artifact store, routed to the role it names.',
   'artifact.collected': "A declared file of a handoff was collected: its bytes are an object of the artifact store (sha256), linked into the handoff's folder.",

@@ -46,6 +46,10 @@ describe('createHost with the worktree backend', () => {
       parent: null,
       landed: 0,
       snapshots: { count: 0, bytes: 0 },
+      patches: 0,
+      latestPatch: null,
+      run: 'default',
+      visit: 1,
     });
     expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
     expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);

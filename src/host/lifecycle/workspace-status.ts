@@ -1,7 +1,7 @@
 /**
  * `statusRowOf`: one `gatefs status` row from a workspace record — conversation, role, backend,
  * guarantee, state, branch, pinned SHA, its run and visit, the current occupancy holder, the platform's
- * confinement, and the lineage (a subagent's parent; a root's landed count). No host paths. A
+ * confinement, its snapshots and auto-patches, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
  */
 import type { OccupancyRecord } from '../../state/index.js';
@@ -42,6 +42,10 @@ export interface WorkspaceStatus {
   landed?: number;
   /** The conversation's snapshots: how many, and the bytes they hold in the store. */
   snapshots?: { count: number; bytes: number };
+  /** How many auto-patches its visits kept (`gatefs run status` lists them). */
+  patches: number;
+  /** The sha256 of the latest one (its object in the artifact store), or null when it has none. */
+  latestPatch: string | null;
 }
 
 /** What a status row uses of the host: the store, the platform's confinement, and which holders are shown. */
@@ -72,6 +76,7 @@ function statusOf(
   const holders = store.occupancy.current(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
   const visit = store.runs.visitOf(record.conversation);
+  const patches = store.runs.patches(record.conversation);
   return {
     conversation: record.conversation,
     role: record.role,
@@ -86,5 +91,7 @@ function statusOf(
     ...(writer?.client ? { holderClient: writer.client } : {}),
     ...(confinement ? { confinement } : {}),
     snapshots: store.snapshots.totalsOf(record.conversation),
+    patches: patches.length,
+    latestPatch: patches.at(-1)?.sha256 ?? null,
   };
 }
