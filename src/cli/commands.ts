@@ -23,6 +23,8 @@ import { subagentCommand } from './subagent.js';
 import { snapshotCommand } from './snapshot.js';
 import { snapshotsCommand } from './snapshots.js';
 import { restoreCommand } from './restore.js';
+import { runCommand } from './run.js';
+import { artifactsCommand } from './artifacts.js';
 import { doctorCommand } from './doctor.js';
 import { tokenCommand } from './token.js';
 
@@ -50,5 +52,7 @@ export const COMMANDS: readonly Command[] = [
   snapshotCommand,
   snapshotsCommand,
   restoreCommand,
+  runCommand,
+  artifactsCommand,
   doctorCommand,
 ];

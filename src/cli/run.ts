@@ -1,0 +1,42 @@
+/**
+ * `gatefs run status <run>`: a run's visits (each role's conversations in turn, and how each
+ * ended), handoffs (from `<role>-v<visit>` to a role, the message's first line), collected and
+ * rejected artifacts and auto-patches, as tables or, with `--json`, `{ ...RunStatus, artifacts }`.
+ * A read-only look: it opens the host quietly. An unknown run is `UNKNOWN_RUN` (exit 1).
+ */
+import type { Command } from './command.js';
+import { readRun } from './run-read.js';
+import { formatRunStatus } from './run-text.js';
+import { UsageError } from './usage-error.js';
+
+/** The `run` command (one action: `status`). */
+export const runCommand: Command = {
+  name: 'run',
+  summary: "show a run: its roles' visits, handoffs, artifacts (collected and rejected) and auto-patches",
+  usage: 'gatefs run status <run> [--json]',
+  positionals: ['action', 'run'],
+  options: {},
+  optionHelp: [],
+  details: [
+    'A run groups the conversations whose roles take turns (gatefs prepare ID --run RUN; default run:',
+    'default). The n-th conversation of a role in a run is its visit n. A visit ends once, by the',
+    "agent's handoff tool (to a role, with the files it declares) or end (which also ends the run).",
+    'Collected artifacts live in <stateDir>/artifacts/<run>/<role>-v<visit>/ (gatefs artifacts RUN',
+    'prints their paths); rejected ones say why (code and reason). Auto-patches are binary git diffs',
+    'of a worktree visit against its pinned base, kept in the store and never applied. Nothing is',
+    'cleaned automatically.',
+    'Examples:',
+    '  gatefs run status default',
+    '  gatefs run status feature-42 --json',
+  ].join('\n'),
+  async run({ globals, args, out }) {
+    const [action, name] = args;
+    if (action !== 'status') {
+      throw new UsageError(`run needs an action: status (got "${String(action).slice(0, 40)}")`, 'run');
+    }
+    const read = await readRun(globals, name!, 'run');
+    if (globals.json) out.json({ ...read.status, artifacts: read.artifacts });
+    else out.print(formatRunStatus(read.status, read.artifacts));
+    return 0;
+  },
+};
