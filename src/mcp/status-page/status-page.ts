@@ -1,6 +1,6 @@
 /**
  * The HTML of the status page of `gatefs serve --http`: the page itself (workspaces with their
- * occupancy and sessions, the lander queue, the run log's tail) and the
+ * occupancy and sessions, the runs with their handoffs and artifacts, the lander queue, the run log's tail) and the
  * sign-in page a browser without the token gets. An open page whose live feed is refused (the
  * server restarted with another token, or it was rotated) says so and shows the sign-in form
  * instead of reconnecting forever; while the feed is down the tables are dimmed and the badge
@@ -12,6 +12,7 @@
  * sheet, each allowed by a per-response nonce (`Content-Security-Policy`).
  */
 import type { StatusSnapshot } from './status-snapshot.js';
+import { runsHtml } from './status-runs.js';
 import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, WORKSPACE_COLUMNS, workspaceRowsHtml } from './status-rows.js';
 
 const STYLE = `
@@ -26,6 +27,7 @@ td.id{font-family:ui-monospace,monospace}.badge{padding:0 6px;border-radius:8px;
 .st-preparing .badge{background:#fff8c5}.empty{color:#57606a}input,select,button{font:inherit;padding:3px 6px;max-width:100%}
 tr.fail td{background:#ffebe9;color:#a40e26}tr.fail td:first-child{box-shadow:inset 4px 0 #cf222e}.mark{font-weight:700;color:#cf222e}
 b.failed{color:#ff8182}b.failed .mark{color:inherit}
+h3.run{font-size:14px;margin:10px 0 4px}.runbox .scroll{margin-bottom:6px}
 .scroll{max-height:70vh;overflow:auto;max-width:100%}#log td:last-child{white-space:normal;overflow-wrap:anywhere;min-width:16em;font-family:ui-monospace,monospace;font-size:12px}
 #signin{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;margin:8px 0}#signin form{display:flex;flex-wrap:wrap;gap:6px}
 #signin input{flex:1 1 12em;min-width:0}body.stale main section{opacity:.55}
@@ -75,6 +77,7 @@ function connect() {
   feed.addEventListener('workspaces', (e) => { $('ws').innerHTML = JSON.parse(e.data); filter(); fresh(); });
   feed.addEventListener('summary', (e) => { $('summary').innerHTML = JSON.parse(e.data); fresh(); });
   feed.addEventListener('lander', (e) => { $('queue').innerHTML = JSON.parse(e.data); fresh(); });
+  feed.addEventListener('runs', (e) => { $('runlist').innerHTML = JSON.parse(e.data); fresh(); });
   feed.addEventListener('log', (e) => {
     const log = $('log'); log.insertAdjacentHTML('afterbegin', JSON.parse(e.data));
     while (log.rows.length > ${500}) log.deleteRow(log.rows.length - 1);
@@ -113,6 +116,7 @@ export function statusPageHtml(snapshot: StatusSnapshot, options: { nonce: strin
     '<span id="shown"></span></p><div class="scroll"><table id="wstable">' +
     th(WORKSPACE_COLUMNS) +
     `<tbody id="ws">${workspaceRowsHtml(snapshot.workspaces)}</tbody></table></div></section>` +
+    `<section id="runs"><h2>Runs</h2><div id="runlist">${runsHtml(snapshot.runs)}</div></section>` +
     '<section id="lander"><h2>Lander queue</h2><div class="scroll"><table>' +
     th(['Submission', 'Conversation', 'Target', 'State', 'Commit', 'Landed', 'Reason']) +
     `<tbody id="queue">${landerRowsHtml(snapshot.lander)}</tbody></table></div></section>` +

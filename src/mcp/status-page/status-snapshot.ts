@@ -1,6 +1,6 @@
 /**
  * What the status page of `gatefs serve --http` shows, as plain data: every workspace (with its
- * occupancy holder and its open MCP sessions), the lander queue, and
+ * occupancy holder and its open MCP sessions), the lander queue, the runs (status-runs.ts), and
  * the run log's tail as one-line summaries. No host paths: workspace rows never hold one, and
  * events are shown through `summarizeEvent` (tool, outcome code, git argv, …), never file
  * contents.
@@ -8,6 +8,7 @@
 import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 import type { RunEvent } from '../../state/index.js';
 import { isFailureEvent, summarizeEvent } from '../../state/index.js';
+import { type RunView, runViews } from './status-runs.js';
 
 /** Run-log events the page shows at most. */
 const LOG_TAIL = 200;
@@ -62,6 +63,8 @@ export interface StatusSnapshot {
   lander: SubmissionRow[];
   /** The newest `LOG_TAIL` events, oldest first. */
   events: EventRow[];
+  /** Runs with their visits, handoffs, artifacts and auto-patches, newest first (status-runs.ts). */
+  runs: RunView[];
 }
 
 /** The workspace rows of `host`, with `sessions` open MCP sessions per conversation. */
@@ -120,5 +123,5 @@ function eventRow(e: RunEvent): EventRow {
 
 /** Everything the page shows now. */
 export function statusSnapshot(host: Host, sessions: ReadonlyMap<string, number>): StatusSnapshot {
-  return { workspaces: workspaceRows(host, sessions), lander: landerRows(host), events: eventRows(host) };
+  return { workspaces: workspaceRows(host, sessions), lander: landerRows(host), events: eventRows(host), runs: runViews(host) };
 }
