@@ -356,3 +356,31 @@ describe.each(kinds)('artifact routing (%s)', (_kind, make) => {
     expect(JSON.parse(String(read.content))).toEqual(file);
   });
 });
+
+describe('artifact routing across processes sharing a state directory (disk host)', () => {
+  it("a handoff another host records shows on the receiver's next call here, and the shared receiver reads its new inventory", async () => {
+    const repo = makeTempRepo(files);
+    cleanups.push(() => repo.cleanup());
+    const here = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => here.close());
+    await here.prepare({ conversation: 'p1', role: 'planner', run: 'r1' });
+    await here.prepare({ conversation: 'c1', role: 'coder', run: 'r1' });
+    await here.prepare({ conversation: 's1', role: 'reviewer', run: 'r1' });
+    expect(await codeOf(here, 'c1', 'read', { path: 'artifacts/planner-v1/notes.md' })).toBe('NOT_FOUND');
+    expect(JSON.parse(String((await value(here, 's1', 'read', { path: '/artifacts/inventory.json' })).content))).toMatchObject({
+      available: [],
+    });
+
+    const there = await createHost({ repo: repo.dir, manifest });
+    cleanups.push(() => there.close());
+    await value(there, 'p1', 'write', { path: 'notes.md', content: 'from there\n' });
+    await value(there, 'p1', 'handoff', { to: 'coder', files: ['notes.md'] });
+    await value(there, 'c1', 'write', { path: 'fix.md', content: 'fixed\n' });
+    await value(there, 'c1', 'handoff', { to: 'reviewer', files: ['fix.md'] });
+
+    expect(await value(here, 'c1', 'read', { path: 'artifacts/planner-v1/notes.md' })).toMatchObject({ content: 'from there\n' });
+    const inventory = JSON.parse(String((await value(here, 's1', 'read', { path: '/artifacts/inventory.json' })).content));
+    expect(inventory).toMatchObject({ available: [{ path: 'fix.md', from: { conversation: 'c1', role: 'coder', visit: 1 } }] });
+    expect(readFileSync(inventory.available[0].storePath, 'utf8')).toBe('fixed\n');
+  });
+});

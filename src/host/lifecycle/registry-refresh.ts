@@ -36,7 +36,14 @@ export function refreshRegistration(
   if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(parts, record)) {
     // A handoff routed to it since its view opened: the view is opened again to show it; calls
     // in flight finish over the one it replaces (closed with the new one).
-    if (!followRouting(parts, conversation)) return registerReady(parts, record, { keepReplaced: true });
+    if (!followRouting(parts, conversation)) {
+      try {
+        return registerReady(parts, record, { keepReplaced: true });
+      } catch {
+        // A routed folder that cannot be opened: the workspace keeps serving as it was (and the next call tries again).
+        return current;
+      }
+    }
     // Another process may have finished the copy's lower folder meanwhile.
     parts.lowers?.upgrade(conversation);
     return current;
