@@ -275,7 +275,7 @@ describe('an empty workspace over a plain folder', () => {
       problem: () => undefined,
     };
     expect(await runCli(['status', '--repo', repo, '--manifest', manifestFile], COMMANDS, out)).toBe(0);
-    expect(lines.join('\n')).toMatch(/e1\s+scratch\s+empty\s+confined\s+ready/);
+    expect(lines.join('\n')).toMatch(/e1\s+scratch\s+default\/v1\s+empty\s+confined\s+ready/);
     expect(await runCli(['status', '--repo', repo, '--manifest', manifestFile, '--json'], COMMANDS, out)).toBe(0);
     expect(JSON.stringify(json)).toContain('"backend":"empty"');
   });
