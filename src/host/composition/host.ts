@@ -70,6 +70,11 @@ export interface HostRuns {
  */
 export interface Host {
   readonly gate: ToolGateApi;
+  /**
+   * Prepares (or reuses) a conversation's workspace, giving a new one its visit of its role in
+   * `options.run` (default `default`). Throws `WorkspaceError` `VISITS_EXHAUSTED`, `RUN_ENDED`,
+   * `PREPARATION_FAILED` (data.reason `BAD_RUN_NAME`, `RUN_MISMATCH`, …) and what `prepareWorkspace` throws.
+   */
   prepare(options: PrepareOptions): Promise<WorkspaceStatus>;
   status(): WorkspaceStatus[];
   /** The run log, oldest first; `filter` narrows it (a conversation, events after a seq, the last N). */
