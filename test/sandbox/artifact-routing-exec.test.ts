@@ -3,16 +3,32 @@
  * commands read the handed files at `artifacts/<role>-v<visit>/` and cannot change them, the
  * mount points bwrap had to make leave nothing in the receiver's worktree, a receiver whose
  * worktree holds a file named `artifacts` runs without them (the file untouched), and a `shared`
- * receiver's commands read `/artifacts/inventory.json`. Skips where bubblewrap cannot run.
+ * receiver's commands read `/artifacts/inventory.json`; the same as an ordinary user, where the
+ * suite runs as root and can switch to one. Skips where bubblewrap cannot run.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
 import type { StateStore } from '../../src/state/index.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
+import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
 const support = await new BubblewrapSandbox().probe();
 if (!support.available) console.warn(`skipping routed artifacts in exec: ${support.cause}; ${support.fix}`);
@@ -156,3 +172,58 @@ describe.skipIf(!support.available)('routed artifacts in exec', () => {
     expect(readFileSync(join(stateDir, 'worktrees/c3/artifacts'), 'utf8')).toBe('a file\n');
   });
 });
+
+/** `nobody`, when this suite runs as root (and so can switch to it); else null. */
+const ordinaryUser = process.getuid?.() === 0 ? 65534 : null;
+const childScript = join(dirname(fileURLToPath(import.meta.url)), 'artifact-routing-exec-child.ts');
+
+describe.skipIf(!support.available || ordinaryUser === null)('routed artifacts in exec as an ordinary user', () => {
+  it('hands a file over with the handoff tool; the receiver reads it in a command, cannot change it, and keeps no mount point', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'gatefs-routing-user-'));
+    try {
+      const repo = makeTempRepo({ 'src/a.txt': 'alpha\n' }, base);
+      chownTree(base, ordinaryUser!);
+      const steps = [
+        ['p1', 'write', { path: 'notes.md', content: '# plan\n' }],
+        ['p1', 'handoff', { to: 'coder', files: ['notes.md'] }],
+        ['c1', 'exec', { command: 'cat artifacts/planner-v1/notes.md; touch artifacts/planner-v1/x 2>/dev/null || echo refused' }],
+      ];
+      const child = await runAs(ordinaryUser!, base, [process.execPath, ...RUN_TYPESCRIPT, childScript, repo.dir, JSON.stringify(steps)]);
+      expect(child.code, child.stderr).toBe(0);
+      const [, handed, ran] = child.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(handed).toMatchObject({ ok: true, value: { collected: [{ path: 'notes.md' }], rejected: [] } });
+      expect(ran).toMatchObject({ ok: true, value: { exitCode: 0, stdout: '# plan\nrefused\n', changed: [] } });
+      expect(existsSync(join(repo.dir, '.gatefs/worktrees/c1/artifacts'))).toBe(false);
+      expect(readFileSync(join(repo.dir, '.gatefs/artifacts/r1/planner-v1/notes.md'), 'utf8')).toBe('# plan\n');
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Gives `dir` and everything in it to `uid` (its group too). */
+function chownTree(dir: string, uid: number): void {
+  chownSync(dir, uid, uid);
+  chmodSync(dir, 0o755);
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (lstatSync(p).isDirectory()) chownTree(p, uid);
+    else chownSync(p, uid, uid);
+  }
+}
+
+/** Runs `argv` as `uid` (setpriv), with HOME in `home`. */
+function runAs(uid: number, home: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
