@@ -18,14 +18,7 @@ export { requestFilesTool } from './request-files.js';
 export { COMMAND_TOOLS } from './command-tools.js';
 export { SNAPSHOT_TOOLS } from './snapshot-tools.js';
 export { HANDOFF_TOOLS } from './handoff-tools.js';
-export type {
-  CollectedArtifact,
-  EndValue,
-  HandoffRequests,
-  HandoffValue,
-  PatchSummary,
-  RejectedArtifact,
-} from './handoff-requests.js';
+export type { EndValue, HandoffRequests, HandoffValue, PatchSummary } from './handoff-requests.js';
 export { CHECKPOINT_MAX_LABEL } from './checkpoint.js';
 export type { CheckpointValue, RollbackValue, SnapshotListing, SnapshotRequests } from './snapshot-requests.js';
 export type {

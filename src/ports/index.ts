@@ -17,14 +17,7 @@ export {
 export { ScriptedSandbox } from './scripted-sandbox.js';
 export { CHECK_OUTPUT_BYTES, type CheckRun, type CheckRunner, type CheckSpec, checkOutput } from './check-runner.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
-export {
-  type ArtifactFs,
-  type ArtifactStore,
-  ArtifactStoreDir,
-  type ObjectWriter,
-  type StoredObject,
-  isArtifactFolderName,
-} from './artifact-store.js';
+export { type ArtifactFs, type ArtifactStore, ArtifactStoreDir, type ObjectWriter } from './artifact-store.js';
 export type { ContentStore } from './content-store.js';
 export { ContentStoreDir } from './content-store-dir.js';
 export { DiskFolderImage } from './disk-folder-image.js';

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { ARTIFACT_REJECTION_DOCS } from '../../src/host/artifacts/rejection-codes.js';
 import type { HandoffValue } from '../../tools/handoff-requests.js';
 import { makeTempRepo } from './temp-repo.js';
 
@@ -155,7 +156,11 @@ describe.each([
       ['out/at-cap.txt', 'DUPLICATE'],
       ['missing.txt', 'NOT_FOUND'],
     ]);
-    for (const r of value.rejected) expect(r.reason.length, r.code).toBeGreaterThan(10);
+    for (const r of value.rejected) {
+      expect(r.reason.length, r.code).toBeGreaterThan(10);
+      // Every code is documented in one place.
+      expect(Object.keys(ARTIFACT_REJECTION_DOCS)).toContain(r.code);
+    }
     expect(value.rejected.find((r) => r.code === 'TOO_LARGE')?.reason).toContain('1000 bytes');
 
     // The store: the handoff's folder holds the collected files, nothing else, as links to read-only objects.

@@ -3,4 +3,3 @@ export { ArtifactService } from './artifact-service.js';
 export type { ArtifactSavePoint, HandoffRequest, RunArtifact, RunStatus } from './artifact-types.js';
 export { makeAutoPatch } from './auto-patch.js';
 export { inventoryOf, type SeedInventory, writeInventory } from './inventory.js';
-export { ARTIFACT_REJECTION_DOCS, type ArtifactRejectionCode } from './rejection-codes.js';

@@ -268,7 +268,20 @@ const killShell: ProfileTool<typeof KillShellInput> = {
 };
 
 /** The gate tools this profile offers under their own names. */
-const KEPT = new Set(['request_files', 'delete', 'move', 'diff', 'commit', 'submit', 'messages', 'check', 'checkpoint', 'rollback']);
+const KEPT = new Set([
+  'request_files',
+  'delete',
+  'move',
+  'diff',
+  'commit',
+  'submit',
+  'messages',
+  'check',
+  'checkpoint',
+  'rollback',
+  'handoff',
+  'end',
+]);
 
 /** A profile tool, compiled: its validator and its JSON Schemas (once, at load). */
 interface Compiled {
