@@ -28,6 +28,8 @@ const COMMANDS = [
   'snapshot',
   'snapshots',
   'restore',
+  'run',
+  'artifacts',
   'doctor',
 ];
 
