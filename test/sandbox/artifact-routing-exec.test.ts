@@ -49,6 +49,7 @@ beforeAll(async () => {
         { name: 'planner', tools, workspace: { backend: 'worktree' }, exec: { timeout: 30 } },
         { name: 'coder', tools, workspace: { backend: 'worktree' }, exec: { timeout: 30 } },
         { name: 'scratch', tools, workspace: { backend: 'empty' }, exec: { timeout: 30 } },
+        { name: 'tester', tools, workspace: { backend: 'copy' }, exec: { timeout: 30 } },
         { name: 'reviewer', tools, workspace: { backend: 'shared' }, exec: { timeout: 30 } },
       ],
     },
@@ -58,6 +59,7 @@ beforeAll(async () => {
     ['c1', 'coder'],
     ['c2', 'coder'],
     ['e1', 'scratch'],
+    ['t1', 'tester'],
     ['s1', 'reviewer'],
   ] as const) {
     await host.prepare({ conversation, role, run: 'r1' });
@@ -71,6 +73,7 @@ beforeAll(async () => {
   // Two more planner visits (2 and 3), handing to the scratch role and to the reviewer.
   store.runs.startVisit('p-scratch', 'r1', 'planner', () => true);
   store.runs.startVisit('p-reviewer', 'r1', 'planner', () => true);
+  store.runs.startVisit('p-tester', 'r1', 'planner', () => true);
   store.runs.recordHandoff({
     run: 'r1',
     conversation: 'p1',
@@ -88,6 +91,7 @@ beforeAll(async () => {
   for (const [conversation, to] of [
     ['p-scratch', 'scratch'],
     ['p-reviewer', 'reviewer'],
+    ['p-tester', 'tester'],
   ] as const) {
     const visit = store.runs.visitOf(conversation)!.visit;
     const name = `planner-v${visit}`;
@@ -111,6 +115,7 @@ afterAll(async () => {
   repo?.cleanup();
 });
 
+const names = (v: Record<string, unknown>) => (v.entries as { path: string }[]).map((e) => e.path.split('/').pop());
 const value = async (conversation: string, tool: string, args: unknown) => {
   const r = await host.gate.call(conversation, tool, args);
   if (!r.ok) throw new Error(`${tool}: ${r.error.code} ${r.error.message}`);
@@ -148,6 +153,15 @@ describe.skipIf(!support.available)('routed artifacts in exec', () => {
     });
     expect(v.stdout).toBe('for scratch\nrefused\n');
     expect(existsSync(join(stateDir, 'scratch/e1/artifacts'))).toBe(false);
+  });
+
+  it("a copy receiver's commands see them too, and the copy keeps nothing of their mount points", async () => {
+    const v = await value('t1', 'exec', {
+      command: 'cat artifacts/planner-v4/notes.md; echo t > t.txt; touch artifacts/planner-v4/z 2>/dev/null || echo refused',
+    });
+    expect(v).toMatchObject({ exitCode: 0, stdout: 'for tester\nrefused\n', changed: [{ path: 't.txt', status: 'added' }] });
+    expect(existsSync(join(stateDir, 'copies/t1/artifacts'))).toBe(false);
+    expect(names(await value('t1', 'list', { path: 'artifacts' }))).toEqual(['planner-v4']);
   });
 
   it("a shared receiver's commands read its seed inventory at /artifacts/inventory.json, read-only", async () => {
