@@ -260,3 +260,36 @@ describe.each([
     expect(() => host.runs.status('nope')).toThrow(expect.objectContaining({ code: 'UNKNOWN_RUN' }));
   });
 });
+
+describe('collecting large files on the disk host', () => {
+  it("serves another conversation's calls while 32 files of 1 MiB are collected, and collects them whole", {
+    timeout: 120_000,
+  }, async () => {
+    const w = await diskWorld();
+    const { host, fs } = w;
+    await host.prepare({ conversation: 'big', role: 'checker', run: 'r9' });
+    await host.prepare({ conversation: 'other', role: 'maker', run: 'r9' });
+    const root = w.workspace('big').replace('/worktrees/', '/copies/');
+    const names = Array.from({ length: 32 }, (_, i) => `big/f${i}.bin`);
+    fs.mkdirSync(join(root, 'big'), { recursive: true });
+    for (const [i, name] of names.entries()) fs.writeFileSync(join(root, name), Buffer.alloc(1024 * 1024, i));
+    const order: string[] = [];
+    const handing = host.gate.call('big', 'handoff', { to: 'maker', files: names }).then((r) => {
+      order.push('handoff');
+      return r;
+    });
+    const reading = host.gate.call('other', 'read', { path: 'README.md' }).then((r) => {
+      order.push('read');
+      return r;
+    });
+    const [handed, read] = await Promise.all([handing, reading]);
+    expect(read.ok).toBe(true);
+    // The other conversation's read did not wait for the 32 MiB.
+    expect(order).toEqual(['read', 'handoff']);
+    const value = handed.ok ? (handed.value as HandoffValue) : null;
+    expect(value?.collected).toHaveLength(32);
+    expect(value?.collected.every((c) => c.bytes === 1024 * 1024)).toBe(true);
+    const stored = fs.readFileSync(join(w.stateDir, 'artifacts/r9/checker-v1/big/f7.bin'));
+    expect(stored.equals(Buffer.alloc(1024 * 1024, 7))).toBe(true);
+  });
+});
