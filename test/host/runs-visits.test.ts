@@ -217,6 +217,21 @@ describe.each(kinds)('runs and visits (%s)', (_kind, make) => {
     const child = await host.subagents.start({ parent: 'p', child: 'k' });
     expect(child).toMatchObject({ conversation: 'k', run: 'r7', visit: 2, parent: 'p' });
   });
+
+  it("refuses a subagent past its role's max_visits in the run, recording no lineage and making nothing", async () => {
+    const { host, store, hasFolder, hasBranch } = await make({
+      roles: [{ name: 'implementer', max_visits: 1, tools: ['read', 'write', 'commit'], workspace: { backend: 'worktree' } }],
+    });
+    await host.prepare({ conversation: 'p', run: 'r7' });
+    expect((await refusal(() => host.subagents.start({ parent: 'p', child: 'k' }))).code).toBe('VISITS_EXHAUSTED');
+    expect([hasFolder('k'), hasBranch('k'), store.runs.visitOf('k'), store.lineage.of('k').parent]).toEqual([
+      false,
+      false,
+      undefined,
+      null,
+    ]);
+    expect(host.status().map((s) => s.conversation)).toEqual(['p']);
+  });
 });
 
 describe('two hosts over one state directory (two database connections, as two processes)', () => {

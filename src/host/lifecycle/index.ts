@@ -6,6 +6,7 @@ export { followRouting } from './registration.js';
 export { refreshRegistration } from './registry-refresh.js';
 export { pendingReleaseOf } from './release-record.js';
 export { type ReleaseParts, releaseWorkspace } from './release-workspace.js';
+export { refuseVisit } from './run-visit.js';
 export { SyncedRegistry } from './synced-registry.js';
 export { type StatusParts, statusRowOf, type WorkspaceState, type WorkspaceStatus } from './workspace-status.js';
 export type { PrepareOptions, ReleaseOptions, ReleaseResult } from './workspace-types.js';

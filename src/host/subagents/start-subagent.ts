@@ -5,7 +5,9 @@
  */
 import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
+import { findRole } from '../../manifest/index.js';
 import type { WorkspaceStatus } from '../lifecycle/index.js';
+import { refuseVisit } from '../lifecycle/index.js';
 import { refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
 
 /** What `subagents.start` takes. */
@@ -43,8 +45,10 @@ export async function startSubagent(parts: SubagentParts, options: StartSubagent
       reason: 'CHILD_EXISTS',
     });
   }
+  const run = parts.store.runs.visitOf(options.parent)?.run;
+  // A visit the run refuses (max_visits, ended) is refused before the lineage is recorded.
+  refuseVisit(parts.store, options.child, findRole(parts.manifest, options.role ?? parent.role), run);
   parts.store.lineage.record(options.child, options.parent);
   parts.store.runLog.append({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
-  const run = parts.store.runs.visitOf(options.parent)?.run;
   return parts.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain, ...(run ? { run } : {}) });
 }
