@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
+import { toolResultText } from '../../src/mcp/text/tool-text.js';
 import { ARTIFACT_REJECTION_DOCS } from '../../src/host/artifacts/rejection-codes.js';
 import type { HandoffValue } from '../../tools/handoff-requests.js';
 import { makeTempRepo } from './temp-repo.js';
@@ -162,6 +163,11 @@ describe.each([
       expect(Object.keys(ARTIFACT_REJECTION_DOCS)).toContain(r.code);
     }
     expect(value.rejected.find((r) => r.code === 'TOO_LARGE')?.reason).toContain('1000 bytes');
+    // What an MCP client shows the agent: each rejection with its code and reason, and that the visit ended.
+    const text = toolResultText('handoff', { ok: true, value });
+    expect(text).toContain('handed off to checker in run r1 (visit 1 of this role): 2 file(s) collected, 11 rejected');
+    expect(text).toContain('rejected link.txt: SYMLINK (');
+    expect(text).toContain('VISIT_ENDED');
 
     // The store: the handoff's folder holds the collected files, nothing else, as links to read-only objects.
     const folder = join(w.stateDir, 'artifacts/r1/maker-v1');

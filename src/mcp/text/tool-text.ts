@@ -60,9 +60,32 @@ export function toolResultText(tool: string, result: ToolResult): string {
       return checkpointText(value);
     case 'rollback':
       return `rolled back to checkpoint ${value.snapshotId}: ${value.written} entries written, ${value.removed} removed; the state before is checkpoint ${value.before}: rollback {"snapshotId": "${value.before}"} undoes this`;
+    case 'handoff':
+      return handoffText(value);
+    case 'end':
+      return `ended the run ${value.run} (visit ${value.visit} of this role)${patchLine(value)}; handoff and end now answer VISIT_ENDED`;
     default:
       return JSON.stringify(value, null, 2);
   }
+}
+
+/** A handoff accepted: what was collected, what was rejected and why, the patch kept. */
+function handoffText(v: Row): string {
+  const collected = Array.isArray(v.collected) ? (v.collected as Row[]) : [];
+  const rejected = Array.isArray(v.rejected) ? (v.rejected as Row[]) : [];
+  const lines = [
+    `handed off to ${v.to} in run ${v.run} (visit ${v.visit} of this role): ${collected.length} file(s) collected, ${rejected.length} rejected${patchLine(v)}`,
+    ...collected.map((c) => `  collected ${c.path} (${c.bytes} bytes)`),
+    ...rejected.map((r) => `  rejected ${r.path}: ${r.code} (${r.reason})`),
+    'this visit has ended: handoff and end now answer VISIT_ENDED, your other tools keep working',
+  ];
+  return lines.join('\n');
+}
+
+/** The auto-patch a handoff or end kept, as a clause. */
+function patchLine(v: Row): string {
+  const p = v.patch as Row | null | undefined;
+  return p ? `; auto-patch ${p.n} kept (${p.files} file(s) changed, ${p.bytes} bytes)` : '';
 }
 
 /** How a command ended, in words (`exit code 0`, `timed out`, `ended at its memory limit`, `ended by SIGKILL`). */
