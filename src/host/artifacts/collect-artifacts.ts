@@ -34,8 +34,8 @@ export interface Collection {
   files: { path: string; sha256: string }[];
 }
 
-/** How many objects are fsynced at once. */
-const COMMIT_BATCH = 16;
+/** How many declared files are collected at once. */
+const FILES_AT_ONCE = 4;
 
 /**
  * Collects `declared` from `namespace` into `store` (see the file comment). `isolated` false (a
@@ -49,51 +49,50 @@ export async function collectArtifacts(
   limits: CollectionLimits,
   isolated: boolean,
 ): Promise<Collection> {
-  const records: (ArtifactRecord | Pending)[] = [];
+  const records: ArtifactRecord[] = [];
   const seen = new Set<string>();
-  const pending: Pending[] = [];
-  try {
-    for (const [index, path] of declared.entries()) {
-      const resolved = resolveQuietly(namespace, path);
-      const shown = resolved ? namespace.display(resolved.path) : clip(path);
-      const key = resolved ? resolved.path : `\0${path}`;
-      const earlier = seen.has(key);
-      seen.add(key);
-      if (!isolated)
-        records.push(rejected(shown, 'NOT_ISOLATED', "a shared role's workspace is the user's checkout: nothing is collected"));
-      else if (index >= limits.maxFiles)
-        records.push(rejected(shown, 'TOO_MANY_FILES', `the role hands over at most ${limits.maxFiles} files (artifacts.max_files)`));
-      else if (earlier) records.push(rejected(shown, 'DUPLICATE', 'declared earlier in this handoff'));
-      else {
+  const wanted: { index: number; path: string; resolved: Resolved | null }[] = [];
+  for (const [index, path] of declared.entries()) {
+    const resolved = resolveQuietly(namespace, path);
+    const shown = resolved ? namespace.display(resolved.path) : clip(path);
+    const key = resolved ? resolved.path : `\0${path}`;
+    const earlier = seen.has(key);
+    seen.add(key);
+    if (!isolated)
+      records[index] = rejected(shown, 'NOT_ISOLATED', "a shared role's workspace is the user's checkout: nothing is collected");
+    else if (index >= limits.maxFiles)
+      records[index] = rejected(shown, 'TOO_MANY_FILES', `the role hands over at most ${limits.maxFiles} files (artifacts.max_files)`);
+    else if (earlier) records[index] = rejected(shown, 'DUPLICATE', 'declared earlier in this handoff');
+    else wanted.push({ index, path, resolved });
+  }
+  // A few files at once: one's slices are read in the thread pool while another's are hashed and written.
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < wanted.length && failures.length === 0) {
+      const { index, path, resolved } = wanted[next++]!;
+      try {
         const outcome = await collectOne(namespace, store, path, resolved, limits.maxFileBytes);
-        records.push(outcome);
-        if ('writer' in outcome) pending.push(outcome);
+        if (!('writer' in outcome)) records[index] = outcome;
+        else {
+          const stored = await outcome.writer.commit();
+          records[index] = { record: 'artifact_collected', path: outcome.path, sha256: stored.sha256, bytes: stored.bytes };
+        }
+      } catch (e) {
+        failures.push(e);
       }
     }
-    for (let i = 0; i < pending.length; i += COMMIT_BATCH) {
-      await Promise.all(
-        pending.slice(i, i + COMMIT_BATCH).map(async (p) => {
-          p.stored = await p.writer.commit();
-        }),
-      );
-    }
-  } catch (e) {
-    for (const p of pending) if (!p.stored) p.writer.abort();
-    throw e;
-  }
-  const done = records.map((r): ArtifactRecord => {
-    if (!('writer' in r)) return r;
-    const stored = r.stored!;
-    return { record: 'artifact_collected', path: r.path, sha256: stored.sha256, bytes: stored.bytes };
-  });
-  return { records: done, files: pending.map((p) => ({ path: p.path, sha256: p.stored!.sha256 })) };
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_AT_ONCE, wanted.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+  const files = records.flatMap((r) => (r.record === 'artifact_collected' ? [{ path: r.path, sha256: r.sha256 }] : []));
+  return { records, files };
 }
 
 /** A file read into a writer, waiting for its commit. */
 interface Pending {
   path: string;
   writer: ObjectWriter;
-  stored?: { sha256: string; bytes: number };
 }
 
 /** One declared file: read into an uncommitted object, or rejected. */
