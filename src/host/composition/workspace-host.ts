@@ -97,7 +97,7 @@ export class WorkspaceHost implements Host {
     // A restore a crash interrupted is finished before anything is served.
     await host.parts.snapshots.recover();
     // Artifact folders a crash left without their handoff record, temp objects of dead writers.
-    // host.parts.artifacts.recover();
+    host.parts.artifacts.recover();
     options.store.runLog.append({
       type: 'host.start',
       conversation: null,
