@@ -7,7 +7,7 @@ export type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from './occupanc
 export type { LockOwner } from './preparation-lock.js';
 export type { EventDraft, PreparationRollback, RunEventBody, RunEventData, RunEventType } from './run-log-events.js';
 export type { FileStamp, SnapshotRow } from './snapshot-table.js';
-export type { ArtifactRecord, HandoffDraft, HandoffRow, PatchRow, RunRow, VisitEnding, VisitRow } from './run-table.js';
+export type { ArtifactRecord, HandoffRow, PatchRow, RunRow, VisitRow } from './run-table.js';
 export { stableStringify } from './stable-json.js';
 export { StateError, type StateErrorCode } from './state-error.js';
 export { type FileIdentity, formatOrigin, parseOrigin, sameOrigin, type StateOrigin } from './state-origin.js';

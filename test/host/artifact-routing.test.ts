@@ -15,7 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/index.js';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
-import type { HandoffDraft, StateStore } from '../../src/state/index.js';
+import type { StateStore } from '../../src/state/index.js';
+import type { HandoffDraft } from '../../src/state/run-table.js';
 import { makeTempRepo } from './temp-repo.js';
 
 const tools = ['read', 'write', 'edit', 'delete', 'move', 'list', 'grep'];
