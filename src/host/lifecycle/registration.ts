@@ -80,8 +80,8 @@ export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 're
 
 /**
  * Opens the record's view and registers it `ready` (closing any view it replaces; with
- * `keepReplaced`, the replaced view stays open until the new one closes, so calls in flight over
- * it finish). A `shared` receiver's seed inventory is written first. Throws what
+ * `keepReplaced`, the replaced view is left open: the caller closes it once the calls in flight
+ * over it have finished). A `shared` receiver's seed inventory is written first. Throws what
  * `openWorkspaceView` throws (`PREPARATION_FAILED` for a missing folder), `PREPARATION_FAILED`
  * (reason `BAD_CONVERSATION_ID`) for a record whose id is not one, and `ManifestError`
  * `UNKNOWN_ROLE` when the manifest no longer has the record's role; nothing is registered then.
@@ -112,16 +112,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     ...(routing ? { artifactMounts: routedMounts(routing) } : {}),
   });
   const replaced = views.get(record.conversation);
-  const view =
-    options.keepReplaced && replaced
-      ? {
-          ...opened,
-          close: () => {
-            opened.close();
-            replaced.close();
-          },
-        }
-      : opened;
+  const view = opened;
   viewFolders.set(view, record.backend === 'shared' ? null : platform.identityOf(checkoutPath));
   if (routing) viewRouting.set(view, routing);
   if (!options.keepReplaced) replaced?.close();

@@ -14,6 +14,8 @@ import { closeView, followRouting, registerReady, registrationOf, viewIsCurrent,
 interface RefreshParts extends RegistrationParts {
   /** Conversations a release of this process is taking down (left as they are). */
   readonly releasing: ReadonlySet<string>;
+  /** Resolves once no tool call of `conversation` is in flight in this process. */
+  drain(conversation: string): Promise<void>;
 }
 
 /**
@@ -35,10 +37,18 @@ export function refreshRegistration(
   // over the folder it replaced is opened anew.
   if (current?.state === 'ready' && record?.state === 'ready' && viewIsCurrent(parts, record)) {
     // A handoff routed to it since its view opened: the view is opened again to show it; calls
-    // in flight finish over the one it replaces (closed with the new one).
+    // in flight finish over the one it replaces, which is closed once they have (the call
+    // looking it up now counts too, and runs over the new view).
     if (!followRouting(parts, conversation)) {
       try {
-        return registerReady(parts, record, { keepReplaced: true });
+        const replaced = parts.views.get(conversation);
+        const registration = registerReady(parts, record, { keepReplaced: true });
+        if (replaced)
+          void parts.drain(conversation).then(
+            () => replaced.close(),
+            () => replaced.close(),
+          );
+        return registration;
       } catch {
         // A routed folder that cannot be opened: the workspace keeps serving as it was (and the next call tries again).
         return current;
