@@ -3,7 +3,7 @@
  *
  * - `runs`: one row per run (a group of conversations whose roles take turns), made by the first
  *   conversation prepared in it; `ended_at` once a visit called `end`.
- * - `visits`: one row per conversation prepared in a run: its run, role and visit number (the n-th
+ * - `visits`: one row per conversation prepared in a run (listed in the order they were made): its run, role and visit number (the n-th
  *   conversation of a role in a run is its visit n). Rows are never removed, so a released
  *   conversation still counts against `max_visits` and its number is never given again.
  * - `handoffs`: a visit's ending, `handoff` (to a role, with artifacts) or `end`; `folder` is the
@@ -123,14 +123,16 @@ export class RunTable {
   ) {
     this.s = {
       run: db.prepare('SELECT run, created_at AS createdAt, ended_at AS endedAt, ended_by AS endedBy FROM runs WHERE run = ?'),
-      runs: db.prepare('SELECT run, created_at AS createdAt, ended_at AS endedAt, ended_by AS endedBy FROM runs ORDER BY created_at, run'),
+      runs: db.prepare(
+        'SELECT run, created_at AS createdAt, ended_at AS endedAt, ended_by AS endedBy FROM runs ORDER BY created_at, rowid',
+      ),
       putRun: db.prepare('INSERT INTO runs (run, created_at) VALUES (?, ?) ON CONFLICT (run) DO NOTHING'),
       endRun: db.prepare('UPDATE runs SET ended_at = ?, ended_by = ? WHERE run = ? AND ended_at IS NULL'),
       visit: db.prepare(
         'SELECT conversation, run, role, visit, started_at AS startedAt, ended_at AS endedAt, ending FROM visits WHERE conversation = ?',
       ),
       visitsOf: db.prepare(
-        'SELECT conversation, run, role, visit, started_at AS startedAt, ended_at AS endedAt, ending FROM visits WHERE run = ? ORDER BY started_at, role, visit',
+        'SELECT conversation, run, role, visit, started_at AS startedAt, ended_at AS endedAt, ending FROM visits WHERE run = ? ORDER BY started_at, rowid',
       ),
       maxVisit: db.prepare('SELECT MAX(visit) AS n FROM visits WHERE run = ? AND role = ?'),
       putVisit: db.prepare('INSERT INTO visits (conversation, run, role, visit, started_at) VALUES (?, ?, ?, ?, ?)'),
