@@ -24,7 +24,9 @@
  * missing mount point inside the writable workspace folder, on the host: the registration takes
  * the empty folders it made away once the command has ended (`CommandTarget.settle`). A routed
  * folder whose place holds a file or a link is left out of the sandbox (the command runs without
- * it), as a shared folder is.
+ * it), as a shared folder is; so is one at the place of a relative mount or shared folder of the
+ * role (the view shows the role's own there too), or inside one that holds no folder there
+ * (bwrap cannot make a mount point in a read-only folder: the whole command would fail).
  *
  * Paths inside the sandbox are namespace paths, so what a command prints names what the file
  * tools name. A folder that is missing on the host (a share not installed, a relative mount a
@@ -125,7 +127,7 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
     }
   }
   for (const a of facts.artifacts ?? []) {
-    if (facts.folderState(a.host) === 'folder') bindFolder(a.host, a.at, false);
+    if (facts.folderState(a.host) === 'folder' && !shadowedOrUnmakeable(facts, binds, a.at)) bindFolder(a.host, a.at, false);
     optional.push(a.at);
   }
   const absolute = facts.mounts.filter((m) => m.path.startsWith('/')).sort((a, b) => a.path.length - b.path.length);
@@ -150,6 +152,17 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
     // A copy's root is reported by the overlay; a scan without roots would list the working folder.
     ...(copy && roots.length === 0 ? {} : { scan: { roots, prune } }),
   };
+}
+
+/** True when a routed folder is left out at `at` (see the file comment): a bind is there, or a read-only one holds no folder there. */
+function shadowedOrUnmakeable(facts: PlanFacts, binds: readonly SandboxBind[], at: string): boolean {
+  if (binds.some((b) => b.at === at)) return true;
+  const holder = binds
+    .filter((b) => !b.writable && b.host !== EMPTY_FILE && at.startsWith(`${b.at}/`))
+    .sort((x, y) => y.at.length - x.at.length)[0];
+  if (!holder) return false;
+  const parts = at.slice(holder.at.length + 1).split('/');
+  return parts.some((_, i) => facts.folderState(facts.join(holder.host, parts.slice(0, i + 1).join('/'))) !== 'folder');
 }
 
 /** The overlay of a `copy` workspace: its upper over its lower tree, with what the view hides there hidden. */
