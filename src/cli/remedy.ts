@@ -20,6 +20,7 @@ const REMEDIES: Readonly<Record<string, string>> = {
   SNAPSHOT_NOT_FOUND: 'gatefs snapshots <conversation> lists the snapshots there are',
   VISITS_EXHAUSTED:
     "the role had its max_visits in this run (gatefs run status RUN lists them): prepare into another run with --run, or raise the role's max_visits in gatefs.yaml",
+  UNKNOWN_RUN: "gatefs status shows each workspace's run in its RUN column (a run exists once a conversation was prepared into it)",
   RUN_ENDED: 'an end ended this run (gatefs run status RUN says by whom): prepare the conversation into another run with --run',
   WORKSPACE_RELEASED: 'prepare it again (gatefs prepare <conversation>): a worktree continues its branch and commits',
   UNKNOWN_ROLE: 'use a role named in gatefs.yaml (or drop --role for the first one)',

@@ -14,7 +14,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: "show a run: its roles' visits, handoffs, artifacts (collected and rejected) and auto-patches",
   usage: 'gatefs run status <run> [--json]',
-  positionals: ['action', 'run'],
+  positionals: ['action', 'run?'],
   options: {},
   optionHelp: [],
   details: [
@@ -34,7 +34,10 @@ export const runCommand: Command = {
     if (action !== 'status') {
       throw new UsageError(`run needs an action: status (got "${String(action).slice(0, 40)}")`, 'run');
     }
-    const read = await readRun(globals, name!, 'run');
+    if (name === undefined) {
+      throw new UsageError("run status needs <run>; gatefs status shows each workspace's run in its RUN column", 'run');
+    }
+    const read = await readRun(globals, name, 'run');
     if (globals.json) out.json({ ...read.status, artifacts: read.artifacts });
     else out.print(formatRunStatus(read.status, read.artifacts));
     return 0;

@@ -16,6 +16,9 @@
  *   in two hosts over one state directory;
  * - the auto-patch of names git quotes (newline, tab, quote, leading space, leading '-'), a mode
  *   change and a symlink: `git apply` at the pinned base reproduces them.
+ *
+ * Where an agent's own command would swap things in during a collection, the host layer's seams
+ * (test/security/sandbox.ts) do it at the exact moment: after the look, before the read.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -25,7 +28,11 @@ import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
 import type { HandoffValue } from '../../tools/handoff-requests.js';
+import { collectArtifacts } from '../../src/host/artifacts/collect-artifacts.js';
+import { ArtifactStoreDir } from '../../src/ports/artifact-store.js';
+import type { HostSeams } from '../../vfs/host-layer.js';
 import { makeTempRepo } from '../host/temp-repo.js';
+import { type Sandbox, sandboxed, swapForLink } from './sandbox.js';
 
 const support = await new BubblewrapSandbox().probe();
 if (!support.available) console.warn(`skipping the command cases: ${support.cause}`);
@@ -315,4 +322,76 @@ describe('the auto-patch', () => {
     expect(fs.readlinkSync(join(fresh, 'link'))).toBe('README.md');
     expect(fs.statSync(join(fresh, 'README.md')).mode & 0o111).not.toBe(0);
   });
+});
+
+/** Seams that run `action` once, at the first event of `op` of `step` (any path). */
+function firstOf(step: keyof HostSeams, op: string, action: () => void): HostSeams & { fired(): boolean } {
+  let fired = false;
+  const fn = (e: { op: string }) => {
+    if (!fired && e.op === op) {
+      fired = true;
+      action();
+    }
+  };
+  return { [step]: fn, fired: () => fired } as HostSeams & { fired(): boolean };
+}
+
+/** Collects `declared` from the sandbox's workspace through a root layer with `seams`, into a store beside it. */
+async function collectWith(sb: Sandbox, seams: HostSeams, declared: string[], maxFileBytes = 1000) {
+  const ns = sb.namespaceOver(sb.openRoot({ seams }));
+  const stateDir = fs.mkdtempSync(join(sb.base, '..', 'gatefs-store-'));
+  cleanups.push(() => fs.rmSync(stateDir, { recursive: true, force: true }));
+  const store = new ArtifactStoreDir(stateDir, fs, String(process.pid));
+  const collection = await collectArtifacts(ns, store, declared, { maxFileBytes, maxFiles: 32 }, true);
+  const objects = collection.files.map((f) => fs.readFileSync(store.objectPath(f.sha256), 'utf8'));
+  sb.transcript.push(JSON.stringify(collection.records), ...objects);
+  return { records: collection.records.map((r) => (r.record === 'artifact_collected' ? ['ok', r.bytes] : [r.code])), objects };
+}
+
+describe('a declared file swapped between the look and the read (host layer seams)', () => {
+  it(
+    'for a link to the sentinel: never followed, nothing outside stored',
+    sandboxed(async (sb) => {
+      const seams = firstOf('beforeStep', 'read', () => swapForLink(join(sb.work, 'd/f.txt'), join(sb.sentinel, 'f.txt')));
+      const got = await collectWith(sb, seams, ['d/f.txt']);
+      expect(seams.fired()).toBe(true);
+      expect(got.records[0]![0]).toMatch(/^(SYMLINK|SYMLINK_ESCAPE|NOT_FOUND)$/);
+      expect(got.objects).toEqual([]);
+    }),
+  );
+
+  it(
+    'for a folder link on the way: never followed',
+    sandboxed(async (sb) => {
+      const seams = firstOf('beforeStep', 'read', () => swapForLink(join(sb.work, 'd'), sb.sentinel));
+      const got = await collectWith(sb, seams, ['d/f.txt']);
+      expect(seams.fired()).toBe(true);
+      // With procfs the read goes on in the folder handle it holds (the original, now d.real); never the sentinel.
+      expect(got.objects.join('')).not.toContain(sb.marker);
+      expect(got.objects.every((o) => o === 'inside f\n')).toBe(true);
+    }),
+  );
+
+  it(
+    'for a FIFO: NOT_REGULAR_FILE without hanging',
+    sandboxed(async (sb) => {
+      const seams = firstOf('beforeStep', 'read', () => {
+        fs.rmSync(join(sb.work, 'd/f.txt'));
+        execFileSync('mkfifo', [join(sb.work, 'd/f.txt')]);
+      });
+      const got = await collectWith(sb, seams, ['d/f.txt']);
+      expect(seams.fired()).toBe(true);
+      expect(got.records).toEqual([['NOT_REGULAR_FILE']]);
+    }),
+  );
+
+  it(
+    'for a file that grows past max_file_bytes after its size was checked: TOO_LARGE, never cut',
+    sandboxed(async (sb) => {
+      const seams = firstOf('afterCheck', 'read', () => fs.appendFileSync(join(sb.work, 'd/f.txt'), 'x'.repeat(2000)));
+      const got = await collectWith(sb, seams, ['d/f.txt', 'README.md']);
+      expect(seams.fired()).toBe(true);
+      expect(got.records).toEqual([['TOO_LARGE'], ['ok', 7]]);
+    }),
+  );
 });

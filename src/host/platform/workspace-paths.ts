@@ -121,7 +121,11 @@ const RESERVED_RUN = 'objects';
 export function checkRunName(run: string): void {
   // `objects` is the artifact store's own folder, `<stateDir>/artifacts/objects`: no run may be named so.
   if (!isConversationId(run) || run === RESERVED_RUN) {
-    throw new WorkspaceError('PREPARATION_FAILED', `'${String(run).slice(0, 80)}' is not a valid run name (^[a-z0-9][a-z0-9_-]{0,62}$, not 'objects')`, {
+    const why =
+      run === RESERVED_RUN
+        ? "'objects' is reserved (the artifact store's own folder): name the run otherwise"
+        : "lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 63";
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(run).slice(0, 80)}' is not a valid run name (${why})`, {
       run: String(run).slice(0, 80),
       reason: 'BAD_RUN_NAME',
     });

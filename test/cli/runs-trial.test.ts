@@ -1,0 +1,67 @@
+/**
+ * Runs tried from the CLI as a new user would (README "Runs and handoffs"), run in this process
+ * (`runCli`) over a real repository: each message names what to do next, and none says something
+ * the user did not do — `gatefs run r1` (the action forgotten) names the action, `gatefs run
+ * status` without a run and an unknown run point at where runs are listed (the RUN column of
+ * `gatefs status`), a malformed run name says what a run name is and only `objects` is called
+ * reserved.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
+import type { Output } from '../../src/cli/output.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
+
+let repo: TempRepo;
+beforeEach(() => {
+  repo = makeTempRepo({ 'README.md': '# demo\n' });
+  writeFileSync(
+    join(repo.dir, 'gatefs.yaml'),
+    JSON.stringify({ roles: [{ name: 'planner', tools: ['read', 'write', 'handoff', 'end'], workspace: { backend: 'empty' } }] }),
+  );
+});
+afterEach(() => repo?.cleanup());
+
+/** Runs `gatefs <args> --repo <repo>` in this process; answers the exit code and what it printed. */
+async function cli(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const out: Output = {
+    print: (text) => void (stdout += `${text}\n`),
+    json: (value) => void (stdout += `${JSON.stringify(value)}\n`),
+    jsonLine: (value) => void (stdout += `${JSON.stringify(value)}\n`),
+    progress: (line) => void (stderr += `gatefs: ${line}\n`),
+    problem: (text) => void (stderr += `${text}\n`),
+  };
+  const code = await runCli([...args, '--repo', repo.dir], COMMANDS, out);
+  return { code, stdout, stderr };
+}
+
+describe('gatefs run, tried as a new user', () => {
+  it('names the forgotten action, and points at the RUN column when the run is missing or unknown', async () => {
+    expect((await cli('prepare', 'p1', '--run', 'r1')).code).toBe(0);
+    const noAction = await cli('run', 'r1');
+    expect(noAction.code).toBe(2);
+    expect(noAction.stderr).toContain('run needs an action: status (got "r1")');
+    const noRun = await cli('run', 'status');
+    expect(noRun.code).toBe(2);
+    expect(noRun.stderr).toContain('RUN column');
+    const unknown = await cli('run', 'status', 'r2');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('UNKNOWN_RUN');
+    expect(unknown.stderr).toContain('RUN column');
+    expect((await cli('run', 'status', 'r1')).stdout).toMatch(/^planner\s+1\s+p1\s+active/m);
+  });
+
+  it("says what a run name is, and calls only 'objects' reserved", async () => {
+    const upper = await cli('prepare', 'p1', '--run', 'Upper');
+    expect(upper.code).toBe(1);
+    expect(upper.stderr).toContain("'Upper' is not a valid run name (lowercase letters");
+    expect(upper.stderr).not.toContain('objects');
+    const reserved = await cli('prepare', 'p1', '--run', 'objects');
+    expect(reserved.code).toBe(1);
+    expect(reserved.stderr).toContain("'objects' is reserved");
+  });
+});
