@@ -13,6 +13,35 @@ import { formatTable } from './table.js';
 /** An auto-patch as the CLI lists it: its row and, when the host says it, its object's host path. */
 export type ListedPatch = PatchRow & { storePath?: string | null };
 
+/** One run as `gatefs run list` shows it. */
+export interface ListedRun {
+  run: string;
+  createdAt: number;
+  endedAt: number | null;
+  endedBy: string | null;
+  visits: number;
+  handoffs: number;
+  collected: number;
+  rejected: number;
+}
+
+/** The text of `gatefs run list`: one row per run, oldest first. */
+export function formatRunList(runs: readonly ListedRun[]): string {
+  if (runs.length === 0) return 'No runs yet: gatefs prepare ID --role ROLE --run RUN starts one.';
+  return formatTable(
+    ['RUN', 'STARTED', 'STATE', 'VISITS', 'HANDOFFS', 'COLLECTED', 'REJECTED'],
+    runs.map((r) => [
+      r.run,
+      whenOf(r.createdAt),
+      r.endedAt === null ? 'open' : `ended by ${r.endedBy ?? '-'}`,
+      r.visits,
+      r.handoffs,
+      r.collected,
+      r.rejected,
+    ]),
+  );
+}
+
 /** The text of `gatefs run status RUN`. */
 export function formatRunStatus(status: RunStatus & { patches: readonly ListedPatch[] }, artifacts: readonly RunArtifact[]): string {
   const { run, visits, handoffs } = status;
@@ -24,7 +53,7 @@ export function formatRunStatus(status: RunStatus & { patches: readonly ListedPa
       visits.length === 0
         ? null
         : formatTable(
-            ['ROLE', 'VISIT', 'CONVERSATION', 'STATE', 'ENDED BY'],
+            ['ROLE', 'VISIT', 'CONVERSATION', 'STATE', 'ENDED WITH'],
             visits.map((v) => [v.role, v.visit, v.conversation, v.endedAt === null ? 'active' : 'ended', v.ending]),
           ),
     ),

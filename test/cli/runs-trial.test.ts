@@ -40,11 +40,30 @@ async function cli(...args: string[]) {
 }
 
 describe('gatefs run, tried as a new user', () => {
+  it('lists every run with its counts, oldest first (gatefs run list), and says how to start one when there is none', async () => {
+    expect((await cli('run', 'list')).stdout).toContain('No runs yet');
+    expect((await cli('prepare', 'p1', '--run', 'r1')).code).toBe(0);
+    expect((await cli('prepare', 'p2', '--run', 'r2')).code).toBe(0);
+    expect((await cli('call', 'p2', 'write', JSON.stringify({ path: 'plan.md', content: 'plan\n' }))).code).toBe(0);
+    expect((await cli('call', 'p2', 'end', '{}')).code).toBe(0);
+    const listed = await cli('run', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^RUN\s+STARTED\s+STATE\s+VISITS\s+HANDOFFS\s+COLLECTED\s+REJECTED$/m);
+    expect(listed.stdout).toMatch(/^r1\s+.+?\s+open\s+1\s+0\s+0\s+0$/m);
+    expect(listed.stdout).toMatch(/^r2\s+.+?\s+ended by p2\s+1\s+0\s+0\s+0$/m);
+    const json = JSON.parse((await cli('run', 'list', '--json')).stdout);
+    expect(json.map((r: { run: string; endedBy: string | null }) => [r.run, r.endedBy])).toEqual([
+      ['r1', null],
+      ['r2', 'p2'],
+    ]);
+    expect((await cli('run', 'list', 'r1')).code).toBe(2);
+  });
+
   it('names the forgotten action, and points at the RUN column when the run is missing or unknown', async () => {
     expect((await cli('prepare', 'p1', '--run', 'r1')).code).toBe(0);
     const noAction = await cli('run', 'r1');
     expect(noAction.code).toBe(2);
-    expect(noAction.stderr).toContain('run needs an action: status (got "r1")');
+    expect(noAction.stderr).toContain('run needs an action: status or list (got "r1")');
     const noRun = await cli('run', 'status');
     expect(noRun.code).toBe(2);
     expect(noRun.stderr).toContain('RUN column');
