@@ -64,6 +64,15 @@ const CHUNK = 256 * 1024;
  */
 const IMPORT_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=16777216:glibc.malloc.trim_threshold=33554432' };
 
+/**
+ * `--depth=0`: fast-import stores every object whole (zlib only), as `git add` does, instead of
+ * trying each blob as a delta of the one before it in the stream — in a snapshot another path,
+ * a delta of which rarely pays. The try costs about as much as the compression (measured here:
+ * 32 new 1 MiB random files 2.5 s → 1.7 s; 20,000 small text files 2.4 s → 1.7 s and a pack 6 % smaller,
+ * synthetic). A later `git gc` deltifies the pack as it does loose objects.
+ */
+const IMPORT_ARGS = ['fast-import', '--quiet', '--done', '--depth=0'];
+
 /** The snapshot port on the git program through host exec (see the file comment). */
 export class CliSnapshotGit implements SnapshotGit {
   private readonly git: NeutralGitRunner;
@@ -84,7 +93,7 @@ export class CliSnapshotGit implements SnapshotGit {
     const stream = new ImportStream(o);
     const out = new Collected();
     const importing: GitSession = { ...s, env: { ...s.env, ...IMPORT_ENV } };
-    const r = await this.git.run(importing, ['fast-import', '--quiet', '--done'], { input: stream.chunks(), onStdout: out.push });
+    const r = await this.git.run(importing, IMPORT_ARGS, { input: stream.chunks(), onStdout: out.push });
     if (stream.failure !== undefined) throw stream.failure;
     if (r.exitCode !== 0) throw failure('fast-import', r);
     const marks = out.text().split('\n').filter(Boolean);

@@ -15,7 +15,8 @@
  * Every command runs in a full neutral session read in the worktree (every filter, textconv and
  * diff driver the config names emptied, hooks and fsmonitor off). Paths go to git as arguments in
  * batches (diff-tree and ls-files take no pathspec file in git 2.39), literal
- * (`GIT_LITERAL_PATHSPECS`); the batches are sorted, so their patches join in git's order.
+ * (`GIT_LITERAL_PATHSPECS`); the batches are sorted, so their patches join in git's order. Step 4
+ * runs in two processes at once over the two halves of the sorted paths, joined in that order.
  */
 import type { GitContext } from './git-port.js';
 import { assertSha } from './landing-names.js';
@@ -24,6 +25,8 @@ import type { SnapshotPatch, SnapshotPatchRequest } from './snapshot-git.js';
 
 /** Bytes of path arguments per command, well below the kernel's argument limits. */
 const BATCH_BYTES = 64 * 1024;
+/** How many `diff-tree -p` processes a patch runs at once (`halves`). */
+const PARALLEL = 2;
 
 /** The patch of a worktree snapshot against its base (see the file comment). */
 export async function cliSnapshotPatch(git: NeutralGitRunner, o: SnapshotPatchRequest, context: GitContext): Promise<SnapshotPatch> {
@@ -40,12 +43,29 @@ export async function cliSnapshotPatch(git: NeutralGitRunner, o: SnapshotPatchRe
     .filter((p) => !left.has(p))
     .sort(byString);
   if (files.length === 0) return { bytes: new Uint8Array(), files };
-  const chunks: Uint8Array[] = [];
   const flags = ['diff-tree', '-r', '-p', '--binary', '--full-index', '--no-renames', '--no-textconv', '--no-ext-diff', '--no-color'];
-  for (const batch of batches(files)) {
-    await git.check(s, [...flags, o.base, o.commit, '--', ...batch], 'diff-tree', { onStdout: (c) => chunks.push(c) });
-  }
-  return { bytes: Buffer.concat(chunks), files };
+  const parts = await Promise.all(
+    halves(files).map(async (part) => {
+      const chunks: Uint8Array[] = [];
+      for (const batch of batches(part)) {
+        await git.check(s, [...flags, o.base, o.commit, '--', ...batch], 'diff-tree', { onStdout: (c) => chunks.push(c) });
+      }
+      return chunks;
+    }),
+  );
+  return { bytes: Buffer.concat(parts.flat()), files };
+}
+
+/**
+ * `paths` (sorted) in at most `PARALLEL` runs of consecutive paths, diffed at once: a binary
+ * patch is mostly git deflating each new blob, one core per process (measured here: 32 new
+ * 1 MiB random files 1.2 s in one process, 0.6 s in two while the other core is free).
+ */
+function halves(paths: readonly string[]): string[][] {
+  const size = Math.ceil(paths.length / PARALLEL);
+  const out: string[][] = [];
+  for (let at = 0; at < paths.length; at += size) out.push(paths.slice(at, at + size));
+  return out;
 }
 
 /** `<letter>\0<path>\0` records of `--name-status -z`. */
