@@ -37,10 +37,10 @@ describe('the Runs section of the status page', () => {
     const host = await playedHost();
     const [run] = runViews(host);
     expect(run).toMatchObject({ run: 'r1', state: 'open' });
-    // In the order they started (the memory host's clock stands still: then by role).
+    // In the order they started (the memory host's clock stands still: in the order they were made).
     expect(run!.visits.map((v) => [v.role, v.visit, v.conversation, v.state])).toEqual([
-      ['coder', 1, 'code-1', 'active'],
       ['planner', 1, 'plan-1', 'ended'],
+      ['coder', 1, 'code-1', 'active'],
     ]);
     expect(run!.handoffs).toEqual([
       { id: 1, from: 'planner-v1', kind: 'handoff', to: 'coder', message: 'done <script>alert(2)</script> \u202Eevil' },
