@@ -28,7 +28,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TailBuffer } from './capped-output.js';
 import type { RunningCommand, Sandbox, SandboxPlan, SandboxRequest, SandboxRun, SandboxSupport, ScanEntry } from './sandbox.js';
@@ -657,8 +657,29 @@ function usageOf(children: ReadonlyMap<number, number[]>, pid: number, sandboxPi
     }
     for (const c of children.get(next) ?? []) queue.push(c);
   }
-  const tmpfsBytes = sandboxPid === null ? 0 : usedBytes(`/proc/${sandboxPid}/root/tmp`) + usedBytes(`/proc/${sandboxPid}/root/dev/shm`);
-  return { processes, residentBytes, tmpfsBytes, pids };
+  return { processes, residentBytes, tmpfsBytes: sandboxTmpfsBytes(sandboxPid), pids };
+}
+
+/**
+ * What the sandbox of init `sandboxPid` holds in its private `/tmp` and `/dev/shm` (0 for either
+ * that is not its own). Until the sandbox has moved into its own root, `/proc/<pid>/root/tmp` is
+ * the host's `/tmp`, a disk of tens of GiB: counting it ended a command with the memory limit
+ * when a watchdog look fell in that window, which a loaded machine widens. So a folder is counted
+ * only when it is another file system than the host's folder of that name.
+ */
+export function sandboxTmpfsBytes(sandboxPid: number | null): number {
+  if (sandboxPid === null) return 0;
+  return privateBytes(`/proc/${sandboxPid}/root/tmp`, '/tmp') + privateBytes(`/proc/${sandboxPid}/root/dev/shm`, '/dev/shm');
+}
+
+/** Bytes in use at `path` when it is another file system than the host's `hostPath` (else 0; 0 when it cannot be looked at). */
+function privateBytes(path: string, hostPath: string): number {
+  try {
+    if (statSync(path).dev === statSync(hostPath).dev) return 0;
+  } catch {
+    return 0;
+  }
+  return usedBytes(path);
 }
 
 /** Bytes in use on the file system at `path` (0 when it cannot be looked at). */
