@@ -25,6 +25,7 @@ import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
 import { findRole, isManifestError, ManifestError } from '../../manifest/index.js';
 import type { ArtifactRecord, HandoffRow, PatchRow, VisitRow, WorkspaceRecord } from '../../state/index.js';
 import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
+import { TurnLocks } from '../occupancy/index.js';
 import type { ArtifactParts, HandoffRequest, RunArtifact, RunStatus } from './artifact-types.js';
 import { collectArtifacts } from './collect-artifacts.js';
 import { writeReceiverInventories } from './inventory.js';
@@ -32,15 +33,22 @@ import { removeRecordlessFolders } from './recover-artifacts.js';
 
 /** The run a conversation prepared before runs existed joins at its first handoff. */
 const DEFAULT_RUN = 'default';
-/** How long a handoff waits for another process's handoff of the same conversation. */
-const LOCK_WAIT_MS = 60_000;
-let attempts = 0;
+/** A conversation's handoffs and ends take turns across processes (src/host/occupancy/turn-locks.ts). */
+const HANDOFF_TURNS = {
+  name: 'handoff',
+  keyOf: (conversation: string) => handoffLockOf(conversation),
+  // How long a handoff waits for another process's handoff of the same conversation.
+  waitMs: 60_000,
+  busyMessage: (conversation: string) => `another process is handing off '${conversation}'`,
+};
 
 /** See the file comment. */
 export class ArtifactService {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly turns: TurnLocks;
 
-  constructor(private readonly parts: ArtifactParts) {}
+  constructor(private readonly parts: ArtifactParts) {
+    this.turns = new TurnLocks(parts, HANDOFF_TURNS);
+  }
 
   /**
    * Ends `conversation`'s visit handing `files` to role `to` (see the file comment). Throws
@@ -264,37 +272,9 @@ export class ArtifactService {
     return row;
   }
 
-  /** Runs `task` after every earlier one of `conversation` in this process, holding its handoff lock across processes. */
+  /** Runs `task` after every earlier one of `conversation` in this process, holding its handoff lock across processes (`TurnLocks`). */
   private inTurn<T>(conversation: string, task: () => Promise<T>): Promise<T> {
-    const locked = () => this.holdingLock(conversation, task);
-    const next = (this.tails.get(conversation) ?? Promise.resolve()).then(locked, locked);
-    const tail = next.catch(() => undefined);
-    this.tails.set(conversation, tail);
-    void tail.then(() => {
-      if (this.tails.get(conversation) === tail) this.tails.delete(conversation);
-    });
-    return next;
-  }
-
-  private async holdingLock<T>(conversation: string, task: () => Promise<T>): Promise<T> {
-    const { store, liveness, clock } = this.parts;
-    const key = handoffLockOf(conversation);
-    const token = `handoff-${liveness.self.pid}-${++attempts}`;
-    const deadline = clock.now() + LOCK_WAIT_MS;
-    while (!store.preparationLocks.tryLock(key, { ...liveness.self, token })) {
-      if (clock.now() >= deadline) {
-        throw new WorkspaceError('BUSY', `another process is handing off '${conversation}'`, {
-          conversation,
-          hint: 'retry once it is done',
-        });
-      }
-      await this.parts.wait(50);
-    }
-    try {
-      return await task();
-    } finally {
-      store.preparationLocks.unlock(key, token);
-    }
+    return this.turns.inTurn(conversation, task);
   }
 }
 

@@ -2,3 +2,4 @@
 export { type AutoConversation, type AutoConversationRequest, claimAutoConversation } from './auto-conversation.js';
 export { CallTracker } from './call-tracker.js';
 export { OccupancyGuard } from './occupancy-guard.js';
+export { TurnLocks } from './turn-locks.js';

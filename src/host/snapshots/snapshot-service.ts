@@ -9,7 +9,8 @@ import type { CheckpointValue, RollbackValue, SnapshotRequests } from '../../../
 import { ToolFailure } from '../../../tools/index.js';
 import { isToolErrorCode } from '../../../tools/index.js';
 import type { GitContext } from '../../git/index.js';
-import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
+import { TurnLocks } from '../occupancy/index.js';
+import { isWorkspaceError } from '../../workspace-error.js';
 import { manifestObjectIds, loadSnapshot } from './snapshot-contents.js';
 import { oidOf, readFolder } from './snapshot-entries.js';
 import type { SnapshotParts } from './snapshot-parts.js';
@@ -20,9 +21,11 @@ import { infoOf, takeSnapshot } from './take-snapshot.js';
 
 /** See the file comment. */
 export class SnapshotService {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly turns: TurnLocks;
 
-  constructor(private readonly parts: SnapshotParts) {}
+  constructor(private readonly parts: SnapshotParts) {
+    this.turns = new TurnLocks(parts, SNAPSHOT_TURNS);
+  }
 
   /** Takes a snapshot (see takeSnapshot). */
   snapshot(conversation: string, options: SnapshotOptions = {}): Promise<SnapshotInfo> {
@@ -143,28 +146,6 @@ export class SnapshotService {
     };
   }
 
-  /** Runs `task` holding the cross-process snapshot lock of `conversation` (see `inTurn`); `BUSY` past the wait. */
-  private async holdingLock<T>(conversation: string, task: () => Promise<T>): Promise<T> {
-    const { store, liveness, clock } = this.parts;
-    const key = `snapshot:${conversation}`;
-    const token = `snapshot-${liveness.self.pid}-${++attempts}`;
-    const deadline = clock.now() + LOCK_WAIT_MS;
-    while (!store.preparationLocks.tryLock(key, { ...liveness.self, token })) {
-      if (clock.now() >= deadline) {
-        throw new WorkspaceError('BUSY', `another process is taking or restoring a snapshot of '${conversation}'`, {
-          conversation,
-          hint: 'retry once it is done',
-        });
-      }
-      await this.parts.wait(50);
-    }
-    try {
-      return await task();
-    } finally {
-      store.preparationLocks.unlock(key, token);
-    }
-  }
-
   /** Removes the content-store objects of `manifests` that no remaining snapshot holds. */
   private async collect(manifests: readonly string[]): Promise<void> {
     const store = this.parts.platform.contentStore;
@@ -183,25 +164,22 @@ export class SnapshotService {
 
   /**
    * Runs `task` after every earlier operation on `conversation` in this process, holding the
-   * conversation's snapshot lock across processes (a row of the store's lock table, taken over
-   * from a process that died): two `gatefs snapshot` processes never race for one number.
+   * conversation's snapshot lock across processes (`TurnLocks`): two `gatefs snapshot` processes
+   * never race for one number.
    */
   private inTurn<T>(conversation: string, task: () => Promise<T>): Promise<T> {
-    const locked = () => this.holdingLock(conversation, task);
-    const next = (this.tails.get(conversation) ?? Promise.resolve()).then(locked, locked);
-    const tail = next.catch(() => undefined);
-    this.tails.set(conversation, tail);
-    void tail.then(() => {
-      if (this.tails.get(conversation) === tail) this.tails.delete(conversation);
-    });
-    return next;
+    return this.turns.inTurn(conversation, task);
   }
 }
 
-/** How long an operation waits for another process's snapshot or restore of the same conversation. */
-const LOCK_WAIT_MS = 60_000;
-/** Attempts at the lock this process made (its tokens). */
-let attempts = 0;
+/** Snapshots and restores of a conversation take turns across processes (src/host/occupancy/turn-locks.ts). */
+const SNAPSHOT_TURNS = {
+  name: 'snapshot',
+  keyOf: (conversation: string) => `snapshot:${conversation}`,
+  // How long an operation waits for another process's snapshot or restore of the same conversation.
+  waitMs: 60_000,
+  busyMessage: (conversation: string) => `another process is taking or restoring a snapshot of '${conversation}'`,
+};
 
 /** Runs a host operation for a tool: a `WorkspaceError` becomes a `ToolFailure` of the same code (its message names no host path). */
 async function asTool<T>(run: () => Promise<T>): Promise<T> {
