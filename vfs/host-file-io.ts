@@ -89,9 +89,11 @@ function tooLarge(path: string, maxBytes: number): VfsError {
  * Streams the open regular file `fd` (fstat size `size`) to `onChunk`, a slice of at most
  * `READ_SLICE_BYTES` at a time through one reused buffer, each slice read in the thread pool (the
  * event loop free meanwhile: a handoff collecting 1 MiB files never holds other conversations'
- * calls), until the end of the file or until `onChunk` returns false. `TOO_LARGE` (at `path`)
- * when the file is, or grows, past `maxBytes`. Resolves to an empty array (vfs/layer.ts
- * `ReadOptions.onChunk`). The caller keeps `fd` open until it settles.
+ * calls), until the end of the file or until `onChunk` returns false. A short read marks the end,
+ * as in `readHandle`; a file of at most one slice gets a buffer one byte longer than announced,
+ * so it is read in one read when it did not grow. `TOO_LARGE` (at `path`) when the file is, or
+ * grows, past `maxBytes`. Resolves to an empty array (vfs/layer.ts `ReadOptions.onChunk`). The
+ * caller keeps `fd` open until it settles.
  */
 export async function streamHandle(
   fd: number,
@@ -101,7 +103,7 @@ export async function streamHandle(
   onChunk: (chunk: Uint8Array) => boolean | undefined,
 ): Promise<Uint8Array> {
   if (size > maxBytes) throw tooLarge(path, maxBytes);
-  const buf = Buffer.allocUnsafe(Math.min(READ_SLICE_BYTES, Math.max(size, 1)));
+  const buf = Buffer.allocUnsafe(size <= READ_SLICE_BYTES ? size + 1 : READ_SLICE_BYTES);
   let position = 0;
   for (;;) {
     const at = position;
@@ -111,7 +113,7 @@ export async function streamHandle(
     if (n === 0) break;
     position += n;
     if (position > maxBytes) throw tooLarge(path, maxBytes);
-    if (onChunk(buf.subarray(0, n)) === false) break;
+    if (onChunk(buf.subarray(0, n)) === false || n < buf.length) break;
   }
   return new Uint8Array(0);
 }

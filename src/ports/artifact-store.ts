@@ -25,7 +25,15 @@ import { createHash, randomBytes } from 'node:crypto';
 export interface ArtifactFs {
   mkdirSync(path: string, options: { recursive: boolean; mode?: number }): unknown;
   openSync(path: string, flags: string | number, mode?: number): number;
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position?: number): number;
+  write(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (error: Error | null, written: number) => void,
+  ): void;
   fsync(fd: number, callback: (error: Error | null) => void): void;
   closeSync(fd: number): void;
   chmodSync(path: string, mode: number): void;
@@ -46,14 +54,18 @@ export interface StoredObject {
 
 /** One object being written: bytes in order, then `commit` (or `abort`). */
 export interface ObjectWriter {
-  /** Appends `chunk` (copied out at once: the caller may reuse it after the call). */
+  /**
+   * Appends `chunk`: hashed at once and copied out (the caller may reuse it after the call),
+   * written to the temp file in the thread pool (on the calling thread while `QUEUED_BYTES`
+   * wait there). Never throws: a failed write is `commit`'s error.
+   */
   write(chunk: Uint8Array): void;
   /** Bytes written so far. */
   readonly bytes: number;
-  /** Fsyncs the bytes and gives them their name (kept if already there); durable after `flush`. */
+  /** Waits for the writes, fsyncs the bytes and gives them their name (kept if already there); durable after `flush`. */
   commit(): Promise<StoredObject>;
-  /** Drops what was written (nothing stored). */
-  abort(): void;
+  /** Drops what was written (nothing stored); resolves once the temp file is gone. */
+  abort(): Promise<void>;
 }
 
 /** One folder found under a run (`listFolders`). */
@@ -70,7 +82,7 @@ export interface ArtifactStore {
   readonly root: string;
   /** Starts writing one object. */
   begin(): ObjectWriter;
-  /** Stores `bytes` as one object (`begin`, `write`, `commit`). */
+  /** Stores `bytes` as one object (`begin`, `write`, `commit`), written from `bytes` themselves: leave them unchanged until it settles. */
   put(bytes: Uint8Array): Promise<StoredObject>;
   /** Makes every object committed so far durable (one fsync of the objects folder). */
   flush(): Promise<void>;
@@ -112,6 +124,8 @@ const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}-v[1-9][0-9]{0,8}$/;
 const OBJECT_ID = /^[0-9a-f]{64}$/;
 const STAGING = '.staging-';
 const TEMP = /^\.tmp-([^-]+)-[0-9a-f]+$/;
+/** Bytes one writer leaves waiting for the thread pool before it writes on the calling thread. */
+const QUEUED_BYTES = 8 * 1024 * 1024;
 
 /** True when `name` is a run folder name (`<role>-v<visit>`). */
 export function isArtifactFolderName(name: string): boolean {
@@ -123,6 +137,8 @@ export class ArtifactStoreDir implements ArtifactStore {
   readonly root: string;
   private readonly objects: string;
   private dirty = false;
+  /** True once the objects folder is known to exist (made at the first `begin`). */
+  private objectsMade = false;
 
   /**
    * `stateDir`: the host's state directory; `fs`: node:fs or a memfs volume; `tag`: names this
@@ -138,13 +154,34 @@ export class ArtifactStoreDir implements ArtifactStore {
   }
 
   begin(): ObjectWriter {
+    return this.writer();
+  }
+
+  /** `begin`'s writer; `write(chunk, true)` hands `chunk` over (not copied: the caller leaves it as it is). */
+  private writer(): ObjectWriter & { write(chunk: Uint8Array, owned?: boolean): void } {
     const { fs } = this;
-    fs.mkdirSync(this.objects, { recursive: true, mode: 0o700 });
     const temp = `${this.objects}/.tmp-${this.tag}-${randomBytes(8).toString('hex')}`;
-    const fd = fs.openSync(temp, 'wx', 0o600);
+    const fd = this.openTemp(temp);
     const hash = createHash('sha256');
     let open = true;
     let bytes = 0;
+    let queued = 0;
+    let failure: { error: unknown } | undefined;
+    // Positional writes in the thread pool; each settles (never rejects) before the fd is closed.
+    const writes: Promise<void>[] = [];
+    const writeAt = (copy: Buffer, at: number): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const step = (done: number) => {
+          if (done === copy.length || failure) return resolve();
+          fs.write(fd, copy, done, copy.length - done, at + done, (e, n) => {
+            if (e) failure ??= { error: e };
+            step(done + (e ? copy.length : n));
+          });
+        };
+        step(0);
+      }).finally(() => {
+        queued -= copy.length;
+      });
     const close = () => {
       if (!open) return;
       open = false;
@@ -158,18 +195,35 @@ export class ArtifactStoreDir implements ArtifactStore {
         // Gone already; a leftover temp name is never read.
       }
     };
+    const settled = async () => {
+      while (writes.length > 0) await Promise.all(writes.splice(0));
+    };
     return {
       get bytes() {
         return bytes;
       },
-      write(chunk) {
+      write(chunk: Uint8Array, owned = false) {
         hash.update(chunk);
-        for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd, chunk, done, chunk.length - done);
+        const at = bytes;
         bytes += chunk.length;
+        if (failure) return;
+        if (owned || queued + chunk.length <= QUEUED_BYTES) {
+          queued += chunk.length;
+          const copy = owned ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.from(chunk);
+          writes.push(writeAt(copy, at));
+          return;
+        }
+        try {
+          for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd, chunk, done, chunk.length - done, at + done);
+        } catch (e) {
+          failure = { error: e };
+        }
       },
       commit: async () => {
         const sha256 = hash.digest('hex');
         try {
+          await settled();
+          if (failure) throw failure.error;
           await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
           close();
           fs.chmodSync(temp, 0o444);
@@ -184,18 +238,16 @@ export class ArtifactStoreDir implements ArtifactStore {
         }
         return { sha256, bytes };
       },
-      abort: drop,
+      abort: async () => {
+        await settled();
+        drop();
+      },
     };
   }
 
   async put(bytes: Uint8Array): Promise<StoredObject> {
-    const writer = this.begin();
-    try {
-      writer.write(bytes);
-    } catch (e) {
-      writer.abort();
-      throw e;
-    }
+    const writer = this.writer();
+    writer.write(bytes, true);
     return writer.commit();
   }
 
@@ -247,14 +299,13 @@ export class ArtifactStoreDir implements ArtifactStore {
         }
         fs.linkSync(this.objectPath(file.sha256), `${staging}/${parts.join('/')}`);
       }
-      for (const folder of folders) await this.syncFolder(folder);
+      await Promise.all([...folders].map((folder) => this.syncFolder(folder)));
       fs.renameSync(staging, final);
     } catch (e) {
       fs.rmSync(staging, { recursive: true, force: true });
       throw e;
     }
-    await this.syncFolder(this.runPath(run));
-    if (runIsNew) await this.syncFolder(this.root);
+    await Promise.all([this.syncFolder(this.runPath(run)), runIsNew ? this.syncFolder(this.root) : undefined]);
   }
 
   removeFolder(run: string, name: string): boolean {
@@ -314,6 +365,21 @@ export class ArtifactStoreDir implements ArtifactStore {
     fs.closeSync(fd);
     fs.renameSync(temp, `${folder}/inventory.json`);
     return folder;
+  }
+
+  /** Opens a new temp object for writing (the objects folder made at the first one, or again when it went). */
+  private openTemp(temp: string): number {
+    if (!this.objectsMade) {
+      this.fs.mkdirSync(this.objects, { recursive: true, mode: 0o700 });
+      this.objectsMade = true;
+    }
+    try {
+      return this.fs.openSync(temp, 'wx', 0o600);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ENOENT') throw e;
+      this.fs.mkdirSync(this.objects, { recursive: true, mode: 0o700 });
+      return this.fs.openSync(temp, 'wx', 0o600);
+    }
   }
 
   private runPath(run: string): string {

@@ -10,11 +10,12 @@
  * bytes are read through the layer, which refuses a link anywhere on the way
  * (`SYMLINK_ESCAPE`). Its size is checked against `max_file_bytes` before the read, by the read
  * (`maxBytes`) and after it, so a file growing meanwhile is `TOO_LARGE`, never cut. Bytes go
- * straight from the layer to the store a slice at a time (host layers stream; a slice is read and
- * written between turns of the event loop), so other conversations' calls run meanwhile.
+ * straight from the layer to the store a slice at a time, read once (host layers stream: a slice
+ * is read in the thread pool, hashed between turns of the event loop and written in the thread
+ * pool), so other conversations' calls run meanwhile.
  *
- * The objects are committed (fsynced) here; the caller flushes the store before any record names
- * them. Nothing here records anything.
+ * The objects are committed (written, fsynced, named) here, several at once; the caller flushes
+ * the store before any record names them. Nothing here records anything.
  */
 import { isVfsError, type Namespace, type Resolved } from '../../../vfs/index.js';
 import type { ArtifactStore, ObjectWriter } from '../../ports/index.js';
@@ -65,31 +66,41 @@ export async function collectArtifacts(
     else if (earlier) records[index] = rejected(shown, 'DUPLICATE', 'declared earlier in this handoff');
     else wanted.push({ index, path, resolved });
   }
-  // A few files at once: one's slices are read in the thread pool while another's are hashed and written.
+  // A few files at once: one's slices are read in the thread pool while another's are hashed and
+  // written there. Then every object is committed at once: their fsyncs share journal commits, and
+  // no fsync runs while files are still being created (a create waits for a running commit).
   let next = 0;
   const failures: unknown[] = [];
+  const read: (Pending & { index: number })[] = [];
   const worker = async () => {
     while (next < wanted.length && failures.length === 0) {
       const { index, path, resolved } = wanted[next++]!;
       try {
         const outcome = await collectOne(namespace, store, path, resolved, limits.maxFileBytes);
-        if (!('writer' in outcome)) records[index] = outcome;
-        else {
-          const stored = await outcome.writer.commit();
-          records[index] = { record: 'artifact_collected', path: outcome.path, sha256: stored.sha256, bytes: stored.bytes };
-        }
+        if ('writer' in outcome) read.push({ ...outcome, index });
+        else records[index] = outcome;
       } catch (e) {
         failures.push(e);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(FILES_AT_ONCE, wanted.length) }, worker));
-  if (failures.length > 0) throw failures[0];
+  if (failures.length > 0) {
+    await Promise.all(read.map((r) => r.writer.abort()));
+    throw failures[0];
+  }
+  const commits = read.map(async ({ index, path, writer }) => {
+    const stored = await writer.commit();
+    records[index] = { record: 'artifact_collected', path, sha256: stored.sha256, bytes: stored.bytes };
+  });
+  const settled = await Promise.allSettled(commits);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   const files = records.flatMap((r) => (r.record === 'artifact_collected' ? [{ path: r.path, sha256: r.sha256 }] : []));
   return { records, files };
 }
 
-/** A file read into a writer, waiting for its commit. */
+/** A file read into a writer (its writes perhaps still under way), waiting for its commit. */
 interface Pending {
   path: string;
   writer: ObjectWriter;
@@ -136,12 +147,12 @@ async function collectOne(
     });
     if (rest.length > 0) writer.write(rest);
   } catch (e) {
-    writer.abort();
+    await writer.abort();
     if (isVfsError(e, 'TOO_LARGE')) return tooLarge(shown, maxBytes + 1, maxBytes);
     return rejectedByError(shown, e);
   }
   if (writer.bytes > maxBytes) {
-    writer.abort();
+    await writer.abort();
     return tooLarge(shown, writer.bytes, maxBytes);
   }
   return { path: resolved.rel, writer };
