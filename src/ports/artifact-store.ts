@@ -20,6 +20,7 @@
  * into more run folders than the file system allows links (65,000 on ext4) fails with `EMLINK`.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { foreignCodeOf } from '../../vfs/index.js';
 
 /** The file-system calls the store makes (a subset of node:fs that memfs's volume has too). */
 export interface ArtifactFs {
@@ -231,7 +232,7 @@ export class ArtifactStoreDir implements ArtifactStore {
             fs.linkSync(temp, this.objectPath(sha256));
             this.dirty = true;
           } catch (e) {
-            if ((e as { code?: string }).code !== 'EEXIST') throw e;
+            if (foreignCodeOf(e) !== 'EEXIST') throw e;
           }
         } finally {
           drop();
@@ -376,7 +377,7 @@ export class ArtifactStoreDir implements ArtifactStore {
     try {
       return this.fs.openSync(temp, 'wx', 0o600);
     } catch (e) {
-      if ((e as { code?: string }).code !== 'ENOENT') throw e;
+      if (foreignCodeOf(e) !== 'ENOENT') throw e;
       this.fs.mkdirSync(this.objects, { recursive: true, mode: 0o700 });
       return this.fs.openSync(temp, 'wx', 0o600);
     }
@@ -400,7 +401,7 @@ export class ArtifactStoreDir implements ArtifactStore {
       const st = this.fs.lstatSync(path);
       return st.isFile() ? 'file' : st.isDirectory() ? 'folder' : 'other';
     } catch (e) {
-      const code = (e as { code?: string }).code;
+      const code = foreignCodeOf(e);
       if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
       throw e;
     }
