@@ -144,7 +144,8 @@ async function collectRow(report: Report, root: string): Promise<void> {
         'handoff',
       );
       const handoffMs = performance.now() - t0;
-      if (value.collected.length !== FILES) throw new Error(`collected ${value.collected.length} of ${FILES}: ${JSON.stringify(value.rejected)}`);
+      if (value.collected.length !== FILES)
+        throw new Error(`collected ${value.collected.length} of ${FILES}: ${JSON.stringify(value.rejected)}`);
       if (round === 0) continue; // warm-up
       subject.push(handoffMs * 1000);
       baseline.push(cpMs * 1000);

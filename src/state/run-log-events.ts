@@ -265,7 +265,8 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
     "A worktree visit's auto-patch (a binary git diff of the workspace against its pinned base, untracked files in, ignored ones out) was stored; never routed, never applied.",
   'handoff.accepted':
     'A handoff ended its visit: its collected files are in the run folder <role>-v<visit> of the artifact store, routed to the role it names.',
-  'artifact.collected': "A declared file of a handoff was collected: its bytes are an object of the artifact store (sha256), linked into the handoff's folder.",
+  'artifact.collected':
+    "A declared file of a handoff was collected: its bytes are an object of the artifact store (sha256), linked into the handoff's folder.",
   'artifact.rejected':
     'A declared file of a handoff was not collected (a link, a folder, outside the workspace, over a cap, …); the code says which, the handoff still counts.',
   'run.ended': 'An end ended its visit and the whole run: preparing into the run is refused from now on, and so is every later handoff.',

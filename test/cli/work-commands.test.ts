@@ -172,7 +172,9 @@ describe('subagent', () => {
     await editedWorkspace('parent', 'parent.txt');
     await ok(['commit', 'parent', '-m', 'parent work']);
     const started = await ok(['subagent', 'start', 'parent', 'child']);
-    expect(started.stdout).toMatch(/child\s+agent\s+default\/v2\s+worktree\s+confined\s+ready\s+gatefs\/child\s+[0-9a-f]{12}\s+-\s+parent\s+-/);
+    expect(started.stdout).toMatch(
+      /child\s+agent\s+default\/v2\s+worktree\s+confined\s+ready\s+gatefs\/child\s+[0-9a-f]{12}\s+-\s+parent\s+-/,
+    );
     await ok(['call', 'child', 'write', JSON.stringify({ path: 'child.txt', content: 'child\n' })]);
     await ok(['commit', 'child', '-m', 'child work']);
     const refused = await run(['release', 'child']);

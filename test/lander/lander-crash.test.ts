@@ -125,7 +125,10 @@ async function expectExactlyOnce(world: World, seen: Map<string, string>) {
   await finish(world, seen);
   const { queue, messages } = await recorded(world);
   // A submission that failed says why in the assertion (the failure seen once under load had no reason on record).
-  expect(queue.map((s) => [s.id, s.state]), JSON.stringify(queue)).toEqual(ids.map((id) => [id, 'done']));
+  expect(
+    queue.map((s) => [s.id, s.state]),
+    JSON.stringify(queue),
+  ).toEqual(ids.map((id) => [id, 'done']));
   for (const s of queue) expect(s.landedSha).toBe(seen.get(s.id));
   for (const id of ids) {
     const mine = messages.filter((m) => m.submission === id);
