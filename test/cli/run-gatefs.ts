@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Output } from '../../src/cli/output.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'dist/src/cli/main.js');
@@ -64,4 +65,24 @@ export function sampleRepo(): { dir: string; root: string; cleanup: () => void }
   git(dir, 'add', '--all');
   git(dir, 'commit', '--quiet', '-m', 'sample');
   return { dir, root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs `gatefs <args> --repo <repo>` in this process (`runCli` with the command table), as the
+ * binary would but without a build: answers the exit code and what it printed (progress lines
+ * prefixed `gatefs: ` on stderr, as the binary prints them).
+ */
+export async function gatefsInProcess(repo: string, args: readonly string[]): Promise<RunResult> {
+  const [{ runCli }, { COMMANDS }] = await Promise.all([import('../../src/cli/run-cli.js'), import('../../src/cli/commands.js')]);
+  let stdout = '';
+  let stderr = '';
+  const out: Output = {
+    print: (text) => void (stdout += `${text}\n`),
+    json: (value) => void (stdout += `${JSON.stringify(value)}\n`),
+    jsonLine: (value) => void (stdout += `${JSON.stringify(value)}\n`),
+    progress: (line) => void (stderr += `gatefs: ${line}\n`),
+    problem: (text) => void (stderr += `${text}\n`),
+  };
+  const code = await runCli([...args, '--repo', repo], COMMANDS, out);
+  return { code, stdout, stderr };
 }

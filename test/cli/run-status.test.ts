@@ -9,9 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands.js';
-import type { Output } from '../../src/cli/output.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { gatefsInProcess } from './run-gatefs.js';
 import { createHost } from '../../src/host/composition/create-host.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 
@@ -29,18 +27,8 @@ const MANIFEST = {
 };
 
 /** Runs `gatefs <args> --repo <repo>` in this process; answers the exit code and what it printed. */
-async function cli(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const out: Output = {
-    print: (text) => void (stdout += `${text}\n`),
-    json: (value) => void (stdout += `${JSON.stringify(value)}\n`),
-    jsonLine: (value) => void (stdout += `${JSON.stringify(value)}\n`),
-    progress: (line) => void (stderr += `gatefs: ${line}\n`),
-    problem: (text) => void (stderr += `${text}\n`),
-  };
-  const code = await runCli([...args, '--repo', repo.dir], COMMANDS, out);
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return gatefsInProcess(repo.dir, args);
 }
 
 /** A run `r1`: planner-v1 hands plan.md (and a missing file) to coder with a two-line message; coder-v1 is prepared. */

@@ -21,11 +21,11 @@
  * folder without a record is removed by the next collection of that visit or the next host start.
  */
 import type { EndValue, HandoffRequests, HandoffValue, PatchSummary } from '../../../tools/index.js';
-import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
+import { ToolFailure } from '../../../tools/index.js';
 import { findRole, isManifestError, ManifestError } from '../../manifest/index.js';
 import type { ArtifactRecord, HandoffRow, PatchRow, VisitRow, WorkspaceRecord } from '../../state/index.js';
-import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
-import { TurnLocks } from '../occupancy/index.js';
+import { WorkspaceError } from '../../workspace-error.js';
+import { asTool, TurnLocks } from '../occupancy/index.js';
 import type { ArtifactParts, HandoffRequest, RunArtifact, RunStatus } from './artifact-types.js';
 import { collectArtifacts } from './collect-artifacts.js';
 import { writeReceiverInventories } from './inventory.js';
@@ -132,11 +132,11 @@ export class ArtifactService {
     return {
       handoff: async (request, holder) => {
         refuseOccupied(holder);
-        return asTool(() => this.handoff(conversation, request));
+        return handoffAsTool(() => this.handoff(conversation, request));
       },
       end: async (request, holder) => {
         refuseOccupied(holder);
-        return asTool(() => this.end(conversation, request));
+        return handoffAsTool(() => this.end(conversation, request));
       },
     };
   }
@@ -295,14 +295,10 @@ function visitEnded(visit: VisitRow, why: string): WorkspaceError {
  * Runs a host operation for a tool: a `WorkspaceError` with a tool code becomes a `ToolFailure` of
  * that code, an unknown `to` (`ManifestError` `UNKNOWN_ROLE`) `INVALID_INPUT` naming the roles.
  */
-async function asTool<T>(run: () => Promise<T>): Promise<T> {
+async function handoffAsTool<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await asTool(run);
   } catch (e) {
-    if (isWorkspaceError(e) && isToolErrorCode(e.code)) {
-      const { reason: _r, ...details } = e.data as Record<string, unknown>;
-      throw new ToolFailure(e.code, e.message, undefined, details);
-    }
     if (isManifestError(e, 'UNKNOWN_ROLE')) throw new ToolFailure('INVALID_INPUT', e.message, undefined, { field: 'to' });
     throw e;
   }

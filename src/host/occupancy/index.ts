@@ -3,3 +3,4 @@ export { type AutoConversation, type AutoConversationRequest, claimAutoConversat
 export { CallTracker } from './call-tracker.js';
 export { OccupancyGuard } from './occupancy-guard.js';
 export { TurnLocks } from './turn-locks.js';
+export { asTool } from './as-tool.js';

@@ -7,10 +7,8 @@
  */
 import type { CheckpointValue, RollbackValue, SnapshotRequests } from '../../../tools/index.js';
 import { ToolFailure } from '../../../tools/index.js';
-import { isToolErrorCode } from '../../../tools/index.js';
 import type { GitContext } from '../../git/index.js';
-import { TurnLocks } from '../occupancy/index.js';
-import { isWorkspaceError } from '../../workspace-error.js';
+import { asTool, TurnLocks } from '../occupancy/index.js';
 import { manifestObjectIds, loadSnapshot } from './snapshot-contents.js';
 import { oidOf, readFolder } from './snapshot-entries.js';
 import type { SnapshotParts } from './snapshot-parts.js';
@@ -180,16 +178,3 @@ const SNAPSHOT_TURNS = {
   waitMs: 60_000,
   busyMessage: (conversation: string) => `another process is taking or restoring a snapshot of '${conversation}'`,
 };
-
-/** Runs a host operation for a tool: a `WorkspaceError` becomes a `ToolFailure` of the same code (its message names no host path). */
-async function asTool<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (isWorkspaceError(e) && isToolErrorCode(e.code)) {
-      const { reason: _r, ...details } = e.data as Record<string, unknown>;
-      throw new ToolFailure(e.code, e.message, undefined, details);
-    }
-    throw e;
-  }
-}
