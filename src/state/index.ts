@@ -7,6 +7,14 @@ export type { ActiveOccupancy, OccupancyMode, OccupancyRecord } from './occupanc
 export type { LockOwner } from './preparation-lock.js';
 export type { EventDraft, PreparationRollback, RunEventBody, RunEventData, RunEventType } from './run-log-events.js';
 export type { FileStamp, SnapshotRow } from './snapshot-table.js';
+export {
+  type AgentState,
+  type BindingEnd,
+  type BindingMode,
+  type BindingRecord,
+  CANONICAL_WORKSPACE,
+  HOME_WORKSPACE,
+} from './binding-table.js';
 export type { ArtifactRecord, HandoffRow, PatchRow, RunRow, VisitRow } from './run-table.js';
 export { stableStringify } from './stable-json.js';
 export { StateError, type StateErrorCode } from './state-error.js';

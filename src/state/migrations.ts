@@ -293,6 +293,41 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    // The agent model (src/state/binding-table.ts): each conversation's agent identity and
+    // active workspace, and its bindings (its own workspace and what it attached), each an
+    // occupancy record with holder, mode, acquired and released times. At most one active
+    // exclusive-write binding per workspace, enforced by a unique partial index.
+    version: 11,
+    description: 'agent model: agents (identity, active workspace), bindings (occupancy of workspaces by conversations)',
+    sql: `
+      CREATE TABLE agents (
+        conversation TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        active TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE bindings (
+        id INTEGER PRIMARY KEY,
+        holder TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('shared-read', 'exclusive-write')),
+        own INTEGER NOT NULL CHECK (own IN (0, 1)),
+        acquired_at INTEGER NOT NULL,
+        released_at INTEGER,
+        end_reason TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX bindings_one_writer ON bindings (workspace) WHERE released_at IS NULL AND mode = 'exclusive-write';
+      CREATE UNIQUE INDEX bindings_one_per_pair ON bindings (holder, workspace) WHERE released_at IS NULL;
+      CREATE INDEX bindings_on_workspace ON bindings (workspace, id);
+      CREATE INDEX bindings_of_holder ON bindings (holder, id);
+      INSERT INTO agents (conversation, agent, active)
+        SELECT conversation, role, conversation FROM workspaces WHERE state IN ('preparing', 'ready');
+      INSERT INTO bindings (holder, workspace, mode, own, acquired_at)
+        SELECT conversation, conversation, 'exclusive-write', 1, created_at FROM workspaces
+        WHERE state = 'ready' AND backend <> 'shared';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -22,6 +22,7 @@ import { SnapshotTable } from './snapshot-table.js';
 import { MessageTable } from './message-table.js';
 import { migrate } from './migrations.js';
 import { OccupancyTable } from './occupancy-table.js';
+import { BindingTable } from './binding-table.js';
 import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive } from './preparation-lock.js';
 import { RunLog } from './run-log.js';
 import { RunTable } from './run-table.js';
@@ -67,6 +68,8 @@ export class StateStore {
   readonly snapshots: SnapshotTable;
   /** Runs, visits, handoffs with their artifact records, auto-patches (src/state/run-table.ts). */
   readonly runs: RunTable;
+  /** The agent model: agent identities, active workspaces and bindings (migration 11). */
+  readonly bindings: BindingTable;
   /** The proof of origin recorded when the database was created (see `state-origin.ts`). */
   readonly origin: OriginRecord;
 
@@ -88,6 +91,7 @@ export class StateStore {
     this.windowClaims = new WindowClaimTable(db, clock);
     this.snapshots = new SnapshotTable(db);
     this.runs = new RunTable(db, clock);
+    this.bindings = new BindingTable(db, clock);
     this.origin = new OriginRecord(db);
   }
 

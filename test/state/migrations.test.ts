@@ -51,7 +51,9 @@ describe('opening', () => {
       .pluck()
       .all();
     expect(tables).toEqual([
+      'agents',
       'artifacts',
+      'bindings',
       'events',
       'handoffs',
       'lineage',
