@@ -44,7 +44,13 @@ export type WorkspaceErrorCode =
   /** No run of that name is recorded (`data.run`). */
   | 'UNKNOWN_RUN'
   /** A handoff or end refused: the visit already ended (a handoff or end was recorded), or its run was ended (`data.run`, `visit`, `handoff`); nothing was collected. */
-  | 'VISIT_ENDED';
+  | 'VISIT_ENDED'
+  /** A switch or detach named a workspace the conversation has not attached (`data.workspace`, `data.attached` lists what it has). */
+  | 'NOT_ATTACHED'
+  /** A file reference names a root (a conversation's workspace) that was released (`data.workspace`); never answered from another root. */
+  | 'REFERENCE_GONE'
+  /** A file reference is none of the accepted forms, lies in no root, or leaves its root (`data.reason`: `BAD_FORM`, `OUTSIDE_ROOTS`, `PATH_ESCAPE`, `SYMLINK_ESCAPE`, `NO_BASE`, …). */
+  | 'BAD_REFERENCE';
 
 /**
  * The finer conditions a `WorkspaceError` names in `data.reason`, under its code. Stable like the
@@ -57,6 +63,12 @@ export const WORKSPACE_ERROR_REASON_DOCS = {
   BAD_RUN_NAME:
     "PREPARATION_FAILED: a run name is outside ^[a-z0-9][a-z0-9_-]{0,62}$ (or is 'objects', the artifact store's own folder), so it names no artifact folder.",
   BAD_ARTIFACT_FOLDER: "PREPARATION_FAILED: a handoff's artifact folder name is not <role>-v<visit>, so it names no folder.",
+  BAD_AGENT_NAME: 'PREPARATION_FAILED: the agent name is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no home folder.',
+  RESERVED_ID:
+    "PREPARATION_FAILED: the conversation id is reserved for a workspace gatefs names itself ('canonical': the source checkout; 'home': the agent's home).",
+  BAD_BRANCH_NAME: 'PREPARATION_FAILED: the branch asked for is not a name git accepts (data.branch, data.problem).',
+  BRANCH_IN_USE:
+    'PREPARATION_FAILED: the branch asked for is checked out elsewhere (the source checkout, or another conversation: data.holder).',
   ROLE_MISMATCH: 'PREPARATION_FAILED: the conversation is already prepared with another role (data.role).',
   RUN_MISMATCH: 'PREPARATION_FAILED: the conversation already has its visit in another run (data.run) than the one asked for.',
   BASE_MISMATCH:

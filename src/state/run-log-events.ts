@@ -17,6 +17,7 @@ import type { ToolCallRecord } from '../gate/index.js';
 import type { BlockedReason } from '../git/index.js';
 import type { Backend } from '../manifest/index.js';
 import type { OccupancyMode } from './occupancy-table.js';
+import type { BindingMode } from './binding-table.js';
 
 /** What undoing a failed or interrupted preparation removed (`prepare.rolled_back`, `prepare.failed`). */
 export interface PreparationRollback {
@@ -153,6 +154,19 @@ export interface RunEventData {
   'artifact.rejected': { handoff: number; path: string; code: string };
   /** An `end` ended its visit and the whole run. */
   'run.ended': { run: string; handoff: number };
+  // The agent model (src/host/agents/): bindings are occupancy records of workspaces by conversations.
+  /** A conversation bound a workspace (another conversation's id, or `canonical`) in a mode; `previous`: the mode it had (a mode change). */
+  'binding.attach': { workspace: string; mode: BindingMode; previous?: BindingMode };
+  /** A conversation ended its binding of a workspace. */
+  'binding.detach': { workspace: string; mode: BindingMode };
+  /** A conversation's active workspace changed (where relative paths resolve and commands start). */
+  'binding.switch': { workspace: string; from: string };
+  /** A binding ended because the workspace's own conversation was released (`holder` lost it). */
+  'binding.end': { workspace: string; holder: string; mode: BindingMode; reason: 'workspace-released' };
+  /** An agent's home was made (first conversation of that agent identity) or a missing part of its layout made again. */
+  'home.seeded': { agent: string; made: string[] };
+  /** An agent home's tmp/ was emptied by the host. */
+  'home.tmp_cleaned': { agent: string; entries: number };
   'subagent.start': { parent: string; base: string; from?: 'working'; snapshot?: number };
   'subagent.land': { parent: string; from: string; to: string; commits: number };
   'subagent.landed': { parent: string; head: string; commits: number };
@@ -252,6 +266,13 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   'subagent.discarded': "A subagent's clean checkout was removed; its branch is kept.",
   'lander.submitted': 'Work was queued for the lander: the submission, its commit and the target branch.',
   'lander.merging': 'A landing attempt started (recorded before merging): the attempt number.',
+  'binding.attach':
+    "A conversation bound a workspace (another conversation's, or canonical: the source checkout) shared-read or exclusive-write; an occupancy record with holder, mode and time.",
+  'binding.detach': 'A conversation ended its binding of a workspace (the occupancy record is released).',
+  'binding.switch': "A conversation's active workspace changed: relative paths resolve there and commands start there.",
+  'binding.end': "A binding ended because the workspace's own conversation was released: its holder no longer sees it.",
+  'home.seeded': "An agent's home (/home) was made with its layout, or missing parts of the layout were made again.",
+  'home.tmp_cleaned': "An agent home's tmp/ was emptied by the host.",
   'lander.checking': 'The candidate was made (a merge, or the submitted commit for a fast-forward) and recorded; the checks run next.',
   'lander.checked': 'Every check passed on the candidate (or the target already held the work: alreadyLanded); the target moves next.',
   'lander.target_moved': 'The target branch moved since the candidate was checked: the submission is merged and checked again.',

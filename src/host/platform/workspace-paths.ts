@@ -13,7 +13,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { Backend } from '../../manifest/index.js';
 
 /** The state-directory folders that hold workspaces, one per backend that has its own folder. */
-export type WorkspaceArea = 'worktrees' | 'copies' | 'scratch' | 'lowers' | 'exec';
+export type WorkspaceArea = 'worktrees' | 'copies' | 'scratch' | 'lowers' | 'exec' | 'homes';
 
 /** What deriving a path needs from the platform. */
 export interface PathBase {
@@ -45,6 +45,21 @@ export function checkoutOf(base: PathBase, conversation: string, backend: Backen
   checkConversationId(conversation);
   const area = areaOf(backend);
   return area ? base.join(base.stateDir, `${area}/${conversation}`) : base.repo;
+}
+
+/**
+ * The host folder of agent identity `agent`'s home (`/home` in its conversations' namespaces):
+ * `<stateDir>/homes/<agent>`. The agent name follows the conversation grammar; throws
+ * `WorkspaceError` `PREPARATION_FAILED` (data.reason `BAD_AGENT_NAME`) otherwise.
+ */
+export function homeFolderOf(base: PathBase, agent: string): string {
+  if (!isConversationId(agent)) {
+    throw new WorkspaceError('PREPARATION_FAILED', `'${String(agent).slice(0, 80)}' is not a valid agent name (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
+      agent: String(agent).slice(0, 80),
+      reason: 'BAD_AGENT_NAME',
+    });
+  }
+  return base.join(base.stateDir, `homes/${agent}`);
 }
 
 /**
