@@ -64,6 +64,7 @@ export const WORKSPACE_ERROR_REASON_DOCS = {
     "PREPARATION_FAILED: a run name is outside ^[a-z0-9][a-z0-9_-]{0,62}$ (or is 'objects', the artifact store's own folder), so it names no artifact folder.",
   BAD_ARTIFACT_FOLDER: "PREPARATION_FAILED: a handoff's artifact folder name is not <role>-v<visit>, so it names no folder.",
   BAD_AGENT_NAME: 'PREPARATION_FAILED: the agent name is outside ^[a-z0-9][a-z0-9_-]{0,62}$, so it names no home folder.',
+  AGENT_MISMATCH: 'PREPARATION_FAILED: the conversation is already prepared for another agent identity (data.agent).',
   RESERVED_ID:
     "PREPARATION_FAILED: the conversation id is reserved for a workspace gatefs names itself ('canonical': the source checkout; 'home': the agent's home).",
   BAD_BRANCH_NAME: 'PREPARATION_FAILED: the branch asked for is not a name git accepts (data.branch, data.problem).',
