@@ -15,6 +15,16 @@ export interface PrepareOptions {
    * or the run of its visit when it has one). A subagent's is its parent's.
    */
   run?: string;
+  /**
+   * The agent identity (the conversation grammar; default: the role name; a subagent's: its
+   * parent's). Conversations of one agent share its home, `/home`.
+   */
+  agent?: string;
+  /**
+   * An explicit branch for a `worktree` workspace (default `gatefs/<id>`), validated as git does;
+   * an existing one is reused only when it agrees with the base.
+   */
+  branch?: string;
   /** The caller's conversation chain (parent conversations first), for the run log. */
   chain?: readonly string[];
 }
