@@ -54,7 +54,7 @@ const TIERS: readonly (readonly string[])[] = [
   ['src/host/lower'], // the lower folders of copy workspaces
   ['src/host/lifecycle'], // prepare, release, recover, rollback, registration
   ['src/host/snapshots'], // per-conversation snapshots of a workspace and restore
-  ['src/host/subagents', 'src/host/apply', 'src/host/artifacts'], // child conversations landing onto their parent's branch; a copy's changes applied to its source folder; handoffs and their artifacts
+  ['src/host/subagents', 'src/host/apply', 'src/host/artifacts', 'src/host/agents'], // child conversations landing onto their parent's branch; a copy's changes applied to its source folder; handoffs and their artifacts
   ['src/host/composition'], // assembles the rooms into a Host; the disk host's factory
   ['src/host/memory'], // the memory host: memfs, isomorphic-git, the same composition
   ['src/mcp'], // serves a Host over MCP
