@@ -4,12 +4,16 @@
  * operations take and give (those of the lifecycle are declared in src/host/lifecycle/).
  */
 import type { ToolDescriptor } from '../../../tools/index.js';
+import type { ExecutionSnapshot } from '../../../tools/index.js';
 import type { WorkRequests } from '../../../tools/index.js';
 import type { ToolGateApi } from '../../gate/index.js';
 import type { DrainReport } from '../../lander/index.js';
 import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
+import type { BindingRecord } from '../../state/index.js';
+import type { BindingMode } from '../../state/index.js';
+import type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
 import type { ApplyOptions, ApplyReport } from '../apply/index.js';
 import type { HandoffRequest, RunArtifact, RunStatus, SeedInventory } from '../artifacts/index.js';
 import type { EndValue, HandoffValue } from '../../../tools/index.js';
@@ -21,9 +25,13 @@ import type { RestoreResult, SnapshotInfo, SnapshotOptions } from '../snapshots/
 import type { SubmissionStatus } from '../work/index.js';
 import type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
 import type { WorkspaceStatus } from '../lifecycle/index.js';
+import type { AgentHome } from '../platform/index.js';
 
 export type { PrepareOptions, ReleaseOptions, ReleaseResult } from '../lifecycle/index.js';
+export type { ExecutionSnapshot, ProjectionKind, WorkspaceFacts } from '../../../tools/index.js';
 export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
+export type { AgentHome } from '../platform/index.js';
+export type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from '../apply/index.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from '../snapshots/index.js';
 
@@ -77,6 +85,12 @@ export interface Host {
    */
   prepare(options: PrepareOptions): Promise<WorkspaceStatus>;
   status(): WorkspaceStatus[];
+  /**
+   * The newest occupancy records of the agent model (bindings of workspaces by conversations:
+   * holder, workspace, mode, acquired and released times, why it ended), ended ones included,
+   * newest first; `last` of them (default 100).
+   */
+  bindingHistory(options?: { last?: number }): BindingRecord[];
   /** The run log, oldest first; `filter` narrows it (a conversation, events after a seq, the last N). */
   events(filter?: EventFilter): RunEvent[];
   /**
@@ -89,6 +103,15 @@ export interface Host {
   /** Waits for running preparations, closes every folder handle and the store. Idempotent. */
   close(): Promise<void>;
   /**
+   * Empties `agent`'s home `tmp/` (its contents, never following a link, nothing outside it
+   * touched) and appends `home.tmp_cleaned`. Result: how many entries of `tmp/` went (0 for an
+   * agent without a home). Throws `WorkspaceError` `PREPARATION_FAILED` (data.reason
+   * `BAD_AGENT_NAME`), `STATE_UNTRUSTED` (the home or its `tmp/` is a link).
+   */
+  cleanHomeTmp(agent: string): Promise<number>;
+  /** Every agent home of the state directory (agent and host folder: the operator's view), sorted by agent. */
+  homes(): Promise<AgentHome[]>;
+  /**
    * Occupies a conversation's workspace for `holder` (default `exclusive-write`: the gate then
    * refuses other holders' writes with `OCCUPIED`), recording this process (pid and start
    * time); a holder whose process is gone is ended first. `client` names whom the holder serves
@@ -98,6 +121,28 @@ export interface Host {
   acquire(conversation: string, holder: string, mode?: OccupancyMode, client?: string): OccupancyRecord;
   /** Ends `holder`'s occupancy of a conversation. Result: true when it held one. */
   releaseOccupancy(conversation: string, holder: string): boolean;
+  /**
+   * Binds `workspace` (another conversation's ready workspace, `canonical`, or the conversation's
+   * own; by id or anchor) for `conversation` in `mode` (default `shared-read`), as the operator:
+   * either mode, whatever the role's `attach_mode` (src/host/agents/binding-service.ts). Appends
+   * `binding.attach` when anything changed. Result: the binding and its anchor. Throws
+   * `WorkspaceError` `OCCUPIED` (data.holder), `UNKNOWN_CONVERSATION`, `BUSY` (being prepared),
+   * `WORKSPACE_RELEASED`.
+   */
+  attach(conversation: string, workspace: string, mode?: BindingMode): BindingResult;
+  /**
+   * Ends `conversation`'s binding of `workspace` (`binding.detach`); its own becomes active again
+   * when it was the active one. Result: the ended binding and the active anchor. Throws
+   * `NOT_ATTACHED` (also for the own workspace: data.own), `UNKNOWN_CONVERSATION`, `BUSY`,
+   * `WORKSPACE_RELEASED`.
+   */
+  detach(conversation: string, workspace: string): DetachResult;
+  /**
+   * Makes `workspace` (its own, `home`, or one it attached) `conversation`'s active workspace
+   * (`binding.switch`): relative tool paths resolve there from the next call on. Result: the
+   * new active workspace and anchor. Throws `NOT_ATTACHED`, `UNKNOWN_CONVERSATION`, `BUSY`, `WORKSPACE_RELEASED`.
+   */
+  switch(conversation: string, workspace: string): SwitchResult;
   /** The lander: `run({ target? })` lands pending submissions; `status()` lists them, oldest first. */
   readonly lander: HostLander;
   /**
@@ -152,4 +197,19 @@ export interface Host {
    * its own earlier id, else a closed window's, else a new one, recorded at once.
    */
   autoConversation(request: AutoConversationRequest): AutoConversation;
+  /**
+   * The execution snapshot of `conversation` (tools/execution-snapshot.ts): agent, role, run and
+   * visit; the active workspace, `cwd`, its own, what it attached, `/home`; worktree root, branch
+   * and base; policy (tools; commands: exec, checks, sandbox, network, timeout). Namespace paths
+   * only. Reads the store and the manifest; never spawns: `policy.commands.sandbox` is
+   * `unprobed` until the sandbox's probe ran in this process (see `describeProbed`). Throws
+   * `WorkspaceError` `UNKNOWN_CONVERSATION`, `WORKSPACE_RELEASED`; `ManifestError` `UNKNOWN_ROLE`.
+   */
+  describe(conversation: string): ExecutionSnapshot;
+  /**
+   * `describe`, after probing the agents' sandbox when the snapshot would say `unprobed` (once
+   * per process, cached): what the `whereami` tool, the MCP resource `gatefs://whereami` and
+   * `gatefs describe` answer. Throws what `describe` throws.
+   */
+  describeProbed(conversation: string): Promise<ExecutionSnapshot>;
 }

@@ -12,18 +12,25 @@
  * calls in flight after it has taken the workspace out of service.
  */
 import PQueue from 'p-queue';
+import { type AgentHome, cleanAgentTmp, listAgentHomes } from '../platform/index.js';
 import type { ToolDescriptor } from '../../../tools/index.js';
+import type { ExecutionSnapshot } from '../../../tools/index.js';
+import { describeConversation, describeProbed } from '../agents/index.js';
+import { attachWorkspace, canonicalWriterBlocking, detachWorkspace, switchWorkspace } from '../agents/index.js';
+import type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
+import type { BindingMode } from '../../state/index.js';
 import type { WorkRequests } from '../../../tools/index.js';
 import { ToolGate } from '../../gate/index.js';
 import type { ToolGateApi } from '../../gate/index.js';
 import type { EventFilter, RunEvent } from '../../state/index.js';
 import type { MessageRecord } from '../../state/index.js';
 import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
+import type { BindingRecord } from '../../state/index.js';
 import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
 import { hostApply, recordBaseAfterPrepare, setBaseAside, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
-import { followRouting, refreshRegistration } from '../lifecycle/index.js';
+import { followBindings, followRouting, refreshRegistration } from '../lifecycle/index.js';
 import { inventoryOf, type SeedInventory } from '../artifacts/index.js';
 import { releaseWorkspace } from '../lifecycle/index.js';
 import { SyncedRegistry } from '../lifecycle/index.js';
@@ -66,14 +73,19 @@ export class WorkspaceHost implements Host {
     registry.syncWith(
       (conversation, current) => refreshRegistration(parts, conversation, current, busy),
       // A handoff routed to the conversation since its view opened (one indexed read per call).
-      (registration) => !followRouting(parts, registration.conversation),
+      // A binding attached, detached, switched or released since its view opened (one indexed read per call).
+      (registration) => !followRouting(parts, registration.conversation) || !followBindings(parts, registration.conversation),
     );
     this.calls = new CallTracker(
       new ToolGate({
         registry,
         runLog: { append: (event) => parts.store.runLog.appendSoon(event) },
         clock: options.clock,
-        occupancy: { blockingHolder: (conversation, holder) => parts.occupancy.blockingHolder(conversation, holder) },
+        occupancy: {
+          // A shared conversation's writes wait while another conversation holds canonical exclusive-write (src/host/agents/).
+          blockingHolder: (conversation, holder) =>
+            parts.occupancy.blockingHolder(conversation, holder) ?? canonicalWriterBlocking(parts.store, conversation),
+        },
         tools: GATE_TOOLS,
         ...(options.crossProcessLocks ? { crossProcessLocks: options.crossProcessLocks } : {}),
         ...(options.writeDoors ? { writeDoor: options.writeDoors } : {}),
@@ -135,9 +147,28 @@ export class WorkspaceHost implements Host {
       .map((r) => statusRowOf(this.parts, r, landed));
   }
 
+  bindingHistory(options: { last?: number } = {}): BindingRecord[] {
+    this.checkOpen();
+    return this.parts.store.bindings.recent(options.last ?? 100);
+  }
+
   events(filter?: EventFilter): RunEvent[] {
     this.checkOpen();
     return this.parts.store.runLog.read(filter);
+  }
+
+  /** Empties an agent home's `tmp/` (src/host/platform/agent-home.ts `cleanAgentTmp`) and logs `home.tmp_cleaned`. */
+  async cleanHomeTmp(agent: string): Promise<number> {
+    this.checkOpen();
+    const entries = await cleanAgentTmp(this.parts.platform, agent);
+    this.parts.store.runLog.append({ type: 'home.tmp_cleaned', conversation: null, data: { agent, entries } });
+    return entries;
+  }
+
+  /** Every agent home (src/host/platform/agent-home.ts `listAgentHomes`). */
+  homes(): Promise<AgentHome[]> {
+    this.checkOpen();
+    return listAgentHomes(this.parts.platform);
   }
 
   /**
@@ -262,7 +293,41 @@ export class WorkspaceHost implements Host {
     return claimAutoConversation(this.parts.store, this.parts.liveness, request);
   }
 
+  /** See `Host.describe` and `describeConversation` (src/host/agents/). */
+  describe(conversation: string): ExecutionSnapshot {
+    this.checkOpen();
+    return describeConversation(this.describeParts(), conversation);
+  }
+
+  /** See `Host.describeProbed`. */
+  describeProbed(conversation: string): Promise<ExecutionSnapshot> {
+    this.checkOpen();
+    return describeProbed(this.describeParts(), conversation);
+  }
+
+  private describeParts() {
+    return { manifest: this.parts.manifest, store: this.parts.store, sandbox: this.options.sandbox };
+  }
+
   /** Ends `holder`'s occupancy. Result: true when it held one. */
+  /** See `Host.attach` and `attachWorkspace` (src/host/agents/). */
+  attach(conversation: string, workspace: string, mode: BindingMode = 'shared-read'): BindingResult {
+    this.checkOpen();
+    return attachWorkspace(this.parts, conversation, workspace, mode);
+  }
+
+  /** See `Host.detach` and `detachWorkspace`. */
+  detach(conversation: string, workspace: string): DetachResult {
+    this.checkOpen();
+    return detachWorkspace(this.parts, conversation, workspace);
+  }
+
+  /** See `Host.switch` and `switchWorkspace`. */
+  switch(conversation: string, workspace: string): SwitchResult {
+    this.checkOpen();
+    return switchWorkspace(this.parts, conversation, workspace);
+  }
+
   releaseOccupancy(conversation: string, holder: string): boolean {
     this.checkOpen();
     const released = this.parts.store.occupancy.release(conversation, holder);

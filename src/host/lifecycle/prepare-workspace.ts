@@ -5,8 +5,12 @@
  * - `worktree`: `git worktree add -b gatefs/<id> <stateDir>/worktrees/<id> <baseSha>`; an
  *   existing worktree at that path on that branch is reused as is (never reset); an existing
  *   branch without a worktree is checked out again (refused when `baseRef` names another commit).
- * - A ready workspace is reused only with its own role and base: another `role` or a `baseRef`
- *   naming another commit than its pin is refused (`ROLE_MISMATCH`, `BASE_MISMATCH`).
+ * - An explicit `branch` (worktree only; choose-branch.ts): made at the base, or an existing one
+ *   taken when the base is in its history; refused when checked out elsewhere (`BRANCH_IN_USE`),
+ *   not a name git takes (`BAD_BRANCH_NAME`), or not agreeing with the base (`BASE_MISMATCH`).
+ * - A ready workspace is reused only with its own role, branch and base: another `role`, another
+ *   `branch` or a `baseRef` naming another commit than its pin is refused (`ROLE_MISMATCH`,
+ *   `BASE_MISMATCH`).
  * - `copy`: a durable upper folder `<stateDir>/copies/<id>` over the pinned commit's tree (or
  *   over the plain folder when the repository is not a git repository).
  * - `shared`: the integration checkout itself (guarantee `none`).
@@ -18,7 +22,8 @@
  * Each thing created is recorded before it is created, so a failure — here or a crash, on the
  * next start — removes exactly that. Errors: `WorkspaceError` `BUSY`, `BAD_REF`,
  * `NOT_A_GIT_REPOSITORY`, `RUN_ENDED`, `VISITS_EXHAUSTED`, `PREPARATION_FAILED` (data.reason:
- * `BAD_RUN_NAME`, `ROLE_MISMATCH`, `RUN_MISMATCH`, `BASE_MISMATCH`, `BRANCH_EXISTS`, `PATH_EXISTS`,
+ * `BAD_RUN_NAME`, `ROLE_MISMATCH`, `RUN_MISMATCH`, `BASE_MISMATCH`, `BRANCH_EXISTS`, `BAD_BRANCH_NAME`,
+ * `BRANCH_IN_USE`, `PATH_EXISTS`,
  * `WORKTREE_CONFLICT`, …), `ManifestError` `UNKNOWN_ROLE`.
  */
 import type { GitContext } from '../../git/index.js';
@@ -30,7 +35,10 @@ import type { WorkspaceRecord } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { checkConversationId, checkoutOf, checkRunName } from '../platform/index.js';
 import { resolveBase } from './choose-base.js';
+import { askedBranch, keepRecordedBranch } from './choose-branch.js';
 import { materialize } from './materialize-workspace.js';
+import { refuseReservedId } from './end-bindings.js';
+import { agentForPreparation, seedHomeFor } from './agent-identity.js';
 import { asPreparationError, isLogged } from './preparation-error.js';
 import { recoverRelease } from './recover-release.js';
 import { registerReady, type RegistrationParts } from './registration.js';
@@ -57,7 +65,9 @@ export async function prepareWorkspace(
 ): Promise<WorkspaceRecord> {
   const { conversation } = options;
   checkConversationId(conversation);
+  refuseReservedId(conversation);
   if (options.run !== undefined) checkRunName(options.run);
+  askedBranch(options);
   const role = findRole(parts.manifest, options.role);
   const context: GitContext = { tag: 'prepare', chain: [...chain, conversation] };
   const token = parts.ids.next('prepare');
@@ -66,9 +76,20 @@ export async function prepareWorkspace(
   }
   try {
     refuseVisit(parts.store, conversation, visitRole(parts, conversation, role, options), options.run);
+    const agent = agentForPreparation(parts.platform, parts.store, conversation, options.agent, role);
+    await seedHomeFor(parts, conversation, agent);
     const existing = await reusable(parts, conversation, context);
-    if (existing) return await reuse(parts, existing, role, options, context);
-    return await materialize(parts, role, options, context);
+    const isNew = parts.store.bindings.stateOf(conversation) === null;
+    // Recorded before the view opens: registration reads the agent whose home it shows.
+    parts.store.bindings.register(conversation, agent, (existing?.backend ?? role.workspace.backend) !== 'shared');
+    try {
+      if (existing) return await reuse(parts, existing, role, options, context);
+      // A ready record here lost its checkout: it is made again on its own branch.
+      return await materialize(parts, role, keepRecordedBranch(parts.store.workspaces.get(conversation), options), context);
+    } catch (e) {
+      if (isNew && parts.store.workspaces.get(conversation)?.state !== 'ready') parts.store.bindings.unregister(conversation);
+      throw e;
+    }
   } catch (e) {
     if (!isLogged(e)) {
       const { code, data, message } = asPreparationError(e, conversation);
@@ -128,6 +149,7 @@ async function reuse(
       },
     );
   }
+  keepRecordedBranch(record, options);
   if (options.baseRef !== undefined && record.pinnedSha) {
     const asked = await resolveBase(parts.platform.git, options.baseRef, context, record.conversation);
     if (asked !== record.pinnedSha) {

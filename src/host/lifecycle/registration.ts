@@ -8,10 +8,12 @@
  * directory and the id (`checkoutOf`), and the tools and mounts are those the manifest gives
  * the record's role now (the manifest is the authority; what the record kept is history).
  */
-import type { HandoffRequests, SnapshotRequests, WorkRequests } from '../../../tools/index.js';
+import type { BindingRequests, HandoffRequests, SnapshotRequests, WorkRequests } from '../../../tools/index.js';
+import type { DescribeRequest } from '../../../tools/index.js';
 import { isToolErrorCode, ToolFailure } from '../../../tools/index.js';
 import type { IdSource, Sandbox, SandboxPlan } from '../../ports/index.js';
 import { CommandService, OverlayChangeKeeper, sandboxPlan, type CommandRuns, type CopyFacts, type PlanFacts } from '../commands/index.js';
+import { bindingFactsOf } from '../commands/index.js';
 import type { Role } from '../../manifest/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { StateStore } from '../../state/index.js';
@@ -24,10 +26,12 @@ import { attachDisclosure } from '../../disclosure/index.js';
 import { findRole } from '../../manifest/index.js';
 import type { LowerFolders } from '../lower/index.js';
 import type { HostPlatform } from '../platform/index.js';
-import { checkoutOf } from '../platform/index.js';
+import { checkoutOf, homeFolderReady } from '../platform/index.js';
+import { agentOfRecord } from './agent-identity.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { sameIdentity, type HostIdentity, type WritableLayer } from '../../../vfs/index.js';
 import { ARTIFACTS_AT, INVENTORY_AT, routingHolds, routingOf, type Routing } from './routed-artifacts.js';
+import { bindingViewOf } from './binding-view.js';
 
 /** The open workspace views of this process, by conversation; closed on release and on host close. */
 export type OpenViews = Map<string, WorkspaceView>;
@@ -61,6 +65,10 @@ export interface RegistrationParts {
   snapshotsFor?(conversation: string): SnapshotRequests;
   /** The `handoff` and `end` port of `conversation` (src/host/artifacts/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   handoffsFor?(conversation: string): HandoffRequests;
+  /** The `attach`, `detach` and `switch` port of `conversation` (src/host/agents/); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  bindingsFor?(conversation: string): BindingRequests;
+  /** The execution snapshot of `conversation`, for `whereami` (src/host/agents/); absent: that tool answers `BACKEND_UNAVAILABLE`. */
+  describeFor?(conversation: string): DescribeRequest;
   /**
    * Writes the seed inventory of the `shared` receiver `conversation` into its inventory folder
    * (which exists), atomically (src/host/artifacts/); absent: the folder is shown without one.
@@ -72,6 +80,8 @@ export interface RegistrationParts {
 const viewFolders = new WeakMap<WorkspaceView, HostIdentity | null>();
 /** The routed handoffs each open view was opened with (src/host/lifecycle/routed-artifacts.ts). */
 const viewRouting = new WeakMap<WorkspaceView, Routing>();
+/** The bindings version each open view was opened at (src/host/lifecycle/binding-view.ts). */
+const viewBindings = new WeakMap<WorkspaceView, number | null>();
 
 /** The registry entry for a record in a state without a namespace. */
 export function registrationOf(record: WorkspaceRecord, state: 'preparing' | 'released'): Registration {
@@ -96,6 +106,7 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
   const lowers = record.backend === 'copy' ? hostLowers : undefined;
   const lowerFolder = lowers?.readyFolder(record) ?? null;
   const routing = routingOf(parts, record.conversation, record.backend);
+  const bound = bindingViewOf(parts, record);
   if (routing?.inventoryFolder) {
     platform.makeFolder(routing.inventoryFolder);
     parts.writeInventory?.(record.conversation);
@@ -109,12 +120,18 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     pinnedSha: record.pinnedSha,
     mounts: role.workspace.mounts,
     shares: record.backend === 'shared' ? [] : role.share,
+    home: homeFolderReady(platform, agentOfRecord(parts.store, record)).folder,
     ...(routing ? { artifactMounts: routedMounts(routing) } : {}),
+    attached: bound.attached,
+    released: bound.released,
+    own: bound.own,
+    active: bound.active.anchor,
   });
   const replaced = views.get(record.conversation);
   const view = opened;
   viewFolders.set(view, record.backend === 'shared' ? null : platform.identityOf(checkoutPath));
   if (routing) viewRouting.set(view, routing);
+  viewBindings.set(view, bound.version);
   if (!options.keepReplaced) replaced?.close();
   views.set(record.conversation, view);
   if (lowerFolder) lowers?.upgrade(record.conversation);
@@ -132,6 +149,8 @@ export function registerReady(parts: RegistrationParts, record: WorkspaceRecord,
     ...(parts.handoffsFor && role.tools.some((t) => t === 'handoff' || t === 'end')
       ? { handoffs: parts.handoffsFor(record.conversation) }
       : {}),
+    ...(parts.bindingsFor ? { bindings: parts.bindingsFor(record.conversation) } : {}),
+    ...(parts.describeFor ? { describe: parts.describeFor(record.conversation) } : {}),
     ...commandsOf(parts, record, role, checkoutPath, view),
   };
   parts.registry.set(registration);
@@ -197,6 +216,20 @@ export function followRouting(
   return true;
 }
 
+/**
+ * True while this process's open view of `conversation` shows its bindings as the store has them
+ * now (or no view is open): one indexed read per call (`store.bindings.stateOf`). False when an
+ * attach, detach, switch or release here or in another process moved its version: the view is
+ * opened again (src/host/lifecycle/registry-refresh.ts).
+ */
+export function followBindings(parts: Pick<RegistrationParts, 'views' | 'store'>, conversation: string): boolean {
+  const view = parts.views.get(conversation);
+  if (!view) return true;
+  const seen = viewBindings.get(view);
+  if (seen === undefined) return true;
+  return (parts.store.bindings.stateOf(conversation)?.version ?? null) === seen;
+}
+
 /** Closes the conversation's view, if one is open. */
 export function closeView(views: OpenViews, conversation: string): void {
   views.get(conversation)?.close();
@@ -223,6 +256,8 @@ function commandsOf(
     if (value !== undefined) env[name] = value;
   }
   const root = `/worktrees/${record.conversation}`;
+  // Read from the store when each command starts (src/host/commands/binding-facts.ts).
+  const bound = () => bindingFactsOf(parts, record.conversation, record.role);
   const facts = (copy?: CopyFacts): PlanFacts => ({
     conversation: record.conversation,
     backend: record.backend,
@@ -235,6 +270,7 @@ function commandsOf(
     network: role.exec.network,
     env,
     ...(copy ? { copy } : {}),
+    bindings: bound(),
     artifacts: routedMounts(routingOf(parts, record.conversation, record.backend)).map((m) => ({
       at: m.path.startsWith('/') ? m.path : `${root}/${m.path}`,
       host: m.folder,
@@ -267,6 +303,7 @@ function commandsOf(
       exec: role.exec,
       plan: (cwd) =>
         isCopy ? copyFactsOf(parts, record).then((copy) => sandboxPlan(facts(copy), cwd)) : planned(sandboxPlan(facts(), cwd)),
+      defaultCwd: () => bound().defaultCwd,
       settle: (plan) => removeMadePoints(parts.views.get(record.conversation), root, made.get(plan) ?? []),
       ...(keeper ? { keepChanges: (changes) => keeper.keep(changes) } : {}),
       ...(commands.checkpoint ? { checkpoint: checkpointBefore(commands.checkpoint, record.conversation) } : {}),

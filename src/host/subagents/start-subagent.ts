@@ -1,13 +1,14 @@
 /**
  * `startSubagent` (see subagent-parts.ts): records the lineage (the child's chain is its
  * parent's chain plus itself), then prepares the child's worktree from the head of its parent's
- * branch, with the given role or the parent's, in the parent's run (a visit of its role there).
+ * branch, with the given role or the parent's, in the parent's run (a visit of its role there), for
+ * the given agent or the parent's (the child sees its parent's `/home`).
  */
 import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { findRole } from '../../manifest/index.js';
 import type { WorkspaceStatus } from '../lifecycle/index.js';
-import { refuseVisit } from '../lifecycle/index.js';
+import { agentOfRecord, refuseVisit } from '../lifecycle/index.js';
 import { refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
 
 /** What `subagents.start` takes. */
@@ -18,6 +19,8 @@ export interface StartSubagentOptions {
   isolate?: 'worktree';
   /** The child's role (default: the parent's). */
   role?: string;
+  /** The child's agent identity (default: the parent's, so the child sees the same `/home`). */
+  agent?: string;
   /**
    * What the child starts from: `head` (default), the head of the parent's branch; `working`, the
    * parent's working state as it is (a snapshot of it: uncommitted, untracked and ignored files too).
@@ -36,7 +39,7 @@ export async function startSubagent(parts: SubagentParts, options: StartSubagent
   const parent = worktreeOf(parts.store, options.parent);
   const chain = parts.store.lineage.of(options.parent).chain;
   const context: GitContext = { tag: 'subagent', chain };
-  const head = await parts.platform.landing.readRef(refOf(options.parent), context);
+  const head = await parts.platform.landing.readRef(refOf(parts.store, options.parent), context);
   if (head === null)
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `the branch of '${options.parent}' is gone`, { conversation: options.parent });
   if (parts.store.workspaces.get(options.child)) {
@@ -50,5 +53,13 @@ export async function startSubagent(parts: SubagentParts, options: StartSubagent
   refuseVisit(parts.store, options.child, findRole(parts.manifest, options.role ?? parent.role), run);
   parts.store.lineage.record(options.child, options.parent);
   parts.store.runLog.append({ type: 'subagent.start', conversation: options.child, data: { parent: options.parent, base: head } });
-  return parts.prepare({ conversation: options.child, role: options.role ?? parent.role, baseRef: head, chain, ...(run ? { run } : {}) });
+  const agent = options.agent ?? agentOfRecord(parts.store, parent);
+  return parts.prepare({
+    conversation: options.child,
+    role: options.role ?? parent.role,
+    baseRef: head,
+    chain,
+    ...(run ? { run } : {}),
+    agent,
+  });
 }

@@ -59,8 +59,10 @@ import { SwitchableLayer } from '../../../vfs/index.js';
 import { workspaceRoot } from '../../../vfs/index.js';
 import { withPathRules } from '../../../vfs/index.js';
 import { RepositoryBoundary } from '../../../vfs/index.js';
-import type { HostPlatform } from '../platform/index.js';
+import { FoldedPath, type Resolved } from '../../../vfs/index.js';
+import { HOME_ANCHOR, HOME_RUNTIME_FOLDER, type HostPlatform } from '../platform/index.js';
 import { ViewFolders, identityKey } from './view-folders.js';
+import { attachedMounts, releasedMount, type AttachedWorkspace } from './attached-workspaces.js';
 
 /** What a view is built from (the fields of a workspace record that matter). */
 export interface WorkspaceViewSpec {
@@ -86,6 +88,23 @@ export interface WorkspaceViewSpec {
   wrapRoot?: (root: WritableLayer) => WritableLayer;
   /** `copy` of a commit: called once, on the first read that reaches the pinned tree. */
   onLowerUse?: () => void;
+  /**
+   * The agent's home folder (`<stateDir>/homes/<agent>`, inside the state directory, which it
+   * may: the host made it), shown writable at `/home`; its `.gatefs/` is readable and
+   * `PROTECTED_PATH` to every change (`homeMount`). Absent: no `/home`.
+   */
+  home?: string;
+  /** The workspaces the conversation has attached, each at its anchor (src/host/views/attached-workspaces.ts). */
+  attached?: readonly AttachedWorkspace[];
+  /** Anchors of workspaces released under the conversation's bindings: every path there answers `WORKSPACE_RELEASED`. */
+  released?: readonly string[];
+  /**
+   * The own root's write flag (default writable) and what a change there answers when it is not
+   * (default `READ_ONLY`; `OCCUPIED` while another conversation holds it exclusive-write).
+   */
+  own?: { writable: boolean; refusal?: () => 'READ_ONLY' | 'OCCUPIED' };
+  /** The active workspace's anchor: relative paths resolve there (default, or not a mount: the own root). */
+  active?: string;
 }
 
 /** The pinned tree under a `copy` workspace, and the switch to its lower folder. */
@@ -130,15 +149,29 @@ export function openWorkspaceView(platform: HostPlatform, objects: GitObjectRead
       guard: readOnlyMounts.guard,
       snapshot: (sub) => (spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha, sub) : null),
     };
-    const mounts = [...readOnlyMounts.mounts, ...writableMounts(parts), ...relativeMounts(parts), ...sharedFolders(parts)];
-    mounts.unshift({ path: root, layer: rootLayer(parts), writable: true });
+    const mounts = [
+      ...readOnlyMounts.mounts,
+      ...writableMounts(parts),
+      ...relativeMounts(parts),
+      ...sharedFolders(parts),
+      ...homeMount(parts),
+    ];
+    const own = spec.own ?? { writable: true };
+    mounts.unshift({ path: root, layer: rootLayer(parts), writable: own.writable, ...(own.refusal ? { refusal: own.refusal } : {}) });
+    const taken = new Set(mounts.map((m) => m.path));
+    const attached = (spec.attached ?? []).filter((a) => !taken.has(a.anchor));
+    const tree = (sha: string) => (objects ? gitTreeLayer(objects, sha) : null);
+    mounts.push(...attachedMounts({ platform, folders, guard: parts.guard, tree }, attached));
+    for (const anchor of spec.released ?? []) if (!mounts.some((m) => m.path === anchor)) mounts.push(releasedMount(anchor));
+    const active = spec.active !== undefined && mounts.some((m) => m.path === spec.active) ? spec.active : root;
     // Submodules are read from the pinned tree (a worktree shows one it never checked out as an empty folder).
     const pinned = spec.pinnedSha && objects ? gitTreeLayer(objects, spec.pinnedSha) : undefined;
     const namespace = new Namespace({
       root,
+      cwd: active,
       mounts,
       authorityFiles: [...folders.authority],
-      isProtected: (r) => folders.isProtected(r),
+      isProtected: (r) => folders.isProtected(r) || isHomeRuntime(r),
       repositoryBoundary: new RepositoryBoundary(pinned),
     });
     return { namespace, ...(parts.lower ? { lower: parts.lower } : {}), close: () => folders.close() };
@@ -259,6 +292,26 @@ function sharedFolders(parts: ViewParts): Mount[] {
         writable: false,
       };
     });
+}
+
+/**
+ * The agent's home at `/home` (`WorkspaceViewSpec.home`): opened as the workspace's own folders
+ * are (inside the state directory, no link followed on the way), writable, guarded like them.
+ */
+function homeMount(parts: ViewParts): Mount[] {
+  const { spec, folders } = parts;
+  if (spec.home === undefined) return [];
+  return [{ path: HOME_ANCHOR, layer: folders.open(spec.home, 'agent home', HOME_ANCHOR, parts.guard, true).layer, writable: true }];
+}
+
+/** The runtime's folder of the home, compared folded (`.GATEFS` is the same folder on a case-insensitive volume). */
+const HOME_RUNTIME = new FoldedPath(HOME_RUNTIME_FOLDER);
+
+/** True at or below `/home/.gatefs`: readable, never changed through tools (`PROTECTED_PATH`). */
+function isHomeRuntime(r: Resolved): boolean {
+  if (r.mount.path !== HOME_ANCHOR) return false;
+  const relation = HOME_RUNTIME.relation(r.rel);
+  return relation === 'same' || relation === 'below';
 }
 
 /** The switchable lower of a `copy` of a commit, starting on git objects (`tree`); sets `parts.lower`. */
