@@ -11,6 +11,7 @@ export { WorkspaceHost } from './host/composition/index.js';
 export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceState, WorkspaceStatus } from './host/composition/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from './host/composition/index.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from './host/composition/index.js';
+export type { ExecutionSnapshot, ProjectionKind, WorkspaceFacts } from './host/composition/index.js';
 export type { CallContext, ToolGateApi } from './gate/index.js';
 export type { DrainReport } from './lander/index.js';
 export { LANDER_SAVE_POINTS, type SavePoint, type SavePointHook } from './lander/index.js';

@@ -6,6 +6,7 @@ import { demoCommand } from './demo.js';
 import { initCommand } from './init.js';
 import { prepareCommand } from './prepare.js';
 import { statusCommand } from './status.js';
+import { describeCommand } from './describe.js';
 import { logCommand } from './log.js';
 import { callCommand } from './call.js';
 import { toolsCommand } from './tools.js';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   prepareCommand,
   statusCommand,
+  describeCommand,
   logCommand,
   callCommand,
   toolsCommand,

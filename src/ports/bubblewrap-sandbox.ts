@@ -197,6 +197,7 @@ interface BubblewrapOptions {
 /** The real sandbox (see the file comment). */
 export class BubblewrapSandbox implements Sandbox {
   private support?: Promise<SandboxSupport>;
+  private found?: SandboxSupport;
   private readonly bwrap: string | null;
 
   constructor(options: BubblewrapOptions = {}) {
@@ -204,8 +205,13 @@ export class BubblewrapSandbox implements Sandbox {
   }
 
   probe(): Promise<SandboxSupport> {
-    this.support ??= this.probeNow();
+    this.support ??= this.probeNow().then((found) => (this.found = found));
     return this.support;
+  }
+
+  /** What the probe found, once it has (undefined before it ends or when none ran in this process). */
+  known(): SandboxSupport | undefined {
+    return this.found;
   }
 
   async start(request: SandboxRequest): Promise<RunningCommand> {

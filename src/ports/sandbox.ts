@@ -171,6 +171,11 @@ export interface Sandbox {
   /** What this machine's sandbox can do; cached after the first call. */
   probe(): Promise<SandboxSupport>;
   /**
+   * What `probe` found, once it has (never probing itself: no process runs); undefined before.
+   * Optional: a port without it is reported as not yet probed.
+   */
+  known?(): SandboxSupport | undefined;
+  /**
    * Starts `request`. Throws `SandboxUnavailableError` when no sandbox can run here (nothing
    * runs then, never unconfined).
    */

@@ -37,6 +37,11 @@ export class ScriptedSandbox implements Sandbox {
   }
 
   async probe(): Promise<SandboxSupport> {
+    return this.known();
+  }
+
+  /** What `probe` answers: known from the start (nothing is probed). */
+  known(): SandboxSupport {
     if (this.unavailable) return { available: false, ...this.unavailable, details: [] };
     return { available: true, kind: 'scripted', version: 'scripted', details: ['no process runs: results come from a script'] };
   }

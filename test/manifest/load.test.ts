@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultManifest } from '../../src/manifest/default.js';
 import { findRole, loadManifest, ManifestError, starterManifestText } from '../../src/manifest/index.js';
 import { parseManifestText } from '../../src/manifest/load.js';
+import { TOOL_NAMES } from '../../src/manifest/types.js';
 import { WorkspaceError } from '../../src/workspace-error.js';
 
 const fixture = (name: string) => join('fixtures', 'manifests', name);
@@ -30,7 +31,7 @@ describe('the default manifest', () => {
     expect(m.roles).toHaveLength(1);
     expect(m.roles[0]).toMatchObject({
       name: 'agent',
-      tools: ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'diff', 'commit', 'submit', 'messages'],
+      tools: ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'diff', 'commit', 'submit', 'messages', 'whereami'],
       workspace: { backend: 'worktree', mounts: [], progressiveDisclosure: null },
       artifacts: { autoPatch: true, maxFileBytes: 1048576, maxFiles: 32 },
     });
@@ -40,7 +41,7 @@ describe('the default manifest', () => {
   it('is a fresh copy each time', () => {
     const a = defaultManifest();
     a.roles[0]!.tools.pop();
-    expect(defaultManifest().roles[0]!.tools).toHaveLength(11);
+    expect(defaultManifest().roles[0]!.tools).toHaveLength(12);
   });
 });
 
@@ -190,7 +191,7 @@ describe('an already parsed object', () => {
   it('errors name the source as (manifest object)', () => {
     const e = thrown(() => loadManifest({ roles: [{ name: 'a' }] })) as ManifestError;
     expect(e.message).toBe(
-      "(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages, exec, exec_output, exec_kill, check, checkpoint, rollback, handoff, end",
+      `(manifest object): roles[0].tools: missing key 'tools': expected a non-empty list of tools from ${TOOL_NAMES.join(', ')}`,
     );
   });
 

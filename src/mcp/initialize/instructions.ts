@@ -34,5 +34,5 @@ function profileInstructions(conversation: string | undefined, profile: ProfileN
   );
 }
 
-/** The capabilities a gatefs MCP server declares: tools (a fixed list per conversation). */
-export const SERVER_CAPABILITIES = { tools: {} } as const;
+/** The capabilities a gatefs MCP server declares: tools (a fixed list per conversation) and resources (`gatefs://whereami`). */
+export const SERVER_CAPABILITIES = { tools: {}, resources: {} } as const;

@@ -9,6 +9,7 @@ import type { Host } from '../../host/composition/index.js';
 import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions } from '../initialize/index.js';
 import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
 import { trackCall } from './calls-in-flight.js';
+import { serveWhereami } from './whereami-resource.js';
 
 /** Options of `createMcpServer`. */
 interface McpServerOptions {
@@ -25,7 +26,8 @@ interface McpServerOptions {
  * `server.connect(transport)`. Every tool call goes through `host.gate.call` (under the names and
  * shapes of `options.profile`), so a tool the role lacks answers `TOOL_NOT_ALLOWED` and bad
  * arguments answer `INVALID_INPUT`, as results with `isError: true`, never as protocol errors.
- * The server itself never throws on a bad call.
+ * The server itself never throws on a bad call. It also serves the resource `gatefs://whereami`
+ * (`serveWhereami`).
  */
 export function createMcpServer(host: Host, options: McpServerOptions): Server {
   const { conversation, holder } = options;
@@ -45,5 +47,6 @@ export function createMcpServer(host: Host, options: McpServerOptions): Server {
     const { name, arguments: args } = request.params;
     return trackCall(server, profile.call(name, args ?? {}, gate));
   });
+  serveWhereami(server, async () => ({ host, conversation }));
   return server;
 }

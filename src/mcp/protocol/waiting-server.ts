@@ -15,6 +15,7 @@
  *   saying why and what to do. The first answer after the workspace is ready starts with the
  *   readiness's notice, when it has one (`takeNotice`: a continued workspace's uncommitted files):
  *   the initialize answer went out before the workspace was chosen, so its instructions cannot say it.
+ * - `resources/read` of `gatefs://whereami` waits for readiness too (`serveWhereami`).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -24,6 +25,7 @@ import { trackCall } from './calls-in-flight.js';
 import { GATEFS_PROFILE, gateOf, type ToolProfile } from '../profiles/index.js';
 import { gatefsVersion, SERVER_CAPABILITIES, workspaceInstructions, type WorkspaceProblem } from '../initialize/index.js';
 import type { ReadinessSource } from './readiness.js';
+import { serveWhereami } from './whereami-resource.js';
 
 /** How often a waiting call is sent a progress notification, in ms. */
 const PROGRESS_EVERY_MS = 1000;
@@ -68,6 +70,10 @@ export function createWaitingMcpServer(readiness: ReadinessSource, options: Wait
       return notice ? { ...result, content: [{ type: 'text', text: `Note from gatefs: ${notice}` }, ...result.content] } : result;
     };
     return trackCall(server, call());
+  });
+  serveWhereami(server, async () => {
+    const ready = await readiness.ready();
+    return ready.ok ? { host: ready.host, conversation: ready.conversation } : { code: ready.error.code, message: ready.error.message };
   });
   return server;
 }
