@@ -79,8 +79,11 @@ export interface CheckValue extends ExecValue {
 
 /** One conversation's commands, as the tools see them. */
 export interface CommandRequests {
-  /** Runs `command` (a shell line) with `cwd` (a namespace folder); `background`: answers a run id at once. */
-  exec(request: { command: string; cwd: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue>;
+  /**
+   * Runs `command` (a shell line) with `cwd` (a namespace folder; absent: the active workspace's
+   * anchor, read when the command starts); `background`: answers a run id at once.
+   */
+  exec(request: { command: string; cwd?: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue>;
   /** The output of a background run since the last call, waiting up to `waitMs` for it to end. */
   output(runId: string, waitMs: number): Promise<RunOutputValue>;
   /** Ends a background run (its whole process tree) and answers its end. */

@@ -1,8 +1,9 @@
 /**
  * `exec`: runs a shell line in the conversation's kernel sandbox (docs/ARCHITECTURE.md § Commands).
  *
- * Input: `command` (run by `/bin/sh -c`), `cwd?` (a folder of the namespace; default the
- * workspace root; a relative path is taken from the root), `timeoutMs?` (at most the role's
+ * Input: `command` (run by `/bin/sh -c`), `cwd?` (a folder of the namespace; default the active
+ * workspace's anchor, as the host has it when the command starts; a relative path is taken from
+ * the active workspace's root), `timeoutMs?` (at most the role's
  * `exec.timeout`), `background?`. Value: `exitCode`, `signal?`, `timedOut`, `limit?`,
  * `durationMs`, the tails of `stdout` and `stderr`, `truncated`, `changed` (files added,
  * modified or deleted in writable places) and `changedCount`; with `background: true`, a
@@ -34,7 +35,7 @@ const Input = Type.Object(
       pattern: '^[^\\u0000]*$',
       description: 'The shell command line to run (by /bin/sh -c).',
     }),
-    cwd: Type.Optional(PathArg('The folder to run in (default: your workspace root).')),
+    cwd: Type.Optional(PathArg('The folder to run in (default: your active workspace root).')),
     timeoutMs: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -75,9 +76,9 @@ export function commandsOf(ctx: ToolContext): CommandRequests {
   return ctx.commands;
 }
 
-/** `cwd` as an absolute namespace folder (default the workspace root), checked to exist as a folder. */
-async function folderOf(ctx: ToolContext, cwd: string | undefined): Promise<string> {
-  const resolved = ctx.namespace.resolve(cwd ?? '.', 'exec');
+/** `cwd` as an absolute namespace folder, checked to exist as a folder. */
+async function folderOf(ctx: ToolContext, cwd: string): Promise<string> {
+  const resolved = ctx.namespace.resolve(cwd, 'exec');
   const stat = await ctx.namespace.stat(resolved);
   if (stat.type !== 'directory')
     throw new ToolFailure(
@@ -102,11 +103,12 @@ export const execTool = defineTool({
   paths: () => [],
   async handler(input, ctx) {
     const commands = commandsOf(ctx);
-    const cwd = await folderOf(ctx, input.cwd);
+    // No folder named: the host starts the command in the active workspace's anchor.
+    const cwd = input.cwd === undefined ? undefined : await folderOf(ctx, input.cwd);
     return ok(
       await commands.exec({
         command: input.command,
-        cwd,
+        ...(cwd === undefined ? {} : { cwd }),
         ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
         background: input.background === true,
       }),

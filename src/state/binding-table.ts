@@ -101,6 +101,7 @@ export class BindingTable {
   private readonly holdersOn: Statement;
   private readonly forget: Statement;
   private readonly forgetAgent: Statement;
+  private readonly newest: Statement;
 
   constructor(
     private readonly db: Database,
@@ -129,6 +130,7 @@ export class BindingTable {
     this.holdersOn = db.prepare('SELECT DISTINCT holder FROM bindings WHERE workspace = ? AND holder <> ? AND released_at IS NULL');
     this.forget = db.prepare('DELETE FROM bindings WHERE holder = ?');
     this.forgetAgent = db.prepare('DELETE FROM agents WHERE conversation = ?');
+    this.newest = db.prepare(`SELECT ${COLS} FROM bindings ORDER BY id DESC LIMIT ?`);
   }
 
   /** The conversation's agent identity, active workspace and version, or null (prepared before migration 11, or never). */
@@ -255,6 +257,11 @@ export class BindingTable {
   /** Every binding of `workspace` ever made, ended ones included, oldest first. */
   historyOf(workspace: string): BindingRecord[] {
     return (this.allOnWorkspace.all(workspace) as BindingRow[]).map(fromRow);
+  }
+
+  /** The newest `limit` bindings of every holder and workspace, ended ones included, newest first (the status page's history). */
+  recent(limit: number): BindingRecord[] {
+    return (this.newest.all(Math.max(0, Math.floor(limit))) as BindingRow[]).map(fromRow);
   }
 
   /** The conversation holding `workspace` `exclusive-write` now, or null. */

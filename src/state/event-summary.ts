@@ -3,6 +3,11 @@
  * (tool, outcome code, git argv, role, branch, holder, …) as one short line, for `gatefs demo`
  * and the status page. `describeEvent`: every field, none cut, for `gatefs log`. Never file
  * contents: the run log holds none.
+ *
+ * The agent model's events read as sentences of their fields: `binding.attach workspace=w
+ * mode=exclusive-write previous=shared-read`, `binding.switch workspace=canonical from=c1`,
+ * `binding.end workspace=c2 holder=c1 mode=shared-read reason=workspace-released`,
+ * `home.seeded agent=a made=AGENTS.md,notes`, `home.tmp_cleaned agent=a entries=3`.
  */
 
 const SHOWN_KEYS = [
@@ -16,8 +21,14 @@ const SHOWN_KEYS = [
   'role',
   'backend',
   'branch',
+  'agent',
+  'workspace',
+  'from',
   'holder',
   'mode',
+  'previous',
+  'entries',
+  'made',
   'paths',
 ];
 
@@ -27,6 +38,12 @@ const LEADING_KEYS = [
   'clientTool',
   'outcome',
   'paths',
+  'agent',
+  'workspace',
+  'from',
+  'holder',
+  'mode',
+  'previous',
   'code',
   'reason',
   'submission',
@@ -40,8 +57,6 @@ const LEADING_KEYS = [
   'role',
   'backend',
   'branch',
-  'holder',
-  'mode',
 ];
 
 /**

@@ -7,7 +7,14 @@
  * its folder, how it ended, the count of changed paths; never its output).
  *
  * Runs are kept per conversation in `CommandRuns`, so a release and the host's close end every
- * run of the conversation first.
+ * run of the conversation first, and a release also ends the runs of this process that show the
+ * released workspace attached (their folder is about to be removed; a binding's holder in
+ * another process keeps its run until it ends, seeing the folder go).
+ *
+ * A command's sandbox is planned when it starts, from the bindings at that moment: a `switch`,
+ * `attach` or `detach` while it runs changes only the commands started after it. A command
+ * naming no folder starts in the active workspace's anchor (`CommandTarget.defaultCwd`); a folder
+ * the sandbox does not show (an attached `copy` workspace) answers `OUTSIDE_MOUNTS`, nothing run.
  *
  * With the role's `exec: { checkpoint: true }`, a snapshot of the workspace is taken before each
  * `exec` command starts (`CommandTarget.checkpoint`); its id is in the answer (`checkpoint`), and a
@@ -40,6 +47,8 @@ interface Run {
   readonly ended: Promise<ExecValue>;
   value?: ExecValue;
   background: boolean;
+  /** The workspaces of other conversations its sandbox shows (`/worktrees/<id>` binds). */
+  readonly shows: ReadonlySet<string>;
 }
 
 /** Every run under way in this host, by conversation, so a release or close can end them. */
@@ -58,12 +67,18 @@ export class CommandRuns {
     return false;
   }
 
-  /** Ends every run of `conversation` (whole process trees) and waits for them. */
+  /**
+   * Ends every run of `conversation` (whole process trees), and every run of another conversation
+   * whose sandbox shows `conversation`'s workspace attached, and waits for them.
+   */
   async stop(conversation: string): Promise<void> {
     const runs = this.byConversation.get(conversation);
-    if (!runs) return;
-    for (const run of runs.values()) run.command.kill();
-    await Promise.all([...runs.values()].map((r) => r.ended.catch(() => undefined)));
+    const holders = [...this.byConversation.entries()].flatMap(([c, map]) =>
+      c === conversation ? [] : [...map.values()].filter((r) => r.value === undefined && r.shows.has(conversation)),
+    );
+    const ending = [...(runs?.values() ?? []), ...holders];
+    for (const run of ending) run.command.kill();
+    await Promise.all(ending.map((r) => r.ended.catch(() => undefined)));
     this.byConversation.delete(conversation);
   }
 
@@ -89,6 +104,8 @@ export interface CommandTarget {
   readonly exec: ExecSettings;
   /** The sandbox plan for a command in `cwd` (a namespace folder); throws `SandboxUnavailableError` when none can be made. */
   plan(cwd: string): SandboxPlan | Promise<SandboxPlan>;
+  /** Where a command naming no folder starts: the active workspace's anchor (absent: the own root). Read when it starts. */
+  defaultCwd?(): string;
   /** A `copy` workspace: keeps what a command changed in its overlay (overlay-changes.ts). */
   keepChanges?(changes: NonNullable<SandboxRun['overlayChanges']>): Promise<KeptChanges>;
   /** True for an absolute namespace path the conversation can reach (a diagnostic's path). */
@@ -117,7 +134,7 @@ export class CommandService implements CommandRequests {
     this.root = `/worktrees/${target.conversation}`;
   }
 
-  async exec(request: { command: string; cwd: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue> {
+  async exec(request: { command: string; cwd?: string; timeoutMs?: number; background: boolean }): Promise<ExecValue | BackgroundValue> {
     const runs = this.parts.runs.runsOf(this.target.conversation);
     if (request.background && [...runs.values()].filter((r) => r.value === undefined && r.background).length >= MAX_BACKGROUND_RUNS) {
       throw new ToolFailure(
@@ -127,7 +144,8 @@ export class CommandService implements CommandRequests {
     }
     const timeoutMs = Math.min(request.timeoutMs ?? this.target.exec.timeoutMs, this.target.exec.timeoutMs);
     const checkpoint = await this.checkpointBefore(request.command);
-    const run = await this.start({ shell: request.command }, request.cwd, timeoutMs, request.command, request.background);
+    const cwd = request.cwd ?? this.target.defaultCwd?.() ?? this.root;
+    const run = await this.start({ shell: request.command }, cwd, timeoutMs, request.command, request.background);
     const taken = checkpoint === undefined ? {} : { checkpoint };
     if (!request.background) return { ...(await run.ended), ...taken };
     return { runId: run.id, ...taken };
@@ -205,6 +223,14 @@ export class CommandService implements CommandRequests {
     const { exec, conversation } = this.target;
     let running: RunningCommand;
     const plan = await this.target.plan(cwd);
+    if (!showsFolder(plan, cwd)) {
+      await this.target.settle?.(plan);
+      throw new ToolFailure(
+        'OUTSIDE_MOUNTS',
+        `'${cwd}' is not shown to commands (an attached copy workspace, or a workspace the sandbox leaves out): name a folder of your own workspace, an attached worktree or /home as cwd; nothing ran`,
+        cwd,
+      );
+    }
     try {
       running = await this.parts.sandbox.start({
         command,
@@ -235,6 +261,7 @@ export class CommandService implements CommandRequests {
       id,
       command: running,
       background,
+      shows: shownWorkspaces(plan, conversation),
       ended: running.done.then(async (done) => {
         await this.target.settle?.(plan);
         const kept = done.overlayChanges && this.target.keepChanges ? await this.target.keepChanges(done.overlayChanges) : undefined;
@@ -314,6 +341,23 @@ export class CommandService implements CommandRequests {
       },
     });
   }
+}
+
+/** True when the sandbox of `plan` shows folder `path`: inside a folder bound or the overlay, not inside a cover. */
+export function showsFolder(plan: SandboxPlan, path: string): boolean {
+  const inside = (at: string) => path === at || path.startsWith(`${at}/`);
+  if (plan.hidden.some(inside) || plan.binds.some((b) => b.host === '' && inside(b.at))) return false;
+  return (plan.overlay !== undefined && inside(plan.overlay.at)) || plan.binds.some((b) => b.host !== '' && inside(b.at));
+}
+
+/** The other conversations' workspaces a plan shows (binds at `/worktrees/<id>`). */
+function shownWorkspaces(plan: SandboxPlan, conversation: string): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const b of plan.binds) {
+    const m = /^\/worktrees\/([^/]+)$/.exec(b.at);
+    if (m && m[1] !== conversation) ids.add(m[1]!);
+  }
+  return ids;
 }
 
 /** What changed between two scans: files and links added, modified (type, size, mtime or inode) or deleted; folders left out. Sorted by path. */

@@ -6,3 +6,4 @@ export { CommandRuns, CommandService } from './command-service.js';
 export { SandboxCheckRunner } from './sandbox-check-runner.js';
 export { OverlayChangeKeeper } from './overlay-changes.js';
 export { type CopyFacts, type PlanFacts, sandboxPlan } from './sandbox-plan.js';
+export { bindingFactsOf } from './binding-facts.js';

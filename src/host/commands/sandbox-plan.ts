@@ -28,6 +28,15 @@
  * role (the view shows the role's own there too), or inside one that holds no folder there
  * (bwrap cannot make a mount point in a read-only folder: the whole command would fail).
  *
+ * The agent model (binding-facts.ts): each attached workspace at its anchor (`/worktrees/<w>`,
+ * `/canonical`) with its write flag and the same covers (a worktree's `.git` file, the source
+ * checkout's `.git` folder, the state directory, the authority files); the own root read-only
+ * when the conversation gave its write up; the agent's home at `/home`, writable, with its
+ * runtime-owned `/home/.gatefs` read-only (an empty read-only folder when it is missing). Another
+ * conversation may write in an attached folder (and in a given-up own root, and in the source
+ * checkout): a link or file on the way to a cover there refuses the command like one in the own
+ * root (`SYMLINK_ESCAPE`), whether the folder is writable to this command or not.
+ *
  * Paths inside the sandbox are namespace paths, so what a command prints names what the file
  * tools name. A folder that is missing on the host (a share not installed, a relative mount a
  * sparse worktree does not hold) is left out, as the file tools show nothing there either.
@@ -37,6 +46,7 @@ import type { SandboxBind, SandboxPlan } from '../../ports/index.js';
 import { OVERLAY_META } from '../../../vfs/index.js';
 import type { FolderState } from '../platform/index.js';
 import { ToolFailure } from '../../../tools/index.js';
+import { type BindingFacts, HOME_AT } from './binding-facts.js';
 
 /** What the plan is built from (host paths are the platform's; they never leave the plan's `host` fields). */
 export interface PlanFacts {
@@ -54,6 +64,8 @@ export interface PlanFacts {
   readonly env: Readonly<Record<string, string>>;
   /** A `copy` workspace's overlay (required for `copy`; `checkoutPath` is its upper folder). */
   readonly copy?: CopyFacts;
+  /** What the conversation's bindings show (binding-facts.ts); absent: its own workspace alone, writable. */
+  readonly bindings?: Omit<BindingFacts, 'defaultCwd'>;
   /** Routed artifact folders, shown read-only: `at` a namespace path, `host` the store folder. */
   readonly artifacts?: readonly { readonly at: string; readonly host: string }[];
   /** What is at a host path (no link followed at the last component). */
@@ -106,11 +118,37 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
         binds.push({ host: file, at: `${at}/${rel}`, writable: false });
     }
   };
+  const bindings = facts.bindings;
+  if (facts.backend === 'copy' && bindings?.ownReadOnly) {
+    throw new ToolFailure(
+      'READ_ONLY',
+      'your workspace is read-only to you (you gave its write up; attach it exclusive-write to take it back), and commands in a copy workspace need it writable: nothing ran',
+    );
+  }
   const copy = facts.backend === 'copy' ? copyOverlay(facts, root) : undefined;
+  /** Folders another conversation may write in: a link planted there on the way to a mount point refuses the command. */
+  const foreign: string[] = [];
+  const bindCheckout = (host: string, at: string, writable: boolean, coverGit: boolean) => {
+    bindFolder(host, at, writable, coverGit);
+    const yaml = facts.join(host, 'gatefs.yaml');
+    if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${at}/gatefs.yaml`, writable: false });
+  };
   if (!copy) {
-    bindFolder(facts.checkoutPath, root, true, facts.backend !== 'empty');
-    const yaml = facts.join(facts.checkoutPath, 'gatefs.yaml');
-    if (facts.folderState(yaml) === 'other') binds.push({ host: yaml, at: `${root}/gatefs.yaml`, writable: false });
+    bindCheckout(facts.checkoutPath, root, !bindings?.ownReadOnly, facts.backend !== 'empty');
+    if (bindings?.ownReadOnly) foreign.push(root);
+  }
+  for (const a of bindings?.attached ?? []) {
+    bindCheckout(a.host, a.at, a.writable, a.kind === 'checkout');
+    foreign.push(a.at);
+  }
+  if (bindings?.home !== undefined) {
+    bindFolder(bindings.home, HOME_AT, true, false);
+    const runtime = facts.join(bindings.home, '.gatefs');
+    const runtimeState = facts.folderState(runtime);
+    if (runtimeState === 'folder') binds.push({ host: runtime, at: `${HOME_AT}/.gatefs`, writable: false });
+    else if (runtimeState === 'missing') hidden.push(`${HOME_AT}/.gatefs`);
+    else binds.push({ host: EMPTY_FILE, at: `${HOME_AT}/.gatefs`, writable: false });
+    prune.push(`${HOME_AT}/.gatefs`);
   }
   // Relative mounts and shared folders: a command goes without one whose place a link took.
   const optional: string[] = [];
@@ -122,7 +160,9 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
   if (facts.backend !== 'shared') {
     for (const rel of facts.share) {
       const host = facts.join(facts.repo, rel);
-      if (facts.folderState(host) === 'folder') bindFolder(host, `${root}/${rel}`, false);
+      // A read-only root cannot take a mount point bwrap would make: a shared folder without one there is left out.
+      const unmakeable = bindings?.ownReadOnly === true && facts.folderState(facts.join(facts.checkoutPath, rel)) !== 'folder';
+      if (facts.folderState(host) === 'folder' && !unmakeable) bindFolder(host, `${root}/${rel}`, false);
       optional.push(`${root}/${rel}`);
     }
   }
@@ -136,7 +176,7 @@ export function sandboxPlan(facts: PlanFacts, cwd: string): SandboxPlan {
     facts,
     [...binds.map((b) => b.at), ...hidden],
     [
-      ...binds.filter((b) => b.writable).map((b) => ({ at: b.at, hosts: [b.host] })),
+      ...binds.filter((b) => b.writable || foreign.includes(b.at)).map((b) => ({ at: b.at, hosts: [b.host] })),
       ...(copy ? [{ at: root, hosts: [copy.upper, copy.lower] }] : []),
     ],
     new Set(optional),

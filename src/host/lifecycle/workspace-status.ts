@@ -3,6 +3,10 @@
  * guarantee, state, branch, pinned SHA, its run and visit, the current occupancy holder, the platform's
  * confinement, its snapshots and auto-patches, and the lineage (a subagent's parent; a root's landed count). No host paths. A
  * holder whose process is gone is not shown (the next write or acquire ends it).
+ *
+ * The agent model's facts (src/state/binding-table.ts): the conversation's agent identity and
+ * active workspace, the bindings it holds (its own workspace and what it attached) and the
+ * bindings others hold of its workspace (`heldBy`), each with its mode and when it was acquired.
  */
 import type { OccupancyRecord } from '../../state/index.js';
 import type { OccupancyGuard } from '../occupancy/index.js';
@@ -10,6 +14,24 @@ import type { HostPlatform } from '../platform/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { Backend, Guarantee } from '../../manifest/index.js';
+import type { BindingMode } from '../../state/index.js';
+
+/** One active binding the conversation holds (`WorkspaceStatus.bindings`). */
+export interface HeldBinding {
+  /** A conversation id (its own, or another's) or `canonical`. */
+  workspace: string;
+  mode: BindingMode;
+  /** True for its own workspace. */
+  own: boolean;
+  acquiredAt: number;
+}
+
+/** One active binding of the conversation's workspace by another conversation (`WorkspaceStatus.heldBy`). */
+export interface BindingHolder {
+  holder: string;
+  mode: BindingMode;
+  acquiredAt: number;
+}
 
 /** A workspace's state as `host.status()` shows it (a failed record shows as `released`). */
 export type WorkspaceState = 'preparing' | 'ready' | 'released';
@@ -46,6 +68,14 @@ export interface WorkspaceStatus {
   patches: number;
   /** The sha256 of the latest one (its object in the artifact store), or null when it has none. */
   latestPatch: string | null;
+  /** Its agent identity (whose `/home` it sees); null for a workspace prepared before the agent model. */
+  agent: string | null;
+  /** Its active workspace id (its own, `home`, or one it attached); null with `agent`. */
+  active: string | null;
+  /** The bindings it holds now, oldest first (its own workspace, and what it attached). */
+  bindings: HeldBinding[];
+  /** The bindings other conversations hold of its workspace now, oldest first. */
+  heldBy: BindingHolder[];
 }
 
 /** What a status row uses of the host: the store, the platform's confinement, and which holders are shown. */
@@ -76,6 +106,7 @@ function statusOf(
   const holders = store.occupancy.current(record.conversation).filter(isLive);
   const writer = holders.find((h) => h.mode === 'exclusive-write') ?? holders[0];
   const visit = store.runs.visitOf(record.conversation);
+  const agentState = store.bindings.stateOf(record.conversation);
   const patches = store.runs.patches(record.conversation);
   return {
     conversation: record.conversation,
@@ -93,5 +124,14 @@ function statusOf(
     snapshots: store.snapshots.totalsOf(record.conversation),
     patches: patches.length,
     latestPatch: patches.at(-1)?.sha256 ?? null,
+    agent: agentState?.agent ?? null,
+    active: agentState?.active ?? null,
+    bindings: store.bindings
+      .bindingsOf(record.conversation)
+      .map((b) => ({ workspace: b.workspace, mode: b.mode, own: b.own, acquiredAt: b.acquiredAt })),
+    heldBy: store.bindings
+      .holdersOf(record.conversation)
+      .filter((b) => b.holder !== record.conversation)
+      .map((b) => ({ holder: b.holder, mode: b.mode, acquiredAt: b.acquiredAt })),
   };
 }

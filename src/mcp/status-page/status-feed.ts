@@ -3,7 +3,7 @@
  * While at least one page listens, one timer looks at the host every `everyMs` (the state
  * database, so workspaces prepared by another gatefs process show up too) and sends each
  * listener only what changed: `workspaces` and `summary` (the table's rows and the counts),
- * `lander` (the queue), `runs` (the Runs section, status-runs.ts), `log` (run-log events after the last one sent, with the newest seq as
+ * `lander` (the queue), `runs` (the Runs section, status-runs.ts), `occupancy` (the Occupancy section, status-occupancy.ts), `log` (run-log events after the last one sent, with the newest seq as
  * the event id, so a browser that reconnects by itself asks for what follows). Each event's data is
  * one JSON string of ready HTML (`status-rows.ts`). A comment every 15 s keeps proxies from
  * closing an idle stream. With no listener nothing runs.
@@ -15,6 +15,7 @@ import type { Host } from '../../host/composition/index.js';
 import { eventRows, landerRows, workspaceRows } from './status-snapshot.js';
 import { eventRowsHtml, landerRowsHtml, summaryHtml, workspaceRowsHtml } from './status-rows.js';
 import { runsHtml, runViews } from './status-runs.js';
+import { occupancyHtml, occupancyViews } from './status-occupancy.js';
 
 /** Options of `StatusFeed`. */
 interface StatusFeedOptions {
@@ -30,7 +31,7 @@ interface StatusFeedOptions {
 
 interface Listener {
   res: ServerResponse;
-  sent: { workspaces?: string; lander?: string; runs?: string; seq: number };
+  sent: { workspaces?: string; lander?: string; runs?: string; occupancy?: string; seq: number };
 }
 
 const KEEPALIVE_MS = 15_000;
@@ -100,6 +101,7 @@ export class StatusFeed {
       const landerHtml = landerRowsHtml(lander);
       const summary = summaryHtml({ workspaces, lander });
       const runs = runsHtml(runViews(this.host));
+      const occupancy = occupancyHtml(occupancyViews(this.host));
       const oldest = Math.min(...listeners.map((l) => l.sent.seq));
       const events = eventRows(this.host, oldest);
       for (const l of listeners) {
@@ -115,6 +117,10 @@ export class StatusFeed {
         if (l.sent.runs !== runs) {
           send(l.res, 'runs', runs);
           l.sent.runs = runs;
+        }
+        if (l.sent.occupancy !== occupancy) {
+          send(l.res, 'occupancy', occupancy);
+          l.sent.occupancy = occupancy;
         }
         const fresh = events.filter((e) => e.seq > l.sent.seq);
         if (fresh.length > 0) {

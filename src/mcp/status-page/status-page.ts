@@ -13,6 +13,7 @@
  */
 import type { StatusSnapshot } from './status-snapshot.js';
 import { runsHtml } from './status-runs.js';
+import { occupancyHtml } from './status-occupancy.js';
 import { esc, eventRowsHtml, landerRowsHtml, summaryHtml, WORKSPACE_COLUMNS, workspaceRowsHtml } from './status-rows.js';
 
 const STYLE = `
@@ -78,6 +79,7 @@ function connect() {
   feed.addEventListener('summary', (e) => { $('summary').innerHTML = JSON.parse(e.data); fresh(); });
   feed.addEventListener('lander', (e) => { $('queue').innerHTML = JSON.parse(e.data); fresh(); });
   feed.addEventListener('runs', (e) => { $('runlist').innerHTML = JSON.parse(e.data); fresh(); });
+  feed.addEventListener('occupancy', (e) => { $('bindings').innerHTML = JSON.parse(e.data); fresh(); });
   feed.addEventListener('log', (e) => {
     const log = $('log'); log.insertAdjacentHTML('afterbegin', JSON.parse(e.data));
     while (log.rows.length > ${500}) log.deleteRow(log.rows.length - 1);
@@ -116,6 +118,7 @@ export function statusPageHtml(snapshot: StatusSnapshot, options: { nonce: strin
     '<span id="shown"></span></p><div class="scroll"><table id="wstable">' +
     th(WORKSPACE_COLUMNS) +
     `<tbody id="ws">${workspaceRowsHtml(snapshot.workspaces)}</tbody></table></div></section>` +
+    `<section id="occupancy"><h2>Occupancy</h2><div id="bindings">${occupancyHtml(snapshot.occupancy)}</div></section>` +
     `<section id="runs"><h2>Runs</h2><div id="runlist">${runsHtml(snapshot.runs)}</div></section>` +
     '<section id="lander"><h2>Lander queue</h2><div class="scroll"><table>' +
     th(['Submission', 'Conversation', 'Target', 'State', 'Commit', 'Landed', 'Reason']) +

@@ -9,6 +9,7 @@ import type { Host, WorkspaceStatus } from '../../host/composition/index.js';
 import type { RunEvent } from '../../state/index.js';
 import { isFailureEvent, summarizeEvent } from '../../state/index.js';
 import { type RunView, runViews } from './status-runs.js';
+import { type OccupancyView, occupancyViews } from './status-occupancy.js';
 
 /** Run-log events the page shows at most. */
 const LOG_TAIL = 200;
@@ -65,6 +66,8 @@ export interface StatusSnapshot {
   events: EventRow[];
   /** Runs with their visits, handoffs, artifacts and auto-patches, newest first (status-runs.ts). */
   runs: RunView[];
+  /** The agent model's occupancy records, newest first, ended ones too (status-occupancy.ts). */
+  occupancy: OccupancyView[];
 }
 
 /** The workspace rows of `host`, with `sessions` open MCP sessions per conversation. */
@@ -123,5 +126,11 @@ function eventRow(e: RunEvent): EventRow {
 
 /** Everything the page shows now. */
 export function statusSnapshot(host: Host, sessions: ReadonlyMap<string, number>): StatusSnapshot {
-  return { workspaces: workspaceRows(host, sessions), lander: landerRows(host), events: eventRows(host), runs: runViews(host) };
+  return {
+    workspaces: workspaceRows(host, sessions),
+    lander: landerRows(host),
+    events: eventRows(host),
+    runs: runViews(host),
+    occupancy: occupancyViews(host),
+  };
 }
