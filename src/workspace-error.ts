@@ -25,6 +25,8 @@ export type WorkspaceErrorCode =
   | 'NOT_A_GIT_REPOSITORY'
   /** No workspace is recorded for `data.conversation`. */
   | 'UNKNOWN_CONVERSATION'
+  /** The workspace of `data.conversation` was released (`host.describe`); prepare it again to serve it. */
+  | 'WORKSPACE_RELEASED'
   /** The base ref does not resolve to a commit; `data.ref` names it. */
   | 'BAD_REF'
   /** Another process or task is preparing the same conversation right now. */
@@ -91,6 +93,8 @@ export const WORKSPACE_ERROR_REASON_DOCS = {
   LINK_IN_STATE_DIR:
     'STATE_UNTRUSTED: a folder or file of the state directory is a link or not what gatefs made; nothing is done through it.',
   BAD_NAME: 'STATE_UNTRUSTED: a workspace folder name that gatefs never makes (not a conversation id) was asked to be removed.',
+  FORGED_BRANCH:
+    "STATE_UNTRUSTED: a workspace record names a branch prepare never takes (not a name git accepts, a full ref, or another conversation's gatefs/<id>); nothing is done with it.",
   GIT_EXCLUDE_LINK: "STATE_UNTRUSTED: git's info/exclude file is a link or not a regular file; gatefs never writes through it.",
   OWNER: 'STATE_UNTRUSTED: the state directory or database belongs to another user.',
   PERMISSIONS: 'STATE_UNTRUSTED: the state directory can be written by other users.',

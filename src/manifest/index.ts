@@ -1,4 +1,5 @@
 /** The manifest module: load and validate `gatefs.yaml`, pick a role; lander settings. */
+export { branchNameProblem } from './branch-name.js';
 export { DEFAULT_EXEC } from './exec-settings.js';
 export { findRole } from './find-role.js';
 export { starterManifestText } from './starter.js';

@@ -56,7 +56,7 @@ export interface RunEventData {
   'host.start': { confinement: string; workspaces: number };
   'registry.unavailable': { code: string; reason?: string; message: string };
   // Preparation.
-  'prepare.start': { role: string; backend: Backend; baseRef: string | null; pinnedSha: string | null };
+  'prepare.start': { role: string; backend: Backend; baseRef: string | null; pinnedSha: string | null; branch?: string };
   'prepare.ready': { backend: Backend; pinnedSha: string | null; branch: string | null; reused: boolean };
   'prepare.reused': { pinnedSha: string | null };
   /** A conversation got its visit of a role in a run (`visit` is the role's n-th conversation there). */

@@ -1,6 +1,7 @@
 /**
  * The commit a workspace is pinned at: the base ref asked for (default the integration
- * checkout's HEAD), resolved once; for a `worktree` whose branch `gatefs/<id>` is left from an
+ * checkout's HEAD), resolved once; on an explicit branch, what choose-branch.ts decides; for a
+ * `worktree` whose branch `gatefs/<id>` is left from an
  * earlier preparation, the pin that keeps that branch's work (`resumePin`), or a refusal when a
  * base was asked for and the branch points elsewhere (`BRANCH_EXISTS`). Nothing is recorded here
  * except the `prepare.resumed` event.
@@ -8,25 +9,29 @@
 import { isGitError, type GitContext, type GitPort } from '../../git/index.js';
 import type { Backend } from '../../manifest/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
-import type { HostPlatform } from '../platform/index.js';
 import { branchOf } from '../platform/index.js';
+import { askedBranch, explicitBranchPin, refuseBranchOfBackend } from './choose-branch.js';
 import { asPreparationError } from './preparation-error.js';
 import type { RegistrationParts } from './registration.js';
 import type { PrepareOptions } from './workspace-types.js';
 
 /**
  * The base ref and the commit it pins (both null for a folder that is not a git repository, and
- * always for `empty`, which starts from nothing). Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a
- * base asked for, without a repository), `BAD_REF` (also: any base asked for an `empty` workspace),
- * `PREPARATION_FAILED` (`BRANCH_EXISTS`); nothing is recorded yet.
+ * always for `empty`, which starts from nothing); with an explicit branch (choose-branch.ts), the
+ * pin on that branch. Throws `NOT_A_GIT_REPOSITORY` (a worktree, or a base asked for, without a
+ * repository), `BAD_REF` (also: any base asked for an `empty` workspace, any branch asked for a
+ * backend other than `worktree`), `PREPARATION_FAILED` (`BRANCH_EXISTS`, `BAD_BRANCH_NAME`,
+ * `BRANCH_IN_USE`, `BASE_MISMATCH`); nothing is recorded yet but `prepare.resumed`.
  */
 export async function chooseBase(
-  platform: Pick<HostPlatform, 'git' | 'repo'>,
+  parts: Pick<RegistrationParts, 'platform' | 'store'>,
   backend: Backend,
   options: PrepareOptions,
   context: GitContext,
 ): Promise<{ baseRef: string | null; pinnedSha: string | null }> {
+  const { platform } = parts;
   const { conversation } = options;
+  refuseBranchOfBackend(conversation, backend, options.branch);
   if (backend === 'empty') {
     if (options.baseRef !== undefined) {
       throw new WorkspaceError(
@@ -50,6 +55,11 @@ export async function chooseBase(
   }
   const baseRef = isRepository ? (options.baseRef ?? 'HEAD') : null;
   const pinnedSha = baseRef ? await resolveBase(platform.git, baseRef, context, conversation) : null;
+  const branch = askedBranch(options);
+  if (backend === 'worktree' && branch !== null && baseRef && pinnedSha) {
+    const base = { ref: baseRef, sha: pinnedSha, asked: options.baseRef !== undefined };
+    return { baseRef, pinnedSha: await explicitBranchPin(parts, conversation, branch, base, context) };
+  }
   if (backend === 'worktree' && options.baseRef !== undefined && pinnedSha)
     await refuseOtherBranch(platform.git, conversation, options.baseRef, pinnedSha, context);
   return { baseRef, pinnedSha };

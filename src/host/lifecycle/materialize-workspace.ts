@@ -14,13 +14,14 @@ import type { Role } from '../../manifest/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { WorkspaceError } from '../../workspace-error.js';
 import type { HostPlatform } from '../platform/index.js';
-import { branchOf, checkoutOf } from '../platform/index.js';
+import { branchOfRecord, checkoutOf } from '../platform/index.js';
 import { chooseBase, resumePin } from './choose-base.js';
+import { askedBranch } from './choose-branch.js';
 import { asPreparationError, failure, markLogged } from './preparation-error.js';
 import { closeView, registerReady, registrationOf, type RegistrationParts } from './registration.js';
 import { rollbackPreparation } from './rollback-preparation.js';
 import { startRunVisit } from './run-visit.js';
-import type { CreatedByPreparation, WorkspaceData } from './workspace-data.js';
+import { workspaceData, type CreatedByPreparation, type WorkspaceData } from './workspace-data.js';
 import type { PrepareOptions } from './workspace-types.js';
 
 /** A workspace being prepared: its latest stored record and the data being written into it. */
@@ -39,7 +40,7 @@ export async function materialize(
   options: PrepareOptions,
   context: GitContext,
 ): Promise<WorkspaceRecord> {
-  const base = await chooseBase(parts.platform, role.workspace.backend, options, context);
+  const base = await chooseBase(parts, role.workspace.backend, options, context);
   const draft = await recordPreparing(parts, role, options, context, base);
   try {
     return await build(parts, role, context, draft, options.run);
@@ -60,17 +61,20 @@ async function recordPreparing(
   const { conversation } = options;
   const backend = role.workspace.backend;
   const checkoutPath = checkoutOf(parts.platform, conversation, backend);
+  const explicit = backend === 'worktree' ? askedBranch(options) : null;
+  const branch = backend === 'worktree' ? (explicit ?? conversationBranch(conversation)) : null;
   const data: WorkspaceData = { tools: [...role.tools], mounts: role.workspace.mounts.map((m) => ({ ...m })), created: {} };
+  if (branch !== null && madeEarlier(store.workspaces.get(conversation), branch)) data.branchMade = true;
   const record = store.workspaces.put({
     conversation,
     role: role.name,
     backend,
     guarantee: backend === 'shared' ? 'none' : 'confined',
     state: 'preparing',
-    branch: backend === 'worktree' ? conversationBranch(conversation) : null,
+    branch,
     baseRef: base.baseRef,
     pinnedSha:
-      backend === 'worktree' && options.baseRef === undefined
+      backend === 'worktree' && options.baseRef === undefined && explicit === null
         ? await resumePin(parts, conversation, base.pinnedSha, context)
         : base.pinnedSha,
     checkoutPath,
@@ -79,7 +83,7 @@ async function recordPreparing(
   store.runLog.append({
     type: 'prepare.start',
     conversation,
-    data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha },
+    data: { role: role.name, backend, baseRef: base.baseRef, pinnedSha: record.pinnedSha, ...(explicit ? { branch: explicit } : {}) },
   });
   parts.registry.set(registrationOf(record, 'preparing'));
   return { record, data };
@@ -111,7 +115,10 @@ async function build(
     draft.data.disclosure = await startDisclosure(parts, conversation, draft.record.pinnedSha, policy);
     save();
   }
-  if (backend === 'worktree') draft.data.reused = await checkOutWorktree(parts.platform, draft.record, context, markCreated);
+  if (backend === 'worktree') {
+    draft.data.reused = await checkOutWorktree(parts.platform, draft.record, context, markCreated);
+    if (draft.data.created.branch) draft.data.branchMade = true;
+  }
   if (backend === 'copy') {
     makeOwnFolder(parts.platform, conversation, 'copy', markCreated);
     // A lower folder an earlier workspace of this id left (it may hold another commit).
@@ -186,7 +193,7 @@ async function checkOutWorktree(
   markCreated: (created: CreatedByPreparation) => void,
 ): Promise<boolean> {
   const path = checkoutOf(platform, record.conversation, 'worktree');
-  const branch = branchOf(record.conversation, 'worktree')!;
+  const branch = branchOfRecord(record)!;
   if (platform.exists(path)) {
     const here = (await platform.git.listWorktrees(context)).find((w) => platform.relativeInside(w.path, path) === '');
     if (here?.branch === `refs/heads/${branch}`) return true;
@@ -201,4 +208,12 @@ async function checkOutWorktree(
   markCreated(existingBranch ? { worktree: true } : { worktree: true, branch: true });
   await platform.git.addWorktree({ path, branch, base: record.pinnedSha!, existingBranch, ...sparseCheckoutOf(record.data) }, context);
   return false;
+}
+
+/**
+ * True when the released record `previous` shows gatefs made `branch` for this conversation
+ * before: checking it out again keeps it gatefs's own (see `WorkspaceData.branchMade`).
+ */
+function madeEarlier(previous: WorkspaceRecord | null | undefined, branch: string): boolean {
+  return previous?.state === 'released' && previous.branch === branch && workspaceData(previous).branchMade === true;
 }

@@ -9,8 +9,9 @@
  * `worktree remove --force --force` on the now missing path for a lock a killed `worktree add` left).
  * While the record is `preparing` the gate answers `WORKSPACE_NOT_READY`, so no agent can have
  * written there, and a checkout killed half-way looks dirty (missing files) without holding
- * anyone's work. The branch — `gatefs/<id>`, never a name from the record — is deleted only
- * while it still points at the pinned commit; a copy
+ * anyone's work. The branch — `gatefs/<id>`, or the record's explicit branch checked again
+ * (`branchOfRecord`), and only when this preparation made it — is deleted only while it still
+ * points at the pinned commit and no worktree has it checked out; a copy
  * folder `<stateDir>/copies/<id>` is removed the same confined way, and any lower folder
  * `<stateDir>/lowers/<id>` (src/host/lower/lower-folders.ts) with it, and an empty backend's
  * scratch folder `<stateDir>/scratch/<id>` the same way. Each step that fails is
@@ -20,7 +21,7 @@ import type { PreparationRollback } from '../../state/index.js';
 import type { GitContext } from '../../git/index.js';
 import type { WorkspaceRecord } from '../../state/index.js';
 import type { HostPlatform } from '../platform/index.js';
-import { branchOf, checkoutOf } from '../platform/index.js';
+import { branchOfRecord, checkoutOf, isConversationBranch } from '../platform/index.js';
 import type { RegistrationParts } from './registration.js';
 import { workspaceData } from './workspace-data.js';
 
@@ -45,7 +46,7 @@ export async function rollbackPreparation(
     }
   }
   if (created.branch && record.backend === 'worktree' && record.pinnedSha) {
-    await deleteCreatedBranch(platform, record.conversation, record.pinnedSha, context, report);
+    await deleteCreatedBranch(platform, record, record.pinnedSha, context, report);
   }
   if (created.folder && (record.backend === 'copy' || record.backend === 'empty')) {
     try {
@@ -88,20 +89,25 @@ export function removeScratchFolder(platform: HostPlatform, conversation: string
 }
 
 /**
- * Deletes `gatefs/<conversation>` while it still points at `pinnedSha` (compare-and-delete),
- * recording in `report` whether it did, or why not.
+ * Deletes the branch the preparation made (`gatefs/<id>` or the record's explicit branch, checked
+ * again) while it still points at `pinnedSha` (compare-and-delete) and, for an explicit one, no
+ * worktree has it checked out, recording in `report` whether it did, or why not.
  */
 async function deleteCreatedBranch(
   platform: HostPlatform,
-  conversation: string,
+  record: WorkspaceRecord,
   pinnedSha: string,
   context: GitContext,
   report: RollbackReport,
 ): Promise<void> {
   try {
-    const branch = branchOf(conversation, 'worktree')!;
+    const branch = branchOfRecord(record)!;
     const head = await platform.git.branchHead(branch, context);
-    if (head === pinnedSha) {
+    const held =
+      !isConversationBranch(record.conversation, branch) &&
+      (await platform.git.listWorktrees(context)).some((w) => w.branch === `refs/heads/${branch}`);
+    if (held) report.problems.push(`branch ${branch} is checked out in a worktree: kept`);
+    else if (head === pinnedSha) {
       await platform.git.deleteBranch(branch, head, context);
       report.deletedBranch = true;
     } else if (head !== null) {

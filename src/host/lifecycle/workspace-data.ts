@@ -21,6 +21,11 @@ export interface WorkspaceData {
   mounts: MountSpec[];
   created: CreatedByPreparation;
   reused?: boolean;
+  /**
+   * gatefs made the workspace's branch (this preparation, or an earlier one of the same
+   * conversation and branch). An explicit branch gatefs did not make is never deleted by it.
+   */
+  branchMade?: boolean;
   /** Progressive disclosure (worktree roles with a policy); see `src/disclosure/disclosure-state.ts`. */
   disclosure?: DisclosureState;
 }
@@ -28,5 +33,11 @@ export interface WorkspaceData {
 /** Reads a record's `data` with defaults for fields an older record may lack. */
 export function workspaceData(record: WorkspaceRecord): WorkspaceData {
   const d = record.data as Partial<WorkspaceData>;
-  return { tools: d.tools ?? [], mounts: d.mounts ?? [], created: d.created ?? {}, ...(d.reused ? { reused: true } : {}) };
+  return {
+    tools: d.tools ?? [],
+    mounts: d.mounts ?? [],
+    created: d.created ?? {},
+    ...(d.reused ? { reused: true } : {}),
+    ...(d.branchMade === true ? { branchMade: true } : {}),
+  };
 }

@@ -12,7 +12,7 @@ import type { WorkspaceRecord } from '../../state/index.js';
 import { OVERLAY_META } from '../../../vfs/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import type { HostPlatform } from '../platform/index.js';
-import { branchOf, checkoutOf } from '../platform/index.js';
+import { branchOfRecord, checkoutOf } from '../platform/index.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
 
 /**
@@ -20,7 +20,8 @@ import { worktreeWorkFiles } from './worktree-work-files.js';
  * ([] when its folder is missing). A worktree folder git does not know as its worktree has
  * every file counted. With `discard` a failing check counts as work instead of stopping the
  * release. Throws `WorkspaceError` `STATE_UNTRUSTED` when the folder is a link or not a
- * folder, `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (even with `discard`:
+ * folder or its record names a branch prepare never takes (`FORGED_BRANCH`), `DIRTY_WORKTREE`
+ * when the worktree's HEAD left its branch, `gatefs/<id>` or the explicit one (even with `discard`:
  * its commits would be left unreachable), and what git throws (without `discard`).
  */
 export async function workOf(platform: HostPlatform, record: WorkspaceRecord, context: GitContext, discard: boolean): Promise<string[]> {
@@ -41,7 +42,7 @@ export async function workOf(platform: HostPlatform, record: WorkspaceRecord, co
   }
   if (record.backend === 'copy') return copyWork(platform, path);
   if (record.backend === 'empty') return platform.listFiles(path);
-  return worktreeWork(platform, record.conversation, path, context, discard);
+  return worktreeWork(platform, record, path, context, discard);
 }
 
 /** Every file of a copy's upper folder (deletions shown once, as `(deleted files)`). */
@@ -55,7 +56,7 @@ function copyWork(platform: HostPlatform, path: string): string[] {
 /** The work of the worktree at `path` (see `workOf`). */
 async function worktreeWork(
   platform: HostPlatform,
-  conversation: string,
+  record: WorkspaceRecord,
   path: string,
   context: GitContext,
   discard: boolean,
@@ -68,7 +69,7 @@ async function worktreeWork(
     if (discard) return ['(unknown: the check failed)'];
     throw e;
   }
-  refuseHeadElsewhere(conversation, here);
+  refuseHeadElsewhere(record, here);
   try {
     return await worktreeWorkFiles(platform, path, context);
   } catch (e) {
@@ -78,11 +79,12 @@ async function worktreeWork(
 }
 
 /**
- * `DIRTY_WORKTREE` when the worktree's HEAD left `gatefs/<id>` (detached, another branch):
+ * `DIRTY_WORKTREE` when the worktree's HEAD left its branch (detached, another branch):
  * commits made there would be left unreachable, so it is never removed, even with discard.
  */
-function refuseHeadElsewhere(conversation: string, here: WorktreeInfo): void {
-  const branch = branchOf(conversation, 'worktree')!;
+function refuseHeadElsewhere(record: WorkspaceRecord, here: WorktreeInfo): void {
+  const { conversation } = record;
+  const branch = branchOfRecord(record)!;
   if (here.branch === `refs/heads/${branch}`) return;
   const at = here.branch ? `on ${here.branch.replace(/^refs\/heads\//, '')}` : `detached at ${here.head?.slice(0, 12) ?? 'no commit'}`;
   throw new WorkspaceError(

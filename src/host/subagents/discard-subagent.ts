@@ -29,8 +29,8 @@ export async function refuseUnlanded(
   const record = parts.store.workspaces.get(conversation);
   if (lineage.parent === null || record?.backend !== 'worktree' || record.state !== 'ready') return;
   const context: GitContext = { tag: 'release', chain };
-  const head = await parts.platform.landing.readRef(refOf(conversation), context);
-  const parentHead = await parts.platform.landing.readRef(refOf(lineage.parent), context);
+  const head = await parts.platform.landing.readRef(refOf(parts.store, conversation), context);
+  const parentHead = await parts.platform.landing.readRef(refOf(parts.store, lineage.parent), context);
   if (head === null || parentHead === null || (await parts.platform.landing.isAncestor(head, parentHead, context))) return;
   const commits = await parts.platform.landing.countAhead(parentHead, head, context);
   throw new WorkspaceError(

@@ -10,7 +10,7 @@
 import type { GitContext } from '../../git/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import type { ReleaseResult } from '../lifecycle/index.js';
-import { branchOf, checkoutOf } from '../platform/index.js';
+import { branchOfRecord, checkoutOf } from '../platform/index.js';
 import { stateDirNames } from '../state-trust/index.js';
 import { setIdenticalAside, type SetAside } from './identical-in-the-way.js';
 import { parentOf, refOf, worktreeOf, type SubagentParts } from './subagent-parts.js';
@@ -36,7 +36,8 @@ interface Heads {
 export async function landSubagent(parts: SubagentParts, child: string): Promise<LandSubagentResult> {
   const parent = parentOf(parts.store, child);
   worktreeOf(parts.store, parent);
-  worktreeOf(parts.store, child);
+  // Read before the release: the child's branch (its record's, checked again) is deleted after it.
+  const childBranch = branchOfRecord(worktreeOf(parts.store, child))!;
   const chain = parts.store.lineage.of(child).chain;
   const context: GitContext = { tag: 'subagent', chain };
   await refuseUncommitted(parts, child, context);
@@ -46,7 +47,7 @@ export async function landSubagent(parts: SubagentParts, child: string): Promise
     : await fastForwardParent(parts, child, parent, heads, context);
   const release = await parts.releaseChecked(child, { chain });
   // The parent's branch now holds every commit of the child's: its branch goes, compare-and-delete.
-  await parts.platform.git.deleteBranch(branchOf(child, 'worktree')!, heads.child, context).catch(() => undefined);
+  await parts.platform.git.deleteBranch(childBranch, heads.child, context).catch(() => undefined);
   parts.store.runLog.append({ type: 'subagent.landed', conversation: child, data: { parent, head: heads.child, commits } });
   return { child, parent, parentHead: commits > 0 ? heads.child : heads.parent, commits, release: { ...release, branchDeleted: true } };
 }
@@ -63,8 +64,8 @@ async function refuseUncommitted(parts: SubagentParts, child: string, context: G
 
 /** Both branches' heads. Throws `UNKNOWN_CONVERSATION` when either branch is gone. */
 async function headsOf(parts: SubagentParts, child: string, parent: string, context: GitContext): Promise<Heads> {
-  const childHead = await parts.platform.landing.readRef(refOf(child), context);
-  const parentHead = await parts.platform.landing.readRef(refOf(parent), context);
+  const childHead = await parts.platform.landing.readRef(refOf(parts.store, child), context);
+  const parentHead = await parts.platform.landing.readRef(refOf(parts.store, parent), context);
   if (childHead === null || parentHead === null)
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `the branch of '${childHead === null ? child : parent}' is gone`, {
       conversation: child,
@@ -87,7 +88,7 @@ async function fastForwardParent(parts: SubagentParts, child: string, parent: st
         conversation: child,
         parent,
         reason: 'PARENT_MOVED',
-        hint: `merge ${branchOf(parent, 'worktree')} into the child's branch (a commit in the child), then land again`,
+        hint: `merge ${refOf(parts.store, parent).slice('refs/heads/'.length)} into the child's branch (a commit in the child), then land again`,
       },
     );
   }
@@ -101,7 +102,7 @@ async function fastForwardParent(parts: SubagentParts, child: string, parent: st
   }
   const commits = await landing.countAhead(heads.parent, heads.child, context);
   parts.store.runLog.append({ type: 'subagent.land', conversation: child, data: { parent, from: heads.parent, to: heads.child, commits } });
-  let moved = await landing.fastForward(refOf(parent), heads.parent, heads.child, context);
+  let moved = await landing.fastForward(refOf(parts.store, parent), heads.parent, heads.child, context);
   // A child started from the parent's working state brings back the parent's own files as they
   // are: untracked ones are checked first, uncommitted ones when the checkout runs, so twice.
   const asides: SetAside[] = [];
@@ -112,7 +113,7 @@ async function fastForwardParent(parts: SubagentParts, child: string, parent: st
     const aside = await setIdenticalAside(parts, parent, heads, moved.reason, moved.files, context);
     if (!aside) break;
     asides.push(aside);
-    moved = await landing.fastForward(refOf(parent), heads.parent, heads.child, context).catch(async (e: unknown) => {
+    moved = await landing.fastForward(refOf(parts.store, parent), heads.parent, heads.child, context).catch(async (e: unknown) => {
       await putBack();
       throw e;
     });

@@ -25,7 +25,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import type { WorkspaceStatus } from '../lifecycle/index.js';
 import type { PrepareOptions, ReleaseResult } from '../lifecycle/index.js';
 import type { HostPlatform } from '../platform/index.js';
-import { branchOf } from '../platform/index.js';
+import { branchOf, branchOfRecord } from '../platform/index.js';
 
 /** What subagents use of the host: the manifest, the store, git through the platform, and the host's own prepare and release. */
 export interface SubagentParts {
@@ -59,7 +59,12 @@ export function worktreeOf(store: Pick<StateStore, 'workspaces'>, conversation: 
   return record;
 }
 
-/** The full ref of `conversation`'s branch, `refs/heads/gatefs/<id>`. */
-export function refOf(conversation: string): string {
-  return `refs/heads/${branchOf(conversation, 'worktree')!}`;
+/**
+ * The full ref of `conversation`'s branch: its record's (`branchOfRecord`: an explicit branch, or
+ * `refs/heads/gatefs/<id>`), or `gatefs/<id>` when no worktree is recorded. Throws
+ * `STATE_UNTRUSTED` (`FORGED_BRANCH`) for a recorded name prepare never takes.
+ */
+export function refOf(store: Pick<StateStore, 'workspaces'>, conversation: string): string {
+  const record = store.workspaces.get(conversation);
+  return `refs/heads/${(record ? branchOfRecord(record) : null) ?? branchOf(conversation, 'worktree')!}`;
 }

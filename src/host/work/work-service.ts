@@ -15,7 +15,7 @@ import type { Clock } from '../../ports/index.js';
 import type { IdSource } from '../../ports/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { HostPlatform } from '../platform/index.js';
-import { branchOf, checkoutOf } from '../platform/index.js';
+import { branchOf, branchOfRecord, checkoutOf } from '../platform/index.js';
 import { ToolFailure } from '../../../tools/index.js';
 import { codeOf } from '../../../vfs/index.js';
 import { stateDirNames } from '../state-trust/index.js';
@@ -46,7 +46,8 @@ export class WorkService implements WorkRequests {
     private readonly pinnedSha: string,
   ) {
     this.path = checkoutOf(parts.platform, conversation, 'worktree');
-    this.branch = `refs/heads/${branchOf(conversation, 'worktree')!}`;
+    const record = parts.store.workspaces.get(conversation);
+    this.branch = `refs/heads/${(record ? branchOfRecord(record) : null) ?? branchOf(conversation, 'worktree')!}`;
   }
 
   diff(request: { base: 'pinned' | 'head'; paths?: readonly string[]; maxPatchBytes: number }): Promise<DiffValue> {
