@@ -20,10 +20,10 @@
  */
 import type { Backend } from '../../manifest/index.js';
 import { CANONICAL_WORKSPACE, HOME_WORKSPACE, type StateStore } from '../../state/index.js';
-import { checkoutOf, homeFolderOf, type HostPlatform } from '../platform/index.js';
+import { checkoutOf, defaultAgentOf, HOME_ANCHOR, homeFolderOf, type HostPlatform } from '../platform/index.js';
 
 /** The anchor of the agent's home in every namespace. */
-export const HOME_AT = '/home';
+export const HOME_AT = HOME_ANCHOR;
 /** The anchor of the source checkout when it is attached. */
 export const CANONICAL_AT = '/canonical';
 
@@ -81,7 +81,7 @@ export function bindingFactsOf(
     const facts = attachedFacts(store, platform, b.workspace, b.mode === 'exclusive-write');
     if (facts && platform.folderState(facts.host) === 'folder') attached.push(facts);
   }
-  const home = homeOf(platform, state?.agent ?? role);
+  const home = homeOf(platform, state?.agent ?? defaultAgentOf(role));
   return {
     ownReadOnly: own?.mode === 'shared-read',
     attached,
