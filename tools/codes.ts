@@ -38,6 +38,7 @@ export const TOOL_ERROR_CODES = [
   'CROSS_MOUNT',
   'SNAPSHOT_NOT_FOUND',
   'VISIT_ENDED',
+  'NOT_ATTACHED',
   'INTERNAL',
 ] as const;
 
@@ -95,6 +96,8 @@ export const TOOL_ERROR_DOCS: Readonly<Record<ToolErrorCode, string>> = {
     "rollback: the conversation has no snapshot with that id (ids are its own: another conversation's are never visible); details.available lists the ids there are.",
   VISIT_ENDED:
     'handoff, end: this visit already ended (a handoff or end was accepted) or its run was ended by an end; nothing was collected. Other tools keep working in the workspace.',
+  NOT_ATTACHED:
+    'detach, switch: the conversation holds no binding of that workspace (attach it first); nothing changed. details.attached lists the anchors it holds.',
   INTERNAL: 'An unexpected failure inside gatefs; the run log has the record.',
 };
 

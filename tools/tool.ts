@@ -16,6 +16,8 @@ import type { WorkRequests } from './work-requests.js';
 import type { CommandRequests } from './command-requests.js';
 import type { SnapshotRequests } from './snapshot-requests.js';
 import type { HandoffRequests } from './handoff-requests.js';
+import type { BindingRequests } from './binding-requests.js';
+import type { DescribeRequest } from './execution-snapshot.js';
 import { PatternError } from './patterns/index.js';
 import { ToolFailure, type ToolDescriptor, type ToolResult } from './result.js';
 
@@ -32,6 +34,10 @@ export interface ToolContext {
   readonly snapshots?: SnapshotRequests;
   /** The conversation's `handoff` and `end` (`Registration.handoffs`), when its role declares one. */
   readonly handoffs?: HandoffRequests;
+  /** The conversation's `attach`, `detach` and `switch` (`Registration.bindings`). */
+  readonly bindings?: BindingRequests;
+  /** The conversation's execution snapshot (`Registration.describe`), for `whereami`. */
+  readonly describe?: DescribeRequest;
   /** The conversation's namespace: every file access goes through it. */
   readonly namespace: Namespace;
   /** The input's paths (from `ToolDefinition.paths`), resolved by the gate, same order. */

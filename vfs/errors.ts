@@ -30,6 +30,8 @@ export type VfsCode =
   | 'NOT_REGULAR_FILE'
   | 'ALREADY_EXISTS'
   | 'READ_ONLY'
+  | 'OCCUPIED'
+  | 'WORKSPACE_RELEASED'
   | 'PROTECTED_PATH'
   | 'TOO_LARGE'
   | 'STALE_CONTENT'
@@ -114,6 +116,10 @@ function defaultDetail(code: VfsCode): string {
       return 'the path already exists';
     case 'READ_ONLY':
       return 'the path is in a read-only mount';
+    case 'OCCUPIED':
+      return 'another conversation holds this workspace exclusive-write (its own conversation gave write up)';
+    case 'WORKSPACE_RELEASED':
+      return 'the workspace at this path was released; it is no longer shown';
     case 'PROTECTED_PATH':
       return 'the path is protected and never writable through tools';
     case 'TOO_LARGE':

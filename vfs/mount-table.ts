@@ -16,6 +16,12 @@ export interface Mount {
   readonly path: string;
   readonly layer: Layer;
   readonly writable: boolean;
+  /**
+   * What a change refused by a mount that is not writable answers (default `READ_ONLY`): a
+   * workspace its own conversation gave write up to another answers `OCCUPIED` while that one
+   * holds it. Asked only when a change is refused.
+   */
+  readonly refusal?: () => 'READ_ONLY' | 'OCCUPIED';
 }
 
 /** Where a namespace path lands: the serving mount and the layer-relative path. */

@@ -43,8 +43,14 @@ function mountPointFolder(path: string): Mount {
 }
 
 interface NamespaceOptions {
-  /** The workspace root, `/worktrees/<id>`; relative paths resolve here. It must be a mount. */
+  /** The workspace root, `/worktrees/<id>`: the conversation's own workspace. It must be a mount. */
   root: string;
+  /**
+   * Where relative paths resolve and paths are shown from (the active workspace's anchor: the
+   * root, or an attached workspace's `/worktrees/<id>`, `/canonical`, `/home`). Default the
+   * root. It must be a mount.
+   */
+  cwd?: string;
   mounts: readonly Mount[];
   /** Extra protected-path rule over layer-relative paths (in addition to `.git`). */
   isProtected?: (resolved: Resolved) => boolean;
@@ -75,7 +81,10 @@ interface NamespaceRenameOptions extends RenameOptions {
 }
 
 export class Namespace {
+  /** The conversation's own workspace root (`/worktrees/<id>`). */
   readonly root: string;
+  /** Where relative paths resolve (see `NamespaceOptions.cwd`). */
+  readonly cwd: string;
   readonly table: MountTable;
   private readonly extraProtected?: (resolved: Resolved) => boolean;
   private readonly authorityFiles: readonly FoldedPath[];
@@ -88,17 +97,20 @@ export class Namespace {
     if (this.table.find(this.root)?.rel !== '') {
       throw new VfsError('OUTSIDE_MOUNTS', 'mount', this.root, 'the workspace root must be a mount');
     }
+    this.cwd = options.cwd === undefined ? this.root : resolveNamespacePath(options.cwd, '/', () => true, 'mount');
+    if (this.table.find(this.cwd)?.rel !== '')
+      throw new VfsError('OUTSIDE_MOUNTS', 'mount', this.cwd, 'the active workspace must be a mount');
     this.extraProtected = options.isProtected;
     this.boundary = options.repositoryBoundary ?? new RepositoryBoundary();
     this.authorityFiles = (options.authorityFiles ?? []).map((p) => new FoldedPath(resolveNamespacePath(p, '/', () => true, 'mount')));
   }
 
   /**
-   * Resolves an agent's path (relative to the root, or an absolute namespace path) to its mount.
+   * Resolves an agent's path (relative to `cwd`, or an absolute namespace path) to its mount.
    * `PATH_ESCAPE`, `BAD_NAME`, `NAME_TOO_LONG`, `OUTSIDE_MOUNTS`.
    */
   resolve(input: string, op = 'resolve'): Resolved {
-    const path = resolveNamespacePath(input, this.root, this.inside, op);
+    const path = resolveNamespacePath(input, this.cwd, this.inside, op);
     const found = this.table.find(path);
     if (found) return found;
     // A folder leading to mount points (`/`, `/worktrees`, `/data` for `/data/out`) can be
@@ -125,14 +137,14 @@ export class Namespace {
       const physical = await resolveBeneath(view, segmentsOf(lexical.path), followFinal, op, shown);
       return physical === lexical.path ? lexical : this.resolve(physical, op);
     }
-    const segments = namespaceSegments(input, this.root, op);
+    const segments = namespaceSegments(input, this.cwd, op);
     return this.resolve(await resolveBeneath(view, segments, followFinal, op, shown), op);
   }
 
-  /** The path as an agent would write it: relative to the root when inside it, else absolute. */
+  /** The path as an agent would write it: relative to `cwd` when inside it, else absolute. */
   display(path: string): string {
-    if (path === this.root) return '.';
-    return path.startsWith(`${this.root}/`) ? path.slice(this.root.length + 1) : path;
+    if (path === this.cwd) return '.';
+    return path.startsWith(`${this.cwd}/`) ? path.slice(this.cwd.length + 1) : path;
   }
 
   async stat(input: string | Resolved): Promise<Stat> {
@@ -299,7 +311,10 @@ export class Namespace {
     if (this.authorityFiles.some((f) => isAtOrBelow(f.relation(r.path)))) {
       throw new VfsError('PROTECTED_PATH', op, r.path, 'the file grants agents their authority and is never changed through tools');
     }
-    if (!r.mount.writable || !isWritableLayer(r.mount.layer)) throw new VfsError('READ_ONLY', op, r.path);
+    if (!r.mount.writable || !isWritableLayer(r.mount.layer)) {
+      const code = r.mount.refusal?.() ?? 'READ_ONLY';
+      throw code === 'READ_ONLY' ? new VfsError('READ_ONLY', op, r.path) : new VfsError(code, op, r.path);
+    }
   }
 
   /**

@@ -14,6 +14,8 @@ import type { WorkRequests } from '../../tools/index.js';
 import type { CommandRequests } from '../../tools/index.js';
 import type { SnapshotRequests } from '../../tools/index.js';
 import type { HandoffRequests } from '../../tools/index.js';
+import type { BindingRequests } from '../../tools/index.js';
+import type { DescribeRequest } from '../../tools/index.js';
 
 /** Where a workspace is in its life, as the gate sees it. */
 export type RegistrationState = 'preparing' | 'ready' | 'released';
@@ -40,6 +42,10 @@ export interface Registration {
   readonly snapshots?: SnapshotRequests;
   /** The conversation's `handoff` and `end` (a `ready` workspace whose role declares one); absent: those tools answer `BACKEND_UNAVAILABLE`. */
   readonly handoffs?: HandoffRequests;
+  /** The conversation's `attach`, `detach` and `switch` (a `ready` workspace); absent: those tools answer `BACKEND_UNAVAILABLE`. */
+  readonly bindings?: BindingRequests;
+  /** The conversation's execution snapshot (a `ready` workspace of a host); absent: `whereami` answers `BACKEND_UNAVAILABLE`. */
+  readonly describe?: DescribeRequest;
 }
 
 /** The registrations of one host, by conversation id (see the file comment). */

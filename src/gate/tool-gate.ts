@@ -249,6 +249,8 @@ export class ToolGate implements ToolGateApi {
       commands: registration.commands,
       snapshots: registration.snapshots,
       handoffs: registration.handoffs,
+      bindings: registration.bindings,
+      describe: registration.describe,
       namespace: ns,
       resolved,
       holder: context.holder,

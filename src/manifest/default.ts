@@ -1,15 +1,28 @@
 /**
  * The manifest used when there is none (docs/ARCHITECTURE.md § Manifest and settings): one role
  * `agent`, backend `worktree`, tools read, grep, list, edit, write, delete, move, diff, commit, submit,
- * messages (DESIGN § "The agent's and operator's loop": an agent can bring its work home and read
- * its landing's outcome without a manifest), no mounts, no disclosure policy.
+ * messages, whereami (DESIGN § "The agent's and operator's loop": an agent can bring its work home and read
+ * its landing's outcome without a manifest, and ask where it works), no mounts, no disclosure policy.
  */
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES } from './role-from-file.js';
 import type { Manifest } from './types.js';
 import { DEFAULT_EXEC } from './exec-settings.js';
 
 /** The tools of the default role, in the order clients list them. */
-const DEFAULT_TOOLS = ['read', 'grep', 'list', 'edit', 'write', 'delete', 'move', 'diff', 'commit', 'submit', 'messages'] as const;
+const DEFAULT_TOOLS = [
+  'read',
+  'grep',
+  'list',
+  'edit',
+  'write',
+  'delete',
+  'move',
+  'diff',
+  'commit',
+  'submit',
+  'messages',
+  'whereami',
+] as const;
 
 /** Returns a fresh default manifest (callers may modify their copy). */
 export function defaultManifest(): Manifest {
@@ -24,6 +37,7 @@ export function defaultManifest(): Manifest {
         subagents: { isolate: 'worktree' },
         exec: { ...DEFAULT_EXEC, env: [...DEFAULT_EXEC.env] },
         share: [],
+        attachMode: 'shared-read',
       },
     ],
     checks: [],

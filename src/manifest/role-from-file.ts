@@ -156,6 +156,7 @@ export function roleFromFile(role: RoleFile, index: number): Role {
   const share = shareFromFile(role.share, at);
   if (typedBackend === 'empty') refuseRepositoryViews(mounts, share, at);
   refuseHandoffMistakes(role, at, typedBackend);
+  refuseDisclosedAttach(role, at, progressiveDisclosure !== null);
   return {
     name: role.name,
     maxVisits: role.max_visits ?? null,
@@ -173,7 +174,23 @@ export function roleFromFile(role: RoleFile, index: number): Role {
     subagents: { isolate: role.subagents?.isolate ?? 'worktree' },
     exec: execFromFile(role.exec, at),
     share,
+    attachMode: role.attach_mode ?? 'shared-read',
   };
+}
+
+/**
+ * A role with progressive disclosure may not declare `attach`: attaching the source checkout or
+ * another workspace would show every file disclosure holds back. Throws `ManifestError`
+ * `INVALID_VALUE` at the tool.
+ */
+function refuseDisclosedAttach(role: RoleFile, at: string, disclosed: boolean): void {
+  const i = role.tools.indexOf('attach');
+  if (!disclosed || i < 0) return;
+  throw new ManifestError(
+    'INVALID_VALUE',
+    `${at}.tools[${i}]`,
+    'attach cannot be declared with workspace.progressive_disclosure: attaching a workspace or the source checkout would show files disclosure holds back; remove attach, or the policy',
+  );
 }
 
 /**

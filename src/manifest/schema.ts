@@ -110,8 +110,13 @@ const RoleSchema = Type.Object(
         description: 'a list of ignored folders of the source checkout shown read-only in the workspace',
       }),
     ),
+    attach_mode: Type.Optional(
+      Type.Union([Type.Literal('shared-read'), Type.Literal('exclusive-write')], {
+        description: 'shared-read or exclusive-write: the strongest mode the attach tool may take',
+      }),
+    ),
   },
-  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits, exec, share' },
+  { ...strict, description: 'a role mapping with name, tools, workspace, artifacts, subagents, max_visits, exec, share, attach_mode' },
 );
 
 /** How the workspaces' writes reach the disk (`writes: { fsync: true }`); see `WritePolicy`. */

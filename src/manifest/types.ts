@@ -26,6 +26,10 @@ export const TOOL_NAMES = [
   'rollback',
   'handoff',
   'end',
+  'attach',
+  'detach',
+  'switch',
+  'whereami',
 ] as const;
 
 /** One agent tool name. */
@@ -87,6 +91,8 @@ export interface Role {
    * the same place (`share:`, e.g. `node_modules`): repository-relative, normalized.
    */
   share: string[];
+  /** The strongest mode the role's `attach` tool may take (`attach_mode:`; default `shared-read`). */
+  attachMode: 'shared-read' | 'exclusive-write';
 }
 
 /** What a role's commands may do (`exec:`); every limit hit ends the command's whole process tree. */

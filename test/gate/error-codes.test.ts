@@ -55,6 +55,16 @@ const ended = (async () => {
   return host;
 })();
 
+/** A memory host whose worktree conversation `b` may detach (and has attached nothing). */
+const binding = (async () => {
+  const host = await createMemoryHost({
+    files: { 'f.txt': 'x\n' },
+    manifest: { roles: [{ name: 'agent', tools: ['read', 'detach'], workspace: { backend: 'worktree' } }] },
+  });
+  await host.prepare({ conversation: 'b' });
+  return host;
+})();
+
 /** A memory host on a machine where no sandbox can run: its agent declares exec. */
 const unsandboxed = (async () => {
   const host = await createMemoryHost({
@@ -166,6 +176,7 @@ describe('error codes', () => {
     CROSS_MOUNT: () => call('a', 'move', { from: 'f.txt', to: '/host/f.txt' }),
     SNAPSHOT_NOT_FOUND: async () => (await snapshotting).gate.call('s', 'rollback', { snapshotId: '99' }),
     VISIT_ENDED: async () => (await ended).gate.call('e', 'end', {}),
+    NOT_ATTACHED: async () => (await binding).gate.call('b', 'detach', { workspace: '/canonical' }),
     INTERNAL: () => call('broken', 'list', {}),
   };
 

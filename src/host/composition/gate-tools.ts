@@ -9,12 +9,23 @@ import { WORK_TOOLS } from '../../../tools/index.js';
 import { COMMAND_TOOLS } from '../../../tools/index.js';
 import { SNAPSHOT_TOOLS } from '../../../tools/index.js';
 import { HANDOFF_TOOLS } from '../../../tools/index.js';
+import { BINDING_TOOLS } from '../../../tools/index.js';
+import { whereamiTool } from '../../../tools/index.js';
 import { findRole } from '../../manifest/index.js';
 import type { Manifest } from '../../manifest/index.js';
 import type { StateStore } from '../../state/index.js';
 
 /** Every tool the gate runs, in the order clients list them. */
-export const GATE_TOOLS = [...FILE_TOOLS, requestFilesTool, ...WORK_TOOLS, ...COMMAND_TOOLS, ...SNAPSHOT_TOOLS, ...HANDOFF_TOOLS];
+export const GATE_TOOLS = [
+  ...FILE_TOOLS,
+  requestFilesTool,
+  ...WORK_TOOLS,
+  ...COMMAND_TOOLS,
+  ...SNAPSHOT_TOOLS,
+  ...HANDOFF_TOOLS,
+  whereamiTool,
+  ...BINDING_TOOLS,
+];
 
 /**
  * The descriptors of the tools `conversation` will offer, as `gate.tools` lists them: its

@@ -31,6 +31,8 @@ import { SnapshotService, type SnapshotSavePoint } from '../snapshots/index.js';
 import { ArtifactService, type ArtifactSavePoint, makeAutoPatch, writeInventory } from '../artifacts/index.js';
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
+import { bindingRequestsOf } from '../agents/index.js';
+import { describeProbed } from '../agents/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
 
 /** What a `WorkspaceHost` is built from (the factories fill it in for the disk and the memory host). */
@@ -148,6 +150,8 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     snapshotsFor: (conversation) =>
       parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
     handoffsFor: (conversation) => parts.artifacts.requestsFor(conversation),
+    bindingsFor: (conversation) => bindingRequestsOf(parts, conversation),
+    describeFor: (conversation) => () => describeProbed({ manifest: options.manifest, store, sandbox: options.sandbox }, conversation),
     writeInventory: (conversation) => writeInventory(parts, conversation),
     ...(options.writeDoors ? { doors: options.writeDoors } : {}),
     ...(lowers ? { lowers } : {}),

@@ -4,7 +4,6 @@ export { agentOfRecord } from './agent-identity.js';
 export { recoverInterruptedRelease, recoverWorkspaces, type RecoveryParts } from './recover-workspaces.js';
 export type { OpenViews } from './registration.js';
 export { followBindings, followRouting } from './registration.js';
-export { type BindingView, bindingViewOf } from './binding-view.js';
 export { refreshRegistration } from './registry-refresh.js';
 export { pendingReleaseOf } from './release-record.js';
 export { type ReleaseParts, releaseWorkspace } from './release-workspace.js';

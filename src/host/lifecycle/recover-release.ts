@@ -26,6 +26,7 @@ import { removeScratchFolder, removeWorktreeOf } from './rollback-preparation.js
 import type { HostPlatform } from '../platform/index.js';
 import { checkoutOf } from '../platform/index.js';
 import { worktreeWorkFiles } from './worktree-work-files.js';
+import { endBindingsOf } from './end-bindings.js';
 
 /** Finishes or undoes the interrupted release recorded in `record` (see the file comment). */
 export async function recoverRelease(parts: RegistrationParts, record: WorkspaceRecord, context: GitContext): Promise<WorkspaceRecord> {
@@ -58,6 +59,7 @@ export async function recoverRelease(parts: RegistrationParts, record: Workspace
     return done;
   });
   parts.registry.set(registrationOf(released, 'released'));
+  endBindingsOf(parts.store, conversation);
   parts.store.runLog.append({
     type: 'release.finished',
     conversation,

@@ -8,7 +8,15 @@ import { isConversationId } from '../../../vfs/index.js';
 import type { Registration } from '../../gate/index.js';
 import type { RunEventData } from '../../state/index.js';
 import { isWorkspaceError } from '../../workspace-error.js';
-import { closeView, followRouting, registerReady, registrationOf, viewIsCurrent, type RegistrationParts } from './registration.js';
+import {
+  closeView,
+  followBindings,
+  followRouting,
+  registerReady,
+  registrationOf,
+  viewIsCurrent,
+  type RegistrationParts,
+} from './registration.js';
 
 /** What the refresh uses of the host: what registering uses, and the releases running here. */
 interface RefreshParts extends RegistrationParts {
@@ -39,7 +47,7 @@ export function refreshRegistration(
     // A handoff routed to it since its view opened: the view is opened again to show it; calls
     // in flight finish over the one it replaces, which is closed once they have (the call
     // looking it up now counts too, and runs over the new view).
-    if (!followRouting(parts, conversation)) {
+    if (!followRouting(parts, conversation) || !followBindings(parts, conversation)) {
       try {
         const replaced = parts.views.get(conversation);
         const registration = registerReady(parts, record, { keepReplaced: true });

@@ -52,6 +52,7 @@ import { pendingReleaseOf, withPendingRelease, type PendingRelease } from './rel
 import { removeCheckout } from './remove-checkout.js';
 import { workOf } from './workspace-work.js';
 import type { ReleaseOptions, ReleaseResult } from './workspace-types.js';
+import { endBindingsOf } from './end-bindings.js';
 
 /** What a release uses of the host: what registering uses, and the parts that take a workspace out of service. */
 export interface ReleaseParts extends RegistrationParts {
@@ -148,6 +149,7 @@ async function takeDown(
       return done;
     });
     parts.registry.set(registrationOf(released, 'released'));
+    endBindingsOf(parts.store, conversation);
     return { removed, discarded: discard && work.length > 0, forced };
   } catch (e) {
     backInService(parts, conversation, holder, e);

@@ -29,6 +29,8 @@ export class ViewFolders {
   private readonly stateAt = new Map<string, FoldedPath>();
   /** The state directory's names at the workspace root (src/host/state-trust/state-dir-names.ts). */
   private readonly stateNames: readonly FoldedPath[];
+  /** The workspace roots of the view: its own, and each attached workspace's anchor (`addRoot`). */
+  private readonly roots = new Set<string>();
 
   /**
    * Starts with the authority paths every view has: `gatefs.yaml` at the workspace root `root`,
@@ -38,16 +40,27 @@ export class ViewFolders {
   constructor(
     private readonly platform: HostPlatform,
     private readonly conversation: string,
-    private readonly root: string,
+    root: string,
   ) {
     this.stateNames = stateDirNames(platform).map((name) => new FoldedPath(name));
     this.authorityOnHost = platform.authorityFiles ?? [];
-    this.authority = new Set<string>([`${root}/gatefs.yaml`]);
-    for (const file of this.authorityOnHost) {
-      const rel = platform.relativeInside(platform.repo, file);
-      if (rel) this.authority.add(`${root}/${rel}`);
-    }
+    this.authority = new Set<string>();
+    this.addRoot(root);
     this.stateFolded = new FoldedPath(platform.stateDir);
+  }
+
+  /**
+   * Makes namespace path `at` a workspace root of the view (an attached workspace's anchor): the
+   * authority paths a root has (`gatefs.yaml`, the loaded manifest or settings at their place in
+   * the repository) and the state directory's names there are protected as at the own root.
+   */
+  addRoot(at: string): void {
+    this.roots.add(at);
+    this.authority.add(`${at}/gatefs.yaml`);
+    for (const file of this.authorityOnHost) {
+      const rel = this.platform.relativeInside(this.platform.repo, file);
+      if (rel) this.authority.add(`${at}/${rel}`);
+    }
   }
 
   /**
@@ -108,7 +121,7 @@ export class ViewFolders {
    * of a tree holding it would replace or write into a state directory (`PROTECTED_PATH`).
    */
   isProtected(r: Resolved): boolean {
-    if (r.mount.path === this.root && this.stateNames.some((n) => isAtOrBelow(n.relation(r.rel)))) return true;
+    if (this.roots.has(r.mount.path) && this.stateNames.some((n) => isAtOrBelow(n.relation(r.rel)))) return true;
     return isAtOrBelow(this.stateAt.get(r.mount.path)?.relation(r.rel));
   }
 
