@@ -225,7 +225,7 @@ export const RUN_EVENT_DOCS: Readonly<Record<RunEventType, string>> = {
   'run.visit':
     "A preparation gave the conversation its visit of its role in a run (the role's n-th conversation there), counted against max_visits.",
   'prepare.resumed':
-    "A worktree's branch from an earlier preparation was found: moved up to the base (its work landed) or kept, pinned at the merge base.",
+    "A worktree's branch from an earlier preparation (or an existing branch asked for by name) was found: moved up to the base (its work landed; gatefs/<id> only) or kept, pinned at the merge base.",
   'prepare.checkout_missing': "A ready workspace's checkout was gone and is made again from the same branch and pin.",
   'prepare.rolled_back': 'What a preparation that failed or was interrupted had created was removed (interrupted: found at a restart).',
   'prepare.failed': 'A preparation failed and what it created was removed: the code, the reason and the message.',

@@ -14,4 +14,4 @@ export {
   type PathBase,
   type WorkspaceArea,
 } from './workspace-paths.js';
-export { branchOfRecord, explicitBranchProblem, isConversationBranch, MAX_BRANCH_LENGTH } from './workspace-branch.js';
+export { branchOfRecord, explicitBranchProblem, isConversationBranch } from './workspace-branch.js';

@@ -11,7 +11,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 import { checkConversationId } from './workspace-paths.js';
 
 /** The longest explicit branch name gatefs takes (git's own limit is the file system's). */
-export const MAX_BRANCH_LENGTH = 200;
+const MAX_BRANCH_LENGTH = 200;
 
 /**
  * Says what is wrong with `name` as the explicit branch of `conversation`'s workspace, or null
