@@ -66,6 +66,9 @@ export class MemoryGit implements GitPort {
     if (existing === null && options.existingBranch) {
       throw new GitError('COMMAND_FAILED', 'worktree add', `invalid reference: ${options.branch}`);
     }
+    // As git: a branch is checked out in one worktree at a time.
+    const holder = (await this.listWorktrees(context)).find((w) => w.branch === `refs/heads/${options.branch}`);
+    if (holder) throw new GitError('COMMAND_FAILED', 'worktree add', `'${options.branch}' is already checked out at '${holder.path}'`);
     const { volume } = this.repo;
     if (this.repo.exists(options.path) && (volume.readdirSync(options.path) as unknown[]).length > 0) {
       throw new GitError('COMMAND_FAILED', 'worktree add', `'${options.path}' already exists`);

@@ -79,6 +79,25 @@ describe('memory host: an explicit branch', () => {
     await host.close();
   });
 
+  it('two conversations racing for one new branch: one gets it, the other is refused and deletes nothing', async () => {
+    const host = await createMemoryHost({ files, manifest });
+    const outcomes = await Promise.allSettled([
+      host.prepare({ conversation: 'r1', branch: 'race' }),
+      host.prepare({ conversation: 'r2', branch: 'race' }),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'PREPARATION_FAILED' });
+    expect(headOf(host, 'race')).toBe(headOf(host, 'main'));
+    expect(
+      host
+        .status()
+        .filter((s) => s.state === 'ready')
+        .map((s) => s.branch),
+    ).toEqual(['race']);
+    await host.close();
+  });
+
   it('gives a byte-identical run log for the same scenario', async () => {
     const logs: string[] = [];
     for (let i = 0; i < 2; i++) {
