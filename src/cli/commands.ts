@@ -28,6 +28,8 @@ import { runCommand } from './run.js';
 import { artifactsCommand } from './artifacts.js';
 import { doctorCommand } from './doctor.js';
 import { tokenCommand } from './token.js';
+import { homeCommand } from './home.js';
+import { attachCommand, detachCommand, switchCommand } from './bindings.js';
 
 /** The commands of the `gatefs` binary (docs/ARCHITECTURE.md § CLI). */
 export const COMMANDS: readonly Command[] = [
@@ -43,6 +45,10 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   serveCommand,
   tokenCommand,
+  homeCommand,
+  attachCommand,
+  detachCommand,
+  switchCommand,
   releaseCommand,
   diffCommand,
   commitCommand,

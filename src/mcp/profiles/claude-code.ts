@@ -16,7 +16,7 @@
  * | `BashOutput` | `exec_output` (`filter` applied here, in a worker) | `bash_id`, `filter` |
  * | `KillShell` | `exec_kill` | `shell_id` |
  *
- * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`, `messages`, `check`, `whereami`, …) keep
+ * The role's other tools (`request_files`, `delete`, `move`, `diff`, `commit`, `submit`, `messages`, `check`, `whereami`, `attach`, `detach`, `switch`, …) keep
  * their gatefs names, arguments and results. A profile tool is listed when the role declares its
  * gate tool. Paths: `file_path` and `path` are namespace paths, absolute (`/worktrees/<id>/…`, a
  * mount path) or relative to the workspace root; a path of the client's machine is refused by the
@@ -282,6 +282,9 @@ const KEPT = new Set([
   'handoff',
   'end',
   'whereami',
+  'attach',
+  'detach',
+  'switch',
 ]);
 
 /** A profile tool, compiled: its validator and its JSON Schemas (once, at load). */
