@@ -16,7 +16,13 @@ export const prepareCommand: Command = {
   summary: "prepare a conversation's workspace (idempotent: an existing one is reused)",
   usage: 'gatefs prepare <conversation> [--role R] [--run RUN] [--base REF] [--branch NAME] [--agent NAME]',
   positionals: ['conversation'],
-  options: { role: { type: 'string' }, run: { type: 'string' }, base: { type: 'string' }, branch: { type: 'string' }, agent: { type: 'string' } },
+  options: {
+    role: { type: 'string' },
+    run: { type: 'string' },
+    base: { type: 'string' },
+    branch: { type: 'string' },
+    agent: { type: 'string' },
+  },
   optionHelp: [
     ['--role R', 'the manifest role (default: the first role)'],
     [

@@ -93,6 +93,7 @@ export async function serveOverStdio(
       conversation: fixed ?? ((host) => autoChoice(host, globals, env)),
       ...(role ? { role } : {}),
       ...(typeof flags.run === 'string' ? { run: flags.run } : {}),
+      ...(typeof flags.agent === 'string' ? { agent: flags.agent } : {}),
       holder,
       client: () => early.clientName(),
       log: out.progress,

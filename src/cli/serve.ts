@@ -36,12 +36,13 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the MCP server: stdio for one conversation, or Streamable HTTP for many',
   usage:
-    'gatefs serve [--conversation ID|auto] [--role R] [--run RUN] [--profile gatefs|claude-code] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
+    'gatefs serve [--conversation ID|auto] [--role R] [--run RUN] [--agent NAME] [--profile gatefs|claude-code] [--http HOST:PORT [--token-file F | --no-token] [--allow-new]]',
   positionals: [],
   options: {
     conversation: { type: 'string' },
     role: { type: 'string' },
     run: { type: 'string' },
+    agent: { type: 'string' },
     profile: { type: 'string' },
     http: { type: 'string' },
     token: { type: 'string' },
@@ -56,6 +57,10 @@ export const serveCommand: Command = {
     ],
     ['--role R', 'the role for workspaces the server prepares (stdio; HTTP with --allow-new)'],
     ['--run RUN', 'the run of workspaces the server prepares (default: default; stdio; HTTP with --allow-new)'],
+    [
+      '--agent NAME',
+      "the agent identity of workspaces the server prepares, whose home they see at /home (default: the role's name; stdio; HTTP with --allow-new)",
+    ],
     [
       '--profile P',
       "the tool names: gatefs (read, grep, list, edit, write, …; default) or claude-code (Claude Code's Read, Write, Edit, MultiEdit, Glob, Grep, LS)",
@@ -100,6 +105,8 @@ export const serveCommand: Command = {
     const role = typeof flags.role === 'string' ? flags.role : undefined;
     if (flags.run !== undefined && !isConversationId(flags.run))
       throw new UsageError("--run must be a run name: 1 to 63 lowercase letters, digits, '_' and '-' (like review-1)", 'serve');
+    if (flags.agent !== undefined && !isConversationId(flags.agent))
+      throw new UsageError("--agent must be an agent name: 1 to 63 lowercase letters, digits, '_' and '-' (like reviewer)", 'serve');
     const profile = flags.profile ?? 'gatefs';
     if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(', ')}`, 'serve');
     standardError().on('error', () => undefined); // a client that closed our stderr must not crash the server
@@ -141,6 +148,13 @@ async function serveOverHttp(
       'serve',
     );
   }
+  const agent = typeof flags.agent === 'string' ? flags.agent : undefined;
+  if (agent !== undefined && !allowNew) {
+    throw new UsageError(
+      '--agent applies to conversations the server prepares: add --allow-new, or prepare them first with gatefs prepare ID --agent NAME',
+      'serve',
+    );
+  }
   const auth = resolveServeAuth({ tokenFile: flags['token-file'], noToken: flags['no-token'] === true, env, address, globals });
   const stop = watchStopSignals(out.progress);
   try {
@@ -157,6 +171,7 @@ async function serveOverHttp(
         allowNew,
         role,
         ...(run ? { run } : {}),
+        ...(agent ? { agent } : {}),
         profile,
         log: out.progress,
       });

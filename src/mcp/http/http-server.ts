@@ -49,6 +49,8 @@ export interface HttpServeOptions {
   role?: string;
   /** Run of conversations the server prepares (with `allowNew`; default `default`). */
   run?: string;
+  /** Agent identity of conversations the server prepares (with `allowNew`; default: their role's name). */
+  agent?: string;
   /** Body cap in bytes (default `MAX_MESSAGE_BYTES`, derived from the tool schemas). */
   maxBodyBytes?: number;
   /** Body cap in structural JSON tokens (default `MAX_MESSAGE_TOKENS`, derived from the tool schemas). */
@@ -103,6 +105,7 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
   const sessions = new HttpSessions(host, {
     role: options.role,
     ...(options.run ? { run: options.run } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
     sessionLimits: { ...DEFAULT_SESSION_LIMITS, ...options.sessionLimits },
     creationLimits: { ...DEFAULT_CREATION_LIMITS, ...options.creationLimits, allow: options.allowNew === true },
     clock: options.clock ?? systemClock,

@@ -37,6 +37,8 @@ interface HttpSessionOptions {
   role?: string;
   /** Run of conversations the server prepares (default: `default`). */
   run?: string;
+  /** Agent identity of conversations the server prepares (default: their role's name). */
+  agent?: string;
   sessionLimits: SessionLimits;
   creationLimits: CreationLimits;
   /** Clock for idle times. */
@@ -136,11 +138,12 @@ export class HttpSessions {
     slot: SessionSlot<Entry>,
   ): Promise<boolean> {
     const { conversation, rpcId } = request;
-    const { log, role, run } = this.options;
+    const { log, role, run, agent } = this.options;
     let refusal: unknown;
     const preparation = ensureWorkspace(this.host, conversation, {
       role,
       ...(run ? { run } : {}),
+      ...(agent ? { agent } : {}),
       onProgress: log,
       // Runs before ensureWorkspace's first await: a refusal is known when the call returns.
       reserve: (c) => {
@@ -184,11 +187,12 @@ export class HttpSessions {
 
   /** Makes sure the workspace is ready, preparing it within the creation budget; false once refused. */
   private async prepare(res: ServerResponse, { conversation, rpcId }: AdmittedRequest): Promise<boolean> {
-    const { log, role, run } = this.options;
+    const { log, role, run, agent } = this.options;
     try {
       await ensureWorkspace(this.host, conversation, {
         role,
         ...(run ? { run } : {}),
+        ...(agent ? { agent } : {}),
         onProgress: log,
         reserve: (c) => this.creation.take(c, this.host.status().find((w) => w.conversation === c)?.state),
       });

@@ -11,6 +11,8 @@ interface EnsureOptions {
   role?: string;
   /** Run of a new workspace's visit (default: `default`). Ignored when it exists. */
   run?: string;
+  /** Agent identity of a new workspace (default: its role's name). Ignored when it exists. */
+  agent?: string;
   /** Called with a short line before a preparation starts (the CLI prints it on stderr). */
   onProgress?: (line: string) => void;
   /**
@@ -37,7 +39,12 @@ export async function ensureWorkspace(host: Host, conversation: string, options:
   if (running) return running;
   const settle = options.reserve?.(conversation);
   options.onProgress?.(`preparing workspace for conversation "${conversation}"…`);
-  const job = host.prepare({ conversation, ...(options.role ? { role: options.role } : {}), ...(options.run ? { run: options.run } : {}) });
+  const job = host.prepare({
+    conversation,
+    ...(options.role ? { role: options.role } : {}),
+    ...(options.run ? { run: options.run } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
+  });
   pending.set(conversation, job);
   try {
     return await job;

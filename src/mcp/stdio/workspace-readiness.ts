@@ -37,6 +37,8 @@ interface ReadinessOptions {
   role?: string;
   /** The run of a workspace this session prepares (default: `default`). */
   run?: string;
+  /** The agent identity of a workspace this session prepares (default: its role's name). */
+  agent?: string;
   /** The occupancy holder of this session. */
   holder: string;
   /** The client's name from its initialize (`clientInfo.name`), when known: recorded with the holder. */
@@ -167,7 +169,7 @@ export class WorkspaceReadiness implements ReadinessSource {
   }
 
   private async run(): Promise<Readiness> {
-    const { log, role, run, holder } = this.options;
+    const { log, role, run, agent, holder } = this.options;
     let conversation = this.conversationId ?? 'this window';
     try {
       const { host } = await this.opened();
@@ -177,6 +179,7 @@ export class WorkspaceReadiness implements ReadinessSource {
       const status = (this.status ??= await ensureWorkspace(host, conversation, {
         ...(role ? { role } : {}),
         ...(run ? { run } : {}),
+        ...(agent ? { agent } : {}),
         onProgress: log,
       }));
       if (role && status.role !== role)
