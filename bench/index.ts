@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark suite in one process and writes `bench/results.md`.
  * A suite is a module in `bench/suites/` exporting `run(report)`. Pass suite names as
  * arguments to run only those (`npm run bench -- vfs-layers`); their rows replace the earlier
- * ones in bench/results.json and bench/results.md.
+ * ones in bench/results.json and bench/results.md. From the sources, without a build:
+ * `node --import ./scripts/run-typescript.mjs bench/index.ts NAME` (the suites' `.ts` files then).
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -11,6 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Comparison, Report, Skipped } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** Run from the sources (bench/index.ts) rather than from dist/bench/index.js. */
+const fromSources = import.meta.url.endsWith('.ts');
+const suiteExtension = fromSources ? '.ts' : '.js';
 const only = process.argv.slice(2);
 const comparisons: Comparison[] = [];
 const skipped: Skipped[] = [];
@@ -42,10 +46,10 @@ function fmt(us: number, unit: Comparison['unit'] = 'us'): string {
 
 const suiteDir = join(here, 'suites');
 const files = readdirSync(suiteDir)
-  .filter((f) => f.endsWith('.js'))
+  .filter((f) => f.endsWith(suiteExtension))
   .sort();
 for (const file of files) {
-  const name = file.replace(/\.js$/, '');
+  const name = file.slice(0, -suiteExtension.length);
   if (only.length && !only.includes(name)) continue;
   console.log(`\n== ${name}`);
   const mod = (await import(pathToFileURL(join(suiteDir, file)).href)) as { run(r: Report): Promise<void> };
@@ -66,12 +70,12 @@ interface SuiteResult {
   skipped: Skipped[];
   notes: string[];
 }
-const resultsDir = join(here, '..', '..', 'bench');
+const resultsDir = fromSources ? here : join(here, '..', '..', 'bench');
 const jsonPath = join(resultsDir, 'results.json');
 const stored: Record<string, SuiteResult> = existsSync(jsonPath) ? JSON.parse(readFileSync(jsonPath, 'utf8')) : {};
 const today = new Date().toISOString().slice(0, 10);
 for (const file of files) {
-  const name = file.replace(/\.js$/, '');
+  const name = file.slice(0, -suiteExtension.length);
   if (only.length && !only.includes(name)) continue;
   stored[name] = {
     measuredAt: today,

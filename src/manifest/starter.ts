@@ -17,11 +17,11 @@ roles:
   - name: agent
     # max_visits: 3             # how many conversations of this role a run may have (gatefs prepare ID --run RUN; default: unlimited)
     # any of: read, grep, list, edit, write, delete, move, request_files, diff, commit, submit, messages,
-    # exec, exec_output, exec_kill, check, checkpoint, rollback, handoff, end   (diff, commit, submit bring work home;
-    # messages reads the landing's outcome; checkpoint saves the whole workspace and rollback returns to a checkpoint;
+    # exec, exec_output, exec_kill, check, checkpoint, rollback, handoff, end, whereami   (diff, commit, submit bring work home;
+    # messages reads the landing's outcome; whereami says where the agent works and what it may do; checkpoint saves the whole workspace and rollback returns to a checkpoint;
     # handoff passes named files to another role of the run, end ends the run; a role with handoff needs a
     # name of letters, digits, '.', '_', '-', since its files are kept in a folder <role>-v<visit>)
-    tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages]
+    tools: [read, grep, list, edit, write, delete, move, diff, commit, submit, messages, whereami]
     workspace:
       backend: worktree         # shared | worktree | copy | empty   (container is not available)
       # source: snapshot        # accepted as Conductor writes it: every workspace is made from the pinned snapshot

@@ -37,7 +37,7 @@ describe('gatefs tools', () => {
   it("lists the default role's tools with their arguments, and creates nothing", async () => {
     withoutManifest();
     const r = await ok(['tools']);
-    expect(r.stdout.split('\n')[0]).toBe('role "agent" of the default manifest (no gatefs.yaml), 11 tool(s):');
+    expect(r.stdout.split('\n')[0]).toBe('role "agent" of the default manifest (no gatefs.yaml), 12 tool(s):');
     expect(r.stdout).toMatch(/^ {2}offset +integer ≥ 1 +optional +First line to return, 1-based \(default 1\)\.$/m);
     expect(r.stdout).toMatch(/^ {2}path +string +required +The file to read: /m);
     expect(r.stdout).toMatch(/^ {2}output +"files" \| "content" \| "count" +optional +files: matching file paths \(default\)/m);
@@ -59,6 +59,7 @@ describe('gatefs tools', () => {
       'commit',
       'submit',
       'messages',
+      'whereami',
     ]);
     const read = json.tools.find((t: { name: string }) => t.name === 'read');
     expect(read.arguments).toEqual([
