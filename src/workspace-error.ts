@@ -87,6 +87,15 @@ export const WORKSPACE_ERROR_REASON_DOCS = {
   FOLDER_THROUGH_LINK:
     'PREPARATION_FAILED: a mount or workspace folder can be reached only through a symbolic link, which gatefs never follows to one.',
   FOLDER_UNREADABLE: 'PREPARATION_FAILED: a mount or workspace folder exists but cannot be opened (data.path; the code in the message).',
+  // BAD_REFERENCE (file references: src/host/agents/resolve-reference.ts)
+  BAD_FORM:
+    'BAD_REFERENCE: the reference is none of the accepted forms (namespace path, host path, workspace:// URI, relative path), or breaks their grammar (NUL, backslash, an encoded separator, a host path with ..).',
+  OUTSIDE_ROOTS: 'BAD_REFERENCE: the path lies in no root (the source checkout, a workspace folder, an agent home).',
+  PATH_ESCAPE: "BAD_REFERENCE: a '..' of the reference climbs out of its root.",
+  SYMLINK_ESCAPE: 'BAD_REFERENCE: a symbolic link on the way leads out of the root (absolute, climbing above it, or more than 40 links).',
+  NO_BASE: 'BAD_REFERENCE: a relative path came without a base file and without a conversation whose active workspace it could resolve in.',
+  NO_CONVERSATION: "BAD_REFERENCE: a /home path or workspace://home names a conversation's agent home, and no conversation was given.",
+  UNKNOWN_ROOT: "BAD_REFERENCE: a workspace:// URI's root= names no execution root of its workspace (data.roots lists the ones it has).",
   // NOT_A_GIT_REPOSITORY
   UNREADABLE_FOLDER: 'NOT_A_GIT_REPOSITORY: the repository folder cannot be read.',
   // STATE_UNTRUSTED

@@ -14,6 +14,7 @@ import type { OccupancyMode, OccupancyRecord } from '../../state/index.js';
 import type { BindingRecord } from '../../state/index.js';
 import type { BindingMode } from '../../state/index.js';
 import type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
+import type { FileReference, ResolveReferenceOptions } from '../agents/index.js';
 import type { ApplyOptions, ApplyReport } from '../apply/index.js';
 import type { HandoffRequest, RunArtifact, RunStatus, SeedInventory } from '../artifacts/index.js';
 import type { EndValue, HandoffValue } from '../../../tools/index.js';
@@ -32,6 +33,7 @@ export type { ExecutionSnapshot, ProjectionKind, WorkspaceFacts } from '../../..
 export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
 export type { AgentHome } from '../platform/index.js';
 export type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
+export type { FileReference, FileReferenceRoot, ReferenceForm, ResolveReferenceOptions } from '../agents/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from '../apply/index.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from '../snapshots/index.js';
 
@@ -212,4 +214,15 @@ export interface Host {
    * `gatefs describe` answer. Throws what `describe` throws.
    */
   describeProbed(conversation: string): Promise<ExecutionSnapshot>;
+  /**
+   * Resolves a file reference — a namespace path (`/worktrees/<id>/…`, `/canonical/…`, `/home/…`
+   * with `conversation`), a host path, a `workspace://<id>/<path>?root=<id>` URI, or a relative
+   * path against `options.baseFile` (else `conversation`'s active workspace) — to its root,
+   * namespace path, host path and URI, `canonical` first and the other roots holding the same
+   * host path in `alsoIn` (src/host/agents/resolve-reference.ts). Reads one record; appends
+   * nothing. Throws `WorkspaceError` `BAD_REFERENCE` (data.reason `BAD_FORM`, `OUTSIDE_ROOTS`,
+   * `PATH_ESCAPE`, `SYMLINK_ESCAPE`, `NO_BASE`, `NO_CONVERSATION`, `UNKNOWN_ROOT`),
+   * `REFERENCE_GONE` (a released root), `UNKNOWN_CONVERSATION`, `BUSY`.
+   */
+  resolveReference(reference: string, options?: ResolveReferenceOptions): Promise<FileReference>;
 }

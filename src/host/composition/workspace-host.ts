@@ -17,6 +17,7 @@ import type { ToolDescriptor } from '../../../tools/index.js';
 import type { ExecutionSnapshot } from '../../../tools/index.js';
 import { describeConversation, describeProbed } from '../agents/index.js';
 import { attachWorkspace, canonicalWriterBlocking, detachWorkspace, switchWorkspace } from '../agents/index.js';
+import { type FileReference, type ResolveReferenceOptions, resolveReference } from '../agents/index.js';
 import type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
 import type { BindingMode } from '../../state/index.js';
 import type { WorkRequests } from '../../../tools/index.js';
@@ -303,6 +304,12 @@ export class WorkspaceHost implements Host {
   describeProbed(conversation: string): Promise<ExecutionSnapshot> {
     this.checkOpen();
     return describeProbed(this.describeParts(), conversation);
+  }
+
+  /** See `Host.resolveReference` and `resolveReference` (src/host/agents/resolve-reference.ts). */
+  resolveReference(reference: string, options: ResolveReferenceOptions = {}): Promise<FileReference> {
+    this.checkOpen();
+    return resolveReference(this.parts, reference, options);
   }
 
   private describeParts() {
