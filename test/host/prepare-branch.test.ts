@@ -217,11 +217,16 @@ describe('release and rollback', () => {
     expect(repo.git('rev-parse', 'theirs')).toBe(first);
   });
 
-  it('a branch gatefs made stays its own when the conversation is prepared again after a release', async () => {
+  it('a released conversation prepared again continues its branch, which stays gatefs-made', async () => {
     const { repo, host } = await world();
     await host.prepare({ conversation: 'a', branch: 'made' });
+    await host.gate.call('a', 'write', { path: 'work.md', content: 'work\n' });
+    await host.gate.call('a', 'commit', { message: 'work' });
     await host.release('a');
-    await host.prepare({ conversation: 'a', branch: 'made' });
+    expect(await host.prepare({ conversation: 'a' })).toMatchObject({ branch: 'made' });
+    expect(await host.gate.call('a', 'read', { path: 'work.md' })).toMatchObject({ ok: true, value: { content: 'work\n' } });
+    await host.gate.call('a', 'submit', { divergence: 'None' });
+    expect((await host.lander.run()).landed).toHaveLength(1);
     expect(await host.release('a', { deleteBranch: true })).toMatchObject({ branchDeleted: true });
     expect(repo.git('branch', '--list', 'made')).toBe('');
   });

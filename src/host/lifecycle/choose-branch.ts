@@ -145,15 +145,21 @@ function safeBranchOf(record: Parameters<typeof branchOfRecord>[0]): string | nu
 }
 
 /**
- * `options` for preparing again the conversation of `record` when it is `ready` (reused, or its
- * checkout vanished and is made again): its branch is kept — an explicit one is carried into the
- * options when none was asked — and another branch asked for is refused with `PREPARATION_FAILED`
- * (reason `BASE_MISMATCH`, data.branch: the recorded one, data.askedBranch). Any other record: `options` as they are.
+ * `options` for preparing again the conversation of `record`. When it is `ready` (reused, or its
+ * checkout vanished and is made again) its branch is kept: an explicit one is carried into the
+ * options when none was asked, and another branch asked for is refused with `PREPARATION_FAILED`
+ * (reason `BASE_MISMATCH`, data.branch: the recorded one, data.askedBranch). When it was
+ * `released`, a preparation without a branch continues its explicit branch, as one without a base
+ * continues `gatefs/<id>`; any branch may be asked. Any other record: `options` as they are.
  */
 export function keepRecordedBranch(
   record: (Parameters<typeof branchOfRecord>[0] & { state: string }) | null,
   options: PrepareOptions,
 ): PrepareOptions {
+  if (record?.state === 'released' && record.backend === 'worktree' && options.branch === undefined) {
+    const recorded = branchOfRecord(record)!;
+    return isConversationBranch(record.conversation, recorded) ? options : { ...options, branch: recorded };
+  }
   if (record?.state !== 'ready') return options;
   if (record.backend !== 'worktree') {
     refuseBranchOfBackend(record.conversation, record.backend, options.branch);
