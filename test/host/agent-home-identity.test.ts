@@ -95,6 +95,23 @@ describe('agent identity', () => {
     await h.close();
   });
 
+  it('seeds one complete home when two conversations of one agent are prepared at once', async () => {
+    const h = await host();
+    await Promise.all([h.prepare({ conversation: 'c1', agent: 'ada' }), h.prepare({ conversation: 'c2', agent: 'ada' })]);
+    expect((h.volume.readdirSync('/state/homes/ada') as string[]).sort()).toEqual([
+      '.gatefs',
+      'AGENTS.md',
+      'memory',
+      'notes',
+      'skills',
+      'tmp',
+      'work-items',
+    ]);
+    expect(await readHome(h, 'c2', '/home/.gatefs/agent.json')).toBe('{"agent":"ada","layout":1}\n');
+    expect(await readHome(h, 'c1', '/home/memory/self.md')).toBe('# About me\n\n');
+    await h.close();
+  });
+
   it('shows /home to a shared-backend conversation too', async () => {
     const h = await host();
     await h.prepare({ conversation: 's1', role: 'sharer' });

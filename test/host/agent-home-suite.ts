@@ -163,9 +163,19 @@ export function agentHomeSuite(name: string, setup: Setup): void {
           expect(r.code, `${tool} ${JSON.stringify(args)}`).toBe('PROTECTED_PATH');
           expect(JSON.stringify(r.value)).not.toContain(f.homeOf('ada'));
         }
+        // A link a command planted towards .gatefs: followed beneath /home, then refused there.
+        f.symlink('../.gatefs', `${f.homeOf('ada')}/notes/rt`);
+        for (const [tool, args] of [
+          ['write', { path: '/home/notes/rt/agent.json', content: '{}' }],
+          ['write', { path: '/home/notes/rt/new.json', content: '{}' }],
+          ['edit', { path: '/home/notes/rt/agent.json', oldString: 'ada', newString: 'eve' }],
+          ['delete', { path: '/home/notes/rt/agent.json' }],
+        ] as const) {
+          expect((await call(f.host, 'c1', tool, args)).code, `${tool} through a link`).toBe('PROTECTED_PATH');
+        }
         expect(f.entries(runtime)).toEqual(['agent.json']);
         expect(f.readText(`${runtime}/agent.json`)).toBe(before);
-        expect(f.entries(`${f.homeOf('ada')}/notes`)).toEqual(['d', 'n.md']);
+        expect(f.entries(`${f.homeOf('ada')}/notes`)).toEqual(['d', 'n.md', 'rt']);
       } finally {
         await f.close();
       }

@@ -28,6 +28,11 @@
  *   they may (the host made them); a routed folder shadows whatever the workspace holds at its
  *   place, and one at a place another mount takes is left out.
  *
+ * - the agent's home (`home`, src/host/platform/agent-home.ts): `<stateDir>/homes/<agent>`,
+ *   writable at `/home` in every backend, opened like the workspace's own folder (it lies inside
+ *   the state directory); `/home/.gatefs` and below are readable and `PROTECTED_PATH` to every
+ *   change (names folded). Manifests cannot mount at or under `/home` (refused at load).
+ *
  * Every host folder is a root like any other (docs/ARCHITECTURE.md § Trust boundary, "Roots"): it
  * is reached from the state directory, the repository or `/` without following a link
  * (`HostPlatform.openFolder`), and a mount whose folder lies inside the state directory (another
