@@ -73,6 +73,7 @@ describe('loading from a file', () => {
             checkpoint: false,
           },
           share: [],
+          attachMode: 'shared-read',
         },
       ],
       checks: [],
