@@ -18,7 +18,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHost } from '../../src/host/composition/create-host.js';
-import type { StateStore } from '../../src/state/index.js';
 import { measurePair, type Report } from '../harness.js';
 
 const SUITE = 'describe';
@@ -48,10 +47,8 @@ export async function run(report: Report): Promise<void> {
   try {
     await host.prepare({ conversation: 'w', role: 'impl' });
     await host.prepare({ conversation: 'p', role: 'peer' });
-    // The attachments as the bindings make them (the store directly: the same rows the host API writes).
-    const store = (host as unknown as { parts: { store: StateStore } }).parts.store;
-    store.bindings.attach('w', 'canonical', 'shared-read');
-    store.bindings.attach('w', 'p', 'shared-read');
+    host.attach('w', 'canonical', 'shared-read');
+    host.attach('w', 'p', 'shared-read');
     const probed = await host.describeProbed('w');
     if (probed.attached.length !== 2) throw new Error('the attachments are not in the snapshot');
     const sandbox = probed.policy.commands?.sandbox ?? 'none';

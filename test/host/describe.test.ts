@@ -70,16 +70,15 @@ const kinds: [string, (sandbox?: ScriptedSandbox) => Promise<World>][] = [
   ],
 ];
 
-/** Prepares the four conversations (one per backend) and records their agents as preparation does (idempotent). */
+/** Prepares the four conversations, one per backend: worktree, shared, copy, empty. */
 async function prepareAll(w: World): Promise<void> {
-  for (const [conversation, role, backend] of [
-    ['w', 'impl', 'worktree'],
-    ['s', 'sharer', 'shared'],
-    ['c', 'copier', 'copy'],
-    ['e', 'scratcher', 'empty'],
+  for (const [conversation, role] of [
+    ['w', 'impl'],
+    ['s', 'sharer'],
+    ['c', 'copier'],
+    ['e', 'scratcher'],
   ] as const) {
     await w.host.prepare({ conversation, role });
-    w.store.bindings.register(conversation, role, backend !== 'shared');
   }
 }
 
@@ -186,11 +185,11 @@ describe.each(kinds)('the execution snapshot (%s)', (_kind, make) => {
     for (const s of [wt, sh, cp, em]) expectNoHostPath(w, s);
   });
 
-  it('follows attach, switch, give-up and detach', async () => {
+  it('follows attach, switch, give-up and detach (the host API)', async () => {
     const w = await make();
     await prepareAll(w);
-    const { host, store } = w;
-    store.bindings.attach('w', 'canonical', 'shared-read');
+    const { host } = w;
+    host.attach('w', 'canonical', 'shared-read');
     let s = host.describe('w');
     expect(s.attached).toMatchObject([
       { id: 'canonical', anchor: '/canonical', executionRoot: '/canonical', projectionKind: 'canonical-root', accessMode: 'shared-read' },
@@ -199,8 +198,8 @@ describe.each(kinds)('the execution snapshot (%s)', (_kind, make) => {
     expect(s.cwd).toBe('/worktrees/w');
 
     // c gives write up, so w can take it exclusive-write; c's own workspace is read-only to c now.
-    store.bindings.attach('c', 'c', 'shared-read');
-    store.bindings.attach('w', 'c', 'exclusive-write');
+    host.attach('c', 'c', 'shared-read');
+    host.attach('w', 'c', 'exclusive-write');
     expect(host.describe('c').own).toMatchObject({ accessMode: 'shared-read' });
     s = host.describe('w');
     expect(s.attached.map((f) => [f.id, f.anchor, f.projectionKind, f.accessMode])).toEqual([
@@ -209,14 +208,14 @@ describe.each(kinds)('the execution snapshot (%s)', (_kind, make) => {
     ]);
     expect(s.attached.every((f) => typeof f.acquiredAt === 'number')).toBe(true);
 
-    store.bindings.switchTo('w', 'c');
+    host.switch('w', 'c');
     s = host.describe('w');
     expect(s.active).toEqual(s.attached[1]);
     expect(s.cwd).toBe('/worktrees/c');
     expect(s.own.id).toBe('w');
     expect(s.worktreeRoot).toBe('/worktrees/w');
 
-    store.bindings.switchTo('w', 'home');
+    host.switch('w', 'home');
     s = host.describe('w');
     expect(s.active).toEqual({
       id: 'home',
@@ -228,20 +227,32 @@ describe.each(kinds)('the execution snapshot (%s)', (_kind, make) => {
     });
     expect(s.cwd).toBe('/home');
 
-    store.bindings.switchTo('w', 'c');
-    store.bindings.detach('w', 'c');
+    host.switch('w', 'c');
+    host.detach('w', 'c');
     s = host.describe('w');
     expect(s.active.id).toBe('w');
     expect(s.cwd).toBe('/worktrees/w');
     expect(s.attached.map((f) => f.id)).toEqual(['canonical']);
 
     // Giving its own write up shows on its own facts (and on the active ones: the same workspace).
-    store.bindings.attach('w', 'w', 'shared-read');
+    host.attach('w', 'w', 'shared-read');
     s = host.describe('w');
     expect(s.own.accessMode).toBe('shared-read');
     expect(s.active).toEqual(s.own);
     expect(s.attached.map((f) => f.id)).toEqual(['canonical']);
     expectNoHostPath(w, s);
+
+    // A workspace released while attached and active leaves the snapshot; the own one is active again.
+    host.attach('w', 'w', 'exclusive-write');
+    host.attach('e', 'e', 'shared-read');
+    host.attach('w', 'e', 'exclusive-write');
+    host.switch('w', 'e');
+    expect(host.describe('w').cwd).toBe('/worktrees/e');
+    await host.release('e', { discard: true });
+    s = host.describe('w');
+    expect(s.attached.map((f) => f.id)).toEqual(['canonical']);
+    expect(s.active).toEqual(s.own);
+    expect(s.own.accessMode).toBe('exclusive-write');
   });
 
   it('describes a conversation prepared before migration 11 (no agent row) as holding its own workspace', async () => {
@@ -281,6 +292,23 @@ describe.each(kinds)('the execution snapshot (%s)', (_kind, make) => {
     expect(await w.host.gate.call('w', 'whereami', { extra: 1 })).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
     expect(await w.host.gate.call('q', 'whereami', {})).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_ALLOWED' } });
     expect(w.host.gate.tools('w').map((t) => t.name)).toContain('whereami');
+  });
+
+  it('appends nothing to the run log, and the memory host gives the same snapshots and log for the same scenario', async () => {
+    const scenario = async () => {
+      const w = await make();
+      await prepareAll(w);
+      w.host.attach('w', 'canonical', 'shared-read');
+      const before = w.host.events().length;
+      const snapshots = [w.host.describe('w'), await w.host.describeProbed('c'), w.host.describe('s')];
+      expect(w.host.events().length).toBe(before);
+      await w.host.gate.call('w', 'whereami', {});
+      return { snapshots, events: w.host.events() };
+    };
+    const first = await scenario();
+    if (_kind !== 'memory host') return;
+    const second = await scenario();
+    expect(JSON.stringify(second)).toBe(JSON.stringify(first));
   });
 
   it('names a sandbox that cannot run as unavailable', async () => {
