@@ -3,13 +3,13 @@
  * active workspace, the bindings a conversation holds, who holds its workspace), `gatefs status`
  * (a BINDINGS table under the workspaces, only for what is beyond the default; the JSON rows),
  * `host.bindingHistory` (ended bindings too) and the run log's `binding.*` and `home.*` lines.
- * On the memory host; bindings are driven through the store.
+ * On the memory host; bindings are made by the operator's host API (`host.attach`, …).
  */
 import { describe, expect, it } from 'vitest';
 import { formatStatusTable } from '../../src/cli/status-table.js';
 import { formatEventLine, formatRunLog } from '../../src/cli/run-log.js';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
-import type { RunEvent, StateStore } from '../../src/state/index.js';
+import type { RunEvent } from '../../src/state/index.js';
 import { summarizeEvent } from '../../src/state/index.js';
 
 const manifest = {
@@ -23,9 +23,8 @@ async function world() {
   const host = await createMemoryHost({ files: { 'README.md': '# r\n' }, manifest });
   await host.prepare({ conversation: 'a1', role: 'coder' });
   await host.prepare({ conversation: 'b1', role: 'reviewer', agent: 'rev' });
-  const store = (host as unknown as { parts: { store: StateStore } }).parts.store;
   const row = (c: string) => host.status().find((w) => w.conversation === c)!;
-  return { host, store, row };
+  return { host, row };
 }
 
 describe('occupancy records in status', () => {
@@ -46,10 +45,10 @@ describe('occupancy records in status', () => {
   });
 
   it('shows what a conversation attached, its active workspace, and who holds a workspace', async () => {
-    const { host, store, row } = await world();
-    store.bindings.attach('a1', 'b1', 'shared-read');
-    store.bindings.attach('a1', 'canonical', 'exclusive-write');
-    store.bindings.switchTo('a1', 'canonical');
+    const { host, row } = await world();
+    host.attach('a1', 'b1', 'shared-read');
+    host.attach('a1', 'canonical', 'exclusive-write');
+    host.switch('a1', 'canonical');
     const a1 = row('a1');
     expect(a1).toMatchObject({ agent: 'coder', active: 'canonical', heldBy: [] });
     expect(a1.bindings.map((b) => [b.workspace, b.mode, b.own])).toEqual([
@@ -69,21 +68,29 @@ describe('occupancy records in status', () => {
     expect(lines[2]).toMatch(/^a1\s+coder\s+canonical\*\s+exclusive-write\s+\S+Z$/);
     // --json is the rows as they are.
     expect(JSON.parse(JSON.stringify(host.status()))).toEqual(host.status());
+    // The run log reads each change by its fields.
+    const log = host
+      .events()
+      .filter((e) => e.type.startsWith('binding.'))
+      .map((e) => formatEventLine(e));
+    expect(log[0]).toMatch(/binding\.attach\s+a1\s+workspace=b1 mode=shared-read/);
+    expect(log[1]).toMatch(/binding\.attach\s+a1\s+workspace=canonical mode=exclusive-write/);
+    expect(log[2]).toMatch(/binding\.switch\s+a1\s+workspace=canonical from=a1/);
   });
 
   it('an own workspace whose write was given up, and the home active, are listed', async () => {
-    const { host, store } = await world();
-    store.bindings.attach('a1', 'a1', 'shared-read');
-    store.bindings.switchTo('a1', 'home');
+    const { host } = await world();
+    host.attach('a1', 'a1', 'shared-read');
+    host.switch('a1', 'home');
     const table = formatStatusTable(host.status()).split('BINDINGS')[1]!;
     expect(table).toMatch(/\na1\s+coder\s+a1\s+shared-read\s+\S+Z/);
     expect(table).toMatch(/\na1\s+coder\s+home\*\s+-\s+-/);
   });
 
   it('bindingHistory: newest first, ended bindings with their release time and reason', async () => {
-    const { host, store } = await world();
-    store.bindings.attach('a1', 'b1', 'shared-read');
-    store.bindings.detach('a1', 'b1');
+    const { host } = await world();
+    host.attach('a1', 'b1', 'shared-read');
+    host.detach('a1', 'b1');
     const [last, ...rest] = host.bindingHistory();
     expect(last).toMatchObject({ holder: 'a1', workspace: 'b1', mode: 'shared-read', releasedAt: expect.any(Number), endReason: 'detach' });
     expect(rest.map((b) => [b.holder, b.workspace, b.releasedAt])).toEqual([

@@ -3,7 +3,7 @@
  * its agent, workspace, mode, acquired and released times, why it ended), newest first, the
  * ended ones too, the holder's own and active workspace marked; and whatever the store holds —
  * an agent or workspace called `<img src=x onerror=…>`, `<script>`, a right-to-left override —
- * shown as text, never as markup. Memory host; bindings driven through the store.
+ * shown as text, never as markup. Memory host; bindings made by the host API, the hostile names written into the store directly.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
@@ -26,11 +26,11 @@ async function world() {
 
 describe('the Occupancy section of the status page', () => {
   it('lists every binding newest first, ended ones with their release time and reason, own and active marked', async () => {
-    const { host, store } = await world();
-    store.bindings.attach('a1', 'b1', 'shared-read');
-    store.bindings.attach('a1', 'canonical', 'exclusive-write');
-    store.bindings.switchTo('a1', 'canonical');
-    store.bindings.detach('a1', 'b1');
+    const { host } = await world();
+    host.attach('a1', 'b1', 'shared-read');
+    host.attach('a1', 'canonical', 'exclusive-write');
+    host.switch('a1', 'canonical');
+    host.detach('a1', 'b1');
     const views = occupancyViews(host);
     expect(views.map((v) => [v.holder, v.agent, v.workspace, v.mode, v.own, v.active, v.releasedAt === null, v.endReason])).toEqual([
       ['a1', 'coder', 'canonical', 'exclusive-write', false, true, true, null],

@@ -8,7 +8,7 @@
  * started after a switch, never for one already running; a link the owner plants on the way to a
  * cover refuses the holder's command; a release ends the holder's command that shows it. The
  * same as an ordinary user, where the suite runs as root and can switch to one. Bindings are
- * driven through the store. Skips where bubblewrap cannot run.
+ * made by the operator's host API (`host.attach`, …). Skips where bubblewrap cannot run.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -30,7 +30,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/composition/create-host.js';
 import type { Host } from '../../src/host/composition/host.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
-import type { StateStore } from '../../src/state/index.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { RUN_TYPESCRIPT } from '../run-typescript.js';
 
@@ -40,7 +39,6 @@ if (!support.available) console.warn(`skipping exec under bindings: ${support.ca
 const tools = ['read', 'write', 'list', 'exec', 'exec_output', 'exec_kill'];
 let repo: TempRepo;
 let host: Host;
-let store: StateStore;
 let stateDir: string;
 
 beforeAll(async () => {
@@ -67,7 +65,6 @@ beforeAll(async () => {
   ] as const) {
     await host.prepare({ conversation, role });
   }
-  store = (host as unknown as { parts: { store: StateStore } }).parts.store;
 }, 120_000);
 
 afterAll(async () => {
@@ -92,19 +89,19 @@ const sh = (conversation: string, command: string, extra: Record<string, unknown
 describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
   it('a shared-read attached worktree is readable, not writable, its .git pointer empty; nothing else of /worktrees is there', async () => {
     await value('c2', 'write', { path: 'b.txt', content: 'from c2\n' });
-    store.bindings.attach('c1', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'shared-read');
     const v = await sh(
       'c1',
       'cat /worktrees/c2/b.txt; touch /worktrees/c2/x 2>/dev/null || echo refused; wc -c < /worktrees/c2/.git; ls /worktrees',
     );
     expect(v).toMatchObject({ exitCode: 0, stdout: 'from c2\nrefused\n0\nc1\nc2\n', changed: [] });
     expect(existsSync(join(stateDir, 'worktrees/c2/x'))).toBe(false);
-    store.bindings.detach('c1', 'c2');
+    host.detach('c1', 'c2');
   });
 
   it('exclusive-write: the holder writes the attached worktree; its owner, having given write up, cannot', async () => {
-    store.bindings.attach('c2', 'c2', 'shared-read');
-    store.bindings.attach('c1', 'c2', 'exclusive-write');
+    host.attach('c2', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'exclusive-write');
     const v = await sh('c1', 'echo new > /worktrees/c2/y.txt && echo wrote; echo x > /worktrees/c2/.git 2>/dev/null || echo covered');
     expect(v).toMatchObject({ exitCode: 0, stdout: 'wrote\ncovered\n', changed: [{ path: '/worktrees/c2/y.txt' }] });
     expect(readFileSync(join(stateDir, 'worktrees/c2/y.txt'), 'utf8')).toBe('new\n');
@@ -113,15 +110,15 @@ describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
     if (owner.ok) expect(owner.value).toMatchObject({ stdout: 'refused\n' });
     else expect(owner.error.code).toBe('READ_ONLY');
     expect(existsSync(join(stateDir, 'worktrees/c2/z'))).toBe(false);
-    store.bindings.detach('c1', 'c2');
-    store.bindings.attach('c2', 'c2', 'exclusive-write');
+    host.detach('c1', 'c2');
+    host.attach('c2', 'c2', 'exclusive-write');
   });
 
   it('/canonical: the checkout without its .git or the state dir, gatefs.yaml read-only, writable only for exclusive-write', async () => {
-    store.bindings.attach('c1', 'canonical', 'shared-read');
+    host.attach('c1', 'canonical', 'shared-read');
     let v = await sh('c1', 'cat /canonical/src/a.txt; touch /canonical/q 2>/dev/null || echo refused');
     expect(v).toMatchObject({ exitCode: 0, stdout: 'alpha\nrefused\n' });
-    store.bindings.attach('c1', 'canonical', 'exclusive-write');
+    host.attach('c1', 'canonical', 'exclusive-write');
     v = await sh(
       'c1',
       [
@@ -136,7 +133,7 @@ describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
     expect(readFileSync(join(repo.dir, 'new.txt'), 'utf8')).toBe('new\n');
     expect(readFileSync(join(repo.dir, 'gatefs.yaml'), 'utf8')).toBe('roles: []\n');
     rmSync(join(repo.dir, 'new.txt'));
-    store.bindings.detach('c1', 'canonical');
+    host.detach('c1', 'canonical');
   });
 
   it('/home is the agent home, writable, its .gatefs read-only; HOME stays the private /tmp/home', async () => {
@@ -152,16 +149,16 @@ describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
   });
 
   it('the default folder follows the active workspace from the next command on; a running one keeps its folder', async () => {
-    store.bindings.attach('c1', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'shared-read');
     const bg = await value<{ runId: string }>('c1', 'exec', {
       command: 'pwd; while [ ! -e /worktrees/c1/go ]; do sleep 0.1; done; pwd; ls /worktrees',
       background: true,
     });
-    store.bindings.switchTo('c1', 'c2');
+    host.switch('c1', 'c2');
     expect((await sh('c1', 'pwd')).stdout).toBe('/worktrees/c2\n');
-    store.bindings.switchTo('c1', 'home');
+    host.switch('c1', 'home');
     expect((await sh('c1', 'pwd')).stdout).toBe('/home\n');
-    store.bindings.detach('c1', 'c2');
+    host.detach('c1', 'c2');
     await value('c1', 'write', { path: '/worktrees/c1/go', content: '' });
     let out = await value<{ state: string; stdout: string; result?: { stdout: string; exitCode: number } }>('c1', 'exec_output', {
       runId: bg.runId,
@@ -173,24 +170,24 @@ describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
       text += out.stdout;
     }
     expect(text).toBe('/worktrees/c1\n/worktrees/c1\nc1\nc2\n');
-    store.bindings.switchTo('c1', 'c1');
+    host.switch('c1', 'c1');
     expect((await sh('c1', 'pwd')).stdout).toBe('/worktrees/c1\n');
   });
 
   it('an attached copy workspace is left out of the sandbox: OUTSIDE_MOUNTS while it is active, nothing run', async () => {
-    store.bindings.attach('c1', 't1', 'shared-read');
+    host.attach('c1', 't1', 'shared-read');
     expect((await sh('c1', 'ls /worktrees')).stdout).toBe('c1\n');
-    store.bindings.switchTo('c1', 't1');
+    host.switch('c1', 't1');
     expect(await host.gate.call('c1', 'exec', { command: 'touch /home/tmp/ran' })).toMatchObject({
       ok: false,
       error: { code: 'OUTSIDE_MOUNTS' },
     });
     expect(existsSync(join(stateDir, 'homes/coder/tmp/ran'))).toBe(false);
-    store.bindings.detach('c1', 't1');
+    host.detach('c1', 't1');
   });
 
   it("a link the owner plants where the holder's sandbox covers .git refuses the holder's command (SYMLINK_ESCAPE), nothing run", async () => {
-    store.bindings.attach('c1', 'c3', 'shared-read');
+    host.attach('c1', 'c3', 'shared-read');
     const git = join(stateDir, 'worktrees/c3/.git');
     renameSync(git, `${git}.kept`);
     symlinkSync('/etc', git);
@@ -202,11 +199,11 @@ describe.skipIf(!support.available)('exec under bindings (bubblewrap)', () => {
       rmSync(git);
       renameSync(`${git}.kept`, git);
     }
-    store.bindings.detach('c1', 'c3');
+    host.detach('c1', 'c3');
   });
 
   it("a release of the attached workspace ends the holder's command that shows it", async () => {
-    store.bindings.attach('c1', 'c4', 'shared-read');
+    host.attach('c1', 'c4', 'shared-read');
     const bg = await value<{ runId: string }>('c1', 'exec', { command: 'sleep 60', background: true });
     await host.release('c4', { discard: true });
     const out = await value('c1', 'exec_output', { runId: bg.runId, waitMs: 30_000 });

@@ -4,13 +4,12 @@
  * write flag and their `.git` pointer covered, `/canonical` with `.git` hidden, an attached copy
  * left out, the own root read-only once its write is given up, `/home` writable with
  * `/home/.gatefs` read-only, and the default working folder the active workspace's anchor, read
- * when each command starts. Bindings are driven through the store.
+ * when each command starts. Bindings are made by the operator's host API (`host.attach`, …).
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryHost } from '../../src/host/memory/create-memory-host.js';
 import { ScriptedSandbox } from '../../src/ports/scripted-sandbox.js';
 import type { SandboxPlan } from '../../src/ports/sandbox.js';
-import type { StateStore } from '../../src/state/index.js';
 
 const tools = ['read', 'write', 'exec', 'exec_output', 'exec_kill'];
 const manifest = {
@@ -32,12 +31,11 @@ async function world() {
   ] as const) {
     await host.prepare({ conversation, role });
   }
-  const store = (host as unknown as { parts: { store: StateStore } }).parts.store;
   const exec = async (conversation: string, args: Record<string, unknown> = {}) => {
     const r = await host.gate.call(conversation, 'exec', { command: 'true', ...args });
     return { r, plan: r.ok ? sandbox.started.at(-1)!.plan : undefined };
   };
-  return { host, sandbox, store, exec };
+  return { host, sandbox, exec };
 }
 
 /** The binds of a plan as `at → writable` (an empty file cover as `at → 'empty'`). */
@@ -60,14 +58,14 @@ describe('the sandbox plan under bindings (memory host)', () => {
   });
 
   it('binds an attached worktree read-only (shared-read) or writable (exclusive-write), its .git pointer covered', async () => {
-    const { store, exec } = await world();
-    store.bindings.attach('c1', 'c2', 'shared-read');
+    const { host, exec } = await world();
+    host.attach('c1', 'c2', 'shared-read');
     let binds = bindsOf((await exec('c1')).plan!);
     expect(binds['/worktrees/c2']).toBe(false);
     expect(binds['/worktrees/c2/.git']).toBe('empty');
-    store.bindings.detach('c1', 'c2');
-    store.bindings.attach('c2', 'c2', 'shared-read');
-    store.bindings.attach('c1', 'c2', 'exclusive-write');
+    host.detach('c1', 'c2');
+    host.attach('c2', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'exclusive-write');
     const { plan } = await exec('c1');
     binds = bindsOf(plan!);
     expect(binds['/worktrees/c2']).toBe(true);
@@ -79,56 +77,56 @@ describe('the sandbox plan under bindings (memory host)', () => {
   });
 
   it('binds /canonical with its .git hidden, writable only for exclusive-write; an empty scratch folder keeps its .git', async () => {
-    const { store, exec } = await world();
-    store.bindings.attach('c1', 'canonical', 'shared-read');
-    store.bindings.attach('c1', 'e1', 'shared-read');
+    const { host, exec } = await world();
+    host.attach('c1', 'canonical', 'shared-read');
+    host.attach('c1', 'e1', 'shared-read');
     let { plan } = await exec('c1');
     expect(bindsOf(plan!)['/canonical']).toBe(false);
     expect(plan!.hidden).toContain('/canonical/.git');
     expect(bindsOf(plan!)['/canonical/gatefs.yaml']).toBe(false);
     expect(bindsOf(plan!)['/worktrees/e1']).toBe(false);
     expect(bindsOf(plan!)['/worktrees/e1/.git']).toBeUndefined();
-    store.bindings.attach('c1', 'canonical', 'exclusive-write');
+    host.attach('c1', 'canonical', 'exclusive-write');
     ({ plan } = await exec('c1'));
     expect(bindsOf(plan!)['/canonical']).toBe(true);
     expect(plan!.hidden).toContain('/canonical/.git');
   });
 
   it('leaves an attached copy workspace out: a command naming no folder while it is active answers OUTSIDE_MOUNTS', async () => {
-    const { store, exec, sandbox } = await world();
-    store.bindings.attach('c1', 't1', 'shared-read');
+    const { host, exec, sandbox } = await world();
+    host.attach('c1', 't1', 'shared-read');
     const { plan } = await exec('c1');
     expect(Object.keys(bindsOf(plan!)).some((at) => at.startsWith('/worktrees/t1'))).toBe(false);
-    store.bindings.switchTo('c1', 't1');
+    host.switch('c1', 't1');
     const started = sandbox.started.length;
     expect((await exec('c1')).r).toMatchObject({ ok: false, error: { code: 'OUTSIDE_MOUNTS' } });
     expect(sandbox.started.length).toBe(started);
   });
 
   it("starts in the active workspace's anchor, read when each command starts; an explicit cwd wins", async () => {
-    const { store, exec } = await world();
-    store.bindings.attach('c1', 'c2', 'shared-read');
-    store.bindings.attach('c1', 'canonical', 'shared-read');
+    const { host, exec } = await world();
+    host.attach('c1', 'c2', 'shared-read');
+    host.attach('c1', 'canonical', 'shared-read');
     const cwds: string[] = [];
     for (const active of ['c2', 'canonical', 'home', 'c1']) {
-      store.bindings.switchTo('c1', active);
+      host.switch('c1', active);
       cwds.push((await exec('c1')).plan!.cwd);
     }
     expect(cwds).toEqual(['/worktrees/c2', '/canonical', '/home', '/worktrees/c1']);
-    store.bindings.switchTo('c1', 'c2');
+    host.switch('c1', 'c2');
     expect((await exec('c1', { cwd: '/worktrees/c1/src' })).plan!.cwd).toBe('/worktrees/c1/src');
   });
 
   it('a switch while a background command runs changes only the commands started after it', async () => {
-    const { host, sandbox, store, exec } = await world();
+    const { host, sandbox, exec } = await world();
     sandbox.script('serve', { untilKilled: true });
-    store.bindings.attach('c1', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'shared-read');
     const bg = await host.gate.call('c1', 'exec', { command: 'serve', background: true });
     const running = sandbox.started.at(-1)!.plan;
-    store.bindings.switchTo('c1', 'c2');
-    store.bindings.detach('c1', 'c2');
-    store.bindings.attach('c1', 'canonical', 'shared-read');
-    store.bindings.switchTo('c1', 'canonical');
+    host.switch('c1', 'c2');
+    host.detach('c1', 'c2');
+    host.attach('c1', 'canonical', 'shared-read');
+    host.switch('c1', 'canonical');
     const next = (await exec('c1')).plan!;
     expect(running.cwd).toBe('/worktrees/c1');
     expect(bindsOf(running)['/worktrees/c2']).toBe(false);
@@ -139,9 +137,9 @@ describe('the sandbox plan under bindings (memory host)', () => {
   });
 
   it("a release of an attached workspace ends the holder's commands that show it", async () => {
-    const { host, sandbox, store } = await world();
+    const { host, sandbox } = await world();
     sandbox.script('watch', { untilKilled: true });
-    store.bindings.attach('c1', 'c2', 'shared-read');
+    host.attach('c1', 'c2', 'shared-read');
     const bg = (await host.gate.call('c1', 'exec', { command: 'watch', background: true })) as { value: { runId: string } };
     await host.release('c2', { discard: true });
     expect(await host.gate.call('c1', 'exec_output', { runId: bg.value.runId })).toMatchObject({
