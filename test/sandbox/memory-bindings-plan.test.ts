@@ -103,6 +103,14 @@ describe('the sandbox plan under bindings (memory host)', () => {
     expect(sandbox.started.length).toBe(started);
   });
 
+  it('a copy workspace that gave its write up runs no command (READ_ONLY): its overlay cannot be made read-only', async () => {
+    const { host, exec, sandbox } = await world();
+    host.attach('t1', 't1', 'shared-read');
+    const started = sandbox.started.length;
+    expect((await exec('t1')).r).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } });
+    expect(sandbox.started.length).toBe(started);
+  });
+
   it("starts in the active workspace's anchor, read when each command starts; an explicit cwd wins", async () => {
     const { host, exec } = await world();
     host.attach('c1', 'c2', 'shared-read');
