@@ -14,6 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createMemoryHost, type Host } from '../../src/index.js';
 import { serveHttp, type RunningHttpServer } from '../../src/mcp/http/http-server.js';
 import { parseListenAddress } from '../../src/mcp/http/listen-address.js';
+import { CLAUDE_CODE_PROFILE } from '../../src/mcp/profiles/claude-code.js';
+import { gateOf } from '../../src/mcp/profiles/tool-profile.js';
 import { gatefsInProcess, ROOT } from '../cli/run-gatefs.js';
 import { makeTempRepo, type TempRepo } from './temp-repo.js';
 
@@ -67,6 +69,14 @@ describe('the MCP resource gatefs://whereami', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('is offered under its own name by the claude-code profile, with the same value', async () => {
+    const listed = CLAUDE_CODE_PROFILE.tools(host.gate.tools('task'), 'task').map((t) => t.name);
+    expect(listed).toEqual(['Read', 'whereami']);
+    const called = await CLAUDE_CODE_PROFILE.call('whereami', {}, gateOf(host, 'task'));
+    expect(called.isError).not.toBe(true);
+    expect(called.structuredContent).toEqual(host.describe('task'));
   });
 });
 
