@@ -20,6 +20,7 @@ import { isConversationId } from '../../../vfs/index.js';
 import { CANONICAL_WORKSPACE, HOME_WORKSPACE, type BindingMode, type BindingRecord, type StateStore } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 import { anchorOf } from '../views/index.js';
+import { defaultAgentOf } from '../platform/index.js';
 
 /** What the service uses of the host. */
 export interface BindingParts {
@@ -125,10 +126,10 @@ function readyBackend(store: StateStore, conversation: string): string {
   return record.backend;
 }
 
-/** Records a conversation prepared before the agent model (its role as its agent). */
+/** Records a conversation prepared before the agent model (its role's default agent name as its agent). */
 function register(store: StateStore, conversation: string, backend: string) {
   const record = store.workspaces.get(conversation);
-  store.bindings.register(conversation, record?.role ?? conversation, backend !== 'shared');
+  store.bindings.register(conversation, defaultAgentOf(record?.role ?? conversation), backend !== 'shared');
   return store.bindings.stateOf(conversation)!;
 }
 
