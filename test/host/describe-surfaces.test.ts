@@ -74,7 +74,7 @@ describe('the MCP resource gatefs://whereami', () => {
   it('is offered under its own name by the claude-code profile, with the same value', async () => {
     const listed = CLAUDE_CODE_PROFILE.tools(host.gate.tools('task'), 'task').map((t) => t.name);
     expect(listed).toEqual(['Read', 'whereami']);
-    const called = await CLAUDE_CODE_PROFILE.call('whereami', {}, gateOf(host, 'task'));
+    const called = await CLAUDE_CODE_PROFILE.call('whereami', {}, gateOf(host, 'task', undefined));
     expect(called.isError).not.toBe(true);
     expect(called.structuredContent).toEqual(host.describe('task'));
   });
