@@ -7,6 +7,7 @@ import { initCommand } from './init.js';
 import { prepareCommand } from './prepare.js';
 import { statusCommand } from './status.js';
 import { describeCommand } from './describe.js';
+import { resolveCommand } from './resolve.js';
 import { logCommand } from './log.js';
 import { callCommand } from './call.js';
 import { toolsCommand } from './tools.js';
@@ -38,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
   prepareCommand,
   statusCommand,
   describeCommand,
+  resolveCommand,
   logCommand,
   callCommand,
   toolsCommand,

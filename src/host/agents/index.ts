@@ -11,4 +11,4 @@ export {
 export { bindingRequestsOf } from './binding-requests-of.js';
 export { canonicalWriterBlocking } from './canonical-writer.js';
 export { resolveReference } from './resolve-reference.js';
-export type { FileReference, FileReferenceRoot, ReferenceForm, ResolveReferenceOptions } from './file-reference.js';
+export type { FileReference, ResolveReferenceOptions } from './file-reference.js';

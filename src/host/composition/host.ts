@@ -33,7 +33,7 @@ export type { ExecutionSnapshot, ProjectionKind, WorkspaceFacts } from '../../..
 export type { WorkspaceState, WorkspaceStatus } from '../lifecycle/index.js';
 export type { AgentHome } from '../platform/index.js';
 export type { BindingResult, DetachResult, SwitchResult } from '../agents/index.js';
-export type { FileReference, FileReferenceRoot, ReferenceForm, ResolveReferenceOptions } from '../agents/index.js';
+export type { FileReference, ResolveReferenceOptions } from '../agents/index.js';
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from '../apply/index.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from '../snapshots/index.js';
 

@@ -4,5 +4,6 @@ export type { Host, PrepareOptions, ReleaseOptions, ReleaseResult, WorkspaceStat
 export type { ApplyEntry, ApplyOptions, ApplyReport, ApplyStatus } from './host.js';
 export type { RestoreResult, SnapshotInfo, SnapshotOptions, SnapshotReason } from './host.js';
 export type { ExecutionSnapshot, ProjectionKind, WorkspaceFacts } from './host.js';
+export type { FileReference, ResolveReferenceOptions } from './host.js';
 export { WorkspaceHost } from './workspace-host.js';
 export { GATE_TOOLS } from './gate-tools.js';
