@@ -11,6 +11,7 @@
  * - it exists and a base was asked for: the base must be its head or an ancestor of it (then the
  *   pin is the base), else `BASE_MISMATCH`.
  */
+import { isConversationId } from '../../../vfs/index.js';
 import type { GitContext } from '../../git/index.js';
 import type { Backend } from '../../manifest/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
@@ -108,7 +109,7 @@ export async function refuseBranchInUse(
   if (holder === null) return;
   throw new WorkspaceError(
     'PREPARATION_FAILED',
-    `the branch ${branch} is checked out ${holder === 'canonical' ? 'in the source checkout' : holder === 'another worktree' ? 'in another worktree' : `by conversation '${holder}'`}; a branch is checked out in one place at a time`,
+    `the branch ${branch} is checked out ${whereHeld(holder)}; a branch is checked out in one place at a time`,
     {
       conversation,
       reason: 'BRANCH_IN_USE',
@@ -119,11 +120,17 @@ export async function refuseBranchInUse(
   );
 }
 
+/** Where `holder` (see `holderOf`) has the branch, in words. */
+function whereHeld(holder: string): string {
+  if (holder === 'canonical') return 'in the source checkout';
+  return holder === 'another worktree' ? 'in another worktree' : `by conversation '${holder}'`;
+}
+
 /** Who holds the worktree at `path`: `canonical` (the main worktree), a conversation id, or `another worktree`. */
 function holderOf(platform: RegistrationParts['platform'], path: string, main: string | undefined): string {
   if (main !== undefined && platform.relativeInside(main, path) === '') return 'canonical';
   const inside = platform.relativeInside(platform.join(platform.stateDir, 'worktrees'), path);
-  return inside && /^[a-z0-9][a-z0-9_-]{0,62}$/.test(inside) ? inside : 'another worktree';
+  return inside && isConversationId(inside) ? inside : 'another worktree';
 }
 
 /** The other conversation whose ready or preparing worktree record names `branch`, or null. */
