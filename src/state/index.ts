@@ -8,8 +8,6 @@ export type { LockOwner } from './preparation-lock.js';
 export type { EventDraft, PreparationRollback, RunEventBody, RunEventData, RunEventType } from './run-log-events.js';
 export type { FileStamp, SnapshotRow } from './snapshot-table.js';
 export {
-  type AgentState,
-  type BindingEnd,
   type BindingMode,
   type BindingRecord,
   CANONICAL_WORKSPACE,
