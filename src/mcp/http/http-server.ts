@@ -1,7 +1,8 @@
 /**
  * `gatefs serve --http`: MCP over Streamable HTTP on node:http, one MCP session per client,
  * the conversation in the URL (`/mcp/<conversation>`, or `/c/<conversation>/mcp`), many
- * conversations at once, and the read-only status page at `/` (`status-page/status-routes.ts`, same token). Each request
+ * conversations at once, the read-only status page at `/` (`status-page/status-routes.ts`, same token),
+ * and `POST /api/file-references/resolve` (`file-reference-route.ts`, same token). Each request
  * passes, in order: the Host/Origin guard (403), the OAuth probe answers (gatefs has none), the
  * bearer token (401), the route, and the body limits (413, `MAX_MESSAGE_BYTES` and
  * `MAX_MESSAGE_TOKENS`, the same limits as stdio; at most a few bodies over 1 MiB are kept at once,
@@ -27,6 +28,7 @@ import { admitRequest, type AdmissionPolicy } from './http-admission.js';
 import { HttpSessions } from './http-sessions.js';
 import type { ToolProfile } from '../profiles/index.js';
 import { isStatusPath, StatusRoutes } from '../status-page/index.js';
+import { FILE_REFERENCES_PATH, serveFileReference } from './file-reference-route.js';
 import { gatefsVersion } from '../initialize/index.js';
 
 /** Options of `serveHttp`. */
@@ -133,6 +135,13 @@ export async function serveHttp(host: Host, options: HttpServeOptions): Promise<
     if (closing) return reply(res, 503, 'the server is shutting down');
     const url = new URL(req.url ?? '/', 'http://gatefs.invalid');
     if (isStatusPath(url.pathname)) return status.handle(req, res, url);
+    if (url.pathname === FILE_REFERENCES_PATH) {
+      return serveFileReference(host, req, res, {
+        token: tokenNow,
+        allowedHosts: () => admission.guard.allowedHosts,
+        tokenHint: () => admission.guard.tokenHint,
+      });
+    }
     admission.guard.token = tokenNow();
     const request = await admitRequest(req, res, admission);
     if (request) await sessions.serve(req, res, request);
