@@ -182,7 +182,8 @@ function isProtected(parts: ReferenceParts, root: ReferenceRoot, segments: reado
   const first = segments[0];
   if (first === undefined) return false;
   if (root.id === HOME_WORKSPACE) return first === HOME_RUNTIME_FOLDER;
-  if (root.id !== CANONICAL_WORKSPACE) return stateDirNames(parts.platform).includes(first);
+  if (stateDirNames(parts.platform).includes(first)) return true;
+  if (root.id !== CANONICAL_WORKSPACE) return false;
   const state = parts.platform.relativeInside(parts.platform.repo, parts.platform.stateDir);
   if (state === null || state === '') return false;
   const rel = segments.join('/');
