@@ -11,8 +11,10 @@ import { isUnderGitDir, splitLiteralPath } from './literal-path.js';
  * Result: the normalized path (trailing '/' dropped). Throws `ManifestError` `INVALID_VALUE`
  * for the literal-path rules (empty, NUL, backslash, '..', '.', '//', over-long names) and for
  * reserved places: a relative mount at or under `.git`, an absolute mount at `/` (it would
- * shadow the whole namespace), at or under `/worktrees` (where workspaces live) or at or under
- * `/home` (the agent's home; a mount can hold `/home` only at `/`, refused already).
+ * shadow the whole namespace), at or under `/worktrees` (where workspaces live), at or under
+ * `/canonical` (where an attached source checkout is shown: a mount there would shadow it, with
+ * its own write flag) or at or under `/home` (the agent's home; a mount can hold `/home` only at
+ * `/`, refused already).
  */
 export function normalizeMountPath(raw: string, keyPath: string): string {
   const path = splitLiteralPath(raw, keyPath);
@@ -21,6 +23,13 @@ export function normalizeMountPath(raw: string, keyPath: string): string {
   }
   if (path.absolute && path.segments[0] === 'worktrees') {
     throw new ManifestError('INVALID_VALUE', keyPath, `'${raw}' is at or under /worktrees, which is reserved for workspaces`);
+  }
+  if (path.absolute && path.segments[0] === 'canonical') {
+    throw new ManifestError(
+      'INVALID_VALUE',
+      keyPath,
+      `'${raw}' is at or under /canonical, which is reserved for the source checkout (gatefs attach ID canonical): mount the folder from a path outside /canonical`,
+    );
   }
   if (path.absolute && path.segments[0] === 'home') {
     throw new ManifestError(
