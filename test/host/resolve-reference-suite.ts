@@ -168,6 +168,13 @@ export function resolveReferenceSuite(name: string, setup: () => Promise<Referen
       try {
         await f.host.prepare({ conversation: 'c', role: 'wt' });
         const hostPath = (await f.host.resolveReference('/worktrees/c/README.md')).hostPath;
+        if (f.stateInRepo) {
+          // A link in the checkout into the worktree: followed inside the checkout, the worktree named beside it.
+          f.symlink('.gatefs/worktrees/c', `${f.repo}/peek`);
+          const peek = await f.host.resolveReference('/canonical/peek/README.md');
+          expect(peek).toMatchObject({ root: 'canonical', namespacePath: '/canonical/.gatefs/worktrees/c/README.md', hostPath });
+          expect(peek.alsoIn.map((r) => r.namespacePath)).toEqual(['/worktrees/c/README.md']);
+        }
         await f.host.release('c', { discard: true });
         // Something is at the old place again (a leftover the checkout would show): still gone.
         f.mkdir(`${f.stateDir}/worktrees/c`);
@@ -177,6 +184,7 @@ export function resolveReferenceSuite(name: string, setup: () => Promise<Referen
         }
         if (f.stateInRepo) {
           expect(await failure(() => f.host.resolveReference('/canonical/.gatefs/worktrees/c/README.md'))).toBe('REFERENCE_GONE');
+          expect(await failure(() => f.host.resolveReference('/canonical/peek/README.md'))).toBe('REFERENCE_GONE');
         }
         const gone = await f.host.resolveReference('/worktrees/c/README.md').catch((e: unknown) => e);
         expect(isWorkspaceError(gone) && gone.data.workspace).toBe('c');
