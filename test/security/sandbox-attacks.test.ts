@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +140,14 @@ async function expectServing(): Promise<void> {
 }
 
 const lines = (s: string) => s.split('\n').filter(Boolean);
+/** The names in the host's /home (users' homes), none of which a command may see at /home. */
+const hostHomeEntries = (): string[] => {
+  try {
+    return readdirSync('/home');
+  } catch {
+    return [];
+  }
+};
 
 describe.skipIf(!support.available)(
   support.available ? 'class S: attacks from inside a sandboxed command' : `class S (skipped: ${reason})`,
@@ -243,7 +251,8 @@ describe.skipIf(!support.available)(
             outside: join(outside, 'secret.txt'),
             'temp folder': base,
             '/root': '/root',
-            '/home': '/home',
+            // /home is the agent's home (issue 25): the host's /home entries must not show in it.
+            ...Object.fromEntries(hostHomeEntries().map((name) => [`host /home/${name}`, `/home/${name}`])),
             '/etc/shadow': '/etc/shadow',
             '/var': '/var',
             '/run': '/run',
@@ -254,6 +263,9 @@ describe.skipIf(!support.available)(
           });
           const v = await exec(`${probe}; echo end`);
           expect(v).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'end\n', changedCount: 0 });
+          // /home shows the agent's own home and nothing else.
+          const listed = await exec('ls -A /home');
+          expect(lines(listed.stdout).sort()).toEqual(['.gatefs', 'AGENTS.md', 'memory', 'notes', 'skills', 'tmp', 'work-items']);
           // Everything the command can see that is not /proc, /sys, /dev or the system folders holds no canary.
           const sweep = await exec(
             `grep -rl ${sh(marker.slice(0, 9))}${sh(marker.slice(9))} / --exclude-dir=proc --exclude-dir=usr --exclude-dir=dev --exclude-dir=opt 2>/dev/null; echo end`,
