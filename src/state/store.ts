@@ -26,6 +26,7 @@ import { BindingTable } from './binding-table.js';
 import { PreparationLocks, type IsIdentityAlive, type IsProcessAlive } from './preparation-lock.js';
 import { RunLog } from './run-log.js';
 import { RunTable } from './run-table.js';
+import { ViewStamps } from './view-stamp.js';
 import { OriginRecord } from './state-origin.js';
 import { StateError } from './state-error.js';
 import { SubmissionTable } from './submission-table.js';
@@ -70,6 +71,8 @@ export class StateStore {
   readonly runs: RunTable;
   /** The agent model: agent identities, active workspaces and bindings (migration 11). */
   readonly bindings: BindingTable;
+  /** A view's per-call freshness read: the run's newest handoff and the bindings version in one statement. */
+  readonly viewStamps: ViewStamps;
   /** The proof of origin recorded when the database was created (see `state-origin.ts`). */
   readonly origin: OriginRecord;
 
@@ -92,6 +95,7 @@ export class StateStore {
     this.snapshots = new SnapshotTable(db);
     this.runs = new RunTable(db, clock);
     this.bindings = new BindingTable(db, clock);
+    this.viewStamps = new ViewStamps(db);
     this.origin = new OriginRecord(db);
   }
 

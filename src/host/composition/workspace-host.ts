@@ -31,7 +31,7 @@ import { isWorkspaceError, WorkspaceError } from '../../workspace-error.js';
 import { hostApply, recordBaseAfterPrepare, setBaseAside, type ApplyOptions, type ApplyReport } from '../apply/index.js';
 import { prepareWorkspace } from '../lifecycle/index.js';
 import { recoverInterruptedRelease, recoverWorkspaces } from '../lifecycle/index.js';
-import { followBindings, followRouting, refreshRegistration } from '../lifecycle/index.js';
+import { followView, refreshRegistration } from '../lifecycle/index.js';
 import { inventoryOf, type SeedInventory } from '../artifacts/index.js';
 import { releaseWorkspace } from '../lifecycle/index.js';
 import { SyncedRegistry } from '../lifecycle/index.js';
@@ -73,9 +73,9 @@ export class WorkspaceHost implements Host {
     const busy = (conversation: string) => this.closed || this.inFlight.has(conversation);
     registry.syncWith(
       (conversation, current) => refreshRegistration(parts, conversation, current, busy),
-      // A handoff routed to the conversation since its view opened (one indexed read per call).
-      // A binding attached, detached, switched or released since its view opened (one indexed read per call).
-      (registration) => !followRouting(parts, registration.conversation) || !followBindings(parts, registration.conversation),
+      // A handoff routed to the conversation, or a binding attached, detached, switched or released,
+      // since its view opened: one read per call answers both (src/host/lifecycle/registration.ts `followView`).
+      (registration) => !followView(parts, registration.conversation),
     );
     this.calls = new CallTracker(
       new ToolGate({

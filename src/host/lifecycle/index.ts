@@ -3,7 +3,7 @@ export { type PreparationParts, prepareWorkspace } from './prepare-workspace.js'
 export { agentOfRecord } from './agent-identity.js';
 export { recoverInterruptedRelease, recoverWorkspaces, type RecoveryParts } from './recover-workspaces.js';
 export type { OpenViews } from './registration.js';
-export { followBindings, followRouting } from './registration.js';
+export { followView } from './registration.js';
 export { refreshRegistration } from './registry-refresh.js';
 export { pendingReleaseOf } from './release-record.js';
 export { type ReleaseParts, releaseWorkspace } from './release-workspace.js';

@@ -230,6 +230,26 @@ export function followBindings(parts: Pick<RegistrationParts, 'views' | 'store'>
   return (parts.store.bindings.stateOf(conversation)?.version ?? null) === seen;
 }
 
+/**
+ * `followRouting` and `followBindings` in one read (`store.viewStamps`: the run's newest handoff
+ * id and the bindings version in one statement): what every call of a ready conversation asks
+ * (src/host/lifecycle/synced-registry.ts `isStale`). False when the bindings version moved;
+ * when the run has a newer handoff, `followRouting` answers (it reads the routing again).
+ */
+export function followView(
+  parts: Pick<RegistrationParts, 'views' | 'platform' | 'store' | 'writeInventory'>,
+  conversation: string,
+): boolean {
+  const view = parts.views.get(conversation);
+  if (!view) return true;
+  const routing = viewRouting.get(view);
+  const bindings = viewBindings.get(view);
+  if (!routing || bindings === undefined) return followRouting(parts, conversation) && followBindings(parts, conversation);
+  const stamp = parts.store.viewStamps.of(routing.run, conversation);
+  if (stamp.bindingsVersion !== bindings) return false;
+  return stamp.lastHandoff === routing.lastId || followRouting(parts, conversation);
+}
+
 /** Closes the conversation's view, if one is open. */
 export function closeView(views: OpenViews, conversation: string): void {
   views.get(conversation)?.close();
