@@ -136,4 +136,23 @@ describe('agent model attacks (memory host)', () => {
     expect(r.ok && JSON.parse((r.value as { content: string }).content)).toMatchObject({ agent: 'worker' });
     await host.close();
   });
+
+  it("OCCUPIED to the operator says how the holder lets go (the owner's give-up, another holder's detach), not a session's hint", async () => {
+    const host = await createMemoryHost({ files, manifest });
+    for (const c of ['a', 'b', 'c']) await host.prepare({ conversation: c, role: 'worker' });
+    expect(() => host.attach('b', 'a', 'exclusive-write')).toThrow(
+      expect.objectContaining({
+        code: 'OCCUPIED',
+        data: expect.objectContaining({ hint: expect.stringContaining('gatefs attach a a --mode shared-read') }),
+      }),
+    );
+    host.attach('b', 'canonical', 'exclusive-write');
+    expect(() => host.attach('c', '/canonical', 'exclusive-write')).toThrow(
+      expect.objectContaining({
+        code: 'OCCUPIED',
+        data: expect.objectContaining({ hint: expect.stringContaining('gatefs detach b canonical') }),
+      }),
+    );
+    await host.close();
+  });
 });

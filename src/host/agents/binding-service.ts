@@ -61,7 +61,7 @@ export function attachWorkspace(parts: BindingParts, conversation: string, works
   const backend = readyBackend(store, conversation);
   const id = boundId(store, conversation, backend, workspaceIdOf(workspace), 'attach');
   const before = store.bindings.bindingsOf(conversation).find((b) => b.workspace === id);
-  const record = store.bindings.attach(conversation, id, mode);
+  const record = withOccupiedHint(() => store.bindings.attach(conversation, id, mode));
   if (record.id !== before?.id) {
     store.runLog.append({
       type: 'binding.attach',
@@ -157,6 +157,24 @@ function boundId(store: StateStore, conversation: string, backend: string, id: s
   }
   if (record.state === 'preparing') throw new WorkspaceError('BUSY', `the workspace of '${id}' is being prepared`, { workspace: id });
   return record.backend === 'shared' ? CANONICAL_WORKSPACE : id;
+}
+
+/**
+ * Runs the table's attach; its `OCCUPIED` gains `data.hint` (the CLI prints it): how the holder
+ * lets go of the workspace. Without it the CLI printed the hint of a session's occupancy.
+ */
+function withOccupiedHint<T>(attach: () => T): T {
+  try {
+    return attach();
+  } catch (e) {
+    if (!(e instanceof WorkspaceError) || e.code !== 'OCCUPIED') throw e;
+    const { workspace, holder } = e.data as { workspace?: unknown; holder?: unknown };
+    const hint =
+      holder === workspace
+        ? `'${holder}' holds its own workspace from preparation: gatefs attach ${holder} ${holder} --mode shared-read gives its write up`
+        : `gatefs detach ${holder} ${workspace}, or gatefs attach ${holder} ${workspace} --mode shared-read ends the write of '${holder}'`;
+    throw new WorkspaceError('OCCUPIED', e.message, { ...e.data, hint }, { cause: e });
+  }
 }
 
 function notAttached(store: StateStore, conversation: string, id: string): WorkspaceError {
