@@ -31,6 +31,12 @@ const COMMANDS = [
   'run',
   'artifacts',
   'doctor',
+  'describe',
+  'resolve',
+  'home',
+  'attach',
+  'detach',
+  'switch',
 ];
 
 describe('gatefs --help', () => {
