@@ -221,7 +221,8 @@ export class BindingTable {
   /**
    * A conversation's release: every binding it holds ends (`release`); every other
    * conversation's binding of its workspace ends (`workspace-released`), and their versions are
-   * bumped (an active one falls back to the holder's own). Result: the holders whose binding ended.
+   * bumped (an active one falls back to the holder's own); the conversation's own active
+   * workspace is its own again. Result: the holders whose binding ended.
    */
   releaseWorkspace(conversation: string): string[] {
     return this.db
@@ -229,6 +230,9 @@ export class BindingTable {
         const now = this.clock.now();
         const others = (this.holdersOn.all(conversation, conversation) as { holder: string }[]).map((r) => r.holder);
         this.endOfHolder.run(now, 'release', conversation);
+        // Prepared again, it starts in its own workspace: a stale active id would make a later
+        // attach of that workspace its active one without a switch.
+        this.setActive.run(conversation, conversation);
         this.endOnWorkspace.run(now, 'workspace-released', conversation, conversation);
         for (const holder of others) {
           if (this.stateOf(holder)?.active === conversation) this.setActive.run(holder, holder);

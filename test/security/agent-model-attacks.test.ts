@@ -155,4 +155,27 @@ describe('agent model attacks (memory host)', () => {
     );
     await host.close();
   });
+
+  it('a conversation prepared again after its release starts in its own workspace: attaching the one it had switched to does not make that one active', async () => {
+    const host = await createMemoryHost({ files, manifest });
+    await host.prepare({ conversation: 'a', role: 'worker' });
+    await host.prepare({ conversation: 'b', role: 'worker' });
+    host.attach('a', 'b', 'shared-read');
+    host.switch('a', 'b');
+    await host.release('a', { discard: true });
+    await host.prepare({ conversation: 'a', role: 'worker' });
+    // b gives its write up and a takes it: a's relative writes must still land in its own root.
+    host.attach('b', 'b', 'shared-read');
+    host.attach('a', 'b', 'exclusive-write');
+    expect(host.describe('a').active.id).toBe('a');
+    expect(code(await host.gate.call('a', 'write', { path: 'mine.md', content: 'a\n' }))).toBe('ok');
+    expect(code(await host.gate.call('a', 'read', { path: '/worktrees/a/mine.md' }))).toBe('ok');
+    expect(code(await host.gate.call('b', 'read', { path: 'mine.md' }))).toBe('NOT_FOUND');
+    // The same for home: a released conversation does not come back in /home.
+    host.switch('a', 'home');
+    await host.release('a', { discard: true });
+    await host.prepare({ conversation: 'a', role: 'worker' });
+    expect(host.describe('a').active.id).toBe('a');
+    await host.close();
+  });
 });
