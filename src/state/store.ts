@@ -75,6 +75,8 @@ export class StateStore {
   readonly viewStamps: ViewStamps;
   /** The proof of origin recorded when the database was created (see `state-origin.ts`). */
   readonly origin: OriginRecord;
+  /** `readTogether`'s transaction function, made once (better-sqlite3 builds four wrappers per `transaction`). */
+  private readonly reading: Database.Transaction<(fn: () => unknown) => unknown>;
 
   private constructor(
     private readonly db: Database.Database,
@@ -97,6 +99,7 @@ export class StateStore {
     this.bindings = new BindingTable(db, clock);
     this.viewStamps = new ViewStamps(db);
     this.origin = new OriginRecord(db);
+    this.reading = db.transaction((fn: () => unknown) => fn());
   }
 
   /**
@@ -129,6 +132,15 @@ export class StateStore {
    */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Runs `fn`'s reads in one DEFERRED transaction: they see one consistent state of every table
+   * and pay for one read lock instead of one each (a WAL read-mark lock and unlock per statement
+   * otherwise). `fn` must be synchronous and must not write. Nested calls become savepoints.
+   */
+  readTogether<T>(fn: () => T): T {
+    return this.reading.deferred(fn) as T;
   }
 
   /** True while the database is open. */

@@ -4,7 +4,8 @@
  * workspace record (backend, branch, base), the role the manifest gives it (tools, `exec`, the
  * checks), `store.bindings` (agent identity, active workspace, the bindings it holds, one indexed
  * read each), `store.runs.visitOf`, and the sandbox's cached probe (`Sandbox.known`: nothing is
- * spawned here). Synchronous and cheap: a few indexed reads (bench/suites/describe.ts).
+ * spawned here). Synchronous and cheap: a few indexed reads in one read transaction
+ * (bench/suites/describe.ts).
  *
  * Namespace paths only: anchors are derived from workspace ids, never from a record's host path.
  * A conversation prepared before migration 11 has no `agents` row: its own workspace is active,
@@ -20,7 +21,7 @@ import { WorkspaceError } from '../../workspace-error.js';
 /** What describing a conversation reads. */
 export interface DescribeParts {
   readonly manifest: Manifest;
-  readonly store: Pick<StateStore, 'workspaces' | 'bindings' | 'runs'>;
+  readonly store: Pick<StateStore, 'workspaces' | 'bindings' | 'runs' | 'readTogether'>;
   /** The agents' command sandbox: only its cached probe is read (`known`). */
   readonly sandbox: Pick<Sandbox, 'known'>;
 }
@@ -49,6 +50,12 @@ export function anchorOf(workspace: string): string {
  * was released), and `ManifestError` `UNKNOWN_ROLE` when the manifest no longer has its role.
  */
 export function describeConversation(parts: DescribeParts, conversation: string): ExecutionSnapshot {
+  // One read transaction for its few reads: one consistent state, one read lock (bench/suites/describe.ts).
+  return parts.store.readTogether(() => snapshotOf(parts, conversation));
+}
+
+/** `describeConversation`'s reads, run inside one read transaction. */
+function snapshotOf(parts: DescribeParts, conversation: string): ExecutionSnapshot {
   const record = parts.store.workspaces.get(conversation);
   if (!record || record.state === 'failed') {
     throw new WorkspaceError('UNKNOWN_CONVERSATION', `no workspace is recorded for '${conversation}'`, { conversation });
