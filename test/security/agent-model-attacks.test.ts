@@ -178,4 +178,28 @@ describe('agent model attacks (memory host)', () => {
     expect(host.describe('a').active.id).toBe('a');
     await host.close();
   });
+
+  it("rollback by an owner that gave its write up is OCCUPIED while another holds its workspace exclusive-write: the holder's files stay", async () => {
+    const snapshotTools = ['read', 'write', 'attach', 'checkpoint', 'rollback'];
+    const host = await createMemoryHost({
+      files,
+      manifest: { roles: [{ name: 'worker', tools: snapshotTools, workspace: { backend: 'worktree' }, attach_mode: 'exclusive-write' }] },
+    });
+    await host.prepare({ conversation: 'a', role: 'worker' });
+    await host.prepare({ conversation: 'b', role: 'worker' });
+    const cp = await host.gate.call('a', 'checkpoint', {});
+    const snapshotId = cp.ok ? (cp.value as { snapshotId: string }).snapshotId : '';
+    host.attach('a', 'a', 'shared-read');
+    host.attach('b', 'a', 'exclusive-write');
+    expect(code(await host.gate.call('b', 'write', { path: '/worktrees/a/by-b.md', content: 'b\n' }))).toBe('ok');
+    expect(code(await host.gate.call('a', 'checkpoint', {}))).toBe('ok');
+    expect(code(await host.gate.call('a', 'rollback', { snapshotId }))).toBe('OCCUPIED');
+    expect(code(await host.gate.call('b', 'read', { path: '/worktrees/a/by-b.md' }))).toBe('ok');
+    // Once b lets go and a takes its write back, the rollback runs.
+    host.detach('b', 'a');
+    host.attach('a', 'a', 'exclusive-write');
+    expect(code(await host.gate.call('a', 'rollback', { snapshotId }))).toBe('ok');
+    expect(code(await host.gate.call('a', 'read', { path: 'by-b.md' }))).toBe('NOT_FOUND');
+    await host.close();
+  });
 });

@@ -32,7 +32,7 @@ import { ArtifactService, type ArtifactSavePoint, makeAutoPatch, writeInventory 
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
 import { bindingRequestsOf } from '../agents/index.js';
-import { describeProbed } from '../agents/index.js';
+import { describeProbed, guardRollback } from '../agents/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
 
 /** What a `WorkspaceHost` is built from (the factories fill it in for the disk and the memory host). */
@@ -148,7 +148,11 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
       checkpoint: async (conversation, label) => (await parts.snapshots.snapshot(conversation, { label, reason: 'exec' })).snapshotId,
     },
     snapshotsFor: (conversation) =>
-      parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
+      guardRollback(
+        parts.snapshots.requestsFor(conversation, (holder) => parts.occupancy.blockingHolder(conversation, holder) ?? null),
+        store,
+        conversation,
+      ),
     handoffsFor: (conversation) => parts.artifacts.requestsFor(conversation),
     bindingsFor: (conversation) => bindingRequestsOf(parts, conversation),
     describeFor: (conversation) => () => describeProbed({ manifest: options.manifest, store, sandbox: options.sandbox }, conversation),
