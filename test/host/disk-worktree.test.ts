@@ -50,6 +50,10 @@ describe('createHost with the worktree backend', () => {
       latestPatch: null,
       run: 'default',
       visit: 1,
+      agent: 'agent',
+      active: 'a',
+      bindings: [{ workspace: 'a', mode: 'exclusive-write', own: true, acquiredAt: expect.any(Number) }],
+      heldBy: [],
     });
     expect(repo.git('-C', worktree('a'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('gatefs/a');
     expect(existsSync(join(repo.dir, '.gatefs/gatefs.db'))).toBe(true);
