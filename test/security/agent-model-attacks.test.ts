@@ -202,4 +202,31 @@ describe('agent model attacks (memory host)', () => {
     expect(code(await host.gate.call('a', 'read', { path: 'by-b.md' }))).toBe('NOT_FOUND');
     await host.close();
   });
+  it('commit and rollback by an owner that gave its write up: OCCUPIED while another holds it, READ_ONLY while nobody does', async () => {
+    const tools = ['read', 'write', 'attach', 'detach', 'checkpoint', 'rollback', 'commit'];
+    const host = await createMemoryHost({
+      files,
+      manifest: { roles: [{ name: 'worker', tools, workspace: { backend: 'worktree' }, attach_mode: 'exclusive-write' }] },
+    });
+    await host.prepare({ conversation: 'a', role: 'worker' });
+    await host.prepare({ conversation: 'b', role: 'worker' });
+    const cp = await host.gate.call('a', 'checkpoint', {});
+    const snapshotId = cp.ok ? (cp.value as { snapshotId: string }).snapshotId : '';
+    expect(code(await host.gate.call('a', 'write', { path: 'mine.md', content: 'a\n' }))).toBe('ok');
+    host.attach('a', 'a', 'shared-read');
+    expect(code(await host.gate.call('a', 'commit', { message: 'nobody holds it' }))).toBe('READ_ONLY');
+    expect(code(await host.gate.call('a', 'rollback', { snapshotId }))).toBe('READ_ONLY');
+    host.attach('b', 'a', 'exclusive-write');
+    expect(code(await host.gate.call('b', 'write', { path: '/worktrees/a/by-b.md', content: 'b\n' }))).toBe('ok');
+    const refused = await host.gate.call('a', 'commit', { message: "b's work under a's name" });
+    expect(code(refused)).toBe('OCCUPIED');
+    expect(refused.ok ? undefined : refused.error.message).toContain("'b'");
+    expect(code(await host.gate.call('a', 'read', { path: 'by-b.md' }))).toBe('ok');
+    // Once b lets go and a takes its write back, it commits both files.
+    host.detach('b', 'a');
+    host.attach('a', 'a', 'exclusive-write');
+    const done = await host.gate.call('a', 'commit', { message: 'after taking it back' });
+    expect(done.ok ? (done.value as { files: { path: string }[] }).files.map((f) => f.path).sort() : done).toEqual(['by-b.md', 'mine.md']);
+    await host.close();
+  });
 });

@@ -10,6 +10,6 @@ export {
 } from './binding-service.js';
 export { bindingRequestsOf } from './binding-requests-of.js';
 export { canonicalWriterBlocking } from './canonical-writer.js';
-export { guardRollback } from './own-writer.js';
+export { guardCommit, guardRollback } from './own-writer.js';
 export { resolveReference } from './resolve-reference.js';
 export type { FileReference, ResolveReferenceOptions } from './file-reference.js';

@@ -32,7 +32,7 @@ import { ArtifactService, type ArtifactSavePoint, makeAutoPatch, writeInventory 
 import type { HostPlatform } from '../platform/index.js';
 import type { LanderParts } from '../work/index.js';
 import { bindingRequestsOf } from '../agents/index.js';
-import { describeProbed, guardRollback } from '../agents/index.js';
+import { describeProbed, guardCommit, guardRollback } from '../agents/index.js';
 import { WorkService, type WorkParts } from '../work/index.js';
 
 /** What a `WorkspaceHost` is built from (the factories fill it in for the disk and the memory host). */
@@ -138,7 +138,7 @@ export function assembleParts(options: WorkspaceHostOptions, registry: SyncedReg
     views,
     releasing: new Set(),
     drain: (conversation) => callbacks.drain(conversation),
-    workFor: (conversation, pinnedSha) => new WorkService(parts, conversation, pinnedSha),
+    workFor: (conversation, pinnedSha) => guardCommit(new WorkService(parts, conversation, pinnedSha), store, conversation),
     commandRuns,
     commands: {
       sandbox: options.sandbox,
