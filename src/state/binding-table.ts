@@ -116,12 +116,8 @@ export class BindingTable {
     this.allOfHolder = db.prepare(`SELECT ${COLS} FROM bindings WHERE holder = ? ORDER BY id`);
     this.allOnWorkspace = db.prepare(`SELECT ${COLS} FROM bindings WHERE workspace = ? ORDER BY id`);
     this.pair = db.prepare(`SELECT ${COLS} FROM bindings WHERE holder = ? AND workspace = ? AND released_at IS NULL`);
-    this.writer = db.prepare(
-      `SELECT ${COLS} FROM bindings WHERE workspace = ? AND released_at IS NULL AND mode = 'exclusive-write'`,
-    );
-    this.insert = db.prepare(
-      `INSERT INTO bindings (holder, workspace, mode, own, acquired_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLS}`,
-    );
+    this.writer = db.prepare(`SELECT ${COLS} FROM bindings WHERE workspace = ? AND released_at IS NULL AND mode = 'exclusive-write'`);
+    this.insert = db.prepare(`INSERT INTO bindings (holder, workspace, mode, own, acquired_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLS}`);
     this.end = db.prepare('UPDATE bindings SET released_at = ?, end_reason = ? WHERE id = ? AND released_at IS NULL');
     this.endOfHolder = db.prepare('UPDATE bindings SET released_at = ?, end_reason = ? WHERE holder = ? AND released_at IS NULL');
     this.endOnWorkspace = db.prepare(

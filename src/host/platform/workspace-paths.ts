@@ -54,10 +54,14 @@ export function checkoutOf(base: PathBase, conversation: string, backend: Backen
  */
 export function homeFolderOf(base: PathBase, agent: string): string {
   if (!isConversationId(agent)) {
-    throw new WorkspaceError('PREPARATION_FAILED', `'${String(agent).slice(0, 80)}' is not a valid agent name (^[a-z0-9][a-z0-9_-]{0,62}$)`, {
-      agent: String(agent).slice(0, 80),
-      reason: 'BAD_AGENT_NAME',
-    });
+    throw new WorkspaceError(
+      'PREPARATION_FAILED',
+      `'${String(agent).slice(0, 80)}' is not a valid agent name (^[a-z0-9][a-z0-9_-]{0,62}$)`,
+      {
+        agent: String(agent).slice(0, 80),
+        reason: 'BAD_AGENT_NAME',
+      },
+    );
   }
   return base.join(base.stateDir, `homes/${agent}`);
 }
