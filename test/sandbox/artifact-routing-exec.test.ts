@@ -1,24 +1,4 @@
-/**
- * Routed artifacts inside `exec`'s sandbox, over a real host and the real sandbox: a receiver's
- * commands read the handed files at `artifacts/<role>-v<visit>/` and cannot change them, the
- * mount points bwrap had to make leave nothing in the receiver's worktree, a receiver whose
- * worktree holds a file named `artifacts` runs without them (the file untouched), and a `shared`
- * receiver's commands read `/artifacts/inventory.json`; the same as an ordinary user, where the
- * suite runs as root and can switch to one. Skips where bubblewrap cannot run.
- */
-import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +9,7 @@ import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
 import type { StateStore } from '../../src/state/index.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { chownTree, runAs } from './ordinary-user.js';
 
 const support = await new BubblewrapSandbox().probe();
 if (!support.available) console.warn(`skipping routed artifacts in exec: ${support.cause}; ${support.fix}`);
@@ -217,27 +198,3 @@ describe.skipIf(!support.available || ordinaryUser === null)('routed artifacts i
     }
   });
 });
-
-/** Gives `dir` and everything in it to `uid` (its group too). */
-function chownTree(dir: string, uid: number): void {
-  chownSync(dir, uid, uid);
-  chmodSync(dir, 0o755);
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (lstatSync(p).isDirectory()) chownTree(p, uid);
-    else chownSync(p, uid, uid);
-  }
-}
-
-/** Runs `argv` as `uid` (setpriv), with HOME in `home`. */
-function runAs(uid: number, home: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}

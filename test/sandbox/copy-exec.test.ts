@@ -1,25 +1,5 @@
-/**
- * `exec` in `copy` workspaces, through a real host: the command sees exactly what the file tools
- * see (the pinned commit, or a plain folder, under the copy's own changes and deletions), and
- * what it changes — files, deletions, new folders, a folder removed and made again, links,
- * executable bits — is what the file tools read afterwards; a change to a protected path is
- * refused and reported, never kept; the source folder is never touched. The same as an ordinary
- * user, where the suite runs as root and can switch to one. Skips where bubblewrap cannot run.
- */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +9,7 @@ import type { Host } from '../../src/host/composition/host.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { chownTree, runAs } from './ordinary-user.js';
 
 const support = await new BubblewrapSandbox().probe();
 if (!support.available) console.warn(`skipping exec in copy workspaces: ${support.cause}; ${support.fix}`);
@@ -308,27 +289,3 @@ describe.skipIf(!support.available || ordinaryUser === null)('exec in a copy wor
 });
 
 const childScript = join(dirname(fileURLToPath(import.meta.url)), 'copy-exec-child.ts');
-
-/** Gives `dir` and everything in it to `uid` (its group too). */
-function chownTree(dir: string, uid: number): void {
-  chownSync(dir, uid, uid);
-  chmodSync(dir, 0o755);
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (lstatSync(p).isDirectory()) chownTree(p, uid);
-    else chownSync(p, uid, uid);
-  }
-}
-
-/** Runs `argv` as `uid` (setpriv), with HOME in `home`. */
-function runAs(uid: number, home: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}

@@ -1,28 +1,4 @@
-/**
- * `exec` under the agent model, over a real host and the real sandbox (bubblewrap): an attached
- * worktree at `/worktrees/<w>` (read-only for shared-read, writable for exclusive-write, its
- * `.git` pointer empty), the source checkout at `/canonical` (its `.git` and the state directory
- * empty, `gatefs.yaml` read-only, writable only for exclusive-write), the own root read-only once
- * its write is given up, `/home` writable with `/home/.gatefs` read-only and `HOME` still the
- * private `/tmp/home`; the default working folder follows the active workspace for the commands
- * started after a switch, never for one already running; a link the owner plants on the way to a
- * cover refuses the holder's command; a release ends the holder's command that shows it. The
- * same as an ordinary user, where the suite runs as root and can switch to one. Bindings are
- * made by the operator's host API (`host.attach`, …). Skips where bubblewrap cannot run.
- */
-import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +8,7 @@ import type { Host } from '../../src/host/composition/host.js';
 import { BubblewrapSandbox } from '../../src/ports/bubblewrap-sandbox.js';
 import { makeTempRepo, type TempRepo } from '../host/temp-repo.js';
 import { RUN_TYPESCRIPT } from '../run-typescript.js';
+import { chownTree, runAs } from './ordinary-user.js';
 
 const support = await new BubblewrapSandbox().probe();
 if (!support.available) console.warn(`skipping exec under bindings: ${support.cause}; ${support.fix}`);
@@ -263,27 +240,3 @@ describe.skipIf(!support.available || ordinaryUser === null)('exec under binding
     }
   });
 });
-
-/** Gives `dir` and everything in it to `uid` (its group too). */
-function chownTree(dir: string, uid: number): void {
-  chownSync(dir, uid, uid);
-  chmodSync(dir, 0o755);
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (lstatSync(p).isDirectory()) chownTree(p, uid);
-    else chownSync(p, uid, uid);
-  }
-}
-
-/** Runs `argv` as `uid` (setpriv), with HOME in `home`. */
-function runAs(uid: number, home: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
