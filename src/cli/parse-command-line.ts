@@ -112,8 +112,9 @@ function checkPositionals(command: Command, args: string[]): void {
 /** node's parseArgs messages are long and mention `--` tricks; keep the first sentence. */
 function cleanParseError(message: string): string {
   const first = message
-    .split('. ')[0]
+    .split(/\.(?:\s|$)/)[0]!
     .replace(/^Unknown option/, 'unknown flag')
     .replace(/^Option/, 'flag');
-  return first.replace(/\.$/, '');
+  const flag = /^flag '(--[a-z-]+)' argument is ambiguous/.exec(first)?.[1];
+  return flag ? `${first}: a value starting with '-' is written ${flag}=VALUE` : first;
 }

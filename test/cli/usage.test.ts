@@ -119,6 +119,11 @@ describe('usage errors exit 2 with one line naming the fix', () => {
     ['bad conversation id', ['prepare', 'Bad/Id'], /"Bad\/Id" is not a valid conversation id/],
     ['invalid JSON arguments', ['call', 'c1', 'read', '{path:'], /not valid JSON/],
     ['flag without value', ['prepare', 'c1', '--role'], /argument missing|requires|--role/],
+    [
+      'a flag value that looks like a flag',
+      ['prepare', 'c1', '--branch', '--force'],
+      /gatefs: flag '--branch' argument is ambiguous: a value starting with '-' is written --branch=VALUE$/,
+    ],
     ['bad listen address', ['serve', '--http', 'nowhere'], /--http expects HOST:PORT/],
     [
       '--no-token off loopback',
