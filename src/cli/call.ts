@@ -88,7 +88,9 @@ export const callCommand: Command = {
       const own =
         result.error.code === 'INVALID_INPUT'
           ? `its arguments: gatefs call ${conversation} ${tool} --help`
-          : (toolHint(tool, result.error.code) ?? (typeof detailed === 'string' ? detailed : undefined));
+          : (toolHint(tool, result.error.code) ??
+            releasedBindingHint(conversation, result.error.code, result.error.path) ??
+            (typeof detailed === 'string' ? detailed : undefined));
       out.problem(`gatefs: ${withRemedy(safeToolText(tool, result), result.error.code, own)}`);
     }
     return result.ok ? 0 : 1;
@@ -101,4 +103,16 @@ function unknownTool(tool: string, names: readonly string[]): UsageError {
   const near = closestName(tool, names);
   const guess = near === undefined ? '' : `; did you mean ${near}?`;
   return new UsageError(`there is no tool named ${shown}${guess}; the tools are ${names.join(', ')}`, 'call');
+}
+
+/**
+ * The hint for `WORKSPACE_RELEASED` at a path of another workspace (one the conversation had
+ * attached): its own conversation was released, which ended the binding; preparing the caller
+ * again (the table's hint) would not bring it back.
+ */
+function releasedBindingHint(conversation: string, code: string, path: string | undefined): string | undefined {
+  if (code !== 'WORKSPACE_RELEASED' || path === undefined) return undefined;
+  const anchor = /^\/worktrees\/([^/]+)/.exec(path);
+  if (!anchor || anchor[1] === conversation) return undefined;
+  return `the workspace attached at /worktrees/${anchor[1]} was released by its own conversation, which ended the binding; attach another workspace (gatefs attach ${conversation} W)`;
 }

@@ -126,6 +126,11 @@ describe('bindings on the disk host', () => {
         .filter((e) => e.type === 'binding.end')
         .map((e) => e.conversation),
     ).toEqual(['r']);
+    // The operator's CLI says what happened to the binding, not to prepare the caller again.
+    const cli = await gatefsInProcess(repo.dir, ['call', 'r', 'read', JSON.stringify({ path: '/worktrees/a/by-w.md' })]);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain('the workspace attached at /worktrees/a was released by its own conversation');
+    expect(cli.stderr).not.toContain('gatefs prepare');
   });
 
   it('symbolic links inside an attached workspace stay confined to it', async () => {
