@@ -115,7 +115,7 @@ describe('bindings on the disk host', () => {
     host.detach('w', 'a');
     expect(await textOf(host, 'r', '/worktrees/a/by-w.md')).toBe('w1\n');
     expect(code(await host.gate.call('a', 'write', { path: 'mine.md', content: 'm' }))).toBe('READ_ONLY');
-    await host.release('a', { discard: true });
+    expect((await host.release('a', { discard: true })).bindingsEnded).toEqual(['r']);
     expect(code(await host.gate.call('r', 'read', { path: '/worktrees/a/by-w.md' }))).toBe('WORKSPACE_RELEASED');
     // Another instance (a later CLI) answers the same.
     const later = await hostOn(repo.dir);

@@ -9,8 +9,11 @@
 import { CANONICAL_WORKSPACE, HOME_WORKSPACE, type StateStore } from '../../state/index.js';
 import { WorkspaceError } from '../../workspace-error.js';
 
-/** Ends the bindings of and on `conversation`'s workspace at its release, with one `binding.end` event per other holder. */
-export function endBindingsOf(store: StateStore, conversation: string): void {
+/**
+ * Ends the bindings of and on `conversation`'s workspace at its release, with one `binding.end`
+ * event per other holder. Result: the other conversations whose binding of it ended.
+ */
+export function endBindingsOf(store: StateStore, conversation: string): string[] {
   const lost = store.bindings.holdersOf(conversation).filter((b) => b.holder !== conversation);
   store.bindings.releaseWorkspace(conversation);
   for (const b of lost) {
@@ -20,6 +23,7 @@ export function endBindingsOf(store: StateStore, conversation: string): void {
       data: { workspace: conversation, holder: b.holder, mode: b.mode, reason: 'workspace-released' },
     });
   }
+  return lost.map((b) => b.holder);
 }
 
 /** `PREPARATION_FAILED` (data.reason `RESERVED_ID`) for `canonical` and `home`, which name no conversation. */

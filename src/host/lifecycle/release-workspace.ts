@@ -91,7 +91,9 @@ export async function releaseWorkspace(
     if (record.state === 'preparing')
       throw new WorkspaceError('BUSY', `conversation '${conversation}' is being prepared`, { conversation });
     const taken =
-      record.state === 'ready' ? await takeDown(parts, record, token, options, context) : { removed: false, discarded: false, forced: [] };
+      record.state === 'ready'
+        ? await takeDown(parts, record, token, options, context)
+        : { removed: false, discarded: false, forced: [], bindingsEnded: [] };
     const branch = await branchStep(parts.platform.git, record, options, context);
     const result: ReleaseResult = {
       conversation,
@@ -99,6 +101,7 @@ export async function releaseWorkspace(
       ...branch,
       ...(options.discard ? { discarded: taken.discarded } : {}),
       ...(taken.forced.length > 0 ? { forcedHolders: taken.forced } : {}),
+      ...(taken.bindingsEnded.length > 0 ? { bindingsEnded: taken.bindingsEnded } : {}),
     };
     parts.store.runLog.append({ type: 'release', conversation, data: { ...result, backend: record.backend } });
     return result;
@@ -111,6 +114,8 @@ interface TakenDown {
   removed: boolean;
   discarded: boolean;
   forced: string[];
+  /** The other conversations whose binding of the workspace ended. */
+  bindingsEnded: string[];
 }
 
 /** Steps 1–4 for a `ready` workspace; on any failure the workspace is put back in service. */
@@ -149,8 +154,8 @@ async function takeDown(
       return done;
     });
     parts.registry.set(registrationOf(released, 'released'));
-    endBindingsOf(parts.store, conversation);
-    return { removed, discarded: discard && work.length > 0, forced };
+    const bindingsEnded = endBindingsOf(parts.store, conversation);
+    return { removed, discarded: discard && work.length > 0, forced, bindingsEnded };
   } catch (e) {
     backInService(parts, conversation, holder, e);
     throw e;

@@ -57,6 +57,8 @@ export interface ReleaseResult {
   discarded?: boolean;
   /** With `force`: the live holders whose occupancy was ended. */
   forcedHolders?: string[];
+  /** The other conversations whose binding of this workspace (`attach`) ended with it. */
+  bindingsEnded?: string[];
   /** How many snapshots went with the workspace (released without `keepSnapshots`). */
   snapshotsDropped?: number;
 }
