@@ -46,7 +46,8 @@ export function formatStatusTable(rows: readonly WorkspaceStatus[]): string {
 /**
  * The occupancy records beyond the default, as a table under the heading `BINDINGS`: HOLDER (the
  * conversation), AGENT, WORKSPACE (`*` marks its active one), MODE, ACQUIRED (UTC); '' when there
- * are none. A conversation's own `exclusive-write` binding is the default and is not listed.
+ * are none. A conversation's own `exclusive-write` binding is the default and is not listed, unless
+ * its agent is not its role's name (then that row shows the agent).
  */
 export function formatBindingLines(rows: readonly WorkspaceStatus[]): string {
   const lines: (string | null)[][] = [];
@@ -57,7 +58,11 @@ export function formatBindingLines(rows: readonly WorkspaceStatus[]): string {
     for (const b of listed) lines.push([w.conversation, w.agent, mark(b.workspace), b.mode, timeOf(b.acquiredAt)]);
     const activeListed = w.active === null || listed.some((b) => b.workspace === w.active);
     if (!activeListed && w.active !== w.conversation) lines.push([w.conversation, w.agent, mark(w.active!), null, null]);
-    else if (listed.length === 0 && w.agent !== w.role) lines.push([w.conversation, w.agent, null, null, null]);
+    else if (listed.length === 0 && w.agent !== w.role) {
+      // Only its agent is beyond the default: its own workspace's row, so the line reads whole.
+      const own = w.bindings.find((b) => b.own);
+      lines.push([w.conversation, w.agent, mark(w.conversation), own?.mode ?? null, own ? timeOf(own.acquiredAt) : null]);
+    }
   }
   if (lines.length === 0) return '';
   return `BINDINGS (* = the holder's active workspace)\n${formatTable(['HOLDER', 'AGENT', 'WORKSPACE', 'MODE', 'ACQUIRED'], lines)}`;

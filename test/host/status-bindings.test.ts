@@ -39,7 +39,7 @@ describe('occupancy records in status', () => {
     // Nothing beyond the default: the table reads as it always did, except an agent other than its role.
     const text = formatStatusTable(host.status());
     expect(text).toContain('BINDINGS');
-    expect(text.split('BINDINGS')[1]).toMatch(/\nb1\s+rev\s+-\s+-\s+-$/);
+    expect(text.split('BINDINGS')[1]).toMatch(/\nb1\s+rev\s+b1\*\s+exclusive-write\s+\d{4}-\d\d-\d\dT[\d:]+Z$/);
     await host.release('b1', { discard: true });
     expect(formatStatusTable(host.status().filter((w) => w.conversation === 'a1'))).not.toContain('BINDINGS');
   });
