@@ -73,7 +73,9 @@ export const releaseCommand: Command = {
       lines.push(`its ${result.snapshotsDropped} snapshot(s) went with it (--keep-snapshots keeps them next time)`);
     if (result.forcedHolders?.length) lines.push(`ended the occupancy of ${result.forcedHolders.join(', ')}`);
     if (result.bindingsEnded?.length)
-      lines.push(`ended the binding of this workspace by ${result.bindingsEnded.join(', ')} (they no longer see /worktrees/${conversation})`);
+      lines.push(
+        `ended the binding of this workspace by ${result.bindingsEnded.join(', ')} (they no longer see /worktrees/${conversation})`,
+      );
     if (flags['delete-branch']) {
       lines.push(result.branchDeleted ? 'branch deleted' : `branch kept${result.branchKeptReason ? `: ${result.branchKeptReason}` : ''}`);
     }
